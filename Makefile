@@ -1,0 +1,134 @@
+# perfconv: build, test, demo, fuzz. `make V=1` shows the commands.
+#
+#   make                      build ./perfconv (installs Debian packages first if missing)
+#   make check                build and run every test
+#   make SANITIZE=address,undefined check
+#                             the same with sanitizers, in build-san/
+#   make demo                 convert the bundled recording and say where the output is
+#   make fuzz                 run each fuzz target for FUZZ_SECONDS (60) with ASan and UBSan
+#   make bench                run bench/run.sh
+
+CC ?= cc
+SANITIZE ?=
+FUZZ_SECONDS ?= 60
+
+ifeq ($(SANITIZE),)
+BUILD := build
+BIN := perfconv
+SANFLAGS :=
+else
+BUILD := build-san
+BIN := $(BUILD)/perfconv
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+PKGS := libdw libelf zlib libzstd
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter -Wformat=2 -Wvla
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
+	-I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lm -lpthread
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# The library: everything but main, so tests and fuzzers link the same code.
+LIB_SRCS := \
+	common/diag.c \
+	common/util.c \
+	formats/perfdata.c \
+	formats/folded.c \
+	formats/samples.c \
+	symbolize/elfsyms.c \
+	symbolize/kallsyms.c \
+	symbolize/dwarfinfo.c \
+	symbolize/symbolizer.c \
+	convert/profile.c \
+	convert/replay.c \
+	convert/pipeline.c \
+	convert/output.c
+
+MAIN_SRCS := convert/main.c
+
+CHECK_SUITES := perfdata elfsyms kallsyms replay folded symbolize
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libperfconv.a
+DEPS_STAMP := build/.deps-installed
+
+.PHONY: all check demo fuzz bench clean deps unit e2e corpus
+
+all: $(BIN)
+
+# Install missing Debian packages once; the script is idempotent and fast when all is there.
+$(DEPS_STAMP): scripts/install-deps.sh
+	@mkdir -p $(dir $@)
+	$(Q)./scripts/install-deps.sh
+	@touch $@
+
+deps: $(DEPS_STAMP)
+
+$(BUILD)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(BUILD)/convert/main.o $(LIB)
+	@echo "  LD $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Unit tests: one Check suite per module.
+CHECK_BINS := $(CHECK_SUITES:%=$(BUILD)/tests/check_%)
+$(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(LIB)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
+
+# The corpus replayer: runs the perf.data reader over every committed bad input.
+$(BUILD)/fuzz/replay_perfdata: $(BUILD)/fuzz/fuzz_perfdata.o $(BUILD)/fuzz/replay_main.o $(LIB)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+unit: $(CHECK_BINS)
+	$(Q)fail=0; for t in $(CHECK_BINS); do \
+		CK_DEFAULT_TIMEOUT=120 PERFCONV_TOP=$(CURDIR) $$t || fail=1; done; exit $$fail
+
+corpus: $(BUILD)/fuzz/replay_perfdata
+	$(Q)$(BUILD)/fuzz/replay_perfdata tests/corpus/perfdata/*
+
+e2e: $(BIN)
+	$(Q)PERFCONV=$(CURDIR)/$(BIN) ./tests/e2e.sh
+
+check: $(BIN) $(CHECK_BINS) $(BUILD)/fuzz/replay_perfdata
+	$(Q)$(MAKE) --no-print-directory unit corpus e2e
+
+demo: $(BIN)
+	$(Q)./$(BIN) -i testdata/mt-g.data -o build/demo.folded
+	@echo "demo: wrote build/demo.folded ($$(wc -l < build/demo.folded) unique stacks); the hottest:"
+	@sort -t' ' -k2 -nr build/demo.folded | head -5 | cut -c1-160
+
+# libFuzzer targets, with ASan and UBSan, built with clang.
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+build-fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c $(LIB_SRCS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
+
+fuzz: build-fuzz/fuzz_perfdata
+	@mkdir -p build-fuzz/corpus-perfdata
+	$(Q)cp -n tests/corpus/perfdata/* build-fuzz/corpus-perfdata/ 2>/dev/null || true
+	$(Q)build-fuzz/fuzz_perfdata -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		-print_final_stats=1 build-fuzz/corpus-perfdata tests/corpus/perfdata
+
+bench: $(BIN)
+	$(Q)./bench/run.sh
+
+clean:
+	rm -rf build build-san build-fuzz perfconv
+
+-include $(shell find build build-san -name '*.d' 2>/dev/null)

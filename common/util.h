@@ -1,0 +1,83 @@
+/* util: allocation that never returns NULL, growable arrays, hashing, string interning. */
+#ifndef PERFCONV_UTIL_H
+#define PERFCONV_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Allocation failure aborts with a message: perfconv cannot continue without memory. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Grow `*arr` (of `*cap` elements of `size` bytes) to hold at least `need`. */
+void grow_array(void **arr, size_t *cap, size_t need, size_t size);
+#define VEC_PUSH(arr, n, cap, val)                                                     \
+	do {                                                                           \
+		if ((n) >= (cap))                                                      \
+			grow_array((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr)));  \
+		(arr)[(n)++] = (val);                                                  \
+	} while (0)
+
+/* 64-bit mixing hash (splitmix64 finalizer) and FNV-1a over bytes. */
+static inline uint64_t hash_u64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+uint64_t hash_bytes(const void *p, size_t n);
+
+/*
+ * A map from nonzero 64-bit keys to 32-bit values, open addressing. Key 0 is
+ * reserved for empty slots: callers mix in a constant when 0 can occur.
+ */
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, len; /* cap is a power of two */
+};
+void u64map_init(struct u64map *m);
+void u64map_release(struct u64map *m);
+/* Returns a pointer to the value for `key`, or NULL. */
+uint32_t *u64map_get(const struct u64map *m, uint64_t key);
+/* Inserts or overwrites. */
+void u64map_put(struct u64map *m, uint64_t key, uint32_t val);
+
+/*
+ * Interned strings: each distinct string gets one id, 0 is "". The text is
+ * stored once in chunks that never move, so pointers from strtab_str() stay
+ * valid until strtab_release().
+ */
+struct strtab {
+	char **chunks;
+	size_t nchunks, chunks_cap;
+	size_t chunk_used, chunk_size;
+	const char **strs; /* id -> text */
+	uint32_t *lens;
+	size_t len, cap;
+	uint32_t *slots;   /* hash slots: id + 1, 0 empty */
+	size_t nslots;
+};
+void strtab_init(struct strtab *t);
+void strtab_release(struct strtab *t);
+uint32_t strtab_intern(struct strtab *t, const char *s);
+uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t n);
+static inline const char *strtab_str(const struct strtab *t, uint32_t id)
+{
+	return t->strs[id];
+}
+static inline size_t strtab_count(const struct strtab *t)
+{
+	return t->len;
+}
+
+/* basename without modifying its argument. */
+const char *path_base(const char *path);
+
+#endif

@@ -1,0 +1,20 @@
+#!/bin/sh
+# install-deps: install what perfconv needs to build and test, on Debian 12. Idempotent:
+# when every package is present it returns at once without touching apt.
+set -e
+
+PKGS="build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libiberty-dev \
+check elfutils linux-perf clang libclang-rt-14-dev time python3 binutils gzip"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing:$missing" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
