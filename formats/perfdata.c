@@ -1,0 +1,2194 @@
+/* perfdata: a streaming reader of perf.data, file and pipe mode.
+ *
+ * Spec: tools/perf/Documentation/perf.data-file-format.txt in the Linux tree; record
+ * layouts in include/uapi/linux/perf_event.h. perf's own reader is
+ * tools/perf/util/header.c, session.c and evsel.c (evsel__parse_sample).
+ *
+ * The input is mapped, never read into memory; records are decoded where they lie
+ * through byte loaders that swap when the file comes from the other byte order, so
+ * alignment never matters. Only a callchain that cannot be borrowed as it is
+ * (swapped, or not 8-byte aligned) and a string without its NUL are copied, into
+ * buffers allocated once. Compressed records are inflated through one zstd stream
+ * per file into a buffer of bounded size, a chunk at a time.
+ */
+#include "perfdata.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define MAGIC_PERFILE2 0x32454c4946524550ULL /* "PERFILE2" read little-endian */
+#define MAGIC_PERFFILE 0x454c494646524550ULL /* "PERFFILE", version 1 */
+
+#define FILE_HEADER_SIZE 104
+#define FILE_HEADER_SIZE_NOFEAT 72 /* before the features bitmap existed */
+#define PIPE_HEADER_SIZE 16
+#define ATTR_SIZE_VER0 64
+#define REC_MAX 65536
+#define DBUF_CHUNK (1u << 20)
+#define MAX_FILES 4096
+
+/* PERF_SAMPLE_* */
+#define S_IP (1ULL << 0)
+#define S_TID (1ULL << 1)
+#define S_TIME (1ULL << 2)
+#define S_ADDR (1ULL << 3)
+#define S_READ (1ULL << 4)
+#define S_CALLCHAIN (1ULL << 5)
+#define S_ID (1ULL << 6)
+#define S_CPU (1ULL << 7)
+#define S_PERIOD (1ULL << 8)
+#define S_STREAM_ID (1ULL << 9)
+#define S_RAW (1ULL << 10)
+#define S_BRANCH_STACK (1ULL << 11)
+#define S_REGS_USER (1ULL << 12)
+#define S_STACK_USER (1ULL << 13)
+#define S_WEIGHT (1ULL << 14)
+#define S_DATA_SRC (1ULL << 15)
+#define S_IDENTIFIER (1ULL << 16)
+#define S_TRANSACTION (1ULL << 17)
+#define S_REGS_INTR (1ULL << 18)
+#define S_PHYS_ADDR (1ULL << 19)
+#define S_AUX (1ULL << 20)
+#define S_CGROUP (1ULL << 21)
+#define S_DATA_PAGE_SIZE (1ULL << 22)
+#define S_CODE_PAGE_SIZE (1ULL << 23)
+#define S_WEIGHT_STRUCT (1ULL << 24)
+#define S_TRAILER (S_TID | S_TIME | S_ID | S_STREAM_ID | S_CPU | S_IDENTIFIER)
+
+/* PERF_FORMAT_* */
+#define F_TOTAL_TIME_ENABLED (1ULL << 0)
+#define F_TOTAL_TIME_RUNNING (1ULL << 1)
+#define F_ID (1ULL << 2)
+#define F_GROUP (1ULL << 3)
+#define F_LOST (1ULL << 4)
+
+#define BRANCH_HW_INDEX (1ULL << 17)
+#define BRANCH_COUNTERS (1ULL << 19)
+
+#define MISC_COMM_EXEC (1u << 13)
+#define MISC_MMAP_DATA (1u << 13)
+#define MISC_MMAP_BUILD_ID (1u << 14)
+#define MISC_BUILD_ID_SIZE (1u << 15)
+
+/* perf_event_attr bitfield bit numbers */
+#define AB_EXCLUDE_USER 4
+#define AB_EXCLUDE_KERNEL 5
+#define AB_EXCLUDE_HV 6
+#define AB_FREQ 10
+#define AB_PRECISE_IP 15
+#define AB_SAMPLE_ID_ALL 18
+#define AB_EXCLUDE_HOST 19
+#define AB_EXCLUDE_GUEST 20
+#define AB_USE_CLOCKID 25
+
+/* HEADER_* feature bits */
+enum {
+	FEAT_TRACING_DATA = 1,
+	FEAT_BUILD_ID = 2,
+	FEAT_HOSTNAME = 3,
+	FEAT_OSRELEASE = 4,
+	FEAT_VERSION = 5,
+	FEAT_ARCH = 6,
+	FEAT_NRCPUS = 7,
+	FEAT_CPUDESC = 8,
+	FEAT_CPUID = 9,
+	FEAT_TOTAL_MEM = 10,
+	FEAT_CMDLINE = 11,
+	FEAT_EVENT_DESC = 12,
+	FEAT_SAMPLE_TIME = 21,
+	FEAT_CLOCKID = 23,
+	FEAT_DIR_FORMAT = 24,
+	FEAT_COMPRESSED = 27,
+	FEAT_CLOCK_DATA = 29,
+	FEAT_BITS = 256,
+};
+
+struct pd_file {
+	char *path;             /* for messages and perf_record.file */
+	const uint8_t *base;
+	size_t size;
+	void *map;              /* ours to unmap; NULL when borrowed */
+	size_t maplen;
+	uint64_t start, end;    /* the records */
+	uint64_t declared_end;  /* where the header says they end */
+};
+
+struct pd_event {
+	struct perf_event_desc d;
+	char *synth;            /* name made from type/config, used when none is given */
+};
+
+struct id_ent {
+	uint64_t id;
+	size_t ev;
+};
+
+struct evtype {
+	uint64_t config;
+	char name[65];
+};
+
+struct perf_reader {
+	struct diag *d;
+	char *path;
+	struct pd_file *files;
+	size_t nfiles;
+	int swapped;
+	int sample_id_all;
+	int id_pos, is_pos;     /* u64 word of the id in a sample / from a trailer's end */
+	struct perf_header_info hdr;
+	struct pd_event *ev;
+	size_t nev;
+	struct id_ent *ids;
+	size_t nids;
+	struct evtype *evtypes;
+	size_t nevtypes;
+	struct perf_reader_stats stats;
+
+	/* iteration */
+	size_t cur;
+	uint64_t pos;
+	int finished;
+	uint64_t seq;           /* file records consumed in this pass */
+	uint64_t warned_seq;    /* warnings up to here were printed in an earlier pass */
+
+	/* decompression */
+	ZSTD_DStream *zd;
+	const uint8_t *zin;
+	size_t zin_len, zin_pos;
+	uint64_t zoff;
+	int zmore, zbroken;
+	uint8_t *dbuf;
+	size_t dcap, dhead, dlen;
+
+	uint64_t *cc;           /* REC_MAX / 8 entries */
+	char *str;              /* REC_MAX + 1 bytes */
+};
+
+/* Byte loaders: any alignment, swapped on request. */
+static inline uint16_t ld16(const uint8_t *p, int sw)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return sw ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t ld32(const uint8_t *p, int sw)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return sw ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t ld64(const uint8_t *p, int sw)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return sw ? __builtin_bswap64(v) : v;
+}
+
+static const char *const rec_names[] = {
+	[PERF_REC_MMAP] = "PERF_RECORD_MMAP",
+	[PERF_REC_LOST] = "PERF_RECORD_LOST",
+	[PERF_REC_COMM] = "PERF_RECORD_COMM",
+	[PERF_REC_EXIT] = "PERF_RECORD_EXIT",
+	[PERF_REC_THROTTLE] = "PERF_RECORD_THROTTLE",
+	[PERF_REC_UNTHROTTLE] = "PERF_RECORD_UNTHROTTLE",
+	[PERF_REC_FORK] = "PERF_RECORD_FORK",
+	[PERF_REC_READ] = "PERF_RECORD_READ",
+	[PERF_REC_SAMPLE] = "PERF_RECORD_SAMPLE",
+	[PERF_REC_MMAP2] = "PERF_RECORD_MMAP2",
+	[PERF_REC_AUX] = "PERF_RECORD_AUX",
+	[PERF_REC_ITRACE_START] = "PERF_RECORD_ITRACE_START",
+	[PERF_REC_LOST_SAMPLES] = "PERF_RECORD_LOST_SAMPLES",
+	[PERF_REC_SWITCH] = "PERF_RECORD_SWITCH",
+	[PERF_REC_SWITCH_CPU_WIDE] = "PERF_RECORD_SWITCH_CPU_WIDE",
+	[PERF_REC_NAMESPACES] = "PERF_RECORD_NAMESPACES",
+	[PERF_REC_KSYMBOL] = "PERF_RECORD_KSYMBOL",
+	[PERF_REC_BPF_EVENT] = "PERF_RECORD_BPF_EVENT",
+	[PERF_REC_CGROUP] = "PERF_RECORD_CGROUP",
+	[PERF_REC_TEXT_POKE] = "PERF_RECORD_TEXT_POKE",
+	[PERF_REC_AUX_OUTPUT_HW_ID] = "PERF_RECORD_AUX_OUTPUT_HW_ID",
+	[PERF_REC_HEADER_ATTR] = "PERF_RECORD_HEADER_ATTR",
+	[PERF_REC_HEADER_EVENT_TYPE] = "PERF_RECORD_HEADER_EVENT_TYPE",
+	[PERF_REC_HEADER_TRACING_DATA] = "PERF_RECORD_HEADER_TRACING_DATA",
+	[PERF_REC_HEADER_BUILD_ID] = "PERF_RECORD_HEADER_BUILD_ID",
+	[PERF_REC_FINISHED_ROUND] = "PERF_RECORD_FINISHED_ROUND",
+	[PERF_REC_ID_INDEX] = "PERF_RECORD_ID_INDEX",
+	[PERF_REC_AUXTRACE_INFO] = "PERF_RECORD_AUXTRACE_INFO",
+	[PERF_REC_AUXTRACE] = "PERF_RECORD_AUXTRACE",
+	[PERF_REC_AUXTRACE_ERROR] = "PERF_RECORD_AUXTRACE_ERROR",
+	[PERF_REC_THREAD_MAP] = "PERF_RECORD_THREAD_MAP",
+	[PERF_REC_CPU_MAP] = "PERF_RECORD_CPU_MAP",
+	[PERF_REC_STAT_CONFIG] = "PERF_RECORD_STAT_CONFIG",
+	[PERF_REC_STAT] = "PERF_RECORD_STAT",
+	[PERF_REC_STAT_ROUND] = "PERF_RECORD_STAT_ROUND",
+	[PERF_REC_EVENT_UPDATE] = "PERF_RECORD_EVENT_UPDATE",
+	[PERF_REC_TIME_CONV] = "PERF_RECORD_TIME_CONV",
+	[PERF_REC_HEADER_FEATURE] = "PERF_RECORD_HEADER_FEATURE",
+	[PERF_REC_COMPRESSED] = "PERF_RECORD_COMPRESSED",
+	[PERF_REC_FINISHED_INIT] = "PERF_RECORD_FINISHED_INIT",
+	[PERF_REC_COMPRESSED2] = "PERF_RECORD_COMPRESSED2",
+};
+
+static const char *rec_name(uint32_t type)
+{
+	static __thread char buf[32];
+
+	if (type < sizeof(rec_names) / sizeof(rec_names[0]) && rec_names[type])
+		return rec_names[type];
+	snprintf(buf, sizeof(buf), "record type %u", type);
+	return buf;
+}
+
+static const char *feat_name(unsigned feat)
+{
+	static const char *const names[] = {
+		[FEAT_TRACING_DATA] = "TRACING_DATA", [FEAT_BUILD_ID] = "BUILD_ID",
+		[FEAT_HOSTNAME] = "HOSTNAME", [FEAT_OSRELEASE] = "OSRELEASE",
+		[FEAT_VERSION] = "VERSION", [FEAT_ARCH] = "ARCH",
+		[FEAT_NRCPUS] = "NRCPUS", [FEAT_CPUDESC] = "CPUDESC",
+		[FEAT_CPUID] = "CPUID", [FEAT_TOTAL_MEM] = "TOTAL_MEM",
+		[FEAT_CMDLINE] = "CMDLINE", [FEAT_EVENT_DESC] = "EVENT_DESC",
+		[FEAT_SAMPLE_TIME] = "SAMPLE_TIME", [FEAT_CLOCKID] = "CLOCKID",
+		[FEAT_DIR_FORMAT] = "DIR_FORMAT", [FEAT_COMPRESSED] = "COMPRESSED",
+		[FEAT_CLOCK_DATA] = "CLOCK_DATA",
+	};
+
+	if (feat < sizeof(names) / sizeof(names[0]) && names[feat])
+		return names[feat];
+	return "unknown";
+}
+
+/* Warnings of a record are printed once, even when a later pass meets it again. */
+__attribute__((format(printf, 4, 5)))
+static void rwarn(struct perf_reader *r, const char *path, uint64_t off, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	if (r->seq && r->seq <= r->warned_seq)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	diag_warn(r->d, path, off, "%s", msg);
+}
+
+static const char *cur_path(const struct perf_reader *r)
+{
+	if (r->cur < r->nfiles)
+		return r->files[r->cur].path;
+	return r->path;
+}
+
+/* ---- input files ---- */
+
+static int spool_fd(int fd, const char *name, struct pd_file *f, struct diag *d)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmpl[4096];
+	uint8_t buf[1 << 16];
+	size_t total = 0;
+	int tfd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	tfd = open(dir, O_TMPFILE | O_RDWR | O_EXCL, 0600);
+	if (tfd < 0) {
+		snprintf(tmpl, sizeof(tmpl), "%s/perfconv-XXXXXX", dir);
+		tfd = mkstemp(tmpl);
+		if (tfd >= 0)
+			unlink(tmpl);
+	}
+	if (tfd < 0) {
+		diag_error(d, name, DIAG_NO_OFFSET, "cannot create a temporary file in %s: %s",
+			   dir, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf)), w = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			diag_error(d, name, total, "read error: %s", strerror(errno));
+			close(tfd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		while (w < n) {
+			ssize_t k = write(tfd, buf + w, (size_t)(n - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				diag_error(d, name, DIAG_NO_OFFSET,
+					   "cannot spool the input to %s: %s", dir,
+					   strerror(k < 0 ? errno : ENOSPC));
+				close(tfd);
+				return -1;
+			}
+			w += k;
+		}
+		total += (size_t)n;
+	}
+	f->size = total;
+	if (total) {
+		f->map = mmap(NULL, total, PROT_READ, MAP_PRIVATE, tfd, 0);
+		if (f->map == MAP_FAILED) {
+			f->map = NULL;
+			diag_error(d, name, DIAG_NO_OFFSET, "cannot map the spooled input: %s",
+				   strerror(errno));
+			close(tfd);
+			return -1;
+		}
+		f->maplen = total;
+		f->base = f->map;
+	}
+	close(tfd);
+	return 0;
+}
+
+/* Map `fd` (regular file) or spool it (pipe, terminal, fifo) first. */
+static int map_fd(int fd, const char *name, struct pd_file *f, struct diag *d)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		diag_error(d, name, DIAG_NO_OFFSET, "cannot stat: %s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode))
+		return spool_fd(fd, name, f, d);
+	f->size = (size_t)st.st_size;
+	if (f->size == 0)
+		return 0;
+	f->map = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (f->map == MAP_FAILED) {
+		f->map = NULL;
+		diag_error(d, name, DIAG_NO_OFFSET, "cannot map: %s", strerror(errno));
+		return -1;
+	}
+	f->maplen = f->size;
+	f->base = f->map;
+	madvise(f->map, f->maplen, MADV_SEQUENTIAL);
+	return 0;
+}
+
+static int map_path(const char *path, const char *name, struct pd_file *f, struct diag *d)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		diag_error(d, name, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	ret = map_fd(fd, name, f, d);
+	close(fd);
+	return ret;
+}
+
+static void free_file(struct pd_file *f)
+{
+	if (f->map)
+		munmap(f->map, f->maplen);
+	free(f->path);
+}
+
+static struct pd_file *add_file(struct perf_reader *r, const char *path)
+{
+	struct pd_file *n;
+
+	n = realloc(r->files, (r->nfiles + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	r->files = n;
+	n = &r->files[r->nfiles];
+	memset(n, 0, sizeof(*n));
+	n->path = strdup(path);
+	if (!n->path)
+		return NULL;
+	r->nfiles++;
+	return n;
+}
+
+/* ---- events ---- */
+
+static int attr_flag(const uint8_t *bits, int file_be, unsigned k)
+{
+	/* A big-endian compiler allocates bitfields from the most significant bit. */
+	if (file_be)
+		return (bits[k / 8] >> (7 - k % 8)) & 1;
+	return (bits[k / 8] >> (k % 8)) & 1;
+}
+
+static int host_big_endian(void)
+{
+	const uint16_t one = 1;
+
+	return *(const uint8_t *)&one == 0;
+}
+
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses", "branches",
+	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
+	"ref-cycles",
+};
+
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
+	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
+	"bpf-output", "cgroup-switches",
+};
+
+/*
+ * A name as perf would print it for an event the recording does not name: the
+ * generic name plus the modifiers of evsel__add_modifiers().
+ */
+static char *synth_name(uint32_t type, uint64_t config, const uint8_t *bits, int be,
+			unsigned precise)
+{
+	char base[64], mods[16], out[96];
+	size_t m = 0;
+	int exclude_guest_default = 0;
+	int ek = attr_flag(bits, be, AB_EXCLUDE_KERNEL);
+	int eu = attr_flag(bits, be, AB_EXCLUDE_USER);
+	int eh = attr_flag(bits, be, AB_EXCLUDE_HV);
+	int ehost = attr_flag(bits, be, AB_EXCLUDE_HOST);
+	int eguest = attr_flag(bits, be, AB_EXCLUDE_GUEST);
+
+	if (type == 0 && config < sizeof(hw_names) / sizeof(hw_names[0]))
+		snprintf(base, sizeof(base), "%s", hw_names[config]);
+	else if (type == 1 && config < sizeof(sw_names) / sizeof(sw_names[0]))
+		snprintf(base, sizeof(base), "%s", sw_names[config]);
+	else if (type == 4)
+		snprintf(base, sizeof(base), "r%llx", (unsigned long long)config);
+	else
+		snprintf(base, sizeof(base), "type%u/config 0x%llx", type,
+			 (unsigned long long)config);
+
+	if (ek || eu || eh) {
+		if (!ek)
+			mods[m++] = 'k';
+		if (!eu)
+			mods[m++] = 'u';
+		if (!eh)
+			mods[m++] = 'h';
+		exclude_guest_default = 1;
+	}
+	while (precise-- > 0 && m < 8)
+		mods[m++] = 'p';
+	if (ehost || eguest == exclude_guest_default) {
+		if (!ehost)
+			mods[m++] = 'H';
+		if (!eguest)
+			mods[m++] = 'G';
+	}
+	mods[m] = 0;
+	snprintf(out, sizeof(out), "%s%s%s", base, m ? ":" : "", mods);
+	return strdup(out);
+}
+
+/*
+ * File format (perf_event_attr, as many bytes as its `size` says):
+ *	u32 type; u32 size; u64 config; u64 sample_period; u64 sample_type;
+ *	u64 read_format; u64 flag bits; u32 wakeup; u32 bp_type; u64 config1;
+ *	u64 config2; u64 branch_sample_type; u64 sample_regs_user;
+ *	u32 sample_stack_user; s32 clockid; u64 sample_regs_intr; ...
+ * Fields beyond `size` read as 0. The flag word is a C bitfield: not a number.
+ */
+static int add_event(struct perf_reader *r, const uint8_t *p, uint32_t sz)
+{
+	uint8_t a[160];
+	struct pd_event *n, *e;
+	int sw = r->swapped, be = r->swapped ^ host_big_endian();
+	const uint8_t *bits = a + 40;
+
+	n = realloc(r->ev, (r->nev + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	r->ev = n;
+	e = &r->ev[r->nev];
+	memset(e, 0, sizeof(*e));
+	memset(a, 0, sizeof(a));
+	memcpy(a, p, sz < sizeof(a) ? sz : sizeof(a));
+	e->d.type = ld32(a, sw);
+	e->d.config = ld64(a + 8, sw);
+	e->d.sample_period = ld64(a + 16, sw);
+	e->d.sample_type = ld64(a + 24, sw);
+	e->d.read_format = ld64(a + 32, sw);
+	e->d.branch_sample_type = ld64(a + 72, sw);
+	e->d.sample_regs_user = ld64(a + 80, sw);
+	e->d.sample_stack_user = ld32(a + 88, sw);
+	e->d.clockid = ld32(a + 92, sw);
+	e->d.sample_regs_intr = ld64(a + 96, sw);
+	e->d.freq = attr_flag(bits, be, AB_FREQ);
+	e->d.sample_id_all = attr_flag(bits, be, AB_SAMPLE_ID_ALL);
+	e->d.use_clockid = attr_flag(bits, be, AB_USE_CLOCKID);
+	e->d.exclude_kernel = attr_flag(bits, be, AB_EXCLUDE_KERNEL);
+	e->d.exclude_user = attr_flag(bits, be, AB_EXCLUDE_USER);
+	e->synth = synth_name(e->d.type, e->d.config, bits, be,
+			      (unsigned)(attr_flag(bits, be, AB_PRECISE_IP) |
+					 attr_flag(bits, be, AB_PRECISE_IP + 1) << 1));
+	r->nev++;
+	if (!e->synth)
+		return -1;
+	return 0;
+}
+
+static int add_ids(struct perf_event_desc *e, const uint8_t *p, size_t n, int sw)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	e->ids = malloc(n * sizeof(*e->ids));
+	if (!e->ids)
+		return -1;
+	for (i = 0; i < n; i++)
+		e->ids[i] = ld64(p + 8 * i, sw);
+	e->nids = n;
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct id_ent *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int find_id(const struct perf_reader *r, uint64_t id)
+{
+	size_t lo = 0, hi = r->nids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->ids[mid].id == id)
+			return (int)r->ids[mid].ev;
+		if (r->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Where perf's __evsel__calc_id_pos / __evsel__calc_is_pos say the id is. */
+static int calc_id_pos(uint64_t st)
+{
+	int idx = 0;
+
+	if (st & S_IDENTIFIER)
+		return 0;
+	if (!(st & S_ID))
+		return -1;
+	idx += !!(st & S_IP) + !!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ADDR);
+	return idx;
+}
+
+static int calc_is_pos(uint64_t st)
+{
+	int idx = 1;
+
+	if (st & S_IDENTIFIER)
+		return 1;
+	if (!(st & S_ID))
+		return -1;
+	idx += !!(st & S_CPU) + !!(st & S_STREAM_ID);
+	return idx;
+}
+
+static void set_event_name(struct perf_reader *r, int ev, const char *name, size_t max)
+{
+	char *s;
+
+	if (ev < 0 || (size_t)ev >= r->nev || r->ev[ev].d.name)
+		return;
+	s = strndup(name, max);
+	if (s && !*s) {
+		free(s);
+		return;
+	}
+	r->ev[ev].d.name = s;
+}
+
+/* After all attrs are in: index the ids, check that they agree, name every event. */
+static int finish_events(struct perf_reader *r)
+{
+	size_t i, j, n = 0;
+
+	if (!r->nev) {
+		diag_error(r->d, r->path, DIAG_NO_OFFSET, "the recording holds no events");
+		return -1;
+	}
+	for (i = 0; i < r->nev; i++)
+		n += r->ev[i].d.nids;
+	if (n) {
+		r->ids = malloc(n * sizeof(*r->ids));
+		if (!r->ids)
+			goto nomem;
+	}
+	for (i = 0; i < r->nev; i++)
+		for (j = 0; j < r->ev[i].d.nids; j++) {
+			r->ids[r->nids].id = r->ev[i].d.ids[j];
+			r->ids[r->nids++].ev = i;
+		}
+	if (r->nids)
+		qsort(r->ids, r->nids, sizeof(*r->ids), cmp_id);
+
+	r->sample_id_all = r->ev[0].d.sample_id_all;
+	r->id_pos = calc_id_pos(r->ev[0].d.sample_type);
+	r->is_pos = calc_is_pos(r->ev[0].d.sample_type);
+	for (i = 1; i < r->nev; i++) {
+		const struct perf_event_desc *e = &r->ev[i].d;
+
+		if (calc_id_pos(e->sample_type) != r->id_pos ||
+		    calc_is_pos(e->sample_type) != r->is_pos) {
+			diag_error(r->d, r->path, DIAG_NO_OFFSET,
+				   "events 0 and %zu disagree on where the sample id is "
+				   "(sample_type 0x%llx and 0x%llx)", i,
+				   (unsigned long long)r->ev[0].d.sample_type,
+				   (unsigned long long)e->sample_type);
+			return -1;
+		}
+		if (e->sample_id_all != (unsigned)r->sample_id_all) {
+			diag_error(r->d, r->path, DIAG_NO_OFFSET,
+				   "events 0 and %zu disagree on sample_id_all", i);
+			return -1;
+		}
+	}
+	return 0;
+nomem:
+	diag_error(r->d, r->path, DIAG_NO_OFFSET, "out of memory");
+	return -1;
+}
+
+/* Events the recording does not name get perf's generic names. */
+static void name_events(struct perf_reader *r)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nev; i++) {
+		struct pd_event *e = &r->ev[i];
+
+		if (!e->d.name && e->d.type == 2)
+			for (j = 0; j < r->nevtypes; j++)
+				if (r->evtypes[j].config == e->d.config && r->evtypes[j].name[0]) {
+					e->d.name = strdup(r->evtypes[j].name);
+					break;
+				}
+		if (!e->d.name) {
+			e->d.name = e->synth;
+			e->synth = NULL;
+		}
+	}
+}
+
+/* ---- features ---- */
+
+struct cur {
+	const uint8_t *p;
+	size_t len, pos;
+	int sw;
+};
+
+static int cur_u32(struct cur *c, uint32_t *v)
+{
+	if (c->len - c->pos < 4)
+		return -1;
+	*v = ld32(c->p + c->pos, c->sw);
+	c->pos += 4;
+	return 0;
+}
+
+static int cur_u64(struct cur *c, uint64_t *v)
+{
+	if (c->len - c->pos < 8)
+		return -1;
+	*v = ld64(c->p + c->pos, c->sw);
+	c->pos += 8;
+	return 0;
+}
+
+/*
+ * File format (a string, perf's do_write_string):
+ *	u32 len;		padded length, NUL included
+ *	char str[len];
+ */
+static int cur_str(struct cur *c, char **out)
+{
+	uint32_t len;
+
+	if (cur_u32(c, &len) < 0 || len > c->len - c->pos)
+		return -1;
+	*out = strndup((const char *)c->p + c->pos, len);
+	c->pos += len;
+	return *out ? 0 : -1;
+}
+
+static void set_str(char **dst, char *s)
+{
+	free(*dst);
+	*dst = s;
+}
+
+/*
+ * File format (one build id entry; feature BUILD_ID is a run of them, and pipe
+ * mode sends each as a PERF_RECORD_HEADER_BUILD_ID):
+ *	struct perf_event_header header;	misc: cpumode, bit 15: size is valid
+ *	s32 pid;
+ *	u8 build_id[20]; u8 size; u8 reserved[3];
+ *	char filename[];			to header.size
+ */
+static int add_build_id(struct perf_reader *r, const uint8_t *p, size_t size)
+{
+	struct perf_header_info *h = &r->hdr;
+	struct perf_build_id *n, *b;
+	uint16_t misc = ld16(p + 4, r->swapped);
+
+	if (size < 36)
+		return -1;
+	n = realloc(h->build_ids, (h->nbuild_ids + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	h->build_ids = n;
+	b = &n[h->nbuild_ids];
+	memset(b, 0, sizeof(*b));
+	b->pid = (int32_t)ld32(p + 8, r->swapped);
+	b->misc = misc;
+	memcpy(b->id, p + 12, PERF_BUILD_ID_MAX);
+	b->id_size = PERF_BUILD_ID_MAX;
+	if ((misc & MISC_BUILD_ID_SIZE) && p[32] <= PERF_BUILD_ID_MAX)
+		b->id_size = p[32];
+	b->filename = strndup((const char *)p + 36, size - 36);
+	if (!b->filename)
+		return -1;
+	h->nbuild_ids++;
+	return 0;
+}
+
+/*
+ * File format (EVENT_DESC):
+ *	u32 nr_events; u32 attr_size;
+ *	{ struct perf_event_attr attr;	attr_size bytes
+ *	  u32 nr_ids; string name; u64 ids[nr_ids]; } events[nr_events];
+ */
+static int feat_event_desc(struct perf_reader *r, struct cur *c)
+{
+	uint32_t nre, asz, i, nids;
+
+	if (cur_u32(c, &nre) < 0 || cur_u32(c, &asz) < 0)
+		return -1;
+	for (i = 0; i < nre; i++) {
+		char *name;
+		uint64_t id0 = 0;
+		int ev = -1;
+
+		if (asz > c->len - c->pos)
+			return -1;
+		c->pos += asz;
+		if (cur_u32(c, &nids) < 0 || cur_str(c, &name) < 0)
+			return -1;
+		if (nids > (c->len - c->pos) / 8) {
+			free(name);
+			return -1;
+		}
+		if (nids) {
+			id0 = ld64(c->p + c->pos, c->sw);
+			ev = find_id(r, id0);
+		}
+		if (ev < 0 && nre == r->nev)
+			ev = (int)i;
+		set_event_name(r, ev, name, 256);
+		free(name);
+		c->pos += (size_t)nids * 8;
+	}
+	return 0;
+}
+
+static int feat_cmdline(struct perf_reader *r, struct cur *c)
+{
+	uint32_t nr, i;
+	char *line = NULL;
+	size_t len = 0;
+
+	if (cur_u32(c, &nr) < 0 || nr > (c->len - c->pos) / 4)
+		return -1;
+	for (i = 0; i < nr; i++) {
+		char *s, *n;
+		size_t sl;
+
+		if (cur_str(c, &s) < 0)
+			goto bad;
+		sl = strlen(s);
+		n = realloc(line, len + sl + 2);
+		if (!n) {
+			free(s);
+			goto bad;
+		}
+		line = n;
+		if (len)
+			line[len++] = ' ';
+		memcpy(line + len, s, sl + 1);
+		len += sl;
+		free(s);
+	}
+	set_str(&r->hdr.cmdline, line ? line : strdup(""));
+	return 0;
+bad:
+	free(line);
+	return -1;
+}
+
+static int process_feature(struct perf_reader *r, unsigned feat, const uint8_t *p, size_t len)
+{
+	struct perf_header_info *h = &r->hdr;
+	struct cur c = { p, len, 0, r->swapped };
+	uint32_t a, b;
+	uint64_t x, y;
+	char *s;
+	size_t pos;
+
+	switch (feat) {
+	case FEAT_HOSTNAME:
+	case FEAT_OSRELEASE:
+	case FEAT_VERSION:
+	case FEAT_ARCH:
+	case FEAT_CPUDESC:
+	case FEAT_CPUID:
+		if (cur_str(&c, &s) < 0)
+			return -1;
+		set_str(feat == FEAT_HOSTNAME ? &h->hostname :
+			feat == FEAT_OSRELEASE ? &h->osrelease :
+			feat == FEAT_VERSION ? &h->version :
+			feat == FEAT_ARCH ? &h->arch :
+			feat == FEAT_CPUDESC ? &h->cpudesc : &h->cpuid, s);
+		return 0;
+	case FEAT_NRCPUS:
+		if (cur_u32(&c, &a) < 0 || cur_u32(&c, &b) < 0)
+			return -1;
+		h->nr_cpus_avail = a;
+		h->nr_cpus_online = b;
+		return 0;
+	case FEAT_CMDLINE:
+		return feat_cmdline(r, &c);
+	case FEAT_EVENT_DESC:
+		return feat_event_desc(r, &c);
+	case FEAT_CLOCKID:
+		if (cur_u64(&c, &x) < 0)
+			return -1;
+		h->has_clockid = 1;
+		h->clockid_res_ns = x;
+		return 0;
+	case FEAT_CLOCK_DATA:
+		/* u32 version; u32 clockid; u64 wall_ns; u64 clock_ns */
+		if (cur_u32(&c, &a) < 0 || cur_u32(&c, &b) < 0 || cur_u64(&c, &x) < 0 ||
+		    cur_u64(&c, &y) < 0)
+			return -1;
+		h->has_clock_data = 1;
+		h->clock_data_clockid = b;
+		h->clock_data_wall_ns = x;
+		h->clock_data_clock_ns = y;
+		return 0;
+	case FEAT_SAMPLE_TIME:
+		if (cur_u64(&c, &x) < 0 || cur_u64(&c, &y) < 0)
+			return -1;
+		h->has_sample_time = 1;
+		h->first_sample_time = x;
+		h->last_sample_time = y;
+		return 0;
+	case FEAT_DIR_FORMAT:
+		if (cur_u64(&c, &x) < 0)
+			return -1;
+		h->directory = 1;
+		return 0;
+	case FEAT_BUILD_ID:
+		for (pos = 0; len - pos >= 8;) {
+			uint16_t sz = ld16(p + pos + 6, r->swapped);
+
+			if (sz < 8 || sz > len - pos)
+				return -1;
+			if (add_build_id(r, p + pos, sz) < 0)
+				return -1;
+			pos += sz;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- file mode header ---- */
+
+/*
+ * File format (file mode, perf_file_header):
+ *	u64 magic;		"PERFILE2"; byte-swapped: the other byte order
+ *	u64 size;		104 (72 before features existed)
+ *	u64 attr_size;		bytes per attrs entry: perf_event_attr + ids section
+ *	{ u64 offset, size; } attrs, data, event_types;
+ *	u64 features[4];	bitmap of HEADER_* features
+ * then at data.offset + data.size one { u64 offset, size; } per feature bit set,
+ * in bit order. Each attrs entry is an attr of attr.size bytes and the
+ * { u64 offset, size; } of its array of u64 ids.
+ */
+static int read_file_header(struct perf_reader *r, struct pd_file *f, uint64_t hsize)
+{
+	const uint8_t *p = f->base;
+	int sw = r->swapped;
+	uint64_t attr_size, ao, as, dof, dsz, feat[4] = { 0 }, fo, i, n, nattrs;
+	unsigned bit;
+
+	if (hsize != FILE_HEADER_SIZE && hsize != FILE_HEADER_SIZE_NOFEAT) {
+		diag_error(r->d, f->path, 8, "header size %llu is neither %d (file) nor %d (pipe)",
+			   (unsigned long long)hsize, FILE_HEADER_SIZE, PIPE_HEADER_SIZE);
+		return -1;
+	}
+	if (f->size < hsize) {
+		diag_error(r->d, f->path, 0, "header cut short: file has %zu bytes, the header "
+			   "needs %llu", f->size, (unsigned long long)hsize);
+		return -1;
+	}
+	attr_size = ld64(p + 16, sw);
+	ao = ld64(p + 24, sw);
+	as = ld64(p + 32, sw);
+	dof = ld64(p + 40, sw);
+	dsz = ld64(p + 48, sw);
+	if (hsize == FILE_HEADER_SIZE)
+		for (i = 0; i < 4; i++)
+			feat[i] = ld64(p + 72 + 8 * i, sw);
+
+	if (ao > f->size || as > f->size - ao) {
+		diag_error(r->d, f->path, 24, "attrs section 0x%llx+%llu lies outside the file "
+			   "(%zu bytes)", (unsigned long long)ao, (unsigned long long)as, f->size);
+		return -1;
+	}
+	if (attr_size < ATTR_SIZE_VER0 + 16 || attr_size > as || as % attr_size) {
+		diag_error(r->d, f->path, 16, "attr_size %llu does not fit the attrs section "
+			   "(%llu bytes)", (unsigned long long)attr_size, (unsigned long long)as);
+		return -1;
+	}
+	nattrs = as / attr_size;
+	for (n = 0; n < nattrs; n++) {
+		uint64_t off = ao + n * attr_size, io, is;
+		uint32_t sz = ld32(p + off + 4, sw);
+
+		if (sz == 0)
+			sz = ATTR_SIZE_VER0;
+		if ((uint64_t)sz + 16 != attr_size) {
+			diag_error(r->d, f->path, off, "attr %llu: attr.size %u + 16 does not match "
+				   "attr_size %llu", (unsigned long long)n, sz,
+				   (unsigned long long)attr_size);
+			return -1;
+		}
+		io = ld64(p + off + sz, sw);
+		is = ld64(p + off + sz + 8, sw);
+		if (io > f->size || is > f->size - io || is % 8) {
+			diag_error(r->d, f->path, off + sz, "attr %llu: ids section 0x%llx+%llu "
+				   "lies outside the file (%zu bytes)", (unsigned long long)n,
+				   (unsigned long long)io, (unsigned long long)is, f->size);
+			return -1;
+		}
+		if (add_event(r, p + off, sz) < 0 ||
+		    add_ids(&r->ev[r->nev - 1].d, p + io, is / 8, sw) < 0) {
+			diag_error(r->d, f->path, DIAG_NO_OFFSET, "out of memory");
+			return -1;
+		}
+	}
+
+	if (dof < hsize || dof > f->size) {
+		diag_error(r->d, f->path, 40, "data section offset 0x%llx lies outside the file "
+			   "(%zu bytes)", (unsigned long long)dof, f->size);
+		return -1;
+	}
+	r->hdr.data_offset = dof;
+	r->hdr.data_size = dsz;
+	f->start = dof;
+	if (dsz == 0) {
+		/* perf was killed before it wrote the real size: read to the end */
+		f->end = f->declared_end = f->size;
+		if (feat[0] | feat[1] | feat[2] | feat[3])
+			diag_warn(r->d, f->path, 48, "data size is 0 (perf record killed?): "
+				  "reading records to the end of the file, features ignored");
+		memset(feat, 0, sizeof(feat));
+	} else if (dsz > f->size - dof) {
+		f->end = f->size;
+		f->declared_end = dof + dsz;
+	} else {
+		f->end = f->declared_end = dof + dsz;
+	}
+	if (finish_events(r) < 0)
+		return -1;
+
+	/* features: the names of events need the ids indexed first */
+	fo = f->declared_end;
+	n = 0;
+	for (bit = 0; bit < FEAT_BITS; bit++)
+		n += (feat[bit / 64] >> (bit % 64)) & 1;
+	if (!n)
+		return 0;
+	if (fo > f->size || n * 16 > f->size - fo) {
+		diag_warn(r->d, f->path, fo, "feature sections (%llu) lie outside the file, "
+			  "ignored", (unsigned long long)n);
+		return 0;
+	}
+	for (bit = 0; bit < FEAT_BITS; bit++) {
+		uint64_t so, ss;
+
+		if (!((feat[bit / 64] >> (bit % 64)) & 1))
+			continue;
+		so = ld64(p + fo, sw);
+		ss = ld64(p + fo + 8, sw);
+		if (so > f->size || ss > f->size - so)
+			diag_warn(r->d, f->path, fo, "feature %s: section 0x%llx+%llu lies outside "
+				  "the file, ignored", feat_name(bit), (unsigned long long)so,
+				  (unsigned long long)ss);
+		else if (process_feature(r, bit, p + so, ss) < 0)
+			diag_warn(r->d, f->path, so, "feature %s: damaged section, ignored",
+				  feat_name(bit));
+		fo += 16;
+	}
+	return 0;
+}
+
+/* ---- records ---- */
+
+/*
+ * How many bytes a record takes in the stream: its size, plus for TRACING_DATA
+ * and AUXTRACE the data perf writes after the record itself.
+ */
+static uint64_t rec_extent(const uint8_t *p, uint16_t size, int sw)
+{
+	uint32_t type = ld32(p, sw);
+
+	if (type == PERF_REC_HEADER_TRACING_DATA && size >= 12)
+		return size + (((uint64_t)ld32(p + 8, sw) + 7) & ~7ULL);
+	if (type == PERF_REC_AUXTRACE && size >= 16) {
+		uint64_t n = ld64(p + 8, sw);
+
+		return n > UINT64_MAX - size ? UINT64_MAX : size + n;
+	}
+	return size;
+}
+
+/*
+ * File format (HEADER_ATTR, pipe mode):
+ *	struct perf_event_header header;
+ *	struct perf_event_attr attr;	attr.size bytes
+ *	u64 ids[];			to header.size
+ */
+static int pipe_attr(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t off)
+{
+	uint32_t sz;
+	size_t payload = size - 8u;
+
+	if (payload < 8) {
+		diag_error(r->d, r->path, off, "PERF_RECORD_HEADER_ATTR: record size %u below "
+			   "minimum 16", size);
+		return -1;
+	}
+	sz = ld32(p + 12, r->swapped);
+	if (sz == 0)
+		sz = ATTR_SIZE_VER0;
+	if (sz < ATTR_SIZE_VER0 || sz > payload) {
+		diag_error(r->d, r->path, off, "PERF_RECORD_HEADER_ATTR: attr size %u does not "
+			   "fit the record (size %u)", sz, size);
+		return -1;
+	}
+	if (add_event(r, p + 8, sz) < 0 ||
+	    add_ids(&r->ev[r->nev - 1].d, p + 8 + sz, (payload - sz) / 8, r->swapped) < 0) {
+		diag_error(r->d, r->path, DIAG_NO_OFFSET, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * File format (pipe mode): a 16-byte header { u64 magic; u64 size = 16; }, then
+ * records. The header records (HEADER_ATTR 64, HEADER_EVENT_TYPE 65,
+ * HEADER_BUILD_ID 67, EVENT_UPDATE 78, HEADER_FEATURE 80 = { u64 feat_id; the
+ * feature's file-mode section }) may come anywhere, build ids often at the end:
+ * scan the whole stream once for them.
+ */
+static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
+{
+	const uint8_t *p = f->base;
+	uint64_t pos = PIPE_HEADER_SIZE;
+	int sw = r->swapped;
+	size_t nfeat_names = 0;
+	struct { uint64_t id; uint64_t pos; uint16_t size; } *upd = NULL;
+	size_t nupd = 0, i;
+	int ret = -1;
+
+	r->hdr.pipe_mode = 1;
+	f->start = PIPE_HEADER_SIZE;
+	f->end = f->declared_end = f->size;
+	while (f->size - pos >= 8) {
+		const uint8_t *q = p + pos;
+		uint32_t type = ld32(q, sw);
+		uint16_t size = ld16(q + 6, sw);
+		uint64_t ext;
+
+		if (size < 8) {
+			diag_error(r->d, f->path, pos, "%s: record size %u below header size 8",
+				   rec_name(type), size);
+			goto out;
+		}
+		ext = rec_extent(q, size, sw);
+		if (ext > f->size - pos)
+			break; /* cut short: next() warns when it gets there */
+		switch (type) {
+		case PERF_REC_HEADER_ATTR:
+			if (pipe_attr(r, q, size, pos) < 0)
+				goto out;
+			break;
+		case PERF_REC_HEADER_EVENT_TYPE:
+			/* u64 event_id; char name[64] */
+			if (size >= 16) {
+				struct evtype *n = realloc(r->evtypes,
+							   (r->nevtypes + 1) * sizeof(*n));
+				size_t nl = size - 16u < 64 ? size - 16u : 64;
+
+				if (!n)
+					goto nomem;
+				r->evtypes = n;
+				n[r->nevtypes].config = ld64(q + 8, sw);
+				memcpy(n[r->nevtypes].name, q + 16, nl);
+				n[r->nevtypes].name[nl] = 0;
+				r->nevtypes++;
+			}
+			break;
+		case PERF_REC_HEADER_BUILD_ID:
+			if (add_build_id(r, q, size) < 0)
+				diag_warn(r->d, f->path, pos, "PERF_RECORD_HEADER_BUILD_ID: damaged, "
+					  "ignored");
+			break;
+		case PERF_REC_EVENT_UPDATE:
+			/* u64 type (2: name); u64 id; char name[] */
+			if (size > 24 && ld64(q + 8, sw) == 2) {
+				void *n = realloc(upd, (nupd + 1) * sizeof(*upd));
+
+				if (!n)
+					goto nomem;
+				upd = n;
+				upd[nupd].id = ld64(q + 16, sw);
+				upd[nupd].pos = pos;
+				upd[nupd++].size = size;
+			}
+			break;
+		case PERF_REC_HEADER_FEATURE:
+			nfeat_names++;
+			break;
+		default:
+			break;
+		}
+		pos += ext;
+	}
+	if (finish_events(r) < 0)
+		goto out;
+	/* names and features once the ids are indexed */
+	for (i = 0; i < nupd; i++)
+		set_event_name(r, find_id(r, upd[i].id), (const char *)p + upd[i].pos + 24,
+			       upd[i].size - 24u);
+	for (pos = PIPE_HEADER_SIZE; nfeat_names && f->size - pos >= 8;) {
+		const uint8_t *q = p + pos;
+		uint16_t size = ld16(q + 6, sw);
+		uint64_t ext = rec_extent(q, size, sw);
+
+		if (size < 8 || ext > f->size - pos)
+			break;
+		if (ld32(q, sw) == PERF_REC_HEADER_FEATURE && size >= 16) {
+			uint64_t feat = ld64(q + 8, sw);
+
+			if (feat < FEAT_BITS && process_feature(r, (unsigned)feat, q + 16,
+								size - 16u) < 0)
+				diag_warn(r->d, f->path, pos, "feature %s: damaged section, ignored",
+					  feat_name((unsigned)feat));
+		}
+		pos += ext;
+	}
+	ret = 0;
+	goto out;
+nomem:
+	diag_error(r->d, f->path, DIAG_NO_OFFSET, "out of memory");
+out:
+	free(upd);
+	return ret;
+}
+
+/* ---- record decoding ---- */
+
+/* The event of a sample or trailer id; -2 when the id names none. */
+static int event_of_id(const struct perf_reader *r, uint64_t id)
+{
+	int ev;
+
+	if (r->nev == 1 || id == 0)
+		return 0; /* perf: synthesized records carry id 0 */
+	ev = find_id(r, id);
+	return ev < 0 ? -2 : ev;
+}
+
+/*
+ * File format (sample_id_all trailer, at the end of a non-sample record):
+ *	{ u32 pid, tid; }	&& TID
+ *	{ u64 time; }		&& TIME
+ *	{ u64 id; }		&& ID
+ *	{ u64 stream_id; }	&& STREAM_ID
+ *	{ u32 cpu, res; }	&& CPU
+ *	{ u64 id; }		&& IDENTIFIER
+ * Returns the trailer's size, or -1 when the record is too small for it.
+ */
+static int decode_trailer(struct perf_reader *r, const uint8_t *p, uint16_t size,
+			  struct perf_record *rec)
+{
+	int sw = r->swapped;
+	uint64_t st;
+	const uint8_t *q;
+	int tsz, ev = 0;
+
+	if (!r->sample_id_all) {
+		rec->event = r->nev == 1 ? 0 : -1;
+		return 0;
+	}
+	if (r->nev > 1) {
+		ev = -1;
+		if (r->is_pos > 0 && size >= 8 + 8 * r->is_pos) {
+			ev = event_of_id(r, ld64(p + size - 8 * r->is_pos, sw));
+			if (ev < 0)
+				ev = -1;
+		}
+	}
+	rec->event = ev;
+	st = r->ev[ev < 0 ? 0 : ev].d.sample_type;
+	tsz = 8 * __builtin_popcountll(st & S_TRAILER);
+	if (size < 8 + tsz)
+		return -1;
+	q = p + size - tsz;
+	if (st & S_TID) {
+		rec->sid.pid = ld32(q, sw);
+		rec->sid.tid = ld32(q + 4, sw);
+		rec->sid.has_tid = 1;
+		q += 8;
+	}
+	if (st & S_TIME) {
+		rec->sid.time = ld64(q, sw);
+		rec->sid.has_time = 1;
+		q += 8;
+	}
+	if (st & S_ID) {
+		rec->sid.id = ld64(q, sw);
+		rec->sid.has_id = 1;
+		q += 8;
+	}
+	if (st & S_STREAM_ID) {
+		rec->sid.stream_id = ld64(q, sw);
+		q += 8;
+	}
+	if (st & S_CPU) {
+		rec->sid.cpu = ld32(q, sw);
+		rec->sid.has_cpu = 1;
+		q += 8;
+	}
+	if (st & S_IDENTIFIER) {
+		rec->sid.id = ld64(q, sw);
+		rec->sid.has_id = 1;
+	}
+	return tsz;
+}
+
+/* A string field: borrowed when NUL-terminated inside the record, else copied. */
+static const char *rec_str(struct perf_reader *r, const uint8_t *p, size_t len)
+{
+	if (len && memchr(p, 0, len))
+		return (const char *)p;
+	memcpy(r->str, p, len);
+	r->str[len] = 0;
+	return r->str;
+}
+
+/*
+ * File format (PERF_RECORD_SAMPLE, each field present when its sample_type bit is):
+ *	u64 id;			IDENTIFIER
+ *	u64 ip;			IP
+ *	u32 pid, tid;		TID
+ *	u64 time;		TIME
+ *	u64 addr;		ADDR
+ *	u64 id;			ID
+ *	u64 stream_id;		STREAM_ID
+ *	u32 cpu, res;		CPU
+ *	u64 period;		PERIOD
+ *	read_format values;	READ
+ *	u64 nr, ips[nr];	CALLCHAIN
+ *	u32 size; u8 data[size];	RAW, the pair padded to 8
+ *	u64 nr; [u64 hw_idx]; { u64 from, to, flags; } lbr[nr]; [u64 cntr[nr]];
+ *				BRANCH_STACK
+ *	u64 abi; u64 regs[popcount(sample_regs_user)] when abi;	REGS_USER
+ *	u64 size; u8 data[size]; u64 dyn_size when size;	STACK_USER
+ *	u64 weight;		WEIGHT or WEIGHT_STRUCT (u32 var1; u16 var2, var3)
+ *	u64 data_src;		DATA_SRC
+ *	u64 transaction;	TRANSACTION
+ *	u64 abi; u64 regs[popcount(sample_regs_intr)] when abi;	REGS_INTR
+ *	u64 phys_addr;		PHYS_ADDR
+ *	u64 cgroup;		CGROUP
+ *	u64 data_page_size;	DATA_PAGE_SIZE
+ *	u64 code_page_size;	CODE_PAGE_SIZE
+ *	u64 size; u8 data[size];	AUX
+ * Returns 1, 0 when skipped (damaged), -1 on error.
+ */
+static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
+			 uint64_t off, struct perf_record *rec)
+{
+	int sw = r->swapped;
+	const uint8_t *q = p + 8, *end = p + size;
+	struct perf_sample *s = &rec->u.sample;
+	const struct perf_event_desc *e;
+	const char *what;
+	uint64_t st, n, v;
+	int ev = 0;
+
+#define LEFT ((size_t)(end - q))
+#define NEED(bytes, name) do { if ((uint64_t)(bytes) > LEFT) { what = name; goto overrun; } } while (0)
+
+	if (r->nev > 1 && r->id_pos >= 0) {
+		uint64_t id;
+
+		if ((size_t)size < 16 + 8 * (size_t)r->id_pos) {
+			what = "sample id";
+			goto overrun;
+		}
+		id = ld64(p + 8 + 8 * r->id_pos, sw);
+		ev = event_of_id(r, id);
+		if (ev < 0) {
+			diag_error(r->d, cur_path(r), off, "PERF_RECORD_SAMPLE: sample id %llu "
+				   "matches no event", (unsigned long long)id);
+			return -1;
+		}
+	}
+	rec->event = ev;
+	e = &r->ev[ev].d;
+	st = e->sample_type;
+
+	if (st & S_IDENTIFIER) {
+		NEED(8, "IDENTIFIER");
+		rec->sid.id = ld64(q, sw);
+		rec->sid.has_id = 1;
+		q += 8;
+	}
+	if (st & S_IP) {
+		NEED(8, "IP");
+		s->ip = ld64(q, sw);
+		q += 8;
+	}
+	if (st & S_TID) {
+		NEED(8, "TID");
+		rec->sid.pid = ld32(q, sw);
+		rec->sid.tid = ld32(q + 4, sw);
+		rec->sid.has_tid = 1;
+		q += 8;
+	}
+	if (st & S_TIME) {
+		NEED(8, "TIME");
+		rec->sid.time = ld64(q, sw);
+		rec->sid.has_time = 1;
+		q += 8;
+	}
+	if (st & S_ADDR) {
+		NEED(8, "ADDR");
+		s->addr = ld64(q, sw);
+		s->has_addr = 1;
+		q += 8;
+	}
+	if (st & S_ID) {
+		NEED(8, "ID");
+		rec->sid.id = ld64(q, sw);
+		rec->sid.has_id = 1;
+		q += 8;
+	}
+	if (st & S_STREAM_ID) {
+		NEED(8, "STREAM_ID");
+		rec->sid.stream_id = ld64(q, sw);
+		q += 8;
+	}
+	if (st & S_CPU) {
+		NEED(8, "CPU");
+		rec->sid.cpu = ld32(q, sw);
+		rec->sid.has_cpu = 1;
+		q += 8;
+	}
+	s->period = e->sample_period;
+	if (st & S_PERIOD) {
+		NEED(8, "PERIOD");
+		s->period = ld64(q, sw);
+		s->has_period = 1;
+		q += 8;
+	}
+	if (st & S_READ) {
+		uint64_t rf = e->read_format;
+		uint64_t per = 8 * (1 + !!(rf & F_ID) + !!(rf & F_LOST));
+		uint64_t hdr = 8 * (!!(rf & F_TOTAL_TIME_ENABLED) + !!(rf & F_TOTAL_TIME_RUNNING));
+
+		if (rf & F_GROUP) {
+			NEED(8 + hdr, "READ");
+			n = ld64(q, sw);
+			q += 8 + hdr;
+			if (n > LEFT / per) {
+				what = "READ";
+				goto overrun;
+			}
+			q += n * per;
+		} else {
+			NEED(hdr + per, "READ");
+			q += hdr + per;
+		}
+	}
+	if (st & S_CALLCHAIN) {
+		NEED(8, "CALLCHAIN");
+		n = ld64(q, sw);
+		q += 8;
+		if (n > LEFT / 8) {
+			what = "CALLCHAIN";
+			goto overrun;
+		}
+		s->nr_callchain = n;
+		s->has_callchain = 1;
+		if (!sw && ((uintptr_t)q & 7) == 0) {
+			s->callchain = (const uint64_t *)(const void *)q;
+		} else {
+			for (v = 0; v < n; v++)
+				r->cc[v] = ld64(q + 8 * v, sw);
+			s->callchain = r->cc;
+		}
+		q += n * 8;
+	}
+	if (st & S_RAW) {
+		uint32_t rs;
+
+		NEED(4, "RAW");
+		rs = ld32(q, sw);
+		n = ((uint64_t)rs + 4 + 7) & ~7ULL;
+		NEED(n, "RAW");
+		s->raw = q + 4;
+		s->raw_size = rs;
+		q += n;
+	}
+	if (st & S_BRANCH_STACK) {
+		uint64_t per = 24;
+
+		NEED(8, "BRANCH_STACK");
+		n = ld64(q, sw);
+		q += 8;
+		if (e->branch_sample_type & BRANCH_HW_INDEX) {
+			NEED(8, "BRANCH_STACK");
+			q += 8;
+		}
+		if (e->branch_sample_type & BRANCH_COUNTERS)
+			per += 8;
+		if (n > LEFT / per) {
+			what = "BRANCH_STACK";
+			goto overrun;
+		}
+		s->nr_branches = n;
+		q += n * per;
+	}
+	if (st & S_REGS_USER) {
+		NEED(8, "REGS_USER");
+		v = ld64(q, sw);
+		q += 8;
+		if (v) {
+			n = 8 * (uint64_t)__builtin_popcountll(e->sample_regs_user);
+			NEED(n, "REGS_USER");
+			q += n;
+		}
+	}
+	if (st & S_STACK_USER) {
+		NEED(8, "STACK_USER");
+		n = ld64(q, sw);
+		q += 8;
+		if (n) {
+			if (n > LEFT || LEFT - n < 8) {
+				what = "STACK_USER";
+				goto overrun;
+			}
+			q += n + 8;
+		}
+	}
+	if (st & (S_WEIGHT | S_WEIGHT_STRUCT)) {
+		NEED(8, "WEIGHT");
+		s->weight = (st & S_WEIGHT_STRUCT) ? ld32(q, sw) : ld64(q, sw);
+		s->has_weight = 1;
+		q += 8;
+	}
+	if (st & S_DATA_SRC) {
+		NEED(8, "DATA_SRC");
+		s->data_src = ld64(q, sw);
+		q += 8;
+	}
+	if (st & S_TRANSACTION) {
+		NEED(8, "TRANSACTION");
+		s->transaction = ld64(q, sw);
+		q += 8;
+	}
+	if (st & S_REGS_INTR) {
+		NEED(8, "REGS_INTR");
+		v = ld64(q, sw);
+		q += 8;
+		if (v) {
+			n = 8 * (uint64_t)__builtin_popcountll(e->sample_regs_intr);
+			NEED(n, "REGS_INTR");
+			q += n;
+		}
+	}
+	if (st & S_PHYS_ADDR) {
+		NEED(8, "PHYS_ADDR");
+		s->phys_addr = ld64(q, sw);
+		q += 8;
+	}
+	if (st & S_CGROUP) {
+		NEED(8, "CGROUP");
+		s->cgroup = ld64(q, sw);
+		q += 8;
+	}
+	if (st & S_DATA_PAGE_SIZE) {
+		NEED(8, "DATA_PAGE_SIZE");
+		q += 8;
+	}
+	if (st & S_CODE_PAGE_SIZE) {
+		NEED(8, "CODE_PAGE_SIZE");
+		q += 8;
+	}
+	if (st & S_AUX) {
+		NEED(8, "AUX");
+		n = ld64(q, sw);
+		q += 8;
+		NEED(n, "AUX");
+		q += n;
+	}
+	r->stats.samples++;
+	return 1;
+#undef NEED
+#undef LEFT
+overrun:
+	r->stats.skipped_bad++;
+	rwarn(r, cur_path(r), off, "PERF_RECORD_SAMPLE: %s field overruns the record "
+	      "(size %u), skipped", what, size);
+	return 0;
+}
+
+/* Fixed part of the records we decode, header included. */
+static unsigned rec_min(uint32_t type)
+{
+	switch (type) {
+	case PERF_REC_MMAP: return 40;
+	case PERF_REC_MMAP2: return 72;
+	case PERF_REC_COMM: return 16;
+	case PERF_REC_FORK:
+	case PERF_REC_EXIT: return 32;
+	case PERF_REC_LOST: return 24;
+	case PERF_REC_LOST_SAMPLES: return 16;
+	case PERF_REC_KSYMBOL: return 24;
+	default: return 8;
+	}
+}
+
+/* Returns 1 when *rec is to be returned, 0 when consumed or skipped, -1 on error. */
+static int decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t off,
+		  struct perf_record *rec)
+{
+	int sw = r->swapped, tsz, ret = 1;
+	uint32_t type = ld32(p, sw);
+	uint16_t misc = ld16(p + 4, sw);
+	unsigned min;
+	size_t body;
+
+	switch (type) {
+	case PERF_REC_HEADER_ATTR:
+	case PERF_REC_HEADER_EVENT_TYPE:
+	case PERF_REC_HEADER_TRACING_DATA:
+	case PERF_REC_HEADER_BUILD_ID:
+	case PERF_REC_EVENT_UPDATE:
+	case PERF_REC_HEADER_FEATURE:
+	case PERF_REC_FINISHED_INIT:
+		return 0; /* read with the header */
+	case PERF_REC_COMPRESSED:
+	case PERF_REC_COMPRESSED2:
+		r->stats.skipped_bad++; /* compressed inside compressed data */
+		return 0;
+	default:
+		break;
+	}
+	if ((type > PERF_REC_AUX_OUTPUT_HW_ID && type < PERF_REC_HEADER_ATTR) ||
+	    type > PERF_REC_COMPRESSED2 || type == 0) {
+		r->stats.skipped_unknown++;
+		return 0;
+	}
+	memset(rec, 0, sizeof(*rec));
+	rec->type = type;
+	rec->misc = misc;
+	rec->size = size;
+	rec->offset = off;
+	rec->file = cur_path(r);
+	rec->event = r->nev == 1 ? 0 : -1;
+	rec->cpumode = misc & 7;
+	rec->raw = p;
+
+	if (type == PERF_REC_SAMPLE) {
+		ret = decode_sample(r, p, size, off, rec);
+		if (ret == 1)
+			r->stats.records++;
+		return ret;
+	}
+	if (type >= PERF_REC_HEADER_ATTR) {
+		r->stats.records++;
+		return 1;
+	}
+
+	min = rec_min(type);
+	tsz = decode_trailer(r, p, size, rec);
+	if (tsz < 0 || size < min + (unsigned)tsz) {
+		if (tsz < 0)
+			tsz = 8 * __builtin_popcountll(r->ev[rec->event < 0 ? 0 : rec->event]
+							.d.sample_type & S_TRAILER);
+		r->stats.skipped_bad++;
+		rwarn(r, cur_path(r), off, "%s: record size %u below minimum %u, skipped",
+		      rec_name(type), size, min + (unsigned)tsz);
+		return 0;
+	}
+	body = size - (size_t)tsz; /* the fields end here, trailer excluded */
+	switch (type) {
+	case PERF_REC_MMAP:
+	case PERF_REC_MMAP2: {
+		struct perf_mmap_rec *m = &rec->u.mmap;
+		size_t fn = type == PERF_REC_MMAP ? 40 : 72;
+
+		m->pid = ld32(p + 8, sw);
+		m->tid = ld32(p + 12, sw);
+		m->start = ld64(p + 16, sw);
+		m->len = ld64(p + 24, sw);
+		m->pgoff = ld64(p + 32, sw);
+		m->executable = !(misc & MISC_MMAP_DATA);
+		if (type == PERF_REC_MMAP2) {
+			if (misc & MISC_MMAP_BUILD_ID) {
+				m->build_id_size = p[40] <= PERF_BUILD_ID_MAX ? p[40] :
+						   PERF_BUILD_ID_MAX;
+				memcpy(m->build_id, p + 44, PERF_BUILD_ID_MAX);
+				m->has_build_id = 1;
+			} else {
+				m->maj = ld32(p + 40, sw);
+				m->min = ld32(p + 44, sw);
+				m->ino = ld64(p + 48, sw);
+				m->ino_generation = ld64(p + 56, sw);
+			}
+			m->prot = ld32(p + 64, sw);
+			m->flags = ld32(p + 68, sw);
+		}
+		m->filename = rec_str(r, p + fn, body - fn);
+		break;
+	}
+	case PERF_REC_COMM:
+		rec->u.comm.pid = ld32(p + 8, sw);
+		rec->u.comm.tid = ld32(p + 12, sw);
+		rec->u.comm.exec = !!(misc & MISC_COMM_EXEC);
+		rec->u.comm.comm = rec_str(r, p + 16, body - 16);
+		break;
+	case PERF_REC_FORK:
+	case PERF_REC_EXIT:
+		rec->u.fork.pid = ld32(p + 8, sw);
+		rec->u.fork.ppid = ld32(p + 12, sw);
+		rec->u.fork.tid = ld32(p + 16, sw);
+		rec->u.fork.ptid = ld32(p + 20, sw);
+		rec->u.fork.time = ld64(p + 24, sw);
+		break;
+	case PERF_REC_LOST:
+		rec->u.lost.id = ld64(p + 8, sw);
+		rec->u.lost.lost = ld64(p + 16, sw);
+		r->stats.lost_events += rec->u.lost.lost;
+		break;
+	case PERF_REC_LOST_SAMPLES:
+		rec->u.lost.lost = ld64(p + 8, sw);
+		r->stats.lost_samples += rec->u.lost.lost;
+		break;
+	case PERF_REC_KSYMBOL:
+		rec->u.ksymbol.addr = ld64(p + 8, sw);
+		rec->u.ksymbol.len = ld32(p + 16, sw);
+		rec->u.ksymbol.ksym_type = ld16(p + 20, sw);
+		rec->u.ksymbol.flags = ld16(p + 22, sw);
+		rec->u.ksymbol.name = rec_str(r, p + 24, body - 24);
+		break;
+	default:
+		break;
+	}
+	r->stats.records++;
+	return 1;
+}
+
+/* ---- iteration ---- */
+
+static void reset_stream(struct perf_reader *r)
+{
+	r->zin = NULL;
+	r->zin_len = r->zin_pos = 0;
+	r->zmore = r->zbroken = 0;
+	r->dhead = r->dlen = 0;
+	if (r->zd)
+		ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_only);
+}
+
+static void start_file(struct perf_reader *r, size_t i)
+{
+	r->cur = i;
+	r->pos = i < r->nfiles ? r->files[i].start : 0;
+	reset_stream(r);
+}
+
+/* Inflate the next chunk of the current compressed record behind what is left. */
+static void zfill(struct perf_reader *r)
+{
+	size_t avail = r->dlen - r->dhead, before_in = r->zin_pos;
+	ZSTD_inBuffer in = { r->zin, r->zin_len, r->zin_pos };
+	ZSTD_outBuffer out;
+	size_t ret;
+
+	memmove(r->dbuf, r->dbuf + r->dhead, avail);
+	r->dhead = 0;
+	r->dlen = avail;
+	out.dst = r->dbuf + r->dlen;
+	out.size = r->dcap - r->dlen;
+	out.pos = 0;
+	ret = ZSTD_decompressStream(r->zd, &out, &in);
+	if (ZSTD_isError(ret)) {
+		rwarn(r, cur_path(r), r->zoff, "%s: zstd: %s, the compressed data of this file "
+		      "is skipped from here", rec_name(PERF_REC_COMPRESSED),
+		      ZSTD_getErrorName(ret));
+		r->stats.skipped_bad++;
+		r->zbroken = 1;
+		r->zin = NULL;
+		r->zmore = 0;
+		r->dhead = r->dlen = 0;
+		return;
+	}
+	r->zin_pos = in.pos;
+	r->dlen += out.pos;
+	r->zmore = out.pos == out.size;
+	if (out.pos == 0 && in.pos == before_in) {
+		r->zin_pos = r->zin_len; /* no progress: give up on this record */
+		r->zmore = 0;
+	}
+}
+
+/*
+ * File format (PERF_RECORD_COMPRESSED 81):
+ *	struct perf_event_header header; u8 data[header.size - 8];
+ * (PERF_RECORD_COMPRESSED2 83, newer perf):
+ *	struct perf_event_header header; u64 data_size; u8 data[data_size]; padding
+ * The payloads of a file form one zstd stream; a record may straddle two payloads.
+ */
+static int start_compressed(struct perf_reader *r, const uint8_t *p, uint16_t size,
+			    uint64_t off)
+{
+	uint32_t type = ld32(p, r->swapped);
+	const uint8_t *data = p + 8;
+	size_t len = size - 8u;
+
+	r->stats.compressed_records++;
+	if (type == PERF_REC_COMPRESSED2) {
+		uint64_t ds;
+
+		if (size < 16 || (ds = ld64(p + 8, r->swapped)) > size - 16u) {
+			r->stats.skipped_bad++;
+			rwarn(r, cur_path(r), off, "PERF_RECORD_COMPRESSED2: data_size does not "
+			      "fit the record (size %u), skipped", size);
+			return 0;
+		}
+		data = p + 16;
+		len = (size_t)ds;
+	}
+	if (r->zbroken) {
+		r->stats.skipped_bad++;
+		return 0;
+	}
+	if (!r->zd) {
+		r->zd = ZSTD_createDStream();
+		if (!r->zd || ZSTD_isError(ZSTD_initDStream(r->zd))) {
+			diag_error(r->d, cur_path(r), off, "cannot set up zstd decompression");
+			return -1;
+		}
+	}
+	r->zin = data;
+	r->zin_len = len;
+	r->zin_pos = 0;
+	r->zoff = off;
+	r->zmore = 0;
+	return 0;
+}
+
+int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
+{
+	for (;;) {
+		size_t avail = r->dlen - r->dhead;
+		struct pd_file *f;
+		const uint8_t *p;
+		uint64_t rem, ext, off;
+		uint16_t size;
+		int ret;
+
+		if (r->finished)
+			return 0;
+		/* records inflated from compressed ones come first */
+		if (avail >= 8) {
+			p = r->dbuf + r->dhead;
+			size = ld16(p + 6, r->swapped);
+			if (size < 8) {
+				diag_error(r->d, cur_path(r), r->zoff, "%s: record size %u below "
+					   "header size 8 inside compressed data",
+					   rec_name(ld32(p, r->swapped)), size);
+				return -1;
+			}
+			if (size <= avail) {
+				r->dhead += size;
+				ret = decode(r, p, size, r->zoff, rec);
+				if (ret)
+					return ret;
+				continue;
+			}
+		}
+		if (r->zin && (r->zin_pos < r->zin_len || r->zmore)) {
+			zfill(r);
+			continue;
+		}
+
+		f = &r->files[r->cur];
+		if (r->pos >= f->end) {
+			if (r->dlen - r->dhead)
+				rwarn(r, f->path, r->zoff, "compressed data ends inside a record: "
+				      "%zu bytes dropped", r->dlen - r->dhead);
+			if (r->cur + 1 >= r->nfiles) {
+				r->finished = 1;
+				if (r->seq > r->warned_seq)
+					r->warned_seq = r->seq;
+				return 0;
+			}
+			start_file(r, r->cur + 1);
+			continue;
+		}
+		off = r->pos;
+		rem = f->end - off;
+		p = f->base + off;
+		r->seq++;
+		if (rem < 8) {
+			rwarn(r, f->path, off, "data section cut short: %llu bytes of an 8-byte "
+			      "record header missing, reading stops here",
+			      (unsigned long long)(8 - rem));
+			r->stats.truncated_bytes += f->declared_end > f->end ?
+				f->declared_end - f->end : 8 - rem;
+			r->pos = f->end;
+			continue;
+		}
+		size = ld16(p + 6, r->swapped);
+		if (size < 8) {
+			diag_error(r->d, f->path, off, "%s: record size %u below header size 8",
+				   rec_name(ld32(p, r->swapped)), size);
+			return -1;
+		}
+		ext = rec_extent(p, size, r->swapped);
+		if (ext > rem) {
+			rwarn(r, f->path, off, "data section cut short: %llu bytes of a %llu-byte "
+			      "record missing, reading stops here",
+			      (unsigned long long)(ext - rem), (unsigned long long)ext);
+			r->stats.truncated_bytes += f->declared_end > f->end ?
+				f->declared_end - f->end : ext - rem;
+			r->pos = f->end;
+			continue;
+		}
+		r->pos += ext;
+		if (ld32(p, r->swapped) == PERF_REC_COMPRESSED ||
+		    ld32(p, r->swapped) == PERF_REC_COMPRESSED2) {
+			if (start_compressed(r, p, size, off) < 0)
+				return -1;
+			continue;
+		}
+		ret = decode(r, p, size, off, rec);
+		if (ret)
+			return ret;
+	}
+}
+
+void perf_reader_rewind(struct perf_reader *r)
+{
+	if (r->seq > r->warned_seq)
+		r->warned_seq = r->seq;
+	r->seq = 0;
+	r->finished = 0;
+	memset(&r->stats, 0, sizeof(r->stats));
+	start_file(r, 0);
+}
+
+/* ---- open and close ---- */
+
+static struct perf_reader *reader_new(const char *name, struct diag *d)
+{
+	struct perf_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		goto nomem;
+	r->d = d;
+	r->path = strdup(name);
+	r->cc = malloc(REC_MAX);
+	r->str = malloc(REC_MAX + 1);
+	r->dcap = DBUF_CHUNK + REC_MAX;
+	r->dbuf = malloc(r->dcap);
+	if (r->path && r->cc && r->str && r->dbuf)
+		return r;
+	perf_reader_close(r);
+nomem:
+	diag_error(d, name, DIAG_NO_OFFSET, "out of memory");
+	return NULL;
+}
+
+/* Read the header of files[0], whatever mode it is in. */
+static int read_header(struct perf_reader *r)
+{
+	struct pd_file *f = &r->files[0];
+	uint64_t magic, native, hsize;
+	int ret;
+
+	if (f->size < 8) {
+		diag_error(r->d, f->path, 0, "header cut short: file has %zu bytes, not even "
+			   "the 8-byte magic", f->size);
+		return -1;
+	}
+	magic = ld64(f->base, 0);
+	native = host_big_endian() ? __builtin_bswap64(MAGIC_PERFILE2) : MAGIC_PERFILE2;
+	if (magic == __builtin_bswap64(native)) {
+		r->swapped = 1;
+	} else if (magic != native) {
+		if (magic == MAGIC_PERFFILE || magic == __builtin_bswap64(MAGIC_PERFFILE))
+			diag_error(r->d, f->path, 0, "perf.data version 1 (PERFFILE) is not "
+				   "supported");
+		else
+			diag_error(r->d, f->path, 0, "bad magic 0x%016llx: not a perf.data file",
+				   (unsigned long long)magic);
+		return -1;
+	}
+	r->hdr.swapped = r->swapped;
+	if (f->size < 16) {
+		diag_error(r->d, f->path, 0, "header cut short: file has %zu bytes, the header "
+			   "needs at least 16", f->size);
+		return -1;
+	}
+	hsize = ld64(f->base + 8, r->swapped);
+	if (hsize == PIPE_HEADER_SIZE)
+		ret = read_pipe_header(r, f);
+	else
+		ret = read_file_header(r, f, hsize);
+	if (ret == 0)
+		name_events(r);
+	return ret;
+}
+
+static int cmp_num_suffix(const void *a, const void *b)
+{
+	unsigned long x = strtoul(strrchr(*(char *const *)a, '.') + 1, NULL, 10);
+	unsigned long y = strtoul(strrchr(*(char *const *)b, '.') + 1, NULL, 10);
+
+	return x < y ? -1 : x > y;
+}
+
+/* `perf record --threads`: DIR/data holds the header, DIR/data.N the records. */
+static int open_dir(struct perf_reader *r, const char *dir)
+{
+	char path[4096];
+	char **names = NULL;
+	size_t n = 0, i;
+	DIR *dh;
+	struct dirent *de;
+	struct pd_file *f;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "%s/data", dir);
+	f = add_file(r, path);
+	if (!f)
+		goto nomem;
+	if (map_path(path, f->path, f, r->d) < 0 || read_header(r) < 0)
+		return -1;
+	r->hdr.directory = 1;
+	dh = opendir(dir);
+	if (!dh) {
+		diag_error(r->d, dir, DIAG_NO_OFFSET, "cannot read the directory: %s",
+			   strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(dh))) {
+		const char *s = de->d_name;
+		char **nn;
+
+		if (strncmp(s, "data.", 5) || !s[5] || strspn(s + 5, "0123456789") != strlen(s + 5))
+			continue;
+		if (n >= MAX_FILES)
+			break;
+		nn = realloc(names, (n + 1) * sizeof(*names));
+		if (!nn || !(nn[n] = strdup(s))) {
+			names = nn ? nn : names;
+			closedir(dh);
+			goto nomem;
+		}
+		names = nn;
+		n++;
+	}
+	closedir(dh);
+	qsort(names, n, sizeof(*names), cmp_num_suffix);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		f = add_file(r, path);
+		if (!f)
+			goto nomem;
+		if (map_path(path, f->path, f, r->d) < 0)
+			goto out;
+		f->start = 0;
+		f->end = f->declared_end = f->size;
+	}
+	ret = 0;
+	goto out;
+nomem:
+	diag_error(r->d, dir, DIAG_NO_OFFSET, "out of memory");
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return ret;
+}
+
+struct perf_reader *perf_reader_open(const char *path, struct diag *d)
+{
+	struct perf_reader *r = reader_new(path, d);
+	struct pd_file *f;
+	struct stat st;
+
+	if (!r)
+		return NULL;
+	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (open_dir(r, path) < 0)
+			goto fail;
+	} else {
+		f = add_file(r, path);
+		if (!f) {
+			diag_error(d, path, DIAG_NO_OFFSET, "out of memory");
+			goto fail;
+		}
+		if (strcmp(path, "-") == 0) {
+			if (map_fd(STDIN_FILENO, path, f, d) < 0)
+				goto fail;
+		} else if (map_path(path, path, f, d) < 0) {
+			goto fail;
+		}
+		if (read_header(r) < 0)
+			goto fail;
+	}
+	start_file(r, 0);
+	return r;
+fail:
+	perf_reader_close(r);
+	return NULL;
+}
+
+struct perf_reader *perf_reader_open_mem(const void *buf, size_t len, const char *name,
+					 struct diag *d)
+{
+	struct perf_reader *r = reader_new(name, d);
+	struct pd_file *f;
+
+	if (!r)
+		return NULL;
+	f = add_file(r, name);
+	if (!f) {
+		diag_error(d, name, DIAG_NO_OFFSET, "out of memory");
+		goto fail;
+	}
+	f->base = buf;
+	f->size = len;
+	if (read_header(r) < 0)
+		goto fail;
+	start_file(r, 0);
+	return r;
+fail:
+	perf_reader_close(r);
+	return NULL;
+}
+
+const struct perf_header_info *perf_reader_header(const struct perf_reader *r)
+{
+	return &r->hdr;
+}
+
+size_t perf_reader_nevents(const struct perf_reader *r)
+{
+	return r->nev;
+}
+
+const struct perf_event_desc *perf_reader_event(const struct perf_reader *r, size_t i)
+{
+	return i < r->nev ? &r->ev[i].d : NULL;
+}
+
+const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r)
+{
+	return &r->stats;
+}
+
+const char *perf_reader_path(const struct perf_reader *r)
+{
+	return r->path;
+}
+
+void perf_reader_close(struct perf_reader *r)
+{
+	struct perf_header_info *h;
+	size_t i;
+
+	if (!r)
+		return;
+	h = &r->hdr;
+	for (i = 0; i < r->nfiles; i++)
+		free_file(&r->files[i]);
+	free(r->files);
+	for (i = 0; i < r->nev; i++) {
+		free(r->ev[i].d.name);
+		free(r->ev[i].d.ids);
+		free(r->ev[i].synth);
+	}
+	free(r->ev);
+	free(r->ids);
+	free(r->evtypes);
+	for (i = 0; i < h->nbuild_ids; i++)
+		free(h->build_ids[i].filename);
+	free(h->build_ids);
+	free(h->hostname);
+	free(h->osrelease);
+	free(h->version);
+	free(h->arch);
+	free(h->cpudesc);
+	free(h->cpuid);
+	free(h->cmdline);
+	if (r->zd)
+		ZSTD_freeDStream(r->zd);
+	free(r->dbuf);
+	free(r->cc);
+	free(r->str);
+	free(r->path);
+	free(r);
+}

@@ -1,0 +1,268 @@
+/* perfdata: a streaming reader of perf.data, file and pipe mode.
+ *
+ * Spec: tools/perf/Documentation/perf.data-file-format.txt in the Linux tree; record
+ * layouts in include/uapi/linux/perf_event.h. See ../shared/FORMATS.md for the traps.
+ *
+ * Reads every variant perf writes: file mode (PERFILE2) and pipe mode, both byte
+ * orders, data.size == 0 (perf killed), zstd-compressed records (COMPRESSED and
+ * COMPRESSED2), and the directory `perf record --threads` writes (perf.data/data plus
+ * data.N). Records come out converted to host byte order.
+ */
+#ifndef PERFCONV_PERFDATA_H
+#define PERFCONV_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/diag.h"
+
+/* PERF_RECORD_* numbers the rest of the program cares about. */
+enum {
+	PERF_REC_MMAP = 1,
+	PERF_REC_LOST = 2,
+	PERF_REC_COMM = 3,
+	PERF_REC_EXIT = 4,
+	PERF_REC_THROTTLE = 5,
+	PERF_REC_UNTHROTTLE = 6,
+	PERF_REC_FORK = 7,
+	PERF_REC_READ = 8,
+	PERF_REC_SAMPLE = 9,
+	PERF_REC_MMAP2 = 10,
+	PERF_REC_AUX = 11,
+	PERF_REC_ITRACE_START = 12,
+	PERF_REC_LOST_SAMPLES = 13,
+	PERF_REC_SWITCH = 14,
+	PERF_REC_SWITCH_CPU_WIDE = 15,
+	PERF_REC_NAMESPACES = 16,
+	PERF_REC_KSYMBOL = 17,
+	PERF_REC_BPF_EVENT = 18,
+	PERF_REC_CGROUP = 19,
+	PERF_REC_TEXT_POKE = 20,
+	PERF_REC_AUX_OUTPUT_HW_ID = 21,
+	/* user (perf tool) records */
+	PERF_REC_HEADER_ATTR = 64,
+	PERF_REC_HEADER_EVENT_TYPE = 65,
+	PERF_REC_HEADER_TRACING_DATA = 66,
+	PERF_REC_HEADER_BUILD_ID = 67,
+	PERF_REC_FINISHED_ROUND = 68,
+	PERF_REC_ID_INDEX = 69,
+	PERF_REC_AUXTRACE_INFO = 70,
+	PERF_REC_AUXTRACE = 71,
+	PERF_REC_AUXTRACE_ERROR = 72,
+	PERF_REC_THREAD_MAP = 73,
+	PERF_REC_CPU_MAP = 74,
+	PERF_REC_STAT_CONFIG = 75,
+	PERF_REC_STAT = 76,
+	PERF_REC_STAT_ROUND = 77,
+	PERF_REC_EVENT_UPDATE = 78,
+	PERF_REC_TIME_CONV = 79,
+	PERF_REC_HEADER_FEATURE = 80,
+	PERF_REC_COMPRESSED = 81,
+	PERF_REC_FINISHED_INIT = 82,
+	PERF_REC_COMPRESSED2 = 83,
+};
+
+/* cpumode: header.misc & 7 */
+enum {
+	PERF_CPUMODE_UNKNOWN = 0,
+	PERF_CPUMODE_KERNEL = 1,
+	PERF_CPUMODE_USER = 2,
+	PERF_CPUMODE_HYPERVISOR = 3,
+	PERF_CPUMODE_GUEST_KERNEL = 4,
+	PERF_CPUMODE_GUEST_USER = 5,
+};
+
+/* Callchain context markers: entries >= PERF_CONTEXT_MAX_MARKER are not addresses. */
+#define PERF_CONTEXT_HV ((uint64_t)-32)
+#define PERF_CONTEXT_KERNEL ((uint64_t)-128)
+#define PERF_CONTEXT_USER ((uint64_t)-512)
+#define PERF_CONTEXT_GUEST ((uint64_t)-2048)
+#define PERF_CONTEXT_GUEST_KERNEL ((uint64_t)-2176)
+#define PERF_CONTEXT_GUEST_USER ((uint64_t)-2560)
+#define PERF_CONTEXT_MAX_MARKER ((uint64_t)-4095)
+
+#define PERF_BUILD_ID_MAX 20
+
+/* One event (perf_event_attr) of the recording, with its name and sample ids. */
+struct perf_event_desc {
+	uint32_t type;          /* PERF_TYPE_* */
+	uint64_t config;
+	uint64_t sample_period; /* period, or frequency when `freq` */
+	uint64_t sample_type;   /* PERF_SAMPLE_* bits */
+	uint64_t read_format;
+	uint64_t sample_regs_user;
+	uint32_t sample_stack_user;
+	uint64_t sample_regs_intr;
+	uint64_t branch_sample_type;
+	uint32_t clockid;
+	unsigned freq : 1, sample_id_all : 1, use_clockid : 1, exclude_kernel : 1,
+		exclude_user : 1;
+	char *name;             /* "cpu-clock", "cycles:u", ...; never NULL once the
+				   header is read (synthesized from type/config when the
+				   recording names none) */
+	uint64_t *ids;          /* sample ids that select this event */
+	size_t nids;
+};
+
+/* A file that the recording names with its build id (feature BUILD_ID, or
+ * HEADER_BUILD_ID records in pipe mode). */
+struct perf_build_id {
+	int32_t pid;            /* -1 for the kernel and modules */
+	uint16_t misc;          /* cpumode of the file */
+	uint8_t id[PERF_BUILD_ID_MAX];
+	uint8_t id_size;
+	char *filename;
+};
+
+/* What the header and its features say. Strings are NULL when absent. */
+struct perf_header_info {
+	int pipe_mode;
+	int swapped;            /* the file was written in the other byte order */
+	int directory;          /* `perf record --threads` directory */
+	char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
+	char *cmdline;          /* argv joined with spaces */
+	uint32_t nr_cpus_online, nr_cpus_avail;
+	int has_clockid;
+	uint64_t clockid_res_ns;
+	int has_clock_data;     /* feature CLOCK_DATA */
+	uint32_t clock_data_clockid;
+	uint64_t clock_data_wall_ns;  /* wall clock at ... */
+	uint64_t clock_data_clock_ns; /* ... this reading of the recording's clock */
+	int has_sample_time;
+	uint64_t first_sample_time, last_sample_time;
+	struct perf_build_id *build_ids;
+	size_t nbuild_ids;
+	uint64_t data_offset, data_size; /* file mode: the data section */
+};
+
+/* Identity fields of a sample, and of a non-sample record's sample_id_all trailer. */
+struct perf_sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t id, stream_id;
+	uint32_t cpu;
+	unsigned has_tid : 1, has_time : 1, has_id : 1, has_cpu : 1;
+};
+
+struct perf_sample {
+	uint64_t ip;
+	uint64_t addr;
+	uint64_t period;        /* the attr's period when the sample carries none */
+	uint64_t weight;        /* WEIGHT or WEIGHT_STRUCT var1 */
+	uint64_t data_src, transaction, phys_addr, cgroup;
+	const uint64_t *callchain; /* borrowed; host byte order; includes context markers */
+	uint64_t nr_callchain;
+	const void *raw;        /* borrowed, RAW bytes as written */
+	uint32_t raw_size;
+	uint64_t nr_branches;
+	int has_period, has_callchain, has_addr, has_weight;
+};
+
+struct perf_mmap_rec {          /* MMAP and MMAP2 */
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min, prot, flags;
+	uint64_t ino, ino_generation;
+	uint8_t build_id[PERF_BUILD_ID_MAX]; /* MMAP2 with misc bit 14 */
+	uint8_t build_id_size;
+	int has_build_id;
+	int executable;         /* not PERF_RECORD_MISC_MMAP_DATA (misc bit 13) */
+	const char *filename;   /* borrowed */
+};
+
+struct perf_comm_rec {
+	uint32_t pid, tid;
+	int exec;               /* misc bit 13: the process called exec */
+	const char *comm;       /* borrowed */
+};
+
+struct perf_fork_rec {          /* FORK and EXIT */
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct perf_lost_rec {
+	uint64_t id, lost;      /* LOST: id and count; LOST_SAMPLES: lost only */
+};
+
+struct perf_ksymbol_rec {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t ksym_type;
+	uint16_t flags;         /* bit 0: unregister */
+	const char *name;       /* borrowed */
+};
+
+struct perf_record {
+	uint32_t type;          /* PERF_REC_* */
+	uint16_t misc;
+	uint16_t size;
+	uint64_t offset;        /* file offset of the record (for a record inside a
+				   COMPRESSED one: the offset of that COMPRESSED record) */
+	const char *file;       /* which file of a --threads directory it came from */
+	int event;              /* index of its event, -1 when unknown */
+	int cpumode;            /* misc & 7 */
+	struct perf_sample_id sid; /* sample identity, or the sample_id_all trailer */
+	union {
+		struct perf_sample sample;
+		struct perf_mmap_rec mmap;
+		struct perf_comm_rec comm;
+		struct perf_fork_rec fork;
+		struct perf_lost_rec lost;
+		struct perf_ksymbol_rec ksymbol;
+	} u;
+	const void *raw;        /* borrowed: the record's bytes as in the file */
+};
+
+/* What the reader skipped or could not read, for the closing summary. */
+struct perf_reader_stats {
+	uint64_t records;          /* records returned */
+	uint64_t samples;
+	uint64_t skipped_unknown;  /* unknown record types, skipped by size */
+	uint64_t skipped_bad;      /* damaged records skipped */
+	uint64_t lost_events;      /* sum of LOST */
+	uint64_t lost_samples;     /* sum of LOST_SAMPLES */
+	uint64_t truncated_bytes;  /* bytes after the cut of a truncated data section */
+	uint64_t compressed_records;
+};
+
+struct perf_reader;
+
+/*
+ * Open a recording. `path` is a perf.data file, a `perf record --threads`
+ * directory, or "-" for standard input (a pipe is spooled to an unlinked temporary
+ * file so that it can be read twice). Reads the header, attrs and features (for
+ * pipe mode: all the header records, scanning the whole stream once).
+ * Returns NULL after reporting one error line through `d`.
+ */
+struct perf_reader *perf_reader_open(const char *path, struct diag *d);
+
+/* The same over bytes in memory (fuzzing, tests). `name` is used in messages.
+ * The buffer must outlive the reader. */
+struct perf_reader *perf_reader_open_mem(const void *buf, size_t len, const char *name,
+					 struct diag *d);
+
+/*
+ * The next record: 1 and *rec filled, 0 at the end, -1 on an error already
+ * reported through the diag. Pointers inside *rec are borrowed until the next
+ * call. Damage that can be skipped is warned about, counted in the stats and
+ * skipped; a data section cut short ends the stream with a warning naming the
+ * offset and the bytes lost (0, not -1). Records inside COMPRESSED records come out
+ * as ordinary records. Header-only records (attrs, features, event types, build
+ * ids, FINISHED_INIT, COMPRESSED) are consumed, not returned.
+ */
+int perf_reader_next(struct perf_reader *r, struct perf_record *rec);
+
+/* Start again from the first record (for a second pass). */
+void perf_reader_rewind(struct perf_reader *r);
+
+const struct perf_header_info *perf_reader_header(const struct perf_reader *r);
+size_t perf_reader_nevents(const struct perf_reader *r);
+const struct perf_event_desc *perf_reader_event(const struct perf_reader *r, size_t i);
+const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r);
+const char *perf_reader_path(const struct perf_reader *r);
+
+/* NULL-safe. */
+void perf_reader_close(struct perf_reader *r);
+
+#endif

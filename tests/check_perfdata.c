@@ -1,0 +1,914 @@
+/* check_perfdata: unit tests of the perf.data reader on committed recordings and
+ * synthetic files (both byte orders, every sample field, compressed records). */
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "formats/perfdata.h"
+
+static char path_buf[4096];
+
+static const char *top_path(const char *rel)
+{
+	const char *top = getenv("PERFCONV_TOP");
+
+	snprintf(path_buf, sizeof(path_buf), "%s/%s", top ? top : ".", rel);
+	return path_buf;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(n ? (size_t)n : 1);
+	ck_assert(buf != NULL);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* A diag that writes into a file the test can read back. */
+struct cap {
+	struct diag d;
+	FILE *f;
+	char text[8192];
+};
+
+static void cap_init(struct cap *c)
+{
+	diag_init(&c->d);
+	c->f = tmpfile();
+	ck_assert(c->f != NULL);
+	c->d.out = c->f;
+	c->text[0] = 0;
+}
+
+static const char *cap_text(struct cap *c)
+{
+	size_t n;
+
+	fflush(c->f);
+	rewind(c->f);
+	n = fread(c->text, 1, sizeof(c->text) - 1, c->f);
+	c->text[n] = 0;
+	return c->text;
+}
+
+static void cap_release(struct cap *c)
+{
+	fclose(c->f);
+}
+
+struct counts {
+	uint64_t records, samples, per_event[4], mmaps, comms;
+	int ret;
+};
+
+static struct counts count_all(struct perf_reader *r)
+{
+	struct counts c;
+	struct perf_record rec;
+
+	memset(&c, 0, sizeof(c));
+	while ((c.ret = perf_reader_next(r, &rec)) == 1) {
+		c.records++;
+		if (rec.type == PERF_REC_SAMPLE) {
+			c.samples++;
+			if (rec.event >= 0 && rec.event < 4)
+				c.per_event[rec.event]++;
+		}
+		if (rec.type == PERF_REC_MMAP || rec.type == PERF_REC_MMAP2)
+			c.mmaps++;
+		if (rec.type == PERF_REC_COMM)
+			c.comms++;
+	}
+	return c;
+}
+
+/* ---- committed recordings ---- */
+
+START_TEST(test_file_two_events)
+{
+	struct cap c;
+	struct perf_reader *r;
+	struct perf_record rec;
+	const struct perf_header_info *h;
+	struct counts n;
+	int found = 0;
+
+	cap_init(&c);
+	r = perf_reader_open(top_path("tests/corpus/perfdata/file-two-events.data"), &c.d);
+	ck_assert(r != NULL);
+	h = perf_reader_header(r);
+	ck_assert_int_eq(h->pipe_mode, 0);
+	ck_assert_int_eq(h->swapped, 0);
+	ck_assert_str_eq(h->version, "6.1.187");
+	ck_assert_str_eq(h->arch, "x86_64");
+	ck_assert_ptr_nonnull(strstr(h->cmdline, "record -g -e cpu-clock,page-faults"));
+	ck_assert_uint_eq(h->nr_cpus_online, 2);
+	ck_assert_int_eq(h->has_sample_time, 1);
+	ck_assert_uint_eq(h->first_sample_time, 5966743784683ULL);
+	ck_assert_uint_gt(h->nbuild_ids, 0);
+	ck_assert_uint_eq(perf_reader_nevents(r), 2);
+	ck_assert_str_eq(perf_reader_event(r, 0)->name, "cpu-clock");
+	ck_assert_str_eq(perf_reader_event(r, 1)->name, "page-faults");
+
+	/* the first sample: a page fault, 10 frames, kernel then user */
+	while (perf_reader_next(r, &rec) == 1)
+		if (rec.type == PERF_REC_SAMPLE) {
+			found = 1;
+			break;
+		}
+	ck_assert(found);
+	ck_assert_uint_eq(rec.offset, 0x408);
+	ck_assert_int_eq(rec.event, 1);
+	ck_assert_uint_eq(rec.sid.pid, 3946);
+	ck_assert_uint_eq(rec.sid.tid, 3946);
+	ck_assert_uint_eq(rec.sid.time, 5966743784683ULL);
+	ck_assert_uint_eq(rec.u.sample.ip, 0xffffffff817554eaULL);
+	ck_assert_uint_eq(rec.u.sample.period, 1);
+	ck_assert_uint_eq(rec.u.sample.nr_callchain, 10);
+	ck_assert_uint_eq(rec.u.sample.callchain[0], PERF_CONTEXT_KERNEL);
+	ck_assert_uint_eq(rec.u.sample.callchain[2], 0xffffffff81755b8aULL);
+	ck_assert_uint_eq(rec.u.sample.callchain[8], PERF_CONTEXT_USER);
+	ck_assert_uint_eq(rec.u.sample.callchain[9], 0x7f170a8f2ad7ULL);
+
+	perf_reader_rewind(r);
+	n = count_all(r);
+	ck_assert_int_eq(n.ret, 0);
+	ck_assert_uint_eq(n.samples, 16);
+	ck_assert_uint_eq(n.records, 28);
+	ck_assert_uint_eq(n.per_event[0] + n.per_event[1], 16);
+	ck_assert_uint_gt(n.per_event[1], 0);
+	ck_assert_uint_eq(perf_reader_stats(r)->samples, 16);
+	ck_assert_uint_eq(c.d.nwarnings + c.d.nerrors, 0);
+	perf_reader_close(r);
+	cap_release(&c);
+}
+END_TEST
+
+static void check_pipe_g(struct perf_reader *r)
+{
+	struct perf_record rec;
+	int comm_exec = 0, samples = 0;
+
+	ck_assert_int_eq(perf_reader_header(r)->pipe_mode, 1);
+	ck_assert_str_eq(perf_reader_header(r)->hostname, "vm");
+	ck_assert_uint_eq(perf_reader_nevents(r), 1);
+	ck_assert_str_eq(perf_reader_event(r, 0)->name, "cpu-clock:pppH");
+	while (perf_reader_next(r, &rec) == 1) {
+		if (rec.type == PERF_REC_COMM && rec.u.comm.exec) {
+			ck_assert_str_eq(rec.u.comm.comm, "sleep");
+			ck_assert_uint_eq(rec.u.comm.pid, 3953);
+			comm_exec++;
+		}
+		if (rec.type == PERF_REC_SAMPLE) {
+			if (!samples) {
+				ck_assert_uint_eq(rec.offset, 0xcdc);
+				ck_assert_uint_eq(rec.sid.time, 5968901758868ULL);
+				ck_assert_uint_eq(rec.u.sample.nr_callchain, 3);
+				ck_assert_uint_eq(rec.u.sample.callchain[1], 0x7f94109340afULL);
+			}
+			samples++;
+		}
+	}
+	ck_assert_int_eq(comm_exec, 1);
+	ck_assert_int_eq(samples, 5);
+}
+
+START_TEST(test_pipe_mem)
+{
+	struct diag d;
+	size_t len;
+	uint8_t *buf = slurp(top_path("tests/corpus/perfdata/pipe-g.data"), &len);
+	struct perf_reader *r;
+
+	diag_init(&d);
+	r = perf_reader_open_mem(buf, len, "pipe.data", &d);
+	ck_assert(r != NULL);
+	check_pipe_g(r);
+	perf_reader_rewind(r);
+	check_pipe_g(r);
+	perf_reader_close(r);
+	free(buf);
+}
+END_TEST
+
+/* `perf record -o - | perfconv -i -`: stdin is a pipe that cannot seek. */
+START_TEST(test_pipe_stdin)
+{
+	struct diag d;
+	size_t len;
+	uint8_t *buf = slurp(top_path("tests/corpus/perfdata/pipe-g.data"), &len);
+	struct perf_reader *r;
+	int fds[2];
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		size_t off = 0;
+
+		close(fds[0]);
+		while (off < len) {
+			ssize_t w = write(fds[1], buf + off, len - off > 100 ? 100 : len - off);
+
+			if (w <= 0)
+				_exit(1);
+			off += (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+	close(fds[0]);
+	diag_init(&d);
+	r = perf_reader_open("-", &d);
+	ck_assert(r != NULL);
+	check_pipe_g(r);
+	perf_reader_close(r);
+	waitpid(pid, NULL, 0);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_compressed)
+{
+	struct diag d;
+	struct perf_reader *r;
+	struct counts n;
+
+	diag_init(&d);
+	r = perf_reader_open(top_path("tests/corpus/perfdata/file-z.data"), &d);
+	ck_assert(r != NULL);
+	n = count_all(r);
+	ck_assert_int_eq(n.ret, 0);
+	ck_assert_uint_eq(n.samples, 5430);
+	ck_assert_uint_eq(perf_reader_stats(r)->compressed_records, 5);
+	perf_reader_close(r);
+
+	r = perf_reader_open(top_path("tests/corpus/perfdata/pipe-z-two-events.data"), &d);
+	ck_assert(r != NULL);
+	ck_assert_str_eq(perf_reader_event(r, 1)->name, "page-faults");
+	n = count_all(r);
+	ck_assert_int_eq(n.ret, 0);
+	ck_assert_uint_eq(n.samples, 362);
+	ck_assert_uint_gt(n.per_event[0], 0);
+	ck_assert_uint_gt(n.per_event[1], 0);
+	ck_assert_uint_eq(perf_reader_stats(r)->compressed_records, 2);
+	perf_reader_close(r);
+	ck_assert_uint_eq(d.nerrors + d.nwarnings, 0);
+}
+END_TEST
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t len;
+	uint8_t *buf = slurp(from, &len);
+	FILE *f = fopen(to, "wb");
+
+	ck_assert(f != NULL);
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	fclose(f);
+	free(buf);
+}
+
+START_TEST(test_threads_dir)
+{
+	char dir[] = "/tmp/check_perfdata.XXXXXX", p[4200];
+	const char *const parts[][2] = {
+		{ "tests/corpus/perfdata/threads-data", "data" },
+		{ "tests/corpus/perfdata/threads-data.0", "data.0" },
+		{ "tests/corpus/perfdata/threads-data.1", "data.1" },
+	};
+	struct diag d;
+	struct perf_reader *r;
+	struct perf_record rec;
+	int samples = 0;
+	size_t i;
+
+	ck_assert(mkdtemp(dir) != NULL);
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, parts[i][1]);
+		copy_file(top_path(parts[i][0]), p);
+	}
+	diag_init(&d);
+	r = perf_reader_open(dir, &d);
+	ck_assert(r != NULL);
+	ck_assert_int_eq(perf_reader_header(r)->directory, 1);
+	while (perf_reader_next(r, &rec) == 1)
+		if (rec.type == PERF_REC_SAMPLE) {
+			samples++;
+			ck_assert_ptr_nonnull(strstr(rec.file, "/data.1"));
+		}
+	ck_assert_int_eq(samples, 4);
+	ck_assert_uint_eq(d.nerrors + d.nwarnings, 0);
+	perf_reader_close(r);
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, parts[i][1]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_identifier_raw_dwarf)
+{
+	struct diag d;
+	struct perf_reader *r;
+	struct perf_record rec;
+	struct counts n;
+	int raw = 0;
+
+	diag_init(&d);
+	r = perf_reader_open(top_path("tests/corpus/perfdata/file-identifier.data"), &d);
+	ck_assert(r != NULL);
+	ck_assert_str_eq(perf_reader_event(r, 0)->name, "cpu-clock");
+	ck_assert_str_eq(perf_reader_event(r, 1)->name, "task-clock");
+	n = count_all(r);
+	ck_assert_uint_eq(n.samples, 740);
+	ck_assert_uint_gt(n.per_event[0], 0);
+	ck_assert_uint_gt(n.per_event[1], 0);
+	perf_reader_close(r);
+
+	r = perf_reader_open(top_path("tests/corpus/perfdata/file-tracepoint-raw.data"), &d);
+	ck_assert(r != NULL);
+	ck_assert_str_eq(perf_reader_event(r, 0)->name, "sched:sched_switch");
+	while (perf_reader_next(r, &rec) == 1)
+		if (rec.type == PERF_REC_SAMPLE && rec.u.sample.raw_size >= 8)
+			raw++;
+	ck_assert_int_eq(raw, 198);
+	perf_reader_close(r);
+
+	r = perf_reader_open(top_path("tests/corpus/perfdata/file-dwarf.data"), &d);
+	ck_assert(r != NULL);
+	n = count_all(r);
+	ck_assert_uint_eq(n.samples, 274);
+	ck_assert_uint_eq(perf_reader_stats(r)->skipped_bad, 0);
+	perf_reader_close(r);
+
+	r = perf_reader_open(top_path("tests/corpus/perfdata/pipe-tracepoint.data"), &d);
+	ck_assert(r != NULL);
+	n = count_all(r);
+	ck_assert_uint_eq(n.samples, 78);
+	perf_reader_close(r);
+	ck_assert_uint_eq(d.nerrors + d.nwarnings, 0);
+}
+END_TEST
+
+/* perf killed: data.size is 0, no features; every record up to the end is read. */
+START_TEST(test_killed)
+{
+	struct cap c;
+	struct perf_reader *r;
+	struct counts n;
+
+	cap_init(&c);
+	r = perf_reader_open(top_path("tests/corpus/perfdata/killed-synth.data"), &c.d);
+	ck_assert(r != NULL);
+	n = count_all(r);
+	ck_assert_int_eq(n.ret, 0);
+	ck_assert_uint_eq(n.samples, 16);
+	ck_assert_ptr_nonnull(strstr(cap_text(&c), "data size is 0"));
+	perf_reader_close(r);
+
+	r = perf_reader_open(top_path("tests/corpus/perfdata/killed-real.data"), &c.d);
+	ck_assert(r != NULL);
+	n = count_all(r);
+	ck_assert_int_eq(n.ret, 0);
+	ck_assert_uint_eq(n.records, 5);
+	perf_reader_close(r);
+	cap_release(&c);
+}
+END_TEST
+
+/* Cut the data section inside a record: everything before it, one warning. */
+START_TEST(test_cut_data)
+{
+	size_t len, nrec = 0, i;
+	uint8_t *buf = slurp(top_path("tests/corpus/perfdata/file-two-events.data"), &len);
+	uint64_t offs[64], sizes[64], cut;
+	struct perf_record rec;
+	struct perf_reader *r;
+	struct counts n;
+	struct cap c;
+	char want[256];
+
+	cap_init(&c);
+	r = perf_reader_open_mem(buf, len, "x.data", &c.d);
+	ck_assert(r != NULL);
+	while (perf_reader_next(r, &rec) == 1 && nrec < 64) {
+		offs[nrec] = rec.offset;
+		sizes[nrec++] = rec.size;
+	}
+	perf_reader_close(r);
+	i = nrec / 2;
+	cut = offs[i] + 10;
+
+	r = perf_reader_open_mem(buf, (size_t)cut, "x.data", &c.d);
+	ck_assert(r != NULL);
+	n = count_all(r);
+	ck_assert_int_eq(n.ret, 0);
+	ck_assert_uint_eq(n.records, i);
+	snprintf(want, sizeof(want), "x.data: offset 0x%llx: warning: data section cut short: "
+		 "%llu bytes of a %llu-byte record missing, reading stops here",
+		 (unsigned long long)offs[i], (unsigned long long)(sizes[i] - 10),
+		 (unsigned long long)sizes[i]);
+	ck_assert_ptr_nonnull(strstr(cap_text(&c), want));
+	ck_assert_uint_gt(perf_reader_stats(r)->truncated_bytes, 0);
+
+	/* a second pass reads the same and does not warn again */
+	c.d.nwarnings = 0;
+	perf_reader_rewind(r);
+	n = count_all(r);
+	ck_assert_uint_eq(n.records, i);
+	ck_assert_uint_eq(c.d.nwarnings, 0);
+	perf_reader_close(r);
+	cap_release(&c);
+	free(buf);
+}
+END_TEST
+
+/* Each tests/bad/NAME.data yields the error in NAME.expect (cut-data: a warning). */
+START_TEST(test_bad_inputs)
+{
+	char dirp[4096], p[4400], expect[512];
+	DIR *dh;
+	struct dirent *de;
+	int cases = 0;
+
+	snprintf(dirp, sizeof(dirp), "%s", top_path("tests/bad"));
+	dh = opendir(dirp);
+	ck_assert(dh != NULL);
+	while ((de = readdir(dh))) {
+		size_t l = strlen(de->d_name);
+		struct perf_reader *r;
+		struct cap c;
+		FILE *f;
+		int ret = 0;
+
+		if (l < 8 || strcmp(de->d_name + l - 7, ".expect"))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dirp, de->d_name);
+		f = fopen(p, "r");
+		ck_assert(f != NULL);
+		ck_assert(fgets(expect, sizeof(expect), f) != NULL);
+		fclose(f);
+		expect[strcspn(expect, "\n")] = 0;
+		snprintf(p + strlen(p) - 7, 8, ".data");
+
+		cap_init(&c);
+		r = perf_reader_open(p, &c.d);
+		if (r) {
+			ret = count_all(r).ret;
+			perf_reader_close(r);
+		}
+		if (strncmp(de->d_name, "cut-data", 8) == 0) {
+			ck_assert_msg(r != NULL && ret == 0, "%s: want a clean end", p);
+			ck_assert_uint_eq(c.d.nerrors, 0);
+		} else {
+			ck_assert_msg(r == NULL || ret == -1, "%s: no error", p);
+			ck_assert_uint_eq(c.d.nerrors, 1);
+			ck_assert_msg(strstr(c.d.last_error, expect) != NULL,
+				      "%s: got '%s', want '%s'", p, c.d.last_error, expect);
+		}
+		ck_assert_msg(strstr(cap_text(&c), expect) != NULL, "%s: output '%s' lacks '%s'",
+			      p, c.text, expect);
+		cap_release(&c);
+		cases++;
+	}
+	closedir(dh);
+	ck_assert_int_ge(cases, 6);
+}
+END_TEST
+
+/* ---- synthetic files ---- */
+
+/* PERFCONV_SYNTH_OUT=DIR writes the synthetic files there, as fuzzing seeds. */
+static void save_synth(const char *name, const void *p, size_t len)
+{
+	const char *dir = getenv("PERFCONV_SYNTH_OUT");
+	char path[4096];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	ck_assert(f != NULL);
+	ck_assert_uint_eq(fwrite(p, 1, len, f), len);
+	fclose(f);
+}
+
+struct buf {
+	uint8_t p[8192];
+	size_t len;
+	int be;
+};
+
+static void put(struct buf *b, const void *src, size_t n)
+{
+	ck_assert(b->len + n <= sizeof(b->p));
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static void putn(struct buf *b, uint64_t v, int bytes)
+{
+	uint8_t x[8];
+	int i;
+
+	for (i = 0; i < bytes; i++)
+		x[b->be ? bytes - 1 - i : i] = (uint8_t)(v >> (8 * i));
+	put(b, x, (size_t)bytes);
+}
+
+static void p16(struct buf *b, uint64_t v) { putn(b, v, 2); }
+static void p32(struct buf *b, uint64_t v) { putn(b, v, 4); }
+static void p64(struct buf *b, uint64_t v) { putn(b, v, 8); }
+
+static void patch64(struct buf *b, size_t off, uint64_t v)
+{
+	size_t save = b->len;
+
+	b->len = off;
+	p64(b, v);
+	b->len = save;
+}
+
+static void patch16(struct buf *b, size_t off, uint64_t v)
+{
+	size_t save = b->len;
+
+	b->len = off;
+	p16(b, v);
+	b->len = save;
+}
+
+static size_t rec_begin(struct buf *b, uint32_t type, uint16_t misc)
+{
+	size_t at = b->len;
+
+	p32(b, type);
+	p16(b, misc);
+	p16(b, 0);
+	return at;
+}
+
+static void rec_end(struct buf *b, size_t at)
+{
+	patch16(b, at + 6, b->len - at);
+}
+
+#define ST_ALL ((1ULL << 16) | 1 | 2 | 4 | 8 | 0x40 | 0x200 | 0x80 | 0x100 | 0x10 | 0x20 | \
+		0x400 | 0x800 | 0x1000 | 0x2000 | (1ULL << 24) | 0x8000 | (1ULL << 17) | \
+		(1ULL << 18) | (1ULL << 19) | (1ULL << 21) | (1ULL << 22) | (1ULL << 23) | \
+		(1ULL << 20))
+
+static void put_trailer(struct buf *b, uint64_t id)
+{
+	p32(b, 100); p32(b, 101);   /* TID */
+	p64(b, 5000);               /* TIME */
+	p64(b, id);                 /* ID */
+	p64(b, 55);                 /* STREAM_ID */
+	p32(b, 3); p32(b, 0);       /* CPU */
+	p64(b, id);                 /* IDENTIFIER */
+}
+
+/* A sample with every field; `nr_cc` overrides the callchain length to damage it. */
+static void put_sample(struct buf *b, uint64_t id, uint64_t nr_cc)
+{
+	size_t at = rec_begin(b, PERF_REC_SAMPLE, 2);
+
+	p64(b, id);                         /* IDENTIFIER */
+	p64(b, 0x401000);                   /* IP */
+	p32(b, 100); p32(b, 101);           /* TID */
+	p64(b, 123456789);                  /* TIME */
+	p64(b, 0xdead0000);                 /* ADDR */
+	p64(b, id);                         /* ID */
+	p64(b, 55);                         /* STREAM_ID */
+	p32(b, 3); p32(b, 0);               /* CPU */
+	p64(b, 1000);                       /* PERIOD */
+	p64(b, 2); p64(b, 10); p64(b, 9);   /* READ: group of 2, enabled, running */
+	p64(b, 1); p64(b, 7); p64(b, 0);
+	p64(b, 2); p64(b, 8); p64(b, 0);
+	p64(b, nr_cc);                      /* CALLCHAIN */
+	p64(b, PERF_CONTEXT_USER); p64(b, 0x401000); p64(b, 0x402000);
+	p32(b, 12); put(b, "rawdata12345", 12);   /* RAW */
+	p64(b, 1); p64(b, 5);               /* BRANCH_STACK, hw_idx */
+	p64(b, 0x1); p64(b, 0x2); p64(b, 0x3);
+	p64(b, 2); p64(b, 11); p64(b, 12); p64(b, 13); /* REGS_USER: abi, 3 regs */
+	p64(b, 16); put(b, "stackstackstack!", 16); p64(b, 8); /* STACK_USER */
+	p32(b, 77); p16(b, 3); p16(b, 4);   /* WEIGHT_STRUCT */
+	p64(b, 0x1234);                     /* DATA_SRC */
+	p64(b, 0x5);                        /* TRANSACTION */
+	p64(b, 0);                          /* REGS_INTR: abi 0, no regs */
+	p64(b, 0xabc000);                   /* PHYS_ADDR */
+	p64(b, 42);                         /* CGROUP */
+	p64(b, 4096);                       /* DATA_PAGE_SIZE */
+	p64(b, 4096);                       /* CODE_PAGE_SIZE */
+	p64(b, 8); put(b, "auxdata!", 8);   /* AUX */
+	rec_end(b, at);
+}
+
+static void put_attr(struct buf *b, uint64_t config, size_t ids_off)
+{
+	uint8_t bits[8] = { 0 };
+	const unsigned flags[] = { 5, 6, 18 }; /* exclude_kernel, _hv, sample_id_all */
+	size_t i;
+
+	p32(b, 1);          /* type: software */
+	p32(b, 104);        /* size: VER4 */
+	p64(b, config);
+	p64(b, 4000);       /* sample_period */
+	p64(b, ST_ALL);
+	p64(b, 0x1f);       /* read_format: all */
+	for (i = 0; i < 3; i++)   /* a C bitfield, not a number */
+		bits[flags[i] / 8] |= b->be ? 0x80 >> (flags[i] % 8) : 1 << (flags[i] % 8);
+	put(b, bits, 8);
+	p32(b, 0); p32(b, 0); p64(b, 0); p64(b, 0);
+	p64(b, 1ULL << 17); /* branch_sample_type: HW_INDEX */
+	p64(b, 0xb);        /* sample_regs_user: 3 registers */
+	p32(b, 16);         /* sample_stack_user */
+	p32(b, 0);          /* clockid */
+	p64(b, 0x3);        /* sample_regs_intr */
+	p64(b, ids_off);
+	p64(b, 8);
+}
+
+/* A file-mode recording of two events (ids 7 and 8) with `records` as its data. */
+static void build_file(struct buf *b, int be, void (*records)(struct buf *))
+{
+	size_t data_at;
+
+	memset(b, 0, sizeof(*b));
+	b->be = be;
+	p64(b, 0x32454c4946524550ULL); /* PERFILE2 */
+	p64(b, 104);
+	p64(b, 120);                  /* attr_size */
+	p64(b, 104); p64(b, 240);     /* attrs */
+	p64(b, 0); p64(b, 0);         /* data, patched */
+	p64(b, 0); p64(b, 0);         /* event_types */
+	p64(b, 0); p64(b, 0); p64(b, 0); p64(b, 0); /* no features */
+	put_attr(b, 0, 344);
+	put_attr(b, 1, 352);
+	p64(b, 7);
+	p64(b, 8);
+	data_at = b->len;
+	records(b);
+	patch64(b, 40, data_at);
+	patch64(b, 48, b->len - data_at);
+}
+
+static void synth_records(struct buf *b)
+{
+	size_t at;
+
+	at = rec_begin(b, PERF_REC_COMM, 1 << 13);
+	p32(b, 100); p32(b, 101);
+	put(b, "synth\0\0\0", 8);
+	put_trailer(b, 7);
+	rec_end(b, at);
+
+	at = rec_begin(b, PERF_REC_MMAP2, 2 | (1 << 14));
+	p32(b, 100); p32(b, 101);
+	p64(b, 0x400000); p64(b, 0x10000); p64(b, 0);
+	put(b, "\x14\0\0\0\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14", 24);
+	p32(b, 5); p32(b, 2);
+	put(b, "/bin/app\0\0\0\0\0\0\0\0", 16);
+	put_trailer(b, 8);
+	rec_end(b, at);
+
+	put_sample(b, 8, 3);
+	put_sample(b, 7, 1000);   /* callchain overruns the record: skipped */
+
+	at = rec_begin(b, PERF_REC_MMAP2, 2);   /* too small for an MMAP2: skipped */
+	p64(b, 0); p64(b, 0);
+	rec_end(b, at);
+
+	at = rec_begin(b, PERF_REC_FORK, 0);
+	p32(b, 100); p32(b, 100); p32(b, 102); p32(b, 101); p64(b, 4999);
+	put_trailer(b, 7);
+	rec_end(b, at);
+
+	at = rec_begin(b, PERF_REC_FINISHED_ROUND, 0);
+	rec_end(b, at);
+}
+
+static void check_synth(struct perf_reader *r, struct cap *c)
+{
+	struct perf_record rec;
+	const struct perf_sample *s = &rec.u.sample;
+
+	ck_assert_uint_eq(perf_reader_nevents(r), 2);
+	ck_assert_str_eq(perf_reader_event(r, 0)->name, "cpu-clock:u");
+	ck_assert_str_eq(perf_reader_event(r, 1)->name, "task-clock:u");
+	ck_assert_uint_eq(perf_reader_event(r, 1)->sample_regs_intr, 3);
+	ck_assert_int_eq(perf_reader_event(r, 0)->sample_id_all, 1);
+	ck_assert_int_eq(perf_reader_event(r, 0)->exclude_kernel, 1);
+
+	ck_assert_int_eq(perf_reader_next(r, &rec), 1);
+	ck_assert_uint_eq(rec.type, PERF_REC_COMM);
+	ck_assert_str_eq(rec.u.comm.comm, "synth");
+	ck_assert_int_eq(rec.u.comm.exec, 1);
+	ck_assert_uint_eq(rec.u.comm.tid, 101);
+	ck_assert_uint_eq(rec.sid.time, 5000);
+	ck_assert_uint_eq(rec.sid.cpu, 3);
+	ck_assert_int_eq(rec.event, 0);
+
+	ck_assert_int_eq(perf_reader_next(r, &rec), 1);
+	ck_assert_uint_eq(rec.type, PERF_REC_MMAP2);
+	ck_assert_int_eq(rec.event, 1);
+	ck_assert_int_eq(rec.u.mmap.has_build_id, 1);
+	ck_assert_uint_eq(rec.u.mmap.build_id_size, 20);
+	ck_assert_uint_eq(rec.u.mmap.build_id[19], 0x14);
+	ck_assert_uint_eq(rec.u.mmap.start, 0x400000);
+	ck_assert_uint_eq(rec.u.mmap.prot, 5);
+	ck_assert_str_eq(rec.u.mmap.filename, "/bin/app");
+
+	ck_assert_int_eq(perf_reader_next(r, &rec), 1);
+	ck_assert_uint_eq(rec.type, PERF_REC_SAMPLE);
+	ck_assert_int_eq(rec.event, 1);
+	ck_assert_uint_eq(s->ip, 0x401000);
+	ck_assert_uint_eq(rec.sid.pid, 100);
+	ck_assert_uint_eq(rec.sid.tid, 101);
+	ck_assert_uint_eq(rec.sid.time, 123456789);
+	ck_assert_uint_eq(rec.sid.id, 8);
+	ck_assert_uint_eq(rec.sid.stream_id, 55);
+	ck_assert_uint_eq(rec.sid.cpu, 3);
+	ck_assert_uint_eq(s->addr, 0xdead0000);
+	ck_assert_uint_eq(s->period, 1000);
+	ck_assert_uint_eq(s->nr_callchain, 3);
+	ck_assert_uint_eq(s->callchain[0], PERF_CONTEXT_USER);
+	ck_assert_uint_eq(s->callchain[2], 0x402000);
+	ck_assert_uint_eq(s->raw_size, 12);
+	ck_assert_int_eq(memcmp(s->raw, "rawdata12345", 12), 0);
+	ck_assert_uint_eq(s->nr_branches, 1);
+	ck_assert_uint_eq(s->weight, 77);
+	ck_assert_uint_eq(s->data_src, 0x1234);
+	ck_assert_uint_eq(s->transaction, 0x5);
+	ck_assert_uint_eq(s->phys_addr, 0xabc000);
+	ck_assert_uint_eq(s->cgroup, 42);
+
+	/* the damaged sample and MMAP2 are skipped with a warning each */
+	ck_assert_int_eq(perf_reader_next(r, &rec), 1);
+	ck_assert_uint_eq(rec.type, PERF_REC_FORK);
+	ck_assert_uint_eq(rec.u.fork.tid, 102);
+	ck_assert_uint_eq(rec.u.fork.time, 4999);
+	ck_assert_int_eq(perf_reader_next(r, &rec), 1);
+	ck_assert_uint_eq(rec.type, PERF_REC_FINISHED_ROUND);
+	ck_assert_int_eq(perf_reader_next(r, &rec), 0);
+	ck_assert_uint_eq(perf_reader_stats(r)->skipped_bad, 2);
+	ck_assert_ptr_nonnull(strstr(cap_text(c), "PERF_RECORD_SAMPLE: CALLCHAIN field overruns "
+				     "the record"));
+	ck_assert_ptr_nonnull(strstr(c->text, "PERF_RECORD_MMAP2: record size 24 below "
+				     "minimum 120, skipped"));
+}
+
+START_TEST(test_synthetic_both_orders)
+{
+	static struct buf b;
+	int be;
+
+	for (be = 0; be < 2; be++) {
+		struct perf_reader *r;
+		struct cap c;
+
+		build_file(&b, be, synth_records);
+		save_synth(be ? "synth-big-endian.data" : "synth-little-endian.data", b.p, b.len);
+		cap_init(&c);
+		r = perf_reader_open_mem(b.p, b.len, "synth.data", &c.d);
+		ck_assert_msg(r != NULL, "%s", c.d.last_error);
+		ck_assert_int_eq(perf_reader_header(r)->swapped, be);
+		check_synth(r, &c);
+		perf_reader_close(r);
+		cap_release(&c);
+	}
+}
+END_TEST
+
+/* COMPRESSED2 then COMPRESSED, one zstd stream, a sample straddling the two. */
+static void compressed_records(struct buf *b)
+{
+	static struct buf plain;
+	uint8_t out[4096];
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_inBuffer in;
+	ZSTD_outBuffer o;
+	size_t half, at, i, pad;
+
+	memset(&plain, 0, sizeof(plain));
+	plain.be = b->be;
+	synth_records(&plain);
+	ck_assert(cc != NULL);
+	half = 200 + 100; /* inside the first sample (COMM 72, MMAP2 152 bytes) */
+
+	in = (ZSTD_inBuffer){ plain.p, half, 0 };
+	o = (ZSTD_outBuffer){ out, sizeof(out), 0 };
+	ck_assert(!ZSTD_isError(ZSTD_compressStream2(cc, &o, &in, ZSTD_e_flush)));
+	ck_assert_uint_eq(in.pos, half);
+	at = rec_begin(b, PERF_REC_COMPRESSED2, 0);
+	p64(b, o.pos);
+	put(b, out, o.pos);
+	pad = (8 - o.pos % 8) % 8;
+	for (i = 0; i < pad; i++)
+		put(b, "", 1);
+	rec_end(b, at);
+
+	at = rec_begin(b, PERF_REC_FINISHED_ROUND, 0);
+	rec_end(b, at);
+
+	in = (ZSTD_inBuffer){ plain.p, plain.len, half };
+	o = (ZSTD_outBuffer){ out, sizeof(out), 0 };
+	ck_assert_uint_eq(ZSTD_compressStream2(cc, &o, &in, ZSTD_e_end), 0);
+	at = rec_begin(b, PERF_REC_COMPRESSED, 0);
+	put(b, out, o.pos);
+	rec_end(b, at);
+	ZSTD_freeCCtx(cc);
+}
+
+START_TEST(test_compressed_straddle)
+{
+	static struct buf b;
+	struct perf_record rec;
+	struct perf_reader *r;
+	struct cap c;
+	int types[16], n = 0;
+
+	build_file(&b, 0, compressed_records);
+	save_synth("synth-compressed-straddle.data", b.p, b.len);
+	cap_init(&c);
+	r = perf_reader_open_mem(b.p, b.len, "z.data", &c.d);
+	ck_assert(r != NULL);
+	while (n < 16 && perf_reader_next(r, &rec) == 1) {
+		types[n++] = (int)rec.type;
+		if (rec.type == PERF_REC_SAMPLE) {
+			ck_assert_uint_eq(rec.u.sample.callchain[2], 0x402000);
+			ck_assert_uint_eq(rec.u.sample.cgroup, 42);
+		}
+	}
+	/* the round marker between the two payloads comes out before the sample */
+	ck_assert_int_eq(n, 6);
+	ck_assert_int_eq(types[0], PERF_REC_COMM);
+	ck_assert_int_eq(types[1], PERF_REC_MMAP2);
+	ck_assert_int_eq(types[2], PERF_REC_FINISHED_ROUND);
+	ck_assert_int_eq(types[3], PERF_REC_SAMPLE);
+	ck_assert_int_eq(types[4], PERF_REC_FORK);
+	ck_assert_uint_eq(perf_reader_stats(r)->compressed_records, 2);
+	ck_assert_uint_eq(perf_reader_stats(r)->skipped_bad, 2);
+	perf_reader_rewind(r);
+	n = 0;
+	while (perf_reader_next(r, &rec) == 1)
+		n++;
+	ck_assert_int_eq(n, 6);
+	perf_reader_close(r);
+	cap_release(&c);
+}
+END_TEST
+
+static Suite *perfdata_suite(void)
+{
+	Suite *s = suite_create("perfdata");
+	TCase *tc = tcase_create("perfdata");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_file_two_events);
+	tcase_add_test(tc, test_pipe_mem);
+	tcase_add_test(tc, test_pipe_stdin);
+	tcase_add_test(tc, test_compressed);
+	tcase_add_test(tc, test_threads_dir);
+	tcase_add_test(tc, test_identifier_raw_dwarf);
+	tcase_add_test(tc, test_killed);
+	tcase_add_test(tc, test_cut_data);
+	tcase_add_test(tc, test_bad_inputs);
+	tcase_add_test(tc, test_synthetic_both_orders);
+	tcase_add_test(tc, test_compressed_straddle);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(perfdata_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
