@@ -1,0 +1,960 @@
+/* elfsyms: the function symbols of one ELF object, chosen by the rules of perf 6.1. */
+/*
+ * The rules follow tools/perf/util/symbol-elf.c (dso__load_sym, dso__load_sym_internal,
+ * dso__synthesize_plt_symbols) and tools/perf/util/symbol.c (symbols__fixup_end,
+ * symbols__fixup_duplicate, choose_best_symbol) of Linux 6.1, the perf on the machines
+ * we compare against:
+ *
+ *  - kept: STT_FUNC, STT_GNU_IFUNC and STT_OBJECT symbols with a name and a section,
+ *    plus STT_NOTYPE "labels" (not hidden, not internal, not absolute) that sit in a
+ *    section whose name contains "text" or "data"; the section must be SHF_ALLOC;
+ *  - the symbol file's .symtab is read first, then its .dynsym (perf 6.1 reads both);
+ *    after each pass zero-size symbols end where the next one starts and symbols at
+ *    one address are reduced to one by choose_best_symbol;
+ *  - "NAME@plt" symbols are made for the .plt entries of the runtime file after that.
+ *
+ * Addresses are link-time virtual addresses (perf keeps file offsets; the order and
+ * the choices are the same).
+ */
+#include "symbolize/elfsyms.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <libiberty/demangle.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#ifndef STT_GNU_IFUNC
+#define STT_GNU_IFUNC 10
+#endif
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+#define BUILD_ID_MAX 64
+#define NO_PARENT UINT32_MAX
+
+struct load_seg {
+	uint64_t vaddr, offset, filesz, memsz;
+};
+
+struct elf_obj {
+	enum elf_obj_status status;
+	char *file;    /* the object opened */
+	char *symfile; /* where the symbols came from */
+	uint8_t build_id[BUILD_ID_MAX];
+	size_t build_id_size;
+	int is_rel;
+	struct load_seg *segs;
+	size_t nsegs;
+	struct elf_sym *syms; /* sorted by start */
+	uint32_t *parent;     /* innermost earlier symbol that still covers syms[i].start */
+	uint32_t *raw;        /* arena offset of the name as in the symbol table */
+	size_t nsyms;
+	char *arena;
+};
+
+static void *xalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fprintf(stderr, "perfconv: out of memory (%zu bytes)\n", n);
+		abort();
+	}
+	return p;
+}
+
+static void *xgrow(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 64;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	p = realloc(p, c * size);
+	if (!p) {
+		fprintf(stderr, "perfconv: out of memory (%zu bytes)\n", c * size);
+		abort();
+	}
+	*cap = c;
+	return p;
+}
+
+static char *xstrdup_(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xalloc(n), s, n);
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *p;
+
+	while (na > 0 && a[na - 1] == '/')
+		na--;
+	p = xalloc(na + nb + 2);
+	memcpy(p, a, na);
+	if (b[0] != '/')
+		p[na++] = '/';
+	memcpy(p + na, b, nb + 1);
+	return p;
+}
+
+/* ------------------------------------------------------------------ one ELF file */
+
+struct sec_info {
+	uint64_t addr, offset, size, entsize, flags;
+	uint32_t type, link;
+	const char *name;
+};
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	struct sec_info *secs;
+	size_t nsecs;
+	char *path;
+};
+
+static void ef_close(struct elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->secs);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+}
+
+/* 0 on success, -1 when there is no regular file, -2 when it is not a readable ELF file. */
+static int ef_open(struct elf_file *f, const char *path)
+{
+	struct stat st;
+	size_t shstrndx, i;
+	Elf_Scn *scn = NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return -1;
+	f->path = xstrdup_(path);
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &f->ehdr))
+		goto bad;
+	if (elf_getshdrnum(f->elf, &f->nsecs) != 0)
+		goto bad;
+	if (elf_getshdrstrndx(f->elf, &shstrndx) != 0)
+		shstrndx = 0;
+	f->secs = calloc(f->nsecs ? f->nsecs : 1, sizeof(*f->secs));
+	if (!f->secs)
+		goto bad;
+	for (i = 0; i < f->nsecs; i++) {
+		GElf_Shdr sh;
+		const char *name = NULL;
+
+		scn = elf_getscn(f->elf, i);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		if (shstrndx)
+			name = elf_strptr(f->elf, shstrndx, sh.sh_name);
+		f->secs[i] = (struct sec_info){ .addr = sh.sh_addr, .offset = sh.sh_offset,
+						.size = sh.sh_size, .entsize = sh.sh_entsize,
+						.flags = sh.sh_flags, .type = sh.sh_type,
+						.link = sh.sh_link, .name = name ? name : "" };
+	}
+	return 0;
+bad:
+	ef_close(f);
+	return -2;
+}
+
+/* Index of the first section called `name` (of type `type` unless 0), or 0. */
+static size_t ef_section(const struct elf_file *f, const char *name, uint32_t type)
+{
+	size_t i;
+
+	for (i = 1; i < f->nsecs; i++)
+		if (!strcmp(f->secs[i].name, name) && (!type || f->secs[i].type == type))
+			return i;
+	return 0;
+}
+
+static Elf_Data *ef_data(const struct elf_file *f, size_t idx)
+{
+	Elf_Scn *scn;
+
+	if (idx == 0 || idx >= f->nsecs || f->secs[idx].type == SHT_NOBITS)
+		return NULL;
+	scn = elf_getscn(f->elf, idx);
+	return scn ? elf_getdata(scn, NULL) : NULL;
+}
+
+static size_t ef_build_id(const struct elf_file *f, uint8_t *out, size_t cap)
+{
+	size_t i;
+
+	for (i = 1; i < f->nsecs; i++) {
+		Elf_Data *d;
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+
+		if (f->secs[i].type != SHT_NOTE)
+			continue;
+		d = ef_data(f, i);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz > 0) {
+				size_t n = nh.n_descsz < cap ? nh.n_descsz : cap;
+
+				memcpy(out, (const char *)d->d_buf + doff, n);
+				return n;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Build ids are equal when their common part is and the longer one is zero beyond it. */
+static int build_id_equal(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+	size_t i, n = na < nb ? na : nb;
+
+	if (na == 0 || nb == 0)
+		return 0;
+	if (memcmp(a, b, n))
+		return 0;
+	for (i = n; i < na; i++)
+		if (a[i])
+			return 0;
+	for (i = n; i < nb; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+static int ef_has_symtab(const struct elf_file *f)
+{
+	return ef_section(f, ".symtab", SHT_SYMTAB) != 0;
+}
+
+/* ------------------------------------------------------------------ candidate symbols */
+
+struct rawsym {
+	uint64_t start, end;
+	const char *name; /* borrowed from the ELF data */
+	uint32_t seq;     /* insertion order: perf's tree keeps equal starts in this order */
+	uint8_t bind;
+	uint8_t plt;      /* name gets "@plt" appended */
+};
+
+struct symvec {
+	struct rawsym *v;
+	size_t n, cap;
+	uint32_t seq;
+};
+
+static void symvec_push(struct symvec *s, struct rawsym r)
+{
+	s->v = xgrow(s->v, &s->cap, s->n + 1, sizeof(*s->v));
+	r.seq = s->seq++;
+	s->v[s->n++] = r;
+}
+
+static int rawsym_cmp(const void *pa, const void *pb)
+{
+	const struct rawsym *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int strcontains(const char *s, const char *what)
+{
+	return strstr(s, what) != NULL;
+}
+
+/*
+ * Read one symbol table of `sf` (`symidx` is .symtab or .dynsym). `rf` is the runtime
+ * file: section names of NOBITS sections in a debug file are taken from it, as perf does.
+ */
+static void collect_symbols(struct symvec *out, const struct elf_file *sf, size_t symidx,
+			    const struct elf_file *rf)
+{
+	const struct sec_info *symsec = &sf->secs[symidx];
+	Elf_Data *syms = ef_data(sf, symidx), *strs;
+	size_t nsyms, i;
+	int arm = sf->ehdr.e_machine == EM_ARM || sf->ehdr.e_machine == EM_AARCH64;
+	int rel = sf->ehdr.e_type == ET_REL;
+
+	if (!syms || symsec->entsize == 0 || symsec->link >= sf->nsecs)
+		return;
+	strs = ef_data(sf, symsec->link);
+	if (!strs || strs->d_size == 0)
+		return;
+	nsyms = symsec->size / symsec->entsize;
+	for (i = 0; i < nsyms; i++) {
+		GElf_Sym sym;
+		const struct sec_info *sec;
+		const char *name;
+		int type, vis, is_label;
+		uint64_t value;
+
+		if (!gelf_getsym(syms, (int)i, &sym))
+			break;
+		if (sym.st_name == 0 || sym.st_name >= strs->d_size || sym.st_shndx == SHN_UNDEF)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		vis = GELF_ST_VISIBILITY(sym.st_other);
+		is_label = type == STT_NOTYPE && sym.st_shndx != SHN_ABS && vis != STV_HIDDEN &&
+			   vis != STV_INTERNAL;
+		if (!is_label && type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT)
+			continue;
+		name = (const char *)strs->d_buf + sym.st_name;
+		if (!memchr(name, 0, strs->d_size - sym.st_name))
+			continue;
+		/* ARM mapping symbols ($a, $d, $t, $x) name no function. */
+		if (arm && name[0] == '$' && name[1] && strchr("adtx", name[1]) &&
+		    (name[2] == 0 || name[2] == '.'))
+			continue;
+		/* Absolute, common and extended-index symbols have no section perf can read. */
+		if (sym.st_shndx >= SHN_LORESERVE || sym.st_shndx >= sf->nsecs)
+			continue;
+		sec = &sf->secs[sym.st_shndx];
+		if (!(sec->flags & SHF_ALLOC))
+			continue;
+		if (sec->type == SHT_NOBITS && rf && sym.st_shndx < rf->nsecs)
+			sec = &rf->secs[sym.st_shndx];
+		if (is_label && !strcontains(sec->name, "text") && !strcontains(sec->name, "data"))
+			continue;
+		value = sym.st_value;
+		if (sf->ehdr.e_machine == EM_ARM && type == STT_FUNC && (value & 1))
+			value--;
+		if (rel)
+			value += sec->offset; /* a .ko: file offsets, as perf keeps them */
+		symvec_push(out, (struct rawsym){ .start = value,
+						  .end = sym.st_size ? value + sym.st_size : value,
+						  .name = name,
+						  .bind = (uint8_t)GELF_ST_BIND(sym.st_info) });
+	}
+}
+
+/* perf shows C++ names demangled without parameters, and compares aliases by that name. */
+struct cmpname {
+	const char *s;
+	char *owned;
+};
+
+static struct cmpname cmpname_get(const char *raw)
+{
+	struct cmpname c = { raw, NULL };
+
+	if (raw[0] == '_' && raw[1] == 'Z') {
+		c.owned = cplus_demangle(raw, DMGL_NO_OPTS);
+		if (c.owned)
+			c.s = c.owned;
+	}
+	return c;
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* 1 when `a` stays, 0 when `b` replaces it: perf's choose_best_symbol. */
+static int keep_first(const struct rawsym *a, const struct rawsym *b)
+{
+	uint64_t la = a->end - a->start, lb = b->end - b->start;
+	struct cmpname na, nb;
+	size_t ua, ub, ka, kb;
+	int r;
+
+	if (lb == 0 && la > 0)
+		return 1;
+	if (la == 0 && lb > 0)
+		return 0;
+	if ((b->bind == STB_WEAK) != (a->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	na = cmpname_get(a->name);
+	nb = cmpname_get(b->name);
+	ua = leading_underscores(na.s);
+	ub = leading_underscores(nb.s);
+	ka = strlen(na.s);
+	kb = strlen(nb.s);
+	if (ua != ub)
+		r = ua < ub;
+	else if (ka != kb)
+		r = ka > kb;
+	else /* kernel syscall aliases "SyS_*" lose to the other name */
+		r = !(strncmp(na.s, "SyS", 3) == 0 || strncmp(na.s, "compat_SyS", 10) == 0);
+	free(na.owned);
+	free(nb.owned);
+	return r;
+}
+
+/* Sort, end zero-size symbols at the next one, keep one symbol per address. */
+static void fixup(struct symvec *s)
+{
+	size_t i, w;
+
+	if (s->n == 0)
+		return;
+	qsort(s->v, s->n, sizeof(*s->v), rawsym_cmp);
+	for (i = 1; i < s->n; i++)
+		if (s->v[i - 1].end == s->v[i - 1].start)
+			s->v[i - 1].end = s->v[i].start;
+	if (s->v[s->n - 1].end == s->v[s->n - 1].start)
+		s->v[s->n - 1].end = ((s->v[s->n - 1].start + 4095) & ~(uint64_t)4095) + 4096;
+	for (w = 0, i = 1; i < s->n; i++) {
+		if (s->v[i].start != s->v[w].start)
+			s->v[++w] = s->v[i];
+		else if (!keep_first(&s->v[w], &s->v[i]))
+			s->v[w] = s->v[i];
+	}
+	s->n = w + 1;
+}
+
+/*
+ * The .plt entries of the runtime file, named after the .dynsym symbol of their
+ * relocation, as perf 6.1 does: the first entry is the PLT header, entries follow
+ * in relocation order, each sh_entsize bytes.
+ */
+static void collect_plt(struct symvec *out, const struct elf_file *f)
+{
+	size_t dynidx = ef_section(f, ".dynsym", SHT_DYNSYM);
+	size_t relidx = ef_section(f, ".rela.plt", 0), pltidx = ef_section(f, ".plt", 0);
+	const struct sec_info *rs, *ps, *ds;
+	Elf_Data *rel, *syms, *strs;
+	uint64_t hdr, ent, addr;
+	size_t n, i;
+
+	if (!relidx)
+		relidx = ef_section(f, ".rel.plt", 0);
+	if (!dynidx || !relidx || !pltidx)
+		return;
+	rs = &f->secs[relidx];
+	ps = &f->secs[pltidx];
+	ds = &f->secs[dynidx];
+	if (rs->link != dynidx || rs->entsize == 0 || ds->link >= f->nsecs)
+		return;
+	if (rs->type != SHT_RELA && rs->type != SHT_REL)
+		return;
+	rel = ef_data(f, relidx);
+	syms = ef_data(f, dynidx);
+	strs = ef_data(f, ds->link);
+	if (!rel || !syms || !strs || strs->d_size == 0)
+		return;
+	switch (f->ehdr.e_machine) {
+	case EM_ARM:
+		hdr = 20, ent = 12;
+		break;
+	case EM_AARCH64:
+		hdr = 32, ent = 16;
+		break;
+	case EM_SPARCV9:
+		hdr = 128, ent = 32;
+		break;
+	default:
+		hdr = ent = ps->entsize;
+		break;
+	}
+	if (ent == 0)
+		return;
+	/*
+	 * A symbol before .plt (_init) that fixup() stretched over it is cut at .plt, as
+	 * later perf versions do explicitly; perf 6.1's tree search mostly gives the same.
+	 */
+	for (i = 0; i < out->n; i++)
+		if (out->v[i].start < ps->addr && out->v[i].end > ps->addr)
+			out->v[i].end = ps->addr;
+	n = rs->size / rs->entsize;
+	addr = ps->addr + hdr;
+	for (i = 0; i < n; i++, addr += ent) {
+		GElf_Sym sym;
+		uint64_t info;
+		const char *name = "";
+
+		if (rs->type == SHT_RELA) {
+			GElf_Rela r;
+
+			if (!gelf_getrela(rel, (int)i, &r))
+				break;
+			info = r.r_info;
+		} else {
+			GElf_Rel r;
+
+			if (!gelf_getrel(rel, (int)i, &r))
+				break;
+			info = r.r_info;
+		}
+		if (gelf_getsym(syms, (int)GELF_R_SYM(info), &sym) && sym.st_name < strs->d_size &&
+		    memchr((const char *)strs->d_buf + sym.st_name, 0, strs->d_size - sym.st_name))
+			name = (const char *)strs->d_buf + sym.st_name;
+		symvec_push(out, (struct rawsym){ .start = addr, .end = addr + ent, .name = name,
+						  .bind = STB_GLOBAL, .plt = 1 });
+	}
+}
+
+/* ------------------------------------------------------------------ finding files */
+
+static uint32_t debuglink_crc_of_file(const char *path, int *ok)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*ok = 0;
+	if (fd < 0)
+		return 0;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)r);
+	close(fd);
+	*ok = r == 0;
+	return (uint32_t)crc;
+}
+
+/*
+ * Open `path` as a debug file for the object: it must have a .symtab and, when
+ * `want` is known, the same build id; without one, the debuglink CRC must match.
+ */
+static int try_debug_file(struct elf_file *df, const char *path, const uint8_t *want,
+			  size_t nwant, int check_crc, uint32_t crc)
+{
+	if (ef_open(df, path) != 0)
+		return 0;
+	if (!ef_has_symtab(df))
+		goto no;
+	if (nwant) {
+		uint8_t id[BUILD_ID_MAX];
+		size_t n = ef_build_id(df, id, sizeof(id));
+
+		if (!build_id_equal(id, n, want, nwant))
+			goto no;
+	} else if (check_crc) {
+		int ok;
+
+		if (debuglink_crc_of_file(path, &ok) != crc || !ok)
+			goto no;
+	}
+	return 1;
+no:
+	ef_close(df);
+	return 0;
+}
+
+static char *build_id_debug_path(const char *sysroot, const uint8_t *id, size_t n)
+{
+	char rel[64 + 2 * BUILD_ID_MAX];
+	size_t i, k;
+
+	if (n < 2)
+		return NULL;
+	k = (size_t)snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (i = 1; i < n; i++)
+		k += (size_t)snprintf(rel + k, sizeof(rel) - k, "%02x", id[i]);
+	snprintf(rel + k, sizeof(rel) - k, ".debug");
+	return sysroot ? path_join(sysroot, rel) : xstrdup_(rel);
+}
+
+/*
+ * Find the separate debug file of `mf` (opened from `path`, `fullpath` with the
+ * sysroot): by build id, then by .gnu_debuglink next to the file, in its .debug/
+ * and under /usr/lib/debug/DIR, then /usr/lib/debug/PATH(.debug).
+ */
+static int find_debug_file(struct elf_file *df, const struct elf_file *mf, const char *path,
+			   const char *sysroot, const uint8_t *want, size_t nwant)
+{
+	size_t li = ef_section(mf, ".gnu_debuglink", 0);
+	char *p;
+	int found = 0;
+
+	p = nwant ? build_id_debug_path(sysroot, want, nwant) : NULL;
+	if (p) {
+		found = try_debug_file(df, p, want, nwant, 0, 0);
+		free(p);
+		if (found)
+			return 1;
+	}
+	if (li) {
+		Elf_Data *d = ef_data(mf, li);
+		const char *link = d ? d->d_buf : NULL;
+		size_t len = link ? strnlen(link, d->d_size) : 0;
+
+		if (link && len > 0 && len < d->d_size && !strchr(link, '/')) {
+			size_t crcoff = (len + 4) & ~(size_t)3;
+			uint32_t crc = 0;
+			char *dir = xstrdup_(path), *slash = strrchr(dir, '/');
+			char *cands[3];
+			size_t i;
+
+			if (crcoff + 4 <= d->d_size)
+				memcpy(&crc, (const char *)d->d_buf + crcoff, 4);
+			if (mf->ehdr.e_ident[EI_DATA] != ELFDATA2LSB)
+				crc = __builtin_bswap32(crc);
+			if (slash)
+				*slash = 0;
+			else
+				dir[0] = 0;
+			cands[0] = malloc(strlen(dir) + len + 2);
+			cands[1] = malloc(strlen(dir) + len + 9);
+			cands[2] = malloc(strlen(dir) + len + 17);
+			if (!cands[0] || !cands[1] || !cands[2])
+				abort();
+			sprintf(cands[0], "%s/%s", dir, link);
+			sprintf(cands[1], "%s/.debug/%s", dir, link);
+			sprintf(cands[2], "/usr/lib/debug%s/%s", dir, link);
+			for (i = 0; i < 3 && !found; i++) {
+				char *full = sysroot ? path_join(sysroot, cands[i]) : xstrdup_(cands[i]);
+
+				/* the debug file is never the object itself */
+				if (strcmp(full, mf->path) != 0)
+					found = try_debug_file(df, full, want, nwant, 1, crc);
+				free(full);
+			}
+			for (i = 0; i < 3; i++)
+				free(cands[i]);
+			free(dir);
+			if (found)
+				return 1;
+		}
+	}
+	/* These names carry no checksum: take them only when a build id can vouch. */
+	if (path[0] == '/' && nwant) {
+		size_t i;
+
+		for (i = 0; i < 2 && !found; i++) {
+			char *rel = xalloc(strlen(path) + 32), *full;
+
+			sprintf(rel, "/usr/lib/debug%s%s", path, i == 0 ? ".debug" : "");
+			full = sysroot ? path_join(sysroot, rel) : rel;
+			found = try_debug_file(df, full, want, nwant, 0, 0);
+			if (full != rel)
+				free(full);
+			free(rel);
+		}
+	}
+	return found;
+}
+
+/* ------------------------------------------------------------------ the object */
+
+static void read_segments(struct elf_obj *o, const struct elf_file *f)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(f->elf, &n) != 0 || n == 0)
+		return;
+	o->segs = xalloc(n * sizeof(*o->segs));
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		o->segs[o->nsegs++] = (struct load_seg){ ph.p_vaddr, ph.p_offset, ph.p_filesz,
+							 ph.p_memsz };
+	}
+}
+
+static int has_version(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	return at && at != name && at[1] && strcmp(at, "@plt") != 0;
+}
+
+void elf_strip_version(char *name)
+{
+	if (name && has_version(name))
+		*strchr(name, '@') = 0;
+}
+
+/* Copy the chosen symbols into one arena and build the lookup arrays. */
+static void finish(struct elf_obj *o, struct symvec *s)
+{
+	size_t i, bytes = 0, off = 0, nstack = 0;
+	uint32_t *stack;
+
+	qsort(s->v, s->n, sizeof(*s->v), rawsym_cmp);
+	for (i = 0; i < s->n; i++) {
+		size_t len = strlen(s->v[i].name) + (s->v[i].plt ? 4 : 0) + 1;
+
+		bytes += len;
+		if (!s->v[i].plt && has_version(s->v[i].name))
+			bytes += len;
+	}
+	o->arena = xalloc(bytes);
+	o->syms = xalloc(s->n * sizeof(*o->syms));
+	o->raw = xalloc(s->n * sizeof(*o->raw));
+	o->parent = xalloc(s->n * sizeof(*o->parent));
+	stack = xalloc(s->n * sizeof(*stack));
+	for (i = 0; i < s->n; i++) {
+		const struct rawsym *r = &s->v[i];
+		size_t len = strlen(r->name);
+		char *raw = o->arena + off;
+
+		memcpy(raw, r->name, len);
+		if (r->plt) {
+			memcpy(raw + len, "@plt", 4);
+			len += 4;
+		}
+		raw[len] = 0;
+		o->raw[i] = (uint32_t)off;
+		off += len + 1;
+		o->syms[i] = (struct elf_sym){ r->start, r->end, raw };
+		if (!r->plt && has_version(raw)) {
+			char *stripped = o->arena + off;
+
+			memcpy(stripped, raw, len + 1);
+			elf_strip_version(stripped);
+			off += len + 1;
+			o->syms[i].name = stripped;
+		}
+		/* innermost symbol that started earlier and still covers this start */
+		while (nstack > 0 && o->syms[stack[nstack - 1]].end <= r->start)
+			nstack--;
+		o->parent[i] = nstack ? stack[nstack - 1] : NO_PARENT;
+		stack[nstack++] = (uint32_t)i;
+	}
+	free(stack);
+	o->nsyms = s->n;
+}
+
+static struct elf_obj *fail(struct elf_obj *o, enum elf_obj_status st)
+{
+	o->status = st;
+	return o;
+}
+
+struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t build_id_size,
+			     const char *sysroot)
+{
+	struct elf_obj *o = calloc(1, sizeof(*o));
+	struct elf_file mf, df, *sf, *rf;
+	struct symvec s = { 0 };
+	const uint8_t *want = build_id_size ? build_id : NULL;
+	size_t nwant = build_id ? build_id_size : 0, idx;
+	char *full;
+	int r;
+
+	if (!o)
+		abort();
+	if (build_id_size > BUILD_ID_MAX)
+		nwant = BUILD_ID_MAX;
+	if (!path || !path[0])
+		return fail(o, ELF_OBJ_MISSING);
+	elf_version(EV_CURRENT);
+	full = sysroot && sysroot[0] ? path_join(sysroot, path) : xstrdup_(path);
+	memset(&df, 0, sizeof(df));
+	df.fd = -1;
+	r = ef_open(&mf, full);
+	if (r == 0) {
+		o->file = full;
+		o->build_id_size = ef_build_id(&mf, o->build_id, sizeof(o->build_id));
+		if (nwant && !build_id_equal(o->build_id, o->build_id_size, want, nwant)) {
+			/* another build of the file: its debug file may still be installed */
+			char *p = build_id_debug_path(sysroot, want, nwant);
+
+			ef_close(&mf);
+			if (!p || !try_debug_file(&mf, p, want, nwant, 0, 0)) {
+				free(p);
+				return fail(o, ELF_OBJ_MISMATCH);
+			}
+			free(o->file);
+			o->file = p;
+		}
+	} else {
+		char *p = build_id_debug_path(sysroot, want, nwant);
+
+		free(full);
+		if (!p || !try_debug_file(&mf, p, want, nwant, 0, 0)) {
+			free(p);
+			return fail(o, r == -2 ? ELF_OBJ_BAD_ELF : ELF_OBJ_MISSING);
+		}
+		o->file = p;
+	}
+	o->build_id_size = ef_build_id(&mf, o->build_id, sizeof(o->build_id));
+	if (!nwant && o->build_id_size) {
+		/* perf holds every candidate file to the object's own build id */
+		want = o->build_id;
+		nwant = o->build_id_size;
+	}
+
+	rf = &mf;
+	sf = &mf;
+	if (!ef_has_symtab(&mf) && find_debug_file(&df, &mf, path, sysroot, want, nwant))
+		sf = &df;
+	o->is_rel = rf->ehdr.e_type == ET_REL;
+	read_segments(o, rf);
+	o->symfile = xstrdup_(sf->path);
+
+	idx = ef_section(sf, ".symtab", SHT_SYMTAB);
+	if (idx) {
+		collect_symbols(&s, sf, idx, rf);
+		fixup(&s);
+	}
+	idx = ef_section(sf, ".dynsym", SHT_DYNSYM);
+	if (idx) {
+		collect_symbols(&s, sf, idx, rf);
+		fixup(&s);
+	}
+	if (s.n > 0) /* perf adds PLT symbols only when the table loaded */
+		collect_plt(&s, rf);
+	if (s.n == 0)
+		o->status = ELF_OBJ_STRIPPED;
+	else
+		finish(o, &s);
+	free(s.v);
+	ef_close(&df);
+	ef_close(&mf);
+	return o;
+}
+
+enum elf_obj_status elf_obj_status(const struct elf_obj *o)
+{
+	return o ? o->status : ELF_OBJ_MISSING;
+}
+
+const char *elf_obj_status_str(enum elf_obj_status s)
+{
+	switch (s) {
+	case ELF_OBJ_OK:
+		return "ok";
+	case ELF_OBJ_MISSING:
+		return "file not found";
+	case ELF_OBJ_BAD_ELF:
+		return "not a readable ELF file";
+	case ELF_OBJ_MISMATCH:
+		return "build id differs from the recording's";
+	case ELF_OBJ_STRIPPED:
+		return "no symbols";
+	}
+	return "unknown status";
+}
+
+const char *elf_obj_file(const struct elf_obj *o)
+{
+	return o ? o->file : NULL;
+}
+
+const char *elf_obj_symbol_file(const struct elf_obj *o)
+{
+	return o ? o->symfile : NULL;
+}
+
+size_t elf_obj_build_id(const struct elf_obj *o, const uint8_t **id)
+{
+	if (id)
+		*id = o ? o->build_id : NULL;
+	return o ? o->build_id_size : 0;
+}
+
+int elf_obj_offset_to_vaddr(const struct elf_obj *o, uint64_t offset, uint64_t *vaddr)
+{
+	size_t i;
+
+	if (!o)
+		return -1;
+	if (o->is_rel && o->nsegs == 0) {
+		*vaddr = offset;
+		return 0;
+	}
+	for (i = 0; i < o->nsegs; i++) {
+		const struct load_seg *s = &o->segs[i];
+
+		if (offset >= s->offset && offset - s->offset < s->filesz) {
+			*vaddr = offset - s->offset + s->vaddr;
+			return 0;
+		}
+	}
+	for (i = 0; i < o->nsegs; i++) {
+		const struct load_seg *s = &o->segs[i];
+
+		if (offset >= s->offset && offset - s->offset < s->memsz) {
+			*vaddr = offset - s->offset + s->vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const struct elf_sym *elf_obj_lookup(const struct elf_obj *o, uint64_t vaddr)
+{
+	size_t lo = 0, hi;
+	uint32_t i;
+
+	if (!o || o->nsyms == 0 || vaddr < o->syms[0].start)
+		return NULL;
+	hi = o->nsyms;
+	while (hi - lo > 1) { /* last symbol starting at or before vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->syms[mid].start <= vaddr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (i = (uint32_t)lo; i != NO_PARENT; i = o->parent[i]) {
+		const struct elf_sym *s = &o->syms[i];
+
+		if (vaddr < s->end || (vaddr == s->start && s->start == s->end))
+			return s;
+	}
+	return NULL;
+}
+
+const char *elf_obj_raw_name(const struct elf_obj *o, const struct elf_sym *s)
+{
+	if (!o || !s || s < o->syms || s >= o->syms + o->nsyms)
+		return NULL;
+	return o->arena + o->raw[s - o->syms];
+}
+
+size_t elf_obj_nsyms(const struct elf_obj *o)
+{
+	return o ? o->nsyms : 0;
+}
+
+const struct elf_sym *elf_obj_sym(const struct elf_obj *o, size_t i)
+{
+	return o && i < o->nsyms ? &o->syms[i] : NULL;
+}
+
+void elf_obj_free(struct elf_obj *o)
+{
+	if (!o)
+		return;
+	free(o->file);
+	free(o->symfile);
+	free(o->segs);
+	free(o->syms);
+	free(o->parent);
+	free(o->raw);
+	free(o->arena);
+	free(o);
+}

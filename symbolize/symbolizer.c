@@ -1,0 +1,337 @@
+/* symbolizer: native and kernel addresses to frames, finding the files they came from. */
+#include "symbolizer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libiberty/demangle.h>
+
+#include "../common/util.h"
+#include "dwarfinfo.h"
+#include "elfsyms.h"
+#include "kallsyms.h"
+
+#define MAX_DEMANGLED 64
+
+struct obj_slot {
+	int tried, dwarf_tried;
+	enum sym_obj_problem problem;
+	struct elf_obj *elf;
+	struct dwarf_info *dwarf;
+};
+
+struct symbolizer {
+	struct sym_options opt;
+	struct diag *diag;
+	struct obj_slot *objs;
+	size_t nobjs;
+	char *home_debug;
+	char *demangled[MAX_DEMANGLED]; /* names demangled by the last call */
+	size_t ndemangled;
+	/* kernel */
+	int kernel_tried;
+	struct kallsyms *ksyms;
+	char kernel_source[512];
+};
+
+struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
+{
+	struct symbolizer *s = xcalloc(1, sizeof(*s));
+	const char *home = getenv("HOME");
+
+	s->opt = *o;
+	s->diag = d;
+	if (o->buildid_dir) {
+		s->home_debug = xstrdup(o->buildid_dir);
+	} else if (home) {
+		s->home_debug = xmalloc(strlen(home) + 8);
+		sprintf(s->home_debug, "%s/.debug", home);
+	}
+	return s;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nobjs; i++) {
+		elf_obj_free(s->objs[i].elf);
+		dwarf_info_free(s->objs[i].dwarf);
+	}
+	free(s->objs);
+	free(s->home_debug);
+	for (size_t i = 0; i < s->ndemangled; i++)
+		free(s->demangled[i]);
+	kallsyms_free(s->ksyms);
+	free(s);
+}
+
+const char *sym_obj_problem_str(enum sym_obj_problem p)
+{
+	switch (p) {
+	case SYM_OBJ_FINE: return "fine";
+	case SYM_OBJ_MISSING: return "file not found";
+	case SYM_OBJ_MISMATCH: return "build id differs from the recording's";
+	case SYM_OBJ_STRIPPED: return "no symbols (stripped)";
+	case SYM_OBJ_NOT_ELF: return "not a file";
+	}
+	return "?";
+}
+
+/* The kernel's vDSO: perf names it [vdso]; its image is not a file. */
+static int is_vdso(const char *path)
+{
+	return strcmp(path, "[vdso]") == 0 || strncmp(path, "/tmp/perf-vdso.so-", 18) == 0;
+}
+
+static int is_pseudo_path(const char *path)
+{
+	/* [anon:...], [heap], [stack], //anon, /memfd:x (deleted), anon_inode:... */
+	return path[0] != '/' || strncmp(path, "//", 2) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
+	       strstr(path, " (deleted)") != NULL;
+}
+
+static void hexify(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = '\0';
+}
+
+/* Try one candidate file; returns 1 when it is the object, else notes why not. */
+static int try_candidate(struct obj_slot *slot, const char *file, const uint8_t *bid,
+			 size_t bidlen, const char *sysroot)
+{
+	struct elf_obj *o;
+	enum elf_obj_status st;
+
+	o = elf_obj_load(file, bid, bidlen, sysroot);
+	st = elf_obj_status(o);
+	if (st == ELF_OBJ_OK) {
+		slot->elf = o;
+		slot->problem = SYM_OBJ_FINE;
+		return 1;
+	}
+	if (st == ELF_OBJ_MISMATCH)
+		slot->problem = SYM_OBJ_MISMATCH;
+	else if (st == ELF_OBJ_STRIPPED && slot->problem != SYM_OBJ_MISMATCH)
+		slot->problem = SYM_OBJ_STRIPPED;
+	elf_obj_free(o);
+	return 0;
+}
+
+static void find_object(struct symbolizer *s, struct obj_slot *slot, const char *path,
+			const uint8_t *bid, size_t bidlen)
+{
+	char buf[4096];
+
+	slot->tried = 1;
+	slot->problem = SYM_OBJ_MISSING;
+	if (is_vdso(path)) {
+		/* perf's saved copy in the build-id cache, or one saved beside the recording */
+		if (bidlen && s->home_debug) {
+			char hex[2 * 20 + 1];
+
+			hexify(hex, bid, bidlen);
+			snprintf(buf, sizeof(buf), "%s/[vdso]/%s/vdso", s->home_debug, hex);
+			if (try_candidate(slot, buf, bid, bidlen, NULL))
+				return;
+		}
+		if (s->opt.symfs) {
+			snprintf(buf, sizeof(buf), "%s/vdso.so", s->opt.symfs);
+			if (try_candidate(slot, buf, bid, bidlen, NULL))
+				return;
+		}
+		if (s->opt.input_dir) {
+			snprintf(buf, sizeof(buf), "%s/vdso.so", s->opt.input_dir);
+			if (try_candidate(slot, buf, bid, bidlen, NULL))
+				return;
+		}
+		return;
+	}
+	if (is_pseudo_path(path)) {
+		slot->problem = SYM_OBJ_NOT_ELF;
+		return;
+	}
+	if (s->opt.symfs) {
+		if (try_candidate(slot, path, bid, bidlen, s->opt.symfs))
+			return;
+		snprintf(buf, sizeof(buf), "%s/%s", s->opt.symfs, path_base(path));
+		if (try_candidate(slot, buf, bid, bidlen, NULL))
+			return;
+	}
+	if (try_candidate(slot, path, bid, bidlen, NULL))
+		return;
+	if (s->opt.input_dir) {
+		snprintf(buf, sizeof(buf), "%s/%s", s->opt.input_dir, path_base(path));
+		if (try_candidate(slot, buf, bid, bidlen, NULL))
+			return;
+	}
+	if (bidlen && s->home_debug) {
+		char hex[2 * 20 + 1];
+
+		hexify(hex, bid, bidlen);
+		snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s/elf", s->home_debug, hex, hex + 2);
+		if (try_candidate(slot, buf, bid, bidlen, NULL))
+			return;
+	}
+	if (slot->problem == SYM_OBJ_MISMATCH)
+		diag_warn(s->diag, path, DIAG_NO_OFFSET,
+			  "build id differs from the recording's: not used for symbols");
+}
+
+static struct obj_slot *slot_for(struct symbolizer *s, uint32_t obj)
+{
+	if (obj >= s->nobjs) {
+		size_t n = s->nobjs ? s->nobjs : 16;
+
+		while (n <= obj)
+			n *= 2;
+		s->objs = xrealloc(s->objs, n * sizeof(*s->objs));
+		memset(s->objs + s->nobjs, 0, (n - s->nobjs) * sizeof(*s->objs));
+		s->nobjs = n;
+	}
+	return &s->objs[obj];
+}
+
+static void forget_demangled(struct symbolizer *s)
+{
+	for (size_t i = 0; i < s->ndemangled; i++)
+		free(s->demangled[i]);
+	s->ndemangled = 0;
+}
+
+/* The demangled form of a C++ or Rust name; valid until the next symbolizer call. */
+static const char *demangle(struct symbolizer *s, const char *name)
+{
+	char *d;
+
+	if (!name || !s->opt.demangle || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R') ||
+	    s->ndemangled >= MAX_DEMANGLED)
+		return name;
+	/* as perf shows them: no parameter lists (the mangled name tells overloads apart) */
+	d = cplus_demangle(name, DMGL_AUTO);
+	if (!d)
+		return name;
+	s->demangled[s->ndemangled++] = d;
+	return d;
+}
+
+size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
+			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret,
+			 struct sym_frame *out, size_t cap)
+{
+	struct obj_slot *slot = slot_for(s, obj);
+	struct dwarf_frame df[64];
+	const struct elf_sym *sym;
+	uint64_t vaddr, line_vaddr;
+	size_t nd = 0, n = 0;
+
+	forget_demangled(s);
+	if (!slot->tried)
+		find_object(s, slot, path, build_id, build_id_size);
+	if (!slot->elf || !cap)
+		return 0;
+	if (elf_obj_offset_to_vaddr(slot->elf, offset, &vaddr) != 0)
+		return 0;
+	sym = elf_obj_lookup(slot->elf, vaddr);
+	line_vaddr = vaddr;
+	if (ret && vaddr > 0 && (!sym || vaddr - 1 >= sym->start))
+		line_vaddr = vaddr - 1;
+	if (!slot->dwarf_tried) {
+		slot->dwarf_tried = 1;
+		slot->dwarf = dwarf_info_open(elf_obj_file(slot->elf));
+	}
+	if (slot->dwarf)
+		nd = dwarf_info_frames(slot->dwarf, line_vaddr, df, sizeof(df) / sizeof(df[0]));
+	if (!sym && (nd == 0 || !df[nd - 1].name))
+		return 0;
+	/* inlined callees first, as DWARF names them */
+	if (s->opt.inline_frames)
+		for (size_t i = 0; i + 1 < nd && n + 1 < cap; i++) {
+			if (!df[i].name)
+				continue;
+			out[n].system_name = df[i].name;
+			out[n].name = demangle(s, df[i].name);
+			out[n].file = df[i].file;
+			out[n].line = df[i].line;
+			out[n].column = df[i].column;
+			out[n].inlined = 1;
+			n++;
+		}
+	/* the function itself: the symbol table's name, so that it is the name perf shows */
+	memset(&out[n], 0, sizeof(out[n]));
+	out[n].system_name = sym ? sym->name : df[nd - 1].name;
+	out[n].name = demangle(s, out[n].system_name);
+	if (nd) {
+		out[n].file = df[nd - 1].file;
+		out[n].line = df[nd - 1].line;
+		out[n].column = df[nd - 1].column;
+	}
+	return n + 1;
+}
+
+enum sym_obj_problem symbolizer_problem(const struct symbolizer *s, uint32_t obj)
+{
+	if (obj >= s->nobjs || !s->objs[obj].tried)
+		return SYM_OBJ_FINE;
+	return s->objs[obj].problem;
+}
+
+static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
+{
+	char err[256];
+
+	s->kernel_tried = 1;
+	if (s->opt.kallsyms) {
+		s->ksyms = kallsyms_load(s->opt.kallsyms, err, sizeof(err));
+		if (!s->ksyms) {
+			diag_warn(s->diag, s->opt.kallsyms, DIAG_NO_OFFSET, "%s", err);
+			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s: %s",
+				 s->opt.kallsyms, err);
+		} else {
+			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", s->opt.kallsyms);
+		}
+		return;
+	}
+	if (bidlen) {
+		uint8_t live[64];
+		size_t n = kernel_live_build_id(live, sizeof(live));
+
+		if (n != bidlen || memcmp(live, bid, n) != 0) {
+			snprintf(s->kernel_source, sizeof(s->kernel_source),
+				 "the running kernel is not the recorded one: give --kallsyms");
+			return;
+		}
+	}
+	s->ksyms = kallsyms_load("/proc/kallsyms", err, sizeof(err));
+	if (s->ksyms)
+		snprintf(s->kernel_source, sizeof(s->kernel_source), "/proc/kallsyms");
+	else
+		snprintf(s->kernel_source, sizeof(s->kernel_source), "/proc/kallsyms: %s", err);
+}
+
+int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_id,
+		      size_t build_id_size, struct sym_frame *out, const char **module)
+{
+	const struct ksym *k;
+
+	if (!s->kernel_tried)
+		load_kernel(s, build_id, build_id_size);
+	if (!s->ksyms)
+		return 0;
+	k = kallsyms_lookup(s->ksyms, addr);
+	if (!k)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->name = out->system_name = k->name;
+	if (module)
+		*module = k->module;
+	return 1;
+}
+
+const char *symbolizer_kernel_source(const struct symbolizer *s)
+{
+	return s->kernel_source[0] ? s->kernel_source : NULL;
+}

@@ -1,0 +1,73 @@
+/* symbolizer: native and kernel addresses to frames, finding the files they came from. */
+#ifndef PERFCONV_SYMBOLIZER_H
+#define PERFCONV_SYMBOLIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/diag.h"
+
+struct sym_options {
+	const char *symfs;       /* --symfs DIR, or NULL */
+	const char *kallsyms;    /* --kallsyms FILE, or NULL */
+	const char *input_dir;   /* directory of the input perf.data ("." for a pipe) */
+	const char *buildid_dir; /* --buildid-dir, or NULL for ~/.debug */
+	int demangle;            /* 0 with --no-demangle */
+	int inline_frames;       /* 0 with --no-inline: no frames for inlined calls */
+};
+
+/* One frame of an address; innermost first when an address yields several. */
+struct sym_frame {
+	const char *name;        /* to show: demangled */
+	const char *system_name; /* as in the binary */
+	const char *file;        /* source file or NULL */
+	uint32_t line, column;
+	int inlined;             /* inlined into the next frame */
+};
+
+/* Why an object gave no symbols. */
+enum sym_obj_problem {
+	SYM_OBJ_FINE = 0,
+	SYM_OBJ_MISSING,         /* no file found at any place looked */
+	SYM_OBJ_MISMATCH,        /* only files with another build id */
+	SYM_OBJ_STRIPPED,        /* no symbols in the file or its debug file */
+	SYM_OBJ_NOT_ELF,         /* [anon], [heap], memfd: nothing to read */
+};
+
+struct symbolizer;
+
+/* The options' strings must outlive the symbolizer. */
+struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d);
+void symbolizer_free(struct symbolizer *s);
+
+/*
+ * Frames for native code at file offset `offset` of the object `path` (as the
+ * recording names it, with its build id when known). `obj` is the caller's id for
+ * the (path, build id) pair: the file is looked for once per id. `ret` says the
+ * address is a return address: the function is still the one holding `offset` (as
+ * perf names it), but lines and inlined frames are those of the call, at
+ * `offset - 1`, when that lies in the same function. Returns the number of frames
+ * written (innermost first), 0 when the address has no symbol. The strings stay
+ * valid until the next call.
+ */
+size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
+			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret,
+			 struct sym_frame *out, size_t cap);
+
+/* Why object `obj` gave no symbols (SYM_OBJ_FINE when it loaded), and the path tried. */
+enum sym_obj_problem symbolizer_problem(const struct symbolizer *s, uint32_t obj);
+const char *sym_obj_problem_str(enum sym_obj_problem p);
+
+/*
+ * Kernel code at `addr`. `build_id` is the recording's kernel build id (size 0 when
+ * unknown): /proc/kallsyms is used only when the running kernel's matches; else the
+ * --kallsyms file. Returns 1 and fills *out (name) and *module ("[kernel.kallsyms]"
+ * or "[ext4]"), 0 when there is no kernel symbol for it.
+ */
+int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_id,
+		      size_t build_id_size, struct sym_frame *out, const char **module);
+
+/* Where kernel symbols came from, or why there are none (for the summary). */
+const char *symbolizer_kernel_source(const struct symbolizer *s);
+
+#endif

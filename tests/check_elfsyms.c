@@ -1,0 +1,391 @@
+/* check_elfsyms: the names elfsyms gives to addresses of real ELF files. */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize/elfsyms.h"
+
+/* Built once before the suites run: the fixture, compiled several ways. */
+static char tmpdir[] = "/tmp/check_elfsyms.XXXXXX";
+static char bin[512], stripped[512], split[512], splitdir_bin[512], relobj[512], notelf[512];
+
+static int run(const char *cmd)
+{
+	int rc = system(cmd);
+
+	if (rc != 0)
+		fprintf(stderr, "check_elfsyms: command failed (%d): %s\n", rc, cmd);
+	return rc;
+}
+
+static int build_fixtures(void)
+{
+	const char *top = getenv("PERFCONV_TOP");
+	char cmd[4096];
+	FILE *f;
+
+	if (!top)
+		top = ".";
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(bin, sizeof(bin), "%s/fx", tmpdir);
+	snprintf(stripped, sizeof(stripped), "%s/fx.stripped", tmpdir);
+	snprintf(split, sizeof(split), "%s/fx.split", tmpdir);
+	snprintf(splitdir_bin, sizeof(splitdir_bin), "%s/sub/fx.split2", tmpdir);
+	snprintf(relobj, sizeof(relobj), "%s/fx.o", tmpdir);
+	snprintf(notelf, sizeof(notelf), "%s/notelf", tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd %s; src=%s/tests/fixtures/elfsyms_fixture.c;"
+		 "cc -O1 -g -rdynamic -o fx $src; cc -O1 -g -c -o fx.o $src;"
+		 "strip --strip-all -o fx.stripped fx;"
+		 /* debug info split off, found through .gnu_debuglink next to the file */
+		 "objcopy --only-keep-debug fx fx.split.debug;"
+		 "objcopy --strip-all --add-gnu-debuglink=fx.split.debug fx fx.split;"
+		 /* ... and in the .debug/ directory beside it */
+		 "mkdir -p sub/.debug; objcopy --only-keep-debug fx sub/.debug/fx.split2.debug;"
+		 "(cd sub/.debug && objcopy --strip-all --add-gnu-debuglink=fx.split2.debug ../../fx ../fx.split2)",
+		 tmpdir, top);
+	if (run(cmd))
+		return -1;
+	f = fopen(notelf, "w");
+	if (!f)
+		return -1;
+	fputs("this is not an ELF file\n", f);
+	fclose(f);
+	return 0;
+}
+
+/* The address of `name` in `path`, from nm (0 when absent). */
+static uint64_t nm_addr(const char *path, const char *name)
+{
+	char cmd[1024], line[1024];
+	uint64_t addr = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p)) {
+		char sym[512], type;
+		uint64_t a;
+
+		if (sscanf(line, "%" SCNx64 " %c %511s", &a, &type, sym) == 3 && !strcmp(sym, name))
+			addr = a;
+	}
+	pclose(p);
+	return addr;
+}
+
+static const char *name_at(const struct elf_obj *o, uint64_t vaddr)
+{
+	const struct elf_sym *s = elf_obj_lookup(o, vaddr);
+
+	return s ? s->name : "(none)";
+}
+
+static const struct elf_sym *find_by_name(const struct elf_obj *o, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < elf_obj_nsyms(o); i++) {
+		const struct elf_sym *s = elf_obj_sym(o, i);
+
+		if (!strcmp(s->name, name))
+			return s;
+	}
+	return NULL;
+}
+
+START_TEST(test_fixture_names)
+{
+	struct elf_obj *o = elf_obj_load(bin, NULL, 0, NULL);
+
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_OK);
+	ck_assert_str_eq(elf_obj_file(o), bin);
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_global_work")), "fx_global_work");
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_global_work") + 3), "fx_global_work");
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_static_helper") + 1), "fx_static_helper");
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "main")), "main");
+	/* a global beats a weak and a local alias at the same address */
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_weak_alias")), "fx_strong");
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_local_alias")), "fx_strong");
+	/* fewer leading underscores win */
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "__fx_under")), "fx_under");
+	/* then the longer name */
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_ab")), "fx_abcd");
+	/* the IFUNC symbol (global) wins over its local resolver at the same address */
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_ifunc")), "fx_ifunc");
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_ifunc_impl")), "fx_ifunc_impl");
+	elf_obj_free(o);
+}
+END_TEST
+
+START_TEST(test_zero_size_symbol_extends)
+{
+	struct elf_obj *o = elf_obj_load(bin, NULL, 0, NULL);
+	uint64_t a = nm_addr(bin, "fx_asm_nosize");
+	const struct elf_sym *s = elf_obj_lookup(o, a + 5);
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "fx_asm_nosize");
+	ck_assert_uint_eq(s->start, a);
+	/* it ends where the next symbol begins */
+	ck_assert_uint_gt(s->end, a + 5);
+	ck_assert_str_ne(name_at(o, s->end), "fx_asm_nosize");
+	elf_obj_free(o);
+}
+END_TEST
+
+START_TEST(test_sorted_and_bounded)
+{
+	struct elf_obj *o = elf_obj_load(bin, NULL, 0, NULL);
+	size_t i;
+
+	ck_assert_uint_gt(elf_obj_nsyms(o), 10);
+	for (i = 1; i < elf_obj_nsyms(o); i++) {
+		ck_assert_uint_lt(elf_obj_sym(o, i - 1)->start, elf_obj_sym(o, i)->start);
+		ck_assert_uint_gt(elf_obj_sym(o, i)->end, elf_obj_sym(o, i)->start);
+	}
+	ck_assert_ptr_null(elf_obj_lookup(o, 0));
+	ck_assert_ptr_null(elf_obj_lookup(o, UINT64_MAX));
+	elf_obj_free(o);
+}
+END_TEST
+
+START_TEST(test_stripped_uses_dynsym)
+{
+	struct elf_obj *o = elf_obj_load(stripped, NULL, 0, NULL);
+
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_OK);
+	ck_assert_str_eq(elf_obj_symbol_file(o), stripped);
+	/* exported (-rdynamic) functions are in .dynsym, with the same addresses */
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_global_work") + 1), "fx_global_work");
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_under")), "fx_under");
+	/* the static helper is not: the address falls in the preceding symbol or nowhere */
+	ck_assert_str_ne(name_at(o, nm_addr(bin, "fx_static_helper") + 1), "fx_static_helper");
+	elf_obj_free(o);
+}
+END_TEST
+
+START_TEST(test_debuglink_next_to_file)
+{
+	struct elf_obj *o = elf_obj_load(split, NULL, 0, NULL);
+	char want[600];
+
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_OK);
+	snprintf(want, sizeof(want), "%s.debug", split);
+	ck_assert_str_eq(elf_obj_symbol_file(o), want);
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_static_helper") + 1), "fx_static_helper");
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_weak_alias")), "fx_strong");
+	elf_obj_free(o);
+}
+END_TEST
+
+START_TEST(test_debuglink_in_debug_dir)
+{
+	struct elf_obj *o = elf_obj_load(splitdir_bin, NULL, 0, NULL);
+
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_OK);
+	ck_assert_ptr_nonnull(strstr(elf_obj_symbol_file(o), "/sub/.debug/fx.split2.debug"));
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_static_helper")), "fx_static_helper");
+	elf_obj_free(o);
+}
+END_TEST
+
+START_TEST(test_sysroot)
+{
+	/* with --symfs DIR, the recorded path is looked up under DIR */
+	struct elf_obj *o = elf_obj_load("/fx", NULL, 0, tmpdir);
+
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_OK);
+	ck_assert_str_eq(elf_obj_file(o), bin);
+	ck_assert_str_eq(name_at(o, nm_addr(bin, "main")), "main");
+	elf_obj_free(o);
+}
+END_TEST
+
+START_TEST(test_build_id)
+{
+	struct elf_obj *o = elf_obj_load(bin, NULL, 0, NULL), *o2;
+	const uint8_t *id;
+	uint8_t wrong[20];
+	size_t n = elf_obj_build_id(o, &id);
+
+	ck_assert_uint_eq(n, 20);
+	/* the right build id loads */
+	o2 = elf_obj_load(split, id, n, NULL);
+	ck_assert_int_eq(elf_obj_status(o2), ELF_OBJ_OK);
+	ck_assert_str_eq(name_at(o2, nm_addr(bin, "fx_static_helper")), "fx_static_helper");
+	elf_obj_free(o2);
+	/* a wrong one gives no symbols */
+	memcpy(wrong, id, n);
+	wrong[0] ^= 0xff;
+	o2 = elf_obj_load(bin, wrong, n, NULL);
+	ck_assert_int_eq(elf_obj_status(o2), ELF_OBJ_MISMATCH);
+	ck_assert_uint_eq(elf_obj_nsyms(o2), 0);
+	ck_assert_ptr_null(elf_obj_lookup(o2, nm_addr(bin, "main")));
+	ck_assert_str_eq(elf_obj_status_str(ELF_OBJ_MISMATCH), "build id differs from the recording's");
+	elf_obj_free(o2);
+	elf_obj_free(o);
+}
+END_TEST
+
+START_TEST(test_offset_to_vaddr)
+{
+	struct elf_obj *o = elf_obj_load(bin, NULL, 0, NULL);
+	char cmd[1024], line[1024];
+	uint64_t v, off, va, fsz;
+	int seen = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -lW %s", bin);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, " LOAD 0x%" SCNx64 " 0x%" SCNx64 " 0x%*x 0x%" SCNx64, &off, &va,
+			   &fsz) == 3) {
+			ck_assert_int_eq(elf_obj_offset_to_vaddr(o, off, &v), 0);
+			ck_assert_uint_eq(v, va);
+			ck_assert_int_eq(elf_obj_offset_to_vaddr(o, off + fsz - 1, &v), 0);
+			ck_assert_uint_eq(v, va + fsz - 1);
+			seen++;
+		}
+	}
+	pclose(p);
+	ck_assert_int_ge(seen, 2);
+	ck_assert_int_eq(elf_obj_offset_to_vaddr(o, UINT64_MAX / 2, &v), -1);
+	elf_obj_free(o);
+}
+END_TEST
+
+START_TEST(test_bad_inputs)
+{
+	struct elf_obj *o = elf_obj_load("/nonexistent/perfconv/libnothing.so", NULL, 0, NULL);
+
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_MISSING);
+	ck_assert_ptr_null(elf_obj_lookup(o, 0x1000));
+	elf_obj_free(o);
+	o = elf_obj_load(notelf, NULL, 0, NULL);
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_BAD_ELF);
+	elf_obj_free(o);
+	o = elf_obj_load(tmpdir, NULL, 0, NULL); /* a directory */
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_MISSING);
+	elf_obj_free(o);
+	elf_obj_free(NULL);
+	/* a relocatable object (like a .ko) loads without crashing */
+	o = elf_obj_load(relobj, NULL, 0, NULL);
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_OK);
+	ck_assert_ptr_nonnull(find_by_name(o, "fx_static_helper"));
+	elf_obj_free(o);
+}
+END_TEST
+
+START_TEST(test_strip_version)
+{
+	char a[] = "__libc_start_main@@GLIBC_2.34", b[] = "memcpy@GLIBC_2.2.5";
+	char c[] = "plain", d[] = "memcpy@plt", e[] = "@plt";
+
+	elf_strip_version(a);
+	elf_strip_version(b);
+	elf_strip_version(c);
+	elf_strip_version(d);
+	elf_strip_version(e);
+	ck_assert_str_eq(a, "__libc_start_main");
+	ck_assert_str_eq(b, "memcpy");
+	ck_assert_str_eq(c, "plain");
+	ck_assert_str_eq(d, "memcpy@plt");
+	ck_assert_str_eq(e, "@plt");
+}
+END_TEST
+
+static const char *libc_path(void)
+{
+	static const char *const cands[] = { "/lib/x86_64-linux-gnu/libc.so.6",
+					     "/usr/lib/x86_64-linux-gnu/libc.so.6",
+					     "/lib64/libc.so.6" };
+	size_t i;
+
+	for (i = 0; i < sizeof(cands) / sizeof(cands[0]); i++)
+		if (access(cands[i], R_OK) == 0)
+			return cands[i];
+	return NULL;
+}
+
+START_TEST(test_real_libc)
+{
+	const char *libc = libc_path();
+	struct elf_obj *o;
+	const struct elf_sym *s;
+
+	if (!libc)
+		return;
+	o = elf_obj_load(libc, NULL, 0, NULL);
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_OK);
+	s = find_by_name(o, "__libc_start_call_main");
+	if (!s) { /* no libc6-dbg: only .dynsym, where that local function is absent */
+		ck_assert_ptr_nonnull(find_by_name(o, "malloc"));
+		elf_obj_free(o);
+		return;
+	}
+	ck_assert_ptr_nonnull(strstr(elf_obj_symbol_file(o), "/usr/lib/debug/"));
+	ck_assert_str_eq(name_at(o, s->start + 0x10), "__libc_start_call_main");
+	/* five aliases share its address; perf keeps the global versioned name */
+	s = find_by_name(o, "__libc_start_main");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(elf_obj_raw_name(o, s), "__libc_start_main@@GLIBC_2.34");
+	ck_assert_str_eq(name_at(o, s->start + 1), "__libc_start_main");
+	s = find_by_name(o, "_int_malloc");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(name_at(o, s->start + 1), "_int_malloc");
+	ck_assert_ptr_nonnull(find_by_name(o, "__memmove_avx_unaligned_erms"));
+	/* PLT entries are named after their .dynsym symbol, as perf 6.1 does */
+	ck_assert_ptr_nonnull(find_by_name(o, "calloc@plt"));
+	elf_obj_free(o);
+}
+END_TEST
+
+static Suite *elfsyms_suite(void)
+{
+	Suite *s = suite_create("elfsyms");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_fixture_names);
+	tcase_add_test(tc, test_zero_size_symbol_extends);
+	tcase_add_test(tc, test_sorted_and_bounded);
+	tcase_add_test(tc, test_stripped_uses_dynsym);
+	tcase_add_test(tc, test_debuglink_next_to_file);
+	tcase_add_test(tc, test_debuglink_in_debug_dir);
+	tcase_add_test(tc, test_sysroot);
+	tcase_add_test(tc, test_build_id);
+	tcase_add_test(tc, test_offset_to_vaddr);
+	tcase_add_test(tc, test_bad_inputs);
+	tcase_add_test(tc, test_strip_version);
+	tcase_add_test(tc, test_real_libc);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+	char cmd[600];
+
+	if (build_fixtures() != 0) {
+		fprintf(stderr, "check_elfsyms: cannot build the fixtures in %s\n", tmpdir);
+		return 1;
+	}
+	sr = srunner_create(elfsyms_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "check_elfsyms: cannot remove %s\n", tmpdir);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,216 @@
+/* check_kallsyms: kernel symbol names from kallsyms files, as perf would give them. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "symbolize/kallsyms.h"
+
+static char tmpdir[] = "/tmp/check_kallsyms.XXXXXX";
+static char plain[512], gz[512], zeros[512];
+
+/* Not sorted, as the real file is not: module symbols come after the kernel's. */
+static const char synthetic[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81000100 t local_fn\n"
+	"ffffffff81000200 W weak_fn\n"
+	"ffffffff81000300 r some_rodata\n"
+	"ffffffff81000400 T last_core\n"
+	"0000000000000000 A fixed_percpu_data\n"
+	"garbage line\n"
+	"ffffffffc0002000 t other_fn\t[xfs]\n"
+	"ffffffffc0001000 t mod_fn1\t[ext4]\n"
+	"ffffffffc0001080 T mod_fn2\t[ext4]\n";
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static int make_files(void)
+{
+	gzFile g;
+
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(plain, sizeof(plain), "%s/kallsyms", tmpdir);
+	snprintf(gz, sizeof(gz), "%s/kallsyms.gz", tmpdir);
+	snprintf(zeros, sizeof(zeros), "%s/kallsyms.zeros", tmpdir);
+	if (write_file(plain, synthetic) ||
+	    write_file(zeros, "0000000000000000 T _text\n0000000000000000 t foo\n"
+			      "0000000000000000 T bar\t[ext4]\n"))
+		return -1;
+	g = gzopen(gz, "wb");
+	if (!g || gzputs(g, synthetic) < 0 || gzclose(g) != Z_OK)
+		return -1;
+	return 0;
+}
+
+static void check_synthetic(const char *path)
+{
+	char err[256];
+	struct kallsyms *k = kallsyms_load(path, err, sizeof(err));
+	const struct ksym *s;
+
+	ck_assert_msg(k != NULL, "%s", err);
+	/* three names at one address count once; 'r' and 'A' are not kept */
+	ck_assert_uint_eq(kallsyms_count(k), 7);
+	/* of names at one address the last in the file wins (perf: the earlier get size 0) */
+	s = kallsyms_lookup(k, 0xffffffff81000010);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "startup_64");
+	ck_assert_ptr_null(s->module);
+	ck_assert_uint_eq(s->start, 0xffffffff81000000);
+	ck_assert_uint_eq(s->end, 0xffffffff81000100);
+	/* the names that lost are still found by name */
+	ck_assert_uint_eq(kallsyms_addr_of(k, "_text"), 0xffffffff81000000);
+	ck_assert_uint_eq(kallsyms_addr_of(k, "_stext"), 0xffffffff81000000);
+	ck_assert_uint_eq(kallsyms_addr_of(k, "local_fn"), 0xffffffff81000100);
+	ck_assert_uint_eq(kallsyms_addr_of(k, "no_such_symbol"), 0);
+	ck_assert_str_eq(kallsyms_lookup(k, 0xffffffff81000150)->name, "local_fn");
+	/* rodata is skipped, so weak_fn runs up to last_core */
+	ck_assert_str_eq(kallsyms_lookup(k, 0xffffffff81000350)->name, "weak_fn");
+	/* the last kernel symbol before the modules ends a page later */
+	s = kallsyms_lookup(k, 0xffffffff81001fff);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "last_core");
+	ck_assert_ptr_null(kallsyms_lookup(k, 0xffffffff81002000));
+	ck_assert_ptr_null(kallsyms_lookup(k, 0xffffffffc0000fff));
+	ck_assert_ptr_null(kallsyms_lookup(k, 0x1000));
+	/* module symbols carry the module name without brackets */
+	s = kallsyms_lookup(k, 0xffffffffc0001010);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "mod_fn1");
+	ck_assert_str_eq(s->module, "ext4");
+	ck_assert_uint_eq(s->end, 0xffffffffc0001080);
+	s = kallsyms_lookup(k, 0xffffffffc0001fff);
+	ck_assert_str_eq(s->name, "mod_fn2");
+	ck_assert_str_eq(s->module, "ext4");
+	s = kallsyms_lookup(k, 0xffffffffc0002abc);
+	ck_assert_str_eq(s->name, "other_fn");
+	ck_assert_str_eq(s->module, "xfs");
+	/* the very last symbol ends one page after its page */
+	ck_assert_uint_eq(s->end, 0xffffffffc0003000);
+	ck_assert_ptr_null(kallsyms_lookup(k, 0xffffffffc0003000));
+	kallsyms_free(k);
+}
+
+START_TEST(test_plain)
+{
+	check_synthetic(plain);
+}
+END_TEST
+
+START_TEST(test_gzip)
+{
+	check_synthetic(gz);
+}
+END_TEST
+
+START_TEST(test_zero_addresses)
+{
+	char err[256] = "";
+	struct kallsyms *k = kallsyms_load(zeros, err, sizeof(err));
+
+	ck_assert_ptr_null(k);
+	ck_assert_ptr_nonnull(strstr(err, "kptr_restrict"));
+	ck_assert_ptr_nonnull(strstr(err, zeros));
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+	char err[256] = "";
+	struct kallsyms *k = kallsyms_load("/nonexistent/kallsyms", err, sizeof(err));
+
+	ck_assert_ptr_null(k);
+	ck_assert_ptr_nonnull(strstr(err, "cannot open \"/nonexistent/kallsyms\""));
+	kallsyms_free(NULL);
+	ck_assert_ptr_null(kallsyms_lookup(NULL, 1));
+}
+END_TEST
+
+START_TEST(test_live_kallsyms)
+{
+	char err[256] = "";
+	struct kallsyms *k = kallsyms_load("/proc/kallsyms", err, sizeof(err));
+	const struct ksym *s;
+	uint64_t text, sched;
+
+	if (!k) { /* hidden by kptr_restrict or not readable: nothing to check */
+		ck_assert_msg(strstr(err, "zero") || strstr(err, "cannot"), "%s", err);
+		return;
+	}
+	ck_assert_uint_gt(kallsyms_count(k), 1000);
+	text = kallsyms_addr_of(k, "_text");
+	ck_assert_uint_ne(text, 0);
+	ck_assert_ptr_nonnull(kallsyms_lookup(k, text));
+	sched = kallsyms_addr_of(k, "schedule");
+	ck_assert_uint_ne(sched, 0);
+	s = kallsyms_lookup(k, sched + 1);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "schedule");
+	ck_assert_ptr_null(s->module);
+	kallsyms_free(k);
+}
+END_TEST
+
+START_TEST(test_live_build_id)
+{
+	uint8_t id[64];
+	size_t n;
+
+	if (access("/sys/kernel/notes", R_OK) != 0)
+		return;
+	n = kernel_live_build_id(id, sizeof(id));
+	/* kernels built with a build id (all distribution kernels) have a 20-byte SHA-1 */
+	if (n)
+		ck_assert_uint_eq(n, 20);
+	ck_assert_uint_le(kernel_live_build_id(id, 4), 4);
+}
+END_TEST
+
+static Suite *kallsyms_suite(void)
+{
+	Suite *s = suite_create("kallsyms");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_plain);
+	tcase_add_test(tc, test_gzip);
+	tcase_add_test(tc, test_zero_addresses);
+	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_live_kallsyms);
+	tcase_add_test(tc, test_live_build_id);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+	char cmd[600];
+
+	if (make_files() != 0) {
+		fprintf(stderr, "check_kallsyms: cannot write test files in %s\n", tmpdir);
+		return 1;
+	}
+	sr = srunner_create(kallsyms_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "check_kallsyms: cannot remove %s\n", tmpdir);
+	return failed ? 1 : 0;
+}

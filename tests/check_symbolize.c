@@ -1,0 +1,245 @@
+/* check_symbolize: names, files, lines and inlined frames of native code, against
+ * eu-addr2line -i (elfutils) on a C++ fixture compiled at test time. */
+#include <check.h>
+#include <gelf.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize/symbolizer.h"
+
+static char dir[] = "/tmp/check_symbolize.XXXXXX";
+static char bin[512];
+
+static void build_fixture(void)
+{
+	char cmd[1024];
+	const char *top = getenv("PERFCONV_TOP") ? getenv("PERFCONV_TOP") : ".";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(bin, sizeof(bin), "%s/inline_cpp", dir);
+	snprintf(cmd, sizeof(cmd), "g++ -O2 -g -fno-omit-frame-pointer -o %s %s/tests/fixtures/inline_cpp.cpp",
+		 bin, top);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void remove_fixture(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* Address and size of a symbol, from nm. */
+static int nm_symbol(const char *name, uint64_t *addr, uint64_t *size)
+{
+	char cmd[600], line[1024];
+	FILE *f;
+	int found = 0;
+
+	snprintf(cmd, sizeof(cmd), "nm -S %s", bin);
+	f = popen(cmd, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char sym[512], type;
+		unsigned long long a, s;
+
+		if (sscanf(line, "%llx %llx %c %511s", &a, &s, &type, sym) == 4 && strcmp(sym, name) == 0) {
+			*addr = a;
+			*size = s;
+			found = 1;
+		}
+	}
+	if (f)
+		pclose(f);
+	return found;
+}
+
+/* vaddr -> file offset through the program headers, as the recording's pgoff would give. */
+static uint64_t file_offset(uint64_t vaddr)
+{
+	int fd = open(bin, O_RDONLY);
+	Elf *e;
+	size_t n;
+	uint64_t off = vaddr;
+
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(elf_getphdrnum(e, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+		    vaddr < ph.p_vaddr + ph.p_filesz)
+			off = vaddr - ph.p_vaddr + ph.p_offset;
+	}
+	elf_end(e);
+	close(fd);
+	return off;
+}
+
+/* eu-addr2line -i -f: pairs of "name[ inlined at ...]" and "file:line[:col]" lines. */
+static size_t addr2line(uint64_t addr, char names[][256], char locs[][512], size_t cap)
+{
+	char cmd[700], a[256], b[512];
+	FILE *f;
+	size_t n = 0;
+
+	snprintf(cmd, sizeof(cmd), "eu-addr2line -i -f -e %s 0x%" PRIx64, bin, addr);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	while (n < cap && fgets(a, sizeof(a), f) && fgets(b, sizeof(b), f)) {
+		char *cut = strstr(a, " inlined at ");
+
+		if (cut)
+			*cut = '\0';
+		a[strcspn(a, "\n")] = '\0';
+		b[strcspn(b, "\n")] = '\0';
+		snprintf(names[n], 256, "%s", a);
+		snprintf(locs[n], 512, "%s", b);
+		n++;
+	}
+	pclose(f);
+	return n;
+}
+
+static struct symbolizer *new_symbolizer(int demangle, int inl)
+{
+	static struct diag d;
+	struct sym_options o;
+
+	memset(&o, 0, sizeof(o));
+	o.demangle = demangle;
+	o.inline_frames = inl;
+	diag_init(&d);
+	return symbolizer_new(&o, &d);
+}
+
+START_TEST(lines_and_inlined_frames_match_eu_addr2line)
+{
+	struct symbolizer *s = new_symbolizer(1, 1);
+	uint64_t start, size;
+	size_t checked = 0, inlined_seen = 0;
+
+	ck_assert(nm_symbol("hot_loop", &start, &size));
+	for (uint64_t a = start; a < start + size; a += 3) {
+		struct sym_frame f[16];
+		char names[16][256], locs[16][512], loc[600];
+		size_t n = symbolizer_native(s, 0, bin, NULL, 0, file_offset(a), 0, f, 16);
+		size_t m = addr2line(a, names, locs, 16);
+
+		ck_assert_uint_eq(n, m);
+		for (size_t i = 0; i < n; i++) {
+			if (f[i].column)
+				snprintf(loc, sizeof(loc), "%s:%u:%u", f[i].file, f[i].line, f[i].column);
+			else
+				snprintf(loc, sizeof(loc), "%s:%u", f[i].file, f[i].line);
+			ck_assert_str_eq(f[i].system_name, names[i]);
+			ck_assert_str_eq(loc, locs[i]);
+			ck_assert_int_eq(f[i].inlined, i + 1 < n);
+		}
+		if (n > 1) {
+			inlined_seen++;
+			ck_assert_str_eq(f[0].name, "mix"); /* DWARF names a static function without its parameters */
+			ck_assert_str_eq(f[n - 1].name, "hot_loop");
+			ck_assert_ptr_nonnull(strstr(f[0].file, "inline_cpp.cpp"));
+			ck_assert_uint_ge(f[0].line, 28); /* mix's body */
+			ck_assert_uint_le(f[0].line, 30);
+			ck_assert_uint_eq(f[n - 1].line, 37); /* the call of mix in hot_loop */
+		}
+		checked++;
+	}
+	ck_assert_uint_gt(checked, 5);
+	ck_assert_uint_gt(inlined_seen, 0); /* mix was inlined, and we saw it */
+	symbolizer_free(s);
+}
+END_TEST
+
+START_TEST(cpp_names_demangled_system_name_kept)
+{
+	struct symbolizer *s = new_symbolizer(1, 1), *raw = new_symbolizer(0, 1);
+	struct sym_frame f[16];
+	uint64_t a, sz;
+	size_t n;
+
+	ck_assert(nm_symbol("_ZNK6shapes6Circle4areaEv", &a, &sz));
+	n = symbolizer_native(s, 0, bin, NULL, 0, file_offset(a + 2), 0, f, 16);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(f[0].name, "shapes::Circle::area");
+	ck_assert_str_eq(f[0].system_name, "_ZNK6shapes6Circle4areaEv");
+	ck_assert_uint_eq(f[0].line, 14);
+	n = symbolizer_native(raw, 0, bin, NULL, 0, file_offset(a + 2), 0, f, 16);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(f[0].name, "_ZNK6shapes6Circle4areaEv");
+	ck_assert(nm_symbol("_ZN6shapes10accumulateIdEET_PKS1_i", &a, &sz));
+	n = symbolizer_native(s, 0, bin, NULL, 0, file_offset(a + 1), 0, f, 16);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_str_eq(f[n - 1].name, "shapes::accumulate<double>");
+	ck_assert_str_eq(f[n - 1].system_name, "_ZN6shapes10accumulateIdEET_PKS1_i");
+	symbolizer_free(s);
+	symbolizer_free(raw);
+}
+END_TEST
+
+START_TEST(no_inline_gives_the_call_line)
+{
+	struct symbolizer *s = new_symbolizer(1, 0);
+	uint64_t start, size;
+	size_t seen = 0;
+
+	ck_assert(nm_symbol("hot_loop", &start, &size));
+	for (uint64_t a = start; a < start + size; a++) {
+		struct sym_frame f[16];
+		size_t n = symbolizer_native(s, 0, bin, NULL, 0, file_offset(a), 0, f, 16);
+
+		ck_assert_uint_eq(n, 1);
+		ck_assert_str_eq(f[0].name, "hot_loop");
+		ck_assert_int_eq(f[0].inlined, 0);
+		seen += f[0].line == 37;
+	}
+	ck_assert_uint_gt(seen, 0);
+	symbolizer_free(s);
+}
+END_TEST
+
+START_TEST(missing_and_mismatched_files_are_reported)
+{
+	struct symbolizer *s = new_symbolizer(1, 1);
+	struct sym_frame f[4];
+	uint8_t wrong[20] = { 0xde, 0xad };
+
+	ck_assert_uint_eq(symbolizer_native(s, 0, "/nonexistent/libnothing.so", NULL, 0, 0x1000, 0, f, 4), 0);
+	ck_assert_int_eq(symbolizer_problem(s, 0), SYM_OBJ_MISSING);
+	ck_assert_uint_eq(symbolizer_native(s, 1, bin, wrong, 20, 0x1000, 0, f, 4), 0);
+	ck_assert_int_eq(symbolizer_problem(s, 1), SYM_OBJ_MISMATCH);
+	ck_assert_uint_eq(symbolizer_native(s, 2, "[anon:x]", NULL, 0, 0x10, 0, f, 4), 0);
+	ck_assert_int_eq(symbolizer_problem(s, 2), SYM_OBJ_NOT_ELF);
+	symbolizer_free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *su = suite_create("symbolize");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_unchecked_fixture(tc, build_fixture, remove_fixture);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, lines_and_inlined_frames_match_eu_addr2line);
+	tcase_add_test(tc, cpp_names_demangled_system_name_kept);
+	tcase_add_test(tc, no_inline_gives_the_call_line);
+	tcase_add_test(tc, missing_and_mismatched_files_are_reported);
+	suite_add_tcase(su, tc);
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
