@@ -1,0 +1,283 @@
+/* main: perfconv's command line. Exit codes: 0 success, 1 bad input, 2 usage. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/diag.h"
+#include "../common/util.h"
+#include "output.h"
+#include "pipeline.h"
+
+#define PERFCONV_VERSION "0.1.0"
+
+enum {
+	OPT_SYMFS = 256,
+	OPT_KALLSYMS,
+	OPT_BUILDID_DIR,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
+	OPT_WEIGHT,
+	OPT_WITH_PID,
+	OPT_WITH_TID,
+	OPT_ANNOTATE,
+	OPT_NO_DEMANGLE,
+	OPT_NO_SYMBOLS,
+	OPT_NO_INLINE,
+	OPT_EVENT,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "with-pid", no_argument, NULL, OPT_WITH_PID },
+	{ "with-tid", no_argument, NULL, OPT_WITH_TID },
+	{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perfconv [-i perf.data] [-o OUTPUT] [-f FORMAT] [options]\n"
+		"\n"
+		"Convert a perf recording into a profile.\n"
+		"\n"
+		"  -i, --input FILE      perf.data file, `perf record --threads` directory, or -\n"
+		"                        for a pipe (perf record -o - ... | perfconv -i -);\n"
+		"                        default perf.data\n"
+		"  -o, --output FILE     output file, or - for standard output (the default)\n"
+		"  -f, --format FORMAT   output format; default: from -o's suffix, else folded\n"
+		"  -q, --quiet           no closing summary (errors and warnings still print)\n"
+		"\n"
+		"Symbols:\n"
+		"      --symfs DIR       look for binaries under DIR (DIR/recorded/path, DIR/name)\n"
+		"      --kallsyms FILE   kernel symbols from FILE (a saved /proc/kallsyms, plain\n"
+		"                        or gzipped); /proc/kallsyms is used only when the running\n"
+		"                        kernel's build id is the recorded one\n"
+		"      --buildid-dir DIR perf's build-id cache (default ~/.debug)\n"
+		"      --no-demangle     show C++ and Rust names as in the binary\n"
+		"      --no-inline       no frames for inlined calls (a function's line is then\n"
+		"                        the call it inlined)\n"
+		"      --no-symbols      no symbolization: every frame as module+0xoffset\n"
+		"\n"
+		"Filters (comma-separated lists, as perf report takes them):\n"
+		"      --pid PID,...     only samples of these processes\n"
+		"      --tid TID,...     only samples of these threads\n"
+		"      --comm NAME,...   only samples of threads with these names\n"
+		"\n"
+		"Output:\n"
+		"      --event NAME      only samples of this event (as perf names it, e.g.\n"
+		"                        cpu-clock or page-faults); folded output of a\n"
+		"                        recording with several events counts the first\n"
+		"                        unless this names another\n"
+		"      --weight samples|period\n"
+		"                        count samples (folded's default) or the event's period\n"
+		"      --with-pid        folded: first frame comm-PID\n"
+		"      --with-tid        folded: first frame comm-PID/TID\n"
+		"      --annotate        folded: suffix _[k] kernel, _[j] JIT, _[i] inlined frames\n"
+		"  -h, --help            this text\n"
+		"      --version         perfconv's version\n"
+		"\n"
+		"Formats:\n");
+	for (size_t i = 0; output_formats[i]; i++) {
+		const struct output_format *of = output_formats[i];
+
+		fprintf(f, "  %-10s %s (", of->name, of->help);
+		for (size_t j = 0; of->suffixes[j]; j++)
+			fprintf(f, "%s%s", j ? ", " : "", of->suffixes[j]);
+		fprintf(f, ")\n");
+	}
+	fprintf(f, "\nExit status: 0 success, 1 bad input or output, 2 usage.\n");
+}
+
+/* Parse "1,2,3" into an array of u32; returns -1 on a bad number. */
+static int parse_u32_list(const char *arg, uint32_t **out, size_t *n)
+{
+	size_t cap = 0;
+	const char *s = arg;
+
+	while (*s) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (errno || end == s || v > UINT32_MAX || (*end && *end != ','))
+			return -1;
+		VEC_PUSH(*out, *n, cap, (uint32_t)v);
+		s = *end ? end + 1 : end;
+	}
+	return *n ? 0 : -1;
+}
+
+static void parse_str_list(const char *arg, char ***out, size_t *n)
+{
+	size_t cap = 0;
+	const char *s = arg;
+
+	while (*s) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+
+		if (len)
+			VEC_PUSH(*out, *n, cap, xstrndup(s, len));
+		s += len + (comma ? 1 : 0);
+	}
+}
+
+static int bad_usage(const char *msg, const char *arg)
+{
+	fprintf(stderr, "perfconv: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+	fprintf(stderr, "Try 'perfconv --help'.\n");
+	return 2;
+}
+
+/* Does `name` name event `e`? "cpu-clock" names "cpu-clock:pppH" too. */
+static int event_matches(const struct profile *p, const struct pc_event *e, const char *name)
+{
+	const char *full = profile_text(p, e->name);
+	size_t len = strlen(name);
+
+	return strcmp(full, name) == 0 || (strncmp(full, name, len) == 0 && full[len] == ':');
+}
+
+/*
+ * The event a writer shows: the one --event names, or for folded output of a
+ * recording with several events the first that has samples (summing page faults
+ * with CPU samples would mean nothing).
+ */
+static int choose_event(const struct profile *p, const struct output_format *of,
+			const char *name, struct write_options *wo, int quiet, struct diag *d)
+{
+	size_t with_samples = 0;
+
+	if (name) {
+		for (size_t i = 0; i < p->nevents; i++)
+			if (event_matches(p, &p->events[i], name)) {
+				wo->event = (int)i;
+				return 0;
+			}
+		diag_error(d, NULL, DIAG_NO_OFFSET, "no event '%s' in the recording; it has:", name);
+		for (size_t i = 0; i < p->nevents; i++)
+			diag_note(d, "  %s", profile_text(p, p->events[i].name));
+		return -1;
+	}
+	for (size_t i = 0; i < p->nevents; i++)
+		with_samples += p->events[i].nsamples > 0;
+	if (with_samples < 2 || strcmp(of->name, "folded") != 0)
+		return 0;
+	for (size_t i = 0; i < p->nevents; i++)
+		if (p->events[i].nsamples) {
+			wo->event = (int)i;
+			if (!quiet)
+				diag_note(d, "%zu events recorded; counting %s (choose with --event)",
+					  with_samples, profile_text(p, p->events[i].name));
+			return 0;
+		}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct convert_options co;
+	struct write_options wo;
+	struct convert_stats st;
+	struct profile p;
+	struct diag d;
+	const char *output = "-", *format = NULL, *event = NULL;
+	const struct output_format *of;
+	int c, weight_set = 0, rc = 0;
+
+	memset(&co, 0, sizeof(co));
+	memset(&wo, 0, sizeof(wo));
+	wo.event = -1;
+	co.input = "perf.data";
+	co.sym.demangle = 1;
+	co.sym.inline_frames = 1;
+	diag_init(&d);
+	while ((c = getopt_long(argc, argv, "i:o:f:qh", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'i': co.input = optarg; break;
+		case 'o': output = optarg; break;
+		case 'f': format = optarg; break;
+		case 'q': co.quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		case OPT_SYMFS: co.sym.symfs = optarg; break;
+		case OPT_KALLSYMS: co.sym.kallsyms = optarg; break;
+		case OPT_BUILDID_DIR: co.sym.buildid_dir = optarg; break;
+		case OPT_NO_DEMANGLE: co.sym.demangle = 0; break;
+		case OPT_NO_SYMBOLS: co.no_symbols = 1; break;
+		case OPT_NO_INLINE: co.sym.inline_frames = 0; break;
+		case OPT_EVENT: event = optarg; break;
+		case OPT_PID:
+			if (parse_u32_list(optarg, &co.pids, &co.npids))
+				return bad_usage("--pid takes a comma-separated list of numbers", optarg);
+			break;
+		case OPT_TID:
+			if (parse_u32_list(optarg, &co.tids, &co.ntids))
+				return bad_usage("--tid takes a comma-separated list of numbers", optarg);
+			break;
+		case OPT_COMM: parse_str_list(optarg, &co.comms, &co.ncomms); break;
+		case OPT_WEIGHT:
+			if (strcmp(optarg, "samples") == 0)
+				wo.weight_period = 0;
+			else if (strcmp(optarg, "period") == 0)
+				wo.weight_period = 1;
+			else
+				return bad_usage("--weight takes samples or period", optarg);
+			weight_set = 1;
+			break;
+		case OPT_WITH_PID: wo.with_pid = 1; break;
+		case OPT_WITH_TID: wo.with_tid = 1; break;
+		case OPT_ANNOTATE: wo.annotate = 1; break;
+		case OPT_VERSION: printf("perfconv %s\n", PERFCONV_VERSION); return 0;
+		default: return bad_usage("unknown option", NULL);
+		}
+	}
+	(void)weight_set;
+	if (optind < argc)
+		return bad_usage("unexpected argument", argv[optind]);
+	if (format) {
+		of = output_by_name(format);
+		if (!of)
+			return bad_usage("unknown format", format);
+	} else {
+		of = strcmp(output, "-") ? output_by_path(output) : NULL;
+		if (!of)
+			of = output_by_name("folded");
+	}
+
+	profile_init(&p);
+	if (convert_read(&co, &p, &st, &d) != 0)
+		rc = 1;
+	else if (choose_event(&p, of, event, &wo, co.quiet, &d) != 0)
+		rc = 1;
+	else if (output_write(of, &p, &wo, output, &d) != 0)
+		rc = 1;
+	profile_release(&p);
+	free(co.pids);
+	free(co.tids);
+	for (size_t i = 0; i < co.ncomms; i++)
+		free(co.comms[i]);
+	free(co.comms);
+	return rc;
+}

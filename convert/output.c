@@ -1,0 +1,103 @@
+/* output: the table of output formats, and writing a file safely. */
+#include "output.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../formats/folded.h"
+#include "../formats/samples.h"
+
+static const struct output_format folded = {
+	"folded", { ".folded", ".collapsed", ".txt", NULL }, folded_write,
+	"collapsed stacks, one line per unique stack (stackcollapse-perf.pl)",
+};
+static const struct output_format samples = {
+	"samples", { ".samples", NULL }, samples_write,
+	"one line per sample in time order: comm, pid/tid, cpu, time, event, period, stack",
+};
+
+const struct output_format *const output_formats[] = { &folded, &samples, NULL };
+
+const struct output_format *output_by_name(const char *name)
+{
+	for (size_t i = 0; output_formats[i]; i++)
+		if (strcmp(output_formats[i]->name, name) == 0)
+			return output_formats[i];
+	return NULL;
+}
+
+const struct output_format *output_by_path(const char *path)
+{
+	size_t len = strlen(path);
+
+	for (size_t i = 0; output_formats[i]; i++)
+		for (size_t j = 0; output_formats[i]->suffixes[j]; j++) {
+			const char *suf = output_formats[i]->suffixes[j];
+			size_t sl = strlen(suf);
+
+			if (len > sl && strcmp(path + len - sl, suf) == 0)
+				return output_formats[i];
+		}
+	return NULL;
+}
+
+int output_write(const struct output_format *f, const struct profile *p,
+		 const struct write_options *o, const char *path, struct diag *d)
+{
+	char *tmp;
+	FILE *out;
+	int fd, err;
+
+	if (strcmp(path, "-") == 0) {
+		if (f->write(p, o, stdout) != 0 || fflush(stdout) != 0) {
+			diag_error(d, "standard output", DIAG_NO_OFFSET, "write failed: %s",
+				   strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	tmp = xmalloc(strlen(path) + 16);
+	sprintf(tmp, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		diag_error(d, path, DIAG_NO_OFFSET, "cannot create output: %s", strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	/* mkstemp makes the file 0600; an output file is as readable as any other */
+	{
+		mode_t mask = umask(0);
+
+		umask(mask);
+		(void)fchmod(fd, 0666 & ~mask);
+	}
+	out = fdopen(fd, "w");
+	if (!out) {
+		err = errno;
+		close(fd);
+		goto fail;
+	}
+	if (f->write(p, o, out) != 0) {
+		err = errno;
+		fclose(out);
+		goto fail;
+	}
+	if (fclose(out) != 0) {
+		err = errno;
+		goto fail;
+	}
+	if (rename(tmp, path) != 0) {
+		err = errno;
+		goto fail;
+	}
+	free(tmp);
+	return 0;
+fail:
+	unlink(tmp);
+	free(tmp);
+	diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s", strerror(err));
+	return -1;
+}

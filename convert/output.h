@@ -1,0 +1,30 @@
+/* output: the table of output formats, and writing a file safely. */
+#ifndef PERFCONV_OUTPUT_H
+#define PERFCONV_OUTPUT_H
+
+#include "../common/diag.h"
+#include "../formats/writer.h"
+
+struct output_format {
+	const char *name;
+	const char *suffixes[4];  /* NULL-terminated; matched at the end of -o's path */
+	profile_writer write;
+	const char *help;
+};
+
+/* Every format, NULL-terminated. */
+extern const struct output_format *const output_formats[];
+
+const struct output_format *output_by_name(const char *name);
+/* The format whose suffix ends `path`, or NULL. */
+const struct output_format *output_by_path(const char *path);
+
+/*
+ * Write `p` in format `f` to `path` ("-" for standard output). A file is written to
+ * a temporary name beside it and renamed when complete, so a failed conversion
+ * leaves no partial file. Returns 0, or -1 after reporting through `d`.
+ */
+int output_write(const struct output_format *f, const struct profile *p,
+		 const struct write_options *o, const char *path, struct diag *d);
+
+#endif

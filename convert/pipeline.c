@@ -1,0 +1,609 @@
+/* pipeline: perf.data in, profile model out: replay, symbolize, build stacks. */
+#include "pipeline.h"
+
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/perfdata.h"
+#include "replay.h"
+
+#define MAX_STACK 1024
+#define MAX_INLINE 32
+
+/* A resolved address: a run of frame ids in the pool, innermost first. */
+struct resolved {
+	uint32_t first, n;
+};
+
+struct conv {
+	const struct convert_options *opt;
+	struct profile *p;
+	struct convert_stats *st;
+	struct diag *d;
+	struct perf_reader *r;
+	struct replay *rp;
+	struct symbolizer *sym;
+	int use_record_time;          /* the recording has times */
+	uint32_t kernel_dso;          /* dso of [kernel.kallsyms] */
+	int has_kernel_dso;
+	const uint8_t *kernel_bid;
+	size_t kernel_bid_size;
+	/* caches */
+	struct u64map map_ids;        /* replay_map index + 1 -> profile mapping */
+	struct u64map addr_cache;     /* (mapping, offset, return) -> resolved */
+	struct u64map nomap_cache;    /* address -> resolved, for addresses in no mapping */
+	struct resolved *res;
+	size_t nres, res_cap;
+	uint32_t *pool;
+	size_t npool, pool_cap;
+	/* per dso: samples with unsymbolized frames there */
+	uint64_t *dso_unsym;
+	uint64_t *dso_mark;
+	size_t ndso_stat;
+	uint64_t kernel_unsym, kernel_mark, nomap_unsym, nomap_mark;
+	uint64_t sample_no;
+	int sample_unsym;
+};
+
+static uint64_t rec_time(const struct conv *c, const struct perf_record *rec, uint64_t seq)
+{
+	if (!c->use_record_time)
+		return seq;
+	return rec->sid.has_time ? rec->sid.time : 0;
+}
+
+static const struct perf_build_id *header_build_id(const struct perf_header_info *h,
+						   const char *path)
+{
+	for (size_t i = 0; i < h->nbuild_ids; i++)
+		if (h->build_ids[i].filename && strcmp(h->build_ids[i].filename, path) == 0)
+			return &h->build_ids[i];
+	return NULL;
+}
+
+static int is_kernel_name(const char *name)
+{
+	return strncmp(name, "[kernel.kallsyms]", 17) == 0 || strncmp(name, "[guest.kernel", 13) == 0;
+}
+
+static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time)
+{
+	const struct perf_mmap_rec *m = &rec->u.mmap;
+	const struct perf_header_info *h = perf_reader_header(c->r);
+	const uint8_t *bid = NULL;
+	size_t bidlen = 0;
+	int kernel = m->pid == UINT32_MAX || rec->cpumode == PERF_CPUMODE_KERNEL;
+	const char *path = m->filename;
+	uint32_t dso;
+
+	if (!m->executable)
+		return;
+	if (kernel && is_kernel_name(path))
+		path = "[kernel.kallsyms]";
+	if (m->has_build_id) {
+		bid = m->build_id;
+		bidlen = m->build_id_size;
+	} else {
+		const struct perf_build_id *b = header_build_id(h, path);
+
+		if (b) {
+			bid = b->id;
+			bidlen = b->id_size;
+		}
+	}
+	dso = replay_dso(c->rp, path, bid, bidlen, kernel);
+	if (kernel && strcmp(path, "[kernel.kallsyms]") == 0) {
+		c->kernel_dso = dso;
+		c->has_kernel_dso = 1;
+	}
+	replay_mmap(c->rp, time, kernel ? REPLAY_KERNEL_PID : m->pid, m->start, m->len, m->pgoff,
+		    dso);
+}
+
+/* Pass 1: process state. */
+static int pass_state(struct conv *c)
+{
+	struct perf_record rec;
+	uint64_t seq = 0;
+	int ret;
+
+	while ((ret = perf_reader_next(c->r, &rec)) == 1) {
+		uint64_t t = rec_time(c, &rec, seq++);
+
+		switch (rec.type) {
+		case PERF_REC_MMAP:
+		case PERF_REC_MMAP2:
+			on_mmap(c, &rec, t);
+			break;
+		case PERF_REC_COMM:
+			replay_comm(c->rp, t, rec.u.comm.pid, rec.u.comm.tid, rec.u.comm.comm,
+				    rec.u.comm.exec);
+			break;
+		case PERF_REC_FORK:
+			replay_fork(c->rp, rec.u.fork.time ? rec.u.fork.time : t, rec.u.fork.pid,
+				    rec.u.fork.ppid, rec.u.fork.tid, rec.u.fork.ptid);
+			break;
+		case PERF_REC_EXIT:
+			replay_exit(c->rp, t, rec.u.fork.pid, rec.u.fork.tid);
+			break;
+		default:
+			break;
+		}
+	}
+	return ret;
+}
+
+static void hex_build_id(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = '\0';
+}
+
+static uint32_t mapping_for(struct conv *c, const struct replay_map *m)
+{
+	/* replay maps do not move after replay_finish: their address is their identity */
+	uint64_t key = (uint64_t)(uintptr_t)m;
+	uint32_t *v = u64map_get(&c->map_ids, key);
+	const struct replay_dso *dso;
+	struct pc_mapping pm;
+	char hex[41];
+	uint32_t id;
+
+	if (v)
+		return *v;
+	dso = replay_dso_get(c->rp, m->dso);
+	memset(&pm, 0, sizeof(pm));
+	pm.start = m->start;
+	pm.limit = m->end;
+	pm.offset = m->pgoff;
+	pm.file = dso->path;
+	hex_build_id(hex, dso->build_id, dso->build_id_size);
+	pm.build_id = profile_str(c->p, hex);
+	pm.kind = dso->kernel ? FRAME_KERNEL : FRAME_NATIVE;
+	id = profile_mapping(c->p, &pm);
+	u64map_put(&c->map_ids, key, id);
+	return id;
+}
+
+static void count_unsym(struct conv *c, uint32_t dso, int kernel, int nomap)
+{
+	c->sample_unsym = 1;
+	if (nomap) {
+		if (c->nomap_mark != c->sample_no + 1) {
+			c->nomap_mark = c->sample_no + 1;
+			c->nomap_unsym++;
+		}
+		return;
+	}
+	if (kernel) {
+		if (c->kernel_mark != c->sample_no + 1) {
+			c->kernel_mark = c->sample_no + 1;
+			c->kernel_unsym++;
+		}
+		return;
+	}
+	if (dso >= c->ndso_stat) {
+		size_t n = replay_ndsos(c->rp);
+
+		c->dso_unsym = xrealloc(c->dso_unsym, n * sizeof(*c->dso_unsym));
+		c->dso_mark = xrealloc(c->dso_mark, n * sizeof(*c->dso_mark));
+		memset(c->dso_unsym + c->ndso_stat, 0, (n - c->ndso_stat) * sizeof(*c->dso_unsym));
+		memset(c->dso_mark + c->ndso_stat, 0, (n - c->ndso_stat) * sizeof(*c->dso_mark));
+		c->ndso_stat = n;
+	}
+	if (c->dso_mark[dso] != c->sample_no + 1) {
+		c->dso_mark[dso] = c->sample_no + 1;
+		c->dso_unsym[dso]++;
+	}
+}
+
+static uint32_t new_resolved(struct conv *c, const uint32_t *frames, uint32_t n)
+{
+	struct resolved r;
+
+	r.first = (uint32_t)c->npool;
+	r.n = n;
+	for (uint32_t i = 0; i < n; i++)
+		VEC_PUSH(c->pool, c->npool, c->pool_cap, frames[i]);
+	VEC_PUSH(c->res, c->nres, c->res_cap, r);
+	return (uint32_t)c->nres - 1;
+}
+
+static const char *module_name(const char *path)
+{
+	return path[0] == '[' ? path : path_base(path);
+}
+
+/* Symbolize `addr` of mapping `m` (NULL: in no mapping). `ret`: a return address. */
+static uint32_t resolve_new(struct conv *c, const struct replay_map *m, uint32_t mapping,
+			    uint64_t addr, int ret, int kernel_ctx)
+{
+	struct sym_frame sf[MAX_INLINE];
+	uint32_t ids[MAX_INLINE];
+	struct pc_frame f;
+	size_t n = 0;
+	char buf[512];
+	const struct replay_dso *dso = m ? replay_dso_get(c->rp, m->dso) : NULL;
+	const char *path = dso ? profile_text(c->p, dso->path) : NULL;
+	int kernel = dso ? dso->kernel : kernel_ctx;
+	const char *kmod = NULL;
+
+	memset(&f, 0, sizeof(f));
+	f.addr = addr;
+	f.mapping = mapping;
+	f.kind = kernel ? FRAME_KERNEL : FRAME_NATIVE;
+	if (!c->opt->no_symbols) {
+		if (kernel) {
+			if (symbolizer_kernel(c->sym, addr, c->kernel_bid,
+					      c->kernel_bid_size, &sf[0], &kmod))
+				n = 1;
+		} else if (dso) {
+			n = symbolizer_native(c->sym, m->dso, path, dso->build_id, dso->build_id_size,
+					      addr - m->start + m->pgoff, ret, sf, MAX_INLINE);
+		}
+	}
+	if (n == 0) {
+		f.symbolized = 0;
+		if (m) {
+			uint64_t off = kernel ? addr - m->start : addr - m->start + m->pgoff;
+
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, module_name(path), off);
+			f.module = profile_str(c->p, module_name(path));
+		} else {
+			snprintf(buf, sizeof(buf), "[unknown]");
+			f.module = profile_str(c->p, kernel ? "[kernel.kallsyms]" : "[unknown]");
+		}
+		f.func = profile_str(c->p, buf);
+		ids[0] = profile_frame(c->p, &f);
+		return new_resolved(c, ids, 1);
+	}
+	if (kernel) {
+		if (kmod) {
+			snprintf(buf, sizeof(buf), "[%s]", kmod);
+			f.module = profile_str(c->p, buf);
+		} else {
+			f.module = profile_str(c->p, "[kernel.kallsyms]");
+		}
+	} else {
+		f.module = profile_str(c->p, module_name(path));
+	}
+	for (size_t i = 0; i < n; i++) {
+		f.symbolized = 1;
+		f.func = profile_str(c->p, sf[i].name);
+		f.system_name = profile_str(c->p, sf[i].system_name ? sf[i].system_name : "");
+		f.file = profile_str(c->p, sf[i].file ? sf[i].file : "");
+		f.line = sf[i].line;
+		f.column = sf[i].column;
+		if (!kernel)
+			f.kind = sf[i].inlined ? FRAME_INLINED : FRAME_NATIVE;
+		ids[i] = profile_frame(c->p, &f);
+	}
+	return new_resolved(c, ids, (uint32_t)n);
+}
+
+/* The frames of one address, from the cache or symbolized now. */
+static const struct resolved *resolve(struct conv *c, uint32_t pid, uint64_t time, uint64_t addr,
+				      int ret, int kernel_ctx)
+{
+	const struct replay_map *m;
+	uint32_t mapping = 0, *v, idx;
+	uint64_t key;
+
+	m = replay_find(c->rp, kernel_ctx ? REPLAY_KERNEL_PID : pid, time, addr);
+	if (!m && !kernel_ctx && addr >= 0xffff800000000000ULL)
+		m = replay_find(c->rp, REPLAY_KERNEL_PID, time, addr), kernel_ctx = 1;
+	if (!m) {
+		key = (addr ^ ((uint64_t)kernel_ctx << 63)) * 2 + (uint64_t)ret + 1;
+		v = u64map_get(&c->nomap_cache, key ? key : 1);
+		if (v)
+			idx = *v;
+		else {
+			idx = resolve_new(c, NULL, 0, addr, ret, kernel_ctx);
+			u64map_put(&c->nomap_cache, key ? key : 1, idx);
+		}
+		if (!c->p->frames[c->pool[c->res[idx].first]].symbolized)
+			count_unsym(c, 0, kernel_ctx, 1);
+		return &c->res[idx];
+	}
+	mapping = mapping_for(c, m);
+	{
+		uint64_t off = addr - m->start;
+
+		if (off < (1ULL << 40) && mapping < (1u << 23)) {
+			key = ((uint64_t)mapping << 41) | (off << 1) | (uint64_t)ret;
+			v = u64map_get(&c->addr_cache, key);
+			if (v) {
+				idx = *v;
+			} else {
+				idx = resolve_new(c, m, mapping, addr, ret, kernel_ctx);
+				u64map_put(&c->addr_cache, key, idx);
+			}
+		} else {
+			idx = resolve_new(c, m, mapping, addr, ret, kernel_ctx);
+		}
+	}
+	if (!c->p->frames[c->pool[c->res[idx].first]].symbolized) {
+		const struct replay_dso *dso = replay_dso_get(c->rp, m->dso);
+
+		count_unsym(c, m->dso, dso->kernel, 0);
+	}
+	return &c->res[idx];
+}
+
+static int wanted(const struct conv *c, uint32_t pid, uint32_t tid, uint32_t comm)
+{
+	const struct convert_options *o = c->opt;
+	int ok;
+
+	if (o->npids) {
+		ok = 0;
+		for (size_t i = 0; i < o->npids; i++)
+			ok |= o->pids[i] == pid;
+		if (!ok)
+			return 0;
+	}
+	if (o->ntids) {
+		ok = 0;
+		for (size_t i = 0; i < o->ntids; i++)
+			ok |= o->tids[i] == tid;
+		if (!ok)
+			return 0;
+	}
+	if (o->ncomms) {
+		const char *name = profile_text(c->p, comm);
+
+		ok = 0;
+		for (size_t i = 0; i < o->ncomms; i++)
+			ok |= strcmp(o->comms[i], name) == 0;
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+static void on_sample(struct conv *c, const struct perf_record *rec, uint64_t time)
+{
+	const struct perf_sample *s = &rec->u.sample;
+	uint32_t frames[MAX_STACK];
+	size_t nf = 0;
+	uint32_t pid = rec->sid.pid, tid = rec->sid.tid;
+	struct pc_sample ps;
+	uint32_t node = 0;
+	const struct perf_event_desc *ev;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.comm = replay_thread_name(c->rp, pid, tid, time);
+	if (!wanted(c, pid, tid, ps.comm)) {
+		c->st->samples_filtered++;
+		return;
+	}
+	c->sample_unsym = 0;
+	if (s->has_callchain && s->nr_callchain) {
+		int kernel_ctx = rec->cpumode == PERF_CPUMODE_KERNEL;
+		int leaf = 1, skip = 0;
+
+		for (uint64_t i = 0; i < s->nr_callchain && nf < MAX_STACK; i++) {
+			uint64_t a = s->callchain[i];
+			const struct resolved *r;
+
+			if (a >= PERF_CONTEXT_MAX_MARKER) {
+				skip = a == PERF_CONTEXT_GUEST || a == PERF_CONTEXT_GUEST_KERNEL ||
+				       a == PERF_CONTEXT_GUEST_USER || a == PERF_CONTEXT_HV;
+				kernel_ctx = a == PERF_CONTEXT_KERNEL;
+				/* each context starts at the IP it was interrupted at */
+				leaf = 1;
+				continue;
+			}
+			if (skip)
+				continue;
+			r = resolve(c, pid, time, a, !leaf, kernel_ctx);
+			leaf = 0;
+			for (uint32_t j = 0; j < r->n && nf < MAX_STACK; j++)
+				frames[nf++] = c->pool[r->first + j];
+		}
+	} else {
+		const struct resolved *r =
+			resolve(c, pid, time, s->ip, 0, rec->cpumode == PERF_CPUMODE_KERNEL);
+
+		for (uint32_t j = 0; j < r->n && nf < MAX_STACK; j++)
+			frames[nf++] = c->pool[r->first + j];
+	}
+	while (nf-- > 0)
+		node = profile_node(c->p, node, frames[nf]);
+	ev = rec->event >= 0 ? perf_reader_event(c->r, (size_t)rec->event) : NULL;
+	ps.stack = node;
+	ps.time = c->use_record_time ? time : 0;
+	ps.pid = pid;
+	ps.tid = tid;
+	ps.cpu = rec->sid.has_cpu ? rec->sid.cpu : PC_NO_CPU;
+	ps.event = (uint16_t)(rec->event >= 0 ? rec->event : 0);
+	ps.period = s->has_period ? s->period : (ev && !ev->freq ? ev->sample_period : 1);
+	profile_add_sample(c->p, &ps);
+	c->st->samples++;
+	if (c->sample_unsym)
+		c->st->samples_unsymbolized++;
+	c->sample_no++;
+}
+
+/* Pass 2: samples. */
+static int pass_samples(struct conv *c)
+{
+	struct perf_record rec;
+	uint64_t seq = 0;
+	int ret;
+
+	while ((ret = perf_reader_next(c->r, &rec)) == 1) {
+		uint64_t t = rec_time(c, &rec, seq++);
+
+		if (rec.type == PERF_REC_SAMPLE)
+			on_sample(c, &rec, t);
+	}
+	return ret;
+}
+
+static int is_clock_event(const struct perf_event_desc *e)
+{
+	/* PERF_TYPE_SOFTWARE cpu-clock (0) and task-clock (1) count nanoseconds */
+	return e->type == 1 && (e->config == 0 || e->config == 1);
+}
+
+static void copy_header(struct conv *c)
+{
+	const struct perf_header_info *h = perf_reader_header(c->r);
+	struct profile *p = c->p;
+	const struct perf_build_id *kb = header_build_id(h, "[kernel.kallsyms]");
+
+	p->hostname = h->hostname ? profile_str(p, h->hostname) : 0;
+	p->osrelease = h->osrelease ? profile_str(p, h->osrelease) : 0;
+	p->perf_version = h->version ? profile_str(p, h->version) : 0;
+	p->arch = h->arch ? profile_str(p, h->arch) : 0;
+	p->cmdline = h->cmdline ? profile_str(p, h->cmdline) : 0;
+	p->cpudesc = h->cpudesc ? profile_str(p, h->cpudesc) : 0;
+	p->nr_cpus = h->nr_cpus_online;
+	if (h->has_clock_data) {
+		p->has_wall_clock = 1;
+		p->wall_ns = h->clock_data_wall_ns;
+		p->clock_ns = h->clock_data_clock_ns;
+	}
+	if (kb) {
+		c->kernel_bid = kb->id;
+		c->kernel_bid_size = kb->id_size;
+	}
+	c->use_record_time = 0;
+	for (size_t i = 0; i < perf_reader_nevents(c->r); i++) {
+		const struct perf_event_desc *e = perf_reader_event(c->r, i);
+		struct pc_event pe;
+
+		memset(&pe, 0, sizeof(pe));
+		pe.name = profile_str(p, e->name ? e->name : "");
+		pe.unit = profile_str(p, is_clock_event(e) ? "nanoseconds" : "count");
+		pe.type = e->type;
+		pe.config = e->config;
+		pe.sample_period = e->sample_period;
+		pe.freq = e->freq;
+		profile_add_event(p, &pe);
+		if (e->sample_type & (1u << 2)) /* PERF_SAMPLE_TIME */
+			c->use_record_time = 1;
+	}
+	p->has_time = c->use_record_time;
+}
+
+static int dso_cmp_count(const void *a, const void *b, void *arg)
+{
+	const uint64_t *counts = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (counts[y] > counts[x]) - (counts[y] < counts[x]);
+}
+
+static void summary(struct conv *c)
+{
+	const struct perf_reader_stats *rs = perf_reader_stats(c->r);
+	struct convert_stats *st = c->st;
+	uint32_t *order;
+	size_t n = 0;
+
+	st->lost_events = rs->lost_events;
+	st->lost_samples = rs->lost_samples;
+	st->skipped_records = rs->skipped_bad + rs->skipped_unknown;
+	if (c->opt->quiet)
+		return;
+	diag_note(c->d, "%" PRIu64 " samples, %zu unique stacks, %zu events%s", st->samples,
+		  c->p->nnodes - 1, c->p->nevents,
+		  st->samples_filtered ? " (others filtered out)" : "");
+	if (rs->lost_events || rs->lost_samples)
+		diag_note(c->d, "perf lost %" PRIu64 " events and %" PRIu64 " samples while recording",
+			  rs->lost_events, rs->lost_samples);
+	if (rs->skipped_bad)
+		diag_note(c->d, "%" PRIu64 " damaged records skipped", rs->skipped_bad);
+	if (!st->samples_unsymbolized || c->opt->no_symbols)
+		return;
+	diag_note(c->d, "%" PRIu64 " samples have frames with no symbol:", st->samples_unsymbolized);
+	order = xmalloc((c->ndso_stat ? c->ndso_stat : 1) * sizeof(*order));
+	for (size_t i = 0; i < c->ndso_stat; i++)
+		if (c->dso_unsym[i])
+			order[n++] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), dso_cmp_count, c->dso_unsym);
+	for (size_t i = 0; i < n && i < 10; i++) {
+		const struct replay_dso *d = replay_dso_get(c->rp, order[i]);
+
+		diag_note(c->d, "  %8" PRIu64 " in %s (%s)", c->dso_unsym[order[i]],
+			  profile_text(c->p, d->path),
+			  sym_obj_problem_str(symbolizer_problem(c->sym, order[i])));
+	}
+	if (n > 10)
+		diag_note(c->d, "  ... and %zu more files", n - 10);
+	if (c->kernel_unsym)
+		diag_note(c->d, "  %8" PRIu64 " in the kernel (%s)", c->kernel_unsym,
+			  symbolizer_kernel_source(c->sym) ? symbolizer_kernel_source(c->sym)
+							     : "no kernel symbols");
+	if (c->nomap_unsym)
+		diag_note(c->d, "  %8" PRIu64 " at addresses in no recorded mapping", c->nomap_unsym);
+	free(order);
+}
+
+int convert_read(const struct convert_options *o, struct profile *p, struct convert_stats *st,
+		 struct diag *d)
+{
+	struct conv c;
+	struct sym_options so = o->sym;
+	char *dir = NULL;
+	int ret = -1;
+
+	memset(&c, 0, sizeof(c));
+	memset(st, 0, sizeof(*st));
+	c.opt = o;
+	c.p = p;
+	c.st = st;
+	c.d = d;
+	c.r = perf_reader_open(o->input, d);
+	if (!c.r)
+		return -1;
+	if (!so.input_dir) {
+		if (strcmp(o->input, "-") == 0) {
+			so.input_dir = ".";
+		} else {
+			char *copy = xstrdup(o->input);
+			size_t len = strlen(copy);
+
+			/* a --threads directory: its files' neighbours are beside the directory */
+			while (len > 1 && copy[len - 1] == '/')
+				copy[--len] = '\0';
+			dir = xstrdup(dirname(copy));
+			free(copy);
+			so.input_dir = dir;
+		}
+	}
+	c.sym = symbolizer_new(&so, d);
+	c.rp = replay_new(&p->strings);
+	u64map_init(&c.map_ids);
+	u64map_init(&c.addr_cache);
+	u64map_init(&c.nomap_cache);
+	copy_header(&c);
+	if (pass_state(&c) < 0)
+		goto out;
+	replay_finish(c.rp);
+	perf_reader_rewind(c.r);
+	if (pass_samples(&c) < 0)
+		goto out;
+	profile_sort_samples(p);
+	summary(&c);
+	ret = 0;
+out:
+	u64map_release(&c.map_ids);
+	u64map_release(&c.addr_cache);
+	u64map_release(&c.nomap_cache);
+	free(c.res);
+	free(c.pool);
+	free(c.dso_unsym);
+	free(c.dso_mark);
+	replay_free(c.rp);
+	symbolizer_free(c.sym);
+	perf_reader_close(c.r);
+	free(dir);
+	return ret;
+}

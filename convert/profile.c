@@ -1,0 +1,168 @@
+/* profile: the format-neutral model every writer consumes. */
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void profile_init(struct profile *p)
+{
+	struct pc_node root = { 0, 0, 0 };
+	struct pc_mapping none;
+
+	memset(p, 0, sizeof(*p));
+	strtab_init(&p->strings);
+	u64map_init(&p->node_index);
+	u64map_init(&p->mapping_index);
+	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, root);
+	memset(&none, 0, sizeof(none));
+	VEC_PUSH(p->mappings, p->nmappings, p->mappings_cap, none);
+}
+
+void profile_release(struct profile *p)
+{
+	strtab_release(&p->strings);
+	free(p->mappings);
+	free(p->frames);
+	free(p->nodes);
+	free(p->samples);
+	free(p->events);
+	free(p->frame_slots);
+	u64map_release(&p->node_index);
+	u64map_release(&p->mapping_index);
+	memset(p, 0, sizeof(*p));
+}
+
+static void frame_rehash(struct profile *p)
+{
+	size_t ns = p->nframe_slots ? p->nframe_slots * 2 : 1024;
+
+	free(p->frame_slots);
+	p->frame_slots = xcalloc(ns, sizeof(*p->frame_slots));
+	p->nframe_slots = ns;
+	for (size_t id = 0; id < p->nframes; id++) {
+		size_t i = hash_bytes(&p->frames[id], sizeof(struct pc_frame)) & (ns - 1);
+
+		while (p->frame_slots[i])
+			i = (i + 1) & (ns - 1);
+		p->frame_slots[i] = (uint32_t)id + 1;
+	}
+}
+
+uint32_t profile_frame(struct profile *p, const struct pc_frame *in)
+{
+	struct pc_frame f = *in;
+	size_t i;
+
+	memset(f.pad, 0, sizeof(f.pad));
+	if ((p->nframes + 1) * 2 >= p->nframe_slots)
+		frame_rehash(p);
+	for (i = hash_bytes(&f, sizeof(f)) & (p->nframe_slots - 1); p->frame_slots[i];
+	     i = (i + 1) & (p->nframe_slots - 1)) {
+		uint32_t id = p->frame_slots[i] - 1;
+
+		if (memcmp(&p->frames[id], &f, sizeof(f)) == 0)
+			return id;
+	}
+	VEC_PUSH(p->frames, p->nframes, p->frames_cap, f);
+	p->frame_slots[i] = (uint32_t)p->nframes;
+	return (uint32_t)p->nframes - 1;
+}
+
+uint32_t profile_node(struct profile *p, uint32_t parent, uint32_t frame)
+{
+	uint64_t key = (((uint64_t)parent << 32) | frame) + 1; /* never 0 */
+	uint32_t *v = u64map_get(&p->node_index, key);
+	struct pc_node n;
+
+	if (v)
+		return *v;
+	n.parent = parent;
+	n.frame = frame;
+	n.depth = p->nodes[parent].depth + 1;
+	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, n);
+	u64map_put(&p->node_index, key, (uint32_t)p->nnodes - 1);
+	return (uint32_t)p->nnodes - 1;
+}
+
+uint32_t profile_mapping(struct profile *p, const struct pc_mapping *m)
+{
+	struct pc_mapping c = *m;
+	uint64_t key = hash_bytes(&c, sizeof(c)) | 1;
+	uint32_t *v;
+
+	/* the padding of pc_mapping is zero when callers memset it, which they do */
+	v = u64map_get(&p->mapping_index, key);
+	if (v && memcmp(&p->mappings[*v], &c, sizeof(c)) == 0)
+		return *v;
+	VEC_PUSH(p->mappings, p->nmappings, p->mappings_cap, c);
+	if (!v)
+		u64map_put(&p->mapping_index, key, (uint32_t)p->nmappings - 1);
+	return (uint32_t)p->nmappings - 1;
+}
+
+uint32_t profile_add_event(struct profile *p, const struct pc_event *e)
+{
+	VEC_PUSH(p->events, p->nevents, p->events_cap, *e);
+	return (uint32_t)p->nevents - 1;
+}
+
+void profile_add_sample(struct profile *p, const struct pc_sample *s)
+{
+	VEC_PUSH(p->samples, p->nsamples, p->samples_cap, *s);
+	if (s->event < p->nevents) {
+		p->events[s->event].nsamples++;
+		p->events[s->event].total_period += s->period;
+	}
+	if (p->nsamples == 1 || s->time < p->first_time)
+		p->first_time = s->time;
+	if (s->time > p->last_time)
+		p->last_time = s->time;
+}
+
+struct sample_pos {
+	struct pc_sample s;
+	size_t pos;
+};
+
+static int sample_pos_cmp(const void *a, const void *b)
+{
+	const struct sample_pos *x = a, *y = b;
+
+	if (x->s.time != y->s.time)
+		return x->s.time < y->s.time ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+void profile_sort_samples(struct profile *p)
+{
+	struct sample_pos *tmp;
+	size_t i;
+
+	/* already in order is the common case: perf sorts between rounds */
+	for (i = 1; i < p->nsamples; i++)
+		if (p->samples[i].time < p->samples[i - 1].time)
+			break;
+	if (i >= p->nsamples)
+		return;
+	/* qsort is not stable: break ties by file position */
+	tmp = xmalloc(p->nsamples * sizeof(*tmp));
+	for (i = 0; i < p->nsamples; i++) {
+		tmp[i].s = p->samples[i];
+		tmp[i].pos = i;
+	}
+	qsort(tmp, p->nsamples, sizeof(*tmp), sample_pos_cmp);
+	for (i = 0; i < p->nsamples; i++)
+		p->samples[i] = tmp[i].s;
+	free(tmp);
+}
+
+size_t profile_stack(const struct profile *p, uint32_t node, uint32_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	while (node && n < cap) {
+		out[n++] = p->nodes[node].frame;
+		node = p->nodes[node].parent;
+	}
+	return n;
+}

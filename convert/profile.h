@@ -1,0 +1,128 @@
+/* profile: the format-neutral model every writer consumes. */
+#ifndef PERFCONV_PROFILE_H
+#define PERFCONV_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/util.h"
+
+/*
+ * Strings are interned in `strings` (id 0 is ""). Frames are interned: the same
+ * (function, file, line, module, address, kind, ...) is one frame id. Stacks are
+ * nodes of a tree of (parent, frame), node 0 the empty root; a sample holds the
+ * node of its leaf. Mapping and frame ids are indexes; mapping 0 means "none".
+ *
+ * All of it is owned by the profile and lives until profile_release().
+ */
+
+enum frame_kind {
+	FRAME_NATIVE = 0, /* user-space machine code of an ELF object */
+	FRAME_KERNEL = 1,
+	FRAME_JIT = 2,
+	FRAME_INLINED = 3, /* native code inlined into the next (outer) frame */
+};
+
+struct pc_mapping {
+	uint64_t start, limit, offset; /* limit exclusive; offset: file offset of start */
+	uint32_t file;                 /* the path the recording names */
+	uint32_t build_id;             /* lower-case hex, "" when unknown */
+	uint8_t kind;                  /* FRAME_NATIVE, FRAME_KERNEL or FRAME_JIT */
+	uint8_t has_functions, has_filenames, has_line_numbers, has_inline_frames;
+};
+
+struct pc_frame {
+	uint64_t addr;        /* instruction address in the process (for a return
+				 address: the address itself, not addr - 1) */
+	uint32_t func;        /* name to show: demangled, or module+0xoffset, or [unknown] */
+	uint32_t system_name; /* name as in the binary (mangled), "" when unknown */
+	uint32_t file;        /* source file, "" when unknown */
+	uint32_t line, column;/* 0 when unknown */
+	uint32_t module;      /* short name of the object: "libc.so.6", "[kernel.kallsyms]" */
+	uint32_t mapping;     /* 0 when none */
+	uint8_t kind;         /* enum frame_kind */
+	uint8_t symbolized;   /* 0: func is a placeholder (module+0xoffset, [unknown]) */
+	uint8_t pad[2];
+};
+
+struct pc_node {
+	uint32_t parent;      /* node id; the root is its own parent */
+	uint32_t frame;
+	uint32_t depth;       /* root 0 */
+};
+
+#define PC_NO_CPU UINT32_MAX /* the recording does not say */
+
+struct pc_sample {
+	uint64_t time;        /* the recording's clock, ns (0 when the recording has none) */
+	uint64_t period;      /* the event's period (ns for clock events) */
+	uint32_t stack;       /* leaf node */
+	uint32_t pid, tid, cpu;   /* cpu: PC_NO_CPU when unknown */
+	uint32_t comm;        /* thread name at the sample's time */
+	uint16_t event;
+	uint16_t pad;
+};
+
+struct pc_event {
+	uint32_t name;
+	uint32_t unit;        /* "nanoseconds" for clock events, else "count" */
+	uint32_t type;        /* PERF_TYPE_* */
+	uint64_t config;
+	uint64_t sample_period; /* period, or frequency when `freq` */
+	int freq;
+	uint64_t nsamples, total_period;
+};
+
+struct profile {
+	struct strtab strings;
+	struct pc_mapping *mappings; size_t nmappings, mappings_cap; /* [0] unused */
+	struct pc_frame *frames; size_t nframes, frames_cap;
+	struct pc_node *nodes; size_t nnodes, nodes_cap;
+	struct pc_sample *samples; size_t nsamples, samples_cap;
+	struct pc_event *events; size_t nevents, events_cap;
+
+	/* what the recording says about itself, string ids (0 when absent) */
+	uint32_t hostname, osrelease, perf_version, arch, cmdline, cpudesc;
+	uint32_t nr_cpus;
+	int has_time;            /* samples carry times */
+	int has_wall_clock;      /* wall = time - clock_ns + wall_ns */
+	uint64_t wall_ns, clock_ns;
+	uint64_t first_time, last_time;
+
+	/* interning state */
+	uint32_t *frame_slots; size_t nframe_slots;
+	struct u64map node_index;
+	struct u64map mapping_index;
+};
+
+void profile_init(struct profile *p);
+void profile_release(struct profile *p);
+
+static inline uint32_t profile_str(struct profile *p, const char *s)
+{
+	return strtab_intern(&p->strings, s);
+}
+static inline const char *profile_text(const struct profile *p, uint32_t id)
+{
+	return strtab_str(&p->strings, id);
+}
+
+/* Intern a frame (all fields are compared; padding is zeroed here). */
+uint32_t profile_frame(struct profile *p, const struct pc_frame *f);
+/* Intern the node for `frame` under `parent` (0 = root). */
+uint32_t profile_node(struct profile *p, uint32_t parent, uint32_t frame);
+/* Intern a mapping by all its fields. */
+uint32_t profile_mapping(struct profile *p, const struct pc_mapping *m);
+uint32_t profile_add_event(struct profile *p, const struct pc_event *e);
+void profile_add_sample(struct profile *p, const struct pc_sample *s);
+
+/* Sort samples by time, keeping file order among equal times. */
+void profile_sort_samples(struct profile *p);
+
+/*
+ * The frames of a stack, leaf first, into `out` (at most `cap`); returns the depth.
+ * Writers use it to walk a sample's stack.
+ */
+size_t profile_stack(const struct profile *p, uint32_t node, uint32_t *out, size_t cap);
+
+#endif

@@ -1,0 +1,401 @@
+/* replay: processes, threads and their mappings, each over time. */
+#include "replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_MMAP, EV_COMM, EV_FORK, EV_EXIT };
+
+struct rev {
+	uint64_t time;
+	uint64_t start, len, pgoff;
+	uint32_t seq;
+	uint32_t pid, tid, ppid, ptid;
+	uint32_t arg;         /* dso for EV_MMAP, name for EV_COMM */
+	uint8_t type, exec;
+};
+
+struct proc {
+	uint32_t pid;
+	uint32_t older;       /* index + 1 of the previous process with this pid, 0 none */
+	uint64_t start_time;
+	struct replay_map *maps;
+	size_t nmaps, maps_cap;
+	uint64_t *maxend;     /* maxend[i] = max end of maps[0..i], after finish */
+};
+
+struct name_at {
+	uint64_t time;
+	uint32_t name;
+};
+
+struct thread {
+	uint32_t tid;
+	struct name_at *names;
+	size_t nnames, names_cap;
+};
+
+struct replay {
+	struct strtab *strings;
+	struct rev *evs;
+	size_t nevs, evs_cap;
+	struct replay_dso *dsos;
+	size_t ndsos, dsos_cap;
+	struct u64map dso_index;   /* hash(path, build id) -> dso */
+	struct proc *procs;
+	size_t nprocs, procs_cap;
+	struct u64map proc_index;  /* pid -> index + 1 of the newest process */
+	struct thread *threads;
+	size_t nthreads, threads_cap;
+	struct u64map thread_index; /* tid -> index */
+	int finished;
+};
+
+struct replay *replay_new(struct strtab *strings)
+{
+	struct replay *r = xcalloc(1, sizeof(*r));
+
+	r->strings = strings;
+	u64map_init(&r->dso_index);
+	u64map_init(&r->proc_index);
+	u64map_init(&r->thread_index);
+	return r;
+}
+
+void replay_free(struct replay *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nprocs; i++) {
+		free(r->procs[i].maps);
+		free(r->procs[i].maxend);
+	}
+	for (size_t i = 0; i < r->nthreads; i++)
+		free(r->threads[i].names);
+	free(r->procs);
+	free(r->threads);
+	free(r->evs);
+	free(r->dsos);
+	u64map_release(&r->dso_index);
+	u64map_release(&r->proc_index);
+	u64map_release(&r->thread_index);
+	free(r);
+}
+
+uint32_t replay_dso(struct replay *r, const char *path, const uint8_t *build_id,
+		    size_t build_id_size, int kernel)
+{
+	struct replay_dso d;
+	uint64_t key;
+	uint32_t *v;
+
+	memset(&d, 0, sizeof(d));
+	d.path = strtab_intern(r->strings, path);
+	if (build_id_size > sizeof(d.build_id))
+		build_id_size = sizeof(d.build_id);
+	if (build_id_size)
+		memcpy(d.build_id, build_id, build_id_size);
+	d.build_id_size = (uint8_t)build_id_size;
+	d.kernel = kernel ? 1 : 0;
+	key = hash_bytes(&d, sizeof(d)) | 1;
+	/* linear probing on collision: try successive keys until the dso matches */
+	for (;; key = hash_u64(key) | 1) {
+		v = u64map_get(&r->dso_index, key);
+		if (!v)
+			break;
+		if (memcmp(&r->dsos[*v], &d, sizeof(d)) == 0)
+			return *v;
+	}
+	VEC_PUSH(r->dsos, r->ndsos, r->dsos_cap, d);
+	u64map_put(&r->dso_index, key, (uint32_t)r->ndsos - 1);
+	return (uint32_t)r->ndsos - 1;
+}
+
+const struct replay_dso *replay_dso_get(const struct replay *r, uint32_t dso)
+{
+	return dso < r->ndsos ? &r->dsos[dso] : NULL;
+}
+
+size_t replay_ndsos(const struct replay *r)
+{
+	return r->ndsos;
+}
+
+static struct rev *add_ev(struct replay *r, int type, uint64_t time)
+{
+	struct rev e;
+
+	memset(&e, 0, sizeof(e));
+	e.type = (uint8_t)type;
+	e.time = time;
+	e.seq = (uint32_t)r->nevs;
+	VEC_PUSH(r->evs, r->nevs, r->evs_cap, e);
+	return &r->evs[r->nevs - 1];
+}
+
+void replay_mmap(struct replay *r, uint64_t time, uint32_t pid, uint64_t start, uint64_t len,
+		 uint64_t pgoff, uint32_t dso)
+{
+	struct rev *e;
+
+	if (!len || start + len < start)
+		return;
+	e = add_ev(r, EV_MMAP, time);
+	e->pid = pid;
+	e->start = start;
+	e->len = len;
+	e->pgoff = pgoff;
+	e->arg = dso;
+}
+
+void replay_comm(struct replay *r, uint64_t time, uint32_t pid, uint32_t tid, const char *comm,
+		 int exec)
+{
+	struct rev *e = add_ev(r, EV_COMM, time);
+
+	e->pid = pid;
+	e->tid = tid;
+	e->arg = strtab_intern(r->strings, comm);
+	e->exec = exec ? 1 : 0;
+}
+
+void replay_fork(struct replay *r, uint64_t time, uint32_t pid, uint32_t ppid, uint32_t tid,
+		 uint32_t ptid)
+{
+	struct rev *e = add_ev(r, EV_FORK, time);
+
+	e->pid = pid;
+	e->ppid = ppid;
+	e->tid = tid;
+	e->ptid = ptid;
+}
+
+void replay_exit(struct replay *r, uint64_t time, uint32_t pid, uint32_t tid)
+{
+	struct rev *e = add_ev(r, EV_EXIT, time);
+
+	e->pid = pid;
+	e->tid = tid;
+}
+
+static int rev_cmp(const void *a, const void *b)
+{
+	const struct rev *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static struct proc *new_proc(struct replay *r, uint32_t pid, uint64_t time)
+{
+	struct proc p;
+	uint32_t *v = u64map_get(&r->proc_index, (uint64_t)pid + 1);
+
+	memset(&p, 0, sizeof(p));
+	p.pid = pid;
+	p.older = v ? *v : 0;
+	p.start_time = time;
+	VEC_PUSH(r->procs, r->nprocs, r->procs_cap, p);
+	u64map_put(&r->proc_index, (uint64_t)pid + 1, (uint32_t)r->nprocs);
+	return &r->procs[r->nprocs - 1];
+}
+
+/* The newest process with this pid, created on first sight (with start time 0). */
+static struct proc *cur_proc(struct replay *r, uint32_t pid)
+{
+	uint32_t *v = u64map_get(&r->proc_index, (uint64_t)pid + 1);
+
+	return v ? &r->procs[*v - 1] : new_proc(r, pid, 0);
+}
+
+static struct thread *get_thread(struct replay *r, uint32_t tid)
+{
+	uint32_t *v = u64map_get(&r->thread_index, (uint64_t)tid + 1);
+	struct thread t;
+
+	if (v)
+		return &r->threads[*v];
+	memset(&t, 0, sizeof(t));
+	t.tid = tid;
+	VEC_PUSH(r->threads, r->nthreads, r->threads_cap, t);
+	u64map_put(&r->thread_index, (uint64_t)tid + 1, (uint32_t)r->nthreads - 1);
+	return &r->threads[r->nthreads - 1];
+}
+
+static void name_thread(struct replay *r, uint32_t tid, uint64_t time, uint32_t name)
+{
+	struct thread *t = get_thread(r, tid);
+	struct name_at n = { time, name };
+
+	VEC_PUSH(t->names, t->nnames, t->names_cap, n);
+}
+
+static void add_map(struct proc *p, const struct replay_map *m)
+{
+	VEC_PUSH(p->maps, p->nmaps, p->maps_cap, *m);
+}
+
+static void do_fork(struct replay *r, const struct rev *e)
+{
+	struct thread *parent = get_thread(r, e->ptid);
+
+	/* the child thread starts with its parent thread's current name */
+	if (parent->nnames)
+		name_thread(r, e->tid, e->time, parent->names[parent->nnames - 1].name);
+	if (e->pid == e->ppid)
+		return; /* a new thread shares its process */
+	{
+		struct proc *pp = cur_proc(r, e->ppid);
+		size_t ppi = (size_t)(pp - r->procs);
+		struct proc *child = new_proc(r, e->pid, e->time);
+
+		pp = &r->procs[ppi]; /* new_proc may have moved the array */
+		for (size_t i = 0; i < pp->nmaps; i++)
+			if (pp->maps[i].end_time == REPLAY_FOREVER)
+				add_map(child, &pp->maps[i]);
+	}
+}
+
+static void do_exec(struct replay *r, const struct rev *e)
+{
+	struct proc *p = cur_proc(r, e->pid);
+
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].end_time == REPLAY_FOREVER && p->maps[i].time <= e->time)
+			p->maps[i].end_time = e->time;
+}
+
+static int map_start_cmp(const void *a, const void *b)
+{
+	const struct replay_map *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+void replay_finish(struct replay *r)
+{
+	if (r->finished)
+		return;
+	r->finished = 1;
+	if (r->nevs)
+		qsort(r->evs, r->nevs, sizeof(*r->evs), rev_cmp);
+	for (size_t i = 0; i < r->nevs; i++) {
+		const struct rev *e = &r->evs[i];
+
+		switch (e->type) {
+		case EV_MMAP: {
+			struct replay_map m;
+
+			m.start = e->start;
+			m.end = e->start + e->len;
+			m.pgoff = e->pgoff;
+			m.time = e->time;
+			m.end_time = REPLAY_FOREVER;
+			m.seq = e->seq;
+			m.dso = e->arg;
+			add_map(cur_proc(r, e->pid), &m);
+			break;
+		}
+		case EV_COMM:
+			if (e->exec)
+				do_exec(r, e);
+			else
+				(void)cur_proc(r, e->pid);
+			name_thread(r, e->tid, e->time, e->arg);
+			break;
+		case EV_FORK:
+			do_fork(r, e);
+			break;
+		default:
+			break;
+		}
+	}
+	free(r->evs);
+	r->evs = NULL;
+	r->nevs = r->evs_cap = 0;
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct proc *p = &r->procs[i];
+		uint64_t maxend = 0;
+
+		if (p->nmaps)
+			qsort(p->maps, p->nmaps, sizeof(*p->maps), map_start_cmp);
+		p->maxend = xmalloc((p->nmaps ? p->nmaps : 1) * sizeof(*p->maxend));
+		for (size_t j = 0; j < p->nmaps; j++) {
+			if (p->maps[j].end > maxend)
+				maxend = p->maps[j].end;
+			p->maxend[j] = maxend;
+		}
+	}
+}
+
+static const struct proc *find_proc(const struct replay *r, uint32_t pid, uint64_t time)
+{
+	uint32_t *v = u64map_get(&r->proc_index, (uint64_t)pid + 1);
+	const struct proc *p;
+
+	if (!v)
+		return NULL;
+	p = &r->procs[*v - 1];
+	while (p->start_time > time && p->older)
+		p = &r->procs[p->older - 1];
+	return p;
+}
+
+const struct replay_map *replay_find(const struct replay *r, uint32_t pid, uint64_t time,
+				     uint64_t addr)
+{
+	const struct proc *p = find_proc(r, pid, time);
+	const struct replay_map *best = NULL;
+	size_t lo = 0, hi;
+
+	if (!p || !p->nmaps)
+		return NULL;
+	/* the last map starting at or below addr */
+	hi = p->nmaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && p->maxend[i] > addr;) {
+		const struct replay_map *m = &p->maps[i];
+
+		if (addr >= m->end || m->time > time || time >= m->end_time)
+			continue;
+		if (!best || m->time > best->time || (m->time == best->time && m->seq > best->seq))
+			best = m;
+	}
+	return best;
+}
+
+uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	uint32_t *v = u64map_get(&r->thread_index, (uint64_t)tid + 1);
+	const struct thread *t;
+	size_t lo = 0, hi;
+	char buf[32];
+
+	if (!v || !r->threads[*v].nnames) {
+		snprintf(buf, sizeof(buf), ":%u", tid);
+		return strtab_intern(r->strings, buf);
+	}
+	t = &r->threads[*v];
+	hi = t->nnames;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->names[mid].time <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* before the first name the thread had, the earliest one is the best guess */
+	return t->names[lo ? lo - 1 : 0].name;
+}

@@ -1,0 +1,75 @@
+/* replay: processes, threads and their mappings, each over time. */
+#ifndef PERFCONV_REPLAY_H
+#define PERFCONV_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/util.h"
+
+/*
+ * Non-sample records are collected in any order (perf does not write them in time
+ * order across CPUs), then replay_finish() replays them sorted by time (file order
+ * among equal times): fork copies the parent's mappings into a new process and a
+ * new thread joins its process; exec ends the process's mappings; mmap adds one.
+ * Afterwards a sample asks what was mapped at an address in its process at its
+ * time, and what its thread was called then.
+ *
+ * Time is whatever clock the recording uses; a recording without times passes
+ * the record's position in the file instead, which gives file-order semantics.
+ */
+
+#define REPLAY_KERNEL_PID UINT32_MAX  /* pid -1: kernel and module mappings */
+#define REPLAY_FOREVER UINT64_MAX
+
+/* An object that code is mapped from. */
+struct replay_dso {
+	uint32_t path;        /* string id, as the recording names it */
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+	uint8_t kernel;       /* the kernel image or a kernel module */
+};
+
+struct replay_map {
+	uint64_t start, end;  /* end exclusive */
+	uint64_t pgoff;       /* file offset of start */
+	uint64_t time;        /* mapped at */
+	uint64_t end_time;    /* unmapped by exec at, or REPLAY_FOREVER */
+	uint32_t seq;         /* position among the records, for ties */
+	uint32_t dso;
+};
+
+struct replay;
+
+/* Strings (paths, thread names) are interned in `strings`, which must outlive the replay. */
+struct replay *replay_new(struct strtab *strings);
+void replay_free(struct replay *r);
+
+/* The dso for a path and build id (size 0 when unknown); the same pair gives the same id. */
+uint32_t replay_dso(struct replay *r, const char *path, const uint8_t *build_id,
+		    size_t build_id_size, int kernel);
+const struct replay_dso *replay_dso_get(const struct replay *r, uint32_t dso);
+size_t replay_ndsos(const struct replay *r);
+
+void replay_mmap(struct replay *r, uint64_t time, uint32_t pid, uint64_t start, uint64_t len,
+		 uint64_t pgoff, uint32_t dso);
+void replay_comm(struct replay *r, uint64_t time, uint32_t pid, uint32_t tid, const char *comm,
+		 int exec);
+void replay_fork(struct replay *r, uint64_t time, uint32_t pid, uint32_t ppid, uint32_t tid,
+		 uint32_t ptid);
+void replay_exit(struct replay *r, uint64_t time, uint32_t pid, uint32_t tid);
+
+/* Build the time-indexed state. Call once, after the last record. */
+void replay_finish(struct replay *r);
+
+/*
+ * The mapping that held `addr` in process `pid` at `time`: among the mappings that
+ * cover it and were live then, the one mapped last. NULL when none.
+ */
+const struct replay_map *replay_find(const struct replay *r, uint32_t pid, uint64_t time,
+				     uint64_t addr);
+
+/* The name of thread `tid` at `time` (string id); ":TID" when never named. */
+uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64_t time);
+
+#endif

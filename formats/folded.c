@@ -1,0 +1,173 @@
+/* folded: collapsed stacks, as stackcollapse-perf.pl writes them.
+ *
+ * Format: github.com/brendangregg/FlameGraph stackcollapse-perf.pl output, read by
+ * flamegraph.pl, speedscope, inferno and most flame graph tools.
+ */
+#include "folded.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct agg {
+	uint32_t comm, pid, tid, stack;
+	uint64_t weight;
+};
+
+static int agg_cmp(const void *a, const void *b)
+{
+	const struct agg *x = a, *y = b;
+
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->stack > y->stack) - (x->stack < y->stack);
+}
+
+struct line {
+	char *text;
+	uint64_t weight;
+};
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+
+	return strcmp(x->text, y->text);
+}
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		grow_array((void **)&b->s, &b->cap, b->len + n + 1, 1);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+void frame_name_sanitize(char *s)
+{
+	for (; *s; s++) {
+		if (*s == ';')
+			*s = ':';
+		else if (*s == '\n' || *s == '\r' || *s == '\t')
+			*s = ' ';
+	}
+}
+
+static const char *suffix_for(const struct pc_frame *f)
+{
+	switch (f->kind) {
+	case FRAME_KERNEL: return "_[k]";
+	case FRAME_JIT: return "_[j]";
+	case FRAME_INLINED: return "_[i]";
+	default: return "";
+	}
+}
+
+/* Append the frames of `node`, root first, each preceded by ';'. */
+static void add_stack(const struct profile *p, uint32_t node, int annotate, struct sbuf *b)
+{
+	uint32_t frames[1024];
+	size_t n = profile_stack(p, node, frames, sizeof(frames) / sizeof(frames[0]));
+
+	while (n-- > 0) {
+		const struct pc_frame *f = &p->frames[frames[n]];
+		size_t at = b->len + 1;
+
+		sb_add(b, ";", 1);
+		sb_str(b, profile_text(p, f->func));
+		frame_name_sanitize(b->s + at);
+		if (annotate)
+			sb_str(b, suffix_for(f));
+	}
+}
+
+int folded_write(const struct profile *p, const struct write_options *o, FILE *out)
+{
+	struct agg *aggs = xmalloc((p->nsamples ? p->nsamples : 1) * sizeof(*aggs));
+	struct line *lines = NULL;
+	size_t nagg = 0, nlines = 0, lines_cap = 0;
+	struct sbuf b = { NULL, 0, 0 };
+	int ret = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pc_sample *s = &p->samples[i];
+		struct agg a;
+
+		if (o->event >= 0 && s->event != o->event)
+			continue;
+		a.comm = s->comm;
+		a.pid = (o->with_pid || o->with_tid) ? s->pid : 0;
+		a.tid = o->with_tid ? s->tid : 0;
+		a.stack = s->stack;
+		a.weight = o->weight_period ? s->period : 1;
+		aggs[nagg++] = a;
+	}
+	qsort(aggs, nagg, sizeof(*aggs), agg_cmp);
+	for (size_t i = 0; i < nagg;) {
+		size_t j = i;
+		uint64_t w = 0;
+		char head[64];
+		size_t at;
+
+		for (; j < nagg && agg_cmp(&aggs[i], &aggs[j]) == 0; j++)
+			w += aggs[j].weight;
+		b.len = 0;
+		sb_str(&b, profile_text(p, aggs[i].comm));
+		for (at = 0; at < b.len; at++)
+			if (b.s[at] == ' ')
+				b.s[at] = '_';
+		frame_name_sanitize(b.s);
+		if (o->with_tid)
+			snprintf(head, sizeof(head), "-%u/%u", aggs[i].pid, aggs[i].tid);
+		else if (o->with_pid)
+			snprintf(head, sizeof(head), "-%u", aggs[i].pid);
+		else
+			head[0] = '\0';
+		sb_str(&b, head);
+		add_stack(p, aggs[i].stack, o->annotate, &b);
+		if (nlines >= lines_cap)
+			grow_array((void **)&lines, &lines_cap, nlines + 1, sizeof(*lines));
+		lines[nlines].text = xstrndup(b.s, b.len);
+		lines[nlines].weight = w;
+		nlines++;
+		i = j;
+	}
+	qsort(lines, nlines, sizeof(*lines), line_cmp);
+	for (size_t i = 0; i < nlines;) {
+		size_t j = i;
+		uint64_t w = 0;
+
+		/* different addresses in one function give the same text: one line */
+		for (; j < nlines && strcmp(lines[i].text, lines[j].text) == 0; j++)
+			w += lines[j].weight;
+		if (fprintf(out, "%s %" PRIu64 "\n", lines[i].text, w) < 0)
+			ret = -1;
+		i = j;
+	}
+	for (size_t i = 0; i < nlines; i++)
+		free(lines[i].text);
+	free(lines);
+	free(aggs);
+	free(b.s);
+	if (ret == 0 && ferror(out))
+		ret = -1;
+	if (ret && !errno)
+		errno = EIO;
+	return ret;
+}

@@ -1,0 +1,24 @@
+/* writer: what every output format's writer is given. */
+#ifndef PERFCONV_WRITER_H
+#define PERFCONV_WRITER_H
+
+#include <stdio.h>
+
+#include "../convert/profile.h"
+
+struct write_options {
+	int weight_period;   /* count the event's period instead of samples */
+	int with_pid;        /* folded: "comm-PID" as the first frame */
+	int with_tid;        /* folded: "comm-PID/TID" as the first frame */
+	int annotate;        /* folded: _[k] kernel, _[j] JIT, _[i] inlined suffixes */
+	int event;           /* only samples of this event index; -1 for all */
+};
+
+/* A writer streams the profile to `out`; returns 0, or -1 with errno set on a write error. */
+typedef int (*profile_writer)(const struct profile *p, const struct write_options *o, FILE *out);
+
+/* Append `s` to a folded/samples line with ';' made ':' and line breaks and tabs made
+ * spaces, so that one frame is one field. */
+void frame_name_sanitize(char *s);
+
+#endif

@@ -1,0 +1,196 @@
+/* check_folded: the folded writer's lines, as flame graph tools read them. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/folded.h"
+#include "formats/samples.h"
+
+static struct profile p;
+
+static uint32_t frame(const char *name, int kind, uint64_t addr, int symbolized)
+{
+	struct pc_frame f;
+
+	memset(&f, 0, sizeof(f));
+	f.func = profile_str(&p, name);
+	f.kind = (uint8_t)kind;
+	f.addr = addr;
+	f.symbolized = (uint8_t)symbolized;
+	return profile_frame(&p, &f);
+}
+
+/* A stack from root-first frame ids. */
+static uint32_t stack(const uint32_t *frames, size_t n)
+{
+	uint32_t node = 0;
+
+	for (size_t i = 0; i < n; i++)
+		node = profile_node(&p, node, frames[i]);
+	return node;
+}
+
+static void sample(const char *comm, uint32_t pid, uint32_t tid, uint32_t node, uint64_t period,
+		   uint64_t time)
+{
+	struct pc_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.comm = profile_str(&p, comm);
+	s.pid = pid;
+	s.tid = tid;
+	s.stack = node;
+	s.period = period;
+	s.time = time;
+	profile_add_sample(&p, &s);
+}
+
+static char *render(const struct write_options *o, profile_writer w)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(w(&p, o, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void setup(void)
+{
+	struct pc_event e;
+	uint32_t main_f, work, work2, leaf_k, odd, unk;
+	uint32_t s1[3], s2[3], s3[3], s4[2];
+
+	profile_init(&p);
+	memset(&e, 0, sizeof(e));
+	e.name = profile_str(&p, "cpu-clock");
+	profile_add_event(&p, &e);
+	main_f = frame("main", FRAME_NATIVE, 0x100, 1);
+	work = frame("work", FRAME_NATIVE, 0x200, 1);
+	work2 = frame("work", FRAME_NATIVE, 0x208, 1); /* same function, another address */
+	leaf_k = frame("do_syscall_64", FRAME_KERNEL, 0xffffffff81000000ULL, 1);
+	odd = frame("operator;weird\nname", FRAME_INLINED, 0x300, 1);
+	unk = frame("libx.so+0x1f00", FRAME_NATIVE, 0x400, 0);
+	s1[0] = main_f; s1[1] = work; s1[2] = leaf_k;
+	s2[0] = main_f; s2[1] = work2; s2[2] = leaf_k;
+	s3[0] = main_f; s3[1] = odd; s3[2] = unk;
+	s4[0] = main_f; s4[1] = work;
+	sample("my prog", 10, 11, stack(s1, 3), 250, 3);
+	sample("my prog", 10, 12, stack(s2, 3), 250, 1);
+	sample("my prog", 10, 11, stack(s3, 3), 500, 2);
+	sample("other", 20, 20, stack(s4, 2), 250, 4);
+}
+
+static void teardown(void)
+{
+	profile_release(&p);
+}
+
+START_TEST(lines_sorted_merged_and_safe)
+{
+	struct write_options o;
+	char *out;
+
+	memset(&o, 0, sizeof(o));
+	o.event = -1;
+	out = render(&o, folded_write);
+	ck_assert_str_eq(out, "my_prog;main;operator:weird name;libx.so+0x1f00 1\n"
+			      "my_prog;main;work;do_syscall_64 2\n"
+			      "other;main;work 1\n");
+	free(out);
+}
+END_TEST
+
+START_TEST(period_weights_and_annotations)
+{
+	struct write_options o;
+	char *out;
+
+	memset(&o, 0, sizeof(o));
+	o.event = -1;
+	o.weight_period = 1;
+	o.annotate = 1;
+	out = render(&o, folded_write);
+	ck_assert_str_eq(out, "my_prog;main;operator:weird name_[i];libx.so+0x1f00 500\n"
+			      "my_prog;main;work;do_syscall_64_[k] 500\n"
+			      "other;main;work 250\n");
+	free(out);
+}
+END_TEST
+
+START_TEST(pid_and_tid_prefixes)
+{
+	struct write_options o;
+	char *out;
+
+	memset(&o, 0, sizeof(o));
+	o.event = -1;
+	o.with_tid = 1;
+	out = render(&o, folded_write);
+	ck_assert_str_eq(out, "my_prog-10/11;main;operator:weird name;libx.so+0x1f00 1\n"
+			      "my_prog-10/11;main;work;do_syscall_64 1\n"
+			      "my_prog-10/12;main;work;do_syscall_64 1\n"
+			      "other-20/20;main;work 1\n");
+	free(out);
+	o.with_tid = 0;
+	o.with_pid = 1;
+	out = render(&o, folded_write);
+	ck_assert_str_eq(out, "my_prog-10;main;operator:weird name;libx.so+0x1f00 1\n"
+			      "my_prog-10;main;work;do_syscall_64 2\n"
+			      "other-20;main;work 1\n");
+	free(out);
+}
+END_TEST
+
+START_TEST(samples_in_time_order)
+{
+	struct write_options o;
+	char *out, *second;
+
+	memset(&o, 0, sizeof(o));
+	o.event = -1;
+	profile_sort_samples(&p);
+	out = render(&o, samples_write);
+	ck_assert_ptr_nonnull(strstr(out, "my prog\t10/12\t0\t0.000000001\tcpu-clock\t250\t"
+					  "main;work;do_syscall_64\n"));
+	second = strchr(out, '\n') + 1;
+	ck_assert_int_eq(strncmp(second, "my prog\t10/11\t0\t0.000000002", 27), 0);
+	free(out);
+}
+END_TEST
+
+START_TEST(interning_is_exact)
+{
+	size_t before = p.nframes;
+
+	ck_assert_uint_eq(frame("main", FRAME_NATIVE, 0x100, 1), 0);
+	ck_assert_uint_eq(p.nframes, before);
+	ck_assert_uint_ne(frame("main", FRAME_KERNEL, 0x100, 1), 0);
+	ck_assert_uint_eq(profile_str(&p, ""), 0);
+	ck_assert_uint_eq(p.nsamples, 4);
+	ck_assert_uint_eq(p.events[0].nsamples, 4);
+	ck_assert_uint_eq(p.events[0].total_period, 1250);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("folded");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, lines_sorted_merged_and_safe);
+	tcase_add_test(tc, period_weights_and_annotations);
+	tcase_add_test(tc, pid_and_tid_prefixes);
+	tcase_add_test(tc, samples_in_time_order);
+	tcase_add_test(tc, interning_is_exact);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,133 @@
+/* check_replay: time-correct process state, whatever the order of records. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "convert/replay.h"
+
+static struct strtab strings;
+static struct replay *r;
+
+static void setup(void)
+{
+	strtab_init(&strings);
+	r = replay_new(&strings);
+}
+
+static void teardown(void)
+{
+	replay_free(r);
+	strtab_release(&strings);
+}
+
+static const char *dso_path(const struct replay_map *m)
+{
+	return m ? strtab_str(&strings, replay_dso_get(r, m->dso)->path) : "(none)";
+}
+
+START_TEST(reused_range_resolves_by_time)
+{
+	uint32_t a = replay_dso(r, "/usr/lib/liba.so", NULL, 0, 0);
+	uint32_t b = replay_dso(r, "/usr/lib/libb.so", NULL, 0, 0);
+
+	/* written out of time order, as perf does across CPUs */
+	replay_mmap(r, 200, 10, 0x1000, 0x1000, 0, b);
+	replay_mmap(r, 100, 10, 0x1000, 0x1000, 0, a);
+	replay_finish(r);
+	ck_assert_str_eq(dso_path(replay_find(r, 10, 150, 0x1800)), "/usr/lib/liba.so");
+	ck_assert_str_eq(dso_path(replay_find(r, 10, 250, 0x1800)), "/usr/lib/libb.so");
+	ck_assert_ptr_null(replay_find(r, 10, 50, 0x1800));
+	ck_assert_ptr_null(replay_find(r, 10, 250, 0x2000)); /* end is exclusive */
+}
+END_TEST
+
+START_TEST(exec_drops_mappings_fork_copies_them)
+{
+	uint32_t sh = replay_dso(r, "/bin/sh", NULL, 0, 0);
+	uint32_t libc = replay_dso(r, "/lib/libc.so.6", NULL, 0, 0);
+	uint32_t mt = replay_dso(r, "/opt/mt", NULL, 0, 0);
+
+	replay_mmap(r, 10, 5, 0x400000, 0x1000, 0, sh);
+	replay_mmap(r, 10, 5, 0x7f0000000000, 0x100000, 0, libc);
+	replay_fork(r, 20, 6, 5, 6, 5);
+	replay_mmap(r, 25, 5, 0x500000, 0x1000, 0, sh); /* parent maps after the fork */
+	replay_comm(r, 30, 6, 6, "mt", 1);               /* child execs */
+	replay_mmap(r, 31, 6, 0x600000, 0x1000, 0, mt);
+	replay_finish(r);
+	/* the child has the parent's mappings between fork and exec */
+	ck_assert_str_eq(dso_path(replay_find(r, 6, 22, 0x7f0000000100)), "/lib/libc.so.6");
+	ck_assert_str_eq(dso_path(replay_find(r, 6, 22, 0x400010)), "/bin/sh");
+	/* but not those the parent made after the fork */
+	ck_assert_ptr_null(replay_find(r, 6, 26, 0x500010));
+	/* after exec the old image is gone, the new one is there */
+	ck_assert_ptr_null(replay_find(r, 6, 32, 0x400010));
+	ck_assert_ptr_null(replay_find(r, 6, 32, 0x7f0000000100));
+	ck_assert_str_eq(dso_path(replay_find(r, 6, 32, 0x600010)), "/opt/mt");
+	/* the parent is untouched by the child's exec */
+	ck_assert_str_eq(dso_path(replay_find(r, 5, 40, 0x7f0000000100)), "/lib/libc.so.6");
+}
+END_TEST
+
+START_TEST(threads_share_and_names_change_over_time)
+{
+	uint32_t mt = replay_dso(r, "/opt/mt", NULL, 0, 0);
+
+	replay_comm(r, 5, 7, 7, "mt", 1);
+	replay_mmap(r, 6, 7, 0x1000, 0x1000, 0, mt);
+	replay_fork(r, 10, 7, 7, 8, 7);           /* a thread: shares the process */
+	replay_comm(r, 20, 7, 8, "worker", 0);
+	replay_comm(r, 40, 7, 8, "worker2", 0);
+	replay_finish(r);
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_name(r, 7, 8, 15)), "mt");
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_name(r, 7, 8, 25)), "worker");
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_name(r, 7, 8, 40)), "worker2");
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_name(r, 7, 7, 40)), "mt");
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_name(r, 7, 99, 40)), ":99");
+	ck_assert_str_eq(dso_path(replay_find(r, 7, 30, 0x1100)), "/opt/mt");
+}
+END_TEST
+
+START_TEST(pid_reuse_gets_a_new_process)
+{
+	uint32_t a = replay_dso(r, "/a", NULL, 0, 0), b = replay_dso(r, "/b", NULL, 0, 0);
+
+	replay_mmap(r, 1, 9, 0x1000, 0x1000, 0, a);
+	replay_exit(r, 50, 9, 9);
+	replay_fork(r, 60, 9, 1, 9, 1);
+	replay_comm(r, 61, 9, 9, "b", 1);
+	replay_mmap(r, 62, 9, 0x1000, 0x1000, 0, b);
+	replay_finish(r);
+	ck_assert_str_eq(dso_path(replay_find(r, 9, 10, 0x1000)), "/a");
+	ck_assert_str_eq(dso_path(replay_find(r, 9, 70, 0x1000)), "/b");
+}
+END_TEST
+
+START_TEST(same_dso_same_id)
+{
+	uint8_t id1[20] = { 1 }, id2[20] = { 2 };
+
+	ck_assert_uint_eq(replay_dso(r, "/x", id1, 20, 0), replay_dso(r, "/x", id1, 20, 0));
+	ck_assert_uint_ne(replay_dso(r, "/x", id1, 20, 0), replay_dso(r, "/x", id2, 20, 0));
+	ck_assert_uint_ne(replay_dso(r, "/x", NULL, 0, 0), replay_dso(r, "/y", NULL, 0, 0));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("replay");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, reused_range_resolves_by_time);
+	tcase_add_test(tc, exec_drops_mappings_fork_copies_them);
+	tcase_add_test(tc, threads_share_and_names_change_over_time);
+	tcase_add_test(tc, pid_reuse_gets_a_new_process);
+	tcase_add_test(tc, same_dso_same_id);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
