@@ -1,0 +1,163 @@
+#!/bin/bash
+# e2e: run the built perfconv on the committed real recordings and bad inputs, and
+# compare with what perf itself printed for the same recordings (testdata/expected/).
+set -u
+cd "$(dirname "$0")/.."
+PERFCONV=${PERFCONV:-$PWD/perfconv}
+TD=testdata
+EXP=$TD/expected
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+# Kernel symbols come from the kallsyms saved at recording time, so the tests hold on a
+# machine running another kernel.
+KS=(--kallsyms $TD/kallsyms.gz)
+# perf script and perf report show no frames for inlined calls unless asked to.
+NOINL=(--no-inline)
+
+# 1. Every sample's stack equals perf script's; per-symbol self counts equal perf report's.
+compare() { # NAME EVENT...: samples of all events, then per event the folded self counts
+	local name=$1 in=$TD/$1.data ev
+	shift
+	[ -e "$in" ] || { bad "$name: recording missing"; return; }
+	if ! "$PERFCONV" -q -i "$in" "${KS[@]}" "${NOINL[@]}" -f samples -o "$TMP/$name.samples" 2>"$TMP/$name.err"; then
+		bad "$name: perfconv failed: $(head -3 "$TMP/$name.err")"
+		return
+	fi
+	if python3 tests/perfscript_compare.py "$EXP/$name.script.gz" "$TMP/$name.samples" >"$TMP/$name.cmp" 2>&1; then
+		ok "$name: $(tail -1 "$TMP/$name.cmp")"
+	else
+		bad "$name: differs from perf script:"
+		head -40 "$TMP/$name.cmp"
+	fi
+	for ev in "$@"; do
+		local evopt=() rep=()
+		[ "$ev" = - ] || { evopt=(--event "$ev"); rep=(--event "$ev"); }
+		if ! "$PERFCONV" -q -i "$in" "${KS[@]}" "${NOINL[@]}" "${evopt[@]}" -f folded -o "$TMP/$name.folded" 2>"$TMP/$name.err"; then
+			bad "$name: perfconv -f folded ${evopt[*]} failed: $(head -3 "$TMP/$name.err")"
+			continue
+		fi
+		if python3 tests/perfscript_compare.py "$EXP/$name.script.gz" "$TMP/$name.samples" \
+			--report "$EXP/$name.report" "$TMP/$name.folded" "${rep[@]}" >"$TMP/$name.cmp" 2>&1; then
+			ok "$name ${evopt[*]}: $(tail -1 "$TMP/$name.cmp")"
+		else
+			bad "$name ${evopt[*]}: self counts differ from perf report:"
+			head -40 "$TMP/$name.cmp"
+		fi
+	done
+}
+for name in mt-g mt-z mt-pipe mt-threads mt-k1 kheavy execer; do
+	compare $name -
+done
+compare two-event cpu-clock page-faults
+
+# 2. Pipe mode from a real pipe equals the same bytes read as a file.
+# (a pipe has no directory to find binaries in: both sides get --symfs)
+SYMFS=(--symfs $TD)
+"$PERFCONV" -q -i $TD/mt-pipe.data "${KS[@]}" "${SYMFS[@]}" -o "$TMP/file.folded" 2>/dev/null
+if cat $TD/mt-pipe.data | "$PERFCONV" -q -i - "${KS[@]}" "${SYMFS[@]}" -o "$TMP/pipe.folded" &&
+	cmp -s "$TMP/file.folded" "$TMP/pipe.folded" && [ -s "$TMP/pipe.folded" ]; then
+	ok "pipe: cat mt-pipe.data | perfconv -i - equals perfconv -i mt-pipe.data"
+else
+	bad "pipe: reading mt-pipe.data from a pipe differs from reading the file"
+fi
+# perf itself turns the file-mode recording into a pipe stream: the output must not change.
+if command -v perf >/dev/null; then
+	"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" "${SYMFS[@]}" -o "$TMP/g-file.folded" 2>/dev/null
+	if perf inject -i $TD/mt-g.data -o - 2>/dev/null | "$PERFCONV" -q -i - "${KS[@]}" "${SYMFS[@]}" -o "$TMP/g-pipe.folded" &&
+		cmp -s "$TMP/g-file.folded" "$TMP/g-pipe.folded" && [ -s "$TMP/g-pipe.folded" ]; then
+		ok "pipe: perf inject -o - of mt-g.data through a pipe equals the file"
+	else
+		bad "pipe: perf inject -o - | perfconv -i - differs from the file"
+		diff "$TMP/g-file.folded" "$TMP/g-pipe.folded" | head -10
+	fi
+fi
+
+# 3. Bad input: one error line naming the file and offset, exit 1, no output file.
+for b in tests/bad/*.data; do
+	[ -e "$b" ] || continue
+	n=$(basename "$b" .data)
+	expect=$(cat "tests/bad/$n.expect")
+	out="$TMP/bad-$n.folded"
+	"$PERFCONV" -q -i "$b" -o "$out" 2>"$TMP/bad-$n.err"
+	rc=$?
+	if [ "$n" = cut-data ]; then
+		# damage that can be skipped: converts what came before, warns, exit 0
+		if [ $rc -eq 0 ] && [ -s "$out" ] && grep -qF -- "$expect" "$TMP/bad-$n.err"; then
+			ok "bad input $n: converted with a warning"
+		else
+			bad "bad input $n: rc=$rc, stderr: $(head -2 "$TMP/bad-$n.err")"
+		fi
+		continue
+	fi
+	if [ $rc -eq 1 ] && [ ! -e "$out" ] && grep -qF -- "$expect" "$TMP/bad-$n.err" &&
+		[ "$(grep -c . "$TMP/bad-$n.err")" -eq 1 ] && grep -q "offset 0x" "$TMP/bad-$n.err"; then
+		ok "bad input $n: $(cat "$TMP/bad-$n.err")"
+	else
+		bad "bad input $n: rc=$rc, left output: $([ -e "$out" ] && echo yes || echo no), stderr: $(cat "$TMP/bad-$n.err")"
+	fi
+	ls "$TMP"/bad-"$n".folded.tmp.* >/dev/null 2>&1 && bad "bad input $n: temporary file left behind"
+done
+
+# 4. The command line.
+"$PERFCONV" --help >"$TMP/help" 2>&1 && grep -q -- "--symfs" "$TMP/help" && ok "cli: --help" || bad "cli: --help"
+"$PERFCONV" --no-such-option >/dev/null 2>&1; [ $? -eq 2 ] && ok "cli: unknown option exits 2" || bad "cli: unknown option exit code"
+"$PERFCONV" -f nosuch -i $TD/mt-g.data >/dev/null 2>&1; [ $? -eq 2 ] && ok "cli: unknown format exits 2" || bad "cli: unknown format exit code"
+"$PERFCONV" -i "$TMP/does-not-exist.data" -o "$TMP/x.folded" >/dev/null 2>&1; [ $? -eq 1 ] && ok "cli: missing input exits 1" || bad "cli: missing input exit code"
+# the format follows the output's suffix
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/x.samples" && head -1 "$TMP/x.samples" | grep -q $'\t' &&
+	ok "cli: format from the suffix" || bad "cli: format from the suffix"
+# filters
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --comm mt-alpha -o "$TMP/alpha.folded"
+if [ -s "$TMP/alpha.folded" ] && ! grep -qv '^mt-alpha;' "$TMP/alpha.folded"; then
+	ok "cli: --comm keeps only that thread name"
+else
+	bad "cli: --comm mt-alpha"
+fi
+tid=$(cut -f2 "$TMP/mt-g.samples" | sort | uniq -c | sort -rn | head -1 | awk '{print $2}' | cut -d/ -f2)
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --tid "$tid" -f samples -o "$TMP/tid.samples"
+if [ -s "$TMP/tid.samples" ] && ! cut -f2 "$TMP/tid.samples" | grep -qv "/$tid\$"; then
+	ok "cli: --tid $tid keeps only that thread"
+else
+	bad "cli: --tid"
+fi
+# --weight period sums the period: cpu-clock periods are nanoseconds
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --weight period -o "$TMP/period.folded"
+want=$(awk -F'\t' '{s += $6} END {print s}' "$TMP/mt-g.samples")
+got=$(awk '{s += $NF} END {print s}' "$TMP/period.folded")
+[ "$want" = "$got" ] && [ "$got" -gt 0 ] && ok "cli: --weight period sums $got ns" || bad "cli: --weight period: $got != $want"
+# --with-tid prefixes comm-PID/TID
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --with-tid -o "$TMP/tid.folded"
+grep -qE '^[^;]+-[0-9]+/[0-9]+;' "$TMP/tid.folded" && ok "cli: --with-tid" || bad "cli: --with-tid"
+# --annotate marks kernel frames
+"$PERFCONV" -q -i $TD/kheavy.data "${KS[@]}" --annotate -o "$TMP/ann.folded"
+grep -q '_\[k\]' "$TMP/ann.folded" && ok "cli: --annotate marks kernel frames" || bad "cli: --annotate"
+# --no-symbols: raw module+0xoffset frames, same sample count
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --no-symbols -o "$TMP/raw.folded"
+if grep -q 'mt+0x' "$TMP/raw.folded" && [ "$(awk '{s+=$NF} END{print s}' "$TMP/raw.folded")" = "$(wc -l <"$TMP/mt-g.samples")" ]; then
+	ok "cli: --no-symbols keeps every sample with raw frames"
+else
+	bad "cli: --no-symbols"
+fi
+# -o - writes to standard output
+n=$("$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o - | wc -l)
+[ "$n" -gt 0 ] && ok "cli: -o - writes to stdout ($n lines)" || bad "cli: -o -"
+
+# 5. Honest output: without the binary, frames show as module+0xoffset and the summary says so.
+mkdir -p "$TMP/alone"
+cp $TD/mt-g.data "$TMP/alone/"
+"$PERFCONV" -i "$TMP/alone/mt-g.data" "${KS[@]}" -o "$TMP/alone.folded" 2>"$TMP/alone.err"
+if grep -q ';mt+0x' "$TMP/alone.folded" && grep -q 'samples have frames with no symbol' "$TMP/alone.err" &&
+	grep -q 'mt (file not found)' "$TMP/alone.err"; then
+	ok "honest: a missing binary gives mt+0x... frames and a summary naming it"
+else
+	bad "honest: missing binary: $(cat "$TMP/alone.err")"
+fi
+
+echo "e2e: $pass passed, $fail failed"
+[ $fail -eq 0 ]
