@@ -101,6 +101,35 @@ static struct counts count_all(struct perf_reader *r)
 
 /* ---- committed recordings ---- */
 
+/* perf record -k 1: the clock features that let JIT dumps and wall time line up */
+START_TEST(test_clock_features)
+{
+	struct cap c;
+	struct perf_reader *r;
+	const struct perf_header_info *h;
+
+	cap_init(&c);
+	r = perf_reader_open(top_path("testdata/mt-k1.data"), &c.d);
+	ck_assert(r != NULL);
+	h = perf_reader_header(r);
+	ck_assert_int_eq(h->has_clockid, 1);
+	ck_assert_uint_gt(h->clockid_res_ns, 0);
+	ck_assert_int_eq(h->has_clock_data, 1);
+	ck_assert_uint_eq(h->clock_data_clockid, 1); /* CLOCK_MONOTONIC */
+	/* recorded on 2026-11-29: wall clock between 2026-01-01 and 2027-01-01 */
+	ck_assert_uint_gt(h->clock_data_wall_ns, 1767225600ULL * 1000000000ULL);
+	ck_assert_uint_lt(h->clock_data_wall_ns, 1798761600ULL * 1000000000ULL);
+	ck_assert_uint_gt(h->clock_data_clock_ns, 0);
+	ck_assert_str_eq(h->osrelease, "6.18.44-fc-v669");
+	ck_assert_ptr_nonnull(h->hostname);
+	ck_assert_int_eq(perf_reader_event(r, 0)->use_clockid, 1);
+	ck_assert_uint_eq(perf_reader_event(r, 0)->clockid, 1);
+	ck_assert_int_eq(h->has_sample_time, 1);
+	ck_assert_uint_le(h->first_sample_time, h->last_sample_time);
+	perf_reader_close(r);
+}
+END_TEST
+
 START_TEST(test_file_two_events)
 {
 	struct cap c;
@@ -888,6 +917,7 @@ static Suite *perfdata_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_file_two_events);
+	tcase_add_test(tc, test_clock_features);
 	tcase_add_test(tc, test_pipe_mem);
 	tcase_add_test(tc, test_pipe_stdin);
 	tcase_add_test(tc, test_compressed);
