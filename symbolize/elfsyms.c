@@ -51,6 +51,7 @@ struct elf_obj {
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_size;
 	int is_rel;
+	int has_symtab;       /* symbols from a .symtab, not only .dynsym */
 	struct load_seg *segs;
 	size_t nsegs;
 	struct elf_sym *syms; /* sorted by start */
@@ -815,6 +816,7 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 
 	idx = ef_section(sf, ".symtab", SHT_SYMTAB);
 	if (idx) {
+		o->has_symtab = 1;
 		collect_symbols(&s, sf, idx, rf);
 		fixup(&s);
 	}
@@ -833,6 +835,11 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 	ef_close(&df);
 	ef_close(&mf);
 	return o;
+}
+
+int elf_obj_has_symtab(const struct elf_obj *o)
+{
+	return o && o->status == ELF_OBJ_OK && o->has_symtab;
 }
 
 enum elf_obj_status elf_obj_status(const struct elf_obj *o)

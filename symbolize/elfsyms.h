@@ -68,6 +68,9 @@ const struct elf_sym *elf_obj_sym(const struct elf_obj *o, size_t i);
  * ("__libc_start_main@@GLIBC_2.34"): the name perf 6.1 prints. Owned by the table.
  */
 const char *elf_obj_raw_name(const struct elf_obj *o, const struct elf_sym *s);
+/* 1 when the symbols came from a .symtab (the file's or its debug file's), 0 when
+ * only from .dynsym (exported functions only) or when there are none. */
+int elf_obj_has_symtab(const struct elf_obj *o);
 /* The file the symbols were read from (a separate debug file or the object), or NULL. */
 const char *elf_obj_symbol_file(const struct elf_obj *o);
 

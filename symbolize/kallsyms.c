@@ -254,7 +254,12 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 
-	qsort(v, n, sizeof(*v), kraw_cmp);
+	/* /proc/kallsyms is nearly always in address order already: sort only if not */
+	for (i = 1; i < n; i++)
+		if (kraw_cmp(&v[i - 1], &v[i]) > 0)
+			break;
+	if (i < n)
+		qsort(v, n, sizeof(*v), kraw_cmp);
 	for (i = 1; i < n; i++) {
 		struct kraw *prev = &v[i - 1];
 

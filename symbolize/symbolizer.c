@@ -32,7 +32,7 @@ struct symbolizer {
 	/* kernel */
 	int kernel_tried;
 	struct kallsyms *ksyms;
-	char kernel_source[512];
+	char kernel_source[4608];
 };
 
 struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
@@ -70,7 +70,7 @@ void symbolizer_free(struct symbolizer *s)
 const char *sym_obj_problem_str(enum sym_obj_problem p)
 {
 	switch (p) {
-	case SYM_OBJ_FINE: return "fine";
+	case SYM_OBJ_FINE: return "loaded, but the addresses lie outside its symbols";
 	case SYM_OBJ_MISSING: return "file not found";
 	case SYM_OBJ_MISMATCH: return "build id differs from the recording's";
 	case SYM_OBJ_STRIPPED: return "no symbols (stripped)";
@@ -99,53 +99,64 @@ static void hexify(char *out, const uint8_t *id, size_t n)
 	out[2 * n] = '\0';
 }
 
-/* Try one candidate file; returns 1 when it is the object, else notes why not. */
-static int try_candidate(struct obj_slot *slot, const char *file, const uint8_t *bid,
+/* How good a loaded candidate is: 3 full .symtab, 2 .dynsym only, 1 no symbols but
+ * loadable (DWARF, perhaps from debuginfod, may still name its code), 0 unusable. */
+static int candidate_rank(const struct elf_obj *o)
+{
+	switch (elf_obj_status(o)) {
+	case ELF_OBJ_OK: return elf_obj_has_symtab(o) ? 3 : 2;
+	case ELF_OBJ_STRIPPED: return 1;
+	default: return 0;
+	}
+}
+
+/*
+ * Try one candidate file; keeps it when it beats the best so far. Returns 1 when
+ * the search can stop (a full symbol table).
+ */
+static int try_candidate(struct obj_slot *slot, int *best, const char *file, const uint8_t *bid,
 			 size_t bidlen, const char *sysroot)
 {
-	struct elf_obj *o;
-	enum elf_obj_status st;
+	struct elf_obj *o = elf_obj_load(file, bid, bidlen, sysroot);
+	int rank = candidate_rank(o);
 
-	o = elf_obj_load(file, bid, bidlen, sysroot);
-	st = elf_obj_status(o);
-	if (st == ELF_OBJ_OK) {
-		slot->elf = o;
-		slot->problem = SYM_OBJ_FINE;
-		return 1;
-	}
-	if (st == ELF_OBJ_MISMATCH)
+	if (elf_obj_status(o) == ELF_OBJ_MISMATCH && slot->problem == SYM_OBJ_MISSING)
 		slot->problem = SYM_OBJ_MISMATCH;
-	else if (st == ELF_OBJ_STRIPPED && slot->problem != SYM_OBJ_MISMATCH)
-		slot->problem = SYM_OBJ_STRIPPED;
-	elf_obj_free(o);
-	return 0;
+	if (rank <= *best) {
+		elf_obj_free(o);
+		return 0;
+	}
+	elf_obj_free(slot->elf);
+	slot->elf = o;
+	*best = rank;
+	slot->problem = rank >= 2 ? SYM_OBJ_FINE : SYM_OBJ_STRIPPED;
+	return rank == 3;
 }
 
 static void find_object(struct symbolizer *s, struct obj_slot *slot, const char *path,
 			const uint8_t *bid, size_t bidlen)
 {
-	char buf[4096];
+	char buf[4096], hex[2 * 20 + 1];
+	int best = 0;
 
 	slot->tried = 1;
 	slot->problem = SYM_OBJ_MISSING;
+	hexify(hex, bid, bidlen);
 	if (is_vdso(path)) {
-		/* perf's saved copy in the build-id cache, or one saved beside the recording */
+		/* perf's saved copy in its build-id cache, or one saved beside the recording */
 		if (bidlen && s->home_debug) {
-			char hex[2 * 20 + 1];
-
-			hexify(hex, bid, bidlen);
 			snprintf(buf, sizeof(buf), "%s/[vdso]/%s/vdso", s->home_debug, hex);
-			if (try_candidate(slot, buf, bid, bidlen, NULL))
+			if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
 				return;
 		}
 		if (s->opt.symfs) {
 			snprintf(buf, sizeof(buf), "%s/vdso.so", s->opt.symfs);
-			if (try_candidate(slot, buf, bid, bidlen, NULL))
+			if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
 				return;
 		}
 		if (s->opt.input_dir) {
 			snprintf(buf, sizeof(buf), "%s/vdso.so", s->opt.input_dir);
-			if (try_candidate(slot, buf, bid, bidlen, NULL))
+			if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
 				return;
 		}
 		return;
@@ -155,30 +166,27 @@ static void find_object(struct symbolizer *s, struct obj_slot *slot, const char 
 		return;
 	}
 	if (s->opt.symfs) {
-		if (try_candidate(slot, path, bid, bidlen, s->opt.symfs))
+		if (try_candidate(slot, &best, path, bid, bidlen, s->opt.symfs))
 			return;
 		snprintf(buf, sizeof(buf), "%s/%s", s->opt.symfs, path_base(path));
-		if (try_candidate(slot, buf, bid, bidlen, NULL))
+		if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
 			return;
 	}
-	if (try_candidate(slot, path, bid, bidlen, NULL))
+	if (try_candidate(slot, &best, path, bid, bidlen, NULL))
 		return;
 	if (s->opt.input_dir) {
 		snprintf(buf, sizeof(buf), "%s/%s", s->opt.input_dir, path_base(path));
-		if (try_candidate(slot, buf, bid, bidlen, NULL))
+		if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
 			return;
 	}
 	if (bidlen && s->home_debug) {
-		char hex[2 * 20 + 1];
-
-		hexify(hex, bid, bidlen);
 		snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s/elf", s->home_debug, hex, hex + 2);
-		if (try_candidate(slot, buf, bid, bidlen, NULL))
+		if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
 			return;
 	}
-	if (slot->problem == SYM_OBJ_MISMATCH)
+	if (!best && slot->problem == SYM_OBJ_MISMATCH)
 		diag_warn(s->diag, path, DIAG_NO_OFFSET,
-			  "build id differs from the recording's: not used for symbols");
+			  "only files with another build id were found: not used for symbols");
 }
 
 static struct obj_slot *slot_for(struct symbolizer *s, uint32_t obj)
@@ -235,7 +243,7 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 		return 0;
 	if (elf_obj_offset_to_vaddr(slot->elf, offset, &vaddr) != 0)
 		return 0;
-	sym = elf_obj_lookup(slot->elf, vaddr);
+	sym = elf_obj_status(slot->elf) == ELF_OBJ_OK ? elf_obj_lookup(slot->elf, vaddr) : NULL;
 	line_vaddr = vaddr;
 	if (ret && vaddr > 0 && (!sym || vaddr - 1 >= sym->start))
 		line_vaddr = vaddr - 1;
@@ -294,6 +302,18 @@ static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", s->opt.kallsyms);
 		}
 		return;
+	}
+	if (bidlen && s->home_debug) {
+		/* perf record keeps a copy of the recorded kernel's kallsyms in its cache */
+		char hex[2 * 20 + 1], path[4096];
+
+		hexify(hex, bid, bidlen);
+		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", s->home_debug, hex);
+		s->ksyms = kallsyms_load(path, err, sizeof(err));
+		if (s->ksyms) {
+			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", path);
+			return;
+		}
 	}
 	if (bidlen) {
 		uint8_t live[64];
