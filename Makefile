@@ -102,7 +102,8 @@ corpus: $(BUILD)/fuzz/replay_perfdata
 	$(Q)$(BUILD)/fuzz/replay_perfdata tests/corpus/perfdata/*
 
 e2e: $(BIN)
-	$(Q)PERFCONV=$(CURDIR)/$(BIN) ./tests/e2e.sh
+	$(Q)fail=0; for t in tests/e2e.sh tests/e2e_symbols.sh; do \
+		PERFCONV=$(CURDIR)/$(BIN) $$t || fail=1; done; exit $$fail
 
 check: $(BIN) $(CHECK_BINS) $(BUILD)/fuzz/replay_perfdata
 	$(Q)$(MAKE) --no-print-directory unit corpus e2e

@@ -27,6 +27,7 @@ enum {
 	OPT_NO_SYMBOLS,
 	OPT_NO_INLINE,
 	OPT_EVENT,
+	OPT_SRCLINE,
 	OPT_VERSION,
 };
 
@@ -50,6 +51,7 @@ static const struct option long_options[] = {
 	{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "srcline", no_argument, NULL, OPT_SRCLINE },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
@@ -94,6 +96,8 @@ static void usage(FILE *f)
 		"      --with-pid        folded: first frame comm-PID\n"
 		"      --with-tid        folded: first frame comm-PID/TID\n"
 		"      --annotate        folded: suffix _[k] kernel, _[j] JIT, _[i] inlined frames\n"
+		"      --srcline         folded, samples: frames as \"name (file:line)\" where the\n"
+		"                        line is known (a return address shows its call's line)\n"
 		"  -h, --help            this text\n"
 		"      --version         perfconv's version\n"
 		"\n"
@@ -249,6 +253,7 @@ int main(int argc, char **argv)
 		case OPT_WITH_PID: wo.with_pid = 1; break;
 		case OPT_WITH_TID: wo.with_tid = 1; break;
 		case OPT_ANNOTATE: wo.annotate = 1; break;
+		case OPT_SRCLINE: wo.srcline = 1; break;
 		case OPT_VERSION: printf("perfconv %s\n", PERFCONV_VERSION); return 0;
 		default: return bad_usage("unknown option", NULL);
 		}

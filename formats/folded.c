@@ -69,6 +69,18 @@ void frame_name_sanitize(char *s)
 	}
 }
 
+void frame_text(const struct profile *p, const struct pc_frame *f, const struct write_options *o,
+		char *buf, size_t size)
+{
+	const char *name = profile_text(p, f->func);
+
+	if (o->srcline && f->line && f->file)
+		snprintf(buf, size, "%s (%s:%u)", name, path_base(profile_text(p, f->file)), f->line);
+	else
+		snprintf(buf, size, "%s", name);
+	frame_name_sanitize(buf);
+}
+
 static const char *suffix_for(const struct pc_frame *f)
 {
 	switch (f->kind) {
@@ -80,19 +92,20 @@ static const char *suffix_for(const struct pc_frame *f)
 }
 
 /* Append the frames of `node`, root first, each preceded by ';'. */
-static void add_stack(const struct profile *p, uint32_t node, int annotate, struct sbuf *b)
+static void add_stack(const struct profile *p, uint32_t node, const struct write_options *o,
+		      struct sbuf *b)
 {
 	uint32_t frames[1024];
 	size_t n = profile_stack(p, node, frames, sizeof(frames) / sizeof(frames[0]));
+	char text[4096];
 
 	while (n-- > 0) {
 		const struct pc_frame *f = &p->frames[frames[n]];
-		size_t at = b->len + 1;
 
+		frame_text(p, f, o, text, sizeof(text));
 		sb_add(b, ";", 1);
-		sb_str(b, profile_text(p, f->func));
-		frame_name_sanitize(b->s + at);
-		if (annotate)
+		sb_str(b, text);
+		if (o->annotate)
 			sb_str(b, suffix_for(f));
 	}
 }
@@ -140,7 +153,7 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 		else
 			head[0] = '\0';
 		sb_str(&b, head);
-		add_stack(p, aggs[i].stack, o->annotate, &b);
+		add_stack(p, aggs[i].stack, o, &b);
 		if (nlines >= lines_cap)
 			grow_array((void **)&lines, &lines_cap, nlines + 1, sizeof(*lines));
 		lines[nlines].text = xstrndup(b.s, b.len);

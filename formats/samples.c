@@ -28,8 +28,7 @@ int samples_write(const struct profile *p, const struct write_options *o, FILE *
 			s->pid, s->tid, cpu, s->time / 1000000000u, s->time % 1000000000u, ev,
 			s->period);
 		while (n-- > 0) {
-			snprintf(name, sizeof(name), "%s", profile_text(p, p->frames[frames[n]].func));
-			frame_name_sanitize(name);
+			frame_text(p, &p->frames[frames[n]], o, name, sizeof(name));
 			fputs(name, out);
 			if (n)
 				fputc(';', out);

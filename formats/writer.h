@@ -12,13 +12,21 @@ struct write_options {
 	int with_tid;        /* folded: "comm-PID/TID" as the first frame */
 	int annotate;        /* folded: _[k] kernel, _[j] JIT, _[i] inlined suffixes */
 	int event;           /* only samples of this event index; -1 for all */
+	int srcline;         /* folded, samples: frames as "name (file:line)" where known */
 };
 
 /* A writer streams the profile to `out`; returns 0, or -1 with errno set on a write error. */
 typedef int (*profile_writer)(const struct profile *p, const struct write_options *o, FILE *out);
 
-/* Append `s` to a folded/samples line with ';' made ':' and line breaks and tabs made
- * spaces, so that one frame is one field. */
+/* Make `s` one field of a folded/samples line: ';' becomes ':', line breaks and
+ * tabs become spaces. */
 void frame_name_sanitize(char *s);
+
+/*
+ * The text of frame `f` in folded and samples output, sanitized: its name, and with
+ * o->srcline " (file:line)" (the file's base name) when the line is known.
+ */
+void frame_text(const struct profile *p, const struct pc_frame *f, const struct write_options *o,
+		char *buf, size_t size);
 
 #endif

@@ -4,7 +4,7 @@
 set -e
 
 PKGS="build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libiberty-dev \
-check elfutils linux-perf clang libclang-rt-14-dev time python3 binutils gzip"
+check elfutils linux-perf clang libclang-rt-14-dev time python3 binutils gzip debuginfod g++"
 
 missing=""
 for p in $PKGS; do

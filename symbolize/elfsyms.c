@@ -52,6 +52,7 @@ struct elf_obj {
 	size_t build_id_size;
 	int is_rel;
 	int has_symtab;       /* symbols from a .symtab, not only .dynsym */
+	int debug_only;       /* only the separate debug file was found */
 	struct load_seg *segs;
 	size_t nsegs;
 	struct elf_sym *syms; /* sorted by start */
@@ -677,6 +678,10 @@ static void read_segments(struct elf_obj *o, const struct elf_file *f)
 
 		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
+		/* a separate debug file keeps the headers but not the bytes: such a
+		 * segment cannot say where a file offset lies */
+		if (ph.p_filesz == 0)
+			continue;
 		o->segs[o->nsegs++] = (struct load_seg){ ph.p_vaddr, ph.p_offset, ph.p_filesz,
 							 ph.p_memsz };
 	}
@@ -788,6 +793,7 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 			}
 			free(o->file);
 			o->file = p;
+			o->debug_only = 1;
 		}
 	} else {
 		char *p = build_id_debug_path(sysroot, want, nwant);
@@ -798,6 +804,7 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 			return fail(o, r == -2 ? ELF_OBJ_BAD_ELF : ELF_OBJ_MISSING);
 		}
 		o->file = p;
+		o->debug_only = 1;
 	}
 	o->build_id_size = ef_build_id(&mf, o->build_id, sizeof(o->build_id));
 	if (!nwant && o->build_id_size) {
@@ -835,6 +842,11 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 	ef_close(&df);
 	ef_close(&mf);
 	return o;
+}
+
+int elf_obj_has_segments(const struct elf_obj *o)
+{
+	return o && !o->debug_only && (o->nsegs > 0 || o->is_rel);
 }
 
 int elf_obj_has_symtab(const struct elf_obj *o)

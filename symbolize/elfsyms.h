@@ -71,6 +71,9 @@ const char *elf_obj_raw_name(const struct elf_obj *o, const struct elf_sym *s);
 /* 1 when the symbols came from a .symtab (the file's or its debug file's), 0 when
  * only from .dynsym (exported functions only) or when there are none. */
 int elf_obj_has_symtab(const struct elf_obj *o);
+/* 0 when file offsets cannot be translated: only a separate debug file was found,
+ * whose program headers carry no file bytes. */
+int elf_obj_has_segments(const struct elf_obj *o);
 /* The file the symbols were read from (a separate debug file or the object), or NULL. */
 const char *elf_obj_symbol_file(const struct elf_obj *o);
 

@@ -100,9 +100,12 @@ static void hexify(char *out, const uint8_t *id, size_t n)
 }
 
 /* How good a loaded candidate is: 3 full .symtab, 2 .dynsym only, 1 no symbols but
- * loadable (DWARF, perhaps from debuginfod, may still name its code), 0 unusable. */
+ * loadable (DWARF, perhaps from debuginfod, may still name its code), 0 unusable
+ * (including a debug file found alone: its offsets cannot be translated). */
 static int candidate_rank(const struct elf_obj *o)
 {
+	if (!elf_obj_has_segments(o))
+		return 0;
 	switch (elf_obj_status(o)) {
 	case ELF_OBJ_OK: return elf_obj_has_symtab(o) ? 3 : 2;
 	case ELF_OBJ_STRIPPED: return 1;

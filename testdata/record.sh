@@ -8,7 +8,9 @@
 #   kernel 6.18.44-fc-v669 (x86_64, 2 CPUs, no hardware PMU: software events only)
 #
 # Run as root (or with perf_event_paranoid <= 1 and readable kallsyms), from any
-# directory: testdata/record.sh. Everything it writes is in testdata/; the
+# directory: testdata/record.sh [NAME...]. With names, only those recordings and
+# their goldens are remade (the programs are rebuilt either way; gcc and g++ are
+# deterministic, so unchanged sources give identical binaries). Everything it writes is in testdata/; the
 # scratch directory is deleted at the end.
 #
 # What it does:
@@ -36,6 +38,8 @@
 #   perf record -F 4000 -g --sample-cpu -o kheavy.data ./kheavy 1000
 #   perf record -F 2000 -g --sample-cpu -e cpu-clock -e page-faults -o two-event.data ./kheavy 1000
 #   perf record -F 2000 -g --sample-cpu -o execer.data ./execer 1000
+#   perf record -F 2000 -g --sample-cpu -o shapes.data ./shapes 1000
+# shapes is C++ (g++ $CXX_FLAGS): demangled names and an inlined function.
 # mt-g.data is the plain `perf record -g`: without -a, perf 6.1 does not sample
 # the CPU (no PERF_SAMPLE_CPU), so its golden has no cpu field. The others add
 # --sample-cpu. mt-threads.data is a directory (data, data.0, data.1).
@@ -54,10 +58,16 @@ TD=$(pwd)
 REC=/tmp/perfconv-rec
 BID=$REC/.debug
 BUILD_FLAGS="-std=c11 -Wall -Wextra -O2 -g -fno-omit-frame-pointer -pthread"
+CXX_FLAGS="-std=c++17 -Wall -Wextra -O2 -g -fno-omit-frame-pointer"
 FIELDS=comm,pid,tid,cpu,time,event,period,ip,sym,dso
 FIELDS_NOCPU=comm,pid,tid,time,event,period,ip,sym,dso
 LIBDIR=/usr/lib/x86_64-linux-gnu
-NAMES="mt-g mt-z mt-pipe mt-threads mt-k1 kheavy two-event execer"
+ALL_NAMES="mt-g mt-z mt-pipe mt-threads mt-k1 kheavy two-event execer shapes"
+NAMES=${*:-$ALL_NAMES}
+for n in $NAMES; do
+	case " $ALL_NAMES " in *" $n "*) ;; *) echo "record.sh: no recording $n" >&2; exit 2 ;; esac
+done
+want() { case " $NAMES " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # perf's output has no locale-dependent parts we rely on, but keep sort stable.
 LC_ALL=C
@@ -90,30 +100,31 @@ mkdir -p "$REC" "$BID"
 for p in mt kheavy execer; do
 	gcc $BUILD_FLAGS -o "$TD/$p" "$TD/src/$p.c"
 done
+g++ $CXX_FLAGS -o "$TD/shapes" "$TD/src/shapes.cpp"
 
 # 2. Record in the scratch directory.
-for p in mt kheavy execer; do
+for p in mt kheavy execer shapes; do
 	cp "$TD/$p" "$REC/$p"
 done
 cd "$REC"
-perf_ record -F 2000 -g -o mt-g.data ./mt 1000
-perf_ record -F 2000 -g --sample-cpu -z -o mt-z.data ./mt 1000
-perf_ record -F 2000 -g --sample-cpu -o - ./mt 1000 > mt-pipe.data
-perf_ record -F 2000 -g --sample-cpu --threads -o mt-threads.data ./mt 1000
-perf_ record -F 2000 -g --sample-cpu -k 1 -o mt-k1.data ./mt 1000
-perf_ record -F 4000 -g --sample-cpu -o kheavy.data ./kheavy 1000
-perf_ record -F 2000 -g --sample-cpu -e cpu-clock -e page-faults -o two-event.data ./kheavy 1000
-perf_ record -F 2000 -g --sample-cpu -o execer.data ./execer 1000
+want mt-g && perf_ record -F 2000 -g -o mt-g.data ./mt 1000
+want mt-z && perf_ record -F 2000 -g --sample-cpu -z -o mt-z.data ./mt 1000
+want mt-pipe && perf_ record -F 2000 -g --sample-cpu -o - ./mt 1000 > mt-pipe.data
+want mt-threads && perf_ record -F 2000 -g --sample-cpu --threads -o mt-threads.data ./mt 1000
+want mt-k1 && perf_ record -F 2000 -g --sample-cpu -k 1 -o mt-k1.data ./mt 1000
+want kheavy && perf_ record -F 4000 -g --sample-cpu -o kheavy.data ./kheavy 1000
+want two-event && perf_ record -F 2000 -g --sample-cpu -e cpu-clock -e page-faults -o two-event.data ./kheavy 1000
+want execer && perf_ record -F 2000 -g --sample-cpu -o execer.data ./execer 1000
+want shapes && perf_ record -F 2000 -g --sample-cpu -o shapes.data ./shapes 1000
 
 # Kernel symbols and build id, taken right after recording.
 cat /proc/kallsyms > "$REC/kallsyms"
 gzip -9n -c "$REC/kallsyms" > "$TD/kallsyms.gz"
-perf_ buildid-list -i mt-g.data | awk '$2 == "[kernel.kallsyms]" { print $1 }' > "$TD/kernel.buildid"
+perf_ buildid-list -i "$(echo $NAMES | cut -d' ' -f1).data" | awk '$2 == "[kernel.kallsyms]" { print $1 }' > "$TD/kernel.buildid"
 test -s "$TD/kernel.buildid"
 versions > "$TD/VERSIONS"
 
 # 3. Goldens, while the binaries are at their recorded paths.
-rm -rf "$TD/expected"
 mkdir -p "$TD/expected"
 for n in $NAMES; do
 	if perf_ script -i "$n.data" --ns -F $FIELDS > "$REC/$n.script" 2> "$REC/$n.err"; then
@@ -130,7 +141,7 @@ for n in $NAMES; do
 done
 
 # 4. Files for symbolizing elsewhere.
-rm -rf "$TD/mt-threads.data"
+want mt-threads && rm -rf "$TD/mt-threads.data"
 for n in $NAMES; do
 	cp -r "$REC/$n.data" "$TD/"
 done
@@ -158,7 +169,7 @@ vdso_id=$(basename "$(dirname "$vdso")")
 VB=$SYMFS/.debug/.build-id/$(echo "$vdso_id" | cut -c1-2)/$(echo "$vdso_id" | cut -c3-)
 mkdir -p "$BID2" "$VB"
 cp "$TD/vdso.so" "$VB/vdso"
-for p in mt kheavy execer; do
+for p in mt kheavy execer shapes; do
 	cp "$TD/$p" "$SYMFS$REC/$p"
 done
 for lib in libc.so.6 ld-linux-x86-64.so.2; do

@@ -51,7 +51,7 @@ compare() { # NAME EVENT...: samples of all events, then per event the folded se
 		fi
 	done
 }
-for name in mt-g mt-z mt-pipe mt-threads mt-k1 kheavy execer; do
+for name in mt-g mt-z mt-pipe mt-threads mt-k1 kheavy execer shapes; do
 	compare $name -
 done
 compare two-event cpu-clock page-faults

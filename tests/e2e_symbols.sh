@@ -1,0 +1,157 @@
+#!/bin/bash
+# e2e_symbols: native symbolization end to end: inlined frames and demangled names,
+# every place a binary is looked for giving the same output, a rebuilt binary refused,
+# debuginfod, and kernel symbols from each source.
+set -u
+cd "$(dirname "$0")/.."
+PERFCONV=${PERFCONV:-$PWD/perfconv}
+TD=testdata
+TMP=$(mktemp -d)
+DPID=
+cleanup() {
+	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+KS=(--kallsyms $TD/kallsyms.gz)
+# perf's build-id cache in ~/.debug may hold these binaries: every run gets an empty
+# one unless a test gives its own.
+EMPTY=$TMP/empty-cache
+mkdir -p "$EMPTY"
+REC_PATH=$(strings -n 8 $TD/shapes.data | grep -m1 '/shapes$')
+BID=$(readelf -n $TD/shapes | sed -n 's/.*Build ID: //p')
+
+conv() { # OUT ARGS...: samples with source lines, the strongest thing to compare
+	local out=$1
+	shift
+	"$PERFCONV" -q "${KS[@]}" --srcline -f samples -o "$out" "$@"
+}
+
+# 0. The reference: the binary beside the recording, as committed.
+[ -n "$REC_PATH" ] && [ ! -e "$REC_PATH" ] ||
+	bad "the recorded binary path '$REC_PATH' must not exist for these tests to mean anything"
+conv "$TMP/ref" -i $TD/shapes.data --buildid-dir "$EMPTY"
+if grep -q 'hot_mix (shapes.cpp:[0-9]*);mix_step (shapes.cpp:2[6-9])' "$TMP/ref" &&
+	grep -q 'geometry::Scene::render' "$TMP/ref" && grep -q 'geometry::accumulate<double>' "$TMP/ref"; then
+	ok "inlined mix_step is its own frame with its lines; C++ names demangled"
+else
+	bad "inline frames or demangled names missing: $(cut -f7 "$TMP/ref" | sort | uniq -c | sort -rn | head -3)"
+fi
+"$PERFCONV" -q "${KS[@]}" -i $TD/shapes.data --buildid-dir "$EMPTY" --annotate -o "$TMP/ann.folded"
+grep -q 'hot_mix;mix_step_\[i\]' "$TMP/ann.folded" && ok "folded: inlined frame annotated _[i]" ||
+	bad "folded: no _[i] inlined frame"
+"$PERFCONV" -q "${KS[@]}" -i $TD/shapes.data --buildid-dir "$EMPTY" --no-demangle -o "$TMP/raw.folded"
+grep -q '_ZN8geometry5Scene6renderEd' "$TMP/raw.folded" && ok "--no-demangle keeps mangled names" ||
+	bad "--no-demangle"
+
+alone() { # DIR: a directory holding only the recording
+	mkdir -p "$1"
+	cp $TD/shapes.data "$1/"
+}
+same() { # NAME FILE
+	if cmp -s "$TMP/ref" "$2"; then
+		ok "$1: identical output"
+	else
+		bad "$1: output differs from the binary-beside-the-recording reference"
+		diff "$TMP/ref" "$2" | head -6
+	fi
+}
+
+# 1. --symfs, with the recorded path under it, and with the bare name.
+alone "$TMP/a1"
+mkdir -p "$TMP/symfs$(dirname "$REC_PATH")" "$TMP/symfs2"
+cp $TD/shapes "$TMP/symfs$REC_PATH"
+cp $TD/shapes "$TMP/symfs2/"
+conv "$TMP/out1" -i "$TMP/a1/shapes.data" --buildid-dir "$EMPTY" --symfs "$TMP/symfs"
+same "--symfs DIR (DIR/recorded/path)" "$TMP/out1"
+conv "$TMP/out1b" -i "$TMP/a1/shapes.data" --buildid-dir "$EMPTY" --symfs "$TMP/symfs2"
+same "--symfs DIR (DIR/name)" "$TMP/out1b"
+
+# 2. perf's build-id cache layout, through --buildid-dir.
+alone "$TMP/a2"
+mkdir -p "$TMP/cache/.build-id/${BID:0:2}/${BID:2}"
+cp $TD/shapes "$TMP/cache/.build-id/${BID:0:2}/${BID:2}/elf"
+conv "$TMP/out2" -i "$TMP/a2/shapes.data" --buildid-dir "$TMP/cache"
+same "build-id cache (--buildid-dir)" "$TMP/out2"
+
+# 3. Debug info split off: a stripped binary and its .gnu_debuglink file beside it.
+alone "$TMP/a3"
+objcopy --only-keep-debug $TD/shapes "$TMP/a3/shapes.debug"
+(cd "$TMP/a3" && objcopy --strip-all --add-gnu-debuglink=shapes.debug "$OLDPWD/$TD/shapes" shapes)
+conv "$TMP/out3" -i "$TMP/a3/shapes.data" --buildid-dir "$EMPTY"
+same "stripped binary + objcopy --only-keep-debug file via .gnu_debuglink" "$TMP/out3"
+
+# 4. A binary rebuilt after recording: another build id, refused with a warning.
+alone "$TMP/a4"
+g++ -std=c++17 -O1 -g -fno-omit-frame-pointer -DREBUILT -o "$TMP/a4/shapes" $TD/src/shapes.cpp
+"$PERFCONV" "${KS[@]}" -i "$TMP/a4/shapes.data" --buildid-dir "$EMPTY" -o "$TMP/out4.folded" 2>"$TMP/err4"
+if grep -q 'another build id' "$TMP/err4" && grep -q ';shapes+0x' "$TMP/out4.folded" &&
+	! grep -q 'geometry::' "$TMP/out4.folded" &&
+	grep -q "shapes (build id differs from the recording's)" "$TMP/err4"; then
+	ok "rebuilt binary: warning, shapes+0x... frames, no wrong names"
+else
+	bad "rebuilt binary: $(head -3 "$TMP/err4")"
+fi
+
+# 5. debuginfod: only the stripped binary here; its debug info from a server on loopback.
+if command -v debuginfod >/dev/null && command -v debuginfod-find >/dev/null; then
+	alone "$TMP/a5"
+	mkdir -p "$TMP/dbg" "$TMP/dcache"
+	objcopy --only-keep-debug $TD/shapes "$TMP/dbg/shapes.debug"
+	objcopy --strip-all $TD/shapes "$TMP/a5/shapes"
+	port=$((20000 + RANDOM % 20000))
+	debuginfod -F "$TMP/dbg" -p $port -d "$TMP/debuginfod.sqlite" -t 0 -g 0 >"$TMP/debuginfod.log" 2>&1 &
+	DPID=$!
+	export DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$TMP/dcache DEBUGINFOD_TIMEOUT=10
+	for _ in $(seq 1 60); do
+		debuginfod-find debuginfo "$BID" >/dev/null 2>&1 && break
+		sleep 0.5
+	done
+	rm -rf "$TMP/dcache"/*
+	conv "$TMP/out5" -i "$TMP/a5/shapes.data" --buildid-dir "$EMPTY"
+	unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH DEBUGINFOD_TIMEOUT
+	if grep -q 'hot_mix (shapes.cpp:[0-9]*);mix_step (shapes.cpp:2[6-9])' "$TMP/out5"; then
+		ok "debuginfod: the stripped binary's lines and inlined frames resolved"
+		same "debuginfod" "$TMP/out5"
+	else
+		bad "debuginfod: lines not resolved: $(cut -f7 "$TMP/out5" | head -2)"
+		tail -3 "$TMP/debuginfod.log"
+	fi
+	kill "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	DPID=
+else
+	bad "debuginfod and debuginfod-find are not installed (Debian package debuginfod)"
+fi
+
+# 6. Kernel symbols: a saved kallsyms, perf's build-id cache copy, the live kernel.
+"$PERFCONV" -q --kallsyms $TD/kallsyms.gz -i $TD/kheavy.data --buildid-dir "$EMPTY" -o "$TMP/k1.folded"
+kbid=$(cat $TD/kernel.buildid)
+mkdir -p "$TMP/kcache/[kernel.kallsyms]/$kbid"
+zcat $TD/kallsyms.gz >"$TMP/kcache/[kernel.kallsyms]/$kbid/kallsyms"
+"$PERFCONV" -q -i $TD/kheavy.data --buildid-dir "$TMP/kcache" -o "$TMP/k2.folded"
+if grep -q ';do_syscall_64;' "$TMP/k1.folded" && cmp -s "$TMP/k1.folded" "$TMP/k2.folded"; then
+	ok "kernel: --kallsyms FILE and perf's build-id cache copy give the same kernel frames"
+else
+	bad "kernel: --kallsyms vs build-id cache"
+fi
+live=$(od -An -tx1 -v /sys/kernel/notes 2>/dev/null | tr -d ' \n' | grep -o "$kbid" | head -1)
+if [ "$live" = "$kbid" ]; then
+	"$PERFCONV" -q -i $TD/kheavy.data --buildid-dir "$EMPTY" -o "$TMP/k3.folded"
+	cmp -s "$TMP/k1.folded" "$TMP/k3.folded" && ok "kernel: live /proc/kallsyms (same kernel) gives the same frames" ||
+		bad "kernel: live /proc/kallsyms differs from the saved copy"
+else
+	echo "skip kernel: live /proc/kallsyms: this machine runs another kernel than the recording's"
+	"$PERFCONV" -i $TD/kheavy.data --buildid-dir "$EMPTY" -o "$TMP/k3.folded" 2>"$TMP/k3.err"
+	grep -q 'not the recorded one' "$TMP/k3.err" && grep -q '\[kernel.kallsyms\]+0x' "$TMP/k3.folded" &&
+		ok "kernel: another kernel's /proc/kallsyms is refused, frames stay [kernel.kallsyms]+0x..." ||
+		bad "kernel: mismatching live kernel not reported"
+fi
+
+echo "e2e-symbols: $pass passed, $fail failed"
+[ $fail -eq 0 ]
