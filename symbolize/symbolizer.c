@@ -206,6 +206,14 @@ static struct obj_slot *slot_for(struct symbolizer *s, uint32_t obj)
 	return &s->objs[obj];
 }
 
+char *sym_demangle(const char *name)
+{
+	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return NULL;
+	/* as perf shows them: no parameter lists (the mangled name tells overloads apart) */
+	return cplus_demangle(name, DMGL_AUTO);
+}
+
 static void forget_demangled(struct symbolizer *s)
 {
 	for (size_t i = 0; i < s->ndemangled; i++)
@@ -218,11 +226,9 @@ static const char *demangle(struct symbolizer *s, const char *name)
 {
 	char *d;
 
-	if (!name || !s->opt.demangle || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R') ||
-	    s->ndemangled >= MAX_DEMANGLED)
+	if (!s->opt.demangle || s->ndemangled >= MAX_DEMANGLED)
 		return name;
-	/* as perf shows them: no parameter lists (the mangled name tells overloads apart) */
-	d = cplus_demangle(name, DMGL_AUTO);
+	d = sym_demangle(name);
 	if (!d)
 		return name;
 	s->demangled[s->ndemangled++] = d;

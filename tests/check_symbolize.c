@@ -207,6 +207,28 @@ START_TEST(no_inline_gives_the_call_line)
 }
 END_TEST
 
+START_TEST(cpp_and_rust_names_demangle_as_perf_shows_them)
+{
+	static const char *const cases[][2] = {
+		{ "_ZNK6shapes6Circle4areaEv", "shapes::Circle::area" },
+		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" }, /* Rust legacy */
+		{ "_RNvCskwGfYPst2Cb_3foo16example_function", "foo::example_function" }, /* v0 */
+		{ "_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h6bd5a2b8c3e4f5a6E",
+		  "std::rt::lang_start::{{closure}}" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = sym_demangle(cases[i][0]);
+
+		ck_assert_ptr_nonnull(d);
+		ck_assert_str_eq(d, cases[i][1]);
+		free(d);
+	}
+	ck_assert_ptr_null(sym_demangle("main"));
+	ck_assert_ptr_null(sym_demangle("_Zgarbage"));
+}
+END_TEST
+
 START_TEST(missing_and_mismatched_files_are_reported)
 {
 	struct symbolizer *s = new_symbolizer(1, 1);
@@ -236,6 +258,7 @@ int main(void)
 	tcase_add_test(tc, cpp_names_demangled_system_name_kept);
 	tcase_add_test(tc, no_inline_gives_the_call_line);
 	tcase_add_test(tc, missing_and_mismatched_files_are_reported);
+	tcase_add_test(tc, cpp_and_rust_names_demangle_as_perf_shows_them);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
