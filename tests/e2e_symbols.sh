@@ -72,12 +72,14 @@ same "--symfs DIR (DIR/recorded/path)" "$TMP/out1"
 conv "$TMP/out1b" -i "$TMP/a1/shapes.data" --buildid-dir "$EMPTY" --symfs "$TMP/symfs2"
 same "--symfs DIR (DIR/name)" "$TMP/out1b"
 
-# 2. perf's build-id cache layout, through --buildid-dir.
+# 2. perf's build-id cache layout (as perf record fills ~/.debug and perf archive
+#    tarballs unpack): .build-id/xx/rest -> ../../recorded/path/BUILDID/elf
 alone "$TMP/a2"
-mkdir -p "$TMP/cache/.build-id/${BID:0:2}/${BID:2}"
-cp $TD/shapes "$TMP/cache/.build-id/${BID:0:2}/${BID:2}/elf"
+mkdir -p "$TMP/cache/.build-id/${BID:0:2}" "$TMP/cache$REC_PATH/$BID"
+cp $TD/shapes "$TMP/cache$REC_PATH/$BID/elf"
+ln -s "../..$REC_PATH/$BID" "$TMP/cache/.build-id/${BID:0:2}/${BID:2}"
 conv "$TMP/out2" -i "$TMP/a2/shapes.data" --buildid-dir "$TMP/cache"
-same "build-id cache (--buildid-dir)" "$TMP/out2"
+same "build-id cache, perf's layout (--buildid-dir)" "$TMP/out2"
 
 # 3. Debug info split off: a stripped binary and its .gnu_debuglink file beside it.
 alone "$TMP/a3"
