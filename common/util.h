@@ -14,6 +14,12 @@ char *xstrndup(const char *s, size_t n);
 
 /* Grow `*arr` (of `*cap` elements of `size` bytes) to hold at least `need`. */
 void grow_array(void **arr, size_t *cap, size_t need, size_t size);
+/* The same for code that keeps the pointer in an expression: returns the grown array. */
+static inline void *xgrow(void *arr, size_t *cap, size_t need, size_t size)
+{
+	grow_array(&arr, cap, need, size);
+	return arr;
+}
 #define VEC_PUSH(arr, n, cap, val)                                                     \
 	do {                                                                           \
 		if ((n) >= (cap))                                                      \

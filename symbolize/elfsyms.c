@@ -18,6 +18,8 @@
  */
 #include "symbolize/elfsyms.h"
 
+#include "common/util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -62,41 +64,6 @@ struct elf_obj {
 	char *arena;
 };
 
-static void *xalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p) {
-		fprintf(stderr, "perfconv: out of memory (%zu bytes)\n", n);
-		abort();
-	}
-	return p;
-}
-
-static void *xgrow(void *p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 64;
-
-	if (need <= *cap)
-		return p;
-	while (c < need)
-		c *= 2;
-	p = realloc(p, c * size);
-	if (!p) {
-		fprintf(stderr, "perfconv: out of memory (%zu bytes)\n", c * size);
-		abort();
-	}
-	*cap = c;
-	return p;
-}
-
-static char *xstrdup_(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xalloc(n), s, n);
-}
-
 static char *path_join(const char *a, const char *b)
 {
 	size_t na = strlen(a), nb = strlen(b);
@@ -104,7 +71,7 @@ static char *path_join(const char *a, const char *b)
 
 	while (na > 0 && a[na - 1] == '/')
 		na--;
-	p = xalloc(na + nb + 2);
+	p = xmalloc(na + nb + 2);
 	memcpy(p, a, na);
 	if (b[0] != '/')
 		p[na++] = '/';
@@ -155,7 +122,7 @@ static int ef_open(struct elf_file *f, const char *path)
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0)
 		return -1;
-	f->path = xstrdup_(path);
+	f->path = xstrdup(path);
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &f->ehdr))
 		goto bad;
@@ -581,7 +548,7 @@ static char *build_id_debug_path(const char *sysroot, const uint8_t *id, size_t 
 	for (i = 1; i < n; i++)
 		k += (size_t)snprintf(rel + k, sizeof(rel) - k, "%02x", id[i]);
 	snprintf(rel + k, sizeof(rel) - k, ".debug");
-	return sysroot ? path_join(sysroot, rel) : xstrdup_(rel);
+	return sysroot ? path_join(sysroot, rel) : xstrdup(rel);
 }
 
 /*
@@ -611,7 +578,7 @@ static int find_debug_file(struct elf_file *df, const struct elf_file *mf, const
 		if (link && len > 0 && len < d->d_size && !strchr(link, '/')) {
 			size_t crcoff = (len + 4) & ~(size_t)3;
 			uint32_t crc = 0;
-			char *dir = xstrdup_(path), *slash = strrchr(dir, '/');
+			char *dir = xstrdup(path), *slash = strrchr(dir, '/');
 			char *cands[3];
 			size_t i;
 
@@ -632,7 +599,7 @@ static int find_debug_file(struct elf_file *df, const struct elf_file *mf, const
 			sprintf(cands[1], "%s/.debug/%s", dir, link);
 			sprintf(cands[2], "/usr/lib/debug%s/%s", dir, link);
 			for (i = 0; i < 3 && !found; i++) {
-				char *full = sysroot ? path_join(sysroot, cands[i]) : xstrdup_(cands[i]);
+				char *full = sysroot ? path_join(sysroot, cands[i]) : xstrdup(cands[i]);
 
 				/* the debug file is never the object itself */
 				if (strcmp(full, mf->path) != 0)
@@ -651,7 +618,7 @@ static int find_debug_file(struct elf_file *df, const struct elf_file *mf, const
 		size_t i;
 
 		for (i = 0; i < 2 && !found; i++) {
-			char *rel = xalloc(strlen(path) + 32), *full;
+			char *rel = xmalloc(strlen(path) + 32), *full;
 
 			sprintf(rel, "/usr/lib/debug%s%s", path, i == 0 ? ".debug" : "");
 			full = sysroot ? path_join(sysroot, rel) : rel;
@@ -672,7 +639,7 @@ static void read_segments(struct elf_obj *o, const struct elf_file *f)
 
 	if (elf_getphdrnum(f->elf, &n) != 0 || n == 0)
 		return;
-	o->segs = xalloc(n * sizeof(*o->segs));
+	o->segs = xmalloc(n * sizeof(*o->segs));
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
@@ -714,11 +681,11 @@ static void finish(struct elf_obj *o, struct symvec *s)
 		if (!s->v[i].plt && has_version(s->v[i].name))
 			bytes += len;
 	}
-	o->arena = xalloc(bytes);
-	o->syms = xalloc(s->n * sizeof(*o->syms));
-	o->raw = xalloc(s->n * sizeof(*o->raw));
-	o->parent = xalloc(s->n * sizeof(*o->parent));
-	stack = xalloc(s->n * sizeof(*stack));
+	o->arena = xmalloc(bytes);
+	o->syms = xmalloc(s->n * sizeof(*o->syms));
+	o->raw = xmalloc(s->n * sizeof(*o->raw));
+	o->parent = xmalloc(s->n * sizeof(*o->parent));
+	stack = xmalloc(s->n * sizeof(*stack));
 	for (i = 0; i < s->n; i++) {
 		const struct rawsym *r = &s->v[i];
 		size_t len = strlen(r->name);
@@ -775,7 +742,7 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 	if (!path || !path[0])
 		return fail(o, ELF_OBJ_MISSING);
 	elf_version(EV_CURRENT);
-	full = sysroot && sysroot[0] ? path_join(sysroot, path) : xstrdup_(path);
+	full = sysroot && sysroot[0] ? path_join(sysroot, path) : xstrdup(path);
 	memset(&df, 0, sizeof(df));
 	df.fd = -1;
 	r = ef_open(&mf, full);
@@ -819,7 +786,7 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 		sf = &df;
 	o->is_rel = rf->ehdr.e_type == ET_REL;
 	read_segments(o, rf);
-	o->symfile = xstrdup_(sf->path);
+	o->symfile = xstrdup(sf->path);
 
 	idx = ef_section(sf, ".symtab", SHT_SYMTAB);
 	if (idx) {

@@ -15,6 +15,8 @@
  */
 #include "symbolize/kallsyms.h"
 
+#include "common/util.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <errno.h>
@@ -48,23 +50,6 @@ struct kraw {
 	uint32_t seq;
 	uint8_t bind;
 };
-
-static void *xgrow(void *p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 1024;
-
-	if (need <= *cap)
-		return p;
-	while (c < need)
-		c *= 2;
-	p = realloc(p, c * size);
-	if (!p) {
-		fprintf(stderr, "perfconv: out of memory (%zu bytes)\n", c * size);
-		abort();
-	}
-	*cap = c;
-	return p;
-}
 
 struct arena {
 	char *buf;
