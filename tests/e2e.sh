@@ -151,7 +151,7 @@ n=$("$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o - | wc -l)
 # 5. Honest output: without the binary, frames show as module+0xoffset and the summary says so.
 mkdir -p "$TMP/alone"
 cp $TD/mt-g.data "$TMP/alone/"
-"$PERFCONV" -i "$TMP/alone/mt-g.data" "${KS[@]}" -o "$TMP/alone.folded" 2>"$TMP/alone.err"
+"$PERFCONV" -i "$TMP/alone/mt-g.data" "${KS[@]}" --buildid-dir "$TMP/alone" -o "$TMP/alone.folded" 2>"$TMP/alone.err"
 if grep -q ';mt+0x' "$TMP/alone.folded" && grep -q 'samples have frames with no symbol' "$TMP/alone.err" &&
 	grep -q 'mt (file not found)' "$TMP/alone.err"; then
 	ok "honest: a missing binary gives mt+0x... frames and a summary naming it"
