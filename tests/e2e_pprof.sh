@@ -73,6 +73,15 @@ else
 	bad "pprof -raw: comments: $(grep Comment "$TMP/raw")"
 fi
 
+# time_nanos: the wall clock of CLOCK_DATA (mt-k1, recorded with -k 1); none without it
+"$PERFCONV" -q -i $TD/mt-k1.data "${KS[@]}" -o "$TMP/k1.pb.gz"
+if "${PPROF[@]}" -raw "$TMP/k1.pb.gz" 2>/dev/null | grep -qE '^Time: 20[0-9][0-9]-' &&
+	! grep -q '^Time:' "$TMP/raw"; then
+	ok "pprof -raw: mt-k1 has its wall-clock start time ($("${PPROF[@]}" -raw "$TMP/k1.pb.gz" 2>/dev/null | grep '^Time:')), mt-g none"
+else
+	bad "pprof -raw: time_nanos"
+fi
+
 # 3. Thread labels: -tags lists them, -tagfocus keeps one thread's samples.
 "${PPROF[@]}" -tags "$TMP/mt.pb.gz" >"$TMP/tags" 2>/dev/null
 if grep -q "^ *thread_name:" "$TMP/tags" && grep -q "mt-alpha$" "$TMP/tags" &&
