@@ -379,6 +379,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	pb_mapping *maps = NULL, **map_ptrs = NULL;
 	struct row *rows = NULL;
 	uint64_t *loc_ids = NULL;
+	size_t *loc_first = NULL;
 	int64_t *values = NULL, comments[4];
 	int *shown = NULL, *col_of = NULL;
 	uint32_t *leaf_map = NULL, main_map = 0;
@@ -469,6 +470,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			nmerged++;
 	samples = xcalloc(nmerged + 1, sizeof(*samples));
 	leaf_map = xcalloc(nmerged + 1, sizeof(*leaf_map));
+	loc_first = xcalloc(nmerged + 1, sizeof(*loc_first));
 	sample_ptrs = xcalloc(nmerged + 1, sizeof(*sample_ptrs));
 	values = xcalloc(nmerged * nvalues + 1, sizeof(*values));
 	labels = xcalloc(nmerged * 4 + 1, sizeof(*labels));
@@ -506,9 +508,9 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				loc_ids[nloc_ids++] = stack[d];
 			if (depth)
 				leaf_map[m] = w.locs[stack[0] - 1].mapping;
-			/* pointers into loc_ids are set below, when it no longer moves */
+			/* location_id points into loc_ids once it no longer moves (below) */
 			s->n_location_id = nloc_ids - first_loc;
-			s->location_id = (uint64_t *)(uintptr_t)first_loc;
+			loc_first[m] = first_loc;
 
 			labels[nlabels] = linit;
 			labels[nlabels].key = k_pid;
@@ -533,7 +535,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			sample_ptrs[m] = s;
 		}
 		for (size_t j = 0; j < nmerged; j++)
-			samples[j].location_id = loc_ids + (size_t)(uintptr_t)samples[j].location_id;
+			samples[j].location_id = loc_ids + loc_first[j];
 	}
 
 	/* Functions and lines, in the order locations first use them. */
@@ -717,6 +719,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	free(samples);
 	free(sample_ptrs);
 	free(leaf_map);
+	free(loc_first);
 	free(rows);
 	free(vt);
 	free(vt_ptrs);

@@ -456,6 +456,42 @@ START_TEST(labels_and_comments)
 }
 END_TEST
 
+START_TEST(jit_code_gets_a_mapping_of_its_own)
+{
+	struct write_options o = opts(0);
+	struct pc_frame f;
+	uint32_t fr[2];
+	struct blob b;
+	pb_profile *pr;
+	const Perftools__Profiles__Location *l;
+	const Perftools__Profiles__Mapping *m;
+
+	memset(&f, 0, sizeof(f));
+	f.func = profile_str(&p, "Interpreter::run");
+	f.file = profile_str(&p, "run.js");
+	f.line = 12;
+	f.module = profile_str(&p, "perf-10.map");
+	f.kind = FRAME_JIT;
+	f.addr = 0x7f0000001000ULL;
+	f.symbolized = 1;
+	fr[0] = frame("main", FRAME_NATIVE, 0x1100, 1, 10, map_id);
+	fr[1] = profile_frame(&p, &f);
+	sample("prog", 10, 14, 0, stack(fr, 2), 250000, 0);
+	b = render(&p, &o);
+	pr = decode(&b);
+	check_spec(pr);
+	l = location(pr, find_sample(pr, "Interpreter::run", "14")->location_id[0]);
+	ck_assert_int_eq(l->line[0]->line, 12);
+	m = mapping(pr, l->mapping_id);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(str(pr, m->filename), "perf-10.map");
+	ck_assert_uint_eq(m->memory_start, 0x7f0000001000ULL);
+	ck_assert(m->has_functions && m->has_filenames && m->has_line_numbers);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+}
+END_TEST
+
 START_TEST(same_bytes_every_time)
 {
 	struct write_options o = opts(-1);
@@ -541,6 +577,7 @@ int main(void)
 	tcase_add_test(tc, inlined_frames_are_lines_of_one_location);
 	tcase_add_test(tc, unsymbolized_frames_have_no_lines);
 	tcase_add_test(tc, labels_and_comments);
+	tcase_add_test(tc, jit_code_gets_a_mapping_of_its_own);
 	tcase_add_test(tc, same_bytes_every_time);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(real, 120);
