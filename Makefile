@@ -22,12 +22,12 @@ BIN := $(BUILD)/perfconv
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-PKGS := libdw libelf zlib libzstd
+PKGS := libdw libelf zlib libzstd libprotobuf-c
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wvla
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
-	-I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+	-I. -I$(BUILD)/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lm -lpthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
@@ -44,6 +44,7 @@ LIB_SRCS := \
 	formats/perfdata.c \
 	formats/folded.c \
 	formats/samples.c \
+	formats/pprof.c \
 	symbolize/elfsyms.c \
 	symbolize/kallsyms.c \
 	symbolize/dwarfinfo.c \
@@ -55,9 +56,14 @@ LIB_SRCS := \
 
 MAIN_SRCS := convert/main.c
 
-CHECK_SUITES := perfdata elfsyms kallsyms replay folded symbolize
+E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_pprof.sh
 
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CHECK_SUITES := perfdata elfsyms kallsyms replay folded symbolize pprof
+
+# Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
+GEN_SRCS := $(BUILD)/gen/profile.pb-c.c
+GEN_HDR := $(BUILD)/gen/profile.pb-c.h
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 DEPS_STAMP := build/.deps-installed
 
@@ -77,6 +83,19 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# One rule makes both files (a grouped pattern rule); the tree's build dirs each get theirs.
+%/gen/profile.pb-c.c %/gen/profile.pb-c.h: formats/profile.proto | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  PROTOC-C $<"
+	$(Q)protoc-c --c_out=$(dir $@) --proto_path=formats $<
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	@echo "  CC $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Whatever includes the generated header is compiled after it exists.
+$(BUILD)/formats/pprof.o $(BUILD)/tests/check_pprof.o: $(GEN_HDR)
 
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -102,7 +121,7 @@ corpus: $(BUILD)/fuzz/replay_perfdata
 	$(Q)$(BUILD)/fuzz/replay_perfdata tests/corpus/perfdata/*
 
 e2e: $(BIN)
-	$(Q)fail=0; for t in tests/e2e.sh tests/e2e_symbols.sh; do \
+	$(Q)fail=0; for t in $(E2E_TESTS); do \
 		PERFCONV=$(CURDIR)/$(BIN) $$t || fail=1; done; exit $$fail
 
 check: $(BIN) $(CHECK_BINS) $(BUILD)/fuzz/replay_perfdata
@@ -114,9 +133,9 @@ demo: $(BIN)
 	@sort -t' ' -k2 -nr build/demo.folded | head -5 | cut -c1-160
 
 # libFuzzer targets, with ASan and UBSan, built with clang.
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -Ibuild-fuzz/gen -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-build-fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c $(LIB_SRCS) | $(DEPS_STAMP)
+build-fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c $(LIB_SRCS) build-fuzz/gen/profile.pb-c.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -41,6 +41,8 @@ measure() {
 : >"$W/results.tsv"
 measure "perfconv -f folded" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
 measure "perfconv -f folded --no-symbols" "$PERFCONV" -q -i "$W/native.data" -f folded --no-symbols -o /dev/null
+# issue 5: pprof costs at most folded + 25% (the ratio column shows it)
+measure "perfconv -f pprof" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
 measure "perf report --stdio" perf report -i "$W/native.data" --stdio
 measure "perf report --stdio --no-children -g none" perf report -i "$W/native.data" --stdio --no-children -g none
 measure "perf script" perf script -i "$W/native.data"

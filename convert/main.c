@@ -28,6 +28,7 @@ enum {
 	OPT_NO_INLINE,
 	OPT_EVENT,
 	OPT_SRCLINE,
+	OPT_CPU_LABEL,
 	OPT_VERSION,
 };
 
@@ -52,6 +53,7 @@ static const struct option long_options[] = {
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "srcline", no_argument, NULL, OPT_SRCLINE },
+	{ "cpu-label", no_argument, NULL, OPT_CPU_LABEL },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
@@ -90,7 +92,8 @@ static void usage(FILE *f)
 		"      --event NAME      only samples of this event (as perf names it, e.g.\n"
 		"                        cpu-clock or page-faults); folded output of a\n"
 		"                        recording with several events counts the first\n"
-		"                        unless this names another\n"
+		"                        unless this names another; pprof output has\n"
+		"                        every event as sample types unless this names one\n"
 		"      --weight samples|period\n"
 		"                        count samples (folded's default) or the event's period\n"
 		"      --with-pid        folded: first frame comm-PID\n"
@@ -98,6 +101,7 @@ static void usage(FILE *f)
 		"      --annotate        folded: suffix _[k] kernel, _[j] JIT, _[i] inlined frames\n"
 		"      --srcline         folded, samples: frames as \"name (file:line)\" where the\n"
 		"                        line is known (a return address shows its call's line)\n"
+		"      --cpu-label       pprof: label each sample with its cpu\n"
 		"  -h, --help            this text\n"
 		"      --version         perfconv's version\n"
 		"\n"
@@ -254,6 +258,7 @@ int main(int argc, char **argv)
 		case OPT_WITH_TID: wo.with_tid = 1; break;
 		case OPT_ANNOTATE: wo.annotate = 1; break;
 		case OPT_SRCLINE: wo.srcline = 1; break;
+		case OPT_CPU_LABEL: wo.cpu_label = 1; break;
 		case OPT_VERSION: printf("perfconv %s\n", PERFCONV_VERSION); return 0;
 		default: return bad_usage("unknown option", NULL);
 		}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../formats/folded.h"
+#include "../formats/pprof.h"
 #include "../formats/samples.h"
 
 static const struct output_format folded = {
@@ -19,7 +20,12 @@ static const struct output_format samples = {
 	"one line per sample in time order: comm, pid/tid, cpu, time, event, period, stack",
 };
 
-const struct output_format *const output_formats[] = { &folded, &samples, NULL };
+static const struct output_format pprof = {
+	"pprof", { ".pb.gz", ".pprof", NULL }, pprof_write,
+	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope",
+};
+
+const struct output_format *const output_formats[] = { &folded, &samples, &pprof, NULL };
 
 const struct output_format *output_by_name(const char *name)
 {

@@ -429,6 +429,31 @@ static void on_sample(struct conv *c, const struct perf_record *rec, uint64_t ti
 	c->sample_no++;
 }
 
+/*
+ * What the frames of each mapping carry, for writers that say so (pprof's has_*
+ * flags). Runs after the last mapping is interned: the flags are not part of a
+ * mapping's identity from here on.
+ */
+static void mapping_flags(struct conv *c)
+{
+	struct profile *p = c->p;
+	int inl = c->opt->sym.inline_frames && !c->opt->no_symbols;
+
+	for (size_t i = 0; i < p->nframes; i++) {
+		const struct pc_frame *f = &p->frames[i];
+		struct pc_mapping *m;
+
+		if (!f->mapping || !f->symbolized)
+			continue;
+		m = &p->mappings[f->mapping];
+		m->has_functions = 1;
+		m->has_filenames |= f->file != 0;
+		m->has_line_numbers |= f->line != 0;
+		/* inlined calls were looked for wherever there were source lines */
+		m->has_inline_frames |= inl && (f->line != 0 || f->kind == FRAME_INLINED);
+	}
+}
+
 /* Pass 2: samples. */
 static int pass_samples(struct conv *c)
 {
@@ -590,6 +615,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	perf_reader_rewind(c.r);
 	if (pass_samples(&c) < 0)
 		goto out;
+	mapping_flags(&c);
 	profile_sort_samples(p);
 	summary(&c);
 	ret = 0;

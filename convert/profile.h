@@ -28,6 +28,8 @@ struct pc_mapping {
 	uint32_t file;                 /* the path the recording names */
 	uint32_t build_id;             /* lower-case hex, "" when unknown */
 	uint8_t kind;                  /* FRAME_NATIVE, FRAME_KERNEL or FRAME_JIT */
+	/* what its frames carry: set once every frame is made (convert_read), so
+	 * they are not part of the identity profile_mapping() interns by */
 	uint8_t has_functions, has_filenames, has_line_numbers, has_inline_frames;
 };
 

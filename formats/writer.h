@@ -13,6 +13,7 @@ struct write_options {
 	int annotate;        /* folded: _[k] kernel, _[j] JIT, _[i] inlined suffixes */
 	int event;           /* only samples of this event index; -1 for all */
 	int srcline;         /* folded, samples: frames as "name (file:line)" where known */
+	int cpu_label;       /* pprof: a `cpu` label on every sample that has one */
 };
 
 /* A writer streams the profile to `out`; returns 0, or -1 with errno set on a write error. */

@@ -4,6 +4,7 @@
 set -e
 
 PKGS="build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libiberty-dev \
+protobuf-c-compiler libprotobuf-c-dev golang-go \
 check elfutils linux-perf clang libclang-rt-14-dev time python3 binutils gzip debuginfod g++"
 
 missing=""

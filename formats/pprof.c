@@ -1,0 +1,745 @@
+/* pprof: gzipped profile.proto, for go tool pprof, Datadog, Parca, Pyroscope, Grafana.
+ *
+ * Format: proto/profile.proto in github.com/google/pprof; perfconv's own copy with
+ * the same field numbers is formats/profile.proto, compiled by protoc-c at build
+ * time (build/gen/profile.pb-c.h) and encoded with protobuf-c.
+ */
+#include "pprof.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile pb_profile;
+typedef Perftools__Profiles__ValueType pb_value_type;
+typedef Perftools__Profiles__Sample pb_sample;
+typedef Perftools__Profiles__Label pb_label;
+typedef Perftools__Profiles__Mapping pb_mapping;
+typedef Perftools__Profiles__Location pb_location;
+typedef Perftools__Profiles__Line pb_line;
+typedef Perftools__Profiles__Function pb_function;
+
+/*
+ * Label keys. Datadog's native profiler (ddprof) sends "process_id", "thread id"
+ * (with a space: its backend reads that name) and "thread_name"; Parca's agent
+ * sends "thread_id", "thread_name" and "cpu". Where they differ Datadog's name is
+ * used, because Datadog's backend gives the name a meaning and Parca's treats
+ * every label alike. README.md says the same.
+ */
+#define LABEL_PID "process_id"
+#define LABEL_TID "thread id"
+#define LABEL_COMM "thread_name"
+#define LABEL_CPU "cpu"
+
+/* zlib level: 1 keeps writing within a quarter of folded output's cost (bench/). */
+#define GZIP_LEVEL 1
+
+#define MAX_DEPTH 2048
+#define MAX_GROUP 64
+
+/* A sample reduced to what merging compares, plus what it adds. */
+struct row {
+	uint32_t stack, pid, tid, comm, cpu;
+	uint32_t col;     /* first value column of its event */
+	uint64_t period;
+};
+
+struct fn {
+	uint32_t name, system_name, file; /* model string ids */
+};
+
+struct loc {
+	uint32_t first, n;     /* frame ids in `pool`, innermost first */
+	uint32_t mapping;      /* writer's mapping index (see struct pw), 0 none */
+	uint64_t addr;
+};
+
+/* A mapping the model lacks: kernel or JIT code at addresses in no recorded mapping. */
+struct synth_map {
+	uint8_t kind;
+	uint32_t module;       /* model string id */
+	uint64_t start, limit;
+};
+
+struct map_use {
+	uint32_t id;           /* output id, 0 when unused */
+	uint64_t leaf_samples; /* samples whose leaf is here */
+	uint8_t has_functions, has_filenames, has_line_numbers, has_inline_frames;
+};
+
+struct pw {
+	const struct profile *p;
+	const struct write_options *o;
+
+	struct strtab out;     /* output string table, in first-use order */
+	uint32_t *str_map;     /* model string id -> output id + 1 */
+
+	struct fn *fns;
+	size_t nfns, fns_cap;
+	struct u64map fn_index;
+	uint32_t *frame_fn;    /* frame id -> function id (1-based), 0 not yet */
+
+	struct loc *locs;
+	size_t nlocs, locs_cap;
+	uint32_t *pool;
+	size_t npool, pool_cap;
+	struct u64map loc_index;
+	uint32_t *node_loc;    /* node -> location id (1-based), 0 not yet */
+	uint32_t *node_next;   /* node -> the node after its location's frames */
+
+	/* mappings: 1..nmappings-1 are the model's, then the synthetic ones */
+	struct synth_map *synth;
+	size_t nsynth, synth_cap;
+	struct map_use *maps;
+	size_t nmaps;
+};
+
+static uint32_t out_str(struct pw *w, const char *s)
+{
+	return strtab_intern(&w->out, s);
+}
+
+static uint32_t model_str(struct pw *w, uint32_t id)
+{
+	if (id == 0)
+		return 0;
+	if (!w->str_map[id])
+		w->str_map[id] = out_str(w, profile_text(w->p, id)) + 1;
+	return w->str_map[id] - 1;
+}
+
+static uint32_t out_num(struct pw *w, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return out_str(w, buf);
+}
+
+/*
+ * Find or add an entry by hash: `probe` follows a chain of keys derived from the
+ * hash until `same` says yes or the key is free. Returns the stored value + 1, or 0
+ * when free (and *key is the free key).
+ */
+typedef int (*same_fn)(const struct pw *w, uint32_t idx, const void *what);
+static uint32_t probe(const struct pw *w, const struct u64map *m, uint64_t h, same_fn same,
+		      const void *what, uint64_t *key)
+{
+	uint64_t k = h | 1;
+	uint32_t *v;
+
+	while ((v = u64map_get(m, k)) != NULL) {
+		if (same(w, *v, what))
+			return *v + 1;
+		k = hash_u64(k) | 1;
+	}
+	*key = k;
+	return 0;
+}
+
+static int fn_same(const struct pw *w, uint32_t idx, const void *what)
+{
+	return memcmp(&w->fns[idx], what, sizeof(struct fn)) == 0;
+}
+
+/* The function of a symbolized frame: one per (name, system name, file). */
+static uint32_t frame_function(struct pw *w, uint32_t frame)
+{
+	const struct pc_frame *f = &w->p->frames[frame];
+	struct fn k;
+	uint64_t key = 0;
+	uint32_t found;
+
+	if (w->frame_fn[frame])
+		return w->frame_fn[frame];
+	k.name = f->func;
+	/* a name with no other form (kernel, JIT) is as the binary has it */
+	k.system_name = f->system_name ? f->system_name : f->func;
+	k.file = f->file;
+	found = probe(w, &w->fn_index, hash_bytes(&k, sizeof(k)), fn_same, &k, &key);
+	if (!found) {
+		VEC_PUSH(w->fns, w->nfns, w->fns_cap, k);
+		found = (uint32_t)w->nfns;
+		u64map_put(&w->fn_index, key, found - 1);
+	}
+	w->frame_fn[frame] = found;
+	return found;
+}
+
+struct group {
+	const uint32_t *frames;
+	uint32_t n;
+};
+
+static int loc_same(const struct pw *w, uint32_t idx, const void *what)
+{
+	const struct group *g = what;
+	const struct loc *l = &w->locs[idx];
+
+	return l->n == g->n && memcmp(&w->pool[l->first], g->frames, g->n * sizeof(uint32_t)) == 0;
+}
+
+/* The writer's mapping index for frame `f` (0: none). */
+static uint32_t frame_mapping(struct pw *w, const struct pc_frame *f)
+{
+	struct synth_map s;
+
+	if (f->mapping)
+		return f->mapping;
+	if (f->kind != FRAME_KERNEL && f->kind != FRAME_JIT)
+		return 0;
+	/* kernel or JIT code still gets a mapping that says what it is */
+	for (size_t i = 0; i < w->nsynth; i++) {
+		struct synth_map *m = &w->synth[i];
+
+		if (m->kind == f->kind && m->module == f->module) {
+			if (f->addr < m->start)
+				m->start = f->addr;
+			if (f->addr >= m->limit)
+				m->limit = f->addr + 1;
+			return (uint32_t)(w->p->nmappings + i);
+		}
+	}
+	s.kind = f->kind;
+	s.module = f->module;
+	s.start = f->addr;
+	s.limit = f->addr + 1;
+	VEC_PUSH(w->synth, w->nsynth, w->synth_cap, s);
+	return (uint32_t)(w->p->nmappings + w->nsynth - 1);
+}
+
+/*
+ * The location id (1-based) of the frames starting at `node`: the node's frame and,
+ * while a frame is inlined, the frames toward the root up to the one it is inlined
+ * into. *next is the node after them.
+ */
+static uint32_t node_location(struct pw *w, uint32_t node, uint32_t *next)
+{
+	const struct profile *p = w->p;
+	uint32_t frames[MAX_GROUP];
+	struct group g;
+	uint32_t n = 0, cur = node, found;
+	uint64_t key = 0;
+
+	if (w->node_loc[node]) {
+		*next = w->node_next[node];
+		return w->node_loc[node];
+	}
+	while (cur != 0 && n < MAX_GROUP) {
+		uint32_t fr = p->nodes[cur].frame;
+
+		frames[n++] = fr;
+		cur = p->nodes[cur].parent;
+		if (p->frames[fr].kind != FRAME_INLINED)
+			break;
+	}
+	g.frames = frames;
+	g.n = n;
+	found = probe(w, &w->loc_index, hash_bytes(frames, n * sizeof(uint32_t)), loc_same, &g,
+		      &key);
+	if (!found) {
+		const struct pc_frame *outer = &p->frames[frames[n - 1]];
+		struct loc l;
+
+		l.first = (uint32_t)w->npool;
+		l.n = n;
+		l.addr = outer->addr;
+		l.mapping = frame_mapping(w, outer);
+		for (uint32_t i = 0; i < n; i++)
+			VEC_PUSH(w->pool, w->npool, w->pool_cap, frames[i]);
+		VEC_PUSH(w->locs, w->nlocs, w->locs_cap, l);
+		found = (uint32_t)w->nlocs;
+		u64map_put(&w->loc_index, key, found - 1);
+	}
+	w->node_loc[node] = found;
+	w->node_next[node] = cur;
+	*next = cur;
+	return found;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/* The event's name without perf's modifiers: "cpu-clock:pppH" -> "cpu-clock". */
+static size_t base_len(const char *name)
+{
+	const char *colon = strchr(name, ':');
+
+	return colon ? (size_t)(colon - name) : strlen(name);
+}
+
+/* Does another shown event have the same name without modifiers? */
+static int base_clash(const struct profile *p, const int *shown, size_t nshown, size_t i)
+{
+	const char *a = profile_text(p, p->events[shown[i]].name);
+	size_t la = base_len(a);
+
+	for (size_t j = 0; j < nshown; j++) {
+		const char *b = profile_text(p, p->events[shown[j]].name);
+
+		if (j != i && base_len(b) == la && strncmp(a, b, la) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int is_clock(const struct profile *p, const struct pc_event *e)
+{
+	return strcmp(profile_text(p, e->unit), "nanoseconds") == 0;
+}
+
+/* The number of events between samples, in the event's unit. */
+static int64_t event_period(const struct profile *p, const struct pc_event *e)
+{
+	if (!e->freq)
+		return (int64_t)e->sample_period;
+	if (is_clock(p, e) && e->sample_period)
+		return (int64_t)(1000000000ULL / e->sample_period);
+	/* a frequency-driven count has no fixed period: the average one */
+	return e->nsamples ? (int64_t)(e->total_period / e->nsamples) : 0;
+}
+
+static int write_gzip(const uint8_t *buf, size_t len, FILE *out)
+{
+	z_stream zs;
+	uint8_t chunk[1 << 16];
+	int zr, ret = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	/* 15 + 16: a gzip wrapper; zlib writes no time or name into its header */
+	if (deflateInit2(&zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		errno = ENOMEM;
+		return -1;
+	}
+	zs.next_in = (Bytef *)buf;
+	zs.avail_in = (uInt)len;
+	do {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zr = deflate(&zs, Z_FINISH);
+		if (zr == Z_STREAM_ERROR) {
+			errno = EIO;
+			ret = -1;
+			break;
+		}
+		if (fwrite(chunk, 1, sizeof(chunk) - zs.avail_out, out) !=
+		    sizeof(chunk) - zs.avail_out) {
+			ret = -1;
+			break;
+		}
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&zs);
+	return ret;
+}
+
+/* Add `text` to the comments when `id` names a header string. */
+static void add_comment(struct pw *w, int64_t *comments, size_t *n, const char *what, uint32_t id)
+{
+	const char *v;
+	char *s;
+	size_t len;
+
+	if (!id)
+		return;
+	v = profile_text(w->p, id);
+	len = strlen(what) + strlen(v) + 1;
+	s = xmalloc(len);
+	snprintf(s, len, "%s%s", what, v);
+	comments[(*n)++] = out_str(w, s);
+	free(s);
+}
+
+int pprof_write(const struct profile *p, const struct write_options *o, FILE *out)
+{
+	struct pw w;
+	pb_profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	pb_value_type period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	pb_value_type *vt = NULL, **vt_ptrs = NULL;
+	pb_sample *samples = NULL, **sample_ptrs = NULL;
+	pb_label *labels = NULL, **label_ptrs = NULL;
+	pb_location *locs = NULL, **loc_ptrs = NULL;
+	pb_line *lines = NULL, **line_ptrs = NULL;
+	pb_function *fns = NULL, **fn_ptrs = NULL;
+	pb_mapping *maps = NULL, **map_ptrs = NULL;
+	struct row *rows = NULL;
+	uint64_t *loc_ids = NULL;
+	size_t *loc_first = NULL;
+	int64_t *values = NULL, comments[4];
+	int *shown = NULL, *col_of = NULL;
+	uint32_t *leaf_map = NULL, main_map = 0;
+	size_t nshown = 0, nrows = 0, nmerged = 0, nloc_ids = 0, loc_ids_cap = 0, ncomments = 0;
+	size_t nlabels = 0, nvalues, nmaps_out = 0;
+	uint32_t stack[MAX_DEPTH];
+	uint8_t *buf = NULL;
+	size_t len;
+	int ret = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.p = p;
+	w.o = o;
+	strtab_init(&w.out);
+	u64map_init(&w.fn_index);
+	u64map_init(&w.loc_index);
+	w.str_map = xcalloc(strtab_count(&p->strings) + 1, sizeof(*w.str_map));
+	w.frame_fn = xcalloc(p->nframes + 1, sizeof(*w.frame_fn));
+	w.node_loc = xcalloc(p->nnodes + 1, sizeof(*w.node_loc));
+	w.node_next = xcalloc(p->nnodes + 1, sizeof(*w.node_next));
+
+	/* The events shown: the chosen one, or all that have samples (all if none has). */
+	shown = xmalloc((p->nevents + 1) * sizeof(*shown));
+	col_of = xcalloc(p->nevents + 1, sizeof(*col_of));
+	for (size_t i = 0; i < p->nevents; i++)
+		if (o->event >= 0 ? (size_t)o->event == i : p->events[i].nsamples > 0)
+			shown[nshown++] = (int)i;
+	if (nshown == 0 && o->event < 0)
+		for (size_t i = 0; i < p->nevents; i++)
+			shown[nshown++] = (int)i;
+	nvalues = 2 * nshown;
+	vt = xcalloc(nvalues + 1, sizeof(*vt));
+	vt_ptrs = xcalloc(nvalues + 1, sizeof(*vt_ptrs));
+	{
+		int clock_named = 0;
+
+		for (size_t i = 0; i < nshown; i++) {
+			const struct pc_event *e = &p->events[shown[i]];
+			const char *name = profile_text(p, e->name);
+			size_t bl = base_clash(p, shown, nshown, i) ? strlen(name) : base_len(name);
+			char tbuf[256];
+			pb_value_type init = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+
+			col_of[shown[i]] = (int)(2 * i);
+			vt[2 * i] = init;
+			vt[2 * i + 1] = init;
+			if (is_clock(p, e) && !clock_named) {
+				/* what Datadog's native profiler sends for CPU time */
+				clock_named = 1;
+				vt[2 * i].type = out_str(&w, "cpu-samples");
+				vt[2 * i + 1].type = out_str(&w, "cpu-time");
+			} else {
+				snprintf(tbuf, sizeof(tbuf), "%.*s-samples", (int)bl, name);
+				vt[2 * i].type = out_str(&w, tbuf);
+				snprintf(tbuf, sizeof(tbuf), "%.*s%s", (int)bl, name,
+					 is_clock(p, e) ? "-time" : "");
+				vt[2 * i + 1].type = out_str(&w, tbuf);
+			}
+			vt[2 * i].unit = out_str(&w, "count");
+			vt[2 * i + 1].unit = model_str(&w, e->unit);
+			vt_ptrs[2 * i] = &vt[2 * i];
+			vt_ptrs[2 * i + 1] = &vt[2 * i + 1];
+		}
+	}
+
+	/* Samples, sorted so that those to merge are neighbours. */
+	rows = xmalloc((p->nsamples + 1) * sizeof(*rows));
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pc_sample *s = &p->samples[i];
+		struct row *r = &rows[nrows];
+
+		if (s->event >= p->nevents || (o->event >= 0 && s->event != o->event))
+			continue;
+		if (o->event < 0 && !p->events[s->event].nsamples)
+			continue;
+		r->stack = s->stack;
+		r->pid = s->pid;
+		r->tid = s->tid;
+		r->comm = s->comm;
+		r->cpu = o->cpu_label ? s->cpu : PC_NO_CPU;
+		r->col = (uint32_t)col_of[s->event];
+		r->period = s->period;
+		nrows++;
+	}
+	qsort(rows, nrows, sizeof(*rows), row_cmp);
+	for (size_t i = 0; i < nrows; i++)
+		if (i == 0 || row_cmp(&rows[i - 1], &rows[i]) != 0)
+			nmerged++;
+	samples = xcalloc(nmerged + 1, sizeof(*samples));
+	leaf_map = xcalloc(nmerged + 1, sizeof(*leaf_map));
+	loc_first = xcalloc(nmerged + 1, sizeof(*loc_first));
+	sample_ptrs = xcalloc(nmerged + 1, sizeof(*sample_ptrs));
+	values = xcalloc(nmerged * nvalues + 1, sizeof(*values));
+	labels = xcalloc(nmerged * 4 + 1, sizeof(*labels));
+	label_ptrs = xcalloc(nmerged * 4 + 1, sizeof(*label_ptrs));
+	{
+		uint32_t k_pid = out_str(&w, LABEL_PID), k_tid = out_str(&w, LABEL_TID);
+		uint32_t k_comm = out_str(&w, LABEL_COMM), k_cpu = o->cpu_label ? out_str(&w, LABEL_CPU) : 0;
+		size_t m = 0;
+
+		for (size_t i = 0; i < nrows; m++) {
+			pb_sample init = PERFTOOLS__PROFILES__SAMPLE__INIT;
+			pb_sample *s = &samples[m];
+			const struct row *r = &rows[i];
+			size_t first_loc = nloc_ids, first_label = nlabels;
+			uint32_t node = r->stack, depth = 0;
+			pb_label linit = PERFTOOLS__PROFILES__LABEL__INIT;
+
+			*s = init;
+			s->value = &values[m * nvalues];
+			s->n_value = nvalues;
+			for (; i < nrows && row_cmp(r, &rows[i]) == 0; i++) {
+				s->value[rows[i].col] += 1;
+				s->value[rows[i].col + 1] += (int64_t)rows[i].period;
+			}
+			while (node != 0 && depth < MAX_DEPTH) {
+				uint32_t next;
+
+				stack[depth++] = node_location(&w, node, &next);
+				node = next;
+			}
+			if (nloc_ids + depth > loc_ids_cap)
+				grow_array((void **)&loc_ids, &loc_ids_cap, nloc_ids + depth,
+					   sizeof(*loc_ids));
+			for (uint32_t d = 0; d < depth; d++)
+				loc_ids[nloc_ids++] = stack[d];
+			if (depth)
+				leaf_map[m] = w.locs[stack[0] - 1].mapping;
+			/* location_id points into loc_ids once it no longer moves (below) */
+			s->n_location_id = nloc_ids - first_loc;
+			loc_first[m] = first_loc;
+
+			labels[nlabels] = linit;
+			labels[nlabels].key = k_pid;
+			labels[nlabels++].str = out_num(&w, r->pid);
+			labels[nlabels] = linit;
+			labels[nlabels].key = k_tid;
+			labels[nlabels++].str = out_num(&w, r->tid);
+			if (r->comm) {
+				labels[nlabels] = linit;
+				labels[nlabels].key = k_comm;
+				labels[nlabels++].str = model_str(&w, r->comm);
+			}
+			if (r->cpu != PC_NO_CPU) {
+				labels[nlabels] = linit;
+				labels[nlabels].key = k_cpu;
+				labels[nlabels++].str = out_num(&w, r->cpu);
+			}
+			for (size_t l = first_label; l < nlabels; l++)
+				label_ptrs[l] = &labels[l];
+			s->label = &label_ptrs[first_label];
+			s->n_label = nlabels - first_label;
+			sample_ptrs[m] = s;
+		}
+		for (size_t j = 0; j < nmerged; j++)
+			samples[j].location_id = loc_ids + loc_first[j];
+	}
+
+	/* Functions and lines, in the order locations first use them. */
+	{
+		size_t nlines = w.npool;
+
+		lines = xcalloc(nlines + 1, sizeof(*lines));
+		line_ptrs = xcalloc(nlines + 1, sizeof(*line_ptrs));
+		locs = xcalloc(w.nlocs + 1, sizeof(*locs));
+		loc_ptrs = xcalloc(w.nlocs + 1, sizeof(*loc_ptrs));
+		w.nmaps = p->nmappings + w.nsynth;
+		w.maps = xcalloc(w.nmaps + 1, sizeof(*w.maps));
+		for (size_t i = 0; i < w.nlocs; i++) {
+			const struct loc *l = &w.locs[i];
+			pb_location init = PERFTOOLS__PROFILES__LOCATION__INIT;
+			struct map_use *mu = &w.maps[l->mapping];
+
+			locs[i] = init;
+			locs[i].id = i + 1;
+			locs[i].address = l->addr;
+			locs[i].line = &line_ptrs[l->first];
+			for (uint32_t j = 0; j < l->n; j++) {
+				uint32_t fr = w.pool[l->first + j];
+				const struct pc_frame *f = &p->frames[fr];
+				pb_line linit = PERFTOOLS__PROFILES__LINE__INIT;
+				pb_line *ln = &lines[l->first + j];
+
+				/* no symbol: address and mapping only, for a reader to symbolize */
+				if (!f->symbolized)
+					break;
+				*ln = linit;
+				ln->function_id = frame_function(&w, fr);
+				ln->line = f->line;
+				ln->column = f->column;
+				line_ptrs[l->first + j] = ln;
+				locs[i].n_line++;
+				mu->has_functions = 1;
+				mu->has_filenames |= f->file != 0;
+				mu->has_line_numbers |= f->line != 0;
+				mu->has_inline_frames |= f->kind == FRAME_INLINED;
+			}
+			loc_ptrs[i] = &locs[i];
+		}
+		fns = xcalloc(w.nfns + 1, sizeof(*fns));
+		fn_ptrs = xcalloc(w.nfns + 1, sizeof(*fn_ptrs));
+		for (size_t i = 0; i < w.nfns; i++) {
+			pb_function init = PERFTOOLS__PROFILES__FUNCTION__INIT;
+
+			fns[i] = init;
+			fns[i].id = i + 1;
+			fns[i].name = model_str(&w, w.fns[i].name);
+			fns[i].system_name = model_str(&w, w.fns[i].system_name);
+			fns[i].filename = model_str(&w, w.fns[i].file);
+			/* the model does not know where a function starts: start_line stays 0 */
+			fn_ptrs[i] = &fns[i];
+		}
+	}
+
+	/*
+	 * Mappings: the ones locations use; first the native one where most samples
+	 * are (readers take mapping 1 for the main binary), then the other native
+	 * ones, then kernel, then JIT.
+	 */
+	for (size_t i = 0; i < w.nlocs; i++)
+		if (w.locs[i].mapping)
+			w.maps[w.locs[i].mapping].id = 1;
+	for (size_t i = 0; i < nmerged; i++)
+		for (size_t v = 0; v < nvalues; v += 2)
+			w.maps[leaf_map[i]].leaf_samples += (uint64_t)samples[i].value[v];
+	for (size_t i = 1; i < p->nmappings; i++)
+		if (w.maps[i].id && p->mappings[i].kind == FRAME_NATIVE &&
+		    (!main_map || w.maps[i].leaf_samples > w.maps[main_map].leaf_samples))
+			main_map = (uint32_t)i;
+	maps = xcalloc(w.nmaps + 1, sizeof(*maps));
+	map_ptrs = xcalloc(w.nmaps + 1, sizeof(*map_ptrs));
+	for (int kind = -1; kind <= FRAME_JIT; kind++)
+		for (size_t i = 1; i < w.nmaps; i++) {
+			pb_mapping init = PERFTOOLS__PROFILES__MAPPING__INIT;
+			struct map_use *mu = &w.maps[i];
+			pb_mapping *pm = &maps[nmaps_out];
+			int mkind;
+
+			if (!mu->id || (kind == -1) != (i == main_map))
+				continue;
+			mkind = i < p->nmappings ? p->mappings[i].kind : w.synth[i - p->nmappings].kind;
+			if (kind != -1 && mkind != kind)
+				continue;
+			*pm = init;
+			if (i < p->nmappings) {
+				const struct pc_mapping *m = &p->mappings[i];
+
+				pm->memory_start = m->start;
+				pm->memory_limit = m->limit;
+				pm->file_offset = m->offset;
+				pm->filename = model_str(&w, m->file);
+				pm->build_id = model_str(&w, m->build_id);
+				mu->has_inline_frames |= m->has_inline_frames && mu->has_line_numbers;
+			} else {
+				const struct synth_map *s = &w.synth[i - p->nmappings];
+
+				pm->memory_start = s->start;
+				pm->memory_limit = s->limit;
+				pm->filename = s->kind == FRAME_KERNEL ? out_str(&w, "[kernel.kallsyms]")
+								       : model_str(&w, s->module);
+				if (s->kind == FRAME_JIT && !s->module)
+					pm->filename = out_str(&w, "[jit]");
+			}
+			pm->has_functions = mu->has_functions;
+			pm->has_filenames = mu->has_filenames;
+			pm->has_line_numbers = mu->has_line_numbers;
+			pm->has_inline_frames = mu->has_inline_frames;
+			mu->id = (uint32_t)++nmaps_out;
+			pm->id = mu->id;
+			map_ptrs[nmaps_out - 1] = pm;
+		}
+	for (size_t i = 0; i < w.nlocs; i++)
+		locs[i].mapping_id = w.locs[i].mapping ? w.maps[w.locs[i].mapping].id : 0;
+
+	/* What the recording says about itself. */
+	add_comment(&w, comments, &ncomments, "perf version ", p->perf_version);
+	add_comment(&w, comments, &ncomments, "command: ", p->cmdline);
+	add_comment(&w, comments, &ncomments, "host: ", p->hostname);
+	add_comment(&w, comments, &ncomments, "os release: ", p->osrelease);
+
+	prof.n_sample_type = nvalues;
+	prof.sample_type = vt_ptrs;
+	prof.n_sample = nmerged;
+	prof.sample = sample_ptrs;
+	prof.n_mapping = nmaps_out;
+	prof.mapping = map_ptrs;
+	prof.n_location = w.nlocs;
+	prof.location = loc_ptrs;
+	prof.n_function = w.nfns;
+	prof.function = fn_ptrs;
+	prof.n_comment = ncomments;
+	prof.comment = comments;
+	if (nshown) {
+		const struct pc_event *e = &p->events[shown[0]];
+		const char *name = profile_text(p, e->name);
+		char tbuf[256];
+
+		prof.default_sample_type = vt[1].type;
+		if (is_clock(p, e))
+			snprintf(tbuf, sizeof(tbuf), "cpu");
+		else
+			snprintf(tbuf, sizeof(tbuf), "%.*s", (int)base_len(name), name);
+		period_type.type = out_str(&w, tbuf);
+		period_type.unit = model_str(&w, e->unit);
+		prof.period_type = &period_type;
+		prof.period = event_period(p, e);
+	}
+	if (p->has_time && nrows) {
+		/* time_nanos: the wall clock perf recorded beside its own (CLOCK_DATA) */
+		if (p->has_wall_clock)
+			prof.time_nanos = (int64_t)(p->first_time - p->clock_ns + p->wall_ns);
+		prof.duration_nanos = (int64_t)(p->last_time - p->first_time);
+	}
+	/* last: every string is in the table now */
+	prof.n_string_table = strtab_count(&w.out);
+	prof.string_table = (char **)(uintptr_t)w.out.strs;
+
+	len = perftools__profiles__profile__get_packed_size(&prof);
+	buf = xmalloc(len + 1);
+	perftools__profiles__profile__pack(&prof, buf);
+	if (write_gzip(buf, len, out) != 0)
+		ret = -1;
+
+	free(buf);
+	free(maps);
+	free(map_ptrs);
+	free(fns);
+	free(fn_ptrs);
+	free(lines);
+	free(line_ptrs);
+	free(locs);
+	free(loc_ptrs);
+	free(labels);
+	free(label_ptrs);
+	free(values);
+	free(loc_ids);
+	free(samples);
+	free(sample_ptrs);
+	free(leaf_map);
+	free(loc_first);
+	free(rows);
+	free(vt);
+	free(vt_ptrs);
+	free(shown);
+	free(col_of);
+	free(w.maps);
+	free(w.synth);
+	free(w.locs);
+	free(w.pool);
+	free(w.fns);
+	free(w.frame_fn);
+	free(w.node_loc);
+	free(w.node_next);
+	free(w.str_map);
+	u64map_release(&w.fn_index);
+	u64map_release(&w.loc_index);
+	strtab_release(&w.out);
+	if (ret == 0 && ferror(out))
+		ret = -1;
+	if (ret && !errno)
+		errno = EIO;
+	return ret;
+}

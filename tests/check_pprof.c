@@ -1,0 +1,591 @@
+/* check_pprof: the pprof writer's output, decoded with protobuf-c and held to the spec. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "convert/pipeline.h"
+#include "formats/pprof.h"
+#include "profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile pb_profile;
+
+static struct profile p;
+
+/* ---- writing and decoding ---- */
+
+struct blob {
+	char *data;
+	size_t len;
+};
+
+static struct blob render(const struct profile *prof, const struct write_options *o)
+{
+	struct blob b = { NULL, 0 };
+	FILE *f = open_memstream(&b.data, &b.len);
+
+	ck_assert_int_eq(pprof_write(prof, o, f), 0);
+	fclose(f);
+	return b;
+}
+
+static pb_profile *decode(const struct blob *b)
+{
+	z_stream zs;
+	size_t cap = b->len * 8 + 4096, len = 0;
+	uint8_t *out = malloc(cap);
+	pb_profile *prof;
+	int zr;
+
+	/* gzip magic: the file is gzipped, as the spec asks */
+	ck_assert_uint_ge(b->len, 2);
+	ck_assert_uint_eq((uint8_t)b->data[0], 0x1f);
+	ck_assert_uint_eq((uint8_t)b->data[1], 0x8b);
+	memset(&zs, 0, sizeof(zs));
+	ck_assert_int_eq(inflateInit2(&zs, 15 + 32), Z_OK);
+	zs.next_in = (Bytef *)b->data;
+	zs.avail_in = (uInt)b->len;
+	do {
+		if (len == cap) {
+			cap *= 2;
+			out = realloc(out, cap);
+		}
+		zs.next_out = out + len;
+		zs.avail_out = (uInt)(cap - len);
+		zr = inflate(&zs, Z_NO_FLUSH);
+		ck_assert(zr == Z_OK || zr == Z_STREAM_END);
+		len = cap - zs.avail_out;
+	} while (zr != Z_STREAM_END);
+	inflateEnd(&zs);
+	prof = perftools__profiles__profile__unpack(NULL, len, out);
+	free(out);
+	ck_assert_ptr_nonnull(prof);
+	return prof;
+}
+
+static const char *str(const pb_profile *pr, int64_t i)
+{
+	ck_assert_int_ge(i, 0);
+	ck_assert_int_lt(i, (int64_t)pr->n_string_table);
+	return pr->string_table[i];
+}
+
+static const Perftools__Profiles__Location *location(const pb_profile *pr, uint64_t id)
+{
+	for (size_t i = 0; i < pr->n_location; i++)
+		if (pr->location[i]->id == id)
+			return pr->location[i];
+	return NULL;
+}
+
+static const Perftools__Profiles__Function *function(const pb_profile *pr, uint64_t id)
+{
+	for (size_t i = 0; i < pr->n_function; i++)
+		if (pr->function[i]->id == id)
+			return pr->function[i];
+	return NULL;
+}
+
+static const Perftools__Profiles__Mapping *mapping(const pb_profile *pr, uint64_t id)
+{
+	for (size_t i = 0; i < pr->n_mapping; i++)
+		if (pr->mapping[i]->id == id)
+			return pr->mapping[i];
+	return NULL;
+}
+
+/* The string value of label `key` of sample `s`, or NULL. */
+static const char *label(const pb_profile *pr, const Perftools__Profiles__Sample *s,
+			 const char *key)
+{
+	for (size_t i = 0; i < s->n_label; i++)
+		if (strcmp(str(pr, s->label[i]->key), key) == 0)
+			return str(pr, s->label[i]->str);
+	return NULL;
+}
+
+/* The spec's rules, for any profile. */
+static void check_spec(const pb_profile *pr)
+{
+	ck_assert_uint_ge(pr->n_string_table, 1);
+	ck_assert_str_eq(pr->string_table[0], "");
+	for (size_t i = 0; i < pr->n_sample_type; i++) {
+		str(pr, pr->sample_type[i]->type);
+		str(pr, pr->sample_type[i]->unit);
+	}
+	for (size_t i = 0; i < pr->n_mapping; i++) {
+		ck_assert_uint_ne(pr->mapping[i]->id, 0);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_uint_ne(pr->mapping[i]->id, pr->mapping[j]->id);
+		str(pr, pr->mapping[i]->filename);
+		str(pr, pr->mapping[i]->build_id);
+	}
+	for (size_t i = 0; i < pr->n_function; i++) {
+		ck_assert_uint_ne(pr->function[i]->id, 0);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_uint_ne(pr->function[i]->id, pr->function[j]->id);
+		ck_assert_str_ne(str(pr, pr->function[i]->name), "");
+		str(pr, pr->function[i]->system_name);
+		str(pr, pr->function[i]->filename);
+	}
+	for (size_t i = 0; i < pr->n_location; i++) {
+		const Perftools__Profiles__Location *l = pr->location[i];
+
+		ck_assert_uint_ne(l->id, 0);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_uint_ne(l->id, pr->location[j]->id);
+		if (l->mapping_id)
+			ck_assert_ptr_nonnull(mapping(pr, l->mapping_id));
+		for (size_t j = 0; j < l->n_line; j++)
+			ck_assert_ptr_nonnull(function(pr, l->line[j]->function_id));
+	}
+	for (size_t i = 0; i < pr->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pr->sample[i];
+
+		ck_assert_uint_eq(s->n_value, pr->n_sample_type);
+		for (size_t j = 0; j < s->n_location_id; j++)
+			ck_assert_ptr_nonnull(location(pr, s->location_id[j]));
+		for (size_t j = 0; j < s->n_label; j++) {
+			str(pr, s->label[j]->key);
+			str(pr, s->label[j]->str);
+		}
+	}
+	for (size_t i = 0; i < pr->n_comment; i++)
+		str(pr, pr->comment[i]);
+	str(pr, pr->default_sample_type);
+	if (pr->period_type) {
+		str(pr, pr->period_type->type);
+		str(pr, pr->period_type->unit);
+	}
+}
+
+/* ---- a small profile made by hand ---- */
+
+static uint32_t map_id;
+
+static uint32_t frame(const char *name, int kind, uint64_t addr, int symbolized, uint32_t line,
+		      uint32_t mapping)
+{
+	struct pc_frame f;
+
+	memset(&f, 0, sizeof(f));
+	f.func = profile_str(&p, name);
+	f.system_name = profile_str(&p, symbolized && kind != FRAME_KERNEL ? name : "");
+	f.file = profile_str(&p, symbolized && kind != FRAME_KERNEL ? "prog.c" : "");
+	f.line = line;
+	f.column = line ? 5 : 0;
+	f.kind = (uint8_t)kind;
+	f.addr = addr;
+	f.mapping = mapping;
+	f.symbolized = (uint8_t)symbolized;
+	return profile_frame(&p, &f);
+}
+
+static uint32_t stack(const uint32_t *frames, size_t n)
+{
+	uint32_t node = 0;
+
+	for (size_t i = 0; i < n; i++)
+		node = profile_node(&p, node, frames[i]);
+	return node;
+}
+
+static void sample(const char *comm, uint32_t pid, uint32_t tid, uint32_t cpu, uint32_t node,
+		   uint64_t period, uint16_t event)
+{
+	struct pc_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.comm = profile_str(&p, comm);
+	s.pid = pid;
+	s.tid = tid;
+	s.cpu = cpu;
+	s.stack = node;
+	s.period = period;
+	s.event = event;
+	s.time = 1000 + p.nsamples * 250000;
+	profile_add_sample(&p, &s);
+}
+
+static void setup(void)
+{
+	struct pc_event e;
+	struct pc_mapping m;
+	uint32_t main_f, mix_rounds, mix32, leaf_k, unk;
+	uint32_t s1[4], s2[2], s3[3];
+
+	profile_init(&p);
+	memset(&e, 0, sizeof(e));
+	e.name = profile_str(&p, "cpu-clock:pppH");
+	e.unit = profile_str(&p, "nanoseconds");
+	e.freq = 1;
+	e.sample_period = 4000;
+	profile_add_event(&p, &e);
+	e.name = profile_str(&p, "page-faults");
+	e.unit = profile_str(&p, "count");
+	e.freq = 0;
+	e.sample_period = 1;
+	profile_add_event(&p, &e);
+	memset(&m, 0, sizeof(m));
+	m.start = 0x1000;
+	m.limit = 0x9000;
+	m.offset = 0;
+	m.file = profile_str(&p, "/usr/bin/prog");
+	m.build_id = profile_str(&p, "0123456789abcdef");
+	m.kind = FRAME_NATIVE;
+	m.has_inline_frames = 1;
+	map_id = profile_mapping(&p, &m);
+	p.perf_version = profile_str(&p, "6.1.0");
+	p.cmdline = profile_str(&p, "perf record -g ./prog");
+	p.hostname = profile_str(&p, "buildhost");
+	p.has_time = 1;
+	p.has_wall_clock = 1;
+	p.clock_ns = 500;
+	p.wall_ns = 1700000000000000000ULL;
+
+	main_f = frame("main", FRAME_NATIVE, 0x1100, 1, 10, map_id);
+	/* mix32 inlined into mix_rounds at 0x1200: one Location, mix32 first */
+	mix32 = frame("mix32", FRAME_INLINED, 0x1200, 1, 44, map_id);
+	mix_rounds = frame("mix_rounds", FRAME_NATIVE, 0x1200, 1, 56, map_id);
+	leaf_k = frame("do_syscall_64", FRAME_KERNEL, 0xffffffff81000100ULL, 1, 0, 0);
+	unk = frame("prog+0x1f00", FRAME_NATIVE, 0x2f00, 0, 0, map_id);
+	s1[0] = main_f; s1[1] = mix_rounds; s1[2] = mix32; s1[3] = leaf_k;
+	s2[0] = main_f; s2[1] = unk;
+	s3[0] = main_f; s3[1] = mix_rounds; s3[2] = mix32;
+	sample("prog", 10, 11, 0, stack(s1, 4), 250000, 0);
+	sample("prog", 10, 11, 0, stack(s1, 4), 250000, 0); /* merges with the one above */
+	sample("prog", 10, 12, 1, stack(s1, 4), 250000, 0);
+	sample("worker", 10, 13, 1, stack(s2, 2), 250000, 0);
+	sample("prog", 10, 11, 0, stack(s3, 3), 3, 1);      /* page faults: same sample as... */
+	sample("prog", 10, 11, 0, stack(s1, 4), 7, 1);      /* ...the first two: merged */
+}
+
+static void teardown(void)
+{
+	profile_release(&p);
+}
+
+static struct write_options opts(int event)
+{
+	struct write_options o;
+
+	memset(&o, 0, sizeof(o));
+	o.event = event;
+	return o;
+}
+
+/* The sample whose leaf location has `leaf` as its first line's function and these labels. */
+static const Perftools__Profiles__Sample *find_sample(const pb_profile *pr, const char *leaf,
+						       const char *tid)
+{
+	for (size_t i = 0; i < pr->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pr->sample[i];
+		const Perftools__Profiles__Location *l = location(pr, s->location_id[0]);
+		const char *name = l->n_line ? str(pr, function(pr, l->line[0]->function_id)->name)
+					     : "";
+
+		if (strcmp(name, leaf) == 0 && strcmp(label(pr, s, "thread id"), tid) == 0)
+			return s;
+	}
+	return NULL;
+}
+
+START_TEST(spec_rules_hold)
+{
+	struct write_options o = opts(-1);
+	struct blob b = render(&p, &o);
+	pb_profile *pr = decode(&b);
+
+	check_spec(pr);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+}
+END_TEST
+
+START_TEST(clock_sample_types_count_first)
+{
+	struct write_options o = opts(0);
+	struct blob b = render(&p, &o);
+	pb_profile *pr = decode(&b);
+
+	ck_assert_uint_eq(pr->n_sample_type, 2);
+	ck_assert_str_eq(str(pr, pr->sample_type[0]->type), "cpu-samples");
+	ck_assert_str_eq(str(pr, pr->sample_type[0]->unit), "count");
+	ck_assert_str_eq(str(pr, pr->sample_type[1]->type), "cpu-time");
+	ck_assert_str_eq(str(pr, pr->sample_type[1]->unit), "nanoseconds");
+	ck_assert_str_eq(str(pr, pr->default_sample_type), "cpu-time");
+	ck_assert_str_eq(str(pr, pr->period_type->type), "cpu");
+	ck_assert_str_eq(str(pr, pr->period_type->unit), "nanoseconds");
+	ck_assert_int_eq(pr->period, 250000); /* -F 4000 */
+	/* wall clock of the first sample: time - clock_ns + wall_ns */
+	ck_assert_int_eq(pr->time_nanos, (int64_t)(1000 - 500 + 1700000000000000000ULL));
+	ck_assert_int_eq(pr->duration_nanos, 5 * 250000);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+}
+END_TEST
+
+START_TEST(all_events_become_sample_types)
+{
+	struct write_options o = opts(-1);
+	struct blob b = render(&p, &o);
+	pb_profile *pr = decode(&b);
+	const Perftools__Profiles__Sample *s;
+
+	ck_assert_uint_eq(pr->n_sample_type, 4);
+	ck_assert_str_eq(str(pr, pr->sample_type[2]->type), "page-faults-samples");
+	ck_assert_str_eq(str(pr, pr->sample_type[3]->type), "page-faults");
+	ck_assert_str_eq(str(pr, pr->sample_type[3]->unit), "count");
+	/* two clock samples and one page-fault sample of one stack and thread: one Sample */
+	s = find_sample(pr, "do_syscall_64", "11");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(s->value[0], 2);
+	ck_assert_int_eq(s->value[1], 500000);
+	ck_assert_int_eq(s->value[2], 1);
+	ck_assert_int_eq(s->value[3], 7);
+	/* 6 samples: 2 + 1 merged, the others alone */
+	ck_assert_uint_eq(pr->n_sample, 4);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+}
+END_TEST
+
+START_TEST(inlined_frames_are_lines_of_one_location)
+{
+	struct write_options o = opts(0);
+	struct blob b = render(&p, &o);
+	pb_profile *pr = decode(&b);
+	const Perftools__Profiles__Sample *s = find_sample(pr, "do_syscall_64", "11");
+	const Perftools__Profiles__Location *l;
+	const Perftools__Profiles__Function *f;
+	const Perftools__Profiles__Mapping *m;
+
+	ck_assert_ptr_nonnull(s);
+	/* leaf first: kernel, then mix32+mix_rounds, then main */
+	ck_assert_uint_eq(s->n_location_id, 3);
+	l = location(pr, s->location_id[1]);
+	ck_assert_uint_eq(l->address, 0x1200);
+	ck_assert_uint_eq(l->n_line, 2);
+	f = function(pr, l->line[0]->function_id);
+	ck_assert_str_eq(str(pr, f->name), "mix32");
+	ck_assert_str_eq(str(pr, f->system_name), "mix32");
+	ck_assert_str_eq(str(pr, f->filename), "prog.c");
+	ck_assert_int_eq(l->line[0]->line, 44);
+	ck_assert_int_eq(l->line[0]->column, 5);
+	ck_assert_str_eq(str(pr, function(pr, l->line[1]->function_id)->name), "mix_rounds");
+	ck_assert_int_eq(l->line[1]->line, 56);
+	m = mapping(pr, l->mapping_id);
+	ck_assert_str_eq(str(pr, m->filename), "/usr/bin/prog");
+	ck_assert_str_eq(str(pr, m->build_id), "0123456789abcdef");
+	ck_assert_uint_eq(m->memory_start, 0x1000);
+	ck_assert_uint_eq(m->memory_limit, 0x9000);
+	ck_assert(m->has_functions && m->has_filenames && m->has_line_numbers &&
+		  m->has_inline_frames);
+	/* the main binary comes first */
+	ck_assert_uint_eq(m->id, 1);
+	/* the kernel frame, with no recorded mapping, gets one that says what it is */
+	l = location(pr, s->location_id[0]);
+	m = mapping(pr, l->mapping_id);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(str(pr, m->filename), "[kernel.kallsyms]");
+	ck_assert(m->has_functions && !m->has_line_numbers);
+	ck_assert_str_eq(str(pr, function(pr, l->line[0]->function_id)->system_name),
+			 "do_syscall_64");
+	l = location(pr, s->location_id[2]);
+	ck_assert_str_eq(str(pr, function(pr, l->line[0]->function_id)->name), "main");
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+}
+END_TEST
+
+START_TEST(unsymbolized_frames_have_no_lines)
+{
+	struct write_options o = opts(0);
+	struct blob b = render(&p, &o);
+	pb_profile *pr = decode(&b);
+	const Perftools__Profiles__Sample *s = NULL;
+	const Perftools__Profiles__Location *l;
+
+	for (size_t i = 0; i < pr->n_sample; i++)
+		if (strcmp(label(pr, pr->sample[i], "thread id"), "13") == 0)
+			s = pr->sample[i];
+	ck_assert_ptr_nonnull(s);
+	l = location(pr, s->location_id[0]);
+	ck_assert_uint_eq(l->n_line, 0);
+	ck_assert_uint_eq(l->address, 0x2f00);
+	ck_assert_str_eq(str(pr, mapping(pr, l->mapping_id)->filename), "/usr/bin/prog");
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+}
+END_TEST
+
+START_TEST(labels_and_comments)
+{
+	struct write_options o = opts(0);
+	struct blob b;
+	pb_profile *pr;
+	const Perftools__Profiles__Sample *s;
+	int seen = 0;
+
+	o.cpu_label = 1;
+	b = render(&p, &o);
+	pr = decode(&b);
+	s = find_sample(pr, "do_syscall_64", "12");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(label(pr, s, "process_id"), "10");
+	ck_assert_str_eq(label(pr, s, "thread_name"), "prog");
+	ck_assert_str_eq(label(pr, s, "cpu"), "1");
+	ck_assert_int_eq(s->value[0], 1);
+	for (size_t i = 0; i < pr->n_comment; i++) {
+		const char *c = str(pr, pr->comment[i]);
+
+		seen |= (strcmp(c, "perf version 6.1.0") == 0) << 0;
+		seen |= (strcmp(c, "command: perf record -g ./prog") == 0) << 1;
+		seen |= (strcmp(c, "host: buildhost") == 0) << 2;
+	}
+	ck_assert_int_eq(seen, 7);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+	/* without --cpu-label: no cpu label, and samples on different cpus merge */
+	o.cpu_label = 0;
+	b = render(&p, &o);
+	pr = decode(&b);
+	ck_assert_ptr_null(label(pr, find_sample(pr, "do_syscall_64", "12"), "cpu"));
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+}
+END_TEST
+
+START_TEST(jit_code_gets_a_mapping_of_its_own)
+{
+	struct write_options o = opts(0);
+	struct pc_frame f;
+	uint32_t fr[2];
+	struct blob b;
+	pb_profile *pr;
+	const Perftools__Profiles__Location *l;
+	const Perftools__Profiles__Mapping *m;
+
+	memset(&f, 0, sizeof(f));
+	f.func = profile_str(&p, "Interpreter::run");
+	f.file = profile_str(&p, "run.js");
+	f.line = 12;
+	f.module = profile_str(&p, "perf-10.map");
+	f.kind = FRAME_JIT;
+	f.addr = 0x7f0000001000ULL;
+	f.symbolized = 1;
+	fr[0] = frame("main", FRAME_NATIVE, 0x1100, 1, 10, map_id);
+	fr[1] = profile_frame(&p, &f);
+	sample("prog", 10, 14, 0, stack(fr, 2), 250000, 0);
+	b = render(&p, &o);
+	pr = decode(&b);
+	check_spec(pr);
+	l = location(pr, find_sample(pr, "Interpreter::run", "14")->location_id[0]);
+	ck_assert_int_eq(l->line[0]->line, 12);
+	m = mapping(pr, l->mapping_id);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(str(pr, m->filename), "perf-10.map");
+	ck_assert_uint_eq(m->memory_start, 0x7f0000001000ULL);
+	ck_assert(m->has_functions && m->has_filenames && m->has_line_numbers);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+}
+END_TEST
+
+START_TEST(same_bytes_every_time)
+{
+	struct write_options o = opts(-1);
+	struct blob a = render(&p, &o), b = render(&p, &o);
+
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert(memcmp(a.data, b.data, a.len) == 0);
+	free(a.data);
+	free(b.data);
+}
+END_TEST
+
+/* ---- a real recording through the real pipeline ---- */
+
+START_TEST(real_recording)
+{
+	const char *top = getenv("PERFCONV_TOP") ? getenv("PERFCONV_TOP") : ".";
+	char input[4096], kallsyms[4096];
+	struct convert_options co;
+	struct convert_stats st;
+	struct write_options o = opts(-1);
+	struct profile rp;
+	struct diag d;
+	struct blob a, b;
+	pb_profile *pr;
+	int64_t total = 0, inline_locs = 0, build_ids = 0;
+
+	snprintf(input, sizeof(input), "%s/testdata/mt-g.data", top);
+	snprintf(kallsyms, sizeof(kallsyms), "%s/testdata/kallsyms.gz", top);
+	memset(&co, 0, sizeof(co));
+	co.input = input;
+	co.quiet = 1;
+	co.sym.kallsyms = kallsyms;
+	co.sym.demangle = 1;
+	co.sym.inline_frames = 1;
+	diag_init(&d);
+	profile_init(&rp);
+	ck_assert_int_eq(convert_read(&co, &rp, &st, &d), 0);
+	a = render(&rp, &o);
+	b = render(&rp, &o);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert(memcmp(a.data, b.data, a.len) == 0);
+	pr = decode(&a);
+	check_spec(pr);
+	ck_assert_str_eq(str(pr, pr->sample_type[0]->type), "cpu-samples");
+	for (size_t i = 0; i < pr->n_sample; i++)
+		total += pr->sample[i]->value[0];
+	ck_assert_int_eq(total, (int64_t)st.samples);
+	ck_assert_uint_lt(pr->n_sample, st.samples / 4); /* merged */
+	for (size_t i = 0; i < pr->n_location; i++) {
+		const Perftools__Profiles__Location *l = pr->location[i];
+
+		if (l->n_line > 1 &&
+		    strcmp(str(pr, function(pr, l->line[0]->function_id)->name), "mix32") == 0 &&
+		    strcmp(str(pr, function(pr, l->line[l->n_line - 1]->function_id)->name),
+			   "mix_rounds") == 0)
+			inline_locs++;
+	}
+	ck_assert_int_gt(inline_locs, 0);
+	for (size_t i = 0; i < pr->n_mapping; i++)
+		build_ids += strlen(str(pr, pr->mapping[i]->build_id)) == 40;
+	ck_assert_int_eq(build_ids, (int64_t)pr->n_mapping);
+	ck_assert_str_eq(str(pr, pr->mapping[0]->filename), "/tmp/perfconv-rec/mt");
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(a.data);
+	free(b.data);
+	profile_release(&rp);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("pprof");
+	TCase *tc = tcase_create("core");
+	TCase *real = tcase_create("real");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, spec_rules_hold);
+	tcase_add_test(tc, clock_sample_types_count_first);
+	tcase_add_test(tc, all_events_become_sample_types);
+	tcase_add_test(tc, inlined_frames_are_lines_of_one_location);
+	tcase_add_test(tc, unsymbolized_frames_have_no_lines);
+	tcase_add_test(tc, labels_and_comments);
+	tcase_add_test(tc, jit_code_gets_a_mapping_of_its_own);
+	tcase_add_test(tc, same_bytes_every_time);
+	suite_add_tcase(s, tc);
+	tcase_set_timeout(real, 120);
+	tcase_add_test(real, real_recording);
+	suite_add_tcase(s, real);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
