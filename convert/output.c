@@ -53,6 +53,7 @@ const struct output_format *output_by_path(const char *path)
 int output_write(const struct output_format *f, const struct profile *p,
 		 const struct write_options *o, const char *path, struct diag *d)
 {
+	struct stat st;
 	char *tmp;
 	FILE *out;
 	int fd, err;
@@ -60,6 +61,26 @@ int output_write(const struct output_format *f, const struct profile *p,
 	if (strcmp(path, "-") == 0) {
 		if (f->write(p, o, stdout) != 0 || fflush(stdout) != 0) {
 			diag_error(d, "standard output", DIAG_NO_OFFSET, "write failed: %s",
+				   strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/*
+		 * /dev/null, a FIFO, a terminal: written in place. Renaming a temporary
+		 * file over it would replace the device with a regular file.
+		 */
+		out = fopen(path, "w");
+		if (!out || f->write(p, o, out) != 0) {
+			err = errno;
+			if (out)
+				fclose(out);
+			diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s", strerror(err));
+			return -1;
+		}
+		if (fclose(out) != 0) {
+			diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s",
 				   strerror(errno));
 			return -1;
 		}

@@ -148,6 +148,24 @@ fi
 n=$("$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o - | wc -l)
 [ "$n" -gt 0 ] && ok "cli: -o - writes to stdout ($n lines)" || bad "cli: -o -"
 
+# Output to something that is not a regular file is written in place: a temporary file
+# renamed over it would replace the device (a private null device, so that a
+# regression cannot break the machine's /dev/null).
+if mknod "$TMP/null" c 1 3 2>/dev/null; then
+	"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/null"
+	[ -c "$TMP/null" ] && ! ls "$TMP"/null.tmp.* >/dev/null 2>&1 &&
+		ok "cli: -o to a character device writes into it, the device stays" ||
+		bad "cli: -o to a character device replaced it: $(ls -la "$TMP/null")"
+else
+	echo "skip cli: -o to a device (mknod needs root)"
+fi
+mkfifo "$TMP/fifo"
+(cat "$TMP/fifo" >"$TMP/fifo.out" &)
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/fifo"
+sleep 0.2
+[ -p "$TMP/fifo" ] && [ "$(wc -l <"$TMP/fifo.out")" -gt 0 ] &&
+	ok "cli: -o to a FIFO streams into it" || bad "cli: -o to a FIFO"
+
 # 5. Honest output: without the binary, frames show as module+0xoffset and the summary says so.
 # (an empty build-id cache: the user's ~/.debug may well hold this very binary)
 mkdir -p "$TMP/alone" "$TMP/empty-cache"
