@@ -28,6 +28,8 @@ enum {
 	OPT_NO_INLINE,
 	OPT_EVENT,
 	OPT_SRCLINE,
+	OPT_CACHE_DIR,
+	OPT_NO_CACHE,
 	OPT_CPU_LABEL,
 	OPT_VERSION,
 };
@@ -53,6 +55,8 @@ static const struct option long_options[] = {
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "srcline", no_argument, NULL, OPT_SRCLINE },
+	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "cpu-label", no_argument, NULL, OPT_CPU_LABEL },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -82,6 +86,10 @@ static void usage(FILE *f)
 		"      --no-inline       no frames for inlined calls (a function's line is then\n"
 		"                        the call it inlined)\n"
 		"      --no-symbols      no symbolization: every frame as module+0xoffset\n"
+		"      --cache-dir DIR   keep decompressed copies of compressed debug files\n"
+		"                        here (default $PERFCONV_CACHE_DIR, else\n"
+		"                        $XDG_CACHE_HOME/perfconv, else ~/.cache/perfconv)\n"
+		"      --no-cache        do not read or write that cache\n"
 		"\n"
 		"Filters (comma-separated lists, as perf report takes them):\n"
 		"      --pid PID,...     only samples of these processes\n"
@@ -159,6 +167,28 @@ static int bad_usage(const char *msg, const char *arg)
 	return 2;
 }
 
+/* $PERFCONV_CACHE_DIR, else $XDG_CACHE_HOME/perfconv, else ~/.cache/perfconv; NULL
+ * when none can be named. */
+static char *default_cache_dir(void)
+{
+	const char *env = getenv("PERFCONV_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char *dir;
+
+	if (env && env[0])
+		return xstrdup(env);
+	if (xdg && xdg[0]) {
+		dir = xmalloc(strlen(xdg) + 16);
+		sprintf(dir, "%s/perfconv", xdg);
+		return dir;
+	}
+	if (!home || !home[0])
+		return NULL;
+	dir = xmalloc(strlen(home) + 24);
+	sprintf(dir, "%s/.cache/perfconv", home);
+	return dir;
+}
+
 /* Does `name` name event `e`? "cpu-clock" names "cpu-clock:pppH" too. */
 static int event_matches(const struct profile *p, const struct pc_event *e, const char *name)
 {
@@ -213,7 +243,9 @@ int main(int argc, char **argv)
 	struct diag d;
 	const char *output = "-", *format = NULL, *event = NULL;
 	const struct output_format *of;
-	int c, weight_set = 0, rc = 0;
+	int c, weight_set = 0, rc = 0, no_cache = 0;
+	const char *cache_dir = NULL;
+	char *default_cache = NULL;
 
 	memset(&co, 0, sizeof(co));
 	memset(&wo, 0, sizeof(wo));
@@ -258,6 +290,8 @@ int main(int argc, char **argv)
 		case OPT_WITH_TID: wo.with_tid = 1; break;
 		case OPT_ANNOTATE: wo.annotate = 1; break;
 		case OPT_SRCLINE: wo.srcline = 1; break;
+		case OPT_CACHE_DIR: cache_dir = optarg; break;
+		case OPT_NO_CACHE: no_cache = 1; break;
 		case OPT_CPU_LABEL: wo.cpu_label = 1; break;
 		case OPT_VERSION: printf("perfconv %s\n", PERFCONV_VERSION); return 0;
 		default: return bad_usage("unknown option", NULL);
@@ -276,6 +310,8 @@ int main(int argc, char **argv)
 			of = output_by_name("folded");
 	}
 
+	if (!no_cache)
+		co.sym.cache_dir = cache_dir ? cache_dir : (default_cache = default_cache_dir());
 	profile_init(&p);
 	if (convert_read(&co, &p, &st, &d) != 0)
 		rc = 1;
@@ -284,6 +320,7 @@ int main(int argc, char **argv)
 	else if (output_write(of, &p, &wo, output, &d) != 0)
 		rc = 1;
 	profile_release(&p);
+	free(default_cache);
 	free(co.pids);
 	free(co.tids);
 	for (size_t i = 0; i < co.ncomms; i++)

@@ -39,13 +39,16 @@ struct conv {
 	size_t nres, res_cap;
 	uint32_t *pool;
 	size_t npool, pool_cap;
-	/* per dso: samples with unsymbolized frames there */
+	uint32_t *mapping_dso;        /* profile mapping -> replay dso */
+	size_t mapping_dso_cap;
+	/* kernel frames interned by address while kernel symbols load on another
+	 * thread, named once pass 2 is over */
+	int defer_kernel;
+	uint32_t *pending;
+	size_t npending, pending_cap;
+	/* the closing summary, computed from the finished profile */
 	uint64_t *dso_unsym;
-	uint64_t *dso_mark;
-	size_t ndso_stat;
-	uint64_t kernel_unsym, kernel_mark, nomap_unsym, nomap_mark;
-	uint64_t sample_no;
-	int sample_unsym;
+	uint64_t kernel_unsym, nomap_unsym;
 };
 
 static uint64_t rec_time(const struct conv *c, const struct perf_record *rec, uint64_t seq)
@@ -166,39 +169,15 @@ static uint32_t mapping_for(struct conv *c, const struct replay_map *m)
 	pm.kind = dso->kernel ? FRAME_KERNEL : FRAME_NATIVE;
 	id = profile_mapping(c->p, &pm);
 	u64map_put(&c->map_ids, key, id);
+	if (id >= c->mapping_dso_cap) {
+		size_t old = c->mapping_dso_cap;
+
+		grow_array((void **)&c->mapping_dso, &c->mapping_dso_cap, id + 1,
+			   sizeof(*c->mapping_dso));
+		memset(c->mapping_dso + old, 0xff, (c->mapping_dso_cap - old) * sizeof(*c->mapping_dso));
+	}
+	c->mapping_dso[id] = m->dso;
 	return id;
-}
-
-static void count_unsym(struct conv *c, uint32_t dso, int kernel, int nomap)
-{
-	c->sample_unsym = 1;
-	if (nomap) {
-		if (c->nomap_mark != c->sample_no + 1) {
-			c->nomap_mark = c->sample_no + 1;
-			c->nomap_unsym++;
-		}
-		return;
-	}
-	if (kernel) {
-		if (c->kernel_mark != c->sample_no + 1) {
-			c->kernel_mark = c->sample_no + 1;
-			c->kernel_unsym++;
-		}
-		return;
-	}
-	if (dso >= c->ndso_stat) {
-		size_t n = replay_ndsos(c->rp);
-
-		c->dso_unsym = xrealloc(c->dso_unsym, n * sizeof(*c->dso_unsym));
-		c->dso_mark = xrealloc(c->dso_mark, n * sizeof(*c->dso_mark));
-		memset(c->dso_unsym + c->ndso_stat, 0, (n - c->ndso_stat) * sizeof(*c->dso_unsym));
-		memset(c->dso_mark + c->ndso_stat, 0, (n - c->ndso_stat) * sizeof(*c->dso_mark));
-		c->ndso_stat = n;
-	}
-	if (c->dso_mark[dso] != c->sample_no + 1) {
-		c->dso_mark[dso] = c->sample_no + 1;
-		c->dso_unsym[dso]++;
-	}
 }
 
 static uint32_t new_resolved(struct conv *c, const uint32_t *frames, uint32_t n)
@@ -236,6 +215,13 @@ static uint32_t resolve_new(struct conv *c, const struct replay_map *m, uint32_t
 	f.addr = addr;
 	f.mapping = mapping;
 	f.kind = kernel ? FRAME_KERNEL : FRAME_NATIVE;
+	if (kernel && c->defer_kernel) {
+		/* named after pass 2 (name_kernel_frames); the address makes it unique */
+		f.module = profile_str(c->p, "[kernel.kallsyms]");
+		ids[0] = profile_frame(c->p, &f);
+		VEC_PUSH(c->pending, c->npending, c->pending_cap, ids[0]);
+		return new_resolved(c, ids, 1);
+	}
 	if (!c->opt->no_symbols) {
 		if (kernel) {
 			if (symbolizer_kernel(c->sym, addr, c->kernel_bid,
@@ -305,8 +291,6 @@ static const struct resolved *resolve(struct conv *c, uint32_t pid, uint64_t tim
 			idx = resolve_new(c, NULL, 0, addr, ret, kernel_ctx);
 			u64map_put(&c->nomap_cache, key ? key : 1, idx);
 		}
-		if (!c->p->frames[c->pool[c->res[idx].first]].symbolized)
-			count_unsym(c, 0, kernel_ctx, 1);
 		return &c->res[idx];
 	}
 	mapping = mapping_for(c, m);
@@ -325,11 +309,6 @@ static const struct resolved *resolve(struct conv *c, uint32_t pid, uint64_t tim
 		} else {
 			idx = resolve_new(c, m, mapping, addr, ret, kernel_ctx);
 		}
-	}
-	if (!c->p->frames[c->pool[c->res[idx].first]].symbolized) {
-		const struct replay_dso *dso = replay_dso_get(c->rp, m->dso);
-
-		count_unsym(c, m->dso, dso->kernel, 0);
 	}
 	return &c->res[idx];
 }
@@ -381,7 +360,6 @@ static void on_sample(struct conv *c, const struct perf_record *rec, uint64_t ti
 		c->st->samples_filtered++;
 		return;
 	}
-	c->sample_unsym = 0;
 	if (s->has_callchain && s->nr_callchain) {
 		int kernel_ctx = rec->cpumode == PERF_CPUMODE_KERNEL;
 		int leaf = 1, skip = 0;
@@ -424,9 +402,6 @@ static void on_sample(struct conv *c, const struct perf_record *rec, uint64_t ti
 	ps.period = s->has_period ? s->period : (ev && !ev->freq ? ev->sample_period : 1);
 	profile_add_sample(c->p, &ps);
 	c->st->samples++;
-	if (c->sample_unsym)
-		c->st->samples_unsymbolized++;
-	c->sample_no++;
 }
 
 /*
@@ -468,6 +443,88 @@ static int pass_samples(struct conv *c)
 			on_sample(c, &rec, t);
 	}
 	return ret;
+}
+
+/* Name the kernel frames pass 2 interned by address, now that kernel symbols are loaded. */
+static void name_kernel_frames(struct conv *c)
+{
+	struct profile *p = c->p;
+	char buf[512];
+
+	for (size_t i = 0; i < c->npending; i++) {
+		struct pc_frame *f = &p->frames[c->pending[i]];
+		struct sym_frame sf;
+		const char *kmod = NULL;
+
+		if (f->func)
+			continue; /* the same frame pending twice */
+		if (symbolizer_kernel(c->sym, f->addr, c->kernel_bid, c->kernel_bid_size, &sf,
+				      &kmod)) {
+			f->symbolized = 1;
+			f->func = profile_str(p, sf.name);
+			f->system_name = f->func;
+			if (kmod) {
+				snprintf(buf, sizeof(buf), "[%s]", kmod);
+				f->module = profile_str(p, buf);
+			}
+			continue;
+		}
+		if (f->mapping)
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
+				 module_name(profile_text(p, p->mappings[f->mapping].file)),
+				 f->addr - p->mappings[f->mapping].start);
+		else
+			snprintf(buf, sizeof(buf), "[unknown]");
+		f->func = profile_str(p, buf);
+	}
+	/* the names took part in no lookup yet: only the interning index is stale */
+	profile_reindex_frames(p);
+}
+
+/*
+ * For the summary: how many samples have at least one frame without a symbol, and
+ * where those frames are (per object, the kernel, no mapping), each sample counted
+ * once per place.
+ */
+static void count_unsymbolized(struct conv *c)
+{
+	const struct profile *p = c->p;
+	size_t ndsos = replay_ndsos(c->rp);
+	uint64_t *mark = xcalloc(ndsos + 2, sizeof(*mark));
+
+	c->dso_unsym = xcalloc(ndsos ? ndsos : 1, sizeof(*c->dso_unsym));
+	for (size_t i = 0; i < p->nsamples; i++) {
+		int any = 0;
+
+		for (uint32_t node = p->samples[i].stack; node; node = p->nodes[node].parent) {
+			const struct pc_frame *f = &p->frames[p->nodes[node].frame];
+			size_t slot;
+			uint32_t dso;
+
+			if (f->symbolized)
+				continue;
+			any = 1;
+			dso = f->mapping && f->mapping < c->mapping_dso_cap ? c->mapping_dso[f->mapping]
+									  : UINT32_MAX;
+			if (f->kind == FRAME_KERNEL)
+				slot = ndsos;
+			else if (dso == UINT32_MAX)
+				slot = ndsos + 1;
+			else
+				slot = dso;
+			if (mark[slot] == i + 1)
+				continue;
+			mark[slot] = i + 1;
+			if (slot == ndsos)
+				c->kernel_unsym++;
+			else if (slot == ndsos + 1)
+				c->nomap_unsym++;
+			else
+				c->dso_unsym[slot]++;
+		}
+		c->st->samples_unsymbolized += any;
+	}
+	free(mark);
 }
 
 static int is_clock_event(const struct perf_event_desc *e)
@@ -517,6 +574,15 @@ static void copy_header(struct conv *c)
 	p->has_time = c->use_record_time;
 }
 
+/* Can the recording hold kernel frames? (Any event that did not exclude the kernel.) */
+static int records_kernel(const struct perf_reader *r)
+{
+	for (size_t i = 0; i < perf_reader_nevents(r); i++)
+		if (!perf_reader_event(r, i)->exclude_kernel)
+			return 1;
+	return 0;
+}
+
 static int dso_cmp_count(const void *a, const void *b, void *arg)
 {
 	const uint64_t *counts = arg;
@@ -545,11 +611,14 @@ static void summary(struct conv *c)
 			  rs->lost_events, rs->lost_samples);
 	if (rs->skipped_bad)
 		diag_note(c->d, "%" PRIu64 " damaged records skipped", rs->skipped_bad);
-	if (!st->samples_unsymbolized || c->opt->no_symbols)
+	if (c->opt->no_symbols)
+		return;
+	count_unsymbolized(c);
+	if (!st->samples_unsymbolized)
 		return;
 	diag_note(c->d, "%" PRIu64 " samples have frames with no symbol:", st->samples_unsymbolized);
-	order = xmalloc((c->ndso_stat ? c->ndso_stat : 1) * sizeof(*order));
-	for (size_t i = 0; i < c->ndso_stat; i++)
+	order = xmalloc((replay_ndsos(c->rp) ? replay_ndsos(c->rp) : 1) * sizeof(*order));
+	for (size_t i = 0; i < replay_ndsos(c->rp); i++)
 		if (c->dso_unsym[i])
 			order[n++] = (uint32_t)i;
 	qsort_r(order, n, sizeof(*order), dso_cmp_count, c->dso_unsym);
@@ -609,12 +678,18 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	u64map_init(&c.addr_cache);
 	u64map_init(&c.nomap_cache);
 	copy_header(&c);
+	if (!o->no_symbols && records_kernel(c.r)) {
+		symbolizer_kernel_prefetch(c.sym, c.kernel_bid, c.kernel_bid_size);
+		c.defer_kernel = 1;
+	}
 	if (pass_state(&c) < 0)
 		goto out;
 	replay_finish(c.rp);
 	perf_reader_rewind(c.r);
 	if (pass_samples(&c) < 0)
 		goto out;
+	if (c.defer_kernel)
+		name_kernel_frames(&c);
 	mapping_flags(&c);
 	profile_sort_samples(p);
 	summary(&c);
@@ -626,7 +701,8 @@ out:
 	free(c.res);
 	free(c.pool);
 	free(c.dso_unsym);
-	free(c.dso_mark);
+	free(c.mapping_dso);
+	free(c.pending);
 	replay_free(c.rp);
 	symbolizer_free(c.sym);
 	perf_reader_close(c.r);

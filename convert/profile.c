@@ -48,6 +48,19 @@ static void frame_rehash(struct profile *p)
 	}
 }
 
+void profile_reindex_frames(struct profile *p)
+{
+	/* the table is large enough already: clear it and insert every frame again */
+	memset(p->frame_slots, 0, p->nframe_slots * sizeof(*p->frame_slots));
+	for (size_t id = 0; id < p->nframes; id++) {
+		size_t i = hash_bytes(&p->frames[id], sizeof(struct pc_frame)) & (p->nframe_slots - 1);
+
+		while (p->frame_slots[i])
+			i = (i + 1) & (p->nframe_slots - 1);
+		p->frame_slots[i] = (uint32_t)id + 1;
+	}
+}
+
 uint32_t profile_frame(struct profile *p, const struct pc_frame *in)
 {
 	struct pc_frame f = *in;
@@ -119,41 +132,73 @@ void profile_add_sample(struct profile *p, const struct pc_sample *s)
 		p->last_time = s->time;
 }
 
-struct sample_pos {
-	struct pc_sample s;
-	size_t pos;
+struct time_key {
+	uint64_t time;
+	uint32_t pos;
 };
 
-static int sample_pos_cmp(const void *a, const void *b)
+/*
+ * Stable LSD radix sort of (time, position) keys, 16 bits a pass, skipping the passes
+ * whose digit is the same for every key: samples span seconds, so the high passes
+ * fall away. Linear, where qsort of the whole samples was the hot spot.
+ */
+static void radix_sort_times(struct time_key *a, struct time_key *tmp, size_t n)
 {
-	const struct sample_pos *x = a, *y = b;
+	static size_t count[1 << 16];
 
-	if (x->s.time != y->s.time)
-		return x->s.time < y->s.time ? -1 : 1;
-	return (x->pos > y->pos) - (x->pos < y->pos);
+	for (unsigned shift = 0; shift < 64; shift += 16) {
+		uint64_t first = (a[0].time >> shift) & 0xffff;
+		size_t i, sum = 0;
+		int same = 1;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++) {
+			uint64_t d = (a[i].time >> shift) & 0xffff;
+
+			count[d]++;
+			same &= d == first;
+		}
+		if (same)
+			continue;
+		for (i = 0; i < (1u << 16); i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[count[(a[i].time >> shift) & 0xffff]++] = a[i];
+		memcpy(a, tmp, n * sizeof(*a));
+	}
 }
 
 void profile_sort_samples(struct profile *p)
 {
-	struct sample_pos *tmp;
+	struct time_key *keys, *tmp;
+	struct pc_sample *sorted;
 	size_t i;
 
-	/* already in order is the common case: perf sorts between rounds */
+	/* already in order is common (pipe mode, one CPU) */
 	for (i = 1; i < p->nsamples; i++)
 		if (p->samples[i].time < p->samples[i - 1].time)
 			break;
 	if (i >= p->nsamples)
 		return;
-	/* qsort is not stable: break ties by file position */
+	keys = xmalloc(p->nsamples * sizeof(*keys));
 	tmp = xmalloc(p->nsamples * sizeof(*tmp));
 	for (i = 0; i < p->nsamples; i++) {
-		tmp[i].s = p->samples[i];
-		tmp[i].pos = i;
+		keys[i].time = p->samples[i].time;
+		keys[i].pos = (uint32_t)i;
 	}
-	qsort(tmp, p->nsamples, sizeof(*tmp), sample_pos_cmp);
-	for (i = 0; i < p->nsamples; i++)
-		p->samples[i] = tmp[i].s;
+	radix_sort_times(keys, tmp, p->nsamples);
 	free(tmp);
+	sorted = xmalloc(p->nsamples * sizeof(*sorted));
+	for (i = 0; i < p->nsamples; i++)
+		sorted[i] = p->samples[keys[i].pos];
+	free(keys);
+	free(p->samples);
+	p->samples = sorted;
+	p->samples_cap = p->nsamples;
 }
 
 size_t profile_stack(const struct profile *p, uint32_t node, uint32_t *out, size_t cap)

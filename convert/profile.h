@@ -111,6 +111,8 @@ static inline const char *profile_text(const struct profile *p, uint32_t id)
 
 /* Intern a frame (all fields are compared; padding is zeroed here). */
 uint32_t profile_frame(struct profile *p, const struct pc_frame *f);
+/* Rebuild the frame interning index after frames were changed in place. */
+void profile_reindex_frames(struct profile *p);
 /* Intern the node for `frame` under `parent` (0 = root). */
 uint32_t profile_node(struct profile *p, uint32_t parent, uint32_t frame);
 /* Intern a mapping by all its fields. */

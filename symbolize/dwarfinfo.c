@@ -10,8 +10,15 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/util.h"
 
@@ -22,24 +29,177 @@ struct dwarf_info {
 };
 
 static char *debuginfo_path;
+static char *cache_dir;
+
+void dwarf_info_set_cache(const char *dir)
+{
+	free(cache_dir);
+	cache_dir = dir ? xstrdup(dir) : NULL;
+}
+
+/* mkdir -p, for the cache; 0 when the directory exists afterwards. */
+static int make_dirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	int ret = 0;
+
+	for (char *q = p + 1; *q; q++)
+		if (*q == '/') {
+			*q = '\0';
+			if (mkdir(p, 0755) != 0 && errno != EEXIST)
+				ret = -1;
+			*q = '/';
+		}
+	if (mkdir(p, 0755) != 0 && errno != EEXIST)
+		ret = -1;
+	free(p);
+	return ret;
+}
+
+static int has_compressed_debug(int fd)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	int found = 0;
+
+	while (e && !found && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		found = gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED);
+	}
+	elf_end(e);
+	return found;
+}
+
+/* Write `src` with its compressed sections inflated to `dst` (through a temporary
+ * name, so that a reader never sees half a file). 0 on success. */
+static int write_decompressed(const char *src, const char *dst)
+{
+	char *tmp = xmalloc(strlen(dst) + 16);
+	int in, out, ok = 0;
+	struct stat st;
+	off_t off = 0;
+	Elf *e = NULL;
+
+	sprintf(tmp, "%s.tmp.XXXXXX", dst);
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	out = mkstemp(tmp);
+	if (in < 0 || out < 0 || fstat(in, &st) != 0)
+		goto out;
+	while (off < st.st_size)
+		if (sendfile(out, in, &off, (size_t)(st.st_size - off)) <= 0)
+			goto out;
+	e = elf_begin(out, ELF_C_RDWR, NULL);
+	if (!e)
+		goto out;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
+		    elf_compress(scn, 0, 0) < 0)
+			goto out;
+	}
+	ok = elf_update(e, ELF_C_WRITE) >= 0;
+out:
+	elf_end(e);
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) != 0)
+		ok = 0;
+	if (ok && (fchmodat(AT_FDCWD, tmp, 0644, 0) != 0 || rename(tmp, dst) != 0))
+		ok = 0;
+	if (!ok)
+		unlink(tmp);
+	free(tmp);
+	return ok ? 0 : -1;
+}
+
+/*
+ * libdw's own search (build-id directories, .gnu_debuglink, debuginfod) with a
+ * cache of decompressed copies in front of it.
+ */
+static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+				 GElf_Addr base, const char *file_name, const char *debuglink_file,
+				 GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+	char *cached = NULL;
+	int fd;
+
+	const char *hint = userdata ? *userdata : NULL;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (cache_dir && len > 0 && len <= 64) {
+		cached = xmalloc(strlen(cache_dir) + 2 * (size_t)len + 16);
+		sprintf(cached, "%s/debug/", cache_dir);
+		for (int i = 0; i < len; i++)
+			sprintf(cached + strlen(cached), "%02x", bits[i]);
+		strcat(cached, ".debug");
+		fd = open(cached, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			*debuginfo_file_name = cached;
+			return fd;
+		}
+	}
+	if (hint) {
+		/* the separate debug file the symbol table came from: no search needed */
+		fd = open(hint, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			*debuginfo_file_name = xstrdup(hint);
+	} else if (urls && urls[0]) {
+		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						  debuglink_file, debuglink_crc, debuginfo_file_name);
+	} else {
+		/*
+		 * The symbol table's search (build id and .gnu_debuglink directories)
+		 * found no debug file: libdw's would find none either, but would load
+		 * its debuginfod client (and libcurl) to ask no server.
+		 */
+		fd = -1;
+	}
+	if (fd >= 0 && cached && *debuginfo_file_name && has_compressed_debug(fd)) {
+		char dir[4096];
+
+		snprintf(dir, sizeof(dir), "%s/debug", cache_dir);
+		if (make_dirs(dir) == 0 && write_decompressed(*debuginfo_file_name, cached) == 0) {
+			int cfd = open(cached, O_RDONLY | O_CLOEXEC);
+
+			if (cfd >= 0) {
+				close(fd);
+				free(*debuginfo_file_name);
+				*debuginfo_file_name = cached;
+				return cfd;
+			}
+		}
+	}
+	free(cached);
+	return fd;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = cached_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
 
-struct dwarf_info *dwarf_info_open(const char *path)
+struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file)
 {
 	struct dwarf_info *d;
 	Dwarf_Addr bias;
 	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
 	Dwfl_Module *mod;
+	void **userdata;
 
 	if (!dwfl)
 		return NULL;
 	mod = dwfl_report_offline(dwfl, path_base(path), path, -1);
 	dwfl_report_end(dwfl, NULL, NULL);
+	/* the find_debuginfo callback reads the hint from the module's userdata */
+	if (mod && dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
+		*userdata = (void *)debug_file;
 	if (!mod || !dwfl_module_getelf(mod, &bias) || !dwfl_module_getdwarf(mod, &bias)) {
 		dwfl_end(dwfl);
 		return NULL;

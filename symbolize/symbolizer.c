@@ -1,6 +1,7 @@
 /* symbolizer: native and kernel addresses to frames, finding the files they came from. */
 #include "symbolizer.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,16 @@ struct symbolizer {
 	size_t ndemangled;
 	/* kernel */
 	int kernel_tried;
+	int kernel_thread;      /* a prefetch thread is loading it */
+	pthread_t kernel_tid;
+	uint8_t kernel_bid[64];
+	size_t kernel_bid_size;
+	char kernel_warning[512]; /* printed by the main thread, after the join */
 	struct kallsyms *ksyms;
 	char kernel_source[4608];
 };
+
+static void kernel_ready(struct symbolizer *s);
 
 struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 {
@@ -42,6 +50,7 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 
 	s->opt = *o;
 	s->diag = d;
+	dwarf_info_set_cache(o->cache_dir);
 	if (o->buildid_dir) {
 		s->home_debug = xstrdup(o->buildid_dir);
 	} else if (home) {
@@ -55,6 +64,7 @@ void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
+	kernel_ready(s);
 	for (size_t i = 0; i < s->nobjs; i++) {
 		elf_obj_free(s->objs[i].elf);
 		dwarf_info_free(s->objs[i].dwarf);
@@ -64,6 +74,7 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->ndemangled; i++)
 		free(s->demangled[i]);
 	kallsyms_free(s->ksyms);
+	dwarf_info_set_cache(NULL);
 	free(s);
 }
 
@@ -258,7 +269,9 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 		line_vaddr = vaddr - 1;
 	if (!slot->dwarf_tried) {
 		slot->dwarf_tried = 1;
-		slot->dwarf = dwarf_info_open(elf_obj_file(slot->elf));
+		const char *file = elf_obj_file(slot->elf), *symfile = elf_obj_symbol_file(slot->elf);
+
+		slot->dwarf = dwarf_info_open(file, symfile && strcmp(symfile, file) ? symfile : NULL);
 	}
 	if (slot->dwarf)
 		nd = dwarf_info_frames(slot->dwarf, line_vaddr, df, sizeof(df) / sizeof(df[0]));
@@ -296,15 +309,15 @@ enum sym_obj_problem symbolizer_problem(const struct symbolizer *s, uint32_t obj
 	return s->objs[obj].problem;
 }
 
+/* Runs on the prefetch thread or the main one: touches only the kernel fields. */
 static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 {
 	char err[256];
 
-	s->kernel_tried = 1;
 	if (s->opt.kallsyms) {
 		s->ksyms = kallsyms_load(s->opt.kallsyms, err, sizeof(err));
 		if (!s->ksyms) {
-			diag_warn(s->diag, s->opt.kallsyms, DIAG_NO_OFFSET, "%s", err);
+			snprintf(s->kernel_warning, sizeof(s->kernel_warning), "%s", err);
 			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s: %s",
 				 s->opt.kallsyms, err);
 		} else {
@@ -341,13 +354,51 @@ static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 		snprintf(s->kernel_source, sizeof(s->kernel_source), "/proc/kallsyms: %s", err);
 }
 
+static void *kernel_thread_main(void *arg)
+{
+	struct symbolizer *s = arg;
+
+	load_kernel(s, s->kernel_bid, s->kernel_bid_size);
+	return NULL;
+}
+
+void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,
+				size_t build_id_size)
+{
+	if (s->kernel_tried || build_id_size > sizeof(s->kernel_bid))
+		return;
+	s->kernel_tried = 1;
+	memcpy(s->kernel_bid, build_id, build_id_size);
+	s->kernel_bid_size = build_id_size;
+	if (pthread_create(&s->kernel_tid, NULL, kernel_thread_main, s) == 0)
+		s->kernel_thread = 1;
+	else
+		load_kernel(s, s->kernel_bid, s->kernel_bid_size);
+}
+
+/* Wait for the prefetch thread, once, and report what it could not do. */
+static void kernel_ready(struct symbolizer *s)
+{
+	if (s->kernel_thread) {
+		pthread_join(s->kernel_tid, NULL);
+		s->kernel_thread = 0;
+	}
+	if (s->kernel_warning[0]) {
+		diag_warn(s->diag, s->opt.kallsyms, DIAG_NO_OFFSET, "%s", s->kernel_warning);
+		s->kernel_warning[0] = 0;
+	}
+}
+
 int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_id,
 		      size_t build_id_size, struct sym_frame *out, const char **module)
 {
 	const struct ksym *k;
 
-	if (!s->kernel_tried)
+	if (!s->kernel_tried) {
+		s->kernel_tried = 1;
 		load_kernel(s, build_id, build_id_size);
+	}
+	kernel_ready(s);
 	if (!s->ksyms)
 		return 0;
 	k = kallsyms_lookup(s->ksyms, addr);
@@ -360,7 +411,8 @@ int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_
 	return 1;
 }
 
-const char *symbolizer_kernel_source(const struct symbolizer *s)
+const char *symbolizer_kernel_source(struct symbolizer *s)
 {
+	kernel_ready(s);
 	return s->kernel_source[0] ? s->kernel_source : NULL;
 }

@@ -14,6 +14,7 @@ struct sym_options {
 	const char *buildid_dir; /* --buildid-dir, or NULL for ~/.debug */
 	int demangle;            /* 0 with --no-demangle */
 	int inline_frames;       /* 0 with --no-inline: no frames for inlined calls */
+	const char *cache_dir;   /* decompressed debug files are kept here; NULL: none */
 };
 
 /* One frame of an address; innermost first when an address yields several. */
@@ -74,7 +75,15 @@ const char *sym_obj_problem_str(enum sym_obj_problem p);
 int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_id,
 		      size_t build_id_size, struct sym_frame *out, const char **module);
 
+/*
+ * Start loading the kernel symbols for the recorded kernel (same choice of source as
+ * symbolizer_kernel) on a second thread, so that it overlaps reading the recording.
+ * The first symbolizer_kernel() call waits for it.
+ */
+void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,
+				size_t build_id_size);
+
 /* Where kernel symbols came from, or why there are none (for the summary). */
-const char *symbolizer_kernel_source(const struct symbolizer *s);
+const char *symbolizer_kernel_source(struct symbolizer *s);
 
 #endif
