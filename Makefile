@@ -29,7 +29,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
 	-I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lm -lpthread
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check libcjson 2>/dev/null)
 
 ifeq ($(V),1)
 Q :=
@@ -44,18 +44,22 @@ LIB_SRCS := \
 	formats/perfdata.c \
 	formats/folded.c \
 	formats/samples.c \
+	formats/json.c \
+	formats/speedscope.c \
+	formats/chrome.c \
 	symbolize/elfsyms.c \
 	symbolize/kallsyms.c \
 	symbolize/dwarfinfo.c \
 	symbolize/symbolizer.c \
 	convert/profile.c \
+	convert/profview.c \
 	convert/replay.c \
 	convert/pipeline.c \
 	convert/output.c
 
 MAIN_SRCS := convert/main.c
 
-CHECK_SUITES := perfdata elfsyms kallsyms replay folded symbolize
+CHECK_SUITES := perfdata elfsyms kallsyms replay folded symbolize json
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libperfconv.a
