@@ -107,6 +107,7 @@ corpus: $(BUILD)/fuzz/replay_perfdata
 
 e2e: $(BIN)
 	$(Q)PERFCONV=$(CURDIR)/$(BIN) ./tests/e2e.sh
+	$(Q)PERFCONV=$(CURDIR)/$(BIN) ./tests/e2e_json.sh
 
 check: $(BIN) $(CHECK_BINS) $(BUILD)/fuzz/replay_perfdata
 	$(Q)$(MAKE) --no-print-directory unit corpus e2e
