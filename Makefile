@@ -29,7 +29,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
 	-I. -I$(BUILD)/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lm -lpthread
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check libcjson 2>/dev/null)
 
 ifeq ($(V),1)
 Q :=
@@ -45,20 +45,25 @@ LIB_SRCS := \
 	formats/folded.c \
 	formats/samples.c \
 	formats/pprof.c \
+	formats/json.c \
+	formats/speedscope.c \
+	formats/chrome.c \
 	symbolize/elfsyms.c \
 	symbolize/kallsyms.c \
 	symbolize/dwarfinfo.c \
 	symbolize/symbolizer.c \
 	convert/profile.c \
+	convert/profview.c \
 	convert/replay.c \
 	convert/pipeline.c \
 	convert/output.c
 
 MAIN_SRCS := convert/main.c
 
-E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_pprof.sh
+E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_pprof.sh tests/e2e_json.sh
 
-CHECK_SUITES := perfdata elfsyms kallsyms replay folded symbolize pprof
+
+CHECK_SUITES := perfdata elfsyms kallsyms replay folded symbolize pprof json
 
 # Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
 GEN_SRCS := $(BUILD)/gen/profile.pb-c.c

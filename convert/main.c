@@ -7,10 +7,9 @@
 
 #include "../common/diag.h"
 #include "../common/util.h"
+#include "../common/version.h"
 #include "output.h"
 #include "pipeline.h"
-
-#define PERFCONV_VERSION "0.1.0"
 
 enum {
 	OPT_SYMFS = 256,
@@ -98,12 +97,14 @@ static void usage(FILE *f)
 		"\n"
 		"Output:\n"
 		"      --event NAME      only samples of this event (as perf names it, e.g.\n"
-		"                        cpu-clock or page-faults); folded output of a\n"
-		"                        recording with several events counts the first\n"
-		"                        unless this names another; pprof output has\n"
-		"                        every event as sample types unless this names one\n"
+		"                        cpu-clock or page-faults); folded, speedscope and\n"
+		"                        chrome output of a recording with several events\n"
+		"                        shows the first unless this names another; pprof\n"
+		"                        output has every event as sample types unless\n"
+		"                        this names one\n"
 		"      --weight samples|period\n"
-		"                        count samples (folded's default) or the event's period\n"
+		"                        count samples (folded's default) or the event's\n"
+		"                        period (speedscope's: nanoseconds for clock events)\n"
 		"      --with-pid        folded: first frame comm-PID\n"
 		"      --with-tid        folded: first frame comm-PID/TID\n"
 		"      --annotate        folded: suffix _[k] kernel, _[j] JIT, _[i] inlined frames\n"
@@ -199,9 +200,9 @@ static int event_matches(const struct profile *p, const struct pc_event *e, cons
 }
 
 /*
- * The event a writer shows: the one --event names, or for folded output of a
- * recording with several events the first that has samples (summing page faults
- * with CPU samples would mean nothing).
+ * The event a writer shows: the one --event names, or for a format that shows one
+ * event (folded, speedscope, chrome) of a recording with several events the first
+ * that has samples (summing page faults with CPU samples would mean nothing).
  */
 static int choose_event(const struct profile *p, const struct output_format *of,
 			const char *name, struct write_options *wo, int quiet, struct diag *d)
@@ -221,7 +222,7 @@ static int choose_event(const struct profile *p, const struct output_format *of,
 	}
 	for (size_t i = 0; i < p->nevents; i++)
 		with_samples += p->events[i].nsamples > 0;
-	if (with_samples < 2 || strcmp(of->name, "folded") != 0)
+	if (with_samples < 2 || !of->one_event)
 		return 0;
 	for (size_t i = 0; i < p->nevents; i++)
 		if (p->events[i].nsamples) {
@@ -297,7 +298,6 @@ int main(int argc, char **argv)
 		default: return bad_usage("unknown option", NULL);
 		}
 	}
-	(void)weight_set;
 	if (optind < argc)
 		return bad_usage("unexpected argument", argv[optind]);
 	if (format) {
@@ -309,6 +309,8 @@ int main(int argc, char **argv)
 		if (!of)
 			of = output_by_name("folded");
 	}
+	if (!weight_set)
+		wo.weight_period = of->weight_period;
 
 	if (!no_cache)
 		co.sym.cache_dir = cache_dir ? cache_dir : (default_cache = default_cache_dir());

@@ -10,6 +10,8 @@ struct output_format {
 	const char *suffixes[4];  /* NULL-terminated; matched at the end of -o's path */
 	profile_writer write;
 	const char *help;
+	int weight_period;        /* --weight's default: 1 period, 0 samples */
+	int one_event;            /* shows one event: the first with samples unless --event */
 };
 
 /* Every format, NULL-terminated. */

@@ -1,0 +1,176 @@
+/* profview: the profile seen by function and by thread, for the timeline writers. */
+#include "profview.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* qsort has no context argument: the comparators read the profile from here. */
+static const struct profile *sort_p;
+
+static int frame_fn_cmp(const void *a, const void *b)
+{
+	const struct pc_frame *x = &sort_p->frames[*(const uint32_t *)a];
+	const struct pc_frame *y = &sort_p->frames[*(const uint32_t *)b];
+
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+static int thread_key_cmp(const void *a, const void *b)
+{
+	const struct pc_sample *x = &sort_p->samples[*(const uint32_t *)a];
+	const struct pc_sample *y = &sort_p->samples[*(const uint32_t *)b];
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+static int thread_name_cmp(const void *a, const void *b)
+{
+	const struct pc_thread *x = a, *y = b;
+	int c = strcmp(profile_text(sort_p, x->comm), profile_text(sort_p, y->comm));
+
+	if (c)
+		return c;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static void build_functions(struct profview *v, const struct profile *p, const uint8_t *used)
+{
+	uint32_t *byfn = xmalloc((p->nframes ? p->nframes : 1) * sizeof(*byfn));
+	size_t cap = 0;
+
+	v->func_of_frame = xcalloc(p->nframes ? p->nframes : 1, sizeof(*v->func_of_frame));
+	for (size_t i = 0; i < p->nframes; i++)
+		byfn[i] = (uint32_t)i;
+	sort_p = p;
+	qsort(byfn, p->nframes, sizeof(*byfn), frame_fn_cmp);
+	for (size_t i = 0; i < p->nframes; i++) {
+		const struct pc_frame *f = &p->frames[byfn[i]];
+
+		if (i == 0 || frame_fn_cmp(&byfn[i - 1], &byfn[i]) != 0) {
+			struct pc_function fn;
+
+			memset(&fn, 0, sizeof(fn));
+			fn.name = f->func;
+			fn.file = f->file;
+			fn.module = f->module;
+			fn.kind = f->kind;
+			VEC_PUSH(v->funcs, v->nfuncs, cap, fn);
+		}
+		v->func_of_frame[byfn[i]] = (uint32_t)(v->nfuncs - 1);
+	}
+	free(byfn);
+	/* the line: the smallest one that the used stacks show */
+	for (size_t n = 1; n < p->nnodes; n++) {
+		const struct pc_frame *f = &p->frames[p->nodes[n].frame];
+		struct pc_function *fn = &v->funcs[v->func_of_frame[p->nodes[n].frame]];
+
+		if (used[n] && f->line && (fn->line == 0 || f->line < fn->line))
+			fn->line = f->line;
+	}
+}
+
+static void build_fnodes(struct profview *v, const struct profile *p)
+{
+	struct u64map index;
+	size_t cap = 0;
+	struct pc_fnode root = { 0, 0, 0 };
+
+	u64map_init(&index);
+	v->fnode_of_node = xcalloc(p->nnodes ? p->nnodes : 1, sizeof(*v->fnode_of_node));
+	VEC_PUSH(v->fnodes, v->nfnodes, cap, root);
+	/* nodes are interned after their parents: one pass in id order sees parents first */
+	for (size_t n = 1; n < p->nnodes; n++) {
+		uint32_t parent = v->fnode_of_node[p->nodes[n].parent];
+		uint32_t func = v->func_of_frame[p->nodes[n].frame];
+		/* +1 keeps the key nonzero, as u64map needs */
+		uint64_t key = ((uint64_t)parent << 32 | func) + 1;
+		uint32_t *have = u64map_get(&index, key);
+
+		if (have) {
+			v->fnode_of_node[n] = *have;
+		} else {
+			struct pc_fnode fn;
+
+			fn.parent = parent;
+			fn.func = func;
+			fn.depth = v->fnodes[parent].depth + 1;
+			VEC_PUSH(v->fnodes, v->nfnodes, cap, fn);
+			v->fnode_of_node[n] = (uint32_t)(v->nfnodes - 1);
+			u64map_put(&index, key, (uint32_t)(v->nfnodes - 1));
+		}
+	}
+	u64map_release(&index);
+}
+
+static void build_threads(struct profview *v, const struct profile *p, int event,
+			  int weight_period)
+{
+	size_t cap = 0;
+
+	v->order = xmalloc((p->nsamples ? p->nsamples : 1) * sizeof(*v->order));
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (event < 0 || p->samples[i].event == event)
+			v->order[v->norder++] = (uint32_t)i;
+	sort_p = p;
+	qsort(v->order, v->norder, sizeof(*v->order), thread_key_cmp);
+	for (size_t i = 0; i < v->norder; i++) {
+		const struct pc_sample *s = &p->samples[v->order[i]];
+		struct pc_thread *t = v->nthreads ? &v->threads[v->nthreads - 1] : NULL;
+
+		if (!t || t->pid != s->pid || t->tid != s->tid) {
+			struct pc_thread nt;
+
+			memset(&nt, 0, sizeof(nt));
+			nt.pid = s->pid;
+			nt.tid = s->tid;
+			nt.first = i;
+			VEC_PUSH(v->threads, v->nthreads, cap, nt);
+			t = &v->threads[v->nthreads - 1];
+		}
+		t->comm = s->comm;
+		t->n++;
+		t->weight += weight_period ? s->period : 1;
+	}
+	qsort(v->threads, v->nthreads, sizeof(*v->threads), thread_name_cmp);
+}
+
+void profview_init(struct profview *v, const struct profile *p, int event, int weight_period)
+{
+	uint8_t *used = xcalloc(p->nnodes ? p->nnodes : 1, 1);
+
+	memset(v, 0, sizeof(*v));
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (event < 0 || p->samples[i].event == event)
+			used[p->samples[i].stack] = 1;
+	for (size_t n = p->nnodes; n-- > 1;)
+		if (used[n])
+			used[p->nodes[n].parent] = 1;
+	build_functions(v, p, used);
+	build_fnodes(v, p);
+	build_threads(v, p, event, weight_period);
+	free(used);
+}
+
+void profview_release(struct profview *v)
+{
+	free(v->funcs);
+	free(v->func_of_frame);
+	free(v->fnodes);
+	free(v->fnode_of_node);
+	free(v->threads);
+	free(v->order);
+	memset(v, 0, sizeof(*v));
+}

@@ -1,0 +1,62 @@
+/* profview: the profile seen by function and by thread, for the timeline writers. */
+#ifndef PERFCONV_PROFVIEW_H
+#define PERFCONV_PROFVIEW_H
+
+#include "profile.h"
+
+/*
+ * Frames are per address; a user sees functions. A function is the frames with the
+ * same (func, file, module, kind): the frames of one function at different lines or
+ * addresses are one function. Its line is the smallest nonzero line among its frames
+ * that the profile's stacks use (the model has no declaration lines yet), 0 if none.
+ *
+ * Function stacks ("fnodes") are the stack tree again over functions: two stacks that
+ * differ only in addresses are one fnode. fnode 0 is the root; a parent's id is
+ * smaller than its children's.
+ *
+ * Memory grows with distinct frames and stacks. Everything is owned by the view and
+ * freed by profview_release().
+ */
+struct pc_function {
+	uint32_t name, file, module; /* string ids of the profile */
+	uint32_t line;
+	uint8_t kind;                /* enum frame_kind */
+};
+
+struct pc_fnode {
+	uint32_t parent, func, depth; /* the root is its own parent, depth 0 */
+};
+
+struct pc_thread {
+	uint32_t pid, tid;
+	uint32_t comm;      /* the thread's name at its last sample */
+	size_t first, n;    /* its samples: order[first .. first + n) */
+	uint64_t weight;    /* summed period, or the sample count (see profview_init) */
+};
+
+struct profview {
+	struct pc_function *funcs; size_t nfuncs;
+	uint32_t *func_of_frame;   /* [p->nframes] */
+	struct pc_fnode *fnodes; size_t nfnodes;
+	uint32_t *fnode_of_node;   /* [p->nnodes] */
+	/* Threads sorted by name, then pid, then tid; order[] holds sample indexes,
+	 * grouped by thread, each thread's in time order. */
+	struct pc_thread *threads; size_t nthreads;
+	uint32_t *order; size_t norder;
+};
+
+/*
+ * Build the view of the samples of event `event` (-1: all) of `p`, whose samples
+ * must be sorted by time. A thread's weight counts periods when `weight_period`,
+ * else samples.
+ */
+void profview_init(struct profview *v, const struct profile *p, int event, int weight_period);
+void profview_release(struct profview *v);
+
+/* The fnode of a sample's stack. */
+static inline uint32_t profview_fnode(const struct profview *v, const struct pc_sample *s)
+{
+	return v->fnode_of_node[s->stack];
+}
+
+#endif

@@ -1,0 +1,192 @@
+/* json: the pieces of a streamed JSON text (RFC 8259), written straight to a FILE.
+ *
+ * Spec: RFC 8259 sections 6 (numbers) and 7 (strings); well-formed UTF-8 is Table 3-7
+ * of the Unicode Standard, chapter 3.9, and the U+FFFD policy its "maximal subpart".
+ */
+#include "json.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+
+static const char hex[] = "0123456789abcdef";
+
+/*
+ * The length of the well-formed UTF-8 sequence at `s` (at most `n` bytes), or 0 when
+ * it is ill-formed; `*bad` is then the length of its maximal ill-formed part (>= 1).
+ * Bytes are unsigned here: a signed char would make 0xc3 a negative number.
+ */
+static size_t utf8_len(const unsigned char *s, size_t n, size_t *bad)
+{
+	unsigned char b = s[0], lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (b >= 0xc2 && b <= 0xdf)
+		len = 2;
+	else if (b >= 0xe0 && b <= 0xef)
+		len = 3;
+	else if (b >= 0xf0 && b <= 0xf4)
+		len = 4;
+	else {
+		*bad = 1; /* 0x80-0xc1 (continuation or overlong lead), 0xf5-0xff */
+		return 0;
+	}
+	/* the second byte's range excludes overlongs, surrogates and > U+10FFFF */
+	if (b == 0xe0)
+		lo = 0xa0;
+	else if (b == 0xed)
+		hi = 0x9f;
+	else if (b == 0xf0)
+		lo = 0x90;
+	else if (b == 0xf4)
+		hi = 0x8f;
+	for (size_t i = 1; i < len; i++) {
+		if (i >= n || s[i] < lo || s[i] > hi) {
+			*bad = i;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return len;
+}
+
+void json_string_n(FILE *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	putc('"', out);
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t len, bad;
+
+		if (c < 0x80) {
+			switch (c) {
+			case '"': fputs("\\\"", out); break;
+			case '\\': fputs("\\\\", out); break;
+			case '\b': fputs("\\b", out); break;
+			case '\f': fputs("\\f", out); break;
+			case '\n': fputs("\\n", out); break;
+			case '\r': fputs("\\r", out); break;
+			case '\t': fputs("\\t", out); break;
+			default:
+				if (c < 0x20) {
+					fputs("\\u00", out);
+					putc(hex[c >> 4], out);
+					putc(hex[c & 15], out);
+				} else {
+					putc(c, out);
+				}
+			}
+			i++;
+			continue;
+		}
+		len = utf8_len(s + i, n - i, &bad);
+		if (len) {
+			fwrite(s + i, 1, len, out);
+			i += len;
+		} else {
+			fputs("\xef\xbf\xbd", out); /* U+FFFD */
+			i += bad;
+		}
+	}
+	putc('"', out);
+}
+
+void json_string(FILE *out, const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	json_string_n(out, s, n);
+}
+
+void json_u64(FILE *out, uint64_t v)
+{
+	fprintf(out, "%" PRIu64, v);
+}
+
+static void us_text(char *buf, size_t size, uint64_t ns)
+{
+	uint64_t frac = ns % 1000;
+
+	if (frac == 0)
+		snprintf(buf, size, "%" PRIu64, ns / 1000);
+	else if (frac % 100 == 0)
+		snprintf(buf, size, "%" PRIu64 ".%" PRIu64, ns / 1000, frac / 100);
+	else if (frac % 10 == 0)
+		snprintf(buf, size, "%" PRIu64 ".%02" PRIu64, ns / 1000, frac / 10);
+	else
+		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64, ns / 1000, frac);
+}
+
+void json_ns_as_us(FILE *out, uint64_t ns)
+{
+	char buf[32];
+
+	us_text(buf, sizeof(buf), ns);
+	fputs(buf, out);
+}
+
+static double us_double(uint64_t ns)
+{
+	char buf[32];
+
+	us_text(buf, sizeof(buf), ns);
+	return strtod(buf, NULL);
+}
+
+/* Does duration d end the slice at the end's double, from the thread's base, and
+ * from the origin? Bit 1 and bit 0. volatile: the sums must be rounded to double. */
+static int dur_fits(double a, double b, double e, double d)
+{
+	volatile double rel = a - b, rel_end = e - b, abs_end = a + d, rel_sum;
+
+	rel_sum = rel + d;
+	return (rel_sum == rel_end) << 1 | (abs_end == e);
+}
+
+void json_ts_dur(FILE *out, uint64_t start_ns, uint64_t end_ns, uint64_t base_ns)
+{
+	char dur[40];
+	double a = us_double(start_ns), e = us_double(end_ns), b = us_double(base_ns);
+	double d, best;
+	int best_fit;
+
+	us_text(dur, sizeof(dur), end_ns - start_ns);
+	best = d = strtod(dur, NULL);
+	best_fit = dur_fits(a, b, e, d);
+	if (best_fit != 3) {
+		/* the durations each way of computing the end needs, and their neighbours */
+		volatile double rel = a - b, rel_end = e - b;
+		double centre[2];
+
+		centre[0] = rel_end - rel;
+		centre[1] = e - a;
+		for (int k = 0; k < 2 && best_fit != 3; k++)
+			for (int dir = 0; dir < 2 && best_fit != 3; dir++) {
+				double c = centre[k];
+
+				for (int i = 0; i < 8 && best_fit != 3; i++) {
+					int fit = dur_fits(a, b, e, c);
+
+					if (fit > best_fit) {
+						best_fit = fit;
+						best = c;
+					}
+					c = nextafter(c, dir ? -INFINITY : INFINITY);
+				}
+			}
+		if (best != d)
+			for (int prec = 15; prec <= 17; prec++) {
+				snprintf(dur, sizeof(dur), "%.*g", prec, best);
+				if (strtod(dur, NULL) == best)
+					break;
+			}
+	}
+	fputs("\"ts\":", out);
+	json_ns_as_us(out, start_ns);
+	fprintf(out, ",\"dur\":%s", dur);
+}

@@ -1,0 +1,110 @@
+// open_in_speedscope: validate perfconv's speedscope files against the schema that
+// ships in the speedscope package, then open each given file (speedscope or Chrome
+// trace) in the speedscope app, served on 127.0.0.1 and driven in headless Chromium.
+//
+// usage: node open_in_speedscope.mjs SHOTDIR FILE:EXPECTED_NAME...
+//   A FILE ending in .speedscope.json is validated against file-format-schema.json.
+//   Every FILE is loaded with #profileURL=; the test switches to the Sandwich view,
+//   whose function table is page text, and looks for EXPECTED_NAME there; it keeps a
+//   screenshot of the flame graph (SHOTDIR/<file>.png). Prints "ok"/"FAIL" lines.
+import fs from 'node:fs'
+import http from 'node:http'
+import path from 'node:path'
+import os from 'node:os'
+import { fileURLToPath } from 'node:url'
+import Ajv from 'ajv'
+import { chromium } from 'playwright-core'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const app = path.join(here, 'node_modules/speedscope/dist/release')
+const [shotDir, ...cases] = process.argv.slice(2)
+let failed = 0
+const ok = (m) => console.log(`ok   ${m}`)
+const bad = (m) => { failed++; console.log(`FAIL ${m}`) }
+
+// 1. The schema.
+const schema = JSON.parse(fs.readFileSync(path.join(app, 'file-format-schema.json'), 'utf8'))
+const validate = new Ajv({ allErrors: true, strict: false }).compile(schema)
+for (const c of cases) {
+  const file = c.slice(0, c.lastIndexOf(':'))
+  if (!file.endsWith('.speedscope.json')) continue
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8'))
+  if (validate(doc)) ok(`schema: ${path.basename(file)} validates against speedscope's file-format-schema.json`)
+  else bad(`schema: ${path.basename(file)}: ${JSON.stringify(validate.errors.slice(0, 3))}`)
+}
+
+// 2. The app, on loopback only; it serves the app's files and the profiles named.
+const files = new Map(cases.map((c) => {
+  const file = c.slice(0, c.lastIndexOf(':'))
+  return ['/profiles/' + path.basename(file), path.resolve(file)]
+}))
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json',
+  '.wasm': 'application/wasm', '.png': 'image/png', '.woff2': 'font/woff2', '.ico': 'image/x-icon' }
+const server = http.createServer((req, res) => {
+  const url = decodeURIComponent(new URL(req.url, 'http://x').pathname)
+  let file = files.get(url)
+  if (!file) {
+    const rel = path.normalize(url === '/' ? '/index.html' : url)
+    file = path.join(app, rel)
+    if (!file.startsWith(app + path.sep)) { res.writeHead(403); res.end(); return }
+  }
+  fs.readFile(file, (err, data) => {
+    if (err) { res.writeHead(404); res.end(); return }
+    res.writeHead(200, { 'content-type': types[path.extname(file)] || 'application/octet-stream' })
+    res.end(data)
+  })
+})
+await new Promise((r) => server.listen(0, '127.0.0.1', r))
+const port = server.address().port
+
+const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'perfconv-chromium-'))
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1400, height: 900 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+})
+fs.mkdirSync(shotDir, { recursive: true })
+try {
+  for (const c of cases) {
+    const at = c.lastIndexOf(':')
+    const file = c.slice(0, at), want = c.slice(at + 1), base = path.basename(file)
+    const page = await context.newPage()
+    const warnings = []
+    page.on('console', (m) => { if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text()) })
+    page.on('pageerror', (e) => warnings.push(String(e)))
+    const started = Date.now()
+    try {
+      await page.goto(`http://127.0.0.1:${port}/index.html#profileURL=${encodeURIComponent(`http://127.0.0.1:${port}/profiles/${base}`)}`)
+      // the toolbar's view tabs appear once a profile is loaded
+      await page.getByText(/Sandwich$/).waitFor({ timeout: 30000 })
+      await page.waitForSelector('canvas', { timeout: 10000 })
+      await page.waitForTimeout(300)
+      const shot = path.join(shotDir, base.replace(/\.json$/, '') + '.png')
+      await page.screenshot({ path: shot })
+      const loaded = Date.now() - started
+      await page.getByText(/Sandwich$/).click()
+      await page.waitForTimeout(300)
+      // sort the table by self time, so the hottest function is in the rows drawn
+      const selfHeader = page.getByText('Self', { exact: true }).first()
+      let text = ''
+      for (let i = 0; i < 3 && !text.includes(want); i++) {
+        if (i && await selfHeader.count()) { await selfHeader.click(); await page.waitForTimeout(200) }
+        text = await page.locator('body').innerText()
+      }
+      const nesting = warnings.filter((w) => /Tried to end|still open|Could not|Error/i.test(w))
+      if (!text.includes(want)) bad(`app: ${base}: "${want}" not in the Sandwich view (page text: ${text.slice(0, 300).replace(/\n/g, ' | ')})`)
+      else if (nesting.length) bad(`app: ${base}: the app warned: ${nesting.slice(0, 3).join(' / ')}`)
+      else ok(`app: ${base} opens in speedscope in ${loaded} ms; Sandwich shows ${want}; screenshot ${shot}`)
+    } catch (e) {
+      bad(`app: ${base}: ${String(e).split('\n')[0]}${warnings.length ? ' (console: ' + warnings.slice(0, 3).join(' / ') + ')' : ''}`)
+    }
+    await page.close()
+  }
+} finally {
+  await context.close()
+  server.close()
+  fs.rmSync(userDataDir, { recursive: true, force: true })
+}
+process.exit(failed ? 1 : 0)

@@ -1,0 +1,374 @@
+/* check_json: JSON escaping and numbers, and the speedscope and Chrome writers' output
+ * as cJSON parses it. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/chrome.h"
+#include "formats/json.h"
+#include "formats/speedscope.h"
+
+#define FFFD "\xef\xbf\xbd"
+
+static char *capture_string(const char *s, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	json_string_n(f, s, n);
+	fclose(f);
+	return buf;
+}
+
+#define ESC(lit) capture_string(lit, sizeof(lit) - 1)
+
+static void expect_escape(const char *in, size_t n, const char *want)
+{
+	char *got = capture_string(in, n);
+
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(ascii_and_specials)
+{
+	expect_escape("main", 4, "\"main\"");
+	expect_escape("a\"b\\c/", 6, "\"a\\\"b\\\\c/\"");
+	expect_escape("operator<<", 10, "\"operator<<\"");
+}
+END_TEST
+
+START_TEST(control_bytes)
+{
+	expect_escape("\n\t\r\b\f", 5, "\"\\n\\t\\r\\b\\f\"");
+	expect_escape("a\x01z\x1f", 4, "\"a\\u0001z\\u001f\"");
+	expect_escape("nul\0x", 5, "\"nul\\u0000x\"");
+	expect_escape("\x7f", 1, "\"\x7f\""); /* DEL is no control character to JSON */
+}
+END_TEST
+
+START_TEST(utf8_kept)
+{
+	/* 2, 3 and 4 byte sequences, and the edges of the ranges */
+	expect_escape("caf\xc3\xa9", 5, "\"caf\xc3\xa9\"");
+	expect_escape("\xe2\x82\xac", 3, "\"\xe2\x82\xac\"");
+	expect_escape("\xf0\x9f\x94\xa5", 4, "\"\xf0\x9f\x94\xa5\"");
+	expect_escape("\xed\x9f\xbf", 3, "\"\xed\x9f\xbf\"");     /* U+D7FF */
+	expect_escape("\xf4\x8f\xbf\xbf", 4, "\"\xf4\x8f\xbf\xbf\""); /* U+10FFFF */
+	/* the counter-example: a signed char would print \uffffffc3 here */
+	expect_escape("\xc3\xa9", 2, "\"\xc3\xa9\"");
+}
+END_TEST
+
+START_TEST(invalid_utf8_replaced)
+{
+	expect_escape("a\x80z", 3, "\"a" FFFD "z\"");                 /* lone continuation */
+	expect_escape("\xc0\xaf", 2, "\"" FFFD FFFD "\"");            /* overlong '/' */
+	expect_escape("\xe0\x80\xaf", 3, "\"" FFFD FFFD FFFD "\"");   /* overlong, 3 bytes */
+	expect_escape("\xed\xa0\x80", 3, "\"" FFFD FFFD FFFD "\"");   /* surrogate U+D800 */
+	expect_escape("\xf4\x90\x80\x80", 4, "\"" FFFD FFFD FFFD FFFD "\""); /* > U+10FFFF */
+	expect_escape("\xf5\xff", 2, "\"" FFFD FFFD "\"");
+	expect_escape("\xe2\x82", 2, "\"" FFFD "\"");                 /* cut short at the end */
+	expect_escape("\xe2\x82z", 3, "\"" FFFD "z\"");               /* cut short: one U+FFFD */
+	expect_escape("\xf0\x9f\x94", 3, "\"" FFFD "\"");
+}
+END_TEST
+
+START_TEST(every_byte_parses)
+{
+	char in[256];
+	char *out;
+	cJSON *j;
+
+	for (int i = 0; i < 256; i++)
+		in[i] = (char)(255 - i);
+	out = capture_string(in, sizeof(in));
+	j = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(j);
+	ck_assert(cJSON_IsString(j));
+	/* 0x7f..0x01 come back as themselves (cJSON stops at the \u0000); 0x80..0xff,
+	 * in this order never well-formed, as U+FFFD */
+	ck_assert_int_eq(memcmp(j->valuestring + strlen(j->valuestring) - 2, "\x02\x01", 2), 0);
+	ck_assert_ptr_nonnull(strstr(j->valuestring, FFFD "\x7f~}"));
+	ck_assert_ptr_null(strstr(j->valuestring, "\xff"));
+	cJSON_Delete(j);
+	free(out);
+}
+END_TEST
+
+static char *capture_us(uint64_t ns)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	json_ns_as_us(f, ns);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(microseconds_exact)
+{
+	static const struct { uint64_t ns; const char *us; } cases[] = {
+		{ 0, "0" }, { 1, "0.001" }, { 1500, "1.5" }, { 2000, "2" }, { 1234567, "1234.567" },
+		{ 1234560, "1234.56" }, { 18446744073709551615ULL, "18446744073709551.615" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = capture_us(cases[i].ns);
+
+		ck_assert_str_eq(s, cases[i].us);
+		free(s);
+	}
+}
+END_TEST
+
+/* A small profile: two threads, one renamed, a name with bytes to escape. */
+static struct profile p;
+
+static uint32_t frame(const char *name, const char *file, uint32_t line, int kind, uint64_t addr)
+{
+	struct pc_frame f;
+
+	memset(&f, 0, sizeof(f));
+	f.func = profile_str(&p, name);
+	f.file = profile_str(&p, file);
+	f.line = line;
+	f.kind = (uint8_t)kind;
+	f.addr = addr;
+	f.module = profile_str(&p, kind == FRAME_KERNEL ? "[kernel.kallsyms]" : "prog");
+	f.symbolized = 1;
+	return profile_frame(&p, &f);
+}
+
+static void sample(const char *comm, uint32_t tid, uint64_t time, const uint32_t *fr, size_t n)
+{
+	struct pc_sample s;
+	uint32_t node = 0;
+
+	for (size_t i = 0; i < n; i++)
+		node = profile_node(&p, node, fr[i]);
+	memset(&s, 0, sizeof(s));
+	s.comm = profile_str(&p, comm);
+	s.pid = 10;
+	s.tid = tid;
+	s.time = time;
+	s.period = 1000;
+	s.stack = node;
+	profile_add_sample(&p, &s);
+}
+
+static void setup(void)
+{
+	struct pc_event e;
+	uint32_t m1, m2, w1, w2, odd, k;
+
+	profile_init(&p);
+	memset(&e, 0, sizeof(e));
+	e.name = profile_str(&p, "cpu-clock");
+	e.unit = profile_str(&p, "nanoseconds");
+	profile_add_event(&p, &e);
+	p.has_time = 1;
+	m1 = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);
+	m2 = frame("main", "m.c", 12, FRAME_NATIVE, 0x108); /* same function, another line */
+	w1 = frame("work", "m.c", 30, FRAME_NATIVE, 0x200);
+	w2 = frame("work", "m.c", 31, FRAME_NATIVE, 0x204);
+	odd = frame("caf\xc3\xa9\n\x80", "m.c", 40, FRAME_NATIVE, 0x300);
+	k = frame("do_syscall_64", "", 0, FRAME_KERNEL, 0xffffffff81000000ULL);
+	/* thread 11: main;work x2 (different lines), main;work;kernel, main alone */
+	sample("prog", 11, 1000000, (uint32_t[]){ m1, w1 }, 2);
+	sample("worker", 12, 1000500, (uint32_t[]){ m1, odd }, 2);
+	sample("prog", 11, 1001000, (uint32_t[]){ m2, w2 }, 2);
+	sample("worker2", 12, 1001500, (uint32_t[]){ m1, odd }, 2);
+	sample("prog", 11, 1002000, (uint32_t[]){ m1, w1, k }, 3);
+	sample("prog", 11, 1003000, (uint32_t[]){ m1 }, 1);
+	profile_sort_samples(&p);
+}
+
+static void teardown(void)
+{
+	profile_release(&p);
+}
+
+static cJSON *render(profile_writer w, int weight_period)
+{
+	struct write_options o;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cJSON *j;
+
+	memset(&o, 0, sizeof(o));
+	o.event = -1;
+	o.weight_period = weight_period;
+	ck_assert_int_eq(w(&p, &o, f), 0);
+	fclose(f);
+	j = cJSON_Parse(buf);
+	ck_assert_msg(j != NULL, "not JSON: %s", buf);
+	free(buf);
+	return j;
+}
+
+static const char *frame_name(cJSON *frames, cJSON *idx)
+{
+	return cJSON_GetObjectItem(cJSON_GetArrayItem(frames, idx->valueint), "name")->valuestring;
+}
+
+START_TEST(speedscope_profiles)
+{
+	cJSON *j = render(speedscope_write, 1);
+	cJSON *frames = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "shared"), "frames");
+	cJSON *profiles = cJSON_GetObjectItem(j, "profiles");
+	cJSON *prog, *worker, *samples, *weights, *f;
+	int nmain = 0;
+
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "exporter")->valuestring, "perfconv " "0.1.0");
+	ck_assert_int_eq(cJSON_GetArraySize(profiles), 2);
+	/* threads by name: "prog" then "worker2" (its last name) */
+	prog = cJSON_GetArrayItem(profiles, 0);
+	worker = cJSON_GetArrayItem(profiles, 1);
+	ck_assert_str_eq(cJSON_GetObjectItem(prog, "name")->valuestring, "prog (10/11)");
+	ck_assert_str_eq(cJSON_GetObjectItem(worker, "name")->valuestring, "worker2 (10/12)");
+	ck_assert_int_eq(cJSON_GetObjectItem(j, "activeProfileIndex")->valueint, 0);
+	ck_assert_str_eq(cJSON_GetObjectItem(prog, "unit")->valuestring, "nanoseconds");
+	ck_assert_int_eq(cJSON_GetObjectItem(prog, "startValue")->valueint, 0);
+	ck_assert_int_eq(cJSON_GetObjectItem(prog, "endValue")->valueint, 4000);
+	ck_assert_int_eq(cJSON_GetObjectItem(worker, "startValue")->valueint, 500);
+	/* one frame per function: main at lines 10 and 12 is one frame, line 10 */
+	cJSON_ArrayForEach(f, frames)
+		if (strcmp(cJSON_GetObjectItem(f, "name")->valuestring, "main") == 0) {
+			nmain++;
+			ck_assert_int_eq(cJSON_GetObjectItem(f, "line")->valueint, 10);
+			ck_assert_str_eq(cJSON_GetObjectItem(f, "file")->valuestring, "m.c");
+		}
+	ck_assert_int_eq(nmain, 1);
+	/* main;work twice in a row is one sample of weight 2000; stacks root first */
+	samples = cJSON_GetObjectItem(prog, "samples");
+	weights = cJSON_GetObjectItem(prog, "weights");
+	ck_assert_int_eq(cJSON_GetArraySize(samples), 3);
+	ck_assert_int_eq(cJSON_GetArraySize(weights), 3);
+	ck_assert_int_eq(cJSON_GetArrayItem(weights, 0)->valueint, 2000);
+	ck_assert_str_eq(frame_name(frames, cJSON_GetArrayItem(cJSON_GetArrayItem(samples, 0), 0)), "main");
+	ck_assert_str_eq(frame_name(frames, cJSON_GetArrayItem(cJSON_GetArrayItem(samples, 0), 1)), "work");
+	ck_assert_str_eq(frame_name(frames, cJSON_GetArrayItem(cJSON_GetArrayItem(samples, 1), 2)),
+			 "do_syscall_64");
+	/* the odd name: UTF-8 kept, newline escaped, the stray byte replaced */
+	ck_assert_str_eq(frame_name(frames, cJSON_GetArrayItem(cJSON_GetArrayItem(
+					    cJSON_GetObjectItem(worker, "samples"), 0), 1)),
+			 "caf\xc3\xa9\n" FFFD);
+	cJSON_Delete(j);
+
+	j = render(speedscope_write, 0);
+	prog = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "profiles"), 0);
+	ck_assert_str_eq(cJSON_GetObjectItem(prog, "unit")->valuestring, "none");
+	ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(prog, "weights"), 0)->valueint, 2);
+	ck_assert_int_eq(cJSON_GetObjectItem(prog, "endValue")->valueint, 4);
+	cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(chrome_slices)
+{
+	cJSON *j = render(chrome_write, 1);
+	cJSON *evs = cJSON_GetObjectItem(j, "traceEvents"), *e;
+	int main11 = 0, work11 = 0, kernel = 0, names = 0;
+
+	cJSON_ArrayForEach(e, evs) {
+		const char *ph = cJSON_GetObjectItem(e, "ph")->valuestring;
+		const char *name = cJSON_GetObjectItem(e, "name")->valuestring;
+		int tid = cJSON_GetObjectItem(e, "tid")->valueint;
+
+		if (strcmp(ph, "M") == 0) {
+			if (strcmp(name, "thread_name") == 0 && tid == 12) {
+				ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), "name")->valuestring,
+						 "worker2");
+				names++;
+			}
+			continue;
+		}
+		ck_assert_str_eq(ph, "X");
+		if (tid == 11 && strcmp(name, "main") == 0) {
+			/* main runs through all four samples: one slice, 0 to 3 us + one period */
+			main11++;
+			ck_assert_double_eq(cJSON_GetObjectItem(e, "ts")->valuedouble, 0);
+			ck_assert_double_eq(cJSON_GetObjectItem(e, "dur")->valuedouble, 4);
+			ck_assert_str_eq(cJSON_GetObjectItem(e, "cat")->valuestring, "native");
+			ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), "line")->valueint, 10);
+		}
+		if (tid == 11 && strcmp(name, "work") == 0) {
+			/* work at two lines over three samples is one slice, until main alone */
+			work11++;
+			ck_assert_double_eq(cJSON_GetObjectItem(e, "dur")->valuedouble, 3);
+		}
+		if (strcmp(name, "do_syscall_64") == 0) {
+			kernel++;
+			ck_assert_str_eq(cJSON_GetObjectItem(e, "cat")->valuestring, "kernel");
+			ck_assert_double_eq(cJSON_GetObjectItem(e, "ts")->valuedouble, 2);
+			ck_assert_double_eq(cJSON_GetObjectItem(e, "dur")->valuedouble, 1);
+		}
+		if (tid == 12 && strcmp(name, "main") == 0) {
+			/* worker: 0.5 us, 1.5 us: one slice to one period after the last */
+			ck_assert_double_eq(cJSON_GetObjectItem(e, "ts")->valuedouble, 0.5);
+			ck_assert_double_eq(cJSON_GetObjectItem(e, "dur")->valuedouble, 2);
+		}
+	}
+	ck_assert_int_eq(main11, 1);
+	ck_assert_int_eq(work11, 1);
+	ck_assert_int_eq(kernel, 1);
+	ck_assert_int_eq(names, 1);
+	cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(chrome_gap_ends_slices)
+{
+	cJSON *j;
+	cJSON *e;
+	int mains = 0;
+	uint32_t m = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);
+
+	/* thread 13 runs, is off the CPU for 10 periods, runs again: two slices */
+	sample("idle", 13, 2000000, &m, 1);
+	sample("idle", 13, 2001000, &m, 1);
+	sample("idle", 13, 2011000, &m, 1);
+	profile_sort_samples(&p);
+	j = render(chrome_write, 1);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "traceEvents"))
+		if (cJSON_GetObjectItem(e, "tid")->valueint == 13 &&
+		    strcmp(cJSON_GetObjectItem(e, "ph")->valuestring, "X") == 0) {
+			mains++;
+			ck_assert_double_eq(cJSON_GetObjectItem(e, "dur")->valuedouble, mains == 1 ? 2 : 1);
+		}
+	ck_assert_int_eq(mains, 2);
+	cJSON_Delete(j);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("json");
+	TCase *esc = tcase_create("escaping");
+	TCase *w = tcase_create("writers");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(esc, ascii_and_specials);
+	tcase_add_test(esc, control_bytes);
+	tcase_add_test(esc, utf8_kept);
+	tcase_add_test(esc, invalid_utf8_replaced);
+	tcase_add_test(esc, every_byte_parses);
+	tcase_add_test(esc, microseconds_exact);
+	suite_add_tcase(s, esc);
+	tcase_add_checked_fixture(w, setup, teardown);
+	tcase_add_test(w, speedscope_profiles);
+	tcase_add_test(w, chrome_slices);
+	tcase_add_test(w, chrome_gap_ends_slices);
+	suite_add_tcase(s, w);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

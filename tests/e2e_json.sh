@@ -1,0 +1,77 @@
+#!/bin/bash
+# e2e_json: speedscope and Chrome trace outputs of the committed recordings: the
+# structure of every Chrome trace (tests/chrome_check.py), then speedscope's schema and
+# the speedscope app itself in headless Chromium (tests/browser/). Screenshots of the
+# flame graphs are kept in build/screenshots/.
+set -u
+cd "$(dirname "$0")/.."
+PERFCONV=${PERFCONV:-$PWD/perfconv}
+TD=testdata
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+KS=(--kallsyms $TD/kallsyms.gz)
+cases=()
+
+for name in mt-g kheavy two-event execer; do
+	in=$TD/$name.data
+	ev=() evname=()
+	[ "$name" = two-event ] && { ev=(--event cpu-clock); evname=(--event cpu-clock); }
+	"$PERFCONV" -q -i "$in" "${KS[@]}" "${ev[@]}" -f samples -o "$TMP/$name.samples" || { bad "$name: samples"; continue; }
+	if "$PERFCONV" -q -i "$in" "${KS[@]}" "${ev[@]}" -o "$TMP/$name.speedscope.json" &&
+		"$PERFCONV" -q -i "$in" "${KS[@]}" "${ev[@]}" -o "$TMP/$name.trace.json"; then
+		ok "$name: wrote $(wc -c <"$TMP/$name.speedscope.json") bytes of speedscope, $(wc -c <"$TMP/$name.trace.json") of Chrome trace"
+	else
+		bad "$name: perfconv failed"
+		continue
+	fi
+	if out=$(python3 tests/chrome_check.py "$TMP/$name.trace.json" "$TMP/$name.samples" "${evname[@]}" 2>&1); then
+		ok "$name: chrome trace: $(echo "$out" | tail -1)"
+	else
+		bad "$name: chrome trace: $out"
+	fi
+	cases+=("$TMP/$name.speedscope.json:$(python3 tests/hottest.py "$TMP/$name.samples" busiest)")
+	cases+=("$TMP/$name.trace.json:$(python3 tests/hottest.py "$TMP/$name.samples" first)")
+done
+# a count event: its slices nest too
+"$PERFCONV" -q -i $TD/two-event.data "${KS[@]}" --event page-faults -o "$TMP/pf.trace.json" &&
+	out=$(python3 tests/chrome_check.py "$TMP/pf.trace.json" "$TMP/two-event.samples" --event page-faults --nesting-only) &&
+	ok "two-event --event page-faults: chrome trace: $out" || bad "two-event page-faults chrome trace: $out"
+# --weight samples: unit none, one per sample
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --weight samples -o "$TMP/w.speedscope.json"
+if python3 - "$TMP/w.speedscope.json" "$TMP/mt-g.samples" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = sum(1 for _ in open(sys.argv[2]))
+assert all(p["unit"] == "none" for p in d["profiles"])
+assert sum(sum(p["weights"]) for p in d["profiles"]) == n, "weights != samples"
+PY
+then ok "speedscope --weight samples: unit none, weights sum to the sample count"; else bad "speedscope --weight samples"; fi
+# the format from the suffix; .json alone is ambiguous and stays folded
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/x.speedscope.json" && head -c 20 "$TMP/x.speedscope.json" | grep -q '"\$schema"' &&
+	ok "cli: .speedscope.json selects speedscope" || bad "cli: .speedscope.json"
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/x.trace.json" && head -c 20 "$TMP/x.trace.json" | grep -q traceEvents &&
+	ok "cli: .trace.json selects chrome" || bad "cli: .trace.json"
+
+# The browser part: speedscope's schema and app, from npm, in Debian's chromium.
+BR=tests/browser
+if [ ! -d $BR/node_modules/speedscope ]; then
+	(cd $BR && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || { cat "$TMP/npm.log"; }
+fi
+if ! command -v node >/dev/null || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || [ ! -d $BR/node_modules/speedscope ]; then
+	bad "browser: needs node, $BR/node_modules (npm ci) and ${CHROMIUM:-/usr/bin/chromium}"
+else
+	mkdir -p build/screenshots
+	timeout 300 node $BR/open_in_speedscope.mjs build/screenshots "${cases[@]}" >"$TMP/browser.out" 2>&1
+	rc=$?
+	cat "$TMP/browser.out"
+	pass=$((pass + $(grep -c '^ok' "$TMP/browser.out")))
+	fail=$((fail + $(grep -c '^FAIL' "$TMP/browser.out")))
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$TMP/browser.out"; then bad "browser: exited $rc"; fi
+fi
+
+echo "e2e-json: $pass passed, $fail failed"
+[ $fail -eq 0 ]
