@@ -512,7 +512,8 @@ static void build_index(struct jitcode *jc, struct jc_index *x, const uint32_t *
 		x->bounds[nb++] = c->start;
 		x->bounds[nb++] = code_end(c);
 	}
-	qsort(x->bounds, nb, sizeof(*x->bounds), cmp_u64);
+	if (nb > 1)
+		qsort(x->bounds, nb, sizeof(*x->bounds), cmp_u64);
 	for (i = 0, k = 0; i < nb; i++)
 		if (k == 0 || x->bounds[k - 1] != x->bounds[i])
 			x->bounds[k++] = x->bounds[i];
@@ -575,7 +576,8 @@ void jitcode_finish(struct jitcode *jc)
 				jc->codes[jc->events[i].code].t0 = jc->events[i].seq;
 		}
 	}
-	qsort(jc->events, jc->nevents, sizeof(*jc->events), cmp_event);
+	if (jc->nevents > 1)
+		qsort(jc->events, jc->nevents, sizeof(*jc->events), cmp_event);
 	for (i = 0; i < jc->nevents; i++) {
 		const struct jc_event *ev = &jc->events[i];
 
@@ -599,7 +601,8 @@ void jitcode_finish(struct jitcode *jc)
 		if (!c->from_map && c->size && c->t0 < c->t1)
 			order[n++] = (uint32_t)i;
 	}
-	qsort_r(order, n, sizeof(*order), cmp_code_time, jc);
+	if (n > 1)
+		qsort_r(order, n, sizeof(*order), cmp_code_time, jc);
 	build_index(jc, &jc->timed, order, n);
 	for (i = 0, n = 0; i < jc->ncodes; i++) {
 		const struct jc_code *c = &jc->codes[i];

@@ -538,6 +538,49 @@ START_TEST(test_real_node)
 }
 END_TEST
 
+/* Acceptance 3: the runtime killed while writing a record: the dump ends inside it. A
+ * warning, and samples in code loaded before the cut are still named. (The hot function
+ * is the last record of the real dump: the cut-off record is the first 40 bytes of a
+ * copy of it, appended.) */
+START_TEST(test_real_node_cut)
+{
+	static const char *hot = "JS:*fibonacci /tmp/perfconv-rec-jit/js/fibonacci-bench.js:3:19";
+	struct jitdump_record rec;
+	struct jitdump_reader *r;
+	struct strtab st;
+	struct jitcode *jc;
+	struct tally t;
+	struct diag d;
+	size_t len, at = 0;
+	uint8_t *buf = slurp_gz(top_path("testdata/jit/jit-30720.dump"), &len);
+
+	diag_init(&d);
+	d.quiet = 1;
+	r = jitdump_reader_open_mem(buf, len, "node.dump", NULL, &d);
+	while (jitdump_reader_next(r, &rec) == 1)
+		if (rec.id == JITDUMP_CODE_LOAD && !strcmp(rec.u.load.name, hot))
+			at = rec.offset;
+	jitdump_reader_close(r);
+	ck_assert_uint_gt(at, 0);
+	buf = realloc(buf, len + 40);
+	memcpy(buf + len, buf + at, 40);
+
+	strtab_init(&st);
+	jc = jitcode_new(&st, 1);
+	r = jitdump_reader_open_mem(buf, len + 40, "node.dump", NULL, &d);
+	jitcode_add_dump(jc, r, 30720);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->truncated_bytes, 40);
+	jitdump_reader_close(r);
+	ck_assert_uint_eq(d.nwarnings, 1);
+	jitcode_finish(jc);
+	tally_samples("testdata/jit/node.data", 30720, jc, hot, NULL, &t);
+	ck_assert_int_eq(t.hot, perf_count("node", hot));
+	jitcode_free(jc);
+	strtab_release(&st);
+	free(buf);
+}
+END_TEST
+
 /* node running WebAssembly: Liftoff, then TurboFan code for wasm_fib. */
 START_TEST(test_real_node_wasm)
 {
@@ -641,6 +684,7 @@ static Suite *jitcode_suite(void)
 	tcase_add_test(tc, test_perf_map);
 	tcase_add_test(tc, test_name_file);
 	tcase_add_test(tc, test_real_node);
+	tcase_add_test(tc, test_real_node_cut);
 	tcase_add_test(tc, test_real_node_wasm);
 	tcase_add_test(tc, test_real_lli);
 	tcase_add_test(tc, test_real_erlang);
