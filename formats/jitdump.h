@@ -31,7 +31,7 @@ enum {
 
 /*
  * perf's TSC-to-perf-time parameters: PERF_RECORD_TIME_CONV in the recording
- * (perf's struct perf_tsc_conversion). `cap_user_time_short`, `time_cycles` and
+ * (perf_record.u.time_conv from formats/perfdata.h; perf's struct perf_tsc_conversion). `cap_user_time_short`, `time_cycles` and
  * `time_mask` are 0 in recordings made before Linux 5.9.
  */
 struct jitdump_time_conv {
