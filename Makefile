@@ -5,7 +5,8 @@
 #   make SANITIZE=address,undefined check
 #                             the same with sanitizers, in build-san/
 #   make demo                 convert the bundled recording and say where the output is
-#   make fuzz                 run each fuzz target for FUZZ_SECONDS (60) with ASan and UBSan
+#   make fuzz                 run each fuzz target (perf.data, jitdump, perf map) for
+#                             FUZZ_SECONDS (60) each, with ASan and UBSan
 #   make bench                run bench/run.sh
 
 CC ?= cc
@@ -42,6 +43,8 @@ LIB_SRCS := \
 	common/diag.c \
 	common/util.c \
 	formats/perfdata.c \
+	formats/jitdump.c \
+	formats/perfmap.c \
 	formats/folded.c \
 	formats/samples.c \
 	formats/pprof.c \
@@ -55,6 +58,7 @@ LIB_SRCS := \
 	convert/profile.c \
 	convert/profview.c \
 	convert/replay.c \
+	convert/jitcode.c \
 	convert/pipeline.c \
 	convert/output.c
 
@@ -63,7 +67,7 @@ MAIN_SRCS := convert/main.c
 E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_pprof.sh tests/e2e_json.sh
 
 
-CHECK_SUITES := perfdata elfsyms kallsyms replay folded symbolize pprof json
+CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json
 
 # Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
 GEN_SRCS := $(BUILD)/gen/profile.pb-c.c
@@ -114,22 +118,25 @@ CHECK_BINS := $(CHECK_SUITES:%=$(BUILD)/tests/check_%)
 $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
-# The corpus replayer: runs the perf.data reader over every committed bad input.
-$(BUILD)/fuzz/replay_perfdata: $(BUILD)/fuzz/fuzz_perfdata.o $(BUILD)/fuzz/replay_main.o $(LIB)
+# The corpus replayers: run each reader over every committed bad input.
+FUZZ_TARGETS := perfdata jitdump perfmap
+REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
+$(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay_main.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 unit: $(CHECK_BINS)
 	$(Q)fail=0; for t in $(CHECK_BINS); do \
 		CK_DEFAULT_TIMEOUT=120 PERFCONV_TOP=$(CURDIR) $$t || fail=1; done; exit $$fail
 
-corpus: $(BUILD)/fuzz/replay_perfdata
-	$(Q)$(BUILD)/fuzz/replay_perfdata tests/corpus/perfdata/*
+corpus: $(REPLAY_BINS)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		printf '%s: ' $$t; $(BUILD)/fuzz/replay_$$t tests/corpus/$$t/* || exit 1; done
 
 e2e: $(BIN)
 	$(Q)fail=0; for t in $(E2E_TESTS); do \
 		PERFCONV=$(CURDIR)/$(BIN) $$t || fail=1; done; exit $$fail
 
-check: $(BIN) $(CHECK_BINS) $(BUILD)/fuzz/replay_perfdata
+check: $(BIN) $(CHECK_BINS) $(REPLAY_BINS)
 	$(Q)$(MAKE) --no-print-directory unit corpus e2e
 
 demo: $(BIN)
@@ -140,15 +147,18 @@ demo: $(BIN)
 # libFuzzer targets, with ASan and UBSan, built with clang.
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -Ibuild-fuzz/gen -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-build-fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c $(LIB_SRCS) build-fuzz/gen/profile.pb-c.c | $(DEPS_STAMP)
+build-fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) build-fuzz/gen/profile.pb-c.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
 
-fuzz: build-fuzz/fuzz_perfdata
-	@mkdir -p build-fuzz/corpus-perfdata
-	$(Q)cp -n tests/corpus/perfdata/* build-fuzz/corpus-perfdata/ 2>/dev/null || true
-	$(Q)build-fuzz/fuzz_perfdata -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		-print_final_stats=1 build-fuzz/corpus-perfdata tests/corpus/perfdata
+# Each target runs for FUZZ_SECONDS (CI gives each 40 s: two minutes in all).
+fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p build-fuzz/corpus-$$t && \
+		{ cp -n tests/corpus/$$t/* build-fuzz/corpus-$$t/ 2>/dev/null || true; } && \
+		build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			-print_final_stats=1 build-fuzz/corpus-$$t tests/corpus/$$t || exit 1; \
+	done
 
 bench: $(BIN)
 	$(Q)./bench/run.sh

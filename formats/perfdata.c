@@ -1654,6 +1654,22 @@ static int decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64
 		return ret;
 	}
 	if (type >= PERF_REC_HEADER_ATTR) {
+		/* File format of TIME_CONV: u64 time_shift, time_mult, time_zero; since
+		 * Linux 5.9 also u64 time_cycles, time_mask, u8 cap_user_time_zero,
+		 * cap_user_time_short, u8 reserved[6]. */
+		if (type == PERF_REC_TIME_CONV && size >= 32) {
+			struct perf_time_conv_rec *t = &rec->u.time_conv;
+
+			t->time_shift = ld64(p + 8, sw);
+			t->time_mult = ld64(p + 16, sw);
+			t->time_zero = ld64(p + 24, sw);
+			if (size >= 56) {
+				t->time_cycles = ld64(p + 32, sw);
+				t->time_mask = ld64(p + 40, sw);
+				t->cap_user_time_zero = p[48];
+				t->cap_user_time_short = p[49];
+			}
+		}
 		r->stats.records++;
 		return 1;
 	}

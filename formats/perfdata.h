@@ -193,6 +193,13 @@ struct perf_ksymbol_rec {
 	const char *name;       /* borrowed */
 };
 
+/* TIME_CONV: perf's TSC-to-perf-time parameters (for jitdumps with ARCH_TIMESTAMP). */
+struct perf_time_conv_rec {
+	uint64_t time_shift, time_mult, time_zero;
+	uint64_t time_cycles, time_mask; /* 0 in the 32-byte form before Linux 5.9 */
+	uint8_t cap_user_time_zero, cap_user_time_short;
+};
+
 struct perf_record {
 	uint32_t type;          /* PERF_REC_* */
 	uint16_t misc;
@@ -210,6 +217,7 @@ struct perf_record {
 		struct perf_fork_rec fork;
 		struct perf_lost_rec lost;
 		struct perf_ksymbol_rec ksymbol;
+		struct perf_time_conv_rec time_conv; /* TIME_CONV of 32 bytes or more */
 	} u;
 	const void *raw;        /* borrowed: the record's bytes as in the file */
 };

@@ -910,6 +910,60 @@ START_TEST(test_compressed_straddle)
 }
 END_TEST
 
+/* TIME_CONV in both forms: the parameters that convert a jitdump's TSC times. */
+static void time_conv_records(struct buf *b)
+{
+	size_t at = rec_begin(b, PERF_REC_TIME_CONV, 0);
+
+	p64(b, 31);
+	p64(b, 1431655765);
+	p64(b, 777);
+	p64(b, 0x100000000ULL);
+	p64(b, 0xffffffffULL);
+	put(b, "\1\1\0\0\0\0\0\0", 8);
+	rec_end(b, at);
+	at = rec_begin(b, PERF_REC_TIME_CONV, 0);
+	p64(b, 10);
+	p64(b, 3);
+	p64(b, 5);
+	rec_end(b, at);
+}
+
+START_TEST(test_time_conv)
+{
+	static struct buf b;
+	int be;
+
+	for (be = 0; be < 2; be++) {
+		struct perf_record rec;
+		struct perf_reader *r;
+		struct cap c;
+
+		build_file(&b, be, time_conv_records);
+		cap_init(&c);
+		r = perf_reader_open_mem(b.p, b.len, "tc.data", &c.d);
+		ck_assert_msg(r != NULL, "%s", c.d.last_error);
+		ck_assert_int_eq(perf_reader_next(r, &rec), 1);
+		ck_assert_uint_eq(rec.type, PERF_REC_TIME_CONV);
+		ck_assert_uint_eq(rec.u.time_conv.time_shift, 31);
+		ck_assert_uint_eq(rec.u.time_conv.time_mult, 1431655765);
+		ck_assert_uint_eq(rec.u.time_conv.time_zero, 777);
+		ck_assert_uint_eq(rec.u.time_conv.time_cycles, 0x100000000ULL);
+		ck_assert_uint_eq(rec.u.time_conv.time_mask, 0xffffffffULL);
+		ck_assert_uint_eq(rec.u.time_conv.cap_user_time_short, 1);
+		ck_assert_int_eq(perf_reader_next(r, &rec), 1);
+		ck_assert_uint_eq(rec.type, PERF_REC_TIME_CONV);
+		ck_assert_uint_eq(rec.u.time_conv.time_shift, 10);
+		ck_assert_uint_eq(rec.u.time_conv.time_mult, 3);
+		ck_assert_uint_eq(rec.u.time_conv.time_zero, 5);
+		ck_assert_uint_eq(rec.u.time_conv.time_mask, 0);
+		ck_assert_int_eq(perf_reader_next(r, &rec), 0);
+		perf_reader_close(r);
+		cap_release(&c);
+	}
+}
+END_TEST
+
 static Suite *perfdata_suite(void)
 {
 	Suite *s = suite_create("perfdata");
@@ -928,6 +982,7 @@ static Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_synthetic_both_orders);
 	tcase_add_test(tc, test_compressed_straddle);
+	tcase_add_test(tc, test_time_conv);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,697 @@
+/* jitcode: the JIT code of one process over time, from its jitdump and perf map.
+ *
+ * Codes (loads, moved copies, map lines) live in one array; their lines in another,
+ * a contiguous run per load (moved copies share their load's run: entry addresses are
+ * kept relative to the code's start). jitcode_finish() replays loads and moves in time
+ * order over a set of live codes sorted by address, which gives each code the time its
+ * range was taken over, and then cuts the address space at every code boundary: each
+ * piece lists the codes that covered it, in time order and disjoint in time, so a lookup
+ * is two binary searches.
+ */
+#include "jitcode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <libiberty/demangle.h>
+
+#define FOREVER UINT64_MAX
+#define FILE_INVALID UINT32_MAX
+#define DAMAGED_PREFIX 16        /* bytes of a Node.js 20 file name taken by the allocator */
+#define REL_LIMIT ((int64_t)1 << 40)
+
+struct jc_line {
+	int64_t rel;             /* entry address - code_addr (after finish: - the offset) */
+	uint32_t line;
+	uint32_t file;           /* string id, 0 none, FILE_INVALID before a load claims it */
+};
+
+struct jc_code {
+	uint64_t start, size;
+	uint64_t t0, t1;         /* live in [t0, t1) */
+	uint32_t seq;
+	uint32_t name, raw, file; /* string ids; file: the function's own file, 0 none */
+	uint32_t lines_first, nlines;
+	uint8_t from_map, is_load;
+};
+
+enum { EV_LOAD, EV_MOVE };
+
+struct jc_event {
+	uint64_t time;
+	uint32_t seq;
+	uint32_t kind;
+	uint32_t code;           /* EV_LOAD */
+	uint64_t old_addr, new_addr, size; /* EV_MOVE */
+};
+
+/* Pieces of the address space, each with the codes that covered it over time. */
+struct jc_index {
+	uint64_t *bounds;        /* piece k is [bounds[k], bounds[k + 1]) */
+	size_t nbounds;
+	uint32_t *first;         /* codes of piece k: ids[first[k] .. first[k + 1]) */
+	uint32_t *ids;
+	size_t nids;
+};
+
+struct jitcode {
+	struct strtab *strings;
+	int demangle;
+	struct jitcode_stats stats;
+	struct jc_code *codes;
+	size_t ncodes, codes_cap;
+	struct jc_line *lines;
+	size_t nlines, lines_cap;
+	struct jc_event *events;
+	size_t nevents, events_cap;
+	uint32_t seq;
+	int pending;             /* a DEBUG_INFO waits for its load */
+	uint64_t pend_addr;
+	size_t pend_first;
+	int finished;
+	struct jc_index timed, mapped;
+};
+
+struct jitcode *jitcode_new(struct strtab *strings, int demangle)
+{
+	struct jitcode *jc = xcalloc(1, sizeof(*jc));
+
+	jc->strings = strings;
+	jc->demangle = demangle;
+	jc->stats.line_offset = JITCODE_ELF_HEADER_OFFSET;
+	return jc;
+}
+
+static void index_release(struct jc_index *x)
+{
+	free(x->bounds);
+	free(x->first);
+	free(x->ids);
+}
+
+void jitcode_free(struct jitcode *jc)
+{
+	if (!jc)
+		return;
+	free(jc->codes);
+	free(jc->lines);
+	free(jc->events);
+	index_release(&jc->timed);
+	index_release(&jc->mapped);
+	free(jc);
+}
+
+void jitcode_set_timeless(struct jitcode *jc)
+{
+	jc->stats.timeless = 1;
+}
+
+const struct jitcode_stats *jitcode_stats(const struct jitcode *jc)
+{
+	return &jc->stats;
+}
+
+size_t jitcode_name_file(const char *name, const char **file)
+{
+	const char *sp = strrchr(name, ' '), *end;
+	int colons = 0;
+
+	if (!sp || !sp[1])
+		return 0;
+	end = sp + 1 + strlen(sp + 1);
+	/* strip :LINE:COLUMN (or :LINE) */
+	while (colons < 2) {
+		const char *p = end;
+
+		while (p > sp + 1 && p[-1] >= '0' && p[-1] <= '9')
+			p--;
+		if (p == end || p <= sp + 2 || p[-1] != ':')
+			break;
+		end = p - 1;
+		colons++;
+	}
+	if (!colons || end == sp + 1 || sp[1] == ':')
+		return 0;
+	*file = sp + 1;
+	return (size_t)(end - (sp + 1));
+}
+
+static void drop_pending(struct jitcode *jc)
+{
+	if (!jc->pending)
+		return;
+	jc->nlines = jc->pend_first;
+	jc->pending = 0;
+	jc->stats.debug_unmatched++;
+}
+
+void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
+		       const struct jitdump_debug_entry *entries, size_t n)
+{
+	size_t i;
+
+	drop_pending(jc);
+	jc->pending = 1;
+	jc->pend_addr = code_addr;
+	jc->pend_first = jc->nlines;
+	for (i = 0; i < n; i++) {
+		const struct jitdump_debug_entry *e = &entries[i];
+		int64_t rel = (int64_t)(e->addr - code_addr);
+		struct jc_line l;
+
+		if (rel <= -REL_LIMIT || rel >= REL_LIMIT)
+			continue;
+		l.rel = rel;
+		l.line = e->line;
+		l.file = e->file_valid ? strtab_intern(jc->strings, e->file) : FILE_INVALID;
+		VEC_PUSH(jc->lines, jc->nlines, jc->lines_cap, l);
+	}
+}
+
+static uint32_t new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint64_t t0)
+{
+	struct jc_code c;
+
+	memset(&c, 0, sizeof(c));
+	c.start = start;
+	c.size = size;
+	c.t0 = t0;
+	c.t1 = FOREVER;
+	c.seq = jc->seq++;
+	VEC_PUSH(jc->codes, jc->ncodes, jc->codes_cap, c);
+	return (uint32_t)(jc->ncodes - 1);
+}
+
+static void set_names(struct jitcode *jc, struct jc_code *c, const char *name)
+{
+	c->raw = strtab_intern(jc->strings, name);
+	c->name = c->raw;
+	if (jc->demangle && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')) {
+		/* as the rest of perfconv shows them: no parameter lists */
+		char *d = cplus_demangle(name, DMGL_AUTO);
+
+		if (d) {
+			c->name = strtab_intern(jc->strings, d);
+			free(d);
+		}
+	}
+}
+
+/* Give the pending entries to code `ci`: files checked against the name's file. */
+static void claim_lines(struct jitcode *jc, uint32_t ci, const char *name)
+{
+	struct jc_code *c = &jc->codes[ci];
+	const char *nf = NULL;
+	size_t nflen = jitcode_name_file(name, &nf), i;
+	uint32_t nfid = nflen ? strtab_intern_n(jc->strings, nf, nflen) : 0;
+
+	c->lines_first = (uint32_t)jc->pend_first;
+	c->nlines = (uint32_t)(jc->nlines - jc->pend_first);
+	c->file = nfid;
+	jc->pending = 0;
+	jc->stats.debug_infos++;
+	for (i = c->lines_first; i < jc->nlines; i++) {
+		struct jc_line *l = &jc->lines[i];
+
+		if (l->file == FILE_INVALID) {
+			l->file = nfid;
+			if (nfid)
+				jc->stats.files_replaced++;
+			else if (l->line) /* BEAM ends with {line 0, file ""}: no damage */
+				jc->stats.files_dropped++;
+		} else if (nfid && l->file != nfid && nflen > DAMAGED_PREFIX) {
+			const char *s = strtab_str(jc->strings, l->file);
+
+			/* the name's file with its first bytes overwritten */
+			if (strlen(s) == nflen &&
+			    memcmp(s + DAMAGED_PREFIX, nf + DAMAGED_PREFIX,
+				   nflen - DAMAGED_PREFIX) == 0) {
+				l->file = nfid;
+				jc->stats.files_replaced++;
+			}
+		}
+		if (!c->file && l->file)
+			c->file = l->file;
+	}
+}
+
+void jitcode_add_load(struct jitcode *jc, uint64_t time, uint64_t code_addr, uint64_t size,
+		      const char *name)
+{
+	struct jc_event ev;
+	uint32_t ci = new_code(jc, code_addr, size, time);
+
+	jc->codes[ci].is_load = 1;
+	set_names(jc, &jc->codes[ci], name);
+	if (jc->pending && jc->pend_addr == code_addr)
+		claim_lines(jc, ci, name);
+	else
+		drop_pending(jc);
+	memset(&ev, 0, sizeof(ev));
+	ev.time = time;
+	ev.seq = jc->codes[ci].seq;
+	ev.kind = EV_LOAD;
+	ev.code = ci;
+	VEC_PUSH(jc->events, jc->nevents, jc->events_cap, ev);
+	jc->stats.loads++;
+}
+
+void jitcode_add_move(struct jitcode *jc, uint64_t time, uint64_t old_addr, uint64_t new_addr,
+		      uint64_t size)
+{
+	struct jc_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.time = time;
+	ev.seq = jc->seq++;
+	ev.kind = EV_MOVE;
+	ev.old_addr = old_addr;
+	ev.new_addr = new_addr;
+	ev.size = size;
+	VEC_PUSH(jc->events, jc->nevents, jc->events_cap, ev);
+	jc->stats.moves++;
+}
+
+void jitcode_add_map_entry(struct jitcode *jc, uint64_t start, uint64_t size, const char *name)
+{
+	uint32_t ci = new_code(jc, start, size, 0);
+
+	jc->codes[ci].from_map = 1;
+	set_names(jc, &jc->codes[ci], name);
+	jc->stats.map_entries++;
+}
+
+uint64_t jitcode_add_dump(struct jitcode *jc, struct jitdump_reader *r, uint32_t pid)
+{
+	struct jitdump_record rec;
+	uint64_t n = 0;
+
+	while (jitdump_reader_next(r, &rec) == 1) {
+		switch (rec.id) {
+		case JITDUMP_CODE_DEBUG_INFO:
+			jitcode_add_debug(jc, rec.u.debug.code_addr, rec.u.debug.entries,
+					  rec.u.debug.nentries);
+			break;
+		case JITDUMP_CODE_LOAD:
+			if (rec.u.load.pid != pid)
+				jc->stats.other_pid++;
+			jitcode_add_load(jc, rec.timestamp, rec.u.load.code_addr,
+					 rec.u.load.code_size, rec.u.load.name);
+			n++;
+			break;
+		case JITDUMP_CODE_MOVE:
+			if (rec.u.move.pid != pid)
+				jc->stats.other_pid++;
+			jitcode_add_move(jc, rec.timestamp, rec.u.move.old_code_addr,
+					 rec.u.move.new_code_addr, rec.u.move.code_size);
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
+}
+
+uint64_t jitcode_add_perfmap(struct jitcode *jc, struct perfmap_reader *r)
+{
+	struct perfmap_entry e;
+	uint64_t n = 0;
+
+	while (perfmap_reader_next(r, &e) == 1) {
+		jitcode_add_map_entry(jc, e.start, e.size, e.name);
+		n++;
+	}
+	return n;
+}
+
+/* ---- finish ---- */
+
+static void decide_offset(struct jitcode *jc)
+{
+	size_t i, k;
+
+	for (i = 0; i < jc->ncodes; i++) {
+		const struct jc_code *c = &jc->codes[i];
+		int64_t min = INT64_MAX;
+
+		if (!c->is_load || !c->nlines)
+			continue;
+		for (k = c->lines_first; k < c->lines_first + c->nlines; k++)
+			if (jc->lines[k].rel < min)
+				min = jc->lines[k].rel;
+		if (min == JITCODE_ELF_HEADER_OFFSET)
+			jc->stats.votes_offset++;
+		else if (min < JITCODE_ELF_HEADER_OFFSET)
+			jc->stats.votes_plain++;
+	}
+	jc->stats.line_offset =
+		jc->stats.votes_plain > jc->stats.votes_offset ? 0 : JITCODE_ELF_HEADER_OFFSET;
+}
+
+/* Apply the offset to a load's entries, sort them by address (stable: insertion sort
+ * over runs that producers mostly write in order), drop those past the end and keep
+ * the last one before the start, moved to the start. */
+static void settle_lines(struct jitcode *jc, struct jc_code *c)
+{
+	struct jc_line *l = jc->lines + c->lines_first;
+	size_t n = c->nlines, i, j, w, lastneg = SIZE_MAX;
+
+	for (i = 0; i < n; i++)
+		l[i].rel -= jc->stats.line_offset;
+	for (i = 1; i < n; i++) {
+		struct jc_line t = l[i];
+
+		for (j = i; j > 0 && l[j - 1].rel > t.rel; j--)
+			l[j] = l[j - 1];
+		l[j] = t;
+	}
+	for (i = 0; i < n && l[i].rel < 0; i++)
+		lastneg = i;
+	w = 0;
+	for (i = 0; i < n; i++) {
+		if (l[i].rel < 0 && i != lastneg)
+			continue;
+		if (l[i].rel >= 0 && (uint64_t)l[i].rel >= c->size) {
+			jc->stats.lines_outside++;
+			continue;
+		}
+		l[w] = l[i];
+		if (l[w].rel < 0)
+			l[w].rel = 0;
+		w++;
+	}
+	c->nlines = (uint32_t)w;
+	jc->stats.lines += w;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct jc_event *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The live codes, sorted by start and disjoint. */
+struct live {
+	uint32_t *ids;
+	size_t n, cap;
+};
+
+static uint64_t code_end(const struct jc_code *c)
+{
+	return c->start + c->size < c->start ? UINT64_MAX : c->start + c->size;
+}
+
+/* First live code with start >= addr. */
+static size_t live_lower(const struct jitcode *jc, const struct live *lv, uint64_t addr)
+{
+	size_t lo = 0, hi = lv->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (jc->codes[lv->ids[mid]].start < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Code `ci` goes live at `t`: whatever it overlaps ends at `t`. */
+static void live_insert(struct jitcode *jc, struct live *lv, uint32_t ci, uint64_t t)
+{
+	const struct jc_code *c = &jc->codes[ci];
+	uint64_t s = c->start, e = code_end(c);
+	size_t hi, lo;
+
+	if (c->size == 0)
+		return;
+	hi = live_lower(jc, lv, e);
+	lo = hi;
+	while (lo > 0 && code_end(&jc->codes[lv->ids[lo - 1]]) > s)
+		lo--;
+	for (size_t k = lo; k < hi; k++)
+		jc->codes[lv->ids[k]].t1 = t;
+	if (hi - lo != 1) {
+		if (lv->n + 1 > lv->cap)
+			grow_array((void **)&lv->ids, &lv->cap, lv->n + 1, sizeof(*lv->ids));
+		memmove(lv->ids + lo + 1, lv->ids + hi, (lv->n - hi) * sizeof(*lv->ids));
+		lv->n = lv->n - (hi - lo) + 1;
+	}
+	lv->ids[lo] = ci;
+}
+
+/* The move of the code at old_addr: it ends, a copy starts at new_addr. */
+static void live_move(struct jitcode *jc, struct live *lv, const struct jc_event *ev,
+		      uint64_t t)
+{
+	size_t k = live_lower(jc, lv, ev->old_addr);
+	uint32_t oi, ni;
+	struct jc_code *o;
+
+	if (k < lv->n && jc->codes[lv->ids[k]].start == ev->old_addr)
+		;
+	else if (k > 0 && code_end(&jc->codes[lv->ids[k - 1]]) > ev->old_addr)
+		k--;
+	else {
+		jc->stats.moves_unmatched++;
+		return;
+	}
+	oi = lv->ids[k];
+	jc->codes[oi].t1 = t;
+	memmove(lv->ids + k, lv->ids + k + 1, (lv->n - k - 1) * sizeof(*lv->ids));
+	lv->n--;
+	ni = new_code(jc, ev->new_addr, 0, t);
+	o = &jc->codes[oi];
+	jc->codes[ni].size = ev->size ? ev->size : o->size;
+	jc->codes[ni].name = o->name;
+	jc->codes[ni].raw = o->raw;
+	jc->codes[ni].file = o->file;
+	jc->codes[ni].lines_first = o->lines_first;
+	jc->codes[ni].nlines = o->nlines;
+	jc->codes[ni].seq = ev->seq;
+	live_insert(jc, lv, ni, t);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t bound_index(const struct jc_index *x, uint64_t v)
+{
+	size_t lo = 0, hi = x->nbounds;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->bounds[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Index the codes in `order` (sorted by t0, then seq) that were live for some time. */
+static void build_index(struct jitcode *jc, struct jc_index *x, const uint32_t *order,
+			size_t n)
+{
+	size_t i, nb = 0, k;
+	uint32_t *fill;
+
+	x->bounds = xmalloc((2 * n + 1) * sizeof(*x->bounds));
+	for (i = 0; i < n; i++) {
+		const struct jc_code *c = &jc->codes[order[i]];
+
+		x->bounds[nb++] = c->start;
+		x->bounds[nb++] = code_end(c);
+	}
+	if (nb > 1)
+		qsort(x->bounds, nb, sizeof(*x->bounds), cmp_u64);
+	for (i = 0, k = 0; i < nb; i++)
+		if (k == 0 || x->bounds[k - 1] != x->bounds[i])
+			x->bounds[k++] = x->bounds[i];
+	x->nbounds = k;
+	x->first = xcalloc(k + 1, sizeof(*x->first));
+	for (i = 0; i < n; i++) {
+		const struct jc_code *c = &jc->codes[order[i]];
+		size_t a = bound_index(x, c->start), b = bound_index(x, code_end(c));
+
+		for (k = a; k < b; k++)
+			x->first[k + 1]++;
+	}
+	for (k = 0; k < x->nbounds; k++)
+		x->first[k + 1] += x->first[k];
+	x->nids = x->first[x->nbounds];
+	x->ids = xmalloc((x->nids + 1) * sizeof(*x->ids));
+	fill = xmalloc((x->nbounds + 1) * sizeof(*fill));
+	memcpy(fill, x->first, (x->nbounds + 1) * sizeof(*fill));
+	for (i = 0; i < n; i++) {
+		const struct jc_code *c = &jc->codes[order[i]];
+		size_t a = bound_index(x, c->start), b = bound_index(x, code_end(c));
+
+		for (k = a; k < b; k++)
+			x->ids[fill[k]++] = order[i];
+	}
+	free(fill);
+}
+
+static int cmp_code_time(const void *a, const void *b, void *ctx)
+{
+	const struct jitcode *jc = ctx;
+	const struct jc_code *x = &jc->codes[*(const uint32_t *)a];
+	const struct jc_code *y = &jc->codes[*(const uint32_t *)b];
+
+	if (x->t0 != y->t0)
+		return x->t0 < y->t0 ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void jitcode_finish(struct jitcode *jc)
+{
+	struct live lv = { NULL, 0, 0 };
+	uint32_t *order;
+	size_t i, n;
+
+	if (jc->finished)
+		return;
+	jc->finished = 1;
+	drop_pending(jc);
+	decide_offset(jc);
+	for (i = 0; i < jc->ncodes; i++)
+		if (jc->codes[i].is_load && jc->codes[i].nlines)
+			settle_lines(jc, &jc->codes[i]);
+
+	/* Timeless: file order decides, and a lookup sees what was live at the end. */
+	if (jc->stats.timeless) {
+		for (i = 0; i < jc->nevents; i++) {
+			jc->events[i].time = jc->events[i].seq;
+			if (jc->events[i].kind == EV_LOAD)
+				jc->codes[jc->events[i].code].t0 = jc->events[i].seq;
+		}
+	}
+	if (jc->nevents > 1)
+		qsort(jc->events, jc->nevents, sizeof(*jc->events), cmp_event);
+	for (i = 0; i < jc->nevents; i++) {
+		const struct jc_event *ev = &jc->events[i];
+
+		if (ev->kind == EV_LOAD)
+			live_insert(jc, &lv, ev->code, ev->time);
+		else
+			live_move(jc, &lv, ev, ev->time);
+	}
+
+	/* Map lines: file order, only what is live at the end counts. */
+	lv.n = 0;
+	for (i = 0; i < jc->ncodes; i++)
+		if (jc->codes[i].from_map)
+			live_insert(jc, &lv, (uint32_t)i, jc->codes[i].seq);
+	free(lv.ids);
+
+	order = xmalloc((jc->ncodes + 1) * sizeof(*order));
+	for (i = 0, n = 0; i < jc->ncodes; i++) {
+		const struct jc_code *c = &jc->codes[i];
+
+		if (!c->from_map && c->size && c->t0 < c->t1)
+			order[n++] = (uint32_t)i;
+	}
+	if (n > 1)
+		qsort_r(order, n, sizeof(*order), cmp_code_time, jc);
+	build_index(jc, &jc->timed, order, n);
+	for (i = 0, n = 0; i < jc->ncodes; i++) {
+		const struct jc_code *c = &jc->codes[i];
+
+		if (c->from_map && c->size && c->t1 == FOREVER)
+			order[n++] = (uint32_t)i;
+	}
+	build_index(jc, &jc->mapped, order, n);
+	free(order);
+}
+
+/* ---- lookup ---- */
+
+static int index_find(const struct jitcode *jc, const struct jc_index *x, uint64_t time,
+		      uint64_t addr, uint32_t *out)
+{
+	size_t lo = 0, hi = x->nbounds, k, a, b;
+
+	/* the last bound <= addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->bounds[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || lo >= x->nbounds)
+		return 0;
+	k = lo - 1;
+	a = x->first[k];
+	b = x->first[k + 1];
+	/* codes of the piece are disjoint in time, sorted by t0: the last one with t0 <= time */
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (jc->codes[x->ids[mid]].t0 <= time)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a == x->first[k])
+		return 0;
+	if (jc->codes[x->ids[a - 1]].t1 <= time)
+		return 0;
+	*out = x->ids[a - 1];
+	return 1;
+}
+
+int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
+		   struct jitcode_frame *f)
+{
+	const struct jc_code *c;
+	uint32_t ci;
+
+	if (!jc->finished)
+		return 0;
+	if (jc->stats.timeless)
+		time = FOREVER - 1;
+	if (!index_find(jc, &jc->timed, time, addr, &ci) &&
+	    !index_find(jc, &jc->mapped, FOREVER - 1, addr, &ci))
+		return 0;
+	c = &jc->codes[ci];
+	memset(f, 0, sizeof(*f));
+	f->name = strtab_str(jc->strings, c->name);
+	f->raw_name = strtab_str(jc->strings, c->raw);
+	f->start = c->start;
+	f->size = c->size;
+	f->code = ci;
+	f->from_map = c->from_map;
+	f->file = c->file ? strtab_str(jc->strings, c->file) : NULL;
+	if (c->nlines) {
+		const struct jc_line *l = jc->lines + c->lines_first;
+		int64_t rel = (int64_t)(addr - c->start);
+		size_t lo = 0, hi = c->nlines;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (l[mid].rel <= rel)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && l[lo - 1].line) {
+			f->line = l[lo - 1].line;
+			if (l[lo - 1].file)
+				f->file = strtab_str(jc->strings, l[lo - 1].file);
+		}
+	}
+	return 1;
+}

@@ -1,0 +1,514 @@
+/* jitdump: a streaming reader of the jit-PID.dump files that JIT runtimes write for perf.
+ *
+ * Spec: tools/perf/Documentation/jitdump-specification.txt in the Linux tree; perf's
+ * reader is tools/perf/util/jitdump.c, its time conversion tools/perf/util/tsc.c.
+ *
+ * The file is mapped, never read into memory (a runtime may still be appending to it:
+ * the size at open time is what is read). Fields are loaded through byte loaders that
+ * swap for a dump from the other byte order, so alignment never matters.
+ */
+#include "jitdump.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+
+#define JITDUMP_MAGIC 0x4A695444u    /* "JiTD" read as a u32 in the writer's order */
+#define JITDUMP_MAGIC_SW 0x4454694Au
+#define HEADER_MIN 40
+#define PREFIX_SIZE 16
+#define LOAD_MIN 56                  /* prefix + pid, tid, vma, code_addr, size, index */
+#define MOVE_MIN 64
+#define DEBUG_MIN 32                 /* prefix + code_addr, nr_entry */
+#define UNWIND_MIN 40
+#define ENTRY_FIXED 16               /* addr, line, discrim */
+#define ENTRY_BEFORE 4096            /* BEAM starts a function's lines in its prologue */
+#define ENTRY_AFTER 0x40             /* V8 and LLVM add 0x40 to every entry address */
+#define ENTRY_SPAN_UNKNOWN (16u << 20)
+#define LINE_MAX_PLAUSIBLE (1u << 24)
+#define PEEK_RECORDS 8
+
+struct jitdump_reader {
+	struct diag *d;
+	char *path;
+	const uint8_t *base;
+	size_t len;
+	void *map;
+	size_t maplen;
+	int sw;
+	int have_tc;
+	struct jitdump_time_conv tc;
+	struct jitdump_header hdr;
+	struct jitdump_stats stats;
+	size_t pos;
+	int finished;
+	int warned_unknown;
+	struct jitdump_debug_entry *ents;
+	size_t ents_cap;
+};
+
+static inline uint32_t ld32(const uint8_t *p, int sw)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return sw ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t ld64(const uint8_t *p, int sw)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return sw ? __builtin_bswap64(v) : v;
+}
+
+uint64_t jitdump_tsc_to_perf_time(uint64_t cyc, const struct jitdump_time_conv *tc)
+{
+	uint64_t quot, rem;
+	unsigned shift = tc->time_shift < 64 ? tc->time_shift : 63;
+
+	if (tc->cap_user_time_short)
+		cyc = tc->time_cycles + ((cyc - tc->time_cycles) & tc->time_mask);
+	quot = cyc >> shift;
+	rem = cyc & ((1ULL << shift) - 1);
+	return tc->time_zero + quot * tc->time_mult + ((rem * tc->time_mult) >> shift);
+}
+
+static const char *rec_name(uint32_t id)
+{
+	static const char *const names[] = {
+		"JIT_CODE_LOAD", "JIT_CODE_MOVE", "JIT_CODE_DEBUG_INFO", "JIT_CODE_CLOSE",
+		"JIT_CODE_UNWINDING_INFO",
+	};
+
+	return id < sizeof(names) / sizeof(names[0]) ? names[id] : "unknown record";
+}
+
+/*
+ * File format (all fields in the writer's byte order):
+ *   header: u32 magic "JiTD", u32 version, u32 total_size, u32 elf_mach, u32 pad1,
+ *           u32 pid, u64 timestamp, u64 flags; total_size may exceed 40 (skip the rest)
+ *   then records, each: u32 id, u32 total_size, u64 timestamp, body
+ */
+static struct jitdump_reader *open_common(struct jitdump_reader *r,
+					  const struct jitdump_time_conv *tc)
+{
+	const uint8_t *b = r->base;
+	uint32_t magic;
+
+	if (r->len < HEADER_MIN) {
+		diag_error(r->d, r->path, 0, "jitdump header cut short: %zu bytes, need %d",
+			   r->len, HEADER_MIN);
+		return NULL;
+	}
+	magic = ld32(b, 0);
+	if (magic == JITDUMP_MAGIC_SW)
+		r->sw = 1;
+	else if (magic != JITDUMP_MAGIC) {
+		diag_error(r->d, r->path, 0, "not a jitdump: magic 0x%08x, want 0x%08x (\"JiTD\")",
+			   magic, JITDUMP_MAGIC);
+		return NULL;
+	}
+	r->hdr.swapped = r->sw;
+	r->hdr.version = ld32(b + 4, r->sw);
+	r->hdr.total_size = ld32(b + 8, r->sw);
+	r->hdr.elf_mach = ld32(b + 12, r->sw);
+	r->hdr.pid = ld32(b + 20, r->sw);
+	r->hdr.timestamp = ld64(b + 24, r->sw);
+	r->hdr.flags = ld64(b + 32, r->sw);
+	if (r->hdr.version != 1) {
+		diag_error(r->d, r->path, 4, "unsupported jitdump version %u, want 1",
+			   r->hdr.version);
+		return NULL;
+	}
+	if (r->hdr.total_size < HEADER_MIN || r->hdr.total_size > r->len) {
+		diag_error(r->d, r->path, 8,
+			   "jitdump header size %u outside 40..%zu (the file size)",
+			   r->hdr.total_size, r->len);
+		return NULL;
+	}
+	if (r->hdr.flags & ~JITDUMP_FLAG_ARCH_TIMESTAMP)
+		diag_warn(r->d, r->path, 32, "unknown jitdump flags 0x%llx ignored",
+			  (unsigned long long)(r->hdr.flags & ~JITDUMP_FLAG_ARCH_TIMESTAMP));
+	r->hdr.arch_timestamp = (r->hdr.flags & JITDUMP_FLAG_ARCH_TIMESTAMP) != 0;
+	if (tc && tc->time_mult) {
+		r->have_tc = 1;
+		r->tc = *tc;
+	}
+	r->hdr.times_converted = !r->hdr.arch_timestamp || r->have_tc;
+	r->pos = r->hdr.total_size;
+	return r;
+}
+
+struct jitdump_reader *jitdump_reader_open_mem(const void *buf, size_t len, const char *name,
+					       const struct jitdump_time_conv *tc,
+					       struct diag *d)
+{
+	struct jitdump_reader *r = xcalloc(1, sizeof(*r));
+
+	r->d = d;
+	r->path = xstrdup(name ? name : "jitdump");
+	r->base = buf;
+	r->len = len;
+	if (!open_common(r, tc)) {
+		jitdump_reader_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct jitdump_reader *jitdump_reader_open(const char *path, const struct jitdump_time_conv *tc,
+					   struct diag *d)
+{
+	struct jitdump_reader *r = xcalloc(1, sizeof(*r));
+	struct stat st;
+	int fd;
+
+	r->d = d;
+	r->path = xstrdup(path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		diag_error(d, path, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
+		goto fail;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
+		close(fd);
+		goto fail;
+	}
+	r->len = (size_t)st.st_size;
+	if (r->len) {
+		r->map = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (r->map == MAP_FAILED) {
+			r->map = NULL;
+			diag_error(d, path, DIAG_NO_OFFSET, "cannot map: %s", strerror(errno));
+			close(fd);
+			goto fail;
+		}
+		r->maplen = r->len;
+		r->base = r->map;
+	}
+	close(fd);
+	if (!open_common(r, tc))
+		goto fail;
+	return r;
+fail:
+	jitdump_reader_close(r);
+	return NULL;
+}
+
+void jitdump_reader_close(struct jitdump_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap(r->map, r->maplen);
+	free(r->ents);
+	free(r->path);
+	free(r);
+}
+
+const struct jitdump_header *jitdump_reader_header(const struct jitdump_reader *r)
+{
+	return &r->hdr;
+}
+
+const struct jitdump_stats *jitdump_reader_stats(const struct jitdump_reader *r)
+{
+	return &r->stats;
+}
+
+const char *jitdump_reader_path(const struct jitdump_reader *r)
+{
+	return r->path;
+}
+
+/* Non-empty, printable, well-formed UTF-8. */
+static int text_ok(const uint8_t *s, size_t n)
+{
+	size_t i = 0;
+
+	if (n == 0)
+		return 0;
+	while (i < n) {
+		uint8_t c = s[i];
+		size_t k, more;
+
+		if (c < 0x80) {
+			if (c < 0x20 || c == 0x7f)
+				return 0;
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			more = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			more = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			more = 3;
+		else
+			return 0;
+		for (k = 1; k <= more; k++)
+			if (i + k >= n || (s[i + k] & 0xc0) != 0x80)
+				return 0;
+		i += more + 1;
+	}
+	return 1;
+}
+
+/*
+ * The code size of the CODE_LOAD that a DEBUG_INFO at `after` describes: producers
+ * write DEBUG_INFO (and UNWINDING_INFO) just before the load. 0 when not found.
+ */
+static uint64_t peek_load_size(const struct jitdump_reader *r, size_t q, uint64_t code_addr)
+{
+	int i;
+
+	for (i = 0; i < PEEK_RECORDS && q + PREFIX_SIZE <= r->len; i++) {
+		uint32_t id = ld32(r->base + q, r->sw);
+		uint32_t size = ld32(r->base + q + 4, r->sw);
+
+		if (size < PREFIX_SIZE || size > r->len - q)
+			break;
+		if (id == JITDUMP_CODE_LOAD && size >= LOAD_MIN) {
+			if (ld64(r->base + q + 32, r->sw) == code_addr)
+				return ld64(r->base + q + 40, r->sw);
+			break;
+		}
+		if (id == JITDUMP_CODE_DEBUG_INFO)
+			break;
+		q += size;
+	}
+	return 0;
+}
+
+/* An entry at p: 1 when it fits before `end`, its file ends in a NUL there, its address
+ * lies in [lo, hi] and its line is plausible. */
+static int entry_at(const struct jitdump_reader *r, const uint8_t *p, const uint8_t *end,
+		    uint64_t lo, uint64_t hi, uint64_t *addr, uint32_t *line, const uint8_t **nul)
+{
+	if (end - p <= ENTRY_FIXED)
+		return 0;
+	*addr = ld64(p, r->sw);
+	*line = ld32(p + 8, r->sw);
+	if (*addr < lo || *addr > hi || *line >= LINE_MAX_PLAUSIBLE)
+		return 0;
+	*nul = memchr(p + ENTRY_FIXED, 0, (size_t)(end - p - ENTRY_FIXED));
+	return *nul != NULL;
+}
+
+/*
+ * File format of the body: u64 code_addr, u64 nr_entry, then nr_entry entries
+ * {u64 addr; u32 line; u32 discrim; char file[] NUL-terminated}, file "\xff" = the
+ * previous entry's file; padding may follow.
+ *
+ * A walk by strlen is what loses entry boundaries when a file name holds a NUL
+ * (Node.js 20 writes freed memory into the first 16 bytes of names): each entry is
+ * validated, and after one that fails the walk resumes at the next byte where a
+ * plausible entry starts, at an address not below the last good one.
+ */
+static void parse_debug(struct jitdump_reader *r, size_t off, uint32_t size,
+			struct jitdump_debug *dbg)
+{
+	const uint8_t *p = r->base + off + DEBUG_MIN, *end = r->base + off + size;
+	uint64_t span, lo, hi, last_addr = 0;
+	const char *prev_file = "";
+	int prev_valid = 0, have_last = 0;
+
+	dbg->code_addr = ld64(r->base + off + 16, r->sw);
+	dbg->nr_entry = ld64(r->base + off + 24, r->sw);
+	dbg->nentries = dbg->nrejected = dbg->nbad_files = 0;
+	span = peek_load_size(r, off + size, dbg->code_addr);
+	span = span ? span + ENTRY_AFTER : ENTRY_SPAN_UNKNOWN;
+	lo = dbg->code_addr > ENTRY_BEFORE ? dbg->code_addr - ENTRY_BEFORE : 0;
+	hi = dbg->code_addr + span < dbg->code_addr ? UINT64_MAX : dbg->code_addr + span;
+
+	while (dbg->nentries < dbg->nr_entry && p < end) {
+		struct jitdump_debug_entry *e;
+		const uint8_t *nul;
+		uint64_t addr;
+		uint32_t line;
+
+		if (!entry_at(r, p, end, lo, hi, &addr, &line, &nul)) {
+			const uint8_t *q;
+
+			dbg->nrejected++;
+			for (q = p + 1; q < end; q++)
+				if (entry_at(r, q, end, have_last ? last_addr : lo, hi, &addr, &line,
+					     &nul))
+					break;
+			if (q >= end)
+				break;
+			p = q;
+		}
+		if (dbg->nentries >= r->ents_cap)
+			grow_array((void **)&r->ents, &r->ents_cap, dbg->nentries + 1,
+				   sizeof(*r->ents));
+		e = &r->ents[dbg->nentries++];
+		e->addr = addr;
+		e->line = line;
+		e->discrim = ld32(p + 12, r->sw);
+		e->file = (const char *)p + ENTRY_FIXED;
+		e->same_file = nul - (p + ENTRY_FIXED) == 1 && p[ENTRY_FIXED] == 0xff;
+		if (e->same_file) {
+			e->file = prev_file;
+			e->file_valid = (uint8_t)prev_valid;
+		} else {
+			e->file_valid = (uint8_t)text_ok(p + ENTRY_FIXED,
+							 (size_t)(nul - p - ENTRY_FIXED));
+		}
+		if (!e->file_valid)
+			dbg->nbad_files++;
+		prev_file = e->file;
+		prev_valid = e->file_valid;
+		last_addr = addr;
+		have_last = 1;
+		p = nul + 1;
+	}
+	dbg->entries = r->ents;
+	r->stats.debug_entries += dbg->nentries;
+	r->stats.debug_rejected += dbg->nrejected;
+	r->stats.debug_bad_files += dbg->nbad_files;
+}
+
+static void finish(struct jitdump_reader *r)
+{
+	r->finished = 1;
+	r->pos = r->len;
+}
+
+int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
+{
+	for (;;) {
+		size_t left, off = r->pos;
+		const uint8_t *b;
+		uint32_t id, size, min = PREFIX_SIZE;
+
+		if (r->finished || off >= r->len)
+			return 0;
+		left = r->len - off;
+		b = r->base + off;
+		if (left < PREFIX_SIZE) {
+			diag_warn(r->d, r->path, off,
+				  "jitdump cut short inside a record prefix: %zu bytes ignored", left);
+			r->stats.truncated_bytes += left;
+			finish(r);
+			return 0;
+		}
+		id = ld32(b, r->sw);
+		size = ld32(b + 4, r->sw);
+		if (size < PREFIX_SIZE) {
+			diag_warn(r->d, r->path, off,
+				  "%s: record size %u below the 16-byte prefix: the rest of the "
+				  "dump (%zu bytes) ignored", rec_name(id), size, left);
+			r->stats.truncated_bytes += left;
+			finish(r);
+			return 0;
+		}
+		if (size > left) {
+			diag_warn(r->d, r->path, off,
+				  "%s: record of %u bytes cut short at %zu: the dump ends inside "
+				  "it (runtime killed while writing?), ignored", rec_name(id), size,
+				  left);
+			r->stats.truncated_bytes += left;
+			finish(r);
+			return 0;
+		}
+		r->pos += size;
+		switch (id) {
+		case JITDUMP_CODE_LOAD: min = LOAD_MIN + 1; break;
+		case JITDUMP_CODE_MOVE: min = MOVE_MIN; break;
+		case JITDUMP_CODE_DEBUG_INFO: min = DEBUG_MIN; break;
+		case JITDUMP_CODE_UNWINDING_INFO: min = UNWIND_MIN; break;
+		case JITDUMP_CODE_CLOSE: break;
+		default:
+			r->stats.unknown++;
+			if (!r->warned_unknown++)
+				diag_warn(r->d, r->path, off,
+					  "unknown jitdump record id %u (%u bytes) skipped", id, size);
+			continue;
+		}
+		if (size < min) {
+			diag_warn(r->d, r->path, off, "%s: record size %u below minimum %u, skipped",
+				  rec_name(id), size, min);
+			r->stats.skipped_bad++;
+			continue;
+		}
+		memset(rec, 0, sizeof(*rec));
+		rec->id = id;
+		rec->size = size;
+		rec->offset = off;
+		rec->raw_timestamp = ld64(b + 8, r->sw);
+		rec->timestamp = r->hdr.arch_timestamp && r->have_tc
+					 ? jitdump_tsc_to_perf_time(rec->raw_timestamp, &r->tc)
+					 : rec->raw_timestamp;
+		switch (id) {
+		case JITDUMP_CODE_LOAD: {
+			struct jitdump_load *l = &rec->u.load;
+			const uint8_t *name = b + LOAD_MIN, *nul;
+			size_t code_avail;
+
+			nul = memchr(name, 0, size - LOAD_MIN);
+			if (!nul) {
+				diag_warn(r->d, r->path, off,
+					  "JIT_CODE_LOAD: function name not terminated within the "
+					  "record, skipped");
+				r->stats.skipped_bad++;
+				continue;
+			}
+			l->pid = ld32(b + 16, r->sw);
+			l->tid = ld32(b + 20, r->sw);
+			l->vma = ld64(b + 24, r->sw);
+			l->code_addr = ld64(b + 32, r->sw);
+			l->code_size = ld64(b + 40, r->sw);
+			l->code_index = ld64(b + 48, r->sw);
+			l->name = (const char *)name;
+			code_avail = size - (size_t)(nul + 1 - b);
+			if (l->code_size <= code_avail)
+				l->code = b + size - l->code_size;
+			r->stats.loads++;
+			break;
+		}
+		case JITDUMP_CODE_MOVE: {
+			struct jitdump_move *m = &rec->u.move;
+
+			m->pid = ld32(b + 16, r->sw);
+			m->tid = ld32(b + 20, r->sw);
+			m->vma = ld64(b + 24, r->sw);
+			m->old_code_addr = ld64(b + 32, r->sw);
+			m->new_code_addr = ld64(b + 40, r->sw);
+			m->code_size = ld64(b + 48, r->sw);
+			m->code_index = ld64(b + 56, r->sw);
+			r->stats.moves++;
+			break;
+		}
+		case JITDUMP_CODE_DEBUG_INFO:
+			parse_debug(r, off, size, &rec->u.debug);
+			r->stats.debug_infos++;
+			break;
+		case JITDUMP_CODE_UNWINDING_INFO: {
+			struct jitdump_unwind *u = &rec->u.unwind;
+
+			u->unwinding_size = ld64(b + 16, r->sw);
+			u->eh_frame_hdr_size = ld64(b + 24, r->sw);
+			u->mapped_size = ld64(b + 32, r->sw);
+			u->data = b + UNWIND_MIN;
+			u->data_size = size - UNWIND_MIN;
+			r->stats.unwinding_infos++;
+			break;
+		}
+		case JITDUMP_CODE_CLOSE:
+			r->stats.closes++;
+			break;
+		}
+		r->stats.records++;
+		return 1;
+	}
+}

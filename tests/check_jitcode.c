@@ -1,0 +1,705 @@
+/* check_jitcode: unit tests of the time-indexed JIT code table: attribution over time
+ * (reused addresses, moves, last-load-wins), lines (the +0x40 offset, BEAM prologues,
+ * damaged file names), perf maps, and the real recordings against perf's own counts. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "convert/jitcode.h"
+#include "formats/perfdata.h"
+#include "tests/jitdump_build.h"
+
+static char path_buf[4096];
+
+static const char *top_path(const char *rel)
+{
+	const char *top = getenv("PERFCONV_TOP");
+
+	snprintf(path_buf, sizeof(path_buf), "%s/%s", top ? top : ".", rel);
+	return path_buf;
+}
+
+static uint8_t *slurp_gz(const char *path, size_t *len)
+{
+	gzFile f = gzopen(path, "rb");
+	size_t cap = 1 << 20, n = 0;
+	uint8_t *buf = malloc(cap);
+	int k;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while ((k = gzread(f, buf + n, (unsigned)(cap - n))) > 0) {
+		n += (size_t)k;
+		if (n == cap)
+			buf = realloc(buf, cap *= 2);
+	}
+	ck_assert_int_eq(k, 0);
+	gzclose(f);
+	*len = n;
+	return buf;
+}
+
+struct fixture {
+	struct strtab st;
+	struct jitcode *jc;
+	struct diag d;
+};
+
+static void fx_init(struct fixture *fx)
+{
+	strtab_init(&fx->st);
+	fx->jc = jitcode_new(&fx->st, 1);
+	diag_init(&fx->d);
+	fx->d.quiet = 1;
+}
+
+static void fx_release(struct fixture *fx)
+{
+	jitcode_free(fx->jc);
+	strtab_release(&fx->st);
+}
+
+/* The name at (time, addr), or "-" for none. */
+static const char *name_at(const struct jitcode *jc, uint64_t time, uint64_t addr)
+{
+	struct jitcode_frame f;
+
+	return jitcode_lookup(jc, time, addr, &f) ? f.name : "-";
+}
+
+/* Feed a synthetic dump through the reader. */
+static void add_dump(struct fixture *fx, struct jb *b)
+{
+	struct jitdump_reader *r = jitdump_reader_open_mem(b->p, b->len, "t.dump", NULL, &fx->d);
+
+	ck_assert(r != NULL);
+	jitcode_add_dump(fx->jc, r, 100);
+	jitdump_reader_close(r);
+}
+
+/* Acceptance 4: two functions loaded at the same address at different times. */
+START_TEST(test_same_address_over_time)
+{
+	struct fixture fx;
+	struct jb b;
+
+	fx_init(&fx);
+	jb_init(&b, 0, 100, 0);
+	jb_load(&b, 1000, 100, 0x7000, 0x100, 1, "first");
+	jb_load(&b, 2000, 100, 0x7000, 0x100, 2, "second");
+	add_dump(&fx, &b);
+	jitcode_finish(fx.jc);
+	ck_assert_str_eq(name_at(fx.jc, 999, 0x7010), "-");      /* before any load */
+	ck_assert_str_eq(name_at(fx.jc, 1000, 0x7010), "first");
+	ck_assert_str_eq(name_at(fx.jc, 1999, 0x70ff), "first");
+	ck_assert_str_eq(name_at(fx.jc, 2000, 0x7010), "second");
+	ck_assert_str_eq(name_at(fx.jc, 900000, 0x7000), "second");
+	ck_assert_str_eq(name_at(fx.jc, 1500, 0x7100), "-");     /* past the end */
+	free(b.p);
+	fx_release(&fx);
+}
+END_TEST
+
+/* Acceptance 4: code that MOVEs; samples before and after resolve right. */
+START_TEST(test_move)
+{
+	struct jitcode_frame f;
+	struct fixture fx;
+	struct jb b;
+	size_t at;
+
+	fx_init(&fx);
+	jb_init(&b, 1, 100, 0);
+	at = jb_debug_begin(&b, 1000, 0x7000, 2);
+	jb_entry(&b, 0x7040, 10, "/m.js");
+	jb_entry(&b, 0x7050, 11, "/m.js");
+	jb_end(&b, at);
+	jb_load(&b, 1000, 100, 0x7000, 0x40, 1, "mover");
+	jb_load(&b, 1500, 100, 0x9000, 0x40, 2, "other");
+	jb_move(&b, 2000, 100, 0x7000, 0x8000, 0x40, 1);
+	add_dump(&fx, &b);
+	jitcode_finish(fx.jc);
+	ck_assert_str_eq(name_at(fx.jc, 1999, 0x7020), "mover");
+	ck_assert_str_eq(name_at(fx.jc, 1999, 0x8020), "-");
+	ck_assert_str_eq(name_at(fx.jc, 2000, 0x7020), "-");
+	ck_assert_str_eq(name_at(fx.jc, 2000, 0x8020), "mover");
+	ck_assert_str_eq(name_at(fx.jc, 3000, 0x9020), "other");
+	/* the moved code keeps its lines */
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 2500, 0x8012, &f), 1);
+	ck_assert_uint_eq(f.line, 11);
+	ck_assert_str_eq(f.file, "/m.js");
+	ck_assert_uint_eq(f.start, 0x8000);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->moves_unmatched, 0);
+	free(b.p);
+	fx_release(&fx);
+}
+END_TEST
+
+/* Code loaded over part of an older function ends all of it. */
+START_TEST(test_partial_overlap)
+{
+	struct fixture fx;
+
+	fx_init(&fx);
+	jitcode_add_load(fx.jc, 10, 0x1000, 0x100, "old");
+	jitcode_add_load(fx.jc, 20, 0x1080, 0x100, "new");
+	jitcode_add_load(fx.jc, 20, 0x2000, 0x10, "same time a");
+	jitcode_add_load(fx.jc, 20, 0x2000, 0x10, "same time b");
+	jitcode_finish(fx.jc);
+	ck_assert_str_eq(name_at(fx.jc, 15, 0x1010), "old");
+	ck_assert_str_eq(name_at(fx.jc, 15, 0x10a0), "old");
+	ck_assert_str_eq(name_at(fx.jc, 25, 0x1010), "-");
+	ck_assert_str_eq(name_at(fx.jc, 25, 0x10a0), "new");
+	ck_assert_str_eq(name_at(fx.jc, 25, 0x1170), "new");
+	ck_assert_str_eq(name_at(fx.jc, 25, 0x2000), "same time b"); /* file order */
+	fx_release(&fx);
+}
+END_TEST
+
+/* Loads written out of time order still resolve by time. */
+START_TEST(test_out_of_order_times)
+{
+	struct fixture fx;
+
+	fx_init(&fx);
+	jitcode_add_load(fx.jc, 300, 0x1000, 0x10, "late");
+	jitcode_add_load(fx.jc, 100, 0x1000, 0x10, "early");
+	jitcode_finish(fx.jc);
+	ck_assert_str_eq(name_at(fx.jc, 200, 0x1000), "early");
+	ck_assert_str_eq(name_at(fx.jc, 300, 0x1000), "late");
+	fx_release(&fx);
+}
+END_TEST
+
+/* No comparable clock: the code loaded last over an address wins at any time. */
+START_TEST(test_timeless)
+{
+	struct fixture fx;
+
+	fx_init(&fx);
+	jitcode_set_timeless(fx.jc);
+	jitcode_add_load(fx.jc, 300, 0x1000, 0x10, "first in file");
+	jitcode_add_load(fx.jc, 100, 0x1000, 0x10, "last in file");
+	jitcode_add_load(fx.jc, 50, 0x3000, 0x10, "alone");
+	jitcode_add_move(fx.jc, 10, 0x3000, 0x4000, 0);
+	jitcode_finish(fx.jc);
+	ck_assert_str_eq(name_at(fx.jc, 0, 0x1000), "last in file");
+	ck_assert_str_eq(name_at(fx.jc, 1000, 0x1008), "last in file");
+	ck_assert_str_eq(name_at(fx.jc, 0, 0x3000), "-");
+	ck_assert_str_eq(name_at(fx.jc, 0, 0x400f), "alone");
+	ck_assert_int_eq(jitcode_stats(fx.jc)->timeless, 1);
+	fx_release(&fx);
+}
+END_TEST
+
+/* V8 and LLVM: entry addresses carry +0x40; line 0 means none. */
+START_TEST(test_lines_with_offset)
+{
+	struct jitcode_frame f;
+	struct fixture fx;
+	struct jb b;
+	size_t at;
+
+	fx_init(&fx);
+	jb_init(&b, 0, 100, 0);
+	at = jb_debug_begin(&b, 1, 0x5000, 5);
+	jb_entry(&b, 0x5040, 6, "/src/hot.c");
+	jb_entry_raw(&b, 0x5042, 9, 0, "\xff", 2);
+	jb_entry(&b, 0x5048, 0, "/src/hot.c");
+	jb_entry(&b, 0x5050, 10, "/src/hot.c");
+	jb_entry(&b, 0x5080, 99, "/src/hot.c"); /* at the end: ignored */
+	jb_end(&b, at);
+	jb_load(&b, 2, 100, 0x5000, 0x40, 1, "hot");
+	add_dump(&fx, &b);
+	jitcode_finish(fx.jc);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->line_offset, 0x40);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 5, 0x5000, &f), 1);
+	ck_assert_uint_eq(f.line, 6);
+	ck_assert_str_eq(f.file, "/src/hot.c");
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 5, 0x5005, &f), 1);
+	ck_assert_uint_eq(f.line, 9);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 5, 0x5008, &f), 1);
+	ck_assert_uint_eq(f.line, 0);          /* line 0: none */
+	ck_assert_str_eq(f.file, "/src/hot.c"); /* the function's file all the same */
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 5, 0x503f, &f), 1);
+	ck_assert_uint_eq(f.line, 10);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->lines_outside, 1);
+	free(b.p);
+	fx_release(&fx);
+}
+END_TEST
+
+/* BEAM: true addresses, the first entry in the prologue, a line-0 terminator. */
+START_TEST(test_lines_beam)
+{
+	struct jitcode_frame f;
+	struct fixture fx;
+	struct jb b;
+	size_t at;
+	int i;
+
+	fx_init(&fx);
+	jb_init(&b, 0, 100, 0);
+	for (i = 0; i < 3; i++) {
+		uint64_t base = 0x10000 + (uint64_t)i * 0x1000;
+		char name[32];
+
+		jb_load(&b, 1, 100, base - 0x30, 0x30, 10 + (uint64_t)i, "m:f/1-CodeInfoPrologue");
+		at = jb_debug_begin(&b, 1, base, 4);
+		jb_entry(&b, base - 50, 5, "m.erl");
+		jb_entry(&b, base + 0x35, 7, "m.erl");
+		jb_entry(&b, base + 0xee, 9, "m.erl");
+		jb_entry(&b, base + 0xf0, 0, "");
+		jb_end(&b, at);
+		snprintf(name, sizeof(name), "m:f%d/1", i);
+		jb_load(&b, 1, 100, base, 0xf0, 20 + (uint64_t)i, name);
+	}
+	add_dump(&fx, &b);
+	jitcode_finish(fx.jc);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->line_offset, 0);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->votes_plain, 3);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->files_dropped, 0);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 5, 0x11000, &f), 1);
+	ck_assert_str_eq(f.name, "m:f1/1");
+	ck_assert_uint_eq(f.line, 5); /* the prologue entry covers the start */
+	ck_assert_str_eq(f.file, "m.erl");
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 5, 0x11034, &f), 1);
+	ck_assert_uint_eq(f.line, 5);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 5, 0x11035, &f), 1);
+	ck_assert_uint_eq(f.line, 7);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 5, 0x110ef, &f), 1);
+	ck_assert_uint_eq(f.line, 9);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 5, 0x10ff0, &f), 1);
+	ck_assert_str_eq(f.name, "m:f/1-CodeInfoPrologue");
+	ck_assert_uint_eq(f.line, 0);
+	free(b.p);
+	fx_release(&fx);
+}
+END_TEST
+
+/* Node.js 20: file names from freed memory fall back to the file in the function's
+ * name; no line is ever given with a damaged file. */
+START_TEST(test_lines_node20_fallback)
+{
+	static const char *path = "/home/user/project/src/fibonacci.js";
+	struct jitcode_frame f;
+	struct fixture fx;
+	struct jb b;
+	size_t at;
+	uint64_t a;
+
+	fx_init(&fx);
+	jb_init(&b, 0, 100, 0);
+	at = jb_debug_begin(&b, 1, 0x6000, 3);
+	jb_entry_node20(&b, 0x6040, 3, path);
+	jb_entry_node20(&b, 0x6067, 4, path);
+	jb_entry_node20(&b, 0x6086, 7, path);
+	jb_end(&b, at);
+	jb_load(&b, 2, 100, 0x6000, 0x100, 1, "JS:*fib /home/user/project/src/fibonacci.js:3:19");
+	/* the name's file with only the first 16 bytes damaged, but printable */
+	at = jb_debug_begin(&b, 3, 0x8000, 1);
+	jb_entry(&b, 0x8040, 12, "XXXXXXXXXXXXXXXXct/src/fibonacci.js");
+	jb_end(&b, at);
+	jb_load(&b, 4, 100, 0x8000, 0x100, 2, "JS:^fib /home/user/project/src/fibonacci.js:3:19");
+	/* a damaged file and no file in the name: the line goes, the file goes */
+	at = jb_debug_begin(&b, 5, 0x9000, 1);
+	jb_entry_node20(&b, 0x9040, 8, path);
+	jb_end(&b, at);
+	jb_load(&b, 6, 100, 0x9000, 0x100, 3, "JS:wasm-function[0]");
+	add_dump(&fx, &b);
+	jitcode_finish(fx.jc);
+	for (a = 0x6000; a < 0x6100; a++) {
+		ck_assert_int_eq(jitcode_lookup(fx.jc, 10, a, &f), 1);
+		ck_assert_str_eq(f.file, path);
+		ck_assert_uint_eq(f.line, a < 0x6027 ? 3 : a < 0x6046 ? 4 : 7);
+	}
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 10, 0x8010, &f), 1);
+	ck_assert_str_eq(f.file, path);
+	ck_assert_uint_eq(f.line, 12);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 10, 0x9010, &f), 1);
+	ck_assert_str_eq(f.name, "JS:wasm-function[0]");
+	ck_assert_ptr_null(f.file);
+	ck_assert_uint_eq(f.line, 8);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->files_replaced, 4);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->files_dropped, 1);
+	free(b.p);
+	fx_release(&fx);
+}
+END_TEST
+
+/* DEBUG_INFO for other code than the next load is not attached to it. */
+START_TEST(test_debug_unmatched)
+{
+	struct jitcode_frame f;
+	struct fixture fx;
+	struct jitdump_debug_entry e = { 0x2040, 5, 0, "x.c", 1, 0 };
+
+	fx_init(&fx);
+	jitcode_add_debug(fx.jc, 0x2000, &e, 1);
+	jitcode_add_load(fx.jc, 1, 0x3000, 0x10, "not it");
+	jitcode_add_debug(fx.jc, 0x2000, &e, 1);
+	jitcode_add_debug(fx.jc, 0x2000, &e, 1);
+	jitcode_add_load(fx.jc, 1, 0x2000, 0x10, "it");
+	jitcode_finish(fx.jc);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 2, 0x3000, &f), 1);
+	ck_assert_uint_eq(f.line, 0);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 2, 0x2000, &f), 1);
+	ck_assert_uint_eq(f.line, 5);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->debug_unmatched, 2);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->debug_infos, 1);
+	fx_release(&fx);
+}
+END_TEST
+
+/* Wasmtime writes mangled Rust and C++ names: shown demangled, kept raw. */
+START_TEST(test_demangle)
+{
+	struct jitcode_frame f;
+	struct fixture fx;
+
+	fx_init(&fx);
+	jitcode_add_load(fx.jc, 1, 0x1000, 0x10, "_ZN4core3ptr13drop_in_place17h0123456789abcdefE");
+	jitcode_add_load(fx.jc, 1, 0x2000, 0x10, "_ZN2ns5Klass6methodEi");
+	jitcode_add_load(fx.jc, 1, 0x3000, 0x10, "wasm[0]::function[3]::fib");
+	jitcode_finish(fx.jc);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 2, 0x1000, &f), 1);
+	ck_assert_str_eq(f.name, "core::ptr::drop_in_place");
+	ck_assert_str_eq(f.raw_name, "_ZN4core3ptr13drop_in_place17h0123456789abcdefE");
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 2, 0x2000, &f), 1);
+	ck_assert_str_eq(f.name, "ns::Klass::method");
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 2, 0x3000, &f), 1);
+	ck_assert_str_eq(f.name, "wasm[0]::function[3]::fib");
+	fx_release(&fx);
+}
+END_TEST
+
+/* Perf maps: no times, a later line over the same range wins; the dump goes first. */
+START_TEST(test_perf_map)
+{
+	static const char map[] = "1000 10 map old\n1000 10 map new\n5000 10 map only\n";
+	struct perfmap_reader *r;
+	struct jitcode_frame f;
+	struct fixture fx;
+
+	fx_init(&fx);
+	r = perfmap_reader_open_mem(map, sizeof(map) - 1, "t.map", &fx.d);
+	ck_assert_uint_eq(jitcode_add_perfmap(fx.jc, r), 3);
+	perfmap_reader_close(r);
+	jitcode_add_load(fx.jc, 100, 0x5000, 0x10, "from dump");
+	jitcode_finish(fx.jc);
+	ck_assert_str_eq(name_at(fx.jc, 0, 0x1000), "map new");
+	ck_assert_str_eq(name_at(fx.jc, 99, 0x5000), "map only");
+	ck_assert_str_eq(name_at(fx.jc, 100, 0x5000), "from dump");
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 0, 0x100f, &f), 1);
+	ck_assert_int_eq(f.from_map, 1);
+	ck_assert_uint_eq(f.line, 0);
+	fx_release(&fx);
+}
+END_TEST
+
+START_TEST(test_name_file)
+{
+	const char *f = NULL;
+
+	ck_assert_uint_eq(jitcode_name_file("JS:*fib /a/fib.js:2:19", &f), 9);
+	ck_assert(strncmp(f, "/a/fib.js", 9) == 0);
+	ck_assert_uint_eq(jitcode_name_file("LazyCompile:~ /x y/z.js:1", &f), 6);
+	ck_assert(strncmp(f, "y/z.js", 6) == 0);
+	ck_assert_uint_eq(jitcode_name_file("JS:wasm_fib-0-turbofan", &f), 0);
+	ck_assert_uint_eq(jitcode_name_file("collatz_steps", &f), 0);
+	ck_assert_uint_eq(jitcode_name_file("Builtin: x", &f), 0);
+	ck_assert_uint_eq(jitcode_name_file("JS:~ :1:2", &f), 0);
+	ck_assert_uint_eq(jitcode_name_file("hotfib:fib/1", &f), 0);
+}
+END_TEST
+
+/* ---- the real recordings, against perf inject --jit + perf report ---- */
+
+/* perf's self sample count for `sym` in testdata/jit/expected/NAME.sym. */
+static long perf_count(const char *name, const char *sym)
+{
+	char rel[256], line[4096], want[1100];
+	FILE *f;
+	long n = -1;
+
+	snprintf(rel, sizeof(rel), "testdata/jit/expected/%s.sym", name);
+	f = fopen(top_path(rel), "r");
+	ck_assert_msg(f != NULL, "cannot open %s", rel);
+	snprintf(want, sizeof(want), "[.] %s", sym);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, want);
+		double pct;
+		long cnt;
+
+		if (!p || strspn(p + strlen(want), " \n") != strlen(p + strlen(want)))
+			continue;
+		if (sscanf(line, " %lf%% %ld", &pct, &cnt) == 2)
+			n = cnt;
+	}
+	fclose(f);
+	ck_assert_msg(n >= 0, "%s not in %s", sym, rel);
+	return n;
+}
+
+struct tally {
+	long hot;              /* samples in the hot function */
+	long lines[64];        /* of those, by line */
+	long nofile, badfile;
+	long jit;              /* samples in any JIT code */
+};
+
+/* Resolve every user sample of `pid` in a recording through the table. */
+static void tally_samples(const char *data, uint32_t pid, const struct jitcode *jc,
+			  const char *hot, const char *file, struct tally *t)
+{
+	struct perf_record rec;
+	struct perf_reader *r;
+	struct diag d;
+
+	diag_init(&d);
+	memset(t, 0, sizeof(*t));
+	r = perf_reader_open(top_path(data), &d);
+	ck_assert(r != NULL);
+	while (perf_reader_next(r, &rec) == 1) {
+		struct jitcode_frame f;
+
+		if (rec.type != PERF_REC_SAMPLE || rec.sid.pid != pid)
+			continue;
+		if (!jitcode_lookup(jc, rec.sid.time, rec.u.sample.ip, &f))
+			continue;
+		t->jit++;
+		if (strcmp(f.name, hot))
+			continue;
+		t->hot++;
+		t->lines[f.line < 64 ? f.line : 63]++;
+		if (!f.file)
+			t->nofile++;
+		else if (file && strcmp(f.file, file))
+			t->badfile++;
+	}
+	perf_reader_close(r);
+}
+
+static struct jitcode *table_from(struct strtab *st, const char *dump, const char *map,
+				  uint32_t pid)
+{
+	struct jitcode *jc = jitcode_new(st, 1);
+	struct diag d;
+
+	diag_init(&d);
+	if (dump) {
+		size_t len;
+		uint8_t *buf = slurp_gz(top_path(dump), &len);
+		struct jitdump_reader *r = jitdump_reader_open_mem(buf, len, dump, NULL, &d);
+
+		ck_assert(r != NULL);
+		ck_assert_uint_eq(jitdump_reader_header(r)->pid, pid);
+		jitcode_add_dump(jc, r, pid);
+		jitdump_reader_close(r);
+		free(buf);
+	}
+	if (map) {
+		struct perfmap_reader *r = perfmap_reader_open(top_path(map), &d);
+
+		ck_assert(r != NULL);
+		jitcode_add_perfmap(jc, r);
+		perfmap_reader_close(r);
+	}
+	jitcode_finish(jc);
+	ck_assert_uint_eq(d.nerrors + d.nwarnings, 0);
+	return jc;
+}
+
+/* node --perf-prof: JS:*fibonacci, its lines in the body (3-8), the file from the name. */
+START_TEST(test_real_node)
+{
+	static const char *hot = "JS:*fibonacci /tmp/perfconv-rec-jit/js/fibonacci-bench.js:3:19";
+	struct strtab st;
+	struct tally t;
+	struct jitcode *jc;
+	long in_body = 0;
+	int l;
+
+	strtab_init(&st);
+	jc = table_from(&st, "testdata/jit/jit-30720.dump", NULL, 30720);
+	tally_samples("testdata/jit/node.data", 30720, jc, hot,
+		      "/tmp/perfconv-rec-jit/js/fibonacci-bench.js", &t);
+	ck_assert_int_eq(t.hot, perf_count("node", hot));
+	ck_assert_int_eq(t.nofile + t.badfile, 0);
+	for (l = 3; l <= 8; l++)
+		in_body += t.lines[l];
+	ck_assert_int_eq(in_body, t.hot); /* perf: 40% ??:0, the rest a garbage file name */
+	ck_assert_int_gt(t.lines[7], t.hot / 4); /* return fibonacci(n - 1) + ... */
+	ck_assert_uint_eq(jitcode_stats(jc)->line_offset, 0x40);
+	ck_assert_uint_gt(jitcode_stats(jc)->files_replaced, 0);
+	jitcode_free(jc);
+	strtab_release(&st);
+}
+END_TEST
+
+/* Acceptance 3: the runtime killed while writing a record: the dump ends inside it. A
+ * warning, and samples in code loaded before the cut are still named. (The hot function
+ * is the last record of the real dump: the cut-off record is the first 40 bytes of a
+ * copy of it, appended.) */
+START_TEST(test_real_node_cut)
+{
+	static const char *hot = "JS:*fibonacci /tmp/perfconv-rec-jit/js/fibonacci-bench.js:3:19";
+	struct jitdump_record rec;
+	struct jitdump_reader *r;
+	struct strtab st;
+	struct jitcode *jc;
+	struct tally t;
+	struct diag d;
+	size_t len, at = 0;
+	uint8_t *buf = slurp_gz(top_path("testdata/jit/jit-30720.dump"), &len);
+
+	diag_init(&d);
+	d.quiet = 1;
+	r = jitdump_reader_open_mem(buf, len, "node.dump", NULL, &d);
+	while (jitdump_reader_next(r, &rec) == 1)
+		if (rec.id == JITDUMP_CODE_LOAD && !strcmp(rec.u.load.name, hot))
+			at = rec.offset;
+	jitdump_reader_close(r);
+	ck_assert_uint_gt(at, 0);
+	buf = realloc(buf, len + 40);
+	memcpy(buf + len, buf + at, 40);
+
+	strtab_init(&st);
+	jc = jitcode_new(&st, 1);
+	r = jitdump_reader_open_mem(buf, len + 40, "node.dump", NULL, &d);
+	jitcode_add_dump(jc, r, 30720);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->truncated_bytes, 40);
+	jitdump_reader_close(r);
+	ck_assert_uint_eq(d.nwarnings, 1);
+	jitcode_finish(jc);
+	tally_samples("testdata/jit/node.data", 30720, jc, hot, NULL, &t);
+	ck_assert_int_eq(t.hot, perf_count("node", hot));
+	jitcode_free(jc);
+	strtab_release(&st);
+	free(buf);
+}
+END_TEST
+
+/* node running WebAssembly: Liftoff, then TurboFan code for wasm_fib. */
+START_TEST(test_real_node_wasm)
+{
+	static const char *hot = "JS:wasm_fib-0-turbofan";
+	struct strtab st;
+	struct tally t;
+	struct jitcode *jc;
+
+	strtab_init(&st);
+	jc = table_from(&st, "testdata/jit/jit-30736.dump", NULL, 30736);
+	tally_samples("testdata/jit/node-wasm.data", 30736, jc, hot, NULL, &t);
+	ck_assert_int_eq(t.hot, perf_count("node-wasm", hot));
+	jitcode_free(jc);
+	strtab_release(&st);
+}
+END_TEST
+
+/* lli-14 MCJIT: collatz_steps, its lines within its body (6-17) in hotloop.c. */
+START_TEST(test_real_lli)
+{
+	struct strtab st;
+	struct tally t;
+	struct jitcode *jc;
+	long in_body = 0;
+	int l;
+
+	strtab_init(&st);
+	jc = table_from(&st, "testdata/jit/jit-30749.dump", NULL, 30749);
+	tally_samples("testdata/jit/lli.data", 30749, jc, "collatz_steps",
+		      "/tmp/perfconv-rec-jit/c/hotloop.c", &t);
+	ck_assert_int_eq(t.hot, perf_count("lli", "collatz_steps"));
+	ck_assert_int_eq(t.nofile + t.badfile, 0);
+	for (l = 6; l <= 17; l++)
+		in_body += t.lines[l];
+	ck_assert_int_eq(in_body + t.lines[0], t.hot);
+	ck_assert_int_gt(in_body, t.hot / 2); /* perf: all ??:0 */
+	ck_assert_int_gt(t.lines[10], 0);     /* if (n % 2 == 0) */
+	ck_assert_uint_eq(jitcode_stats(jc)->line_offset, 0x40);
+	jitcode_free(jc);
+	strtab_release(&st);
+}
+END_TEST
+
+/* erl +JPperf true: hotfib:fib/1, the recursive clause on line 7. */
+START_TEST(test_real_erlang)
+{
+	struct strtab st;
+	struct tally t;
+	struct jitcode *jc;
+
+	strtab_init(&st);
+	jc = table_from(&st, "testdata/jit/jit-30756.dump.gz", "testdata/jit/perf-30756.map",
+			30756);
+	tally_samples("testdata/jit/erlang.data", 30756, jc, "hotfib:fib/1", "hotfib.erl", &t);
+	ck_assert_int_eq(t.hot, perf_count("erlang", "hotfib:fib/1"));
+	ck_assert_int_eq(t.nofile + t.badfile, 0);
+	/* fib(0) -> 0; (line 5: the clause heads) and fib(N) -> ... (line 7) */
+	ck_assert_int_eq(t.lines[5] + t.lines[7] + t.lines[9], t.hot);
+	ck_assert_int_gt(t.lines[7], t.hot / 2);
+	ck_assert_uint_eq(jitcode_stats(jc)->line_offset, 0);
+	ck_assert_uint_eq(jitcode_stats(jc)->loads, 15813);
+	jitcode_free(jc);
+	strtab_release(&st);
+}
+END_TEST
+
+/* node --perf-basic-prof: a perf map only. */
+START_TEST(test_real_node_map)
+{
+	static const char *hot = "JS:*fibonacci /tmp/perfconv-rec-jit/js/fibonacci-bench.js:3:19";
+	struct strtab st;
+	struct tally t;
+	struct jitcode *jc;
+
+	strtab_init(&st);
+	jc = table_from(&st, NULL, "testdata/jit/perf-30787.map", 30787);
+	tally_samples("testdata/jit/node-map.data", 30787, jc, hot, NULL, &t);
+	ck_assert_int_eq(t.hot, perf_count("node-map", hot));
+	ck_assert_int_eq(t.lines[0], t.hot);
+	jitcode_free(jc);
+	strtab_release(&st);
+}
+END_TEST
+
+static Suite *jitcode_suite(void)
+{
+	Suite *s = suite_create("jitcode");
+	TCase *tc = tcase_create("jitcode");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_same_address_over_time);
+	tcase_add_test(tc, test_move);
+	tcase_add_test(tc, test_partial_overlap);
+	tcase_add_test(tc, test_out_of_order_times);
+	tcase_add_test(tc, test_timeless);
+	tcase_add_test(tc, test_lines_with_offset);
+	tcase_add_test(tc, test_lines_beam);
+	tcase_add_test(tc, test_lines_node20_fallback);
+	tcase_add_test(tc, test_debug_unmatched);
+	tcase_add_test(tc, test_demangle);
+	tcase_add_test(tc, test_perf_map);
+	tcase_add_test(tc, test_name_file);
+	tcase_add_test(tc, test_real_node);
+	tcase_add_test(tc, test_real_node_cut);
+	tcase_add_test(tc, test_real_node_wasm);
+	tcase_add_test(tc, test_real_lli);
+	tcase_add_test(tc, test_real_erlang);
+	tcase_add_test(tc, test_real_node_map);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(jitcode_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,211 @@
+/* check_perfmap: unit tests of the perf map reader: the forms runtimes write, bad lines,
+ * and the real maps in testdata/jit/. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/perfmap.h"
+
+static char path_buf[4096];
+
+static const char *top_path(const char *rel)
+{
+	const char *top = getenv("PERFCONV_TOP");
+
+	snprintf(path_buf, sizeof(path_buf), "%s/%s", top ? top : ".", rel);
+	return path_buf;
+}
+
+struct cap {
+	struct diag d;
+	FILE *f;
+	char text[8192];
+};
+
+static void cap_init(struct cap *c)
+{
+	diag_init(&c->d);
+	c->f = tmpfile();
+	ck_assert(c->f != NULL);
+	c->d.out = c->f;
+}
+
+static const char *cap_text(struct cap *c)
+{
+	size_t n;
+
+	fflush(c->f);
+	rewind(c->f);
+	n = fread(c->text, 1, sizeof(c->text) - 1, c->f);
+	c->text[n] = 0;
+	return c->text;
+}
+
+START_TEST(test_forms)
+{
+	static const char map[] =
+		"7f0000001000 40 JS:*fib /tmp/a b/fib.js:2:19\n" /* spaces in the name */
+		"0x7f0000002000 0x20 Interpreter::invoke\n"      /* JDK's 0x */
+		"\n"
+		"7F0000003000\t10\tLazyCompile:~ /x.js:1\r\n"    /* tabs, CRLF, upper case */
+		"  7f0000004000 8 indented\n"
+		"7f0000005000 8 last line without newline";
+	struct perfmap_entry e;
+	struct perfmap_reader *r;
+	struct cap c;
+
+	cap_init(&c);
+	r = perfmap_reader_open_mem(map, sizeof(map) - 1, "forms.map", &c.d);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 1);
+	ck_assert_uint_eq(e.start, 0x7f0000001000);
+	ck_assert_uint_eq(e.size, 0x40);
+	ck_assert_str_eq(e.name, "JS:*fib /tmp/a b/fib.js:2:19");
+	ck_assert_uint_eq(e.line, 1);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 1);
+	ck_assert_uint_eq(e.start, 0x7f0000002000);
+	ck_assert_uint_eq(e.size, 0x20);
+	ck_assert_str_eq(e.name, "Interpreter::invoke");
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 1);
+	ck_assert_uint_eq(e.start, 0x7f0000003000);
+	ck_assert_uint_eq(e.size, 0x10);
+	ck_assert_str_eq(e.name, "LazyCompile:~ /x.js:1");
+	ck_assert_uint_eq(e.line, 4);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 1);
+	ck_assert_str_eq(e.name, "indented");
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 1);
+	ck_assert_str_eq(e.name, "last line without newline");
+	ck_assert_uint_eq(e.line, 6);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 0);
+	ck_assert_uint_eq(perfmap_reader_stats(r)->entries, 5);
+	ck_assert_uint_eq(perfmap_reader_stats(r)->skipped_bad, 0);
+	ck_assert_uint_eq(c.d.nwarnings, 0);
+	perfmap_reader_close(r);
+	fclose(c.f);
+}
+END_TEST
+
+START_TEST(test_bad_lines)
+{
+	static const char map[] =
+		"1000 10 good\n"
+		"zzzz 10 bad start\n"
+		"2000 10\n"                         /* no name */
+		"3000 1g0 bad size\n"
+		"12345678901234567 10 too long\n"  /* 17 digits: over 64 bits */
+		"ffffffffffffffff 10 wraps\n"
+		"0x 10 no digits\n"
+		"4000 10 good again\n";
+	struct perfmap_entry e;
+	struct perfmap_reader *r;
+	struct cap c;
+
+	cap_init(&c);
+	r = perfmap_reader_open_mem(map, sizeof(map) - 1, "bad.map", &c.d);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 1);
+	ck_assert_str_eq(e.name, "good");
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 1);
+	ck_assert_str_eq(e.name, "good again");
+	ck_assert_uint_eq(e.line, 8);
+	ck_assert_uint_eq(e.start, 0x4000);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 0);
+	ck_assert_uint_eq(perfmap_reader_stats(r)->skipped_bad, 6);
+	cap_text(&c);
+	ck_assert_ptr_nonnull(strstr(c.text, "bad.map: offset 0xd: warning: line 2: not `START SIZE name`"));
+	ck_assert_ptr_nonnull(strstr(c.text, "line 3:"));
+	ck_assert_ptr_nonnull(strstr(c.text, "line 7:"));
+	ck_assert_ptr_null(strstr(c.text, "line 8:"));
+	perfmap_reader_close(r);
+	fclose(c.f);
+}
+END_TEST
+
+START_TEST(test_nul_in_line)
+{
+	static const char map[] = "1000 10 na\0me\n2000 10 ok\n";
+	struct perfmap_entry e;
+	struct perfmap_reader *r;
+	struct cap c;
+
+	cap_init(&c);
+	r = perfmap_reader_open_mem(map, sizeof(map) - 1, "nul.map", &c.d);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 1);
+	ck_assert_str_eq(e.name, "ok");
+	ck_assert_uint_eq(perfmap_reader_stats(r)->skipped_bad, 1);
+	perfmap_reader_close(r);
+	fclose(c.f);
+}
+END_TEST
+
+START_TEST(test_empty_and_missing)
+{
+	struct perfmap_entry e;
+	struct perfmap_reader *r;
+	struct cap c;
+
+	cap_init(&c);
+	r = perfmap_reader_open_mem("", 0, "empty.map", &c.d);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 0);
+	perfmap_reader_close(r);
+	ck_assert_ptr_null(perfmap_reader_open(top_path("testdata/jit/perf-1.map"), &c.d));
+	ck_assert_ptr_nonnull(strstr(c.d.last_error, "cannot open"));
+	fclose(c.f);
+}
+END_TEST
+
+/* node --perf-basic-prof and BEAM's +JPperf maps. */
+START_TEST(test_real_maps)
+{
+	struct perfmap_entry e;
+	struct perfmap_reader *r;
+	struct cap c;
+	int fib = 0, erl_fib = 0;
+
+	cap_init(&c);
+	r = perfmap_reader_open(top_path("testdata/jit/perf-30787.map"), &c.d);
+	ck_assert(r != NULL);
+	while (perfmap_reader_next(r, &e) == 1)
+		if (!strcmp(e.name, "JS:*fibonacci /tmp/perfconv-rec-jit/js/fibonacci-bench.js:3:19"))
+			fib++;
+	ck_assert_int_ge(fib, 1);
+	ck_assert_uint_eq(perfmap_reader_stats(r)->skipped_bad, 0);
+	perfmap_reader_close(r);
+
+	r = perfmap_reader_open(top_path("testdata/jit/perf-30756.map"), &c.d);
+	ck_assert(r != NULL);
+	while (perfmap_reader_next(r, &e) == 1)
+		if (!strcmp(e.name, "$hotfib:fib/1")) /* BEAM writes 0x and a $ in its map */
+			erl_fib++;
+	ck_assert_int_eq(erl_fib, 1);
+	ck_assert_uint_eq(perfmap_reader_stats(r)->entries, 15813);
+	ck_assert_uint_eq(perfmap_reader_stats(r)->skipped_bad, 0);
+	ck_assert_uint_eq(c.d.nwarnings, 0);
+	perfmap_reader_close(r);
+	fclose(c.f);
+}
+END_TEST
+
+static Suite *perfmap_suite(void)
+{
+	Suite *s = suite_create("perfmap");
+	TCase *tc = tcase_create("perfmap");
+
+	tcase_add_test(tc, test_forms);
+	tcase_add_test(tc, test_bad_lines);
+	tcase_add_test(tc, test_nul_in_line);
+	tcase_add_test(tc, test_empty_and_missing);
+	tcase_add_test(tc, test_real_maps);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(perfmap_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
