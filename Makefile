@@ -58,13 +58,14 @@ LIB_SRCS := \
 	convert/profile.c \
 	convert/profview.c \
 	convert/replay.c \
+	convert/jitprocs.c \
 	convert/jitcode.c \
 	convert/pipeline.c \
 	convert/output.c
 
 MAIN_SRCS := convert/main.c
 
-E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_pprof.sh tests/e2e_json.sh
+E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_jit.sh tests/e2e_pprof.sh tests/e2e_json.sh
 
 
 CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json

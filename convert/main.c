@@ -28,6 +28,7 @@ enum {
 	OPT_EVENT,
 	OPT_SRCLINE,
 	OPT_CACHE_DIR,
+	OPT_JIT_DIR,
 	OPT_NO_CACHE,
 	OPT_CPU_LABEL,
 	OPT_VERSION,
@@ -55,6 +56,7 @@ static const struct option long_options[] = {
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "srcline", no_argument, NULL, OPT_SRCLINE },
 	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR },
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "cpu-label", no_argument, NULL, OPT_CPU_LABEL },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -89,6 +91,13 @@ static void usage(FILE *f)
 		"                        here (default $PERFCONV_CACHE_DIR, else\n"
 		"                        $XDG_CACHE_HOME/perfconv, else ~/.cache/perfconv)\n"
 		"      --no-cache        do not read or write that cache\n"
+		"\n"
+		"JIT code (jit-PID.dump from node --perf-prof, lli, erl +JPperf, Julia, Wasmtime;\n"
+		"perf-PID.map from --perf-basic-prof and the like):\n"
+		"      --jit-dir DIR     also look for jit-PID.dump[.gz] and perf-PID.map below\n"
+		"                        DIR (repeatable; covers LLVM's .debug/jit/*/); they are\n"
+		"                        looked for first at the path the recording names, next\n"
+		"                        to the input, and maps in /tmp when recorded here\n"
 		"\n"
 		"Filters (comma-separated lists, as perf report takes them):\n"
 		"      --pid PID,...     only samples of these processes\n"
@@ -246,6 +255,8 @@ int main(int argc, char **argv)
 	const struct output_format *of;
 	int c, weight_set = 0, rc = 0, no_cache = 0;
 	const char *cache_dir = NULL;
+	const char **jit_dirs = NULL;
+	size_t jit_dirs_cap = 0;
 	char *default_cache = NULL;
 
 	memset(&co, 0, sizeof(co));
@@ -292,6 +303,7 @@ int main(int argc, char **argv)
 		case OPT_ANNOTATE: wo.annotate = 1; break;
 		case OPT_SRCLINE: wo.srcline = 1; break;
 		case OPT_CACHE_DIR: cache_dir = optarg; break;
+		case OPT_JIT_DIR: VEC_PUSH(jit_dirs, co.njit_dirs, jit_dirs_cap, optarg); break;
 		case OPT_NO_CACHE: no_cache = 1; break;
 		case OPT_CPU_LABEL: wo.cpu_label = 1; break;
 		case OPT_VERSION: printf("perfconv %s\n", PERFCONV_VERSION); return 0;
@@ -312,6 +324,7 @@ int main(int argc, char **argv)
 	if (!weight_set)
 		wo.weight_period = of->weight_period;
 
+	co.jit_dirs = jit_dirs;
 	if (!no_cache)
 		co.sym.cache_dir = cache_dir ? cache_dir : (default_cache = default_cache_dir());
 	profile_init(&p);
@@ -323,6 +336,7 @@ int main(int argc, char **argv)
 		rc = 1;
 	profile_release(&p);
 	free(default_cache);
+	free(jit_dirs);
 	free(co.pids);
 	free(co.tids);
 	for (size_t i = 0; i < co.ncomms; i++)

@@ -3,11 +3,13 @@
 
 #include <inttypes.h>
 #include <libgen.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../formats/perfdata.h"
+#include "jitprocs.h"
 #include "replay.h"
 
 #define MAX_STACK 1024
@@ -46,6 +48,13 @@ struct conv {
 	int defer_kernel;
 	uint32_t *pending;
 	size_t npending, pending_cap;
+	/* JIT code: the processes' dumps and maps, and per table a cache of frames by
+	 * (code, offset in it, return address) */
+	struct jit_procs *jits;
+	struct u64map *jit_cache;
+	struct jitdump_time_conv time_conv;
+	int have_time_conv;
+	const char *input_dir;
 	/* the closing summary, computed from the finished profile */
 	uint64_t *dso_unsym;
 	uint64_t kernel_unsym, nomap_unsym;
@@ -72,6 +81,18 @@ static int is_kernel_name(const char *name)
 	return strncmp(name, "[kernel.kallsyms]", 17) == 0 || strncmp(name, "[guest.kernel", 13) == 0;
 }
 
+/* "jit-PID.dump": 1 and the pid. */
+static int jit_dump_name(const char *name, uint32_t *pid)
+{
+	unsigned int v;
+	int end = 0;
+
+	if (sscanf(name, "jit-%u.dump%n", &v, &end) != 1 || end == 0 || name[end])
+		return 0;
+	*pid = v;
+	return 1;
+}
+
 static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time)
 {
 	const struct perf_mmap_rec *m = &rec->u.mmap;
@@ -82,6 +103,13 @@ static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time
 	const char *path = m->filename;
 	uint32_t dso;
 
+	if (!kernel) {
+		uint32_t pid;
+
+		jit_procs_seen(c->jits, m->pid);
+		if (jit_dump_name(path_base(path), &pid) && pid == m->pid)
+			jit_procs_expect(c->jits, m->pid, path);
+	}
 	if (!m->executable)
 		return;
 	if (kernel && is_kernel_name(path))
@@ -124,6 +152,16 @@ static int pass_state(struct conv *c)
 		case PERF_REC_COMM:
 			replay_comm(c->rp, t, rec.u.comm.pid, rec.u.comm.tid, rec.u.comm.comm,
 				    rec.u.comm.exec);
+			jit_procs_seen(c->jits, rec.u.comm.pid);
+			break;
+		case PERF_REC_TIME_CONV:
+			c->time_conv.time_shift = (uint16_t)rec.u.time_conv.time_shift;
+			c->time_conv.time_mult = (uint32_t)rec.u.time_conv.time_mult;
+			c->time_conv.time_zero = rec.u.time_conv.time_zero;
+			c->time_conv.time_cycles = rec.u.time_conv.time_cycles;
+			c->time_conv.time_mask = rec.u.time_conv.time_mask;
+			c->time_conv.cap_user_time_short = rec.u.time_conv.cap_user_time_short;
+			c->have_time_conv = 1;
 			break;
 		case PERF_REC_FORK:
 			replay_fork(c->rp, rec.u.fork.time ? rec.u.fork.time : t, rec.u.fork.pid,
@@ -271,6 +309,56 @@ static uint32_t resolve_new(struct conv *c, const struct replay_map *m, uint32_t
 	return new_resolved(c, ids, (uint32_t)n);
 }
 
+/* Memory no ELF file backs: where JIT runtimes put their code. */
+static int is_anonymous(const char *path)
+{
+	return path[0] != '/' || strncmp(path, "//", 2) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
+	       strstr(path, " (deleted)") != NULL;
+}
+
+/* JIT code at `addr` in process table `t` at `time`: its frame, or NULL when the
+ * table has no code there then. */
+static const struct resolved *resolve_jit(struct conv *c, int t, const struct replay_map *m,
+					  uint64_t addr, int ret, uint64_t time)
+{
+	struct jitcode_frame jf;
+	struct pc_frame f;
+	struct pc_mapping pm;
+	uint32_t id, *v, idx;
+	uint64_t key = 0, off;
+
+	/* a return address's call is the byte before it */
+	if (!jitcode_lookup(jit_procs_table(c->jits, t), time, ret ? addr - 1 : addr, &jf))
+		return NULL;
+	off = addr - jf.start;
+	if (off < (1ULL << 30)) {
+		key = (((uint64_t)jf.code << 32) | (off << 1) | (uint64_t)ret) + 1;
+		v = u64map_get(&c->jit_cache[t], key);
+		if (v)
+			return &c->res[*v];
+	}
+	memset(&pm, 0, sizeof(pm));
+	pm.start = m ? m->start : jf.start;
+	pm.limit = m ? m->end : jf.start + (jf.size ? jf.size : 1);
+	pm.file = profile_str(c->p, jit_procs_module(c->jits, t));
+	pm.kind = FRAME_JIT;
+	memset(&f, 0, sizeof(f));
+	f.addr = addr;
+	f.mapping = profile_mapping(c->p, &pm);
+	f.kind = FRAME_JIT;
+	f.symbolized = 1;
+	f.func = profile_str(c->p, jf.name);
+	f.system_name = profile_str(c->p, jf.raw_name ? jf.raw_name : jf.name);
+	f.file = profile_str(c->p, jf.file ? jf.file : "");
+	f.line = jf.line;
+	f.module = pm.file;
+	id = profile_frame(c->p, &f);
+	idx = new_resolved(c, &id, 1);
+	if (key)
+		u64map_put(&c->jit_cache[t], key, idx);
+	return &c->res[idx];
+}
+
 /* The frames of one address, from the cache or symbolized now. */
 static const struct resolved *resolve(struct conv *c, uint32_t pid, uint64_t time, uint64_t addr,
 				      int ret, int kernel_ctx)
@@ -282,6 +370,17 @@ static const struct resolved *resolve(struct conv *c, uint32_t pid, uint64_t tim
 	m = replay_find(c->rp, kernel_ctx ? REPLAY_KERNEL_PID : pid, time, addr);
 	if (!m && !kernel_ctx && addr >= 0xffff800000000000ULL)
 		m = replay_find(c->rp, REPLAY_KERNEL_PID, time, addr), kernel_ctx = 1;
+	if (!kernel_ctx && !c->opt->no_symbols && jit_procs_count(c->jits)) {
+		int t = jit_procs_find(c->jits, pid);
+
+		if (t >= 0 && (!m || is_anonymous(profile_text(
+					     c->p, replay_dso_get(c->rp, m->dso)->path)))) {
+			const struct resolved *r = resolve_jit(c, t, m, addr, ret, time);
+
+			if (r)
+				return r;
+		}
+	}
 	if (!m) {
 		key = (addr ^ ((uint64_t)kernel_ctx << 63)) * 2 + (uint64_t)ret + 1;
 		v = u64map_get(&c->nomap_cache, key ? key : 1);
@@ -427,6 +526,50 @@ static void mapping_flags(struct conv *c)
 		/* inlined calls were looked for wherever there were source lines */
 		m->has_inline_frames |= inl && (f->line != 0 || f->kind == FRAME_INLINED);
 	}
+}
+
+/* Are the sampling events' times CLOCK_MONOTONIC, the clock jitdumps use (-k 1)? */
+static int clock_monotonic(const struct perf_reader *r)
+{
+	size_t n = perf_reader_nevents(r);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct perf_event_desc *e = perf_reader_event(r, i);
+
+		if (!e->use_clockid || e->clockid != 1)
+			return 0;
+	}
+	return n > 0;
+}
+
+/* Was the recording made on this machine (so that /tmp/perf-PID.map is its own)? */
+static int same_host(const struct perf_reader *r)
+{
+	const char *rec = perf_reader_header(r)->hostname;
+	char here[256];
+
+	if (gethostname(here, sizeof(here)) != 0)
+		return 0;
+	here[sizeof(here) - 1] = '\0';
+	return rec && strcmp(rec, here) == 0;
+}
+
+static void load_jit(struct conv *c)
+{
+	struct jit_search s;
+
+	/* the search is set now: the clock and TIME_CONV are known after pass 1 */
+	memset(&s, 0, sizeof(s));
+	s.input_dir = c->input_dir;
+	s.jit_dirs = c->opt->jit_dirs;
+	s.njit_dirs = c->opt->njit_dirs;
+	s.use_tmp_maps = same_host(c->r);
+	s.clock_monotonic = clock_monotonic(c->r);
+	s.time_conv = c->have_time_conv ? &c->time_conv : NULL;
+	s.demangle = c->opt->sym.demangle;
+	jit_procs_configure(c->jits, &s);
+	jit_procs_load(c->jits, c->d, c->opt->quiet);
+	c->jit_cache = xcalloc(jit_procs_count(c->jits) + 1, sizeof(*c->jit_cache));
 }
 
 /* Pass 2: samples. */
@@ -674,6 +817,13 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	}
 	c.sym = symbolizer_new(&so, d);
 	c.rp = replay_new(&p->strings);
+	c.input_dir = so.input_dir;
+	{
+		struct jit_search js;
+
+		memset(&js, 0, sizeof(js));
+		c.jits = jit_procs_new(&p->strings, &js);
+	}
 	u64map_init(&c.map_ids);
 	u64map_init(&c.addr_cache);
 	u64map_init(&c.nomap_cache);
@@ -685,6 +835,8 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	if (pass_state(&c) < 0)
 		goto out;
 	replay_finish(c.rp);
+	if (!o->no_symbols)
+		load_jit(&c);
 	perf_reader_rewind(c.r);
 	if (pass_samples(&c) < 0)
 		goto out;
@@ -703,6 +855,11 @@ out:
 	free(c.dso_unsym);
 	free(c.mapping_dso);
 	free(c.pending);
+	if (c.jit_cache)
+		for (size_t i = 0; i < jit_procs_count(c.jits); i++)
+			u64map_release(&c.jit_cache[i]);
+	free(c.jit_cache);
+	jit_procs_free(c.jits);
 	replay_free(c.rp);
 	symbolizer_free(c.sym);
 	perf_reader_close(c.r);

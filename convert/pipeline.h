@@ -18,6 +18,8 @@ struct convert_options {
 	char **comms;
 	size_t ncomms;
 	int quiet;                /* no closing summary */
+	const char *const *jit_dirs; /* --jit-dir: searched for jit-PID.dump, perf-PID.map */
+	size_t njit_dirs;
 };
 
 /* What a conversion saw, for the closing summary and for tests. */

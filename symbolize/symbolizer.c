@@ -368,7 +368,8 @@ void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,
 	if (s->kernel_tried || build_id_size > sizeof(s->kernel_bid))
 		return;
 	s->kernel_tried = 1;
-	memcpy(s->kernel_bid, build_id, build_id_size);
+	if (build_id_size)
+		memcpy(s->kernel_bid, build_id, build_id_size);
 	s->kernel_bid_size = build_id_size;
 	if (pthread_create(&s->kernel_tid, NULL, kernel_thread_main, s) == 0)
 		s->kernel_thread = 1;

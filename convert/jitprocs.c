@@ -1,0 +1,370 @@
+/* jitprocs: find the jitdumps and perf maps of a recording's processes and load them. */
+#include "jitprocs.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "../formats/perfmap.h"
+
+enum { FOUND_DUMP, FOUND_DUMP_GZ, FOUND_MAP };
+
+struct found {
+	uint32_t pid;
+	int kind;
+	char *path;
+};
+
+struct jp_proc {
+	uint32_t pid;
+	char *expected;      /* the jit-PID.dump path the process mapped, or NULL */
+	char *module;        /* the file that served it */
+	struct jitcode *jc;
+};
+
+struct jit_procs {
+	struct strtab *strings;
+	struct jit_search s;
+	struct jp_proc *procs;
+	size_t nprocs, procs_cap;
+	struct u64map index;  /* pid + 1 -> procs index + 1 */
+	int *tables;          /* procs index of each loaded table */
+	size_t ntables, tables_cap;
+	struct u64map table_index; /* pid + 1 -> tables index + 1 */
+	struct found *found;  /* files in the --jit-dir trees */
+	size_t nfound, found_cap;
+};
+
+struct jit_procs *jit_procs_new(struct strtab *strings, const struct jit_search *s)
+{
+	struct jit_procs *jp = xcalloc(1, sizeof(*jp));
+
+	jp->strings = strings;
+	jp->s = *s;
+	u64map_init(&jp->index);
+	u64map_init(&jp->table_index);
+	return jp;
+}
+
+void jit_procs_configure(struct jit_procs *jp, const struct jit_search *s)
+{
+	jp->s = *s;
+}
+
+void jit_procs_free(struct jit_procs *jp)
+{
+	if (!jp)
+		return;
+	for (size_t i = 0; i < jp->nprocs; i++) {
+		free(jp->procs[i].expected);
+		free(jp->procs[i].module);
+		jitcode_free(jp->procs[i].jc);
+	}
+	for (size_t i = 0; i < jp->nfound; i++)
+		free(jp->found[i].path);
+	free(jp->found);
+	free(jp->procs);
+	free(jp->tables);
+	u64map_release(&jp->index);
+	u64map_release(&jp->table_index);
+	free(jp);
+}
+
+static struct jp_proc *proc_for(struct jit_procs *jp, uint32_t pid)
+{
+	uint32_t *v = u64map_get(&jp->index, (uint64_t)pid + 1);
+	struct jp_proc p;
+
+	if (v)
+		return &jp->procs[*v - 1];
+	memset(&p, 0, sizeof(p));
+	p.pid = pid;
+	VEC_PUSH(jp->procs, jp->nprocs, jp->procs_cap, p);
+	u64map_put(&jp->index, (uint64_t)pid + 1, (uint32_t)jp->nprocs);
+	return &jp->procs[jp->nprocs - 1];
+}
+
+void jit_procs_seen(struct jit_procs *jp, uint32_t pid)
+{
+	if (pid != UINT32_MAX && pid != 0)
+		(void)proc_for(jp, pid);
+}
+
+void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path)
+{
+	struct jp_proc *p = proc_for(jp, pid);
+
+	if (!p->expected)
+		p->expected = xstrdup(path);
+}
+
+/* "jit-123.dump" (FOUND_DUMP), "jit-123.dump.gz", "perf-123.map": 1 and the pid. */
+static int parse_name(const char *name, uint32_t *pid, int *kind)
+{
+	const char *p;
+	char *end;
+	unsigned long v;
+
+	if (strncmp(name, "jit-", 4) == 0)
+		p = name + 4;
+	else if (strncmp(name, "perf-", 5) == 0)
+		p = name + 5;
+	else
+		return 0;
+	if (*p < '0' || *p > '9')
+		return 0;
+	v = strtoul(p, &end, 10);
+	if (v == 0 || v > UINT32_MAX)
+		return 0;
+	*pid = (uint32_t)v;
+	if (name[0] == 'j' && strcmp(end, ".dump") == 0)
+		*kind = FOUND_DUMP;
+	else if (name[0] == 'j' && strcmp(end, ".dump.gz") == 0)
+		*kind = FOUND_DUMP_GZ;
+	else if (name[0] == 'p' && strcmp(end, ".map") == 0)
+		*kind = FOUND_MAP;
+	else
+		return 0;
+	return 1;
+}
+
+/* Every jit-PID.dump[.gz] and perf-PID.map below `dir`; symbolic links to directories
+ * are not followed, so a loop cannot trap the walk. */
+static void index_dir(struct jit_procs *jp, const char *dir, int depth)
+{
+	DIR *d = depth < 32 ? opendir(dir) : NULL;
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *path;
+		struct stat st;
+		struct found f;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		path = xmalloc(strlen(dir) + strlen(e->d_name) + 2);
+		sprintf(path, "%s/%s", dir, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			index_dir(jp, path, depth + 1);
+			free(path);
+			continue;
+		}
+		if (!parse_name(e->d_name, &f.pid, &f.kind)) {
+			free(path);
+			continue;
+		}
+		f.path = path;
+		VEC_PUSH(jp->found, jp->nfound, jp->found_cap, f);
+	}
+	closedir(d);
+}
+
+static int is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The first existing candidate for (pid, kind): a malloc'ed path, or NULL. */
+static char *find_file(struct jit_procs *jp, uint32_t pid, int kind)
+{
+	char buf[4096], name[64];
+
+	if (kind == FOUND_MAP)
+		snprintf(name, sizeof(name), "perf-%u.map", pid);
+	else
+		snprintf(name, sizeof(name), "jit-%u.dump%s", pid, kind == FOUND_DUMP_GZ ? ".gz" : "");
+	if (kind == FOUND_MAP && jp->s.use_tmp_maps) {
+		snprintf(buf, sizeof(buf), "/tmp/%s", name);
+		if (is_file(buf))
+			return xstrdup(buf);
+	}
+	if (jp->s.input_dir) {
+		snprintf(buf, sizeof(buf), "%s/%s", jp->s.input_dir, name);
+		if (is_file(buf))
+			return xstrdup(buf);
+	}
+	for (size_t i = 0; i < jp->nfound; i++)
+		if (jp->found[i].pid == pid && jp->found[i].kind == kind)
+			return xstrdup(jp->found[i].path);
+	return NULL;
+}
+
+/* A gzipped dump, whole, in memory (runtimes write them plain; people compress them). */
+static void *read_gz(const char *path, size_t *len)
+{
+	gzFile gz = gzopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0;
+	int got;
+
+	*len = 0;
+	if (!gz)
+		return NULL;
+	do {
+		grow_array((void **)&buf, &cap, *len + (1 << 20), 1);
+		got = gzread(gz, buf + *len, 1 << 20);
+		if (got > 0)
+			*len += (size_t)got;
+	} while (got > 0);
+	if (got < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	gzclose(gz);
+	return buf;
+}
+
+/* Load `path` (a dump) into p's table; 1 when it gave code. */
+static int load_dump(struct jit_procs *jp, struct jp_proc *p, const char *path, int gz,
+		     struct diag *d, int *timeless)
+{
+	struct jitdump_reader *r;
+	void *buf = NULL;
+	size_t len;
+	const struct jitdump_header *h;
+	uint64_t loads;
+
+	if (gz) {
+		buf = read_gz(path, &len);
+		if (!buf) {
+			diag_warn(d, path, DIAG_NO_OFFSET, "cannot read the gzipped jitdump, not used");
+			return 0;
+		}
+		r = jitdump_reader_open_mem(buf, len, path, jp->s.time_conv, d);
+	} else {
+		r = jitdump_reader_open(path, jp->s.time_conv, d);
+	}
+	if (!r) {
+		free(buf);
+		return 0;
+	}
+	h = jitdump_reader_header(r);
+	if (h->pid != p->pid) {
+		diag_warn(d, path, DIAG_NO_OFFSET,
+			  "the dump was written by pid %u, not %u: not used for pid %u", h->pid,
+			  p->pid, p->pid);
+		jitdump_reader_close(r);
+		free(buf);
+		return 0;
+	}
+	*timeless = !jp->s.clock_monotonic || !h->times_converted;
+	if (*timeless)
+		jitcode_set_timeless(p->jc);
+	loads = jitcode_add_dump(p->jc, r, p->pid);
+	jitdump_reader_close(r);
+	free(buf);
+	return loads > 0;
+}
+
+static int load_map(struct jit_procs *jp, struct jp_proc *p, const char *path, struct diag *d)
+{
+	struct perfmap_reader *r = perfmap_reader_open(path, d);
+	uint64_t n;
+
+	if (!r)
+		return 0;
+	n = jitcode_add_perfmap(p->jc, r);
+	perfmap_reader_close(r);
+	return n > 0;
+}
+
+void jit_procs_load(struct jit_procs *jp, struct diag *d, int quiet)
+{
+	int warned_clock = 0;
+
+	for (size_t i = 0; i < jp->s.njit_dirs; i++)
+		index_dir(jp, jp->s.jit_dirs[i], 0);
+	for (size_t i = 0; i < jp->nprocs; i++) {
+		struct jp_proc *p = &jp->procs[i];
+		char *dump = NULL, *map;
+		int gz = 0, got_dump = 0, got_map = 0, timeless = 0;
+
+		if (p->expected && is_file(p->expected))
+			dump = xstrdup(p->expected);
+		if (!dump)
+			dump = find_file(jp, p->pid, FOUND_DUMP);
+		if (!dump && (dump = find_file(jp, p->pid, FOUND_DUMP_GZ)))
+			gz = 1;
+		map = find_file(jp, p->pid, FOUND_MAP);
+		if (!dump && !map) {
+			if (p->expected)
+				diag_warn(d, p->expected, DIAG_NO_OFFSET,
+					  "pid %u wrote this jitdump, but it is not there, next to the "
+					  "recording or in a --jit-dir: its JIT code shows as "
+					  "addresses", p->pid);
+			continue;
+		}
+		p->jc = jitcode_new(jp->strings, jp->s.demangle);
+		if (dump)
+			got_dump = load_dump(jp, p, dump, gz, d, &timeless);
+		if (map)
+			got_map = load_map(jp, p, map, d);
+		jitcode_finish(p->jc);
+		if (!got_dump && !got_map) {
+			jitcode_free(p->jc);
+			p->jc = NULL;
+			free(dump);
+			free(map);
+			continue;
+		}
+		p->module = xstrdup(path_base(got_dump ? dump : map));
+		VEC_PUSH(jp->tables, jp->ntables, jp->tables_cap, (int)i);
+		u64map_put(&jp->table_index, (uint64_t)p->pid + 1, (uint32_t)jp->ntables);
+		if (!quiet) {
+			const struct jitcode_stats *st = jitcode_stats(p->jc);
+
+			char what[256];
+
+			if (got_dump && got_map)
+				snprintf(what, sizeof(what),
+					 "%" PRIu64 " code loads, %" PRIu64 " with lines; %" PRIu64
+					 " map entries", st->loads, st->debug_infos, st->map_entries);
+			else if (got_dump)
+				snprintf(what, sizeof(what), "%" PRIu64 " code loads, %" PRIu64
+					 " with lines", st->loads, st->debug_infos);
+			else
+				snprintf(what, sizeof(what), "%" PRIu64 " map entries, no lines",
+					 st->map_entries);
+			diag_note(d, "JIT code of pid %u: %s%s%s (%s)", p->pid, got_dump ? dump : "",
+				  got_dump && got_map ? " and " : "", got_map ? map : "", what);
+		}
+		if (timeless && !warned_clock) {
+			warned_clock = 1;
+			diag_warn(d, dump, DIAG_NO_OFFSET,
+				  "sample times are not on the jitdump's clock (record with perf "
+				  "record -k 1): each JIT address is given the code loaded there last");
+		}
+		free(dump);
+		free(map);
+	}
+}
+
+int jit_procs_find(const struct jit_procs *jp, uint32_t pid)
+{
+	uint32_t *v = u64map_get(&jp->table_index, (uint64_t)pid + 1);
+
+	return v ? (int)*v - 1 : -1;
+}
+
+const struct jitcode *jit_procs_table(const struct jit_procs *jp, int idx)
+{
+	return jp->procs[jp->tables[idx]].jc;
+}
+
+const char *jit_procs_module(const struct jit_procs *jp, int idx)
+{
+	return jp->procs[jp->tables[idx]].module;
+}
+
+size_t jit_procs_count(const struct jit_procs *jp)
+{
+	return jp->ntables;
+}

@@ -1,0 +1,55 @@
+/* jitprocs: find the jitdumps and perf maps of a recording's processes and load them. */
+#ifndef PERFCONV_JITPROCS_H
+#define PERFCONV_JITPROCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/diag.h"
+#include "../common/util.h"
+#include "../formats/jitdump.h"
+#include "jitcode.h"
+
+struct jit_search {
+	const char *input_dir;       /* directory of the input perf.data, or NULL */
+	const char *const *jit_dirs; /* --jit-dir, searched recursively */
+	size_t njit_dirs;
+	int use_tmp_maps;            /* look at /tmp/perf-PID.map (the recording was made here) */
+	int clock_monotonic;         /* sample times are CLOCK_MONOTONIC (perf record -k 1) */
+	const struct jitdump_time_conv *time_conv; /* for ARCH_TIMESTAMP dumps, or NULL */
+	int demangle;
+};
+
+struct jit_procs;
+
+/* Names are interned in `strings`, which must outlive the set. The search's strings
+ * must outlive the jit_procs_load() call. */
+struct jit_procs *jit_procs_new(struct strtab *strings, const struct jit_search *s);
+void jit_procs_free(struct jit_procs *jp);
+/* Set the search (before jit_procs_load), when what it needs is known. */
+void jit_procs_configure(struct jit_procs *jp, const struct jit_search *s);
+
+/* A process of the recording (any record naming its pid). */
+void jit_procs_seen(struct jit_procs *jp, uint32_t pid);
+/* A process mapped `path`, a file named jit-PID.dump: it wrote a jitdump there. */
+void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path);
+
+/*
+ * Find and load every dump and map: for each process, its dump at the recorded path,
+ * next to the input (jit-PID.dump or jit-PID.dump.gz), in the --jit-dir trees; its perf
+ * map at /tmp/perf-PID.map (use_tmp_maps), next to the input, in the --jit-dir trees.
+ * Says which file served which process (notes, unless `quiet`), and warns about dumps
+ * a process mapped that were not found, dumps of another pid, and a clock that makes
+ * attribution fall back to the last load. Damaged dumps and maps are warned about and
+ * used up to the damage.
+ */
+void jit_procs_load(struct jit_procs *jp, struct diag *d, int quiet);
+
+/* The table of process `pid` (index for jit_procs_table/_module), -1 when it has none. */
+int jit_procs_find(const struct jit_procs *jp, uint32_t pid);
+const struct jitcode *jit_procs_table(const struct jit_procs *jp, int idx);
+/* The file that served it ("jit-30720.dump", "perf-30787.map"): the frames' module. */
+const char *jit_procs_module(const struct jit_procs *jp, int idx);
+size_t jit_procs_count(const struct jit_procs *jp);
+
+#endif

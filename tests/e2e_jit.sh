@@ -1,0 +1,144 @@
+#!/bin/bash
+# e2e_jit: JIT recordings end to end: the hot JIT function of each real runtime named
+# with perf inject --jit's sample count, its lines from the source, dumps found next to
+# the recording, at their recorded path or under --jit-dir, and damaged or missing dumps.
+set -u
+cd "$(dirname "$0")/.."
+PERFCONV=${PERFCONV:-$PWD/perfconv}
+J=testdata/jit
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export PERFCONV_CACHE_DIR=$TMP/cache
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+# perf inject --jit + perf report's self count for a function (expected/NAME.sym).
+perf_count() { # NAME FUNCTION
+	awk -v f="$2" '/^ +[0-9.]+%/ { line = $0; sub(/^ +[0-9.]+% +[0-9]+ +\[[.k]\] /, "", line);
+		if (line == f) { print $2; exit } }' "$J/expected/$1.sym"
+}
+# Our self count for a function: leaves of the folded output.
+our_count() { # FOLDED FUNCTION
+	awk -v f="$2" '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";");
+		if (a[k] == f) s += n } END { print s + 0 }' "$1"
+}
+# Our leaf lines of a function: "LINE COUNT" pairs from samples output with --srcline.
+leaf_lines() { # SAMPLES FUNCTION FILE
+	awk -F'\t' -v f="$2" -v file="$3" '{ k = split($7, a, ";"); leaf = a[k];
+		p = index(leaf, " (" file ":"); if (p == 0 || substr(leaf, 1, p - 1) != f) next;
+		l = substr(leaf, p + length(file) + 3); sub(/\)$/, "", l); c[l]++ }
+		END { for (l in c) print l, c[l] }' "$1" | sort -n
+}
+
+check_recording() { # NAME HOT-FUNCTION SOURCE FIRST-LINE LAST-LINE
+	local name=$1 fn=$2 src=$3 lo=$4 hi=$5 want got bad_lines
+	"$PERFCONV" -q -i $J/$name.data -o "$TMP/$name.folded" 2>"$TMP/$name.err"
+	"$PERFCONV" -q -i $J/$name.data --srcline -f samples -o "$TMP/$name.samples" 2>>"$TMP/$name.err"
+	want=$(perf_count "$name" "$fn")
+	got=$(our_count "$TMP/$name.folded" "$fn")
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "$name: '$fn' has $got samples, as perf inject --jit + perf report"
+	else
+		bad "$name: '$fn' has $got samples, perf inject --jit + perf report $want ($(head -2 "$TMP/$name.err"))"
+	fi
+	[ "$src" = - ] && return
+	leaf_lines "$TMP/$name.samples" "$fn" "$src" >"$TMP/$name.lines"
+	bad_lines=$(awk -v lo="$lo" -v hi="$hi" '$1 < lo || $1 > hi' "$TMP/$name.lines")
+	local with_lines
+	with_lines=$(awk '{ s += $2 } END { print s + 0 }' "$TMP/$name.lines")
+	if [ -z "$bad_lines" ] && [ "$with_lines" -ge $((got * 9 / 10)) ] && [ "$with_lines" -gt 0 ]; then
+		ok "$name: $with_lines of its samples on lines $(cut -d' ' -f1 "$TMP/$name.lines" | tr '\n' ' ')in $src ($lo-$hi is its body)"
+	else
+		bad "$name: lines outside $lo-$hi or missing: $(tr '\n' ' ' <"$TMP/$name.lines") ($with_lines of $got)"
+	fi
+}
+
+FIB='JS:*fibonacci /tmp/perfconv-rec-jit/js/fibonacci-bench.js:3:19'
+check_recording node "$FIB" fibonacci-bench.js 3 8
+check_recording node-wasm 'JS:wasm_fib-0-turbofan' - 0 0
+check_recording lli collatz_steps hotloop.c 5 17
+check_recording erlang 'hotfib:fib/1' hotfib.erl 5 7
+check_recording node-map "$FIB" - 0 0
+
+# Erlang: each clause on its own line, as perf inject --jit's srcline gives them.
+if grep -qx '5 156' "$TMP/erlang.lines" && grep -qx '7 676' "$TMP/erlang.lines"; then
+	ok "erlang: fib(0)/fib(1) clause samples on line 5, fib(N) on line 7"
+else
+	bad "erlang: clause lines: $(tr '\n' ' ' <"$TMP/erlang.lines")"
+fi
+# Node.js 20 wrote freed memory over the first 16 bytes of every entry's file name:
+# perf report shows ??:0 there; the file here comes out right.
+if grep -q '(fibonacci-bench.js:7)' "$TMP/node.samples" && ! grep -q '??' "$TMP/node.samples"; then
+	ok "node: damaged DEBUG_INFO file names resolved to fibonacci-bench.js"
+else
+	bad "node: file names of JS frames"
+fi
+grep -q '_\[j\]' <("$PERFCONV" -q -i $J/node.data --annotate -o -) &&
+	ok "folded --annotate marks JIT frames _[j]" || bad "no _[j] JIT frames"
+
+# The recordings name paths under /tmp/perfconv-rec-jit: the dumps must come from elsewhere.
+grep -q 'jit-30720.dump' <(strings $J/node.data) && [ ! -e /tmp/perfconv-rec-jit/jit-30720.dump ] &&
+	ok "node: the dump is not at the path the recording names" ||
+	bad "node: /tmp/perfconv-rec-jit/jit-30720.dump exists: the test proves nothing"
+
+# --jit-dir, searched recursively (LLVM's $JITDUMPDIR/.debug/jit/llvm-IR-jit-*/).
+mkdir -p "$TMP/alone" "$TMP/jd/.debug/jit/llvm-IR-jit-20261129-a1b2c3"
+cp $J/lli.data "$TMP/alone/"
+cp $J/jit-30749.dump "$TMP/jd/.debug/jit/llvm-IR-jit-20261129-a1b2c3/"
+"$PERFCONV" -q -i "$TMP/alone/lli.data" --jit-dir "$TMP/jd" -o "$TMP/jd.folded"
+cmp -s "$TMP/jd.folded" "$TMP/lli.folded" && ok "lli: the dump found under --jit-dir, same output" ||
+	bad "lli: --jit-dir"
+
+# A dump that is not found: a warning naming it, frames kept as addresses.
+"$PERFCONV" -i "$TMP/alone/lli.data" -o "$TMP/nodump.folded" 2>"$TMP/nodump.err"
+if grep -q 'wrote this jitdump, but it is not there' "$TMP/nodump.err" &&
+	[ "$(our_count "$TMP/nodump.folded" collatz_steps)" = 0 ] &&
+	[ "$(awk '{ s += $NF } END { print s }' "$TMP/nodump.folded")" = \
+	  "$(awk '{ s += $NF } END { print s }' "$TMP/lli.folded")" ]; then
+	ok "lli without its dump: warned, every sample kept, JIT frames as addresses"
+else
+	bad "lli without its dump: $(head -2 "$TMP/nodump.err")"
+fi
+
+# A dump cut off mid-record: the runtime killed while writing its next record (here the
+# first 40 bytes of a copy of its last one). Code loaded before the cut is still named.
+mkdir -p "$TMP/cut"
+cp $J/node.data "$TMP/cut/"
+cp $J/jit-30720.dump "$TMP/cut/"
+tail -c 427 $J/jit-30720.dump | head -c 40 >>"$TMP/cut/jit-30720.dump"
+"$PERFCONV" -i "$TMP/cut/node.data" -o "$TMP/cut.folded" 2>"$TMP/cut.err"
+cutn=$(our_count "$TMP/cut.folded" "$FIB")
+if grep -q 'jit-30720.dump: offset 0x[0-9a-f]*: warning: .*cut short' "$TMP/cut.err" &&
+	[ "$cutn" = "$(perf_count node "$FIB")" ]; then
+	ok "node with a record cut off at the end of its dump: warned, '$FIB' keeps its $cutn samples"
+else
+	bad "cut dump: $(grep -i warn "$TMP/cut.err" | head -2) ($cutn samples)"
+fi
+# BEAM loads the hotfib module last: cut its dump after that (at 96%) and fib/1 keeps
+# its samples, while the code of the modules after the cut is lost.
+mkdir -p "$TMP/cut2"
+cp $J/erlang.data "$TMP/cut2/"
+zcat $J/jit-30756.dump.gz >"$TMP/cut2/full.dump"
+head -c $(($(stat -c %s "$TMP/cut2/full.dump") * 96 / 100 + 13)) "$TMP/cut2/full.dump" >"$TMP/cut2/jit-30756.dump"
+rm "$TMP/cut2/full.dump"
+"$PERFCONV" -i "$TMP/cut2/erlang.data" -o "$TMP/cut2.folded" 2>"$TMP/cut2.err"
+cutn=$(our_count "$TMP/cut2.folded" 'hotfib:fib/1')
+if grep -q 'warning: .*cut short' "$TMP/cut2.err" && [ "$cutn" = "$(perf_count erlang 'hotfib:fib/1')" ]; then
+	ok "erlang with its dump cut at 96%: warned, hotfib:fib/1 keeps its $cutn samples"
+else
+	bad "erlang cut dump: $(grep -i warn "$TMP/cut2.err" | head -2) ($cutn samples)"
+fi
+
+# pprof and speedscope carry the JIT frames with their lines.
+"$PERFCONV" -q -i $J/node.data -o "$TMP/node.pb.gz"
+if command -v go >/dev/null; then
+	HOME=$TMP GOCACHE=$TMP/gocache GOTOOLCHAIN=local go tool pprof -lines -top -nodecount=5 \
+		"$TMP/node.pb.gz" 2>/dev/null >"$TMP/node.top"
+	grep -q 'fibonacci-bench.js:7' "$TMP/node.top" && ok "pprof: go tool pprof -lines shows the JS lines" ||
+		bad "pprof -lines: $(head -12 "$TMP/node.top" | tail -5)"
+fi
+
+echo "e2e-jit: $pass passed, $fail failed"
+[ $fail -eq 0 ]
