@@ -21,10 +21,10 @@ samples=$(perf report -i "$W/native.data" --stats 2>/dev/null | awk '/SAMPLE eve
 [ -n "$samples" ] || samples=$(perf script -i "$W/native.data" -F period 2>/dev/null | wc -l)
 
 # One measurement: wall seconds (nanosecond clock) and peak RSS (KiB, from GNU time).
+# GROUP names the table it belongs to; the first line of a group is its base.
 measure() {
-	local label=$1
-	shift
-	cat "$W/native.data" >/dev/null # the file is in the page cache for everyone
+	local group=$1 label=$2
+	shift 2
 	local t0 t1
 	t0=$(date +%s%N)
 	/usr/bin/time -f "%M" -o "$W/time.txt" "$@" >/dev/null 2>"$W/stderr.txt" || {
@@ -35,25 +35,59 @@ measure() {
 	t1=$(date +%s%N)
 	read -r rss <"$W/time.txt"
 	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-	printf '%s\t%s\t%s\n' "$label" "$wall" "$rss" >>"$W/results.tsv"
+	printf '%s\t%s\t%s\t%s\n' "$group" "$label" "$wall" "$rss" >>"$W/results.tsv"
 }
 
 : >"$W/results.tsv"
-measure "perfconv -f folded" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
-measure "perfconv -f folded --no-symbols" "$PERFCONV" -q -i "$W/native.data" -f folded --no-symbols -o /dev/null
-# issue 5: pprof costs at most folded + 25% (the ratio column shows it)
-measure "perfconv -f pprof" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
-measure "perf report --stdio" perf report -i "$W/native.data" --stdio
-measure "perf report --stdio --no-children -g none" perf report -i "$W/native.data" --stdio --no-children -g none
-measure "perf script" perf script -i "$W/native.data"
+cat "$W/native.data" >/dev/null # in the page cache for everyone
+# Warm perfconv's caches as perf's ~/.debug is warm: decompressed debug files
+"$PERFCONV" -q -i "$W/native.data" -o /dev/null
+N=native
+measure $N "perfconv -f folded" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
+# issue 3: symbolizing costs at most half again the conversion without it
+measure $N "perfconv -f folded --no-symbols" "$PERFCONV" -q -i "$W/native.data" -f folded --no-symbols -o /dev/null
+# issue 5: pprof costs at most folded + 25%
+measure $N "perfconv -f pprof" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
+measure $N "perf report --stdio" perf report -i "$W/native.data" --stdio
+measure $N "perf report --stdio --no-children -g none" perf report -i "$W/native.data" --stdio --no-children -g none
+measure $N "perf script" perf script -i "$W/native.data"
+
+# JIT: the Erlang recording (15,813 code loads). perf needs the dump at the path the
+# recording names (/tmp, where BEAM wrote it) and writes one ELF file per function
+# next to it; its build-id cache is a private one, and both are removed afterwards.
+J=$W/jit
+mkdir -p "$J"
+# (the dump is committed gzipped, 6 MB being over the size a test file may have; BEAM
+# writes it plain, and both tools read it plain here)
+cp testdata/jit/erlang.data testdata/jit/perf-30756.map "$J/"
+zcat testdata/jit/jit-30756.dump.gz >"$J/jit-30756.dump"
+jitted_cleanup() { rm -f /tmp/jit-30756.dump /tmp/jitted-30756-*.so; rm -rf "$J/perf-debug"; }
+trap jitted_cleanup EXIT
+jitted_cleanup
+cp "$J/jit-30756.dump" /tmp/jit-30756.dump
+"$PERFCONV" -q -i "$J/erlang.data" -o /dev/null
+measure jit "perfconv -f pprof (erlang, 15,813 JIT loads)" "$PERFCONV" -q -i "$J/erlang.data" -f pprof -o /dev/null
+measure jit "perf inject --jit" perf --buildid-dir "$J/perf-debug" inject --jit -i "$J/erlang.data" -o "$J/injected.data"
+measure jit "perf report on the injected file" perf --buildid-dir "$J/perf-debug" report -i "$J/injected.data" --stdio
+jitted_cleanup
 
 {
 	echo "# bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(perf --version)"
-	echo "# recording: bench/work/native.data, $samples samples, $(du -h "$W/native.data" | cut -f1)"
-	printf '%-44s %9s %12s %14s\n' tool wall_s peak_rss_MB wall/perfconv
-	base=$(awk -F'\t' 'NR == 1 {print $2}' "$W/results.tsv")
-	while IFS=$'\t' read -r label wall rss; do
-		ratio=$(awk -v a="$wall" -v b="$base" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
-		printf '%-44s %9s %12.1f %14s\n' "$label" "$wall" "$(awk -v r="$rss" 'BEGIN{print r/1024}')" "$ratio"
-	done <"$W/results.tsv"
+	echo "# native: bench/work/native.data, $samples samples, $(du -h "$W/native.data" | cut -f1)"
+	echo "# jit: testdata/jit/erlang.data with its dump"
+	for g in native jit; do
+		printf '%-48s %9s %12s %14s\n' "$g" wall_s peak_rss_MB wall/first
+		awk -F'\t' -v g=$g '$1 == g' "$W/results.tsv" | {
+			base=
+			while IFS=$'\t' read -r _ label wall rss; do
+				[ -n "$base" ] || base=$wall
+				ratio=$(awk -v a="$wall" -v b="$base" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+				printf '%-48s %9s %12.1f %14s\n' "$label" "$wall" \
+					"$(awk -v r="$rss" 'BEGIN{print r/1024}')" "$ratio"
+			done
+		}
+	done
+	inj=$(awk -F'\t' '$1 == "jit" && NR > 1 { s += $3 } END { print s }' <(awk -F'\t' '$1 == "jit"' "$W/results.tsv"))
+	pc=$(awk -F'\t' '$1 == "jit" { print $3; exit }' "$W/results.tsv")
+	echo "# jit: perf inject --jit + perf report took $(awk -v a="$inj" -v b="$pc" 'BEGIN { printf "%.0f", a / b }') times as long as perfconv"
 } | tee "$W/report.txt"
