@@ -483,6 +483,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int sorted_u64(const uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (v[i] < v[i - 1])
+			return 0;
+	return 1;
+}
+
 static size_t bound_index(const struct jc_index *x, uint64_t v)
 {
 	size_t lo = 0, hi = x->nbounds;
@@ -512,7 +520,7 @@ static void build_index(struct jitcode *jc, struct jc_index *x, const uint32_t *
 		x->bounds[nb++] = c->start;
 		x->bounds[nb++] = code_end(c);
 	}
-	if (nb > 1)
+	if (nb > 1 && !sorted_u64(x->bounds, nb))
 		qsort(x->bounds, nb, sizeof(*x->bounds), cmp_u64);
 	for (i = 0, k = 0; i < nb; i++)
 		if (k == 0 || x->bounds[k - 1] != x->bounds[i])
@@ -576,7 +584,11 @@ void jitcode_finish(struct jitcode *jc)
 				jc->codes[jc->events[i].code].t0 = jc->events[i].seq;
 		}
 	}
-	if (jc->nevents > 1)
+	/* runtimes write in time order, mostly: sort only when they did not */
+	for (i = 1; i < jc->nevents; i++)
+		if (cmp_event(&jc->events[i - 1], &jc->events[i]) > 0)
+			break;
+	if (i < jc->nevents)
 		qsort(jc->events, jc->nevents, sizeof(*jc->events), cmp_event);
 	for (i = 0; i < jc->nevents; i++) {
 		const struct jc_event *ev = &jc->events[i];
@@ -601,7 +613,10 @@ void jitcode_finish(struct jitcode *jc)
 		if (!c->from_map && c->size && c->t0 < c->t1)
 			order[n++] = (uint32_t)i;
 	}
-	if (n > 1)
+	for (i = 1; i < n; i++)
+		if (cmp_code_time(&order[i - 1], &order[i], jc) > 0)
+			break;
+	if (n > 1 && i < n)
 		qsort_r(order, n, sizeof(*order), cmp_code_time, jc);
 	build_index(jc, &jc->timed, order, n);
 	for (i = 0, n = 0; i < jc->ncodes; i++) {

@@ -24,6 +24,9 @@ struct jp_proc {
 	char *expected;      /* the jit-PID.dump path the process mapped, or NULL */
 	char *module;        /* the file that served it */
 	struct jitcode *jc;
+	char *map_later;     /* a perf map beside a dump: loaded when the dump misses */
+	struct jitcode *map_jc;
+	char *map_module;
 };
 
 struct jit_procs {
@@ -63,6 +66,9 @@ void jit_procs_free(struct jit_procs *jp)
 		free(jp->procs[i].expected);
 		free(jp->procs[i].module);
 		jitcode_free(jp->procs[i].jc);
+		free(jp->procs[i].map_later);
+		free(jp->procs[i].map_module);
+		jitcode_free(jp->procs[i].map_jc);
 	}
 	for (size_t i = 0; i < jp->nfound; i++)
 		free(jp->found[i].path);
@@ -264,14 +270,14 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, const char *path, 
 	return loads > 0;
 }
 
-static int load_map(struct jit_procs *jp, struct jp_proc *p, const char *path, struct diag *d)
+static int load_map(struct jit_procs *jp, struct jitcode *jc, const char *path, struct diag *d)
 {
 	struct perfmap_reader *r = perfmap_reader_open(path, d);
 	uint64_t n;
 
 	if (!r)
 		return 0;
-	n = jitcode_add_perfmap(p->jc, r);
+	n = jitcode_add_perfmap(jc, r);
 	perfmap_reader_close(r);
 	return n > 0;
 }
@@ -305,8 +311,12 @@ void jit_procs_load(struct jit_procs *jp, struct diag *d, int quiet)
 		p->jc = jitcode_new(jp->strings, jp->s.demangle);
 		if (dump)
 			got_dump = load_dump(jp, p, dump, gz, d, &timeless);
-		if (map)
-			got_map = load_map(jp, p, map, d);
+		/* a map beside a dump (BEAM writes both) only matters where the dump names
+		 * nothing: it is read when that happens */
+		if (map && got_dump)
+			p->map_later = xstrdup(map);
+		else if (map)
+			got_map = load_map(jp, p->jc, map, d);
 		jitcode_finish(p->jc);
 		if (!got_dump && !got_map) {
 			jitcode_free(p->jc);
@@ -323,18 +333,15 @@ void jit_procs_load(struct jit_procs *jp, struct diag *d, int quiet)
 
 			char what[256];
 
-			if (got_dump && got_map)
-				snprintf(what, sizeof(what),
-					 "%" PRIu64 " code loads, %" PRIu64 " with lines; %" PRIu64
-					 " map entries", st->loads, st->debug_infos, st->map_entries);
-			else if (got_dump)
+			if (got_dump)
 				snprintf(what, sizeof(what), "%" PRIu64 " code loads, %" PRIu64
 					 " with lines", st->loads, st->debug_infos);
 			else
 				snprintf(what, sizeof(what), "%" PRIu64 " map entries, no lines",
 					 st->map_entries);
-			diag_note(d, "JIT code of pid %u: %s%s%s (%s)", p->pid, got_dump ? dump : "",
-				  got_dump && got_map ? " and " : "", got_map ? map : "", what);
+			diag_note(d, "JIT code of pid %u: %s (%s)%s%s%s", p->pid, got_dump ? dump : map,
+				  what, p->map_later ? "; " : "", p->map_later ? p->map_later : "",
+				  p->map_later ? " where the dump names nothing" : "");
 		}
 		if (timeless && !warned_clock) {
 			warned_clock = 1;
@@ -352,6 +359,23 @@ int jit_procs_find(const struct jit_procs *jp, uint32_t pid)
 	uint32_t *v = u64map_get(&jp->table_index, (uint64_t)pid + 1);
 
 	return v ? (int)*v - 1 : -1;
+}
+
+const struct jitcode *jit_procs_fallback(struct jit_procs *jp, int idx, struct diag *d,
+					 const char **module)
+{
+	struct jp_proc *p = &jp->procs[jp->tables[idx]];
+
+	if (p->map_later) {
+		p->map_jc = jitcode_new(jp->strings, jp->s.demangle);
+		load_map(jp, p->map_jc, p->map_later, d);
+		jitcode_finish(p->map_jc);
+		p->map_module = xstrdup(path_base(p->map_later));
+		free(p->map_later);
+		p->map_later = NULL;
+	}
+	*module = p->map_module;
+	return p->map_jc;
 }
 
 const struct jitcode *jit_procs_table(const struct jit_procs *jp, int idx)

@@ -325,14 +325,21 @@ static const struct resolved *resolve_jit(struct conv *c, int t, const struct re
 	struct pc_frame f;
 	struct pc_mapping pm;
 	uint32_t id, *v, idx;
-	uint64_t key = 0, off;
-
+	uint64_t key = 0, off, fallback = 0;
+	const char *module = jit_procs_module(c->jits, t);
 	/* a return address's call is the byte before it */
-	if (!jitcode_lookup(jit_procs_table(c->jits, t), time, ret ? addr - 1 : addr, &jf))
-		return NULL;
+	uint64_t at = ret ? addr - 1 : addr;
+
+	if (!jitcode_lookup(jit_procs_table(c->jits, t), time, at, &jf)) {
+		const struct jitcode *map = jit_procs_fallback(c->jits, t, c->d, &module);
+
+		if (!map || !jitcode_lookup(map, time, at, &jf))
+			return NULL;
+		fallback = 1ULL << 63;
+	}
 	off = addr - jf.start;
 	if (off < (1ULL << 30)) {
-		key = (((uint64_t)jf.code << 32) | (off << 1) | (uint64_t)ret) + 1;
+		key = ((((uint64_t)jf.code << 32) | (off << 1) | (uint64_t)ret) + 1) | fallback;
 		v = u64map_get(&c->jit_cache[t], key);
 		if (v)
 			return &c->res[*v];
@@ -340,7 +347,7 @@ static const struct resolved *resolve_jit(struct conv *c, int t, const struct re
 	memset(&pm, 0, sizeof(pm));
 	pm.start = m ? m->start : jf.start;
 	pm.limit = m ? m->end : jf.start + (jf.size ? jf.size : 1);
-	pm.file = profile_str(c->p, jit_procs_module(c->jits, t));
+	pm.file = profile_str(c->p, module);
 	pm.kind = FRAME_JIT;
 	memset(&f, 0, sizeof(f));
 	f.addr = addr;
