@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,15 +113,21 @@ static void add_stack(const struct profile *p, uint32_t node, const struct write
 
 int folded_write(const struct profile *p, const struct write_options *o, FILE *out)
 {
-	struct agg *aggs = xmalloc((p->nsamples ? p->nsamples : 1) * sizeof(*aggs));
+	struct agg *aggs = NULL;
 	struct line *lines = NULL;
-	size_t nagg = 0, nlines = 0, lines_cap = 0;
+	size_t nagg = 0, agg_cap = 0, nlines = 0, lines_cap = 0;
 	struct sbuf b = { NULL, 0, 0 };
+	struct u64map seen;
 	int ret = 0;
 
+	/* one aggregate per (thread name, pid, tid, stack): hashed, so that only the
+	 * unique ones are sorted (the pid and tid take part only with the prefixes) */
+	u64map_init(&seen);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pc_sample *s = &p->samples[i];
 		struct agg a;
+		uint64_t key;
+		uint32_t *v;
 
 		if (o->event >= 0 && s->event != o->event)
 			continue;
@@ -129,17 +136,27 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 		a.tid = o->with_tid ? s->tid : 0;
 		a.stack = s->stack;
 		a.weight = o->weight_period ? s->period : 1;
-		aggs[nagg++] = a;
+		key = hash_bytes(&a, offsetof(struct agg, weight)) | 1;
+		for (;; key = hash_u64(key) | 1) {
+			v = u64map_get(&seen, key);
+			if (!v || agg_cmp(&aggs[*v], &a) == 0)
+				break;
+		}
+		if (v) {
+			aggs[*v].weight += a.weight;
+			continue;
+		}
+		VEC_PUSH(aggs, nagg, agg_cap, a);
+		u64map_put(&seen, key, (uint32_t)nagg - 1);
 	}
-	qsort(aggs, nagg, sizeof(*aggs), agg_cmp);
-	for (size_t i = 0; i < nagg;) {
-		size_t j = i;
-		uint64_t w = 0;
+	u64map_release(&seen);
+	if (nagg > 1)
+		qsort(aggs, nagg, sizeof(*aggs), agg_cmp);
+	for (size_t i = 0; i < nagg; i++) {
+		uint64_t w = aggs[i].weight;
 		char head[64];
 		size_t at;
 
-		for (; j < nagg && agg_cmp(&aggs[i], &aggs[j]) == 0; j++)
-			w += aggs[j].weight;
 		b.len = 0;
 		sb_str(&b, profile_text(p, aggs[i].comm));
 		for (at = 0; at < b.len; at++)
@@ -159,7 +176,6 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 		lines[nlines].text = xstrndup(b.s, b.len);
 		lines[nlines].weight = w;
 		nlines++;
-		i = j;
 	}
 	qsort(lines, nlines, sizeof(*lines), line_cmp);
 	for (size_t i = 0; i < nlines;) {

@@ -51,22 +51,6 @@ struct kraw {
 	uint8_t bind;
 };
 
-struct arena {
-	char *buf;
-	size_t len, cap;
-};
-
-static uint32_t arena_add(struct arena *a, const char *s, size_t n)
-{
-	uint32_t off = (uint32_t)a->len;
-
-	a->buf = xgrow(a->buf, &a->cap, a->len + n + 1, 1);
-	memcpy(a->buf + a->len, s, n);
-	a->buf[a->len + n] = 0;
-	a->len += n + 1;
-	return off;
-}
-
 static int kraw_cmp(const void *pa, const void *pb)
 {
 	const struct kraw *a = pa, *b = pb;
@@ -129,40 +113,45 @@ __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errl
 }
 
 /* Parse one line; returns 1 and fills the fields, 0 for a line to skip. */
+static int hex_digit(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20; /* lower case */
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* "ADDR TYPE NAME[\t[MODULE]]": NULs are written in place after the name and module. */
 static int parse_line(char *line, uint64_t *addr, char *type, char **name, char **module)
 {
-	char *p = line, *end;
+	char *p = line;
 	uint64_t v = 0;
-	int digits = 0;
+	int digits = 0, d;
 
-	while (isxdigit((unsigned char)*p)) {
-		int c = (unsigned char)*p++;
-
-		v = v * 16 + (uint64_t)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
+	while ((d = hex_digit((unsigned char)*p)) >= 0) {
+		v = v * 16 + (uint64_t)d;
 		digits++;
+		p++;
 	}
 	if (digits == 0 || digits > 16 || p[0] != ' ' || !p[1] || p[2] != ' ' || !p[3])
 		return 0;
 	*addr = v;
 	*type = p[1];
 	*name = p + 3;
-	end = *name + strcspn(*name, "\r\n");
-	*end = 0;
 	*module = NULL;
-	p = strchr(*name, '\t');
-	if (p) {
+	for (p = *name; *p && *p != '\t' && *p != '\r'; p++)
+		;
+	if (*p == '\t') {
 		*p++ = 0;
 		while (*p == ' ' || *p == '\t')
 			p++;
-		if (*p == '[') {
-			char *close = strchr(p, ']');
-
+		if (*p == '[')
 			p++;
-			if (close)
-				*close = 0;
-		}
 		*module = p;
+		while (*p && *p != ']' && *p != '\r')
+			p++;
 	}
+	*p = 0;
 	return (*name)[0] != 0;
 }
 
@@ -171,11 +160,9 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 	gzFile gz;
 	char *buf = NULL;
 	size_t buflen = 0, bufcap = 0;
-	struct arena a = { 0 };
 	struct kraw *v = NULL;
 	size_t n = 0, cap = 0, i, w, nonzero = 0, nalias = 0, aliascap = 0;
 	struct alias *aliases = NULL;
-	uint32_t last_mod = NO_MODULE;
 	struct kallsyms *k;
 
 	if (err && errlen)
@@ -208,6 +195,15 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	buf[buflen] = 0;
+	if (buflen > UINT32_MAX - 1) {
+		set_err(err, errlen, "\"%s\": too large for a kallsyms file", path);
+		gzclose(gz);
+		free(buf);
+		return NULL;
+	}
+	/* a line is 40 to 50 bytes: most files need one allocation */
+	cap = buflen / 40 + 16;
+	v = xmalloc(cap * sizeof(*v));
 	for (char *line = buf, *eol; line < buf + buflen; line = eol + 1) {
 		uint64_t addr;
 		char type, *name, *module;
@@ -222,30 +218,26 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 		up = toupper((unsigned char)type);
 		if ((up != 'T' && up != 'W' && up != 'D' && up != 'B') || name[0] == '$')
 			continue;
-		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		if (n >= cap)
+			v = xgrow(v, &cap, n + 1, sizeof(*v));
 		v[n] = (struct kraw){ .start = addr, .end = addr, .seq = (uint32_t)n,
 				      .bind = type == 'W' ? BIND_WEAK
 					      : isupper((unsigned char)type) ? BIND_GLOBAL
 									     : BIND_LOCAL };
-		v[n].name = arena_add(&a, name, strlen(name));
-		v[n].module = NO_MODULE;
-		if (module) {
-			if (last_mod == NO_MODULE || strcmp(a.buf + last_mod, module) != 0)
-				last_mod = arena_add(&a, module, strlen(module));
-			v[n].module = last_mod;
-		}
+		/* the file's own bytes are the names' storage: no copy */
+		v[n].name = (uint32_t)(name - buf);
+		v[n].module = module ? (uint32_t)(module - buf) : NO_MODULE;
 		if (addr)
 			nonzero++;
 		n++;
 	}
-	free(buf);
 	gzclose(gz);
 	if (nonzero == 0) {
 		set_err(err, errlen, "\"%s\": %s", path,
 			n ? "every symbol address is zero (kernel.kptr_restrict hides them)"
 			  : "no kernel text symbols");
 		free(v);
-		free(a.buf);
+		free(buf);
 		return NULL;
 	}
 
@@ -274,7 +266,7 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 			v[++w] = v[i];
 			continue;
 		}
-		if (keep_first(&v[w], &v[i], a.buf)) {
+		if (keep_first(&v[w], &v[i], buf)) {
 			drop = &v[i];
 		} else {
 			struct kraw t = v[w];
@@ -291,24 +283,24 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		abort();
-	k->syms = malloc((n ? n : 1) * sizeof(*k->syms));
-	if (!k->syms)
-		abort();
-	k->arena = a.buf;
+	/* the final table takes the raw one's place: same size, written at or below
+	 * the entry being read */
+	_Static_assert(sizeof(struct ksym) <= sizeof(struct kraw), "ksym fits in kraw");
+	k->syms = (struct ksym *)(void *)v;
+	k->arena = buf;
 	for (i = 0, w = 0; i < n; i++) {
-		const char *name = a.buf + v[i].name;
+		struct kraw r = v[i];
+		const char *name = buf + r.name;
 
 		/* x86_64 entry trampolines are mapped separately; perf drops their symbol */
-		if (v[i].module == NO_MODULE && !strcmp(name, "__entry_SYSCALL_64_trampoline"))
+		if (r.module == NO_MODULE && !strcmp(name, "__entry_SYSCALL_64_trampoline"))
 			continue;
-		k->syms[w++] = (struct ksym){ v[i].start, v[i].end, name,
-					      v[i].module == NO_MODULE ? NULL
-								       : a.buf + v[i].module };
+		k->syms[w++] = (struct ksym){ r.start, r.end, name,
+					      r.module == NO_MODULE ? NULL : buf + r.module };
 	}
 	k->n = w;
 	k->aliases = aliases;
 	k->naliases = nalias;
-	free(v);
 	return k;
 }
 
