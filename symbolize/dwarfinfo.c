@@ -22,10 +22,27 @@
 
 #include "../common/util.h"
 
+/* An address range of a DIE, in the CU's addresses (module address - bias). */
+struct die_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Die die;
+};
+
+/* Per compilation unit: where its functions and inlined calls are, so that an address
+ * outside every inlined call needs only the line table (no dwarf_getscopes walk). */
+struct cu_index {
+	struct die_range *inl, *subs;    /* sorted by lo */
+	Dwarf_Addr *inl_maxhi, *subs_maxhi; /* max hi of [0..i] */
+	size_t ninl, nsubs;
+};
+
 struct dwarf_info {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr elf_bias;  /* module address = link-time vaddr + elf_bias */
+	struct u64map cu_ids; /* CU DIE offset + 1 -> cus index */
+	struct cu_index *cus;
+	size_t ncus, cus_cap;
 };
 
 static char *debuginfo_path;
@@ -205,6 +222,7 @@ struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file)
 		return NULL;
 	}
 	d = xcalloc(1, sizeof(*d));
+	u64map_init(&d->cu_ids);
 	d->dwfl = dwfl;
 	d->mod = mod;
 	dwfl_module_getelf(mod, &d->elf_bias);
@@ -215,8 +233,114 @@ void dwarf_info_free(struct dwarf_info *d)
 {
 	if (!d)
 		return;
+	for (size_t i = 0; i < d->ncus; i++) {
+		free(d->cus[i].inl);
+		free(d->cus[i].subs);
+		free(d->cus[i].inl_maxhi);
+		free(d->cus[i].subs_maxhi);
+	}
+	free(d->cus);
+	u64map_release(&d->cu_ids);
 	dwfl_end(d->dwfl);
 	free(d);
+}
+
+static void add_ranges(Dwarf_Die *die, struct die_range **v, size_t *n, size_t *cap)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		struct die_range r = { lo, hi, *die };
+
+		if (hi > lo)
+			VEC_PUSH(*v, *n, *cap, r);
+	}
+}
+
+/* Every subprogram and inlined call below `die`, depth first. */
+static void collect(Dwarf_Die *die, struct cu_index *x, size_t *inl_cap, size_t *subs_cap,
+		    int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine)
+			add_ranges(&child, &x->inl, &x->ninl, inl_cap);
+		else if (tag == DW_TAG_subprogram)
+			add_ranges(&child, &x->subs, &x->nsubs, subs_cap);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+		    tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+		    tag == DW_TAG_class_type || tag == DW_TAG_structure_type)
+			collect(&child, x, inl_cap, subs_cap, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct die_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi < y->hi) - (x->hi > y->hi); /* outer first */
+}
+
+static Dwarf_Addr *prefix_max(const struct die_range *v, size_t n)
+{
+	Dwarf_Addr *m = xmalloc((n ? n : 1) * sizeof(*m)), hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].hi > hi)
+			hi = v[i].hi;
+		m[i] = hi;
+	}
+	return m;
+}
+
+static const struct cu_index *cu_index_for(struct dwarf_info *d, Dwarf_Die *cu)
+{
+	uint64_t key = dwarf_dieoffset(cu) + 1;
+	uint32_t *v = u64map_get(&d->cu_ids, key);
+	struct cu_index x;
+	size_t inl_cap = 0, subs_cap = 0;
+
+	if (v)
+		return &d->cus[*v];
+	memset(&x, 0, sizeof(x));
+	collect(cu, &x, &inl_cap, &subs_cap, 0);
+	if (x.ninl > 1)
+		qsort(x.inl, x.ninl, sizeof(*x.inl), range_cmp);
+	if (x.nsubs > 1)
+		qsort(x.subs, x.nsubs, sizeof(*x.subs), range_cmp);
+	x.inl_maxhi = prefix_max(x.inl, x.ninl);
+	x.subs_maxhi = prefix_max(x.subs, x.nsubs);
+	VEC_PUSH(d->cus, d->ncus, d->cus_cap, x);
+	u64map_put(&d->cu_ids, key, (uint32_t)d->ncus - 1);
+	return &d->cus[d->ncus - 1];
+}
+
+/* The innermost range holding `pc` (the last by start among those that hold it), or NULL. */
+static const struct die_range *holding(const struct die_range *v, const Dwarf_Addr *maxhi,
+				       size_t n, Dwarf_Addr pc)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && maxhi[i] > pc;)
+		if (pc < v[i].hi)
+			return &v[i];
+	return NULL;
 }
 
 static const char *die_name(Dwarf_Die *die)
@@ -275,6 +399,26 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t vaddr, struct dwarf_fram
 	line = dwfl_module_getsrc(d->mod, addr);
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
+	{
+		const struct cu_index *x = cu_index_for(d, cu);
+		Dwarf_Addr pc = addr - bias;
+
+		if (!holding(x->inl, x->inl_maxhi, x->ninl, pc)) {
+			/* in no inlined call: one frame, its function and the line table's line */
+			const struct die_range *sub = holding(x->subs, x->subs_maxhi, x->nsubs, pc);
+			Dwarf_Die die;
+
+			if (!sub && !file)
+				return 0;
+			if (sub)
+				die = sub->die;
+			out[0].name = sub ? die_name(&die) : NULL;
+			out[0].file = file;
+			out[0].line = lineno > 0 ? (uint32_t)lineno : 0;
+			out[0].column = col > 0 ? (uint32_t)col : 0;
+			return cap ? 1 : 0;
+		}
+	}
 	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
 	/*
 	 * The scopes of a pc inside inlined code continue with the inlined function's
