@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "../formats/perfmap.h"
+#include "../symbolize/symbolizer.h"
 
 enum { FOUND_DUMP, FOUND_DUMP_GZ, FOUND_MAP };
 
@@ -25,8 +26,27 @@ struct jp_proc {
 	char *module;        /* the file that served it */
 	struct jitcode *jc;
 	char *map_later;     /* a perf map beside a dump: loaded when the dump misses */
-	struct jitcode *map_jc;
+	struct map_index *map;
 	char *map_module;
+};
+
+/*
+ * A perf map beside a dump is consulted only where the dump names nothing, usually a
+ * handful of addresses: its lines are kept sorted by start with their names in one
+ * buffer, and a name is interned only when an address hits it. A later line over the
+ * same range wins, as in perf.
+ */
+struct map_line {
+	uint64_t start, end;
+	uint32_t name;       /* offset in names */
+	uint32_t seq;        /* line order */
+};
+
+struct map_index {
+	struct map_line *v;
+	uint64_t *maxend;    /* max end of v[0..i] */
+	size_t n;
+	char *names;
 };
 
 struct jit_procs {
@@ -41,6 +61,83 @@ struct jit_procs {
 	struct found *found;  /* files in the --jit-dir trees */
 	size_t nfound, found_cap;
 };
+
+static void map_index_free(struct map_index *m)
+{
+	if (!m)
+		return;
+	free(m->v);
+	free(m->maxend);
+	free(m->names);
+	free(m);
+}
+
+static int map_line_cmp(const void *a, const void *b)
+{
+	const struct map_line *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static struct map_index *map_index_load(const char *path, struct diag *d)
+{
+	struct perfmap_reader *r = perfmap_reader_open(path, d);
+	struct map_index *m;
+	struct perfmap_entry e;
+	size_t cap = 0, names_len = 0, names_cap = 0;
+	uint64_t maxend = 0;
+
+	if (!r)
+		return NULL;
+	m = xcalloc(1, sizeof(*m));
+	while (perfmap_reader_next(r, &e) == 1) {
+		size_t len = strlen(e.name) + 1;
+		struct map_line l;
+
+		if (!e.size || names_len + len > UINT32_MAX)
+			continue;
+		m->names = xgrow(m->names, &names_cap, names_len + len, 1);
+		memcpy(m->names + names_len, e.name, len);
+		l.start = e.start;
+		l.end = e.start + e.size;
+		l.name = (uint32_t)names_len;
+		l.seq = (uint32_t)m->n;
+		names_len += len;
+		VEC_PUSH(m->v, m->n, cap, l);
+	}
+	perfmap_reader_close(r);
+	if (m->n > 1)
+		qsort(m->v, m->n, sizeof(*m->v), map_line_cmp);
+	m->maxend = xmalloc((m->n ? m->n : 1) * sizeof(*m->maxend));
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->v[i].end > maxend)
+			maxend = m->v[i].end;
+		m->maxend[i] = maxend;
+	}
+	return m;
+}
+
+/* The line that names `addr` (the latest of those that cover it), or NULL. */
+static const struct map_line *map_index_find(const struct map_index *m, uint64_t addr)
+{
+	const struct map_line *best = NULL;
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && m->maxend[i] > addr;)
+		if (addr < m->v[i].end && (!best || m->v[i].seq > best->seq))
+			best = &m->v[i];
+	return best;
+}
 
 struct jit_procs *jit_procs_new(struct strtab *strings, const struct jit_search *s)
 {
@@ -68,7 +165,7 @@ void jit_procs_free(struct jit_procs *jp)
 		jitcode_free(jp->procs[i].jc);
 		free(jp->procs[i].map_later);
 		free(jp->procs[i].map_module);
-		jitcode_free(jp->procs[i].map_jc);
+		map_index_free(jp->procs[i].map);
 	}
 	for (size_t i = 0; i < jp->nfound; i++)
 		free(jp->found[i].path);
@@ -361,21 +458,35 @@ int jit_procs_find(const struct jit_procs *jp, uint32_t pid)
 	return v ? (int)*v - 1 : -1;
 }
 
-const struct jitcode *jit_procs_fallback(struct jit_procs *jp, int idx, struct diag *d,
-					 const char **module)
+int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag *d,
+		       struct jitcode_frame *f, const char **module)
 {
 	struct jp_proc *p = &jp->procs[jp->tables[idx]];
+	const struct map_line *l;
+	char *name;
 
 	if (p->map_later) {
-		p->map_jc = jitcode_new(jp->strings, jp->s.demangle);
-		load_map(jp, p->map_jc, p->map_later, d);
-		jitcode_finish(p->map_jc);
+		p->map = map_index_load(p->map_later, d);
 		p->map_module = xstrdup(path_base(p->map_later));
 		free(p->map_later);
 		p->map_later = NULL;
 	}
+	if (!p->map || !(l = map_index_find(p->map, addr)))
+		return 0;
+	memset(f, 0, sizeof(*f));
+	f->raw_name = strtab_str(jp->strings, strtab_intern(jp->strings, p->map->names + l->name));
+	f->name = f->raw_name;
+	name = jp->s.demangle ? sym_demangle(f->raw_name) : NULL;
+	if (name) {
+		f->name = strtab_str(jp->strings, strtab_intern(jp->strings, name));
+		free(name);
+	}
+	f->start = l->start;
+	f->size = l->end - l->start;
+	f->code = l->seq;
+	f->from_map = 1;
 	*module = p->map_module;
-	return p->map_jc;
+	return 1;
 }
 
 const struct jitcode *jit_procs_table(const struct jit_procs *jp, int idx)

@@ -48,10 +48,13 @@ void jit_procs_load(struct jit_procs *jp, struct diag *d, int quiet);
 /* The table of process `pid` (index for jit_procs_table/_module), -1 when it has none. */
 int jit_procs_find(const struct jit_procs *jp, uint32_t pid);
 const struct jitcode *jit_procs_table(const struct jit_procs *jp, int idx);
-/* A perf map beside the process's dump, read now if not yet (NULL when there is none),
- * for the addresses the dump names nothing at; *module is its file name. */
-const struct jitcode *jit_procs_fallback(struct jit_procs *jp, int idx, struct diag *d,
-					 const char **module);
+/*
+ * For an address the process's dump names nothing at: the perf map beside the dump,
+ * read the first time it is needed. 1 and *f (name, start, size; no lines) and
+ * *module (the map's file name) filled, 0 when no line covers `addr`.
+ */
+int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag *d,
+		       struct jitcode_frame *f, const char **module);
 /* The file that served it ("jit-30720.dump", "perf-30787.map"): the frames' module. */
 const char *jit_procs_module(const struct jit_procs *jp, int idx);
 size_t jit_procs_count(const struct jit_procs *jp);

@@ -331,9 +331,7 @@ static const struct resolved *resolve_jit(struct conv *c, int t, const struct re
 	uint64_t at = ret ? addr - 1 : addr;
 
 	if (!jitcode_lookup(jit_procs_table(c->jits, t), time, at, &jf)) {
-		const struct jitcode *map = jit_procs_fallback(c->jits, t, c->d, &module);
-
-		if (!map || !jitcode_lookup(map, time, at, &jf))
+		if (!jit_procs_fallback(c->jits, t, at, c->d, &jf, &module))
 			return NULL;
 		fallback = 1ULL << 63;
 	}
