@@ -130,11 +130,28 @@ static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 	for (size_t i = 0; i < n; i++) {
 		const struct pc_sample *s = &p->samples[order[i]];
 
-		if (p->has_time) {
-			w->t[i] = s->time - w->origin;
-		} else {
+		if (!p->has_time) {
 			w->t[i] = sum;
 			sum += s->period;
+		} else if (w->clock_event && i > 0) {
+			/*
+			 * A clock event's sample stands for one period of CPU time. Its
+			 * recorded time is its timer slot plus the interrupt's latency, which
+			 * runs long where the kernel held interrupts off: within a run of
+			 * samples each takes the slot one period after the one before, so
+			 * that a function's self time is its samples times the period. A
+			 * longer gap (the thread off the CPU) starts again at the real time.
+			 */
+			uint64_t per = p->samples[order[i - 1]].period;
+			uint64_t real = s->time - w->origin;
+			uint64_t gap = s->time - p->samples[order[i - 1]].time;
+
+			if (gap > per + per / 2)
+				w->t[i] = real > w->t[i - 1] + per ? real : w->t[i - 1] + per;
+			else
+				w->t[i] = w->t[i - 1] + per;
+		} else {
+			w->t[i] = s->time - w->origin;
 		}
 	}
 	/* a count event's last slices end one mean interval after the last sample */
@@ -145,7 +162,8 @@ static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 	for (size_t j = 1; j <= n; j++) {
 		const struct pc_sample *prev = &p->samples[order[j - 1]];
 		uint64_t ext = w->clock_event ? prev->period : tail;
-		int gap = j == n || (w->clock_event && w->t[j] - w->t[j - 1] > prev->period + prev->period / 2);
+		int gap = j == n || (w->clock_event && p->samples[order[j]].time - prev->time >
+						      prev->period + prev->period / 2);
 
 		if (gap) {
 			w->close[j] = w->t[j - 1] + ext;
