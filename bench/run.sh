@@ -71,6 +71,17 @@ measure jit "perf inject --jit" perf --buildid-dir "$J/perf-debug" inject --jit 
 measure jit "perf report on the injected file" perf --buildid-dir "$J/perf-debug" report -i "$J/injected.data" --stdio
 jitted_cleanup
 
+# issue 6: the speedscope and Chrome files of the 48,000-sample recording open in the
+# speedscope app (headless Chromium) in about a second; only where the browser test's
+# npm packages are installed (tests/browser, npm ci)
+OPEN=
+if command -v node >/dev/null && [ -d tests/browser/node_modules/playwright-core ] && [ -x /usr/bin/chromium ]; then
+	"$PERFCONV" -q -i "$W/native.data" -o "$W/native.speedscope.json"
+	"$PERFCONV" -q -i "$W/native.data" -o "$W/native.trace.json"
+	OPEN=$(node tests/browser/open_in_speedscope.mjs "$W/shots" "$W/native.speedscope.json:gamma_leaf" \
+		"$W/native.trace.json:main_hash" 2>&1 | { sed -n 's/^ok   app: \([^ ]*\) opens in speedscope in \([0-9]*\) ms.*/\1 \2 ms/p'; } | tr '\n' ';' || true)
+fi
+
 {
 	echo "# bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(perf --version)"
 	echo "# native: bench/work/native.data, $samples samples, $(du -h "$W/native.data" | cut -f1)"
@@ -89,5 +100,6 @@ jitted_cleanup
 	done
 	inj=$(awk -F'\t' '$1 == "jit" && NR > 1 { s += $3 } END { print s }' <(awk -F'\t' '$1 == "jit"' "$W/results.tsv"))
 	pc=$(awk -F'\t' '$1 == "jit" { print $3; exit }' "$W/results.tsv")
+	[ -n "$OPEN" ] && echo "# open in the speedscope app (navigation to drawn flame graph): $OPEN"
 	echo "# jit: perf inject --jit + perf report took $(awk -v a="$inj" -v b="$pc" 'BEGIN { printf "%.0f", a / b }') times as long as perfconv"
 } | tee "$W/report.txt"

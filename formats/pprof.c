@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -43,9 +44,8 @@ typedef Perftools__Profiles__Function pb_function;
 
 /* A sample reduced to what merging compares, plus what it adds. */
 struct row {
-	uint32_t stack, pid, tid, comm, cpu;
-	uint32_t col;     /* first value column of its event */
-	uint64_t period;
+	uint32_t stack, pid, tid, comm, cpu; /* what makes samples one (compared, hashed) */
+	uint32_t acc;     /* its values: acc[acc * nvalues ...] */
 };
 
 struct fn {
@@ -380,7 +380,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	struct row *rows = NULL;
 	uint64_t *loc_ids = NULL;
 	size_t *loc_first = NULL;
-	int64_t *values = NULL, comments[4];
+	int64_t *values = NULL, *acc = NULL, comments[4];
 	int *shown = NULL, *col_of = NULL;
 	uint32_t *leaf_map = NULL, main_map = 0;
 	size_t nshown = 0, nrows = 0, nmerged = 0, nloc_ids = 0, loc_ids_cap = 0, ncomments = 0;
@@ -445,29 +445,61 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		}
 	}
 
-	/* Samples, sorted so that those to merge are neighbours. */
-	rows = xmalloc((p->nsamples + 1) * sizeof(*rows));
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct pc_sample *s = &p->samples[i];
-		struct row *r = &rows[nrows];
+	/*
+	 * Samples with the same stack and labels are one: hashed as they come, their
+	 * values summed, then only the distinct ones sorted (for a deterministic file).
+	 */
+	{
+		struct u64map seen;
+		size_t rows_cap = 0, acc_cap = 0;
 
-		if (s->event >= p->nevents || (o->event >= 0 && s->event != o->event))
-			continue;
-		if (o->event < 0 && !p->events[s->event].nsamples)
-			continue;
-		r->stack = s->stack;
-		r->pid = s->pid;
-		r->tid = s->tid;
-		r->comm = s->comm;
-		r->cpu = o->cpu_label ? s->cpu : PC_NO_CPU;
-		r->col = (uint32_t)col_of[s->event];
-		r->period = s->period;
-		nrows++;
+		u64map_init(&seen);
+		for (size_t i = 0; i < p->nsamples; i++) {
+			const struct pc_sample *s = &p->samples[i];
+			struct row r;
+			uint64_t key;
+			uint32_t *v, idx;
+			int64_t *a;
+
+			if (s->event >= p->nevents || (o->event >= 0 && s->event != o->event))
+				continue;
+			if (o->event < 0 && !p->events[s->event].nsamples)
+				continue;
+			memset(&r, 0, sizeof(r));
+			r.stack = s->stack;
+			r.pid = s->pid;
+			r.tid = s->tid;
+			r.comm = s->comm;
+			r.cpu = o->cpu_label ? s->cpu : PC_NO_CPU;
+			key = hash_bytes(&r, offsetof(struct row, acc)) | 1;
+			for (;; key = hash_u64(key) | 1) {
+				v = u64map_get(&seen, key);
+				if (!v || row_cmp(&rows[*v], &r) == 0)
+					break;
+			}
+			if (v) {
+				idx = rows[*v].acc;
+			} else {
+				idx = (uint32_t)nrows;
+				r.acc = idx;
+				VEC_PUSH(rows, nrows, rows_cap, r);
+				u64map_put(&seen, key, idx);
+				if ((nrows * nvalues) > acc_cap) {
+					size_t old = acc_cap;
+
+					grow_array((void **)&acc, &acc_cap, nrows * nvalues, sizeof(*acc));
+					memset(acc + old, 0, (acc_cap - old) * sizeof(*acc));
+				}
+			}
+			a = &acc[(size_t)idx * nvalues + (size_t)col_of[s->event]];
+			a[0] += 1;
+			a[1] += (int64_t)s->period;
+		}
+		u64map_release(&seen);
 	}
-	qsort(rows, nrows, sizeof(*rows), row_cmp);
-	for (size_t i = 0; i < nrows; i++)
-		if (i == 0 || row_cmp(&rows[i - 1], &rows[i]) != 0)
-			nmerged++;
+	if (nrows > 1)
+		qsort(rows, nrows, sizeof(*rows), row_cmp);
+	nmerged = nrows;
 	samples = xcalloc(nmerged + 1, sizeof(*samples));
 	leaf_map = xcalloc(nmerged + 1, sizeof(*leaf_map));
 	loc_first = xcalloc(nmerged + 1, sizeof(*loc_first));
@@ -480,7 +512,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		uint32_t k_comm = out_str(&w, LABEL_COMM), k_cpu = o->cpu_label ? out_str(&w, LABEL_CPU) : 0;
 		size_t m = 0;
 
-		for (size_t i = 0; i < nrows; m++) {
+		for (size_t i = 0; i < nrows; i++, m++) {
 			pb_sample init = PERFTOOLS__PROFILES__SAMPLE__INIT;
 			pb_sample *s = &samples[m];
 			const struct row *r = &rows[i];
@@ -491,10 +523,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			*s = init;
 			s->value = &values[m * nvalues];
 			s->n_value = nvalues;
-			for (; i < nrows && row_cmp(r, &rows[i]) == 0; i++) {
-				s->value[rows[i].col] += 1;
-				s->value[rows[i].col + 1] += (int64_t)rows[i].period;
-			}
+			memcpy(s->value, &acc[(size_t)r->acc * nvalues], nvalues * sizeof(*s->value));
 			while (node != 0 && depth < MAX_DEPTH) {
 				uint32_t next;
 
@@ -721,6 +750,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	free(leaf_map);
 	free(loc_first);
 	free(rows);
+	free(acc);
 	free(vt);
 	free(vt_ptrs);
 	free(shown);
