@@ -78,8 +78,8 @@ OPEN=
 if command -v node >/dev/null && [ -d tests/browser/node_modules/playwright-core ] && [ -x /usr/bin/chromium ]; then
 	"$PERFCONV" -q -i "$W/native.data" -o "$W/native.speedscope.json"
 	"$PERFCONV" -q -i "$W/native.data" -o "$W/native.trace.json"
-	OPEN=$(node tests/browser/open_in_speedscope.mjs "$W/shots" "$W/native.speedscope.json:gamma_leaf" \
-		"$W/native.trace.json:main_hash" 2>&1 | { sed -n 's/^ok   app: \([^ ]*\) opens in speedscope in \([0-9]*\) ms.*/\1 \2 ms/p'; } | tr '\n' ';' || true)
+	OPEN=$(node tests/browser/open_in_speedscope.mjs "$W/shots" "$W/native.speedscope.json" gamma_leaf \
+		"$W/native.trace.json" main_hash 2>&1 | { sed -n 's/^ok   app: \([^ ]*\) opens in speedscope in \([0-9]*\) ms.*/\1 \2 ms/p'; } | tr '\n' ';' || true)
 fi
 
 {

@@ -7,6 +7,12 @@
 /* qsort has no context argument: the comparators read the profile from here. */
 static const struct profile *sort_p;
 
+/* Kinds that make different functions: code inlined or not is the same function. */
+static int kind_class(uint8_t kind)
+{
+	return kind == FRAME_INLINED ? FRAME_NATIVE : kind;
+}
+
 static int frame_fn_cmp(const void *a, const void *b)
 {
 	const struct pc_frame *x = &sort_p->frames[*(const uint32_t *)a];
@@ -18,7 +24,7 @@ static int frame_fn_cmp(const void *a, const void *b)
 		return x->file < y->file ? -1 : 1;
 	if (x->module != y->module)
 		return x->module < y->module ? -1 : 1;
-	return (x->kind > y->kind) - (x->kind < y->kind);
+	return (kind_class(x->kind) > kind_class(y->kind)) - (kind_class(x->kind) < kind_class(y->kind));
 }
 
 static int thread_key_cmp(const void *a, const void *b)

@@ -16,8 +16,10 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 KS=(--kallsyms $TD/kallsyms.gz)
 cases=()
 
-for name in mt-g kheavy two-event execer; do
-	in=$TD/$name.data
+# every committed recording, native and JIT
+for in in $TD/{mt-g,mt-z,mt-pipe,mt-threads,mt-k1,kheavy,two-event,execer,shapes}.data \
+	$TD/jit/{node,node-wasm,lli,erlang,node-map}.data; do
+	name=$(basename "$in" .data)
 	ev=() evname=()
 	[ "$name" = two-event ] && { ev=(--event cpu-clock); evname=(--event cpu-clock); }
 	"$PERFCONV" -q -i "$in" "${KS[@]}" "${ev[@]}" -f samples -o "$TMP/$name.samples" || { bad "$name: samples"; continue; }
@@ -33,8 +35,12 @@ for name in mt-g kheavy two-event execer; do
 	else
 		bad "$name: chrome trace: $out"
 	fi
-	cases+=("$TMP/$name.speedscope.json:$(python3 tests/hottest.py "$TMP/$name.samples" busiest)")
-	cases+=("$TMP/$name.trace.json:$(python3 tests/hottest.py "$TMP/$name.samples" first)")
+	cases+=("$TMP/$name.speedscope.json" "$(python3 tests/hottest.py "$TMP/$name.samples" busiest)")
+	# Known defect (issue 6 note): speedscope's trace importer pairs the ends of a
+	# function that recurses through another one (node's OpenSSL asn1 parser) with
+	# the wrong begins; those traces are checked structurally above, not in the app.
+	case $name in node | node-wasm | node-map) continue ;; esac
+	cases+=("$TMP/$name.trace.json" "$(python3 tests/hottest.py "$TMP/$name.samples" first)")
 done
 # a count event: its slices nest too
 "$PERFCONV" -q -i $TD/two-event.data "${KS[@]}" --event page-faults -o "$TMP/pf.trace.json" &&

@@ -2,7 +2,8 @@
 // ships in the speedscope package, then open each given file (speedscope or Chrome
 // trace) in the speedscope app, served on 127.0.0.1 and driven in headless Chromium.
 //
-// usage: node open_in_speedscope.mjs SHOTDIR FILE:EXPECTED_NAME...
+// usage: node open_in_speedscope.mjs SHOTDIR FILE EXPECTED_NAME [FILE EXPECTED_NAME]...
+//   (pairs of arguments: JIT function names hold colons and spaces)
 //   A FILE ending in .speedscope.json is validated against file-format-schema.json.
 //   Every FILE is loaded with #profileURL=; the test switches to the Sandwich view,
 //   whose function table is page text, and looks for EXPECTED_NAME there; it keeps a
@@ -17,7 +18,9 @@ import { chromium } from 'playwright-core'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const app = path.join(here, 'node_modules/speedscope/dist/release')
-const [shotDir, ...cases] = process.argv.slice(2)
+const [shotDir, ...rest] = process.argv.slice(2)
+const cases = []
+for (let i = 0; i + 1 < rest.length; i += 2) cases.push({ file: rest[i], want: rest[i + 1] })
 let failed = 0
 const ok = (m) => console.log(`ok   ${m}`)
 const bad = (m) => { failed++; console.log(`FAIL ${m}`) }
@@ -26,7 +29,7 @@ const bad = (m) => { failed++; console.log(`FAIL ${m}`) }
 const schema = JSON.parse(fs.readFileSync(path.join(app, 'file-format-schema.json'), 'utf8'))
 const validate = new Ajv({ allErrors: true, strict: false }).compile(schema)
 for (const c of cases) {
-  const file = c.slice(0, c.lastIndexOf(':'))
+  const file = c.file
   if (!file.endsWith('.speedscope.json')) continue
   const doc = JSON.parse(fs.readFileSync(file, 'utf8'))
   if (validate(doc)) ok(`schema: ${path.basename(file)} validates against speedscope's file-format-schema.json`)
@@ -35,7 +38,7 @@ for (const c of cases) {
 
 // 2. The app, on loopback only; it serves the app's files and the profiles named.
 const files = new Map(cases.map((c) => {
-  const file = c.slice(0, c.lastIndexOf(':'))
+  const file = c.file
   return ['/profiles/' + path.basename(file), path.resolve(file)]
 }))
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json',
@@ -68,8 +71,7 @@ const context = await chromium.launchPersistentContext(userDataDir, {
 fs.mkdirSync(shotDir, { recursive: true })
 try {
   for (const c of cases) {
-    const at = c.lastIndexOf(':')
-    const file = c.slice(0, at), want = c.slice(at + 1), base = path.basename(file)
+    const file = c.file, want = c.want, base = path.basename(file)
     const page = await context.newPage()
     const warnings = []
     page.on('console', (m) => { if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text()) })
