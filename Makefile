@@ -42,6 +42,7 @@ endif
 LIB_SRCS := \
 	common/diag.c \
 	common/util.c \
+	common/mapfile.c \
 	formats/perfdata.c \
 	formats/jitdump.c \
 	formats/perfmap.c \
@@ -116,7 +117,7 @@ $(BIN): $(BUILD)/convert/main.o $(LIB)
 
 # Unit tests: one Check suite per module.
 CHECK_BINS := $(CHECK_SUITES:%=$(BUILD)/tests/check_%)
-$(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(LIB)
+$(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(BUILD)/tests/testutil.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
 # The corpus replayers: run each reader over every committed bad input.

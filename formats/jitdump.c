@@ -9,6 +9,9 @@
  */
 #include "jitdump.h"
 
+#include "../common/bytes.h"
+#include "../common/mapfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -39,8 +42,7 @@ struct jitdump_reader {
 	char *path;
 	const uint8_t *base;
 	size_t len;
-	void *map;
-	size_t maplen;
+	struct mapped_file file; /* NULL map when reading from memory */
 	int sw;
 	int have_tc;
 	struct jitdump_time_conv tc;
@@ -52,22 +54,6 @@ struct jitdump_reader {
 	struct jitdump_debug_entry *ents;
 	size_t ents_cap;
 };
-
-static inline uint32_t ld32(const uint8_t *p, int sw)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return sw ? __builtin_bswap32(v) : v;
-}
-
-static inline uint64_t ld64(const uint8_t *p, int sw)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return sw ? __builtin_bswap64(v) : v;
-}
 
 uint64_t jitdump_tsc_to_perf_time(uint64_t cyc, const struct jitdump_time_conv *tc)
 {
@@ -168,34 +154,13 @@ struct jitdump_reader *jitdump_reader_open(const char *path, const struct jitdum
 					   struct diag *d)
 {
 	struct jitdump_reader *r = xcalloc(1, sizeof(*r));
-	struct stat st;
-	int fd;
 
 	r->d = d;
 	r->path = xstrdup(path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		diag_error(d, path, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
+	if (mapped_file_open(&r->file, path, d) != 0)
 		goto fail;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
-		close(fd);
-		goto fail;
-	}
-	r->len = (size_t)st.st_size;
-	if (r->len) {
-		r->map = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (r->map == MAP_FAILED) {
-			r->map = NULL;
-			diag_error(d, path, DIAG_NO_OFFSET, "cannot map: %s", strerror(errno));
-			close(fd);
-			goto fail;
-		}
-		r->maplen = r->len;
-		r->base = r->map;
-	}
-	close(fd);
+	r->len = r->file.len;
+	r->base = r->file.map;
 	if (!open_common(r, tc))
 		goto fail;
 	return r;
@@ -208,8 +173,7 @@ void jitdump_reader_close(struct jitdump_reader *r)
 {
 	if (!r)
 		return;
-	if (r->map)
-		munmap(r->map, r->maplen);
+	mapped_file_close(&r->file);
 	free(r->ents);
 	free(r->path);
 	free(r);

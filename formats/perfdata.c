@@ -13,6 +13,8 @@
  */
 #include "perfdata.h"
 
+#include "../common/bytes.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -172,31 +174,6 @@ struct perf_reader {
 	uint64_t *cc;           /* REC_MAX / 8 entries */
 	char *str;              /* REC_MAX + 1 bytes */
 };
-
-/* Byte loaders: any alignment, swapped on request. */
-static inline uint16_t ld16(const uint8_t *p, int sw)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return sw ? __builtin_bswap16(v) : v;
-}
-
-static inline uint32_t ld32(const uint8_t *p, int sw)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return sw ? __builtin_bswap32(v) : v;
-}
-
-static inline uint64_t ld64(const uint8_t *p, int sw)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return sw ? __builtin_bswap64(v) : v;
-}
 
 static const char *const rec_names[] = {
 	[PERF_REC_MMAP] = "PERF_RECORD_MMAP",

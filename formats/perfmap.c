@@ -5,6 +5,8 @@
  */
 #include "perfmap.h"
 
+#include "../common/mapfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -20,8 +22,7 @@ struct perfmap_reader {
 	char *path;
 	const char *base;
 	size_t len;
-	void *map;
-	size_t maplen;
+	struct mapped_file file; /* NULL map when reading from memory */
 	size_t pos;
 	char *name;            /* the current name, NUL-terminated */
 	size_t name_cap;
@@ -50,35 +51,13 @@ struct perfmap_reader *perfmap_reader_open_mem(const void *buf, size_t len, cons
 struct perfmap_reader *perfmap_reader_open(const char *path, struct diag *d)
 {
 	struct perfmap_reader *r = reader_new(path, d);
-	struct stat st;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		diag_error(d, path, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
+	if (mapped_file_open(&r->file, path, d) != 0) {
 		perfmap_reader_close(r);
 		return NULL;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
-		close(fd);
-		perfmap_reader_close(r);
-		return NULL;
-	}
-	r->len = (size_t)st.st_size;
-	if (r->len) {
-		r->map = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (r->map == MAP_FAILED) {
-			r->map = NULL;
-			diag_error(d, path, DIAG_NO_OFFSET, "cannot map: %s", strerror(errno));
-			close(fd);
-			perfmap_reader_close(r);
-			return NULL;
-		}
-		r->maplen = r->len;
-		r->base = r->map;
-	}
-	close(fd);
+	r->len = r->file.len;
+	r->base = r->file.map;
 	return r;
 }
 
@@ -86,8 +65,7 @@ void perfmap_reader_close(struct perfmap_reader *r)
 {
 	if (!r)
 		return;
-	if (r->map)
-		munmap(r->map, r->maplen);
+	mapped_file_close(&r->file);
 	free(r->name);
 	free(r->path);
 	free(r);

@@ -10,35 +10,7 @@
 #include "convert/jitcode.h"
 #include "formats/perfdata.h"
 #include "tests/jitdump_build.h"
-
-static char path_buf[4096];
-
-static const char *top_path(const char *rel)
-{
-	const char *top = getenv("PERFCONV_TOP");
-
-	snprintf(path_buf, sizeof(path_buf), "%s/%s", top ? top : ".", rel);
-	return path_buf;
-}
-
-static uint8_t *slurp_gz(const char *path, size_t *len)
-{
-	gzFile f = gzopen(path, "rb");
-	size_t cap = 1 << 20, n = 0;
-	uint8_t *buf = malloc(cap);
-	int k;
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	while ((k = gzread(f, buf + n, (unsigned)(cap - n))) > 0) {
-		n += (size_t)k;
-		if (n == cap)
-			buf = realloc(buf, cap *= 2);
-	}
-	ck_assert_int_eq(k, 0);
-	gzclose(f);
-	*len = n;
-	return buf;
-}
+#include "tests/testutil.h"
 
 struct fixture {
 	struct strtab st;

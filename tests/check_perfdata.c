@@ -12,62 +12,9 @@
 #include <zstd.h>
 
 #include "formats/perfdata.h"
-
-static char path_buf[4096];
-
-static const char *top_path(const char *rel)
-{
-	const char *top = getenv("PERFCONV_TOP");
-
-	snprintf(path_buf, sizeof(path_buf), "%s/%s", top ? top : ".", rel);
-	return path_buf;
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n;
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n ? (size_t)n : 1);
-	ck_assert(buf != NULL);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
+#include "tests/testutil.h"
 
 /* A diag that writes into a file the test can read back. */
-struct cap {
-	struct diag d;
-	FILE *f;
-	char text[8192];
-};
-
-static void cap_init(struct cap *c)
-{
-	diag_init(&c->d);
-	c->f = tmpfile();
-	ck_assert(c->f != NULL);
-	c->d.out = c->f;
-	c->text[0] = 0;
-}
-
-static const char *cap_text(struct cap *c)
-{
-	size_t n;
-
-	fflush(c->f);
-	rewind(c->f);
-	n = fread(c->text, 1, sizeof(c->text) - 1, c->f);
-	c->text[n] = 0;
-	return c->text;
-}
-
 static void cap_release(struct cap *c)
 {
 	fclose(c->f);
@@ -223,7 +170,7 @@ START_TEST(test_pipe_mem)
 {
 	struct diag d;
 	size_t len;
-	uint8_t *buf = slurp(top_path("tests/corpus/perfdata/pipe-g.data"), &len);
+	uint8_t *buf = slurp_gz(top_path("tests/corpus/perfdata/pipe-g.data"), &len);
 	struct perf_reader *r;
 
 	diag_init(&d);
@@ -242,7 +189,7 @@ START_TEST(test_pipe_stdin)
 {
 	struct diag d;
 	size_t len;
-	uint8_t *buf = slurp(top_path("tests/corpus/perfdata/pipe-g.data"), &len);
+	uint8_t *buf = slurp_gz(top_path("tests/corpus/perfdata/pipe-g.data"), &len);
 	struct perf_reader *r;
 	int fds[2];
 	pid_t pid;
@@ -308,7 +255,7 @@ END_TEST
 static void copy_file(const char *from, const char *to)
 {
 	size_t len;
-	uint8_t *buf = slurp(from, &len);
+	uint8_t *buf = slurp_gz(from, &len);
 	FILE *f = fopen(to, "wb");
 
 	ck_assert(f != NULL);
@@ -430,7 +377,7 @@ END_TEST
 START_TEST(test_cut_data)
 {
 	size_t len, nrec = 0, i;
-	uint8_t *buf = slurp(top_path("tests/corpus/perfdata/file-two-events.data"), &len);
+	uint8_t *buf = slurp_gz(top_path("tests/corpus/perfdata/file-two-events.data"), &len);
 	uint64_t offs[64], sizes[64], cut;
 	struct perf_record rec;
 	struct perf_reader *r;

@@ -6,41 +6,7 @@
 #include <string.h>
 
 #include "formats/perfmap.h"
-
-static char path_buf[4096];
-
-static const char *top_path(const char *rel)
-{
-	const char *top = getenv("PERFCONV_TOP");
-
-	snprintf(path_buf, sizeof(path_buf), "%s/%s", top ? top : ".", rel);
-	return path_buf;
-}
-
-struct cap {
-	struct diag d;
-	FILE *f;
-	char text[8192];
-};
-
-static void cap_init(struct cap *c)
-{
-	diag_init(&c->d);
-	c->f = tmpfile();
-	ck_assert(c->f != NULL);
-	c->d.out = c->f;
-}
-
-static const char *cap_text(struct cap *c)
-{
-	size_t n;
-
-	fflush(c->f);
-	rewind(c->f);
-	n = fread(c->text, 1, sizeof(c->text) - 1, c->f);
-	c->text[n] = 0;
-	return c->text;
-}
+#include "tests/testutil.h"
 
 START_TEST(test_forms)
 {

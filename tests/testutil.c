@@ -1,0 +1,57 @@
+/* testutil: what the Check suites share: paths in the tree, whole files, captured diagnostics. */
+#include "testutil.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+static char path_buf[4096];
+
+const char *top_path(const char *rel)
+{
+	const char *top = getenv("PERFCONV_TOP");
+
+	snprintf(path_buf, sizeof(path_buf), "%s/%s", top ? top : ".", rel);
+	return path_buf;
+}
+
+uint8_t *slurp_gz(const char *path, size_t *len)
+{
+	gzFile f = gzopen(path, "rb");
+	size_t cap = 1 << 20, n = 0;
+	uint8_t *buf = malloc(cap);
+	int k;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	ck_assert(buf != NULL);
+	while ((k = gzread(f, buf + n, (unsigned)(cap - n))) > 0) {
+		n += (size_t)k;
+		if (n == cap) {
+			buf = realloc(buf, cap *= 2);
+			ck_assert(buf != NULL);
+		}
+	}
+	ck_assert_int_eq(k, 0);
+	gzclose(f);
+	*len = n;
+	return buf;
+}
+
+void cap_init(struct cap *c)
+{
+	diag_init(&c->d);
+	c->f = tmpfile();
+	ck_assert(c->f != NULL);
+	c->d.out = c->f;
+}
+
+const char *cap_text(struct cap *c)
+{
+	size_t n;
+
+	fflush(c->f);
+	rewind(c->f);
+	n = fread(c->text, 1, sizeof(c->text) - 1, c->f);
+	c->text[n] = 0;
+	return c->text;
+}

@@ -1,0 +1,29 @@
+/* testutil: what the Check suites share: paths in the tree, whole files, captured diagnostics. */
+#ifndef PERFCONV_TESTUTIL_H
+#define PERFCONV_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/diag.h"
+
+/* `rel` under $PERFCONV_TOP (the Makefile sets it), else under "."; valid until the
+ * next call. */
+const char *top_path(const char *rel);
+
+/* A whole file, gunzipped when it is gzip (plain files are read as they are); the
+ * test fails when it cannot be read. The caller frees it. */
+uint8_t *slurp_gz(const char *path, size_t *len);
+
+/* A diag whose lines are captured for the test to read. */
+struct cap {
+	struct diag d;
+	FILE *f;
+	char text[8192];
+};
+void cap_init(struct cap *c);
+/* Everything printed so far. */
+const char *cap_text(struct cap *c);
+
+#endif
