@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "symbolize/elfsyms.h"
+#include "tests/testutil.h"
 
 /* Built once before the suites run: the fixture, compiled several ways. */
 static char tmpdir[] = "/tmp/check_elfsyms.XXXXXX";
@@ -372,7 +373,6 @@ static Suite *elfsyms_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
 	int failed;
 	char cmd[600];
 
@@ -380,10 +380,7 @@ int main(void)
 		fprintf(stderr, "check_elfsyms: cannot build the fixtures in %s\n", tmpdir);
 		return 1;
 	}
-	sr = srunner_create(elfsyms_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = run_suite(elfsyms_suite());
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "check_elfsyms: cannot remove %s\n", tmpdir);

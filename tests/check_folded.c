@@ -5,6 +5,7 @@
 
 #include "formats/folded.h"
 #include "formats/samples.h"
+#include "tests/testutil.h"
 
 static struct profile p;
 
@@ -18,16 +19,6 @@ static uint32_t frame(const char *name, int kind, uint64_t addr, int symbolized)
 	f.addr = addr;
 	f.symbolized = (uint8_t)symbolized;
 	return profile_frame(&p, &f);
-}
-
-/* A stack from root-first frame ids. */
-static uint32_t stack(const uint32_t *frames, size_t n)
-{
-	uint32_t node = 0;
-
-	for (size_t i = 0; i < n; i++)
-		node = profile_node(&p, node, frames[i]);
-	return node;
 }
 
 static void sample(const char *comm, uint32_t pid, uint32_t tid, uint32_t node, uint64_t period,
@@ -76,10 +67,10 @@ static void setup(void)
 	s2[0] = main_f; s2[1] = work2; s2[2] = leaf_k;
 	s3[0] = main_f; s3[1] = odd; s3[2] = unk;
 	s4[0] = main_f; s4[1] = work;
-	sample("my prog", 10, 11, stack(s1, 3), 250, 3);
-	sample("my prog", 10, 12, stack(s2, 3), 250, 1);
-	sample("my prog", 10, 11, stack(s3, 3), 500, 2);
-	sample("other", 20, 20, stack(s4, 2), 250, 4);
+	sample("my prog", 10, 11, test_stack(&p, s1, 3), 250, 3);
+	sample("my prog", 10, 12, test_stack(&p, s2, 3), 250, 1);
+	sample("my prog", 10, 11, test_stack(&p, s3, 3), 500, 2);
+	sample("other", 20, 20, test_stack(&p, s4, 2), 250, 4);
 }
 
 static void teardown(void)
@@ -178,7 +169,6 @@ int main(void)
 {
 	Suite *s = suite_create("folded");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
 	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -188,9 +178,6 @@ int main(void)
 	tcase_add_test(tc, samples_in_time_order);
 	tcase_add_test(tc, interning_is_exact);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

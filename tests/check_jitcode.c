@@ -667,11 +667,7 @@ static Suite *jitcode_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(jitcode_suite());
-	int failed;
+	int failed = run_suite(jitcode_suite());
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -558,11 +558,7 @@ static Suite *jitdump_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(jitdump_suite());
-	int failed;
+	int failed = run_suite(jitdump_suite());
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -8,6 +8,7 @@
 #include "formats/chrome.h"
 #include "formats/json.h"
 #include "formats/speedscope.h"
+#include "tests/testutil.h"
 
 #define FFFD "\xef\xbf\xbd"
 
@@ -351,7 +352,6 @@ int main(void)
 	Suite *s = suite_create("json");
 	TCase *esc = tcase_create("escaping");
 	TCase *w = tcase_create("writers");
-	SRunner *sr;
 	int failed;
 
 	tcase_add_test(esc, ascii_and_specials);
@@ -366,9 +366,6 @@ int main(void)
 	tcase_add_test(w, chrome_slices);
 	tcase_add_test(w, chrome_gap_ends_slices);
 	suite_add_tcase(s, w);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "symbolize/kallsyms.h"
+#include "tests/testutil.h"
 
 static char tmpdir[] = "/tmp/check_kallsyms.XXXXXX";
 static char plain[512], gz[512], zeros[512];
@@ -197,7 +198,6 @@ static Suite *kallsyms_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
 	int failed;
 	char cmd[600];
 
@@ -205,10 +205,7 @@ int main(void)
 		fprintf(stderr, "check_kallsyms: cannot write test files in %s\n", tmpdir);
 		return 1;
 	}
-	sr = srunner_create(kallsyms_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = run_suite(kallsyms_suite());
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "check_kallsyms: cannot remove %s\n", tmpdir);

@@ -936,11 +936,7 @@ static Suite *perfdata_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(perfdata_suite());
-	int failed;
+	int failed = run_suite(perfdata_suite());
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

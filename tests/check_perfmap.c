@@ -167,11 +167,7 @@ static Suite *perfmap_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(perfmap_suite());
-	int failed;
+	int failed = run_suite(perfmap_suite());
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

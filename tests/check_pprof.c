@@ -7,6 +7,7 @@
 #include "convert/pipeline.h"
 #include "formats/pprof.h"
 #include "profile.pb-c.h"
+#include "tests/testutil.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 
@@ -181,15 +182,6 @@ static uint32_t frame(const char *name, int kind, uint64_t addr, int symbolized,
 	return profile_frame(&p, &f);
 }
 
-static uint32_t stack(const uint32_t *frames, size_t n)
-{
-	uint32_t node = 0;
-
-	for (size_t i = 0; i < n; i++)
-		node = profile_node(&p, node, frames[i]);
-	return node;
-}
-
 static void sample(const char *comm, uint32_t pid, uint32_t tid, uint32_t cpu, uint32_t node,
 		   uint64_t period, uint16_t event)
 {
@@ -252,12 +244,12 @@ static void setup(void)
 	s1[0] = main_f; s1[1] = mix_rounds; s1[2] = mix32; s1[3] = leaf_k;
 	s2[0] = main_f; s2[1] = unk;
 	s3[0] = main_f; s3[1] = mix_rounds; s3[2] = mix32;
-	sample("prog", 10, 11, 0, stack(s1, 4), 250000, 0);
-	sample("prog", 10, 11, 0, stack(s1, 4), 250000, 0); /* merges with the one above */
-	sample("prog", 10, 12, 1, stack(s1, 4), 250000, 0);
-	sample("worker", 10, 13, 1, stack(s2, 2), 250000, 0);
-	sample("prog", 10, 11, 0, stack(s3, 3), 3, 1);      /* page faults: same sample as... */
-	sample("prog", 10, 11, 0, stack(s1, 4), 7, 1);      /* ...the first two: merged */
+	sample("prog", 10, 11, 0, test_stack(&p, s1, 4), 250000, 0);
+	sample("prog", 10, 11, 0, test_stack(&p, s1, 4), 250000, 0); /* merges with the one above */
+	sample("prog", 10, 12, 1, test_stack(&p, s1, 4), 250000, 0);
+	sample("worker", 10, 13, 1, test_stack(&p, s2, 2), 250000, 0);
+	sample("prog", 10, 11, 0, test_stack(&p, s3, 3), 3, 1);      /* page faults: same sample as... */
+	sample("prog", 10, 11, 0, test_stack(&p, s1, 4), 7, 1);      /* ...the first two: merged */
 }
 
 static void teardown(void)
@@ -476,7 +468,7 @@ START_TEST(jit_code_gets_a_mapping_of_its_own)
 	f.symbolized = 1;
 	fr[0] = frame("main", FRAME_NATIVE, 0x1100, 1, 10, map_id);
 	fr[1] = profile_frame(&p, &f);
-	sample("prog", 10, 14, 0, stack(fr, 2), 250000, 0);
+	sample("prog", 10, 14, 0, test_stack(&p, fr, 2), 250000, 0);
 	b = render(&p, &o);
 	pr = decode(&b);
 	check_spec(pr);
@@ -567,7 +559,6 @@ int main(void)
 	Suite *s = suite_create("pprof");
 	TCase *tc = tcase_create("core");
 	TCase *real = tcase_create("real");
-	SRunner *sr;
 	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -583,9 +574,6 @@ int main(void)
 	tcase_set_timeout(real, 120);
 	tcase_add_test(real, real_recording);
 	suite_add_tcase(s, real);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "convert/replay.h"
+#include "tests/testutil.h"
 
 static struct strtab strings;
 static struct replay *r;
@@ -115,7 +116,6 @@ int main(void)
 {
 	Suite *s = suite_create("replay");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
 	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -125,9 +125,6 @@ int main(void)
 	tcase_add_test(tc, pid_reuse_gets_a_new_process);
 	tcase_add_test(tc, same_dso_same_id);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "symbolize/symbolizer.h"
+#include "tests/testutil.h"
 
 static char dir[] = "/tmp/check_symbolize.XXXXXX";
 static char bin[512];
@@ -249,7 +250,6 @@ int main(void)
 {
 	Suite *su = suite_create("symbolize");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
 	int failed;
 
 	tcase_add_unchecked_fixture(tc, build_fixture, remove_fixture);
@@ -260,9 +260,6 @@ int main(void)
 	tcase_add_test(tc, missing_and_mismatched_files_are_reported);
 	tcase_add_test(tc, cpp_and_rust_names_demangle_as_perf_shows_them);
 	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = run_suite(su);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -55,3 +55,23 @@ const char *cap_text(struct cap *c)
 	c->text[n] = 0;
 	return c->text;
 }
+
+int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed;
+}
+
+uint32_t test_stack(struct profile *p, const uint32_t *frames, size_t n)
+{
+	uint32_t node = 0;
+
+	for (size_t i = 0; i < n; i++)
+		node = profile_node(p, node, frames[i]);
+	return node;
+}

@@ -7,6 +7,9 @@
 #include <stdio.h>
 
 #include "common/diag.h"
+#include "convert/profile.h"
+
+typedef struct Suite Suite;
 
 /* `rel` under $PERFCONV_TOP (the Makefile sets it), else under "."; valid until the
  * next call. */
@@ -25,5 +28,11 @@ struct cap {
 void cap_init(struct cap *c);
 /* Everything printed so far. */
 const char *cap_text(struct cap *c);
+
+/* Run a suite with the usual options; the number of tests that failed. */
+int run_suite(Suite *s);
+
+/* The stack node for frame ids given root first. */
+uint32_t test_stack(struct profile *p, const uint32_t *frames, size_t n);
 
 #endif
