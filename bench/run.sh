@@ -5,7 +5,10 @@
 #   bench/run.sh [SECONDS]     record (once) a native frame-pointer recording of
 #                              testdata/mt running SECONDS (default 6: ~48,000 samples
 #                              at -F 4000 on 2 CPUs), then time every tool on it.
-# The recording is kept in bench/work/ (not committed); delete it to re-record.
+#                              Also records the same workload ten times as long
+#                              (the scaling run), and grows a 1 GB file out of the
+#                              first recording with bench/grow.py (the memory run).
+# The recordings are kept in bench/work/ (not committed); delete them to re-record.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PERFCONV=${PERFCONV:-$PWD/perfconv}
@@ -17,6 +20,11 @@ if [ ! -e "$W/native.data" ]; then
 	cp testdata/mt "$W/mt"
 	(cd "$W" && perf record -q -F 4000 -g -o native.data ./mt $((SECS * 1000)) >/dev/null 2>&1)
 fi
+if [ ! -e "$W/long.data" ]; then
+	cp testdata/mt "$W/mt"
+	(cd "$W" && perf record -q -F 4000 -g -o long.data ./mt $((SECS * 10000)) >/dev/null 2>&1)
+fi
+[ -e "$W/big.data" ] || python3 bench/grow.py "$W/native.data" "$W/big.data" 1024 >/dev/null
 samples=$(perf report -i "$W/native.data" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
 [ -n "$samples" ] || samples=$(perf script -i "$W/native.data" -F period 2>/dev/null | wc -l)
 
@@ -52,6 +60,22 @@ measure $N "perf report --stdio" perf report -i "$W/native.data" --stdio
 measure $N "perf report --stdio --no-children -g none" perf report -i "$W/native.data" --stdio --no-children -g none
 measure $N "perf script" perf script -i "$W/native.data"
 
+# issue 7: ten times the recording takes at most eleven times as long, and peak RSS
+# grows by less than half (memory follows distinct stacks, not samples)
+cat "$W/long.data" >/dev/null
+S=scale
+measure $S "perfconv -f folded (native)" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
+measure $S "perfconv -f folded (10x longer)" "$PERFCONV" -q -i "$W/long.data" -f folded -o /dev/null
+measure $S "perfconv -f pprof (native)" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
+measure $S "perfconv -f pprof (10x longer)" "$PERFCONV" -q -i "$W/long.data" -f pprof -o /dev/null
+measure $S "perf report --no-children -g none (10x longer)" perf report -i "$W/long.data" --stdio --no-children -g none
+# issue 7: a 1 GB recording converts to pprof under 300 MB of peak RSS
+cat "$W/big.data" >/dev/null
+B=big
+measure $B "perfconv -f pprof (1 GB)" "$PERFCONV" -q -i "$W/big.data" -f pprof -o /dev/null
+measure $B "perfconv -f folded (1 GB)" "$PERFCONV" -q -i "$W/big.data" -f folded -o /dev/null
+measure $B "perf report --no-children -g none (1 GB)" perf report -i "$W/big.data" --stdio --no-children -g none
+
 # JIT: the Erlang recording (15,813 code loads). perf needs the dump at the path the
 # recording names (/tmp, where BEAM wrote it) and writes one ELF file per function
 # next to it; its build-id cache is a private one, and both are removed afterwards.
@@ -85,8 +109,10 @@ fi
 {
 	echo "# bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(perf --version)"
 	echo "# native: bench/work/native.data, $samples samples, $(du -h "$W/native.data" | cut -f1)"
+	echo "# scale: bench/work/long.data, the same workload 10 times as long, $(du -h "$W/long.data" | cut -f1)"
+	echo "# big: bench/work/big.data, grown from native.data by bench/grow.py, $(du -h "$W/big.data" | cut -f1)"
 	echo "# jit: testdata/jit/erlang.data with its dump"
-	for g in native jit; do
+	for g in native scale big jit; do
 		printf '%-48s %9s %12s %14s\n' "$g" wall_s peak_rss_MB wall/first
 		awk -F'\t' -v g=$g '$1 == g' "$W/results.tsv" | {
 			base=
@@ -100,6 +126,14 @@ fi
 	done
 	inj=$(awk -F'\t' '$1 == "jit" && NR > 1 { s += $3 } END { print s }' <(awk -F'\t' '$1 == "jit"' "$W/results.tsv"))
 	pc=$(awk -F'\t' '$1 == "jit" { print $3; exit }' "$W/results.tsv")
+	# the scale group's rows: folded native, folded 10x, pprof native, pprof 10x
+	awk -F'\t' '$1 == "scale" { n++; w[n] = $3; r[n] = $4 }
+		END { split("folded pprof", f, " ")
+		      for (k = 1; k <= 2; k++) {
+			i = 2 * k - 1
+			printf "# scaling, %s: 10x the recording took %.1fx the time; peak RSS %+.0f%%\n",
+				f[k], w[i + 1] / w[i], (r[i + 1] - r[i]) * 100 / r[i]
+		      } }' "$W/results.tsv"
 	[ -n "$OPEN" ] && echo "# open in the speedscope app (navigation to drawn flame graph): $OPEN"
 	echo "# jit: perf inject --jit + perf report took $(awk -v a="$inj" -v b="$pc" 'BEGIN { printf "%.0f", a / b }') times as long as perfconv"
 } | tee "$W/report.txt"

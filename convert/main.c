@@ -328,6 +328,7 @@ int main(int argc, char **argv)
 	if (!no_cache)
 		co.sym.cache_dir = cache_dir ? cache_dir : (default_cache = default_cache_dir());
 	profile_init(&p);
+	p.aggregate = of->totals_only;
 	if (convert_read(&co, &p, &st, &d) != 0)
 		rc = 1;
 	else if (choose_event(&p, of, event, &wo, co.quiet, &d) != 0)

@@ -12,6 +12,7 @@ struct output_format {
 	const char *help;
 	int weight_period;        /* --weight's default: 1 period, 0 samples */
 	int one_event;            /* shows one event: the first with samples unless --event */
+	int totals_only;          /* shows no times: samples may be aggregated as they come */
 };
 
 /* Every format, NULL-terminated. */

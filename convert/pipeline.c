@@ -503,6 +503,7 @@ static void on_sample(struct conv *c, const struct perf_record *rec, uint64_t ti
 	ps.tid = tid;
 	ps.cpu = rec->sid.has_cpu ? rec->sid.cpu : PC_NO_CPU;
 	ps.event = (uint16_t)(rec->event >= 0 ? rec->event : 0);
+	ps.count = 1;
 	ps.period = s->has_period ? s->period : (ev && !ev->freq ? ev->sample_period : 1);
 	profile_add_sample(c->p, &ps);
 	c->st->samples++;
@@ -642,6 +643,7 @@ static void count_unsymbolized(struct conv *c)
 
 	c->dso_unsym = xcalloc(ndsos ? ndsos : 1, sizeof(*c->dso_unsym));
 	for (size_t i = 0; i < p->nsamples; i++) {
+		uint64_t n = p->samples[i].count;
 		int any = 0;
 
 		for (uint32_t node = p->samples[i].stack; node; node = p->nodes[node].parent) {
@@ -664,13 +666,13 @@ static void count_unsymbolized(struct conv *c)
 				continue;
 			mark[slot] = i + 1;
 			if (slot == ndsos)
-				c->kernel_unsym++;
+				c->kernel_unsym += n;
 			else if (slot == ndsos + 1)
-				c->nomap_unsym++;
+				c->nomap_unsym += n;
 			else
-				c->dso_unsym[slot]++;
+				c->dso_unsym[slot] += n;
 		}
-		c->st->samples_unsymbolized += any;
+		c->st->samples_unsymbolized += any ? n : 0;
 	}
 	free(mark);
 }
@@ -848,7 +850,8 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	if (c.defer_kernel)
 		name_kernel_frames(&c);
 	mapping_flags(&c);
-	profile_sort_samples(p);
+	if (!p->aggregate)
+		profile_sort_samples(p);
 	summary(&c);
 	ret = 0;
 out:

@@ -27,6 +27,7 @@ void profile_release(struct profile *p)
 	free(p->samples);
 	free(p->events);
 	free(p->frame_slots);
+	free(p->sample_slots);
 	u64map_release(&p->node_index);
 	u64map_release(&p->mapping_index);
 	memset(p, 0, sizeof(*p));
@@ -119,15 +120,80 @@ uint32_t profile_add_event(struct profile *p, const struct pc_event *e)
 	return (uint32_t)p->nevents - 1;
 }
 
+/* The fields that make two samples one aggregate. */
+static int sample_twins(const struct pc_sample *a, const struct pc_sample *b)
+{
+	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu &&
+	       a->comm == b->comm && a->event == b->event;
+}
+
+static size_t sample_hash(const struct pc_sample *s)
+{
+	uint64_t h = hash_u64(((uint64_t)s->stack << 32) ^ s->tid);
+
+	h = hash_u64(h ^ ((uint64_t)s->pid << 32) ^ s->cpu);
+	return (size_t)hash_u64(h ^ ((uint64_t)s->comm << 16) ^ s->event);
+}
+
+static void sample_rehash(struct profile *p)
+{
+	size_t ns = p->nsample_slots ? p->nsample_slots * 2 : 1024;
+
+	free(p->sample_slots);
+	p->sample_slots = xcalloc(ns, sizeof(*p->sample_slots));
+	p->nsample_slots = ns;
+	for (size_t id = 0; id < p->nsamples; id++) {
+		size_t i = sample_hash(&p->samples[id]) & (ns - 1);
+
+		while (p->sample_slots[i])
+			i = (i + 1) & (ns - 1);
+		p->sample_slots[i] = (uint32_t)id + 1;
+	}
+}
+
+/* The aggregate `s` belongs to, or a new one. */
+static struct pc_sample *sample_slot(struct profile *p, const struct pc_sample *s)
+{
+	size_t i;
+
+	if ((p->nsamples + 1) * 2 >= p->nsample_slots)
+		sample_rehash(p);
+	for (i = sample_hash(s) & (p->nsample_slots - 1); p->sample_slots[i];
+	     i = (i + 1) & (p->nsample_slots - 1)) {
+		struct pc_sample *t = &p->samples[p->sample_slots[i] - 1];
+
+		if (sample_twins(t, s))
+			return t;
+	}
+	VEC_PUSH(p->samples, p->nsamples, p->samples_cap, *s);
+	p->sample_slots[i] = (uint32_t)p->nsamples;
+	p->samples[p->nsamples - 1].count = 0;
+	p->samples[p->nsamples - 1].period = 0;
+	return &p->samples[p->nsamples - 1];
+}
+
 void profile_add_sample(struct profile *p, const struct pc_sample *s)
 {
-	VEC_PUSH(p->samples, p->nsamples, p->samples_cap, *s);
+	uint64_t count = s->count ? s->count : 1;
+	struct pc_sample *t;
+
+	if (p->aggregate) {
+		t = sample_slot(p, s);
+	} else {
+		VEC_PUSH(p->samples, p->nsamples, p->samples_cap, *s);
+		t = &p->samples[p->nsamples - 1];
+		t->count = t->period = 0;
+	}
+	t->count += count;
+	t->period += s->period;
 	if (s->event < p->nevents) {
-		p->events[s->event].nsamples++;
+		p->events[s->event].nsamples += count;
 		p->events[s->event].total_period += s->period;
 	}
-	if (p->nsamples == 1 || s->time < p->first_time)
+	if (!p->first_time_set || s->time < p->first_time) {
 		p->first_time = s->time;
+		p->first_time_set = 1;
+	}
 	if (s->time > p->last_time)
 		p->last_time = s->time;
 }

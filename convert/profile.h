@@ -56,8 +56,11 @@ struct pc_node {
 #define PC_NO_CPU UINT32_MAX /* the recording does not say */
 
 struct pc_sample {
-	uint64_t time;        /* the recording's clock, ns (0 when the recording has none) */
-	uint64_t period;      /* the event's period (ns for clock events) */
+	uint64_t time;        /* the recording's clock, ns (0 when the recording has none);
+				 of an aggregate: its first sample's */
+	uint64_t period;      /* the event's period (ns for clock events); of an
+				 aggregate: the sum */
+	uint64_t count;       /* samples this stands for: 1, or more in an aggregate */
 	uint32_t stack;       /* leaf node */
 	uint32_t pid, tid, cpu;   /* cpu: PC_NO_CPU when unknown */
 	uint32_t comm;        /* thread name at the sample's time */
@@ -90,9 +93,19 @@ struct profile {
 	int has_wall_clock;      /* wall = time - clock_ns + wall_ns */
 	uint64_t wall_ns, clock_ns;
 	uint64_t first_time, last_time;
+	int first_time_set;
+
+	/*
+	 * Set before samples are added, for writers that show totals only (folded,
+	 * pprof): samples with the same stack, pid, tid, cpu, thread name and event
+	 * are then kept as one, their counts and periods summed, so memory follows the
+	 * distinct stacks rather than the number of samples. Times are lost.
+	 */
+	int aggregate;
 
 	/* interning state */
 	uint32_t *frame_slots; size_t nframe_slots;
+	uint32_t *sample_slots; size_t nsample_slots;
 	struct u64map node_index;
 	struct u64map mapping_index;
 };
@@ -118,6 +131,7 @@ uint32_t profile_node(struct profile *p, uint32_t parent, uint32_t frame);
 /* Intern a mapping by all its fields. */
 uint32_t profile_mapping(struct profile *p, const struct pc_mapping *m);
 uint32_t profile_add_event(struct profile *p, const struct pc_event *e);
+/* Add a sample (`count` 0 is taken as 1), or with `aggregate` fold it into its twin. */
 void profile_add_sample(struct profile *p, const struct pc_sample *s);
 
 /* Sort samples by time, keeping file order among equal times. */

@@ -135,7 +135,7 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 		a.pid = (o->with_pid || o->with_tid) ? s->pid : 0;
 		a.tid = o->with_tid ? s->tid : 0;
 		a.stack = s->stack;
-		a.weight = o->weight_period ? s->period : 1;
+		a.weight = o->weight_period ? s->period : s->count;
 		key = hash_bytes(&a, offsetof(struct agg, weight)) | 1;
 		for (;; key = hash_u64(key) | 1) {
 			v = u64map_get(&seen, key);

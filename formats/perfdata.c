@@ -161,6 +161,7 @@ struct perf_reader {
 	int finished;
 	uint64_t seq;           /* file records consumed in this pass */
 	uint64_t warned_seq;    /* warnings up to here were printed in an earlier pass */
+	uint64_t released;      /* the current file's pages below this were let go */
 
 	/* decompression */
 	ZSTD_DStream *zd;
@@ -1742,10 +1743,29 @@ static void reset_stream(struct perf_reader *r)
 		ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_only);
 }
 
+/*
+ * Let go of the mapped pages before `off`, which this pass has read: a read-only
+ * file mapping gives them back on the next touch (from the page cache), so nothing
+ * borrowed from them breaks, and the resident size of a reader of a large file
+ * stays at a step instead of growing to the file's size.
+ */
+#define RELEASE_STEP (2u << 20)
+
+static void release_behind(struct perf_reader *r, const struct pd_file *f, uint64_t off)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t from = (r->released + page - 1) / page * page, to = off / page * page;
+
+	if (to > from)
+		madvise((uint8_t *)f->map + from, (size_t)(to - from), MADV_DONTNEED);
+	r->released = to;
+}
+
 static void start_file(struct perf_reader *r, size_t i)
 {
 	r->cur = i;
 	r->pos = i < r->nfiles ? r->files[i].start : 0;
+	r->released = 0;
 	reset_stream(r);
 }
 
@@ -1883,6 +1903,8 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 		rem = f->end - off;
 		p = f->base + off;
 		r->seq++;
+		if (f->map && off - r->released >= RELEASE_STEP)
+			release_behind(r, f, off);
 		if (rem < 8) {
 			rwarn(r, f->path, off, "data section cut short: %llu bytes of an 8-byte "
 			      "record header missing, reading stops here",

@@ -492,7 +492,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				}
 			}
 			a = &acc[(size_t)idx * nvalues + (size_t)col_of[s->event]];
-			a[0] += 1;
+			a[0] += (int64_t)s->count;
 			a[1] += (int64_t)s->period;
 		}
 		u64map_release(&seen);

@@ -34,7 +34,7 @@ static const struct pc_sample *sample_at(const struct ss_writer *w, size_t k)
 
 static uint64_t weight_of(const struct ss_writer *w, const struct pc_sample *s)
 {
-	return w->o->weight_period ? s->period : 1;
+	return w->o->weight_period ? s->period : s->count;
 }
 
 /* The shared frames: the functions some written stack uses, numbered in that order. */

@@ -47,13 +47,15 @@ static char *render(const struct write_options *o, profile_writer w)
 	return buf;
 }
 
-static void setup(void)
+/* The fixture's profile into `p`; with `aggregate`, each sample is added `times` times. */
+static void build(int aggregate, int times)
 {
 	struct pc_event e;
 	uint32_t main_f, work, work2, leaf_k, odd, unk;
 	uint32_t s1[3], s2[3], s3[3], s4[2];
 
 	profile_init(&p);
+	p.aggregate = aggregate;
 	memset(&e, 0, sizeof(e));
 	e.name = profile_str(&p, "cpu-clock");
 	profile_add_event(&p, &e);
@@ -67,10 +69,17 @@ static void setup(void)
 	s2[0] = main_f; s2[1] = work2; s2[2] = leaf_k;
 	s3[0] = main_f; s3[1] = odd; s3[2] = unk;
 	s4[0] = main_f; s4[1] = work;
-	sample("my prog", 10, 11, test_stack(&p, s1, 3), 250, 3);
-	sample("my prog", 10, 12, test_stack(&p, s2, 3), 250, 1);
-	sample("my prog", 10, 11, test_stack(&p, s3, 3), 500, 2);
-	sample("other", 20, 20, test_stack(&p, s4, 2), 250, 4);
+	for (int k = 0; k < times; k++) {
+		sample("my prog", 10, 11, test_stack(&p, s1, 3), 250, 3 + 10 * (uint64_t)k);
+		sample("my prog", 10, 12, test_stack(&p, s2, 3), 250, 1 + 10 * (uint64_t)k);
+		sample("my prog", 10, 11, test_stack(&p, s3, 3), 500, 2 + 10 * (uint64_t)k);
+		sample("other", 20, 20, test_stack(&p, s4, 2), 250, 4 + 10 * (uint64_t)k);
+	}
+}
+
+static void setup(void)
+{
+	build(0, 1);
 }
 
 static void teardown(void)
@@ -165,6 +174,56 @@ START_TEST(interning_is_exact)
 }
 END_TEST
 
+/*
+ * Folded and pprof ask for samples to be aggregated as they come: the profile then
+ * holds one sample per distinct (stack, thread, cpu, event) whatever the number of
+ * samples, and the writers' output is what it is with every sample kept.
+ */
+START_TEST(aggregated_samples_write_the_same)
+{
+	struct write_options o;
+	char *plain[3], *agg;
+
+	memset(&o, 0, sizeof(o));
+	o.event = -1;
+	profile_release(&p);
+	build(0, 3);
+	ck_assert_uint_eq(p.nsamples, 12);
+	plain[0] = render(&o, folded_write);
+	o.weight_period = 1;
+	plain[1] = render(&o, folded_write);
+	o.with_tid = 1;
+	plain[2] = render(&o, folded_write);
+	profile_release(&p);
+
+	build(1, 3);
+	ck_assert_uint_eq(p.nsamples, 4);
+	ck_assert_uint_eq(p.samples[0].count, 3);
+	ck_assert_uint_eq(p.samples[2].period, 1500);
+	ck_assert_uint_eq(p.samples[1].time, 1); /* an aggregate keeps its first time */
+	ck_assert_uint_eq(p.events[0].nsamples, 12);
+	ck_assert_uint_eq(p.events[0].total_period, 3750);
+	ck_assert_uint_eq(p.first_time, 1);
+	ck_assert_uint_eq(p.last_time, 24);
+	o.weight_period = 0;
+	o.with_tid = 0;
+	agg = render(&o, folded_write);
+	ck_assert_str_eq(agg, plain[0]);
+	ck_assert_ptr_nonnull(strstr(agg, "my_prog;main;work;do_syscall_64 6\n"));
+	free(agg);
+	o.weight_period = 1;
+	agg = render(&o, folded_write);
+	ck_assert_str_eq(agg, plain[1]);
+	free(agg);
+	o.with_tid = 1;
+	agg = render(&o, folded_write);
+	ck_assert_str_eq(agg, plain[2]);
+	free(agg);
+	for (int i = 0; i < 3; i++)
+		free(plain[i]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("folded");
@@ -177,6 +236,7 @@ int main(void)
 	tcase_add_test(tc, pid_and_tid_prefixes);
 	tcase_add_test(tc, samples_in_time_order);
 	tcase_add_test(tc, interning_is_exact);
+	tcase_add_test(tc, aggregated_samples_write_the_same);
 	suite_add_tcase(s, tc);
 	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;

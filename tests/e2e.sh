@@ -178,5 +178,24 @@ else
 	bad "honest: missing binary: $(cat "$TMP/alone.err")"
 fi
 
+# 6. Memory follows distinct stacks, not samples: a recording grown to many times its
+# samples (bench/grow.py repeats each sample record in place) gives every folded count
+# multiplied, with about the peak RSS of the original (samples aggregated as they
+# come, the read part of the mapped file let go).
+python3 bench/grow.py $TD/mt-g.data "$TMP/grown.data" 96 >"$TMP/grown.txt"
+copies=$(awk '{ print $3 }' "$TMP/grown.txt")
+/usr/bin/time -f %M -o "$TMP/rss0" "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/once.folded"
+/usr/bin/time -f %M -o "$TMP/rss1" "$PERFCONV" -q -i "$TMP/grown.data" "${KS[@]}" -o "$TMP/grown.folded"
+awk -v k="$copies" '{ $NF = $NF * k; print }' "$TMP/once.folded" >"$TMP/once.times.folded"
+rss0=$(tail -1 "$TMP/rss0")
+rss1=$(tail -1 "$TMP/rss1")
+if [ "$copies" -gt 100 ] && cmp -s "$TMP/once.times.folded" "$TMP/grown.folded" &&
+	[ "$rss1" -lt $((rss0 + 24 * 1024)) ]; then
+	ok "streaming: $copies times the samples, counts $copies times, peak RSS $((rss0 / 1024)) -> $((rss1 / 1024)) MB"
+else
+	bad "streaming: $copies copies, peak RSS $rss0 -> $rss1 KB; $(diff "$TMP/once.times.folded" "$TMP/grown.folded" | head -5)"
+fi
+rm -f "$TMP/grown.data"
+
 echo "e2e: $pass passed, $fail failed"
 [ $fail -eq 0 ]
