@@ -15,6 +15,21 @@
 #define MAX_STACK 1024
 #define MAX_INLINE 32
 
+/*
+ * A sample's raw stack already turned into a node: the same addresses in the same
+ * process with the same mappings (replay_epoch) give the same frames, so a repeated
+ * stack costs one hash lookup instead of one per frame.
+ */
+struct chain {
+	uint64_t hash, user_epoch, kernel_epoch;
+	uint64_t first;               /* in chain_words */
+	uint32_t n, node;
+	uint32_t flags;               /* bit 0: kernel context first; bit 1: a callchain */
+};
+
+/* Raw stacks kept for the chain cache at most, in words (32 MB). */
+#define CHAIN_WORDS_MAX (4u << 20)
+
 /* A resolved address: a run of frame ids in the pool, innermost first. */
 struct resolved {
 	uint32_t first, n;
@@ -41,6 +56,12 @@ struct conv {
 	size_t nres, res_cap;
 	uint32_t *pool;
 	size_t npool, pool_cap;
+	struct chain *chains;
+	size_t nchains, chains_cap;
+	uint32_t *chain_slots;        /* open addressing: chain index + 1, 0 empty */
+	size_t nchain_slots;
+	uint64_t *chain_words;
+	size_t nchain_words, chain_words_cap;
 	uint32_t *mapping_dso;        /* profile mapping -> replay dso */
 	size_t mapping_dso_cap;
 	/* kernel frames interned by address while kernel symbols load on another
@@ -60,10 +81,10 @@ struct conv {
 	uint64_t kernel_unsym, nomap_unsym;
 };
 
-static uint64_t rec_time(const struct conv *c, const struct perf_record *rec, uint64_t seq)
+static uint64_t rec_time(const struct conv *c, const struct perf_record *rec)
 {
 	if (!c->use_record_time)
-		return seq;
+		return rec->index;
 	return rec->sid.has_time ? rec->sid.time : 0;
 }
 
@@ -138,11 +159,12 @@ static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time
 static int pass_state(struct conv *c)
 {
 	struct perf_record rec;
-	uint64_t seq = 0;
 	int ret;
 
+	/* samples are for pass 2: not even decoded here */
+	perf_reader_skip_type(c->r, PERF_REC_SAMPLE);
 	while ((ret = perf_reader_next(c->r, &rec)) == 1) {
-		uint64_t t = rec_time(c, &rec, seq++);
+		uint64_t t = rec_time(c, &rec);
 
 		switch (rec.type) {
 		case PERF_REC_MMAP:
@@ -448,22 +470,15 @@ static int wanted(const struct conv *c, uint32_t pid, uint32_t tid, uint32_t com
 	return 1;
 }
 
-static void on_sample(struct conv *c, const struct perf_record *rec, uint64_t time)
+/* The leaf node of a raw stack: its frames resolved and interned. */
+static uint32_t stack_node(struct conv *c, const struct perf_record *rec, uint32_t pid,
+			   uint64_t time)
 {
 	const struct perf_sample *s = &rec->u.sample;
 	uint32_t frames[MAX_STACK];
 	size_t nf = 0;
-	uint32_t pid = rec->sid.pid, tid = rec->sid.tid;
-	struct pc_sample ps;
 	uint32_t node = 0;
-	const struct perf_event_desc *ev;
 
-	memset(&ps, 0, sizeof(ps));
-	ps.comm = replay_thread_name(c->rp, pid, tid, time);
-	if (!wanted(c, pid, tid, ps.comm)) {
-		c->st->samples_filtered++;
-		return;
-	}
 	if (s->has_callchain && s->nr_callchain) {
 		int kernel_ctx = rec->cpumode == PERF_CPUMODE_KERNEL;
 		int leaf = 1, skip = 0;
@@ -496,8 +511,84 @@ static void on_sample(struct conv *c, const struct perf_record *rec, uint64_t ti
 	}
 	while (nf-- > 0)
 		node = profile_node(c->p, node, frames[nf]);
+	return node;
+}
+
+static void chain_rehash(struct conv *c)
+{
+	size_t ns = c->nchain_slots ? c->nchain_slots * 2 : 4096;
+
+	free(c->chain_slots);
+	c->chain_slots = xcalloc(ns, sizeof(*c->chain_slots));
+	c->nchain_slots = ns;
+	for (size_t id = 0; id < c->nchains; id++) {
+		size_t i = c->chains[id].hash & (ns - 1);
+
+		while (c->chain_slots[i])
+			i = (i + 1) & (ns - 1);
+		c->chain_slots[i] = (uint32_t)id + 1;
+	}
+}
+
+/* stack_node() through the chain cache, where the process's frames depend only on
+ * its mappings (JIT code changes without them) */
+static uint32_t stack_node_cached(struct conv *c, const struct perf_record *rec, uint32_t pid,
+				  uint64_t time)
+{
+	const struct perf_sample *s = &rec->u.sample;
+	int is_chain = s->has_callchain && s->nr_callchain;
+	const uint64_t *words = is_chain ? s->callchain : &s->ip;
+	size_t nw = is_chain ? (size_t)s->nr_callchain : 1, i;
+	struct chain ch;
+
+	if ((jit_procs_count(c->jits) && jit_procs_find(c->jits, pid) >= 0) || nw > MAX_STACK)
+		return stack_node(c, rec, pid, time);
+	ch.user_epoch = replay_epoch(c->rp, pid, time);
+	ch.kernel_epoch = replay_epoch(c->rp, REPLAY_KERNEL_PID, time);
+	ch.flags = (rec->cpumode == PERF_CPUMODE_KERNEL) | (uint32_t)is_chain << 1;
+	ch.hash = hash_bytes(words, nw * sizeof(*words)) ^
+		  hash_u64(ch.user_epoch ^ hash_u64(ch.kernel_epoch * 4 + ch.flags));
+	if ((c->nchains + 1) * 2 >= c->nchain_slots)
+		chain_rehash(c);
+	for (i = ch.hash & (c->nchain_slots - 1); c->chain_slots[i];
+	     i = (i + 1) & (c->nchain_slots - 1)) {
+		const struct chain *e = &c->chains[c->chain_slots[i] - 1];
+
+		if (e->hash == ch.hash && e->n == nw && e->user_epoch == ch.user_epoch &&
+		    e->kernel_epoch == ch.kernel_epoch && e->flags == ch.flags &&
+		    memcmp(c->chain_words + e->first, words, nw * sizeof(*words)) == 0)
+			return e->node;
+	}
+	ch.node = stack_node(c, rec, pid, time);
+	if (c->nchain_words + nw > CHAIN_WORDS_MAX)
+		return ch.node;
+	ch.first = c->nchain_words;
+	ch.n = (uint32_t)nw;
+	if (c->nchain_words + nw > c->chain_words_cap)
+		grow_array((void **)&c->chain_words, &c->chain_words_cap, c->nchain_words + nw,
+			   sizeof(*c->chain_words));
+	memcpy(c->chain_words + c->nchain_words, words, nw * sizeof(*words));
+	c->nchain_words += nw;
+	VEC_PUSH(c->chains, c->nchains, c->chains_cap, ch);
+	c->chain_slots[i] = (uint32_t)c->nchains;
+	return ch.node;
+}
+
+static void on_sample(struct conv *c, const struct perf_record *rec, uint64_t time)
+{
+	const struct perf_sample *s = &rec->u.sample;
+	uint32_t pid = rec->sid.pid, tid = rec->sid.tid;
+	struct pc_sample ps;
+	const struct perf_event_desc *ev;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.comm = replay_thread_name(c->rp, pid, tid, time);
+	if (!wanted(c, pid, tid, ps.comm)) {
+		c->st->samples_filtered++;
+		return;
+	}
 	ev = rec->event >= 0 ? perf_reader_event(c->r, (size_t)rec->event) : NULL;
-	ps.stack = node;
+	ps.stack = stack_node_cached(c, rec, pid, time);
 	ps.time = c->use_record_time ? time : 0;
 	ps.pid = pid;
 	ps.tid = tid;
@@ -582,11 +673,11 @@ static void load_jit(struct conv *c)
 static int pass_samples(struct conv *c)
 {
 	struct perf_record rec;
-	uint64_t seq = 0;
 	int ret;
 
+	perf_reader_skip_type(c->r, 0);
 	while ((ret = perf_reader_next(c->r, &rec)) == 1) {
-		uint64_t t = rec_time(c, &rec, seq++);
+		uint64_t t = rec_time(c, &rec);
 
 		if (rec.type == PERF_REC_SAMPLE)
 			on_sample(c, &rec, t);
@@ -856,6 +947,9 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	ret = 0;
 out:
 	u64map_release(&c.map_ids);
+	free(c.chains);
+	free(c.chain_slots);
+	free(c.chain_words);
 	u64map_release(&c.addr_cache);
 	u64map_release(&c.nomap_cache);
 	free(c.res);

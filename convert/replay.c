@@ -23,6 +23,8 @@ struct proc {
 	struct replay_map *maps;
 	size_t nmaps, maps_cap;
 	uint64_t *maxend;     /* maxend[i] = max end of maps[0..i], after finish */
+	uint64_t *changes;    /* sorted times at which a map begins or ends, after finish */
+	size_t nchanges;
 };
 
 struct name_at {
@@ -70,6 +72,7 @@ void replay_free(struct replay *r)
 	for (size_t i = 0; i < r->nprocs; i++) {
 		free(r->procs[i].maps);
 		free(r->procs[i].maxend);
+		free(r->procs[i].changes);
 	}
 	for (size_t i = 0; i < r->nthreads; i++)
 		free(r->threads[i].names);
@@ -276,6 +279,13 @@ static int map_start_cmp(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void replay_finish(struct replay *r)
 {
 	if (r->finished)
@@ -329,6 +339,14 @@ void replay_finish(struct replay *r)
 				maxend = p->maps[j].end;
 			p->maxend[j] = maxend;
 		}
+		p->changes = xmalloc((2 * p->nmaps + 1) * sizeof(*p->changes));
+		for (size_t j = 0; j < p->nmaps; j++) {
+			p->changes[p->nchanges++] = p->maps[j].time;
+			if (p->maps[j].end_time != REPLAY_FOREVER)
+				p->changes[p->nchanges++] = p->maps[j].end_time;
+		}
+		if (p->nchanges > 1)
+			qsort(p->changes, p->nchanges, sizeof(*p->changes), u64_cmp);
 	}
 }
 
@@ -398,4 +416,24 @@ uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64
 	}
 	/* before the first name the thread had, the earliest one is the best guess */
 	return t->names[lo ? lo - 1 : 0].name;
+}
+
+uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time)
+{
+	const struct proc *p = find_proc(r, pid, time);
+	size_t lo = 0, hi;
+
+	if (!p)
+		return 0;
+	/* how many changes happened at or before `time` */
+	hi = p->nchanges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->changes[mid] <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return ((uint64_t)(p - r->procs + 1) << 32) | lo;
 }

@@ -162,6 +162,10 @@ struct perf_reader {
 	uint64_t seq;           /* file records consumed in this pass */
 	uint64_t warned_seq;    /* warnings up to here were printed in an earlier pass */
 	uint64_t released;      /* the current file's pages below this were let go */
+	uint64_t index;         /* records framed in this pass, returned or not */
+	uint32_t skip_type;     /* records of this type are not decoded (0: none) */
+	uint32_t prev_skip;     /* skip_type of the pass before: not warned about then */
+	uint32_t cur_type;      /* of the record being decoded */
 
 	/* decompression */
 	ZSTD_DStream *zd;
@@ -256,7 +260,7 @@ static void rwarn(struct perf_reader *r, const char *path, uint64_t off, const c
 	char msg[768];
 	va_list ap;
 
-	if (r->seq && r->seq <= r->warned_seq)
+	if (r->seq && r->seq <= r->warned_seq && (!r->prev_skip || r->cur_type != r->prev_skip))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -1624,6 +1628,7 @@ static int decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64
 	rec->event = r->nev == 1 ? 0 : -1;
 	rec->cpumode = misc & 7;
 	rec->raw = p;
+	rec->index = r->index;
 
 	if (type == PERF_REC_SAMPLE) {
 		ret = decode_sample(r, p, size, off, rec);
@@ -1850,6 +1855,19 @@ static int start_compressed(struct perf_reader *r, const uint8_t *p, uint16_t si
 	return 0;
 }
 
+/* Count the record framed at `p`; 1 when it is of the type not to decode. */
+static int skipped(struct perf_reader *r, const uint8_t *p)
+{
+	r->cur_type = ld32(p, r->swapped);
+	r->index++;
+	return r->skip_type && r->cur_type == r->skip_type;
+}
+
+void perf_reader_skip_type(struct perf_reader *r, uint32_t type)
+{
+	r->skip_type = type;
+}
+
 int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 {
 	for (;;) {
@@ -1874,6 +1892,8 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 			}
 			if (size <= avail) {
 				r->dhead += size;
+				if (skipped(r, p))
+					continue;
 				ret = decode(r, p, size, r->zoff, rec);
 				if (ret)
 					return ret;
@@ -1937,6 +1957,8 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 				return -1;
 			continue;
 		}
+		if (skipped(r, p))
+			continue;
 		ret = decode(r, p, size, off, rec);
 		if (ret)
 			return ret;
@@ -1948,6 +1970,8 @@ void perf_reader_rewind(struct perf_reader *r)
 	if (r->seq > r->warned_seq)
 		r->warned_seq = r->seq;
 	r->seq = 0;
+	r->index = 0;
+	r->prev_skip = r->skip_type;
 	r->finished = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
 	start_file(r, 0);

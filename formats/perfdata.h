@@ -207,6 +207,8 @@ struct perf_record {
 	uint64_t offset;        /* file offset of the record (for a record inside a
 				   COMPRESSED one: the offset of that COMPRESSED record) */
 	const char *file;       /* which file of a --threads directory it came from */
+	uint64_t index;         /* its position among the records of the recording
+				   (1 the first), the same in every pass whatever is skipped */
 	int event;              /* index of its event, -1 when unknown */
 	int cpumode;            /* misc & 7 */
 	struct perf_sample_id sid; /* sample identity, or the sample_id_all trailer */
@@ -260,6 +262,13 @@ struct perf_reader *perf_reader_open_mem(const void *buf, size_t len, const char
  * ids, FINISHED_INIT, COMPRESSED) are consumed, not returned.
  */
 int perf_reader_next(struct perf_reader *r, struct perf_record *rec);
+
+/*
+ * Records of `type` (e.g. PERF_REC_SAMPLE for a pass that wants process state only)
+ * are framed and counted but neither decoded nor returned, until set again (0:
+ * none). Damage in them is then warned about in the next pass that decodes them.
+ */
+void perf_reader_skip_type(struct perf_reader *r, uint32_t type);
 
 /* Start again from the first record (for a second pass). */
 void perf_reader_rewind(struct perf_reader *r);

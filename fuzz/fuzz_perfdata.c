@@ -72,7 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (j = 0; j < e->nids; j++)
 			sum += e->ids[j];
 	}
+	/* as the pipeline reads: process state without samples, then everything */
 	for (pass = 0; pass < 2; pass++) {
+		perf_reader_skip_type(r, pass == 0 ? PERF_REC_SAMPLE : 0);
 		while (perf_reader_next(r, &rec) == 1)
 			sum += touch(&rec);
 		perf_reader_rewind(r);

@@ -778,6 +778,55 @@ START_TEST(test_synthetic_both_orders)
 }
 END_TEST
 
+/*
+ * A first pass that skips samples (pipeline.c's state pass) returns the rest with
+ * the same indexes as a full pass, and the damaged sample it never decoded is warned
+ * about in the pass that decodes it; the damaged MMAP2 once only.
+ */
+START_TEST(test_skip_type_two_passes)
+{
+	static struct buf b;
+	struct perf_reader *r;
+	struct perf_record rec;
+	struct cap c;
+	uint64_t fork_index = 0;
+	int n = 0, samples = 0;
+	const char *t;
+
+	build_file(&b, 0, synth_records);
+	cap_init(&c);
+	r = perf_reader_open_mem(b.p, b.len, "synth.data", &c.d);
+	ck_assert_msg(r != NULL, "%s", c.d.last_error);
+	perf_reader_skip_type(r, PERF_REC_SAMPLE);
+	while (perf_reader_next(r, &rec) == 1) {
+		ck_assert_uint_ne(rec.type, PERF_REC_SAMPLE);
+		if (rec.type == PERF_REC_FORK)
+			fork_index = rec.index;
+		n++;
+	}
+	ck_assert_int_eq(n, 4);
+	t = cap_text(&c);
+	ck_assert_ptr_null(strstr(t, "CALLCHAIN"));
+	ck_assert_ptr_nonnull(strstr(t, "PERF_RECORD_MMAP2: record size 24"));
+
+	perf_reader_rewind(r);
+	perf_reader_skip_type(r, 0);
+	while (perf_reader_next(r, &rec) == 1) {
+		samples += rec.type == PERF_REC_SAMPLE;
+		if (rec.type == PERF_REC_FORK)
+			ck_assert_uint_eq(rec.index, fork_index);
+	}
+	ck_assert_int_eq(samples, 1);
+	t = cap_text(&c);
+	ck_assert_ptr_nonnull(strstr(t, "PERF_RECORD_SAMPLE: CALLCHAIN field overruns"));
+	t = strstr(t, "PERF_RECORD_MMAP2");
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_null(strstr(t + 1, "PERF_RECORD_MMAP2")); /* warned once */
+	perf_reader_close(r);
+	cap_release(&c);
+}
+END_TEST
+
 /* COMPRESSED2 then COMPRESSED, one zstd stream, a sample straddling the two. */
 static void compressed_records(struct buf *b)
 {
@@ -928,6 +977,7 @@ static Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_cut_data);
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_synthetic_both_orders);
+	tcase_add_test(tc, test_skip_type_two_passes);
 	tcase_add_test(tc, test_compressed_straddle);
 	tcase_add_test(tc, test_time_conv);
 	suite_add_tcase(s, tc);

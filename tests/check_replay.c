@@ -41,6 +41,33 @@ START_TEST(reused_range_resolves_by_time)
 }
 END_TEST
 
+/* The chain cache in pipeline.c trusts the epoch: equal only while the maps are. */
+START_TEST(epoch_changes_with_the_mappings)
+{
+	uint32_t a = replay_dso(r, "/usr/lib/liba.so", NULL, 0, 0);
+	uint32_t b = replay_dso(r, "/usr/lib/libb.so", NULL, 0, 0);
+	uint32_t sh = replay_dso(r, "/bin/sh", NULL, 0, 0);
+
+	replay_mmap(r, 200, 10, 0x1000, 0x1000, 0, b);
+	replay_mmap(r, 100, 10, 0x1000, 0x1000, 0, a);
+	replay_mmap(r, 100, 11, 0x1000, 0x1000, 0, a);
+	replay_comm(r, 300, 10, 10, "sh", 1);            /* exec: a new process */
+	replay_mmap(r, 310, 10, 0x1000, 0x1000, 0, sh);
+	replay_finish(r);
+	ck_assert_uint_eq(replay_epoch(r, 10, 120), replay_epoch(r, 10, 199));
+	ck_assert_uint_eq(replay_epoch(r, 10, 100), replay_epoch(r, 10, 150));
+	ck_assert_uint_ne(replay_epoch(r, 10, 150), replay_epoch(r, 10, 200));
+	ck_assert_uint_ne(replay_epoch(r, 10, 99), replay_epoch(r, 10, 100));
+	/* another process with the same maps at the same time is another epoch */
+	ck_assert_uint_ne(replay_epoch(r, 11, 150), replay_epoch(r, 10, 150));
+	/* after exec the old mappings end: the epoch moves at 300 and at 310 */
+	ck_assert_uint_ne(replay_epoch(r, 10, 250), replay_epoch(r, 10, 305));
+	ck_assert_uint_ne(replay_epoch(r, 10, 305), replay_epoch(r, 10, 320));
+	ck_assert_uint_eq(replay_epoch(r, 10, 320), replay_epoch(r, 10, 100000));
+	ck_assert_uint_eq(replay_epoch(r, 99, 150), 0);
+}
+END_TEST
+
 START_TEST(exec_drops_mappings_fork_copies_them)
 {
 	uint32_t sh = replay_dso(r, "/bin/sh", NULL, 0, 0);
@@ -120,6 +147,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, reused_range_resolves_by_time);
+	tcase_add_test(tc, epoch_changes_with_the_mappings);
 	tcase_add_test(tc, exec_drops_mappings_fork_copies_them);
 	tcase_add_test(tc, threads_share_and_names_change_over_time);
 	tcase_add_test(tc, pid_reuse_gets_a_new_process);
