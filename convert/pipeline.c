@@ -155,6 +155,27 @@ static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time
 		    dso);
 }
 
+/*
+ * KSYMBOL: kernel code that kallsyms may not name, or not at the time of a sample
+ * (BPF programs loaded and unloaded, trampolines). As perf does, each becomes a
+ * kernel mapping named after its symbol for as long as it is registered.
+ */
+static void on_ksymbol(struct conv *c, const struct perf_record *rec, uint64_t time)
+{
+	const struct perf_ksymbol_rec *k = &rec->u.ksymbol;
+	uint32_t dso;
+
+	if (k->flags & 1) {
+		replay_munmap(c->rp, time, REPLAY_KERNEL_PID, k->addr);
+		return;
+	}
+	if (!k->name || !k->name[0] || !k->len)
+		return;
+	dso = replay_dso(c->rp, k->name, NULL, 0,
+			 k->ksym_type == 1 ? REPLAY_DSO_KSYM_BPF : REPLAY_DSO_KSYM_OTHER);
+	replay_mmap(c->rp, time, REPLAY_KERNEL_PID, k->addr, k->len, 0, dso);
+}
+
 /* Pass 1: process state. */
 static int pass_state(struct conv *c)
 {
@@ -170,6 +191,9 @@ static int pass_state(struct conv *c)
 		case PERF_REC_MMAP:
 		case PERF_REC_MMAP2:
 			on_mmap(c, &rec, t);
+			break;
+		case PERF_REC_KSYMBOL:
+			on_ksymbol(c, &rec, t);
 			break;
 		case PERF_REC_COMM:
 			replay_comm(c->rp, t, rec.u.comm.pid, rec.u.comm.tid, rec.u.comm.comm,
@@ -275,6 +299,13 @@ static uint32_t resolve_new(struct conv *c, const struct replay_map *m, uint32_t
 	f.addr = addr;
 	f.mapping = mapping;
 	f.kind = kernel ? FRAME_KERNEL : FRAME_NATIVE;
+	if (dso && dso->kernel >= REPLAY_DSO_KSYM_BPF) {
+		/* KSYMBOL code: its mapping is its symbol, named as perf names it */
+		f.symbolized = 1;
+		f.func = f.system_name = f.module = dso->path;
+		ids[0] = profile_frame(c->p, &f);
+		return new_resolved(c, ids, 1);
+	}
 	if (kernel && c->defer_kernel) {
 		/* named after pass 2 (name_kernel_frames); the address makes it unique */
 		f.module = profile_str(c->p, "[kernel.kallsyms]");

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_MMAP, EV_COMM, EV_FORK, EV_EXIT };
+enum { EV_MMAP, EV_MUNMAP, EV_COMM, EV_FORK, EV_EXIT };
 
 struct rev {
 	uint64_t time;
@@ -100,7 +100,8 @@ uint32_t replay_dso(struct replay *r, const char *path, const uint8_t *build_id,
 	if (build_id_size)
 		memcpy(d.build_id, build_id, build_id_size);
 	d.build_id_size = (uint8_t)build_id_size;
-	d.kernel = kernel ? 1 : 0;
+	d.kernel = (uint8_t)(kernel >= REPLAY_DSO_KERNEL && kernel <= REPLAY_DSO_KSYM_OTHER ?
+			     kernel : kernel ? REPLAY_DSO_KERNEL : REPLAY_DSO_USER);
 	key = hash_bytes(&d, sizeof(d)) | 1;
 	/* linear probing on collision: try successive keys until the dso matches */
 	for (;; key = hash_u64(key) | 1) {
@@ -150,6 +151,14 @@ void replay_mmap(struct replay *r, uint64_t time, uint32_t pid, uint64_t start, 
 	e->len = len;
 	e->pgoff = pgoff;
 	e->arg = dso;
+}
+
+void replay_munmap(struct replay *r, uint64_t time, uint32_t pid, uint64_t start)
+{
+	struct rev *e = add_ev(r, EV_MUNMAP, time);
+
+	e->pid = pid;
+	e->start = start;
 }
 
 void replay_comm(struct replay *r, uint64_t time, uint32_t pid, uint32_t tid, const char *comm,
@@ -270,6 +279,16 @@ static void do_exec(struct replay *r, const struct rev *e)
 			p->maps[i].end_time = e->time;
 }
 
+/* The live mappings that start at `start` end at the event's time. */
+static void do_munmap(struct replay *r, const struct rev *e)
+{
+	struct proc *p = cur_proc(r, e->pid);
+
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].start == e->start && p->maps[i].end_time == REPLAY_FOREVER)
+			p->maps[i].end_time = e->time;
+}
+
 static int map_start_cmp(const void *a, const void *b)
 {
 	const struct replay_map *x = a, *y = b;
@@ -310,6 +329,9 @@ void replay_finish(struct replay *r)
 			add_map(cur_proc(r, e->pid), &m);
 			break;
 		}
+		case EV_MUNMAP:
+			do_munmap(r, e);
+			break;
 		case EV_COMM:
 			if (e->exec)
 				do_exec(r, e);

@@ -22,12 +22,20 @@
 #define REPLAY_KERNEL_PID UINT32_MAX  /* pid -1: kernel and module mappings */
 #define REPLAY_FOREVER UINT64_MAX
 
+/* What a dso is; every kind but USER is kernel code. */
+enum replay_dso_kind {
+	REPLAY_DSO_USER = 0,
+	REPLAY_DSO_KERNEL = 1,     /* the kernel image or a module, named by kallsyms */
+	REPLAY_DSO_KSYM_BPF = 2,   /* a BPF program (KSYMBOL): the path is its name */
+	REPLAY_DSO_KSYM_OTHER = 3, /* other KSYMBOL code (trampolines, ftrace): the same */
+};
+
 /* An object that code is mapped from. */
 struct replay_dso {
 	uint32_t path;        /* string id, as the recording names it */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
-	uint8_t kernel;       /* the kernel image or a kernel module */
+	uint8_t kernel;       /* enum replay_dso_kind: non-zero for kernel code */
 };
 
 struct replay_map {
@@ -45,7 +53,8 @@ struct replay;
 struct replay *replay_new(struct strtab *strings);
 void replay_free(struct replay *r);
 
-/* The dso for a path and build id (size 0 when unknown); the same pair gives the same id. */
+/* The dso for a path and build id (size 0 when unknown); the same pair gives the same id.
+ * `kernel`: an enum replay_dso_kind (any other non-zero value is REPLAY_DSO_KERNEL). */
 uint32_t replay_dso(struct replay *r, const char *path, const uint8_t *build_id,
 		    size_t build_id_size, int kernel);
 const struct replay_dso *replay_dso_get(const struct replay *r, uint32_t dso);
@@ -53,6 +62,8 @@ size_t replay_ndsos(const struct replay *r);
 
 void replay_mmap(struct replay *r, uint64_t time, uint32_t pid, uint64_t start, uint64_t len,
 		 uint64_t pgoff, uint32_t dso);
+/* The mappings of `pid` that start at `start` end at `time` (a KSYMBOL unregister). */
+void replay_munmap(struct replay *r, uint64_t time, uint32_t pid, uint64_t start);
 void replay_comm(struct replay *r, uint64_t time, uint32_t pid, uint32_t tid, const char *comm,
 		 int exec);
 void replay_fork(struct replay *r, uint64_t time, uint32_t pid, uint32_t ppid, uint32_t tid,

@@ -155,5 +155,36 @@ else
 		bad "kernel: mismatching live kernel not reported"
 fi
 
+# 7. KSYMBOL: a BPF program registered over a while, with the kernel-heavy recording's
+# samples in one kernel function moved into it from its registration on (this machine
+# cannot load BPF programs; tests/inject-ksymbol.py writes the records as the kernel
+# does). While registered its samples carry its name; after it is unregistered its
+# address is in no mapping: [unknown]. perf script, reading the same file, must agree.
+mkdir -p "$TMP/ksym"
+cp $TD/kheavy "$TMP/ksym/"
+"$PERFCONV" -q "${KS[@]}" -i $TD/kheavy.data -f samples -o "$TMP/ksym/before.samples"
+nl=$(wc -l <"$TMP/ksym/before.samples")
+t_ns() { sed -n "${1}p" "$TMP/ksym/before.samples" | awk -F'\t' '{ split($4, t, "."); print t[1] t[2] }'; }
+fn=$(zcat $TD/kallsyms.gz | awk '$3 == "_raw_spin_unlock_irqrestore" { f = 1; a = $1; next }
+	f { printf "0x%s 0x%s\n", a, $1; exit }')
+read -r from next <<<"$fn"
+len=$(printf '0x%x' $((next - from)))
+BPF=bpf_prog_0123456789abcdef_fake
+python3 tests/inject-ksymbol.py $TD/kheavy.data "$TMP/ksym/kheavy.data" $BPF 0xffffffffc0300000 "$len" \
+	"$(t_ns $((nl / 3)))" "$(t_ns $((2 * nl / 3)))" "$from"
+"$PERFCONV" -q "${KS[@]}" -i "$TMP/ksym/kheavy.data" -f samples -o "$TMP/ksym/after.samples"
+leaf_counts() { diff "$TMP/ksym/before.samples" "$TMP/ksym/after.samples" | grep '^>' | awk -F';' '{ print $NF }' | sort | uniq -c; }
+named=$(leaf_counts | awk -v b=$BPF '$2 == b { print $1 }')
+unknown=$(leaf_counts | awk '$2 == "[unknown]" { print $1 }')
+others=$(leaf_counts | awk -v b=$BPF '$2 != b && $2 != "[unknown]"' | wc -l)
+perf_named=$(perf script -i "$TMP/ksym/kheavy.data" -F ip,sym 2>/dev/null | grep -c "^[[:space:]]*ffffffffc03000[0-9a-f]* $BPF\$")
+perf_unknown=$(perf script -i "$TMP/ksym/kheavy.data" -F ip,sym 2>/dev/null | grep -c "^[[:space:]]*ffffffffc03000[0-9a-f]* \[unknown\]\$")
+if [ "${named:-0}" -gt 10 ] && [ "${unknown:-0}" -gt 10 ] && [ "$others" -eq 0 ] &&
+	[ "$named" -eq "$perf_named" ] && [ "$unknown" -eq "$perf_unknown" ]; then
+	ok "ksymbol: $named samples in $BPF while registered, $unknown [unknown] after, as perf script says"
+else
+	bad "ksymbol: named ${named:-0} (perf $perf_named), unknown ${unknown:-0} (perf $perf_unknown), other changed leaves $others"
+fi
+
 echo "e2e-symbols: $pass passed, $fail failed"
 [ $fail -eq 0 ]
