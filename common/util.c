@@ -154,7 +154,7 @@ void strtab_release(struct strtab *t)
 	free(t->chunks);
 	free(t->strs);
 	free(t->lens);
-	free(t->slots);
+	id_index_release(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -183,30 +183,52 @@ static char *strtab_store(struct strtab *t, const char *s, size_t n)
 	return dst;
 }
 
-static void strtab_rehash(struct strtab *t)
+void id_index_refill(struct id_index *x, size_t n, id_hash_fn hash, const void *items)
 {
-	size_t ns = t->nslots ? t->nslots * 2 : 1024;
+	size_t mask = x->nslots - 1;
 
-	free(t->slots);
-	t->slots = xcalloc(ns, sizeof(*t->slots));
-	t->nslots = ns;
-	for (size_t id = 0; id < t->len; id++) {
-		size_t i = hash_bytes(t->strs[id], t->lens[id]) & (ns - 1);
+	memset(x->slots, 0, x->nslots * sizeof(*x->slots));
+	for (size_t id = 0; id < n; id++) {
+		size_t i = hash(items, id) & mask;
 
-		while (t->slots[i])
-			i = (i + 1) & (ns - 1);
-		t->slots[i] = (uint32_t)id + 1;
+		while (x->slots[i])
+			i = (i + 1) & mask;
+		x->slots[i] = (uint32_t)id + 1;
 	}
+}
+
+void id_index_reserve(struct id_index *x, size_t n, id_hash_fn hash, const void *items)
+{
+	if ((n + 1) * 2 < x->nslots)
+		return;
+	free(x->slots);
+	x->nslots = x->nslots ? x->nslots * 2 : 1024;
+	x->slots = xcalloc(x->nslots, sizeof(*x->slots));
+	id_index_refill(x, n, hash, items);
+}
+
+void id_index_release(struct id_index *x)
+{
+	free(x->slots);
+	x->slots = NULL;
+	x->nslots = 0;
+}
+
+static uint64_t strtab_hash(const void *items, size_t id)
+{
+	const struct strtab *t = items;
+
+	return hash_bytes(t->strs[id], t->lens[id]);
 }
 
 uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t n)
 {
 	size_t i;
 
-	if ((t->len + 1) * 2 >= t->nslots)
-		strtab_rehash(t);
-	for (i = hash_bytes(s, n) & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
-		uint32_t id = t->slots[i] - 1;
+	id_index_reserve(&t->index, t->len, strtab_hash, t);
+	for (i = hash_bytes(s, n) & (t->index.nslots - 1); t->index.slots[i];
+	     i = (i + 1) & (t->index.nslots - 1)) {
+		uint32_t id = t->index.slots[i] - 1;
 
 		if (t->lens[id] == n && memcmp(t->strs[id], s, n) == 0)
 			return id;
@@ -221,7 +243,7 @@ uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t n)
 	}
 	t->strs[t->len] = strtab_store(t, s, n);
 	t->lens[t->len] = (uint32_t)n;
-	t->slots[i] = (uint32_t)t->len + 1;
+	t->index.slots[i] = (uint32_t)t->len + 1;
 	return (uint32_t)t->len++;
 }
 

@@ -56,6 +56,22 @@ uint32_t *u64map_get(const struct u64map *m, uint64_t key);
 void u64map_put(struct u64map *m, uint64_t key, uint32_t val);
 
 /*
+ * An index by hash of items kept in an array (ids 0..n-1), for interning tables:
+ * open addressing, each slot holds id + 1 (0 empty), the size a power of two. The
+ * caller probes from hash & (nslots - 1) onwards, comparing items itself.
+ */
+struct id_index {
+	uint32_t *slots;
+	size_t nslots;
+};
+typedef uint64_t (*id_hash_fn)(const void *items, size_t id);
+/* Room for one more item beside the `n` there are: grown (and refilled) when half full. */
+void id_index_reserve(struct id_index *x, size_t n, id_hash_fn hash, const void *items);
+/* Refill at the same size, after the items changed in place. */
+void id_index_refill(struct id_index *x, size_t n, id_hash_fn hash, const void *items);
+void id_index_release(struct id_index *x);
+
+/*
  * Interned strings: each distinct string gets one id, 0 is "". The text is
  * stored once in chunks that never move, so pointers from strtab_str() stay
  * valid until strtab_release().
@@ -67,8 +83,7 @@ struct strtab {
 	const char **strs; /* id -> text */
 	uint32_t *lens;
 	size_t len, cap;
-	uint32_t *slots;   /* hash slots: id + 1, 0 empty */
-	size_t nslots;
+	struct id_index index;
 };
 void strtab_init(struct strtab *t);
 void strtab_release(struct strtab *t);

@@ -58,8 +58,7 @@ struct conv {
 	size_t npool, pool_cap;
 	struct chain *chains;
 	size_t nchains, chains_cap;
-	uint32_t *chain_slots;        /* open addressing: chain index + 1, 0 empty */
-	size_t nchain_slots;
+	struct id_index chain_index;
 	uint64_t *chain_words;
 	size_t nchain_words, chain_words_cap;
 	uint32_t *mapping_dso;        /* profile mapping -> replay dso */
@@ -545,20 +544,9 @@ static uint32_t stack_node(struct conv *c, const struct perf_record *rec, uint32
 	return node;
 }
 
-static void chain_rehash(struct conv *c)
+static uint64_t chain_hash(const void *items, size_t id)
 {
-	size_t ns = c->nchain_slots ? c->nchain_slots * 2 : 4096;
-
-	free(c->chain_slots);
-	c->chain_slots = xcalloc(ns, sizeof(*c->chain_slots));
-	c->nchain_slots = ns;
-	for (size_t id = 0; id < c->nchains; id++) {
-		size_t i = c->chains[id].hash & (ns - 1);
-
-		while (c->chain_slots[i])
-			i = (i + 1) & (ns - 1);
-		c->chain_slots[i] = (uint32_t)id + 1;
-	}
+	return ((const struct chain *)items)[id].hash;
 }
 
 /* stack_node() through the chain cache, where the process's frames depend only on
@@ -579,11 +567,10 @@ static uint32_t stack_node_cached(struct conv *c, const struct perf_record *rec,
 	ch.flags = (rec->cpumode == PERF_CPUMODE_KERNEL) | (uint32_t)is_chain << 1;
 	ch.hash = hash_bytes(words, nw * sizeof(*words)) ^
 		  hash_u64(ch.user_epoch ^ hash_u64(ch.kernel_epoch * 4 + ch.flags));
-	if ((c->nchains + 1) * 2 >= c->nchain_slots)
-		chain_rehash(c);
-	for (i = ch.hash & (c->nchain_slots - 1); c->chain_slots[i];
-	     i = (i + 1) & (c->nchain_slots - 1)) {
-		const struct chain *e = &c->chains[c->chain_slots[i] - 1];
+	id_index_reserve(&c->chain_index, c->nchains, chain_hash, c->chains);
+	for (i = ch.hash & (c->chain_index.nslots - 1); c->chain_index.slots[i];
+	     i = (i + 1) & (c->chain_index.nslots - 1)) {
+		const struct chain *e = &c->chains[c->chain_index.slots[i] - 1];
 
 		if (e->hash == ch.hash && e->n == nw && e->user_epoch == ch.user_epoch &&
 		    e->kernel_epoch == ch.kernel_epoch && e->flags == ch.flags &&
@@ -601,7 +588,7 @@ static uint32_t stack_node_cached(struct conv *c, const struct perf_record *rec,
 	memcpy(c->chain_words + c->nchain_words, words, nw * sizeof(*words));
 	c->nchain_words += nw;
 	VEC_PUSH(c->chains, c->nchains, c->chains_cap, ch);
-	c->chain_slots[i] = (uint32_t)c->nchains;
+	c->chain_index.slots[i] = (uint32_t)c->nchains;
 	return ch.node;
 }
 
@@ -979,7 +966,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 out:
 	u64map_release(&c.map_ids);
 	free(c.chains);
-	free(c.chain_slots);
+	id_index_release(&c.chain_index);
 	free(c.chain_words);
 	u64map_release(&c.addr_cache);
 	u64map_release(&c.nomap_cache);

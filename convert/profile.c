@@ -26,40 +26,21 @@ void profile_release(struct profile *p)
 	free(p->nodes);
 	free(p->samples);
 	free(p->events);
-	free(p->frame_slots);
-	free(p->sample_slots);
+	id_index_release(&p->frame_index);
+	id_index_release(&p->sample_index);
 	u64map_release(&p->node_index);
 	u64map_release(&p->mapping_index);
 	memset(p, 0, sizeof(*p));
 }
 
-static void frame_rehash(struct profile *p)
+static uint64_t frame_hash(const void *items, size_t id)
 {
-	size_t ns = p->nframe_slots ? p->nframe_slots * 2 : 1024;
-
-	free(p->frame_slots);
-	p->frame_slots = xcalloc(ns, sizeof(*p->frame_slots));
-	p->nframe_slots = ns;
-	for (size_t id = 0; id < p->nframes; id++) {
-		size_t i = hash_bytes(&p->frames[id], sizeof(struct pc_frame)) & (ns - 1);
-
-		while (p->frame_slots[i])
-			i = (i + 1) & (ns - 1);
-		p->frame_slots[i] = (uint32_t)id + 1;
-	}
+	return hash_bytes(&((const struct pc_frame *)items)[id], sizeof(struct pc_frame));
 }
 
 void profile_reindex_frames(struct profile *p)
 {
-	/* the table is large enough already: clear it and insert every frame again */
-	memset(p->frame_slots, 0, p->nframe_slots * sizeof(*p->frame_slots));
-	for (size_t id = 0; id < p->nframes; id++) {
-		size_t i = hash_bytes(&p->frames[id], sizeof(struct pc_frame)) & (p->nframe_slots - 1);
-
-		while (p->frame_slots[i])
-			i = (i + 1) & (p->nframe_slots - 1);
-		p->frame_slots[i] = (uint32_t)id + 1;
-	}
+	id_index_refill(&p->frame_index, p->nframes, frame_hash, p->frames);
 }
 
 uint32_t profile_frame(struct profile *p, const struct pc_frame *in)
@@ -68,17 +49,16 @@ uint32_t profile_frame(struct profile *p, const struct pc_frame *in)
 	size_t i;
 
 	memset(f.pad, 0, sizeof(f.pad));
-	if ((p->nframes + 1) * 2 >= p->nframe_slots)
-		frame_rehash(p);
-	for (i = hash_bytes(&f, sizeof(f)) & (p->nframe_slots - 1); p->frame_slots[i];
-	     i = (i + 1) & (p->nframe_slots - 1)) {
-		uint32_t id = p->frame_slots[i] - 1;
+	id_index_reserve(&p->frame_index, p->nframes, frame_hash, p->frames);
+	for (i = hash_bytes(&f, sizeof(f)) & (p->frame_index.nslots - 1); p->frame_index.slots[i];
+	     i = (i + 1) & (p->frame_index.nslots - 1)) {
+		uint32_t id = p->frame_index.slots[i] - 1;
 
 		if (memcmp(&p->frames[id], &f, sizeof(f)) == 0)
 			return id;
 	}
 	VEC_PUSH(p->frames, p->nframes, p->frames_cap, f);
-	p->frame_slots[i] = (uint32_t)p->nframes;
+	p->frame_index.slots[i] = (uint32_t)p->nframes;
 	return (uint32_t)p->nframes - 1;
 }
 
@@ -127,28 +107,17 @@ static int sample_twins(const struct pc_sample *a, const struct pc_sample *b)
 	       a->comm == b->comm && a->event == b->event;
 }
 
-static size_t sample_hash(const struct pc_sample *s)
+static uint64_t sample_hash(const struct pc_sample *s)
 {
 	uint64_t h = hash_u64(((uint64_t)s->stack << 32) ^ s->tid);
 
 	h = hash_u64(h ^ ((uint64_t)s->pid << 32) ^ s->cpu);
-	return (size_t)hash_u64(h ^ ((uint64_t)s->comm << 16) ^ s->event);
+	return hash_u64(h ^ ((uint64_t)s->comm << 16) ^ s->event);
 }
 
-static void sample_rehash(struct profile *p)
+static uint64_t sample_hash_at(const void *items, size_t id)
 {
-	size_t ns = p->nsample_slots ? p->nsample_slots * 2 : 1024;
-
-	free(p->sample_slots);
-	p->sample_slots = xcalloc(ns, sizeof(*p->sample_slots));
-	p->nsample_slots = ns;
-	for (size_t id = 0; id < p->nsamples; id++) {
-		size_t i = sample_hash(&p->samples[id]) & (ns - 1);
-
-		while (p->sample_slots[i])
-			i = (i + 1) & (ns - 1);
-		p->sample_slots[i] = (uint32_t)id + 1;
-	}
+	return sample_hash(&((const struct pc_sample *)items)[id]);
 }
 
 /* The aggregate `s` belongs to, or a new one. */
@@ -156,17 +125,16 @@ static struct pc_sample *sample_slot(struct profile *p, const struct pc_sample *
 {
 	size_t i;
 
-	if ((p->nsamples + 1) * 2 >= p->nsample_slots)
-		sample_rehash(p);
-	for (i = sample_hash(s) & (p->nsample_slots - 1); p->sample_slots[i];
-	     i = (i + 1) & (p->nsample_slots - 1)) {
-		struct pc_sample *t = &p->samples[p->sample_slots[i] - 1];
+	id_index_reserve(&p->sample_index, p->nsamples, sample_hash_at, p->samples);
+	for (i = sample_hash(s) & (p->sample_index.nslots - 1); p->sample_index.slots[i];
+	     i = (i + 1) & (p->sample_index.nslots - 1)) {
+		struct pc_sample *t = &p->samples[p->sample_index.slots[i] - 1];
 
 		if (sample_twins(t, s))
 			return t;
 	}
 	VEC_PUSH(p->samples, p->nsamples, p->samples_cap, *s);
-	p->sample_slots[i] = (uint32_t)p->nsamples;
+	p->sample_index.slots[i] = (uint32_t)p->nsamples;
 	p->samples[p->nsamples - 1].count = 0;
 	p->samples[p->nsamples - 1].period = 0;
 	return &p->samples[p->nsamples - 1];

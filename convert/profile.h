@@ -104,8 +104,8 @@ struct profile {
 	int aggregate;
 
 	/* interning state */
-	uint32_t *frame_slots; size_t nframe_slots;
-	uint32_t *sample_slots; size_t nsample_slots;
+	struct id_index frame_index;
+	struct id_index sample_index;
 	struct u64map node_index;
 	struct u64map mapping_index;
 };
