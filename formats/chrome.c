@@ -4,6 +4,26 @@
  * as read by Perfetto UI, chrome://tracing and speedscope. "X" events of one thread
  * must nest; viewers that sort by ts alone keep file order for equal times, so a
  * parent is written before the children that start with it.
+ *
+ * speedscope (1.25) imports these files too. It turns each X event into a begin and
+ * an end, keys both by the name followed by the args as JSON, and sorts the ends by
+ * time; where several end at one time it ends first one whose key is that of the slice
+ * on top of its stack, else one with its name, else the first, and where slices end
+ * and others begin at one time, it takes a begin first when its key is the next end's.
+ * It pairs each end with its own begin, and warns of nothing, when
+ *   (1) slices that end at one time and share a name share their key, and
+ *   (2) the outermost slice beginning at a time has a key no slice ending then has.
+ * For (1), a slice's "caller" is the nearest other function out of the outermost
+ * slice of its function that ends with it: recursion, direct or through other
+ * functions, is one key. For (2): the outermost slice beginning at a time is of
+ * another function than the outermost one ending (else the stacks would still share
+ * it), so only slices of its function that end deeper can have its key; where their
+ * caller is its caller, they get a "depth", that of the outermost of them, which is
+ * deeper than the beginning one and every slice of its function that ends with it,
+ * so that even a depth of theirs differs. Slices of no duration (samples at one time)
+ * and a gap that the placement of samples closes (every slice ending at the time all
+ * begin again) would escape these rules: neither is written. Functions that share a
+ * name but not file or module and end together still break (1): no key can join them.
  */
 #include "chrome.h"
 
@@ -16,6 +36,12 @@
 #include "../convert/profview.h"
 #include "json.h"
 
+/* What a slice is keyed by besides its function: see the top of this file. */
+struct ct_key {
+	const struct pc_function *caller; /* NULL: none (the thread's outermost function) */
+	int64_t depth;                    /* -1: none */
+};
+
 struct ct_writer {
 	const struct profile *p;
 	struct profview v;
@@ -23,11 +49,15 @@ struct ct_writer {
 	uint64_t origin;
 	FILE *out;
 	/* per thread scratch, reused */
-	uint64_t *t;           /* sample times from the origin */
+	const uint32_t *order; /* the thread's samples in time order */
+	uint32_t *keep;        /* the samples shown: indexes into order */
+	uint64_t *t;           /* their times from the origin */
 	uint32_t *common;      /* depth shared with the previous sample, 0 after a gap */
 	uint64_t *close;       /* when slices ending before sample j end (close[n]: at the end) */
-	uint32_t *path;        /* fnodes of one stack, root first */
-	size_t t_cap, common_cap, close_cap, path_cap;
+	uint32_t *path;        /* fnodes of the stack whose slices are written, root first */
+	uint32_t *next_path;   /* fnodes of the stack where a slice ends */
+	struct ct_key *open;   /* the key of the slice open at each depth */
+	size_t keep_cap, t_cap, common_cap, close_cap, path_cap, next_path_cap, open_cap;
 	int nevents;           /* written so far: all but the first begin with a comma */
 };
 
@@ -75,8 +105,7 @@ static void write_meta(struct ct_writer *w, const char *what, uint32_t pid, uint
 }
 
 static void write_slice(struct ct_writer *w, const struct pc_thread *th, uint32_t func,
-			const struct pc_function *caller, uint64_t start, uint64_t end,
-			uint64_t base)
+			const struct ct_key *key, uint64_t start, uint64_t end, uint64_t base)
 {
 	const struct pc_function *fn = &w->v.funcs[func];
 	FILE *out = w->out;
@@ -87,20 +116,15 @@ static void write_slice(struct ct_writer *w, const struct pc_thread *th, uint32_
 	fprintf(out, ",\"cat\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",",
 		category(fn->kind), th->pid, th->tid);
 	json_ts_dur(out, start, end, base);
-	/*
-	 * speedscope keys a slice by name and args, and at one ts begins a slice before
-	 * it ends one with the same key: the caller gives a function that moves under
-	 * another caller at that instant (a tail call, an inlined caller) two keys;
-	 * the nearest caller that is another function keeps a recursive chain, which
-	 * ends all at once, one key, as speedscope needs then.
-	 */
 	fputs(",\"args\":{", out);
-	if (caller) {
+	if (key->caller) {
 		fputs("\"caller\":", out);
-		json_string(out, profile_text(w->p, caller->name));
+		json_string(out, profile_text(w->p, key->caller->name));
 		fputc(',', out);
 	}
 	fprintf(out, "\"cat\":\"%s\"", category(fn->kind));
+	if (key->depth >= 0)
+		fprintf(out, ",\"depth\":%" PRId64, key->depth);
 	if (fn->file) {
 		fputs(",\"file\":", out);
 		json_string(out, profile_text(w->p, fn->file));
@@ -114,13 +138,97 @@ static void write_slice(struct ct_writer *w, const struct pc_thread *th, uint32_
 	fputs("}}", out);
 }
 
+/* The k-th sample shown of the thread. */
+static const struct pc_sample *shown(const struct ct_writer *w, size_t k)
+{
+	return &w->p->samples[w->order[w->keep[k]]];
+}
+
+/* Fill *path with the fnodes of sample k's stack, root first; returns its depth. */
+static uint32_t stack_path(struct ct_writer *w, size_t k, uint32_t **path, size_t *cap)
+{
+	uint32_t f = profview_fnode(&w->v, shown(w, k));
+	uint32_t depth = w->v.fnodes[f].depth;
+
+	if (depth > *cap)
+		grow_array((void **)path, cap, depth, sizeof(**path));
+	for (uint32_t d = depth; d-- > 0; f = w->v.fnodes[f].parent)
+		(*path)[d] = f;
+	return depth;
+}
+
+static uint32_t func_at(const struct ct_writer *w, const uint32_t *path, uint32_t d)
+{
+	return w->v.fnodes[path[d]].func;
+}
+
+/* The sample where the slice at depth d, open at sample i, ends (n: after the last). */
+static size_t slice_end(const struct ct_writer *w, size_t n, size_t i, uint32_t d)
+{
+	size_t j = i + 1;
+
+	while (j < n && w->common[j] > d)
+		j++;
+	return j;
+}
+
+/* The outermost depth in [lo, d] of path that holds the function at d. */
+static uint32_t outermost(const struct ct_writer *w, const uint32_t *path, uint32_t lo, uint32_t d)
+{
+	uint32_t func = func_at(w, path, d);
+
+	while (lo < d && func_at(w, path, lo) != func)
+		lo++;
+	return lo;
+}
+
+/* The nearest function out of depth d of path that is another function than d's. */
+static const struct pc_function *caller_of(const struct ct_writer *w, const uint32_t *path, uint32_t d)
+{
+	uint32_t func = func_at(w, path, d);
+
+	while (d > 0 && func_at(w, path, d - 1) == func)
+		d--;
+	return d ? &w->v.funcs[func_at(w, path, d - 1)] : NULL;
+}
+
+static int same_name(const struct pc_function *a, const struct pc_function *b)
+{
+	return (a ? a->name : UINT32_MAX) == (b ? b->name : UINT32_MAX);
+}
+
+/*
+ * The key of the slices of the function at depth d of w->path that end at sample j,
+ * d being the outermost of them. Where the same function begins at j at a shallower
+ * depth under the same caller, "depth" (d) tells them apart.
+ */
+static struct ct_key class_key(struct ct_writer *w, size_t n, uint32_t d, size_t j)
+{
+	struct ct_key key = { caller_of(w, w->path, d), -1 };
+	uint32_t c, p;
+
+	if (j == n || w->close[j] != w->t[j])
+		return key; /* nothing begins as these end */
+	c = w->common[j];
+	if (stack_path(w, j, &w->next_path, &w->next_path_cap) <= c ||
+	    func_at(w, w->next_path, c) != func_at(w, w->path, d))
+		return key;
+	/* the slices of the function that the one beginning at c ends with share its key */
+	p = outermost(w, w->next_path, w->common[slice_end(w, n, j, c)], c);
+	if (same_name(caller_of(w, w->next_path, p), key.caller))
+		key.depth = d;
+	return key;
+}
+
 static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 {
 	const struct profile *p = w->p;
-	const uint32_t *order = w->v.order + th->first;
-	size_t n = th->n;
+	size_t n = th->n, kept = 0;
 	uint64_t sum = 0, tail;
 
+	w->order = w->v.order + th->first;
+	if (n + 1 > w->keep_cap)
+		grow_array((void **)&w->keep, &w->keep_cap, n + 1, sizeof(*w->keep));
 	if (n + 1 > w->t_cap)
 		grow_array((void **)&w->t, &w->t_cap, n + 1, sizeof(*w->t));
 	if (n + 1 > w->common_cap)
@@ -128,7 +236,7 @@ static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 	if (n + 1 > w->close_cap)
 		grow_array((void **)&w->close, &w->close_cap, n + 1, sizeof(*w->close));
 	for (size_t i = 0; i < n; i++) {
-		const struct pc_sample *s = &p->samples[order[i]];
+		const struct pc_sample *s = &p->samples[w->order[i]];
 
 		if (!p->has_time) {
 			w->t[i] = sum;
@@ -142,9 +250,9 @@ static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 			 * that a function's self time is its samples times the period. A
 			 * longer gap (the thread off the CPU) starts again at the real time.
 			 */
-			uint64_t per = p->samples[order[i - 1]].period;
+			uint64_t per = p->samples[w->order[i - 1]].period;
 			uint64_t real = s->time - w->origin;
-			uint64_t gap = s->time - p->samples[order[i - 1]].time;
+			uint64_t gap = s->time - p->samples[w->order[i - 1]].time;
 
 			if (gap > per + per / 2)
 				w->t[i] = real > w->t[i - 1] + per ? real : w->t[i - 1] + per;
@@ -158,47 +266,44 @@ static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 	tail = n > 1 ? (w->t[n - 1] - w->t[0]) / (n - 1) : 1000;
 	if (tail == 0)
 		tail = 1;
+	/* a sample at the time of the next would only make slices of no duration */
+	for (size_t i = 0; i < n; i++)
+		if (i + 1 == n || w->t[i] != w->t[i + 1]) {
+			w->keep[kept] = (uint32_t)i;
+			w->t[kept++] = w->t[i];
+		}
+	n = kept;
+
 	w->common[0] = 0;
 	for (size_t j = 1; j <= n; j++) {
-		const struct pc_sample *prev = &p->samples[order[j - 1]];
+		const struct pc_sample *prev = shown(w, j - 1);
 		uint64_t ext = w->clock_event ? prev->period : tail;
-		int gap = j == n || (w->clock_event && p->samples[order[j]].time - prev->time >
-						      prev->period + prev->period / 2);
 
-		if (gap) {
+		/* off the CPU in between, unless the placement closed the gap */
+		if (j == n || (w->clock_event && shown(w, j)->time - prev->time >
+				prev->period + prev->period / 2 && w->t[j - 1] + ext < w->t[j])) {
 			w->close[j] = w->t[j - 1] + ext;
-			if (j < n)
-				w->common[j] = 0;
+			w->common[j] = 0;
 		} else {
 			w->close[j] = w->t[j];
 			w->common[j] = common_depth(&w->v, profview_fnode(&w->v, prev),
-						    profview_fnode(&w->v, &p->samples[order[j]]));
+						    profview_fnode(&w->v, shown(w, j)));
 		}
 	}
-	w->common[n] = 0; /* everything ends after the last sample */
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t leaf = profview_fnode(&w->v, &p->samples[order[i]]);
-		uint32_t depth = w->v.fnodes[leaf].depth, f = leaf;
-		size_t j = i + 1;
+		uint32_t depth = stack_path(w, i, &w->path, &w->path_cap);
 
-		if (depth > w->path_cap)
-			grow_array((void **)&w->path, &w->path_cap, depth, sizeof(*w->path));
-		for (uint32_t d = depth; d-- > 0; f = w->v.fnodes[f].parent)
-			w->path[d] = f;
+		if (depth > w->open_cap)
+			grow_array((void **)&w->open, &w->open_cap, depth, sizeof(*w->open));
 		/* slices at depths common[i].. open here; each ends where the stacks part */
 		for (uint32_t d = w->common[i]; d < depth; d++) {
-			while (j < n && w->common[j] > d)
-				j++;
-			uint32_t func = w->v.fnodes[w->path[d]].func, c = d;
+			size_t j = slice_end(w, n, i, d);
+			uint32_t m = outermost(w, w->path, w->common[j], d);
 
-			/* the caller: the nearest other function out (recursion is one key) */
-			while (c > 0 && w->v.fnodes[w->path[c - 1]].func == func)
-				c--;
-			write_slice(w, th, func, c ? &w->v.funcs[w->v.fnodes[w->path[c - 1]].func] : NULL,
-				    w->t[i], w->close[j], w->t[0]);
-			/* a deeper slice can end sooner: look again from the next sample */
-			j = i + 1;
+			/* the slices of a function that end together share the outermost's key */
+			w->open[d] = m < d ? w->open[m] : class_key(w, n, d, j);
+			write_slice(w, th, func_at(w, w->path, d), &w->open[d], w->t[i], w->close[j], w->t[0]);
 		}
 	}
 }
@@ -252,7 +357,10 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 	free(w.t);
 	free(w.common);
 	free(w.close);
+	free(w.keep);
 	free(w.path);
+	free(w.next_path);
+	free(w.open);
 	u64map_release(&named);
 	profview_release(&w.v);
 	if (ferror(out)) {

@@ -193,7 +193,7 @@ static void teardown(void)
 	profile_release(&p);
 }
 
-static cJSON *render(profile_writer w, int weight_period)
+static cJSON *render_event(profile_writer w, int weight_period, int event)
 {
 	struct write_options o;
 	char *buf = NULL;
@@ -202,7 +202,7 @@ static cJSON *render(profile_writer w, int weight_period)
 	cJSON *j;
 
 	memset(&o, 0, sizeof(o));
-	o.event = -1;
+	o.event = event;
 	o.weight_period = weight_period;
 	ck_assert_int_eq(w(&p, &o, f), 0);
 	fclose(f);
@@ -210,6 +210,11 @@ static cJSON *render(profile_writer w, int weight_period)
 	ck_assert_msg(j != NULL, "not JSON: %s", buf);
 	free(buf);
 	return j;
+}
+
+static cJSON *render(profile_writer w, int weight_period)
+{
+	return render_event(w, weight_period, -1);
 }
 
 static const char *frame_name(cJSON *frames, cJSON *idx)
@@ -347,6 +352,137 @@ START_TEST(chrome_gap_ends_slices)
 }
 END_TEST
 
+/* The X events of thread `tid` named `name`, in file order, at most `max`. */
+static int slices_of(cJSON *j, int tid, const char *name, cJSON **out, int max)
+{
+	cJSON *e;
+	int n = 0;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "traceEvents"))
+		if (cJSON_GetObjectItem(e, "tid")->valueint == tid &&
+		    strcmp(cJSON_GetObjectItem(e, "ph")->valuestring, "X") == 0 &&
+		    strcmp(cJSON_GetObjectItem(e, "name")->valuestring, name) == 0 && n < max)
+			out[n++] = e;
+	return n;
+}
+
+static const char *arg_str(cJSON *e, const char *key)
+{
+	cJSON *a = cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), key);
+
+	return a ? a->valuestring : NULL;
+}
+
+START_TEST(chrome_indirect_recursion_one_key)
+{
+	uint32_t x = frame("parse", "a.c", 1, FRAME_NATIVE, 0x400);
+	uint32_t a = frame("item", "a.c", 10, FRAME_NATIVE, 0x500);
+	uint32_t b = frame("template", "a.c", 20, FRAME_NATIVE, 0x600);
+	cJSON *j, *sl[4];
+
+	/* parse;item;template;item;template, then parse alone: the chain ends at once,
+	 * and speedscope pairs those ends by key: each function's slices share one */
+	sample("asn1", 20, 2000000, (uint32_t[]){ x, a, b, a, b }, 5);
+	sample("asn1", 20, 2001000, (uint32_t[]){ x, a, b, a, b }, 5);
+	sample("asn1", 20, 2002000, (uint32_t[]){ x }, 1);
+	profile_sort_samples(&p);
+	j = render(chrome_write, 1);
+	ck_assert_int_eq(slices_of(j, 20, "item", sl, 4), 2);
+	ck_assert_str_eq(arg_str(sl[0], "caller"), "parse");
+	ck_assert_str_eq(arg_str(sl[1], "caller"), "parse");
+	ck_assert_int_eq(slices_of(j, 20, "template", sl, 4), 2);
+	ck_assert_str_eq(arg_str(sl[0], "caller"), "item");
+	ck_assert_str_eq(arg_str(sl[1], "caller"), "item");
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[1], "dur")->valuedouble, 2);
+	cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(chrome_function_moving_out_gets_depth)
+{
+	uint32_t m = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);
+	uint32_t a = frame("walk", "m.c", 50, FRAME_NATIVE, 0x700);
+	uint32_t f = frame("visit", "m.c", 60, FRAME_NATIVE, 0x800);
+	cJSON *j, *sl[4], *depth;
+
+	/* main;walk;walk;visit, then main;walk;visit: the visit that ends and the one
+	 * that begins at that time both have caller walk, so the one ending gets its
+	 * depth; the walk that ends has its outermost's caller, main */
+	sample("tree", 21, 3000000, (uint32_t[]){ m, a, a, f }, 4);
+	sample("tree", 21, 3001000, (uint32_t[]){ m, a, f }, 3);
+	sample("tree", 21, 3002000, (uint32_t[]){ m }, 1);
+	profile_sort_samples(&p);
+	j = render(chrome_write, 1);
+	ck_assert_int_eq(slices_of(j, 21, "visit", sl, 4), 2);
+	ck_assert_str_eq(arg_str(sl[0], "caller"), "walk");
+	ck_assert_str_eq(arg_str(sl[1], "caller"), "walk");
+	depth = cJSON_GetObjectItem(cJSON_GetObjectItem(sl[0], "args"), "depth");
+	ck_assert_ptr_nonnull(depth);
+	ck_assert_int_eq(depth->valueint, 3);
+	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(sl[1], "args"), "depth"));
+	ck_assert_int_eq(slices_of(j, 21, "walk", sl, 4), 2);
+	ck_assert_str_eq(arg_str(sl[1], "caller"), "main");
+	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(sl[1], "args"), "depth"));
+	cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(chrome_gap_closed_by_placement)
+{
+	cJSON *j, *sl[4];
+	uint32_t m = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);
+
+	/* 0.2 us after the first, the second sample takes the slot 1 us after it; the
+	 * third comes 1.6 periods after the second but at that slot's end: no gap */
+	sample("spin", 14, 4000000, &m, 1);
+	sample("spin", 14, 4000200, &m, 1);
+	sample("spin", 14, 4001800, &m, 1);
+	profile_sort_samples(&p);
+	j = render(chrome_write, 1);
+	ck_assert_int_eq(slices_of(j, 14, "main", sl, 4), 1);
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[0], "dur")->valuedouble, 3);
+	cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(chrome_no_empty_slices)
+{
+	struct pc_event e;
+	struct pc_sample s;
+	uint32_t m = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);
+	uint32_t fa = frame("fault_a", "m.c", 70, FRAME_NATIVE, 0x900);
+	uint32_t fb = frame("fault_b", "m.c", 80, FRAME_NATIVE, 0xa00);
+	uint32_t stacks[3] = { profile_node(&p, profile_node(&p, 0, m), fa),
+			       profile_node(&p, profile_node(&p, 0, m), fb), profile_node(&p, 0, m) };
+	uint64_t times[3] = { 5000000, 5000000, 5004000 };
+	cJSON *j, *sl[4];
+
+	/* a count event's two samples at one time: the first would last no time */
+	memset(&e, 0, sizeof(e));
+	e.name = profile_str(&p, "page-faults");
+	e.unit = profile_str(&p, "count");
+	profile_add_event(&p, &e);
+	for (int i = 0; i < 3; i++) {
+		memset(&s, 0, sizeof(s));
+		s.comm = profile_str(&p, "faulty");
+		s.pid = 10;
+		s.tid = 15;
+		s.time = times[i];
+		s.period = 1;
+		s.stack = stacks[i];
+		s.event = 1;
+		profile_add_sample(&p, &s);
+	}
+	profile_sort_samples(&p);
+	j = render_event(chrome_write, 1, 1);
+	ck_assert_int_eq(slices_of(j, 15, "fault_a", sl, 4), 0);
+	ck_assert_int_eq(slices_of(j, 15, "fault_b", sl, 4), 1);
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[0], "ts")->valuedouble, 0);
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[0], "dur")->valuedouble, 4);
+	cJSON_Delete(j);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("json");
@@ -365,6 +501,10 @@ int main(void)
 	tcase_add_test(w, speedscope_profiles);
 	tcase_add_test(w, chrome_slices);
 	tcase_add_test(w, chrome_gap_ends_slices);
+	tcase_add_test(w, chrome_indirect_recursion_one_key);
+	tcase_add_test(w, chrome_function_moving_out_gets_depth);
+	tcase_add_test(w, chrome_gap_closed_by_placement);
+	tcase_add_test(w, chrome_no_empty_slices);
 	suite_add_tcase(s, w);
 	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
