@@ -10,12 +10,40 @@ parents first, that each thread has a name, and that the self time of each funct
 period, within one period (perfconv places a clock event's samples one period apart
 within a run, so the timer interrupt's latency does not move time between
 functions).
+Also checks what speedscope's trace importer needs to pair each slice's end with
+its own begin (it keys a slice by its name and its args as JSON, and pairs ends that
+fall at one time greedily by key, then by name): no slice lasts no time; slices that
+end at one time and share a name share their key; and the outermost slice beginning
+at a time (the first written) has a key no slice ending then has.
 --nesting-only skips the self times (for a count event, whose period is no time).
 Prints one summary line; exits 1 on any failure.
 """
 import collections
 import json
 import sys
+
+
+def speedscope_pairing(thread, events):
+    """The errors that would make speedscope pair an end with another slice's begin."""
+    errors = []
+    ends = collections.defaultdict(lambda: collections.defaultdict(set))
+    first_begin = {}
+    for e in events:
+        begin, end = round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)
+        key = e["name"] + " " + json.dumps(e.get("args", {}), ensure_ascii=False, separators=(",", ":"))
+        if end <= begin:
+            errors.append("%s: %s at %s lasts no time" % (thread, e["name"], e["ts"]))
+        ends[end][e["name"]].add(key)
+        first_begin.setdefault(begin, (e["name"], key))
+    for t, names in sorted(ends.items()):
+        for name, keys in names.items():
+            if len(keys) > 1:
+                errors.append("%s: at %.3f us slices of %s end with %d keys: %s" %
+                              (thread, t / 1000, name, len(keys), " / ".join(sorted(keys))))
+        name, key = first_begin.get(t, (None, None))
+        if key in names.get(name, ()):
+            errors.append("%s: at %.3f us %s begins with the key of a slice that ends" % (thread, t / 1000, key))
+    return errors
 
 
 def main():
@@ -26,12 +54,14 @@ def main():
     evs = doc["traceEvents"]
     names = {}
     slices = collections.defaultdict(list)
+    keyed = collections.defaultdict(list)
     errors = []
     for i, e in enumerate(evs):
         if e["ph"] == "M" and e["name"] == "thread_name":
             names[(e["pid"], e["tid"])] = e["args"]["name"]
         elif e["ph"] == "X":
             slices[(e["pid"], e["tid"])].append((e["ts"], e["dur"], e["name"], e["cat"], i))
+            keyed[(e["pid"], e["tid"])].append(e)
         elif e["ph"] != "M":
             errors.append("unexpected event %r" % e)
     self_time = collections.Counter()
@@ -65,6 +95,8 @@ def main():
             close(top)
             if stack:
                 stack[-1][2] += top[3]
+    for key, evs_of in keyed.items():
+        errors.extend(speedscope_pairing(key, evs_of))
     # expected: leaf samples times period, per thread and function
     want = collections.Counter()
     period = {}
@@ -88,7 +120,8 @@ def main():
                           (k[1], k[0][1], self_time[k], want[k]))
     for e in errors[:20]:
         print("error:", e)
-    print("%d threads, %d slices nest; self time per function within %.2f periods of samples x period%s" %
+    print("%d threads, %d slices nest, keyed as speedscope pairs them; "
+          "self time per function within %.2f periods of samples x period%s" %
           (len(slices), nslices, worst, ", %d errors" % len(errors) if errors else ""))
     return 1 if errors else 0
 
