@@ -36,16 +36,14 @@ for in in $TD/{mt-g,mt-z,mt-pipe,mt-threads,mt-k1,kheavy,two-event,execer,shapes
 		bad "$name: chrome trace: $out"
 	fi
 	cases+=("$TMP/$name.speedscope.json" "$(python3 tests/hottest.py "$TMP/$name.samples" busiest)")
-	# Known defect (issue 6 note): speedscope's trace importer pairs the ends of a
-	# function that recurses through another one (node's OpenSSL asn1 parser) with
-	# the wrong begins; those traces are checked structurally above, not in the app.
-	case $name in node | node-wasm | node-map) continue ;; esac
 	cases+=("$TMP/$name.trace.json" "$(python3 tests/hottest.py "$TMP/$name.samples" first)")
 done
-# a count event: its slices nest too
-"$PERFCONV" -q -i $TD/two-event.data "${KS[@]}" --event page-faults -o "$TMP/pf.trace.json" &&
-	out=$(python3 tests/chrome_check.py "$TMP/pf.trace.json" "$TMP/two-event.samples" --event page-faults --nesting-only) &&
+# a count event: its slices nest too, and open in the app
+"$PERFCONV" -q -i $TD/two-event.data "${KS[@]}" --event page-faults -f samples -o "$TMP/pf.samples" &&
+	"$PERFCONV" -q -i $TD/two-event.data "${KS[@]}" --event page-faults -o "$TMP/pf.trace.json" &&
+	out=$(python3 tests/chrome_check.py "$TMP/pf.trace.json" "$TMP/pf.samples" --event page-faults --nesting-only) &&
 	ok "two-event --event page-faults: chrome trace: $out" || bad "two-event page-faults chrome trace: $out"
+cases+=("$TMP/pf.trace.json" "$(python3 tests/hottest.py "$TMP/pf.samples" first)")
 # --weight samples: unit none, one per sample
 "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --weight samples -o "$TMP/w.speedscope.json"
 if python3 - "$TMP/w.speedscope.json" "$TMP/mt-g.samples" <<'PY'
