@@ -328,30 +328,6 @@ START_TEST(chrome_slices)
 }
 END_TEST
 
-START_TEST(chrome_gap_ends_slices)
-{
-	cJSON *j;
-	cJSON *e;
-	int mains = 0;
-	uint32_t m = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);
-
-	/* thread 13 runs, is off the CPU for 10 periods, runs again: two slices */
-	sample("idle", 13, 2000000, &m, 1);
-	sample("idle", 13, 2001000, &m, 1);
-	sample("idle", 13, 2011000, &m, 1);
-	profile_sort_samples(&p);
-	j = render(chrome_write, 1);
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "traceEvents"))
-		if (cJSON_GetObjectItem(e, "tid")->valueint == 13 &&
-		    strcmp(cJSON_GetObjectItem(e, "ph")->valuestring, "X") == 0) {
-			mains++;
-			ck_assert_double_eq(cJSON_GetObjectItem(e, "dur")->valuedouble, mains == 1 ? 2 : 1);
-		}
-	ck_assert_int_eq(mains, 2);
-	cJSON_Delete(j);
-}
-END_TEST
-
 /* The X events of thread `tid` named `name`, in file order, at most `max`. */
 static int slices_of(cJSON *j, int tid, const char *name, cJSON **out, int max)
 {
@@ -373,6 +349,30 @@ static const char *arg_str(cJSON *e, const char *key)
 	return a ? a->valuestring : NULL;
 }
 
+/* Samples of thread `tid`, each a time and a stack root first, as a Chrome trace. */
+struct at { uint64_t time; const uint32_t *frames; size_t n; };
+static cJSON *chrome_of(uint32_t tid, const struct at *at, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sample("spin", tid, at[i].time, at[i].frames, at[i].n);
+	profile_sort_samples(&p);
+	return render(chrome_write, 1);
+}
+
+START_TEST(chrome_gap_ends_slices)
+{
+	uint32_t m = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);
+	cJSON *j, *sl[4];
+
+	/* thread 13 runs, is off the CPU for 10 periods, runs again: two slices */
+	j = chrome_of(13, (struct at[]){ { 2000000, &m, 1 }, { 2001000, &m, 1 }, { 2011000, &m, 1 } }, 3);
+	ck_assert_int_eq(slices_of(j, 13, "main", sl, 4), 2);
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[0], "dur")->valuedouble, 2);
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[1], "dur")->valuedouble, 1);
+	cJSON_Delete(j);
+}
+END_TEST
+
 START_TEST(chrome_indirect_recursion_one_key)
 {
 	uint32_t x = frame("parse", "a.c", 1, FRAME_NATIVE, 0x400);
@@ -382,11 +382,8 @@ START_TEST(chrome_indirect_recursion_one_key)
 
 	/* parse;item;template;item;template, then parse alone: the chain ends at once,
 	 * and speedscope pairs those ends by key: each function's slices share one */
-	sample("asn1", 20, 2000000, (uint32_t[]){ x, a, b, a, b }, 5);
-	sample("asn1", 20, 2001000, (uint32_t[]){ x, a, b, a, b }, 5);
-	sample("asn1", 20, 2002000, (uint32_t[]){ x }, 1);
-	profile_sort_samples(&p);
-	j = render(chrome_write, 1);
+	j = chrome_of(20, (struct at[]){ { 2000000, (uint32_t[]){ x, a, b, a, b }, 5 },
+					 { 2001000, (uint32_t[]){ x, a, b, a, b }, 5 }, { 2002000, &x, 1 } }, 3);
 	ck_assert_int_eq(slices_of(j, 20, "item", sl, 4), 2);
 	ck_assert_str_eq(arg_str(sl[0], "caller"), "parse");
 	ck_assert_str_eq(arg_str(sl[1], "caller"), "parse");
@@ -408,11 +405,8 @@ START_TEST(chrome_function_moving_out_gets_depth)
 	/* main;walk;walk;visit, then main;walk;visit: the visit that ends and the one
 	 * that begins at that time both have caller walk, so the one ending gets its
 	 * depth; the walk that ends has its outermost's caller, main */
-	sample("tree", 21, 3000000, (uint32_t[]){ m, a, a, f }, 4);
-	sample("tree", 21, 3001000, (uint32_t[]){ m, a, f }, 3);
-	sample("tree", 21, 3002000, (uint32_t[]){ m }, 1);
-	profile_sort_samples(&p);
-	j = render(chrome_write, 1);
+	j = chrome_of(21, (struct at[]){ { 3000000, (uint32_t[]){ m, a, a, f }, 4 },
+					 { 3001000, (uint32_t[]){ m, a, f }, 3 }, { 3002000, &m, 1 } }, 3);
 	ck_assert_int_eq(slices_of(j, 21, "visit", sl, 4), 2);
 	ck_assert_str_eq(arg_str(sl[0], "caller"), "walk");
 	ck_assert_str_eq(arg_str(sl[1], "caller"), "walk");
@@ -429,16 +423,12 @@ END_TEST
 
 START_TEST(chrome_gap_closed_by_placement)
 {
-	cJSON *j, *sl[4];
 	uint32_t m = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);
+	cJSON *j, *sl[4];
 
 	/* 0.2 us after the first, the second sample takes the slot 1 us after it; the
 	 * third comes 1.6 periods after the second but at that slot's end: no gap */
-	sample("spin", 14, 4000000, &m, 1);
-	sample("spin", 14, 4000200, &m, 1);
-	sample("spin", 14, 4001800, &m, 1);
-	profile_sort_samples(&p);
-	j = render(chrome_write, 1);
+	j = chrome_of(14, (struct at[]){ { 4000000, &m, 1 }, { 4000200, &m, 1 }, { 4001800, &m, 1 } }, 3);
 	ck_assert_int_eq(slices_of(j, 14, "main", sl, 4), 1);
 	ck_assert_double_eq(cJSON_GetObjectItem(sl[0], "dur")->valuedouble, 3);
 	cJSON_Delete(j);
