@@ -237,6 +237,7 @@ struct rawsym {
 struct symvec {
 	struct rawsym *v;
 	size_t n, cap;
+	size_t sorted;    /* v[0 .. sorted) is in rawsym order */
 	uint32_t seq;
 };
 
@@ -247,13 +248,80 @@ static void symvec_push(struct symvec *s, struct rawsym r)
 	s->v[s->n++] = r;
 }
 
-static int rawsym_cmp(const void *pa, const void *pb)
+static inline int rawsym_before(const struct rawsym *a, const struct rawsym *b)
 {
-	const struct rawsym *a = pa, *b = pb;
+	return a->start != b->start ? a->start < b->start : a->seq < b->seq;
+}
 
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+/* Merge the sorted runs v[0 .. mid) and v[mid .. n) through `tmp` (room for mid). */
+static void merge_runs(struct rawsym *v, size_t mid, size_t n, struct rawsym *tmp)
+{
+	size_t i = 0, j = mid, k = 0;
+
+	if (mid == 0 || mid == n || !rawsym_before(&v[mid], &v[mid - 1]))
+		return;
+	memcpy(tmp, v, mid * sizeof(*v));
+	while (i < mid && j < n)
+		v[k++] = rawsym_before(&v[j], &tmp[i]) ? v[j++] : tmp[i++];
+	memcpy(v + k, tmp + i, (mid - i) * sizeof(*v));
+}
+
+/*
+ * Sort symbols that were pushed in seq order by (start, seq): a stable radix sort of
+ * their starts, one pass per byte in which the starts differ (three for libc). qsort,
+ * calling through a pointer and sorting 40-byte elements indirectly, was most of the
+ * time it took to load libc's symbols.
+ */
+static void sort_syms(struct rawsym *v, size_t n, struct rawsym *tmp)
+{
+	size_t count[8][256];
+	uint64_t all_or = 0, all_and = ~(uint64_t)0;
+	struct rawsym *src = v, *dst = tmp;
+
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = v[i].start;
+
+		all_or |= k;
+		all_and &= k;
+		for (int b = 0; b < 8; b++)
+			count[b][(k >> (8 * b)) & 0xff]++;
+	}
+	for (int b = 0; b < 8; b++) {
+		size_t sum = 0;
+
+		if ((((all_or ^ all_and) >> (8 * b)) & 0xff) == 0)
+			continue; /* every start has the same byte here */
+		for (int d = 0; d < 256; d++) {
+			size_t c = count[b][d];
+
+			count[b][d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[b][(src[i].start >> (8 * b)) & 0xff]++] = src[i];
+		src = dst;
+		dst = src == v ? tmp : v;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+/* Bring the whole vector into order: the part added since the last sort is sorted
+ * and merged into the part that already was. */
+static void symvec_sort(struct symvec *s)
+{
+	struct rawsym *tmp;
+
+	if (s->sorted >= s->n)
+		return;
+	/* the new part was pushed in seq order, as the radix sort needs */
+	tmp = xmalloc((s->n - s->sorted > s->sorted ? s->n - s->sorted : s->sorted) *
+		      sizeof(*tmp));
+	sort_syms(s->v + s->sorted, s->n - s->sorted, tmp);
+	merge_runs(s->v, s->sorted, s->n, tmp);
+	free(tmp);
+	s->sorted = s->n;
 }
 
 static int strcontains(const char *s, const char *what)
@@ -393,7 +461,7 @@ static void fixup(struct symvec *s)
 
 	if (s->n == 0)
 		return;
-	qsort(s->v, s->n, sizeof(*s->v), rawsym_cmp);
+	symvec_sort(s);
 	for (i = 1; i < s->n; i++)
 		if (s->v[i - 1].end == s->v[i - 1].start)
 			s->v[i - 1].end = s->v[i].start;
@@ -406,6 +474,7 @@ static void fixup(struct symvec *s)
 			s->v[w] = s->v[i];
 	}
 	s->n = w + 1;
+	s->sorted = s->n;
 }
 
 /*
@@ -673,7 +742,7 @@ static void finish(struct elf_obj *o, struct symvec *s)
 	size_t i, bytes = 0, off = 0, nstack = 0;
 	uint32_t *stack;
 
-	qsort(s->v, s->n, sizeof(*s->v), rawsym_cmp);
+	symvec_sort(s);
 	for (i = 0; i < s->n; i++) {
 		size_t len = strlen(s->v[i].name) + (s->v[i].plt ? 4 : 0) + 1;
 
