@@ -82,6 +82,41 @@ uint64_t hash_bytes(const void *p, size_t n)
 	return hash_u64(h ^ v);
 }
 
+void sort_pairs(struct sort_pair *v, struct sort_pair *tmp, size_t n)
+{
+	size_t count[8][256];
+	uint64_t all_or = 0, all_and = ~(uint64_t)0;
+	struct sort_pair *src = v, *dst = tmp;
+
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = v[i].key;
+
+		all_or |= k;
+		all_and &= k;
+		for (int b = 0; b < 8; b++)
+			count[b][(k >> (8 * b)) & 0xff]++;
+	}
+	for (int b = 0; b < 8; b++) {
+		size_t sum = 0;
+
+		if ((((all_or ^ all_and) >> (8 * b)) & 0xff) == 0)
+			continue; /* the same byte in every key */
+		for (int d = 0; d < 256; d++) {
+			size_t c = count[b][d];
+
+			count[b][d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[b][(src[i].key >> (8 * b)) & 0xff]++] = src[i];
+		src = dst;
+		dst = src == v ? tmp : v;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
 void u64map_init(struct u64map *m)
 {
 	memset(m, 0, sizeof(*m));

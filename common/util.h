@@ -40,6 +40,15 @@ static inline uint64_t hash_u64(uint64_t x)
 uint64_t hash_bytes(const void *p, size_t n);
 
 /*
+ * Sort (key, val) pairs by key, stably: equal keys keep their order. A radix sort,
+ * linear in n, with one pass per byte in which the keys differ; `tmp` has room for n.
+ */
+struct sort_pair {
+	uint64_t key, val;
+};
+void sort_pairs(struct sort_pair *v, struct sort_pair *tmp, size_t n);
+
+/*
  * A map from nonzero 64-bit keys to 32-bit values, open addressing. Key 0 is
  * reserved for empty slots: callers mix in a constant when 0 can occur.
  */

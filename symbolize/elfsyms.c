@@ -267,44 +267,21 @@ static void merge_runs(struct rawsym *v, size_t mid, size_t n, struct rawsym *tm
 }
 
 /*
- * Sort symbols that were pushed in seq order by (start, seq): a stable radix sort of
- * their starts, one pass per byte in which the starts differ (three for libc). qsort,
- * calling through a pointer and sorting 40-byte elements indirectly, was most of the
- * time it took to load libc's symbols.
+ * Sort symbols that were pushed in seq order by (start, seq): a stable sort of their
+ * starts. qsort, calling through a pointer and sorting 40-byte elements indirectly,
+ * was most of the time it took to load libc's symbols.
  */
 static void sort_syms(struct rawsym *v, size_t n, struct rawsym *tmp)
 {
-	size_t count[8][256];
-	uint64_t all_or = 0, all_and = ~(uint64_t)0;
-	struct rawsym *src = v, *dst = tmp;
+	struct sort_pair *keys = xmalloc(2 * n * sizeof(*keys));
 
-	memset(count, 0, sizeof(count));
-	for (size_t i = 0; i < n; i++) {
-		uint64_t k = v[i].start;
-
-		all_or |= k;
-		all_and &= k;
-		for (int b = 0; b < 8; b++)
-			count[b][(k >> (8 * b)) & 0xff]++;
-	}
-	for (int b = 0; b < 8; b++) {
-		size_t sum = 0;
-
-		if ((((all_or ^ all_and) >> (8 * b)) & 0xff) == 0)
-			continue; /* every start has the same byte here */
-		for (int d = 0; d < 256; d++) {
-			size_t c = count[b][d];
-
-			count[b][d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[b][(src[i].start >> (8 * b)) & 0xff]++] = src[i];
-		src = dst;
-		dst = src == v ? tmp : v;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		keys[i] = (struct sort_pair){ v[i].start, i };
+	sort_pairs(keys, keys + n, n);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = v[keys[i].val];
+	memcpy(v, tmp, n * sizeof(*v));
+	free(keys);
 }
 
 /* Bring the whole vector into order: the part added since the last sort is sorted
