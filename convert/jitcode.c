@@ -393,31 +393,108 @@ static int cmp_event(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The live codes, sorted by start and disjoint. */
-struct live {
-	uint32_t *ids;
-	size_t n, cap;
-};
-
 static uint64_t code_end(const struct jc_code *c)
 {
 	return c->start + c->size < c->start ? UINT64_MAX : c->start + c->size;
 }
 
-/* First live code with start >= addr. */
-static size_t live_lower(const struct jitcode *jc, const struct live *lv, uint64_t addr)
+/*
+ * The live codes, disjoint, as a treap keyed by start: a code's node is its index + 1
+ * (0 is none), its priority a hash of that. A sorted array moved its tail on every
+ * insertion, which was quadratic where a runtime loads modules below earlier ones.
+ */
+struct live {
+	struct live_node {
+		uint64_t start;  /* the code's, here for locality */
+		uint32_t left, right, prio;
+	} *v;
+	size_t cap;
+	uint32_t root;
+};
+
+/* Split `t` into the nodes with start < key (*l) and the others (*r). */
+static void live_split(struct live *lv, uint32_t t, uint64_t key, uint32_t *l, uint32_t *r)
 {
-	size_t lo = 0, hi = lv->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (jc->codes[lv->ids[mid]].start < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	while (t) {
+		if (lv->v[t].start < key) {
+			*l = t;
+			l = &lv->v[t].right;
+			t = *l;
+		} else {
+			*r = t;
+			r = &lv->v[t].left;
+			t = *r;
+		}
 	}
-	return lo;
+	*l = *r = 0;
+}
+
+/* Join `l` and `r`, every start in `l` below every start in `r`. */
+static uint32_t live_merge(struct live *lv, uint32_t l, uint32_t r)
+{
+	uint32_t root, *at = &root;
+
+	while (l && r) {
+		if (lv->v[l].prio > lv->v[r].prio) {
+			*at = l;
+			at = &lv->v[l].right;
+			l = *at;
+		} else {
+			*at = r;
+			at = &lv->v[r].left;
+			r = *at;
+		}
+	}
+	*at = l ? l : r;
+	return root;
+}
+
+/* Take the node with the greatest start out of `*t`; returns it (0 when empty). */
+static uint32_t live_pop_max(struct live *lv, uint32_t *t)
+{
+	uint32_t n;
+
+	while (*t && lv->v[*t].right)
+		t = &lv->v[*t].right;
+	n = *t;
+	if (n)
+		*t = lv->v[n].left;
+	return n;
+}
+
+/* Put node `n` into `t`, where no start equals its own: a leaf rotated up. */
+static uint32_t live_add(struct live *lv, uint32_t t, uint32_t n)
+{
+	uint32_t c;
+
+	if (!t)
+		return n;
+	if (lv->v[n].start < lv->v[t].start) {
+		c = lv->v[t].left = live_add(lv, lv->v[t].left, n);
+		if (lv->v[c].prio > lv->v[t].prio) {
+			lv->v[t].left = lv->v[c].right;
+			lv->v[c].right = t;
+			return c;
+		}
+	} else {
+		c = lv->v[t].right = live_add(lv, lv->v[t].right, n);
+		if (lv->v[c].prio > lv->v[t].prio) {
+			lv->v[t].right = lv->v[c].left;
+			lv->v[c].left = t;
+			return c;
+		}
+	}
+	return t;
+}
+
+/* Every code of `t` ends at `time`. */
+static void live_end_all(struct jitcode *jc, const struct live *lv, uint32_t t, uint64_t time)
+{
+	while (t) {
+		jc->codes[t - 1].t1 = time;
+		live_end_all(jc, lv, lv->v[t].left, time);
+		t = lv->v[t].right;
+	}
 }
 
 /* Code `ci` goes live at `t`: whatever it overlaps ends at `t`. */
@@ -425,45 +502,66 @@ static void live_insert(struct jitcode *jc, struct live *lv, uint32_t ci, uint64
 {
 	const struct jc_code *c = &jc->codes[ci];
 	uint64_t s = c->start, e = code_end(c);
-	size_t hi, lo;
+	uint32_t n = ci + 1, below, rest, inside, above, pred = 0, succ = 0;
 
 	if (c->size == 0)
 		return;
-	hi = live_lower(jc, lv, e);
-	lo = hi;
-	while (lo > 0 && code_end(&jc->codes[lv->ids[lo - 1]]) > s)
-		lo--;
-	for (size_t k = lo; k < hi; k++)
-		jc->codes[lv->ids[k]].t1 = t;
-	if (hi - lo != 1) {
-		if (lv->n + 1 > lv->cap)
-			grow_array((void **)&lv->ids, &lv->cap, lv->n + 1, sizeof(*lv->ids));
-		memmove(lv->ids + lo + 1, lv->ids + hi, (lv->n - hi) * sizeof(*lv->ids));
-		lv->n = lv->n - (hi - lo) + 1;
+	if (n + 1 > lv->cap)
+		grow_array((void **)&lv->v, &lv->cap, n + 1, sizeof(*lv->v));
+	lv->v[n] = (struct live_node){ s, 0, 0, (uint32_t)hash_u64(n) };
+	/* mostly the code overlaps nothing: the codes on either side say so */
+	for (uint32_t x = lv->root; x;) {
+		if (lv->v[x].start < s) {
+			pred = x;
+			x = lv->v[x].right;
+		} else {
+			succ = x;
+			x = lv->v[x].left;
+		}
 	}
-	lv->ids[lo] = ci;
+	if ((!pred || code_end(&jc->codes[pred - 1]) <= s) && (!succ || lv->v[succ].start >= e)) {
+		lv->root = live_add(lv, lv->root, n);
+		return;
+	}
+	live_split(lv, lv->root, s, &below, &rest);
+	live_split(lv, rest, e, &inside, &above);
+	live_end_all(jc, lv, inside, t);
+	/* of the codes starting below s only the last can reach past s: they are disjoint */
+	if (pred && code_end(&jc->codes[pred - 1]) > s) {
+		jc->codes[pred - 1].t1 = t;
+		live_pop_max(lv, &below);
+	}
+	lv->root = live_merge(lv, live_merge(lv, below, n), above);
 }
 
 /* The move of the code at old_addr: it ends, a copy starts at new_addr. */
 static void live_move(struct jitcode *jc, struct live *lv, const struct jc_event *ev,
 		      uint64_t t)
 {
-	size_t k = live_lower(jc, lv, ev->old_addr);
-	uint32_t oi, ni;
+	uint32_t below, above, last, oi, ni;
 	struct jc_code *o;
 
-	if (k < lv->n && jc->codes[lv->ids[k]].start == ev->old_addr)
-		;
-	else if (k > 0 && code_end(&jc->codes[lv->ids[k - 1]]) > ev->old_addr)
-		k--;
-	else {
+	/* the code starting at old_addr, else the one holding it: the last one starting
+	 * at or below it, when it reaches past it */
+	if (ev->old_addr == UINT64_MAX) {
+		below = lv->root;
+		above = 0;
+	} else {
+		live_split(lv, lv->root, ev->old_addr + 1, &below, &above);
+	}
+	last = live_pop_max(lv, &below);
+	if (!last || code_end(&jc->codes[last - 1]) <= ev->old_addr) {
+		if (last) {
+			lv->v[last].left = lv->v[last].right = 0;
+			below = live_merge(lv, below, last);
+		}
+		lv->root = live_merge(lv, below, above);
 		jc->stats.moves_unmatched++;
 		return;
 	}
-	oi = lv->ids[k];
+	lv->root = live_merge(lv, below, above);
+	oi = last - 1;
 	jc->codes[oi].t1 = t;
-	memmove(lv->ids + k, lv->ids + k + 1, (lv->n - k - 1) * sizeof(*lv->ids));
-	lv->n--;
 	ni = new_code(jc, ev->new_addr, 0, t);
 	o = &jc->codes[oi];
 	jc->codes[ni].size = ev->size ? ev->size : o->size;
@@ -476,78 +574,51 @@ static void live_move(struct jitcode *jc, struct live *lv, const struct jc_event
 	live_insert(jc, lv, ni, t);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int sorted_u64(const uint64_t *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		if (v[i] < v[i - 1])
-			return 0;
-	return 1;
-}
-
-static size_t bound_index(const struct jc_index *x, uint64_t v)
-{
-	size_t lo = 0, hi = x->nbounds;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->bounds[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Index the codes in `order` (sorted by t0, then seq) that were live for some time. */
 static void build_index(struct jitcode *jc, struct jc_index *x, const uint32_t *order,
 			size_t n)
 {
-	size_t i, nb = 0, k;
+	struct sort_pair *ends = xmalloc((4 * n + 1) * sizeof(*ends));
+	uint32_t *piece = xmalloc((2 * n + 1) * sizeof(*piece)); /* [2i] first, [2i+1] end */
 	uint32_t *fill;
+	size_t i, k;
 
-	x->bounds = xmalloc((2 * n + 1) * sizeof(*x->bounds));
+	/* every start and end, sorted: the distinct values are the bounds, and each
+	 * code learns the pieces it spans on the way */
 	for (i = 0; i < n; i++) {
 		const struct jc_code *c = &jc->codes[order[i]];
 
-		x->bounds[nb++] = c->start;
-		x->bounds[nb++] = code_end(c);
+		ends[2 * i] = (struct sort_pair){ c->start, 2 * i };
+		ends[2 * i + 1] = (struct sort_pair){ code_end(c), 2 * i + 1 };
 	}
-	if (nb > 1 && !sorted_u64(x->bounds, nb))
-		qsort(x->bounds, nb, sizeof(*x->bounds), cmp_u64);
-	for (i = 0, k = 0; i < nb; i++)
-		if (k == 0 || x->bounds[k - 1] != x->bounds[i])
-			x->bounds[k++] = x->bounds[i];
+	sort_pairs(ends, ends + 2 * n, 2 * n);
+	x->bounds = xmalloc((2 * n + 1) * sizeof(*x->bounds));
+	for (i = 0, k = 0; i < 2 * n; i++) {
+		if (k == 0 || x->bounds[k - 1] != ends[i].key)
+			x->bounds[k++] = ends[i].key;
+		piece[ends[i].val] = (uint32_t)(k - 1);
+	}
+	free(ends);
 	x->nbounds = k;
+	/* how many codes cover each piece: +1 where a code starts, -1 where it ends */
 	x->first = xcalloc(k + 1, sizeof(*x->first));
 	for (i = 0; i < n; i++) {
-		const struct jc_code *c = &jc->codes[order[i]];
-		size_t a = bound_index(x, c->start), b = bound_index(x, code_end(c));
-
-		for (k = a; k < b; k++)
-			x->first[k + 1]++;
+		x->first[piece[2 * i] + 1]++;
+		x->first[piece[2 * i + 1] + 1]--;
 	}
+	for (k = 1; k <= x->nbounds; k++)
+		x->first[k] += x->first[k - 1];
 	for (k = 0; k < x->nbounds; k++)
 		x->first[k + 1] += x->first[k];
-	x->nids = x->first[x->nbounds];
+	x->nids = x->nbounds ? x->first[x->nbounds] : 0;
 	x->ids = xmalloc((x->nids + 1) * sizeof(*x->ids));
 	fill = xmalloc((x->nbounds + 1) * sizeof(*fill));
 	memcpy(fill, x->first, (x->nbounds + 1) * sizeof(*fill));
-	for (i = 0; i < n; i++) {
-		const struct jc_code *c = &jc->codes[order[i]];
-		size_t a = bound_index(x, c->start), b = bound_index(x, code_end(c));
-
-		for (k = a; k < b; k++)
+	for (i = 0; i < n; i++)
+		for (k = piece[2 * i]; k < piece[2 * i + 1]; k++)
 			x->ids[fill[k]++] = order[i];
-	}
 	free(fill);
+	free(piece);
 }
 
 static int cmp_code_time(const void *a, const void *b, void *ctx)
@@ -600,11 +671,11 @@ void jitcode_finish(struct jitcode *jc)
 	}
 
 	/* Map lines: file order, only what is live at the end counts. */
-	lv.n = 0;
+	lv.root = 0;
 	for (i = 0; i < jc->ncodes; i++)
 		if (jc->codes[i].from_map)
 			live_insert(jc, &lv, (uint32_t)i, jc->codes[i].seq);
-	free(lv.ids);
+	free(lv.v);
 
 	order = xmalloc((jc->ncodes + 1) * sizeof(*order));
 	for (i = 0, n = 0; i < jc->ncodes; i++) {

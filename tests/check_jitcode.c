@@ -129,6 +129,140 @@ START_TEST(test_partial_overlap)
 }
 END_TEST
 
+/*
+ * Loads and moves at random over a small address range, against a plain model of
+ * the attribution rule: replayed in (time, file order), each load or moved copy ends
+ * every live code it overlaps; a query finds the code live at its time and address.
+ */
+struct model_code {
+	uint64_t start, end, t0, t1;
+	int name;
+};
+
+static uint64_t rng_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+struct model_event {
+	uint64_t time, addr, size, new_addr;
+	int is_move, seq;
+};
+
+static int model_event_cmp(const void *a, const void *b)
+{
+	const struct model_event *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq - y->seq;
+}
+
+/* Code `c` goes live: the live codes it overlaps end. Code of size 0 does nothing. */
+static void model_go_live(struct model_code *all, size_t *nall, int *live, size_t *nlive,
+			  struct model_code c)
+{
+	size_t w = 0;
+
+	if (c.end == c.start)
+		return;
+
+	for (size_t i = 0; i < *nlive; i++) {
+		struct model_code *o = &all[live[i]];
+
+		if (o->start < c.end && c.start < o->end)
+			o->t1 = c.t0;
+		else
+			live[w++] = live[i];
+	}
+	*nlive = w;
+	all[*nall] = c;
+	live[(*nlive)++] = (int)(*nall)++;
+}
+
+START_TEST(test_random_against_model)
+{
+	enum { NEV = 300, NQ = 3000 };
+	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+	static struct model_event ev[NEV];
+	static struct model_code all[NEV];
+	static int live[NEV];
+
+	for (int round = 0; round < 40; round++) {
+		struct fixture fx;
+		size_t nall = 0, nlive = 0;
+		char name[32];
+
+		fx_init(&fx);
+		for (int i = 0; i < NEV; i++) {
+			struct model_event *e = &ev[i];
+
+			e->seq = i;
+			e->time = rng_next(&rng) % 1000;
+			e->is_move = round % 2 && rng_next(&rng) % 8 == 0;
+			e->addr = 0x1000 + rng_next(&rng) % 0x2000;
+			e->size = rng_next(&rng) % 4 ? 1 + rng_next(&rng) % 0x200 : 0;
+			e->new_addr = 0x1000 + rng_next(&rng) % 0x2000;
+			if (e->is_move && i > 0 && rng_next(&rng) % 2) /* the start of earlier code */
+				e->addr = ev[rng_next(&rng) % (uint64_t)i].addr;
+			if (e->is_move) {
+				jitcode_add_move(fx.jc, e->time, e->addr, e->new_addr, e->size);
+			} else {
+				snprintf(name, sizeof(name), "L%d", i);
+				jitcode_add_load(fx.jc, e->time, e->addr, e->size, name);
+			}
+		}
+		jitcode_finish(fx.jc);
+		qsort(ev, NEV, sizeof(ev[0]), model_event_cmp);
+		for (int i = 0; i < NEV; i++) {
+			const struct model_event *e = &ev[i];
+			struct model_code c = { e->addr, e->addr + e->size, e->time, UINT64_MAX,
+						e->seq };
+
+			if (e->is_move) {
+				int at = -1;
+
+				for (size_t k = 0; k < nlive; k++)
+					if (all[live[k]].start == e->addr)
+						at = (int)k;
+				for (size_t k = 0; at < 0 && k < nlive; k++)
+					if (all[live[k]].start < e->addr && e->addr < all[live[k]].end)
+						at = (int)k;
+				if (at < 0)
+					continue;
+				c = all[live[at]];
+				all[live[at]].t1 = e->time;
+				live[at] = live[--nlive];
+				c.end = e->new_addr + (e->size ? e->size : c.end - c.start);
+				c.start = e->new_addr;
+				c.t0 = e->time;
+				c.t1 = UINT64_MAX;
+			}
+			model_go_live(all, &nall, live, &nlive, c);
+		}
+		for (int q = 0; q < NQ; q++) {
+			uint64_t t = rng_next(&rng) % 1100, a = 0xf00 + rng_next(&rng) % 0x2500;
+			const char *want = "-";
+
+			for (size_t k = 0; k < nall; k++)
+				if (all[k].start <= a && a < all[k].end && all[k].t0 <= t &&
+				    t < all[k].t1) {
+					snprintf(name, sizeof(name), "L%d", all[k].name);
+					want = name;
+				}
+			if (strcmp(name_at(fx.jc, t, a), want) != 0)
+				ck_abort_msg("round %d: at time %llu, 0x%llx: %s, want %s", round,
+					     (unsigned long long)t, (unsigned long long)a,
+					     name_at(fx.jc, t, a), want);
+		}
+		fx_release(&fx);
+	}
+}
+END_TEST
+
 /* Loads written out of time order still resolve by time. */
 START_TEST(test_out_of_order_times)
 {
@@ -647,6 +781,7 @@ static Suite *jitcode_suite(void)
 	tcase_add_test(tc, test_move);
 	tcase_add_test(tc, test_partial_overlap);
 	tcase_add_test(tc, test_out_of_order_times);
+	tcase_add_test(tc, test_random_against_model);
 	tcase_add_test(tc, test_timeless);
 	tcase_add_test(tc, test_lines_with_offset);
 	tcase_add_test(tc, test_lines_beam);
