@@ -1,9 +1,12 @@
-/* util: allocation that never returns NULL, growable arrays, hashing, string interning. */
+/* util: allocation that never returns NULL, growable arrays, sorting, hashing, string
+ * interning, directories. */
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void out_of_memory(size_t n)
 {
@@ -285,6 +288,24 @@ uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t n)
 uint32_t strtab_intern(struct strtab *t, const char *s)
 {
 	return strtab_intern_n(t, s, strlen(s));
+}
+
+int make_dirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	int ret = 0;
+
+	for (char *q = p + 1; *q; q++)
+		if (*q == '/') {
+			*q = '\0';
+			if (mkdir(p, 0755) != 0 && errno != EEXIST)
+				ret = -1;
+			*q = '/';
+		}
+	if (mkdir(p, 0755) != 0 && errno != EEXIST)
+		ret = -1;
+	free(p);
+	return ret;
 }
 
 const char *path_base(const char *path)

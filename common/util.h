@@ -1,4 +1,5 @@
-/* util: allocation that never returns NULL, growable arrays, hashing, string interning. */
+/* util: allocation that never returns NULL, growable arrays, sorting, hashing, string
+ * interning, directories. */
 #ifndef PERFCONV_UTIL_H
 #define PERFCONV_UTIL_H
 
@@ -106,6 +107,9 @@ static inline size_t strtab_count(const struct strtab *t)
 {
 	return t->len;
 }
+
+/* mkdir -p: 0 when the directory exists afterwards. */
+int make_dirs(const char *dir);
 
 /* basename without modifying its argument. */
 const char *path_base(const char *path);

@@ -54,25 +54,6 @@ void dwarf_info_set_cache(const char *dir)
 	cache_dir = dir ? xstrdup(dir) : NULL;
 }
 
-/* mkdir -p, for the cache; 0 when the directory exists afterwards. */
-static int make_dirs(const char *dir)
-{
-	char *p = xstrdup(dir);
-	int ret = 0;
-
-	for (char *q = p + 1; *q; q++)
-		if (*q == '/') {
-			*q = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST)
-				ret = -1;
-			*q = '/';
-		}
-	if (mkdir(p, 0755) != 0 && errno != EEXIST)
-		ret = -1;
-	free(p);
-	return ret;
-}
-
 static int has_compressed_debug(int fd)
 {
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -32,16 +34,29 @@
 #define BIND_GLOBAL 1
 #define BIND_WEAK 2
 
+/* A symbol: names are offsets into the table's strings. */
+struct kentry {
+	uint64_t start, end;
+	uint32_t name, module; /* module NO_MODULE for the core kernel */
+};
+
+/* The name of a symbol dropped as a duplicate, for kallsyms_addr_of. */
+struct kalias {
+	uint64_t addr;
+	uint32_t name, pad;
+};
+
 struct kallsyms {
-	struct ksym *syms;
+	const struct kentry *syms;
 	size_t n;
-	/* names of symbols dropped as duplicates, for kallsyms_addr_of */
-	struct alias {
-		uint64_t addr;
-		uint32_t name;
-	} *aliases;
+	const struct kalias *aliases;
 	size_t naliases;
-	char *arena;
+	const char *names;       /* NUL-terminated strings; the last byte is a NUL */
+	size_t names_len;
+	/* a parsed file owns these; a cache file is mapped instead */
+	void *own_syms, *own_aliases, *own_names;
+	void *map;
+	size_t map_len;
 };
 
 struct kraw {
@@ -155,35 +170,68 @@ static int parse_line(char *line, uint64_t *addr, char *type, char **name, char 
 	return (*name)[0] != 0;
 }
 
-struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
+/*
+ * The whole file in `*buf` (NUL-terminated, *len bytes before the NUL): a plain file
+ * read straight into it, a gzipped one (magic 1f 8b) through zlib. 0, or -1 with
+ * `err` filled.
+ */
+static int read_whole(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
+	size_t cap = 1 << 20, got = 0;
+	char *b;
+	ssize_t r;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	gzFile gz;
-	char *buf = NULL;
-	size_t buflen = 0, bufcap = 0;
-	struct kraw *v = NULL;
-	size_t n = 0, cap = 0, i, w, nonzero = 0, nalias = 0, aliascap = 0;
-	struct alias *aliases = NULL;
-	struct kallsyms *k;
 
-	if (err && errlen)
-		err[0] = 0;
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0) {
+		set_err(err, errlen, "cannot open \"%s\": %s", path, strerror(errno));
+		return -1;
+	}
+	/* /proc/kallsyms says size 0: its reads decide */
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size < SIZE_MAX - 2)
+		cap = (size_t)st.st_size + 2;
+	b = xmalloc(cap);
+	while ((r = read(fd, b + got, cap - 1 - got)) > 0) {
+		got += (size_t)r;
+		if (got == cap - 1)
+			b = xgrow(b, &cap, cap + 1, 1);
+	}
+	if (r < 0) {
+		set_err(err, errlen, "cannot read \"%s\": %s", path, strerror(errno));
+		close(fd);
+		free(b);
+		return -1;
+	}
+	close(fd);
+	if (got < 2 || (unsigned char)b[0] != 0x1f || (unsigned char)b[1] != 0x8b) {
+		b[got] = 0;
+		*buf = b;
+		*len = got;
+		return 0;
+	}
+	free(b);
 	gz = gzopen(path, "rb");
 	if (!gz) {
 		set_err(err, errlen, "cannot open \"%s\": %s", path,
 			strerror(errno ? errno : ENOMEM));
-		return NULL;
+		return -1;
 	}
 	/* the whole file at once (5 MB for a distribution kernel), then lines in place:
 	 * line-by-line gzgets was most of the cost */
 	gzbuffer(gz, 1 << 20);
+	b = NULL;
+	cap = got = 0;
 	for (;;) {
-		int got;
+		int n;
 
-		buf = xgrow(buf, &bufcap, buflen + (1 << 20) + 1, 1);
-		got = gzread(gz, buf + buflen, 1 << 20);
-		if (got <= 0)
+		b = xgrow(b, &cap, got + (1 << 20) + 1, 1);
+		n = gzread(gz, b + got, 1 << 20);
+		if (n <= 0)
 			break;
-		buflen += (size_t)got;
+		got += (size_t)n;
 	}
 	if (!gzeof(gz)) {
 		int e;
@@ -191,13 +239,32 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 
 		set_err(err, errlen, "cannot read \"%s\": %s", path, msg ? msg : "read error");
 		gzclose(gz);
-		free(buf);
-		return NULL;
+		free(b);
+		return -1;
 	}
-	buf[buflen] = 0;
+	gzclose(gz);
+	b[got] = 0;
+	*buf = b;
+	*len = got;
+	return 0;
+}
+
+struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
+{
+	char *buf;
+	size_t buflen;
+	struct kraw *v = NULL;
+	size_t n = 0, cap = 0, i, w, nonzero = 0, nalias = 0, aliascap = 0;
+	struct kalias *aliases = NULL;
+	struct kentry *out;
+	struct kallsyms *k;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (read_whole(path, &buf, &buflen, err, errlen) != 0)
+		return NULL;
 	if (buflen > UINT32_MAX - 1) {
 		set_err(err, errlen, "\"%s\": too large for a kallsyms file", path);
-		gzclose(gz);
 		free(buf);
 		return NULL;
 	}
@@ -231,7 +298,6 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 			nonzero++;
 		n++;
 	}
-	gzclose(gz);
 	if (nonzero == 0) {
 		set_err(err, errlen, "\"%s\": %s", path,
 			n ? "every symbol address is zero (kernel.kptr_restrict hides them)"
@@ -276,41 +342,39 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 			drop = &v[i];
 		}
 		aliases = xgrow(aliases, &aliascap, nalias + 1, sizeof(*aliases));
-		aliases[nalias++] = (struct alias){ drop->start, drop->name };
+		aliases[nalias++] = (struct kalias){ drop->start, drop->name, 0 };
 	}
 	n = n ? w + 1 : 0;
 
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		abort();
-	/* the final table takes the raw one's place: same size, written at or below
-	 * the entry being read */
-	_Static_assert(sizeof(struct ksym) <= sizeof(struct kraw), "ksym fits in kraw");
-	k->syms = (struct ksym *)(void *)v;
-	k->arena = buf;
+	k = xcalloc(1, sizeof(*k));
+	/* the final table takes the raw one's place: smaller, written at or below the
+	 * entry being read */
+	_Static_assert(sizeof(struct kentry) <= sizeof(struct kraw), "kentry fits in kraw");
+	out = (struct kentry *)(void *)v;
 	for (i = 0, w = 0; i < n; i++) {
 		struct kraw r = v[i];
-		const char *name = buf + r.name;
 
 		/* x86_64 entry trampolines are mapped separately; perf drops their symbol */
-		if (r.module == NO_MODULE && !strcmp(name, "__entry_SYSCALL_64_trampoline"))
+		if (r.module == NO_MODULE && !strcmp(buf + r.name, "__entry_SYSCALL_64_trampoline"))
 			continue;
-		k->syms[w++] = (struct ksym){ r.start, r.end, name,
-					      r.module == NO_MODULE ? NULL : buf + r.module };
+		out[w++] = (struct kentry){ r.start, r.end, r.name, r.module };
 	}
+	k->syms = k->own_syms = out;
 	k->n = w;
-	k->aliases = aliases;
+	k->aliases = k->own_aliases = aliases;
 	k->naliases = nalias;
+	k->names = k->own_names = buf;
+	k->names_len = buflen + 1;
 	return k;
 }
 
-const struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
+int kallsyms_lookup(const struct kallsyms *k, uint64_t addr, struct ksym *out)
 {
 	size_t lo = 0, hi;
-	const struct ksym *s;
+	const struct kentry *e;
 
 	if (!k || k->n == 0 || addr < k->syms[0].start)
-		return NULL;
+		return 0;
 	hi = k->n;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -320,10 +384,17 @@ const struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
 		else
 			hi = mid;
 	}
-	s = &k->syms[lo];
-	if (addr < s->end || (addr == s->start && s->start == s->end))
-		return s;
-	return NULL;
+	e = &k->syms[lo];
+	if (!(addr < e->end || (addr == e->start && e->start == e->end)))
+		return 0;
+	/* a cache file's offsets are checked where they are used */
+	if (e->name >= k->names_len || (e->module != NO_MODULE && e->module >= k->names_len))
+		return 0;
+	out->start = e->start;
+	out->end = e->end;
+	out->name = k->names + e->name;
+	out->module = e->module == NO_MODULE ? NULL : k->names + e->module;
+	return 1;
 }
 
 size_t kallsyms_count(const struct kallsyms *k)
@@ -338,10 +409,11 @@ uint64_t kallsyms_addr_of(const struct kallsyms *k, const char *name)
 	if (!k || !name)
 		return 0;
 	for (i = 0; i < k->n; i++)
-		if (!k->syms[i].module && !strcmp(k->syms[i].name, name))
+		if (k->syms[i].module == NO_MODULE && k->syms[i].name < k->names_len &&
+		    !strcmp(k->names + k->syms[i].name, name))
 			return k->syms[i].start;
 	for (i = 0; i < k->naliases; i++)
-		if (!strcmp(k->arena + k->aliases[i].name, name))
+		if (k->aliases[i].name < k->names_len && !strcmp(k->names + k->aliases[i].name, name))
 			return k->aliases[i].addr;
 	return 0;
 }
@@ -350,10 +422,216 @@ void kallsyms_free(struct kallsyms *k)
 {
 	if (!k)
 		return;
-	free(k->syms);
-	free(k->aliases);
-	free(k->arena);
+	free(k->own_syms);
+	free(k->own_aliases);
+	free(k->own_names);
+	if (k->map)
+		munmap(k->map, k->map_len);
 	free(k);
+}
+
+/* ------------------------------------------------------------------ the cache */
+
+/*
+ * File format of a cache file (host byte order, written and read by this code only):
+ *   struct kcache_header; then the source's path (path_len bytes and a NUL);
+ *   then at syms_off nsyms struct kentry, at aliases_off naliases struct kalias, at
+ *   names_off names_len bytes of NUL-terminated names ending in a NUL; the three
+ *   offsets are multiples of 8. The header names the source as it was when read.
+ */
+#define KCACHE_MAGIC "PCKSYMS1"
+#define KCACHE_VERSION 1
+
+struct kcache_header {
+	char magic[8];
+	uint32_t version, header_size;
+	struct kallsyms_source src;
+	uint32_t build_id_size, path_len;
+	uint8_t build_id[64];
+	uint64_t nsyms, naliases, names_len;
+	uint64_t syms_off, aliases_off, names_off, file_size;
+};
+
+int kallsyms_source_of(const char *path, struct kallsyms_source *src)
+{
+	struct stat st;
+
+	memset(src, 0, sizeof(*src));
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return -1;
+	src->size = (uint64_t)st.st_size;
+	src->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	src->ino = (uint64_t)st.st_ino;
+	src->dev = (uint64_t)st.st_dev;
+	return 0;
+}
+
+static uint64_t align8(uint64_t x)
+{
+	return (x + 7) & ~(uint64_t)7;
+}
+
+static void fill_header(struct kcache_header *h, const char *path,
+			const struct kallsyms_source *src, const uint8_t *build_id,
+			size_t build_id_size)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, KCACHE_MAGIC, 8);
+	h->version = KCACHE_VERSION;
+	h->header_size = sizeof(*h);
+	h->src = *src;
+	h->build_id_size = (uint32_t)build_id_size;
+	memcpy(h->build_id, build_id, build_id_size);
+	h->path_len = (uint32_t)strlen(path);
+}
+
+struct kallsyms *kallsyms_cache_open(const char *file, const char *path,
+				     const struct kallsyms_source *src, const uint8_t *build_id,
+				     size_t build_id_size)
+{
+	struct kcache_header want, h;
+	struct stat st;
+	struct kallsyms *k;
+	void *map;
+	int fd;
+
+	if (build_id_size > sizeof(want.build_id))
+		return NULL;
+	fill_header(&want, path, src, build_id, build_id_size);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < sizeof(h) ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		close(fd);
+		return NULL;
+	}
+	/* the same source, unchanged since it was read, and sizes that fit the file */
+	if (memcmp(h.magic, want.magic, 8) || h.version != want.version ||
+	    h.header_size != want.header_size || memcmp(&h.src, &want.src, sizeof(h.src)) ||
+	    h.build_id_size != want.build_id_size ||
+	    memcmp(h.build_id, want.build_id, sizeof(h.build_id)) || h.path_len != want.path_len ||
+	    h.file_size != (uint64_t)st.st_size || h.names_len == 0 ||
+	    h.syms_off < sizeof(h) + h.path_len + 1 || h.syms_off > h.file_size ||
+	    h.syms_off % 8 || h.aliases_off % 8 ||
+	    h.nsyms > (h.file_size - h.syms_off) / sizeof(struct kentry) ||
+	    h.aliases_off < h.syms_off + h.nsyms * sizeof(struct kentry) ||
+	    h.aliases_off > h.file_size ||
+	    h.naliases > (h.file_size - h.aliases_off) / sizeof(struct kalias) ||
+	    h.names_off < h.aliases_off + h.naliases * sizeof(struct kalias) ||
+	    h.names_off > h.file_size || h.names_len > h.file_size - h.names_off) {
+		close(fd);
+		return NULL;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return NULL;
+	if (memcmp((const char *)map + sizeof(h), path, h.path_len) != 0 ||
+	    ((const char *)map)[h.names_off + h.names_len - 1] != 0) {
+		munmap(map, (size_t)st.st_size);
+		return NULL;
+	}
+	k = xcalloc(1, sizeof(*k));
+	k->map = map;
+	k->map_len = (size_t)st.st_size;
+	k->syms = (const struct kentry *)(const void *)((const char *)map + h.syms_off);
+	k->n = (size_t)h.nsyms;
+	k->aliases = (const struct kalias *)(const void *)((const char *)map + h.aliases_off);
+	k->naliases = (size_t)h.naliases;
+	k->names = (const char *)map + h.names_off;
+	k->names_len = (size_t)h.names_len;
+	return k;
+}
+
+/* Append `s` to the names being built: its offset. */
+static uint32_t add_name(char **names, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	uint32_t off = (uint32_t)*len;
+
+	*names = xgrow(*names, cap, *len + n, 1);
+	memcpy(*names + *len, s, n);
+	*len += n;
+	return off;
+}
+
+int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char *path,
+			 const struct kallsyms_source *src, const uint8_t *build_id,
+			 size_t build_id_size)
+{
+	struct kcache_header h;
+	struct kentry *syms;
+	struct kalias *aliases;
+	char *names = NULL, *tmp, *out = NULL;
+	size_t names_len = 0, names_cap = 0, size;
+	const char *last_module = NULL;
+	uint32_t last_module_off = 0;
+	int fd, ok;
+
+	if (build_id_size > sizeof(h.build_id) || k->names_len > UINT32_MAX)
+		return -1;
+	/* only the names the table uses, each module's name once per run of its symbols */
+	syms = xmalloc((k->n ? k->n : 1) * sizeof(*syms));
+	aliases = xmalloc((k->naliases ? k->naliases : 1) * sizeof(*aliases));
+	for (size_t i = 0; i < k->n; i++) {
+		const struct kentry *e = &k->syms[i];
+
+		syms[i] = *e;
+		syms[i].name = add_name(&names, &names_len, &names_cap, k->names + e->name);
+		if (e->module == NO_MODULE)
+			continue;
+		if (!last_module || strcmp(last_module, k->names + e->module) != 0) {
+			last_module = k->names + e->module;
+			last_module_off = add_name(&names, &names_len, &names_cap, last_module);
+		}
+		syms[i].module = last_module_off;
+	}
+	for (size_t i = 0; i < k->naliases; i++) {
+		aliases[i] = k->aliases[i];
+		aliases[i].name =
+			add_name(&names, &names_len, &names_cap, k->names + k->aliases[i].name);
+	}
+	if (!names_len)
+		add_name(&names, &names_len, &names_cap, "");
+	fill_header(&h, path, src, build_id, build_id_size);
+	h.nsyms = k->n;
+	h.naliases = k->naliases;
+	h.names_len = names_len;
+	h.syms_off = align8(sizeof(h) + h.path_len + 1);
+	h.aliases_off = align8(h.syms_off + k->n * sizeof(*syms));
+	h.names_off = align8(h.aliases_off + k->naliases * sizeof(*aliases));
+	h.file_size = h.names_off + names_len;
+	size = (size_t)h.file_size;
+	out = xcalloc(1, size);
+	memcpy(out, &h, sizeof(h));
+	memcpy(out + sizeof(h), path, h.path_len);
+	memcpy(out + h.syms_off, syms, k->n * sizeof(*syms));
+	memcpy(out + h.aliases_off, aliases, k->naliases * sizeof(*aliases));
+	memcpy(out + h.names_off, names, names_len);
+	free(syms);
+	free(aliases);
+	free(names);
+	/* through a temporary name, so that a reader never sees half a file */
+	tmp = xmalloc(strlen(file) + 16);
+	sprintf(tmp, "%s.tmp.XXXXXX", file);
+	fd = mkstemp(tmp);
+	ok = fd >= 0;
+	for (size_t done = 0; ok && done < size;) {
+		ssize_t r = write(fd, out + done, size - done);
+
+		ok = r > 0;
+		done += ok ? (size_t)r : 0;
+	}
+	if (fd >= 0 && close(fd) != 0)
+		ok = 0;
+	if (ok && (fchmodat(AT_FDCWD, tmp, 0644, 0) != 0 || rename(tmp, file) != 0))
+		ok = 0;
+	if (!ok && fd >= 0)
+		unlink(tmp);
+	free(tmp);
+	free(out);
+	return ok ? 0 : -1;
 }
 
 /*

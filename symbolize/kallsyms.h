@@ -19,16 +19,40 @@ struct ksym {
 struct kallsyms;
 
 /*
- * Load a kallsyms file (plain or gzip-compressed: both read through zlib's
- * gzopen). Returns NULL and fills `err` when the file cannot be read or holds no
- * text symbol with a nonzero address (kptr_restrict hides them as zeros).
+ * Load a kallsyms file (plain or gzip-compressed). Returns NULL and fills `err` when
+ * the file cannot be read or holds no text symbol with a nonzero address
+ * (kptr_restrict hides them as zeros).
  */
 struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen);
-const struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr);
+/* The symbol holding `addr`: 1 and *out filled (its strings owned by the table), 0
+ * when there is none. */
+int kallsyms_lookup(const struct kallsyms *k, uint64_t addr, struct ksym *out);
 size_t kallsyms_count(const struct kallsyms *k);
 /* Address of a symbol by exact name (e.g. "_text"), 0 when absent. */
 uint64_t kallsyms_addr_of(const struct kallsyms *k, const char *name);
 void kallsyms_free(struct kallsyms *k);
+
+/*
+ * A parsed table kept as a file, so that the next conversion of a recording of the
+ * same kernel maps it instead of parsing 120,000 lines. A cache file names its
+ * source (path, size, modification time, inode) and the kernel's build id; it is
+ * used only when all of these are what they are now.
+ */
+struct kallsyms_source {
+	uint64_t size, mtime_ns, ino, dev;
+};
+/* The identity of the regular file `path` now: 0, or -1 when it is not one. */
+int kallsyms_source_of(const char *path, struct kallsyms_source *src);
+/* The table in cache `file` when it was made from `path` as `src` describes it and for
+ * this build id; NULL otherwise (missing, stale or damaged). */
+struct kallsyms *kallsyms_cache_open(const char *file, const char *path,
+				     const struct kallsyms_source *src, const uint8_t *build_id,
+				     size_t build_id_size);
+/* Write `k`, parsed from `path` as `src` describes it, to cache `file` (through a
+ * temporary name). 0, or -1 when it cannot be written. */
+int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char *path,
+			 const struct kallsyms_source *src, const uint8_t *build_id,
+			 size_t build_id_size);
 
 /*
  * The build id of the running kernel, from /sys/kernel/notes. Returns its size,

@@ -309,13 +309,39 @@ enum sym_obj_problem symbolizer_problem(const struct symbolizer *s, uint32_t obj
 	return s->objs[obj].problem;
 }
 
+/*
+ * Kernel symbols from the kallsyms file `path`: through the cache when the kernel's
+ * build id is known (a parsed table mapped, made on first use), else parsed.
+ */
+static struct kallsyms *load_kallsyms(struct symbolizer *s, const char *path,
+				      const uint8_t *bid, size_t bidlen, char *err,
+				      size_t errlen)
+{
+	struct kallsyms_source src;
+	struct kallsyms *k;
+	char dir[4096], file[4096 + 48], hex[2 * 20 + 1];
+
+	if (!s->opt.cache_dir || !bidlen || bidlen > 20 || kallsyms_source_of(path, &src) != 0)
+		return kallsyms_load(path, err, errlen);
+	hexify(hex, bid, bidlen);
+	snprintf(dir, sizeof(dir), "%s/kallsyms", s->opt.cache_dir);
+	snprintf(file, sizeof(file), "%s/%s", dir, hex);
+	k = kallsyms_cache_open(file, path, &src, bid, bidlen);
+	if (k)
+		return k;
+	k = kallsyms_load(path, err, errlen);
+	if (k && make_dirs(dir) == 0)
+		kallsyms_cache_write(k, file, path, &src, bid, bidlen);
+	return k;
+}
+
 /* Runs on the prefetch thread or the main one: touches only the kernel fields. */
 static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 {
 	char err[256];
 
 	if (s->opt.kallsyms) {
-		s->ksyms = kallsyms_load(s->opt.kallsyms, err, sizeof(err));
+		s->ksyms = load_kallsyms(s, s->opt.kallsyms, bid, bidlen, err, sizeof(err));
 		if (!s->ksyms) {
 			snprintf(s->kernel_warning, sizeof(s->kernel_warning), "%s", err);
 			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s: %s",
@@ -331,7 +357,7 @@ static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 
 		hexify(hex, bid, bidlen);
 		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", s->home_debug, hex);
-		s->ksyms = kallsyms_load(path, err, sizeof(err));
+		s->ksyms = load_kallsyms(s, path, bid, bidlen, err, sizeof(err));
 		if (s->ksyms) {
 			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", path);
 			return;
@@ -393,7 +419,7 @@ static void kernel_ready(struct symbolizer *s)
 int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_id,
 		      size_t build_id_size, struct sym_frame *out, const char **module)
 {
-	const struct ksym *k;
+	struct ksym k;
 
 	if (!s->kernel_tried) {
 		s->kernel_tried = 1;
@@ -402,13 +428,12 @@ int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_
 	kernel_ready(s);
 	if (!s->ksyms)
 		return 0;
-	k = kallsyms_lookup(s->ksyms, addr);
-	if (!k)
+	if (!kallsyms_lookup(s->ksyms, addr, &k))
 		return 0;
 	memset(out, 0, sizeof(*out));
-	out->name = out->system_name = k->name;
+	out->name = out->system_name = k.name;
 	if (module)
-		*module = k->module;
+		*module = k.module;
 	return 1;
 }
 

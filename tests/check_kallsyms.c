@@ -56,17 +56,23 @@ static int make_files(void)
 	return 0;
 }
 
-static void check_synthetic(const char *path)
+/* The symbol at `addr`, or NULL (valid until the next call). */
+static const struct ksym *at(const struct kallsyms *k, uint64_t addr)
 {
-	char err[256];
-	struct kallsyms *k = kallsyms_load(path, err, sizeof(err));
+	static struct ksym s;
+
+	return kallsyms_lookup(k, addr, &s) ? &s : NULL;
+}
+
+/* What the synthetic file must give, parsed or from a cache file. */
+static void check_synthetic_table(const struct kallsyms *k)
+{
 	const struct ksym *s;
 
-	ck_assert_msg(k != NULL, "%s", err);
 	/* three names at one address count once; 'r' and 'A' are not kept */
 	ck_assert_uint_eq(kallsyms_count(k), 7);
 	/* of names at one address the last in the file wins (perf: the earlier get size 0) */
-	s = kallsyms_lookup(k, 0xffffffff81000010);
+	s = at(k, 0xffffffff81000010);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_str_eq(s->name, "startup_64");
 	ck_assert_ptr_null(s->module);
@@ -77,31 +83,40 @@ static void check_synthetic(const char *path)
 	ck_assert_uint_eq(kallsyms_addr_of(k, "_stext"), 0xffffffff81000000);
 	ck_assert_uint_eq(kallsyms_addr_of(k, "local_fn"), 0xffffffff81000100);
 	ck_assert_uint_eq(kallsyms_addr_of(k, "no_such_symbol"), 0);
-	ck_assert_str_eq(kallsyms_lookup(k, 0xffffffff81000150)->name, "local_fn");
+	ck_assert_str_eq(at(k, 0xffffffff81000150)->name, "local_fn");
 	/* rodata is skipped, so weak_fn runs up to last_core */
-	ck_assert_str_eq(kallsyms_lookup(k, 0xffffffff81000350)->name, "weak_fn");
+	ck_assert_str_eq(at(k, 0xffffffff81000350)->name, "weak_fn");
 	/* the last kernel symbol before the modules ends a page later */
-	s = kallsyms_lookup(k, 0xffffffff81001fff);
+	s = at(k, 0xffffffff81001fff);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_str_eq(s->name, "last_core");
-	ck_assert_ptr_null(kallsyms_lookup(k, 0xffffffff81002000));
-	ck_assert_ptr_null(kallsyms_lookup(k, 0xffffffffc0000fff));
-	ck_assert_ptr_null(kallsyms_lookup(k, 0x1000));
+	ck_assert_ptr_null(at(k, 0xffffffff81002000));
+	ck_assert_ptr_null(at(k, 0xffffffffc0000fff));
+	ck_assert_ptr_null(at(k, 0x1000));
 	/* module symbols carry the module name without brackets */
-	s = kallsyms_lookup(k, 0xffffffffc0001010);
+	s = at(k, 0xffffffffc0001010);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_str_eq(s->name, "mod_fn1");
 	ck_assert_str_eq(s->module, "ext4");
 	ck_assert_uint_eq(s->end, 0xffffffffc0001080);
-	s = kallsyms_lookup(k, 0xffffffffc0001fff);
+	s = at(k, 0xffffffffc0001fff);
 	ck_assert_str_eq(s->name, "mod_fn2");
 	ck_assert_str_eq(s->module, "ext4");
-	s = kallsyms_lookup(k, 0xffffffffc0002abc);
+	s = at(k, 0xffffffffc0002abc);
 	ck_assert_str_eq(s->name, "other_fn");
 	ck_assert_str_eq(s->module, "xfs");
 	/* the very last symbol ends one page after its page */
 	ck_assert_uint_eq(s->end, 0xffffffffc0003000);
-	ck_assert_ptr_null(kallsyms_lookup(k, 0xffffffffc0003000));
+	ck_assert_ptr_null(at(k, 0xffffffffc0003000));
+}
+
+static void check_synthetic(const char *path)
+{
+	char err[256];
+	struct kallsyms *k = kallsyms_load(path, err, sizeof(err));
+
+	ck_assert_msg(k != NULL, "%s", err);
+	check_synthetic_table(k);
 	kallsyms_free(k);
 }
 
@@ -114,6 +129,49 @@ END_TEST
 START_TEST(test_gzip)
 {
 	check_synthetic(gz);
+}
+END_TEST
+
+/* A parsed table kept in a cache file gives the same symbols, and only for the
+ * source and the build id it was made from. */
+START_TEST(test_cache)
+{
+	static const uint8_t bid[20] = { 0x4a, 0x5a, 1, 2, 3 }, other_bid[20] = { 9 };
+	struct kallsyms_source src, changed;
+	struct kallsyms *k, *c;
+	char err[256], file[600];
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/cache", tmpdir);
+	k = kallsyms_load(plain, err, sizeof(err));
+	ck_assert_msg(k != NULL, "%s", err);
+	ck_assert_int_eq(kallsyms_source_of(plain, &src), 0);
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid)));
+	ck_assert_int_eq(kallsyms_cache_write(k, file, plain, &src, bid, sizeof(bid)), 0);
+	kallsyms_free(k);
+	c = kallsyms_cache_open(file, plain, &src, bid, sizeof(bid));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(kallsyms_count(c), 7);
+	check_synthetic_table(c);
+	kallsyms_free(c);
+	/* another kernel, another source file, the source changed since */
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, other_bid, sizeof(other_bid)));
+	ck_assert_ptr_null(kallsyms_cache_open(file, gz, &src, bid, sizeof(bid)));
+	changed = src;
+	changed.mtime_ns++;
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &changed, bid, sizeof(bid)));
+	/* a cache file cut short is not used */
+	ck_assert_int_eq(truncate(file, 200), 0);
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid)));
+	/* nor garbage */
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < 4096; i++)
+		fputc(i * 7, f);
+	fclose(f);
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid)));
+	/* /proc/kallsyms is no regular file with a size: never cached */
+	ck_assert_int_ne(kallsyms_source_of("/proc/kallsyms", &src), 0);
 }
 END_TEST
 
@@ -136,7 +194,7 @@ START_TEST(test_missing_file)
 	ck_assert_ptr_null(k);
 	ck_assert_ptr_nonnull(strstr(err, "cannot open \"/nonexistent/kallsyms\""));
 	kallsyms_free(NULL);
-	ck_assert_ptr_null(kallsyms_lookup(NULL, 1));
+	ck_assert_ptr_null(at(NULL, 1));
 }
 END_TEST
 
@@ -154,10 +212,10 @@ START_TEST(test_live_kallsyms)
 	ck_assert_uint_gt(kallsyms_count(k), 1000);
 	text = kallsyms_addr_of(k, "_text");
 	ck_assert_uint_ne(text, 0);
-	ck_assert_ptr_nonnull(kallsyms_lookup(k, text));
+	ck_assert_ptr_nonnull(at(k, text));
 	sched = kallsyms_addr_of(k, "schedule");
 	ck_assert_uint_ne(sched, 0);
-	s = kallsyms_lookup(k, sched + 1);
+	s = at(k, sched + 1);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_str_eq(s->name, "schedule");
 	ck_assert_ptr_null(s->module);
@@ -188,6 +246,7 @@ static Suite *kallsyms_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_plain);
 	tcase_add_test(tc, test_gzip);
+	tcase_add_test(tc, test_cache);
 	tcase_add_test(tc, test_zero_addresses);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_live_kallsyms);
