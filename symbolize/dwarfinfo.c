@@ -22,18 +22,30 @@
 
 #include "../common/util.h"
 
+/* A function or an inlined call of a CU, with the nearest enclosing one. */
+struct die_node {
+	Dwarf_Die die;
+	int32_t parent;          /* index of the enclosing function or inlined call, -1 none */
+	uint32_t depth;          /* in the DIE tree */
+	int tag;                 /* DW_TAG_subprogram or DW_TAG_inlined_subroutine */
+};
+
 /* An address range of a DIE, in the CU's addresses (module address - bias). */
 struct die_range {
 	Dwarf_Addr lo, hi;
-	Dwarf_Die die;
+	uint32_t node;           /* its die_node */
 };
 
-/* Per compilation unit: where its functions and inlined calls are, so that an address
- * outside every inlined call needs only the line table (no dwarf_getscopes walk). */
+/*
+ * Per compilation unit: where its functions and inlined calls are, so that an address
+ * outside every inlined call needs only the line table, and one inside gets its chain
+ * of calls from the nodes' parents (no dwarf_getscopes walk of the unit).
+ */
 struct cu_index {
+	struct die_node *nodes;          /* in DIE order */
 	struct die_range *inl, *subs;    /* sorted by lo */
 	Dwarf_Addr *inl_maxhi, *subs_maxhi; /* max hi of [0..i] */
-	size_t ninl, nsubs;
+	size_t nnodes, ninl, nsubs;
 };
 
 struct dwarf_info {
@@ -215,6 +227,7 @@ void dwarf_info_free(struct dwarf_info *d)
 	if (!d)
 		return;
 	for (size_t i = 0; i < d->ncus; i++) {
+		free(d->cus[i].nodes);
 		free(d->cus[i].inl);
 		free(d->cus[i].subs);
 		free(d->cus[i].inl_maxhi);
@@ -226,22 +239,28 @@ void dwarf_info_free(struct dwarf_info *d)
 	free(d);
 }
 
-static void add_ranges(Dwarf_Die *die, struct die_range **v, size_t *n, size_t *cap)
+static void add_ranges(Dwarf_Die *die, uint32_t node, struct die_range **v, size_t *n,
+		       size_t *cap)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
 
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		struct die_range r = { lo, hi, *die };
+		struct die_range r = { lo, hi, node };
 
 		if (hi > lo)
 			VEC_PUSH(*v, *n, *cap, r);
 	}
 }
 
-/* Every subprogram and inlined call below `die`, depth first. */
-static void collect(Dwarf_Die *die, struct cu_index *x, size_t *inl_cap, size_t *subs_cap,
-		    int depth)
+struct collect_caps {
+	size_t nodes, inl, subs;
+};
+
+/* Every subprogram and inlined call below `die`, depth first; `parent` is the node of
+ * the nearest enclosing one. */
+static void collect(Dwarf_Die *die, struct cu_index *x, struct collect_caps *caps,
+		    int32_t parent, uint32_t depth)
 {
 	Dwarf_Die child;
 
@@ -249,15 +268,22 @@ static void collect(Dwarf_Die *die, struct cu_index *x, size_t *inl_cap, size_t 
 		return;
 	do {
 		int tag = dwarf_tag(&child);
+		int32_t inner = parent;
 
-		if (tag == DW_TAG_inlined_subroutine)
-			add_ranges(&child, &x->inl, &x->ninl, inl_cap);
-		else if (tag == DW_TAG_subprogram)
-			add_ranges(&child, &x->subs, &x->nsubs, subs_cap);
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+			struct die_node nd = { child, parent, depth + 1, tag };
+
+			inner = (int32_t)x->nnodes;
+			VEC_PUSH(x->nodes, x->nnodes, caps->nodes, nd);
+			if (tag == DW_TAG_inlined_subroutine)
+				add_ranges(&child, (uint32_t)inner, &x->inl, &x->ninl, &caps->inl);
+			else
+				add_ranges(&child, (uint32_t)inner, &x->subs, &x->nsubs, &caps->subs);
+		}
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
 		    tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
 		    tag == DW_TAG_class_type || tag == DW_TAG_structure_type)
-			collect(&child, x, inl_cap, subs_cap, depth + 1);
+			collect(&child, x, caps, inner, depth + 1);
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -287,12 +313,12 @@ static const struct cu_index *cu_index_for(struct dwarf_info *d, Dwarf_Die *cu)
 	uint64_t key = dwarf_dieoffset(cu) + 1;
 	uint32_t *v = u64map_get(&d->cu_ids, key);
 	struct cu_index x;
-	size_t inl_cap = 0, subs_cap = 0;
+	struct collect_caps caps = { 0, 0, 0 };
 
 	if (v)
 		return &d->cus[*v];
 	memset(&x, 0, sizeof(x));
-	collect(cu, &x, &inl_cap, &subs_cap, 0);
+	collect(cu, &x, &caps, -1, 0);
 	if (x.ninl > 1)
 		qsort(x.inl, x.ninl, sizeof(*x.inl), range_cmp);
 	if (x.nsubs > 1)
@@ -302,6 +328,38 @@ static const struct cu_index *cu_index_for(struct dwarf_info *d, Dwarf_Die *cu)
 	VEC_PUSH(d->cus, d->ncus, d->cus_cap, x);
 	u64map_put(&d->cu_ids, key, (uint32_t)d->ncus - 1);
 	return &d->cus[d->ncus - 1];
+}
+
+/*
+ * The deepest function or inlined call holding `pc` among the ranges `v` (the first
+ * in DIE order among equally deep ones), or -1; `*best_depth` is raised to its depth.
+ */
+static int32_t deepest(const struct cu_index *x, const struct die_range *v,
+		       const Dwarf_Addr *maxhi, size_t n, Dwarf_Addr pc, uint32_t *best_depth)
+{
+	size_t lo = 0, hi = n;
+	int32_t best = -1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && maxhi[i] > pc;) {
+		const struct die_node *nd = &x->nodes[v[i].node];
+
+		if (pc >= v[i].hi)
+			continue;
+		if (nd->depth > *best_depth ||
+		    (nd->depth == *best_depth && best >= 0 && v[i].node < (uint32_t)best)) {
+			*best_depth = nd->depth;
+			best = (int32_t)v[i].node;
+		}
+	}
+	return best;
 }
 
 /* The innermost range holding `pc` (the last by start among those that hold it), or NULL. */
@@ -364,11 +422,49 @@ static uint32_t udata(Dwarf_Die *die, int at)
 	return (uint32_t)v;
 }
 
+/*
+ * The frames of `pc` inside an inlined call, from the index: the deepest function or
+ * inlined call holding it, then each enclosing one up to the function, each frame out
+ * at the line of the call inlined into it. What dwarf_getscopes would give where the
+ * DIE tree nests as it should; 0 (the caller walks the scopes then) where an enclosing
+ * DIE does not hold `pc`.
+ */
+static size_t inline_chain(const struct cu_index *x, Dwarf_Die *cu, Dwarf_Addr pc,
+			   const char *file, int lineno, int col, struct dwarf_frame *out,
+			   size_t cap)
+{
+	uint32_t depth = 0;
+	int32_t in = deepest(x, x->inl, x->inl_maxhi, x->ninl, pc, &depth);
+	int32_t sub = deepest(x, x->subs, x->subs_maxhi, x->nsubs, pc, &depth);
+	size_t n = 0;
+
+	if (sub >= 0) /* a function nested deeper than every inlined call */
+		in = sub;
+	for (int32_t i = in; i >= 0 && n < cap; i = x->nodes[i].parent) {
+		Dwarf_Die die = x->nodes[i].die;
+
+		if (i != in && dwarf_haspc(&die, pc) <= 0)
+			return 0;
+		out[n].name = die_name(&die);
+		out[n].file = file;
+		out[n].line = lineno > 0 ? (uint32_t)lineno : 0;
+		out[n].column = col > 0 ? (uint32_t)col : 0;
+		n++;
+		if (x->nodes[i].tag == DW_TAG_subprogram)
+			break;
+		file = call_file(cu, &die);
+		lineno = (int)udata(&die, DW_AT_call_line);
+		col = (int)udata(&die, DW_AT_call_column);
+	}
+	return n;
+}
+
 size_t dwarf_info_frames(struct dwarf_info *d, uint64_t vaddr, struct dwarf_frame *out,
 			 size_t cap)
 {
-	Dwarf_Addr addr = vaddr + d->elf_bias, bias;
+	Dwarf_Addr addr = vaddr + d->elf_bias, bias, pc;
 	Dwarf_Die *cu, *scopes = NULL;
+	const struct cu_index *x;
 	Dwfl_Line *line;
 	const char *file = NULL;
 	int lineno = 0, col = 0, nscopes;
@@ -380,26 +476,26 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t vaddr, struct dwarf_fram
 	line = dwfl_module_getsrc(d->mod, addr);
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
-	{
-		const struct cu_index *x = cu_index_for(d, cu);
-		Dwarf_Addr pc = addr - bias;
+	x = cu_index_for(d, cu);
+	pc = addr - bias;
+	if (!holding(x->inl, x->inl_maxhi, x->ninl, pc)) {
+		/* in no inlined call: one frame, its function and the line table's line */
+		const struct die_range *sub = holding(x->subs, x->subs_maxhi, x->nsubs, pc);
+		Dwarf_Die die;
 
-		if (!holding(x->inl, x->inl_maxhi, x->ninl, pc)) {
-			/* in no inlined call: one frame, its function and the line table's line */
-			const struct die_range *sub = holding(x->subs, x->subs_maxhi, x->nsubs, pc);
-			Dwarf_Die die;
-
-			if (!sub && !file)
-				return 0;
-			if (sub)
-				die = sub->die;
-			out[0].name = sub ? die_name(&die) : NULL;
-			out[0].file = file;
-			out[0].line = lineno > 0 ? (uint32_t)lineno : 0;
-			out[0].column = col > 0 ? (uint32_t)col : 0;
-			return cap ? 1 : 0;
-		}
+		if (!sub && !file)
+			return 0;
+		if (sub)
+			die = x->nodes[sub->node].die;
+		out[0].name = sub ? die_name(&die) : NULL;
+		out[0].file = file;
+		out[0].line = lineno > 0 ? (uint32_t)lineno : 0;
+		out[0].column = col > 0 ? (uint32_t)col : 0;
+		return cap ? 1 : 0;
 	}
+	n = inline_chain(x, cu, pc, file, lineno, col, out, cap);
+	if (n)
+		return n;
 	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
 	/*
 	 * The scopes of a pc inside inlined code continue with the inlined function's
