@@ -30,19 +30,16 @@ struct jc_code {
 	uint64_t start, size;
 	uint64_t t0, t1;         /* live in [t0, t1) */
 	uint32_t seq;
-	uint32_t name, raw, file; /* string ids; file: the function's own file, 0 none */
+	uint32_t name, raw;      /* offsets in the table's names */
+	uint32_t file;           /* string id: the function's own file, 0 none */
 	uint32_t lines_first, nlines;
 	uint8_t from_map, is_load;
 };
 
-enum { EV_LOAD, EV_MOVE };
-
-struct jc_event {
+struct jc_move {
 	uint64_t time;
 	uint32_t seq;
-	uint32_t kind;
-	uint32_t code;           /* EV_LOAD */
-	uint64_t old_addr, new_addr, size; /* EV_MOVE */
+	uint64_t old_addr, new_addr, size;
 };
 
 /* Pieces of the address space, each with the codes that covered it over time. */
@@ -57,13 +54,18 @@ struct jc_index {
 struct jitcode {
 	struct strtab *strings;
 	int demangle;
+	/* function names, copied (interning 15,000 of them was a third of reading a
+	 * dump; a lookup's caller interns the few it meets) */
+	char *names;
+	size_t names_len, names_cap;
+	uint32_t last_file_id;   /* of the last DEBUG_INFO entry with a file */
 	struct jitcode_stats stats;
 	struct jc_code *codes;
 	size_t ncodes, codes_cap;
 	struct jc_line *lines;
 	size_t nlines, lines_cap;
-	struct jc_event *events;
-	size_t nevents, events_cap;
+	struct jc_move *moves;
+	size_t nmoves, moves_cap;
 	uint32_t seq;
 	int pending;             /* a DEBUG_INFO waits for its load */
 	uint64_t pend_addr;
@@ -72,6 +74,20 @@ struct jitcode {
 	struct jc_index timed, mapped;
 };
 
+static uint32_t add_name(struct jitcode *jc, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	uint32_t off = (uint32_t)jc->names_len;
+
+	if (jc->names_len + n > UINT32_MAX)
+		return 0; /* 4 GB of names: the first one ("") stands in */
+	if (jc->names_len + n > jc->names_cap)
+		grow_array((void **)&jc->names, &jc->names_cap, jc->names_len + n, 1);
+	memcpy(jc->names + jc->names_len, name, n);
+	jc->names_len += n;
+	return off;
+}
+
 struct jitcode *jitcode_new(struct strtab *strings, int demangle)
 {
 	struct jitcode *jc = xcalloc(1, sizeof(*jc));
@@ -79,6 +95,7 @@ struct jitcode *jitcode_new(struct strtab *strings, int demangle)
 	jc->strings = strings;
 	jc->demangle = demangle;
 	jc->stats.line_offset = JITCODE_ELF_HEADER_OFFSET;
+	add_name(jc, ""); /* offset 0 */
 	return jc;
 }
 
@@ -94,8 +111,9 @@ void jitcode_free(struct jitcode *jc)
 	if (!jc)
 		return;
 	free(jc->codes);
+	free(jc->names);
 	free(jc->lines);
-	free(jc->events);
+	free(jc->moves);
 	index_release(&jc->timed);
 	index_release(&jc->mapped);
 	free(jc);
@@ -163,7 +181,14 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 			continue;
 		l.rel = rel;
 		l.line = e->line;
-		l.file = e->file_valid ? strtab_intern(jc->strings, e->file) : FILE_INVALID;
+		l.file = FILE_INVALID;
+		if (e->file_valid) {
+			/* entries mostly repeat the file before them */
+			if (!jc->last_file_id ||
+			    strcmp(e->file, strtab_str(jc->strings, jc->last_file_id)) != 0)
+				jc->last_file_id = strtab_intern(jc->strings, e->file);
+			l.file = jc->last_file_id;
+		}
 		VEC_PUSH(jc->lines, jc->nlines, jc->lines_cap, l);
 	}
 }
@@ -184,14 +209,14 @@ static uint32_t new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint
 
 static void set_names(struct jitcode *jc, struct jc_code *c, const char *name)
 {
-	c->raw = strtab_intern(jc->strings, name);
+	c->raw = add_name(jc, name);
 	c->name = c->raw;
 	if (jc->demangle && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')) {
 		/* as the rest of perfconv shows them: no parameter lists */
 		char *d = cplus_demangle(name, DMGL_AUTO);
 
 		if (d) {
-			c->name = strtab_intern(jc->strings, d);
+			c->name = add_name(jc, d);
 			free(d);
 		}
 	}
@@ -238,7 +263,6 @@ static void claim_lines(struct jitcode *jc, uint32_t ci, const char *name)
 void jitcode_add_load(struct jitcode *jc, uint64_t time, uint64_t code_addr, uint64_t size,
 		      const char *name)
 {
-	struct jc_event ev;
 	uint32_t ci = new_code(jc, code_addr, size, time);
 
 	jc->codes[ci].is_load = 1;
@@ -247,28 +271,21 @@ void jitcode_add_load(struct jitcode *jc, uint64_t time, uint64_t code_addr, uin
 		claim_lines(jc, ci, name);
 	else
 		drop_pending(jc);
-	memset(&ev, 0, sizeof(ev));
-	ev.time = time;
-	ev.seq = jc->codes[ci].seq;
-	ev.kind = EV_LOAD;
-	ev.code = ci;
-	VEC_PUSH(jc->events, jc->nevents, jc->events_cap, ev);
 	jc->stats.loads++;
 }
 
 void jitcode_add_move(struct jitcode *jc, uint64_t time, uint64_t old_addr, uint64_t new_addr,
 		      uint64_t size)
 {
-	struct jc_event ev;
+	struct jc_move mv;
 
-	memset(&ev, 0, sizeof(ev));
-	ev.time = time;
-	ev.seq = jc->seq++;
-	ev.kind = EV_MOVE;
-	ev.old_addr = old_addr;
-	ev.new_addr = new_addr;
-	ev.size = size;
-	VEC_PUSH(jc->events, jc->nevents, jc->events_cap, ev);
+	memset(&mv, 0, sizeof(mv));
+	mv.time = time;
+	mv.seq = jc->seq++;
+	mv.old_addr = old_addr;
+	mv.new_addr = new_addr;
+	mv.size = size;
+	VEC_PUSH(jc->moves, jc->nmoves, jc->moves_cap, mv);
 	jc->stats.moves++;
 }
 
@@ -281,10 +298,26 @@ void jitcode_add_map_entry(struct jitcode *jc, uint64_t start, uint64_t size, co
 	jc->stats.map_entries++;
 }
 
+/* Room for as much as a dump of this size can hold, so that the tables are never
+ * copied as they grow: only the pages written are ever touched. */
+static void reserve(struct jitcode *jc, const struct jitdump_reader *r)
+{
+	uint64_t loads, entries;
+
+	jitdump_reader_bounds(r, &loads, &entries);
+	loads = loads < (1u << 20) ? loads : (1u << 20);
+	entries = entries < (1u << 22) ? entries : (1u << 22);
+	grow_array((void **)&jc->codes, &jc->codes_cap, jc->ncodes + loads, sizeof(*jc->codes));
+	grow_array((void **)&jc->lines, &jc->lines_cap, jc->nlines + entries, sizeof(*jc->lines));
+	grow_array((void **)&jc->names, &jc->names_cap, jc->names_len + loads * 64, 1);
+}
+
 uint64_t jitcode_add_dump(struct jitcode *jc, struct jitdump_reader *r, uint32_t pid)
 {
 	struct jitdump_record rec;
 	uint64_t n = 0;
+
+	reserve(jc, r);
 
 	while (jitdump_reader_next(r, &rec) == 1) {
 		switch (rec.id) {
@@ -384,9 +417,9 @@ static void settle_lines(struct jitcode *jc, struct jc_code *c)
 	jc->stats.lines += w;
 }
 
-static int cmp_event(const void *a, const void *b)
+static int cmp_move(const void *a, const void *b)
 {
-	const struct jc_event *x = a, *y = b;
+	const struct jc_move *x = a, *y = b;
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
@@ -535,7 +568,7 @@ static void live_insert(struct jitcode *jc, struct live *lv, uint32_t ci, uint64
 }
 
 /* The move of the code at old_addr: it ends, a copy starts at new_addr. */
-static void live_move(struct jitcode *jc, struct live *lv, const struct jc_event *ev,
+static void live_move(struct jitcode *jc, struct live *lv, const struct jc_move *ev,
 		      uint64_t t)
 {
 	uint32_t below, above, last, oi, ni;
@@ -632,6 +665,67 @@ static int cmp_code_time(const void *a, const void *b, void *ctx)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The codes of `order` (n, sorted by t0 then seq) in the order of (t0, seq); returns n. */
+static size_t sort_by_time(const struct jitcode *jc, uint32_t *order, size_t n)
+{
+	size_t i;
+
+	/* runtimes write in time order, mostly: sort only when they did not */
+	for (i = 1; i < n; i++)
+		if (cmp_code_time(&order[i - 1], &order[i], (void *)jc) > 0)
+			break;
+	if (n > 1 && i < n)
+		qsort_r(order, n, sizeof(*order), cmp_code_time, (void *)jc);
+	return n;
+}
+
+/*
+ * Without moves, when each load's code ends follows from the index of all loads: the
+ * codes of a piece are in load order, and a code ends where the next one over any of
+ * its pieces is loaded; what the replay over a live set gives, in one pass.
+ */
+static void end_times_from_pieces(struct jitcode *jc, const uint32_t *order, size_t n)
+{
+	struct jc_index x;
+
+	memset(&x, 0, sizeof(x));
+	build_index(jc, &x, order, n);
+	for (size_t k = 0; k < x.nbounds; k++)
+		for (size_t i = x.first[k]; i + 1 < x.first[k + 1]; i++) {
+			struct jc_code *c = &jc->codes[x.ids[i]];
+			uint64_t next = jc->codes[x.ids[i + 1]].t0;
+
+			if (next < c->t1)
+				c->t1 = next;
+		}
+	index_release(&x);
+}
+
+/* With moves: loads and moves replayed in time order over the live codes. */
+static void end_times_from_replay(struct jitcode *jc, struct live *lv, const uint32_t *order,
+				  size_t n)
+{
+	size_t i = 0, k = 0;
+
+	for (k = 1; k < jc->nmoves; k++)
+		if (cmp_move(&jc->moves[k - 1], &jc->moves[k]) > 0)
+			break;
+	if (k < jc->nmoves)
+		qsort(jc->moves, jc->nmoves, sizeof(*jc->moves), cmp_move);
+	for (k = 0; i < n || k < jc->nmoves;) {
+		const struct jc_code *c = i < n ? &jc->codes[order[i]] : NULL;
+		const struct jc_move *m = k < jc->nmoves ? &jc->moves[k] : NULL;
+
+		if (c && (!m || c->t0 < m->time || (c->t0 == m->time && c->seq < m->seq))) {
+			live_insert(jc, lv, order[i], c->t0);
+			i++;
+		} else {
+			live_move(jc, lv, m, m->time);
+			k++;
+		}
+	}
+}
+
 void jitcode_finish(struct jitcode *jc)
 {
 	struct live lv = { NULL, 0, 0 };
@@ -649,26 +743,21 @@ void jitcode_finish(struct jitcode *jc)
 
 	/* Timeless: file order decides, and a lookup sees what was live at the end. */
 	if (jc->stats.timeless) {
-		for (i = 0; i < jc->nevents; i++) {
-			jc->events[i].time = jc->events[i].seq;
-			if (jc->events[i].kind == EV_LOAD)
-				jc->codes[jc->events[i].code].t0 = jc->events[i].seq;
-		}
+		for (i = 0; i < jc->ncodes; i++)
+			if (jc->codes[i].is_load)
+				jc->codes[i].t0 = jc->codes[i].seq;
+		for (i = 0; i < jc->nmoves; i++)
+			jc->moves[i].time = jc->moves[i].seq;
 	}
-	/* runtimes write in time order, mostly: sort only when they did not */
-	for (i = 1; i < jc->nevents; i++)
-		if (cmp_event(&jc->events[i - 1], &jc->events[i]) > 0)
-			break;
-	if (i < jc->nevents)
-		qsort(jc->events, jc->nevents, sizeof(*jc->events), cmp_event);
-	for (i = 0; i < jc->nevents; i++) {
-		const struct jc_event *ev = &jc->events[i];
-
-		if (ev->kind == EV_LOAD)
-			live_insert(jc, &lv, ev->code, ev->time);
-		else
-			live_move(jc, &lv, ev, ev->time);
-	}
+	order = xmalloc((jc->ncodes + jc->nmoves + 1) * sizeof(*order));
+	for (i = 0, n = 0; i < jc->ncodes; i++)
+		if (jc->codes[i].is_load && jc->codes[i].size)
+			order[n++] = (uint32_t)i;
+	n = sort_by_time(jc, order, n);
+	if (jc->nmoves)
+		end_times_from_replay(jc, &lv, order, n);
+	else
+		end_times_from_pieces(jc, order, n);
 
 	/* Map lines: file order, only what is live at the end counts. */
 	lv.root = 0;
@@ -677,18 +766,13 @@ void jitcode_finish(struct jitcode *jc)
 			live_insert(jc, &lv, (uint32_t)i, jc->codes[i].seq);
 	free(lv.v);
 
-	order = xmalloc((jc->ncodes + 1) * sizeof(*order));
 	for (i = 0, n = 0; i < jc->ncodes; i++) {
 		const struct jc_code *c = &jc->codes[i];
 
 		if (!c->from_map && c->size && c->t0 < c->t1)
 			order[n++] = (uint32_t)i;
 	}
-	for (i = 1; i < n; i++)
-		if (cmp_code_time(&order[i - 1], &order[i], jc) > 0)
-			break;
-	if (n > 1 && i < n)
-		qsort_r(order, n, sizeof(*order), cmp_code_time, jc);
+	n = sort_by_time(jc, order, n);
 	build_index(jc, &jc->timed, order, n);
 	for (i = 0, n = 0; i < jc->ncodes; i++) {
 		const struct jc_code *c = &jc->codes[i];
@@ -753,8 +837,8 @@ int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
 		return 0;
 	c = &jc->codes[ci];
 	memset(f, 0, sizeof(*f));
-	f->name = strtab_str(jc->strings, c->name);
-	f->raw_name = strtab_str(jc->strings, c->raw);
+	f->name = jc->names + c->name;
+	f->raw_name = jc->names + c->raw;
 	f->start = c->start;
 	f->size = c->size;
 	f->code = ci;

@@ -65,8 +65,9 @@ struct jitcode_stats {
 struct jitcode;
 
 /*
- * A table for one process. Names and files are interned in `strings`, which must
- * outlive the table; `demangle` 0 keeps mangled names as they are.
+ * A table for one process. Function names are kept by the table, source files
+ * interned in `strings`, which must outlive the table; `demangle` 0 keeps mangled
+ * names as they are.
  */
 struct jitcode *jitcode_new(struct strtab *strings, int demangle);
 /* NULL-safe. */
@@ -110,7 +111,8 @@ void jitcode_finish(struct jitcode *jc);
 
 /*
  * The code at `addr` at `time` (ignored when timeless): 1 and *f filled, 0 when no JIT
- * code was there. Strings in *f live as long as the string table.
+ * code was there. Names in *f live as long as the table, the file as long as the
+ * string table.
  */
 int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
 		   struct jitcode_frame *f);

@@ -184,6 +184,12 @@ const struct jitdump_header *jitdump_reader_header(const struct jitdump_reader *
 	return &r->hdr;
 }
 
+void jitdump_reader_bounds(const struct jitdump_reader *r, uint64_t *loads, uint64_t *entries)
+{
+	*loads = r->len / (LOAD_MIN + 1);
+	*entries = r->len / (ENTRY_FIXED + 1);
+}
+
 const struct jitdump_stats *jitdump_reader_stats(const struct jitdump_reader *r)
 {
 	return &r->stats;

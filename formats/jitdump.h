@@ -156,6 +156,9 @@ struct jitdump_reader *jitdump_reader_open_mem(const void *buf, size_t len, cons
 int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec);
 
 const struct jitdump_header *jitdump_reader_header(const struct jitdump_reader *r);
+/* The most code loads and DEBUG_INFO entries the dump's bytes could hold, for sizing
+ * tables before reading. */
+void jitdump_reader_bounds(const struct jitdump_reader *r, uint64_t *loads, uint64_t *entries);
 const struct jitdump_stats *jitdump_reader_stats(const struct jitdump_reader *r);
 const char *jitdump_reader_path(const struct jitdump_reader *r);
 
