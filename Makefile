@@ -61,6 +61,7 @@ LIB_SRCS := \
 	convert/replay.c \
 	convert/jitprocs.c \
 	convert/jitcode.c \
+	convert/readahead.c \
 	convert/pipeline.c \
 	convert/output.c
 

@@ -10,6 +10,7 @@
 
 #include "../formats/perfdata.h"
 #include "jitprocs.h"
+#include "readahead.h"
 #include "replay.h"
 
 #define MAX_STACK 1024
@@ -75,6 +76,7 @@ struct conv {
 	struct jitdump_time_conv time_conv;
 	int have_time_conv;
 	const char *input_dir;
+	struct readahead *ra;         /* pass 1 telling the symbolizer what pass 2 needs */
 	/* the closing summary, computed from the finished profile */
 	uint64_t *dso_unsym;
 	uint64_t kernel_unsym, nomap_unsym;
@@ -111,6 +113,13 @@ static int jit_dump_name(const char *name, uint32_t *pid)
 		return 0;
 	*pid = v;
 	return 1;
+}
+
+/* Memory no ELF file backs: where JIT runtimes put their code. */
+static int is_anonymous(const char *path)
+{
+	return path[0] != '/' || strncmp(path, "//", 2) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
+	       strstr(path, " (deleted)") != NULL;
 }
 
 static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time)
@@ -152,6 +161,8 @@ static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time
 	}
 	replay_mmap(c->rp, time, kernel ? REPLAY_KERNEL_PID : m->pid, m->start, m->len, m->pgoff,
 		    dso);
+	if (c->ra && !kernel && (!is_anonymous(path) || strcmp(path, "[vdso]") == 0))
+		readahead_mmap(c->ra, m->pid, m->start, m->len, m->pgoff, dso);
 }
 
 /*
@@ -211,6 +222,12 @@ static int pass_state(struct conv *c)
 		case PERF_REC_FORK:
 			replay_fork(c->rp, rec.u.fork.time ? rec.u.fork.time : t, rec.u.fork.pid,
 				    rec.u.fork.ppid, rec.u.fork.tid, rec.u.fork.ptid);
+			if (c->ra)
+				readahead_fork(c->ra, rec.u.fork.pid, rec.u.fork.ppid);
+			break;
+		case PERF_REC_SAMPLE:
+			if (c->ra)
+				readahead_sample(c->ra, &rec);
 			break;
 		case PERF_REC_EXIT:
 			replay_exit(c->rp, t, rec.u.fork.pid, rec.u.fork.tid);
@@ -359,13 +376,6 @@ static uint32_t resolve_new(struct conv *c, const struct replay_map *m, uint32_t
 		ids[i] = profile_frame(c->p, &f);
 	}
 	return new_resolved(c, ids, (uint32_t)n);
-}
-
-/* Memory no ELF file backs: where JIT runtimes put their code. */
-static int is_anonymous(const char *path)
-{
-	return path[0] != '/' || strncmp(path, "//", 2) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
-	       strstr(path, " (deleted)") != NULL;
 }
 
 /* JIT code at `addr` in process table `t` at `time`: its frame, or NULL when the
@@ -948,6 +958,8 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 		symbolizer_kernel_prefetch(c.sym, c.kernel_bid, c.kernel_bid_size);
 		c.defer_kernel = 1;
 	}
+	if (!o->no_symbols)
+		c.ra = readahead_new(c.sym, c.rp, &p->strings, perf_reader_header(c.r));
 	if (pass_state(&c) < 0)
 		goto out;
 	replay_finish(c.rp);
@@ -956,6 +968,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	perf_reader_rewind(c.r);
 	if (pass_samples(&c) < 0)
 		goto out;
+	symbolizer_prefetch_stop(c.sym);
 	if (c.defer_kernel)
 		name_kernel_frames(&c);
 	mapping_flags(&c);
@@ -970,6 +983,7 @@ out:
 	free(c.chain_words);
 	u64map_release(&c.addr_cache);
 	u64map_release(&c.nomap_cache);
+	readahead_free(c.ra);
 	free(c.res);
 	free(c.pool);
 	free(c.dso_unsym);

@@ -222,6 +222,15 @@ struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file)
 	return d;
 }
 
+void dwarf_info_prepare(struct dwarf_info *d)
+{
+	Dwarf_Addr bias;
+
+	/* any address: the first lookup sorts the ranges of every unit */
+	if (d)
+		(void)dwfl_module_addrdie(d->mod, d->elf_bias, &bias);
+}
+
 void dwarf_info_free(struct dwarf_info *d)
 {
 	if (!d)

@@ -40,6 +40,10 @@ struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file);
 size_t dwarf_info_frames(struct dwarf_info *d, uint64_t vaddr, struct dwarf_frame *out,
 			 size_t cap);
 
+/* Read what every lookup needs first (libdw's table of the units' address ranges),
+ * ahead of the first dwarf_info_frames(). NULL-safe. */
+void dwarf_info_prepare(struct dwarf_info *d);
+
 /* NULL-safe. */
 void dwarf_info_free(struct dwarf_info *d);
 

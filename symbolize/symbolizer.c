@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <libiberty/demangle.h>
 
@@ -13,23 +14,65 @@
 #include "elfsyms.h"
 #include "kallsyms.h"
 
-#define MAX_DEMANGLED 64
+#define MAX_FRAMES 64   /* frames kept per address: inlined calls, then the function */
 
+/* The frames of one (offset, return address) of an object: a run of `frames`. */
+struct sym_result {
+	uint32_t first, n;
+};
+
+/*
+ * One object. Everything in it is used under its lock: by the main thread's
+ * symbolizer_native() and by the prefetch thread, which fills `done` ahead of it.
+ */
 struct obj_slot {
-	int tried, dwarf_tried;
+	pthread_mutex_t lock;
+	int tried, dwarf_tried, prepared;
+	int warn_mismatch;         /* 1: a warning for the main thread to print; 2: printed */
 	enum sym_obj_problem problem;
 	struct elf_obj *elf;
 	struct dwarf_info *dwarf;
+	struct u64map done;        /* (offset << 1 | ret) + 1 -> results index */
+	struct sym_result *results;
+	size_t nresults, results_cap;
+	struct sym_frame *frames;
+	size_t nframes, frames_cap;
+	struct strtab names;       /* demangled names of the frames */
+	/* an object loaded ahead by name (symbolizer_preload): the first object id asked
+	 * for with this path and build id takes the slot over */
+	const char *preload_path;
+	uint8_t preload_bid[64];
+	size_t preload_bidlen;
+	int taken;
+};
+
+/* An address the prefetch thread is to symbolize, or (`preload`) an object to load. */
+struct prefetch_req {
+	uint32_t obj;
+	int ret;
+	uint64_t offset;
+	const char *path;
+	uint8_t bid[64];
+	size_t bidlen;
+	struct obj_slot *preload;
 };
 
 struct symbolizer {
 	struct sym_options opt;
 	struct diag *diag;
-	struct obj_slot *objs;
+	pthread_mutex_t objs_lock; /* guards objs and preloads; slots do not move */
+	struct obj_slot **objs;    /* by object id; may point at a preloaded slot */
 	size_t nobjs;
+	struct obj_slot **preloads;
+	size_t npreloads, preloads_cap;
 	char *home_debug;
-	char *demangled[MAX_DEMANGLED]; /* names demangled by the last call */
-	size_t ndemangled;
+	/* native prefetch: addresses first, then objects to load */
+	pthread_mutex_t queue_lock;
+	pthread_cond_t queue_cond;
+	struct prefetch_req *queue, *objq;
+	size_t queue_head, queue_len, queue_cap, objq_head, objq_len, objq_cap;
+	int prefetch_thread, prefetch_stop;
+	pthread_t prefetch_tid;
 	/* kernel */
 	int kernel_tried;
 	int kernel_thread;      /* a prefetch thread is loading it */
@@ -50,6 +93,9 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 
 	s->opt = *o;
 	s->diag = d;
+	pthread_mutex_init(&s->objs_lock, NULL);
+	pthread_mutex_init(&s->queue_lock, NULL);
+	pthread_cond_init(&s->queue_cond, NULL);
 	dwarf_info_set_cache(o->cache_dir);
 	if (o->buildid_dir) {
 		s->home_debug = xstrdup(o->buildid_dir);
@@ -65,14 +111,29 @@ void symbolizer_free(struct symbolizer *s)
 	if (!s)
 		return;
 	kernel_ready(s);
-	for (size_t i = 0; i < s->nobjs; i++) {
-		elf_obj_free(s->objs[i].elf);
-		dwarf_info_free(s->objs[i].dwarf);
+	symbolizer_prefetch_stop(s);
+	for (size_t i = 0; i < s->nobjs + s->npreloads; i++) {
+		struct obj_slot *slot = i < s->nobjs ? s->objs[i] : s->preloads[i - s->nobjs];
+
+		if (!slot || (i < s->nobjs && slot->preload_path))
+			continue; /* a preloaded slot is freed from the preload list */
+		elf_obj_free(slot->elf);
+		dwarf_info_free(slot->dwarf);
+		u64map_release(&slot->done);
+		free(slot->results);
+		free(slot->frames);
+		strtab_release(&slot->names);
+		pthread_mutex_destroy(&slot->lock);
+		free(slot);
 	}
 	free(s->objs);
+	free(s->preloads);
 	free(s->home_debug);
-	for (size_t i = 0; i < s->ndemangled; i++)
-		free(s->demangled[i]);
+	free(s->queue);
+	free(s->objq);
+	pthread_mutex_destroy(&s->objs_lock);
+	pthread_mutex_destroy(&s->queue_lock);
+	pthread_cond_destroy(&s->queue_cond);
 	kallsyms_free(s->ksyms);
 	dwarf_info_set_cache(NULL);
 	free(s);
@@ -199,12 +260,27 @@ static void find_object(struct symbolizer *s, struct obj_slot *slot, const char 
 			return;
 	}
 	if (!best && slot->problem == SYM_OBJ_MISMATCH)
-		diag_warn(s->diag, path, DIAG_NO_OFFSET,
-			  "only files with another build id were found: not used for symbols");
+		slot->warn_mismatch = 1; /* said by the main thread: this may be the prefetch one */
 }
 
-static struct obj_slot *slot_for(struct symbolizer *s, uint32_t obj)
+static struct obj_slot *new_slot(void)
 {
+	struct obj_slot *slot = xcalloc(1, sizeof(*slot));
+
+	pthread_mutex_init(&slot->lock, NULL);
+	u64map_init(&slot->done);
+	strtab_init(&slot->names);
+	return slot;
+}
+
+/* The slot of object `obj`, made on first use, or the preloaded slot of the same
+ * path and build id; slots never move. */
+static struct obj_slot *slot_for(struct symbolizer *s, uint32_t obj, const char *path,
+				 const uint8_t *build_id, size_t build_id_size)
+{
+	struct obj_slot *slot;
+
+	pthread_mutex_lock(&s->objs_lock);
 	if (obj >= s->nobjs) {
 		size_t n = s->nobjs ? s->nobjs : 16;
 
@@ -214,7 +290,34 @@ static struct obj_slot *slot_for(struct symbolizer *s, uint32_t obj)
 		memset(s->objs + s->nobjs, 0, (n - s->nobjs) * sizeof(*s->objs));
 		s->nobjs = n;
 	}
-	return &s->objs[obj];
+	slot = s->objs[obj];
+	for (size_t i = 0; !slot && i < s->npreloads; i++) {
+		struct obj_slot *p = s->preloads[i];
+
+		if (!p->taken && strcmp(p->preload_path, path) == 0 &&
+		    p->preload_bidlen == build_id_size &&
+		    memcmp(p->preload_bid, build_id, build_id_size) == 0) {
+			p->taken = 1;
+			slot = s->objs[obj] = p;
+		}
+	}
+	if (!slot)
+		slot = s->objs[obj] = new_slot();
+	pthread_mutex_unlock(&s->objs_lock);
+	return slot;
+}
+
+/* The DWARF of the slot's object, opened on first use (the slot's lock held). */
+static void open_dwarf(struct obj_slot *slot)
+{
+	const char *file, *symfile;
+
+	if (slot->dwarf_tried || !slot->elf)
+		return;
+	slot->dwarf_tried = 1;
+	file = elf_obj_file(slot->elf);
+	symfile = elf_obj_symbol_file(slot->elf);
+	slot->dwarf = dwarf_info_open(file, symfile && strcmp(symfile, file) ? symfile : NULL);
 }
 
 char *sym_demangle(const char *name)
@@ -225,65 +328,59 @@ char *sym_demangle(const char *name)
 	return cplus_demangle(name, DMGL_AUTO);
 }
 
-static void forget_demangled(struct symbolizer *s)
-{
-	for (size_t i = 0; i < s->ndemangled; i++)
-		free(s->demangled[i]);
-	s->ndemangled = 0;
-}
-
-/* The demangled form of a C++ or Rust name; valid until the next symbolizer call. */
-static const char *demangle(struct symbolizer *s, const char *name)
+/* The demangled form of a C++ or Rust name, kept in the slot. */
+static const char *demangle(const struct symbolizer *s, struct obj_slot *slot, const char *name)
 {
 	char *d;
+	const char *kept;
 
-	if (!s->opt.demangle || s->ndemangled >= MAX_DEMANGLED)
+	if (!s->opt.demangle)
 		return name;
 	d = sym_demangle(name);
 	if (!d)
 		return name;
-	s->demangled[s->ndemangled++] = d;
-	return d;
+	kept = strtab_str(&slot->names, strtab_intern(&slot->names, d));
+	free(d);
+	return kept;
 }
 
-size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
-			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret,
-			 struct sym_frame *out, size_t cap)
+/*
+ * Symbolize (offset, ret) of the object in `slot`, whose lock the caller holds, into
+ * the slot's results: MAX_FRAMES at most, innermost first. Returns the result index,
+ * or -1 when the address has no symbol.
+ */
+static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *path,
+		      const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret)
 {
-	struct obj_slot *slot = slot_for(s, obj);
-	struct dwarf_frame df[64];
+	struct dwarf_frame df[MAX_FRAMES];
+	struct sym_frame out[MAX_FRAMES];
 	const struct elf_sym *sym;
 	uint64_t vaddr, line_vaddr;
 	size_t nd = 0, n = 0;
+	struct sym_result r;
 
-	forget_demangled(s);
 	if (!slot->tried)
 		find_object(s, slot, path, build_id, build_id_size);
-	if (!slot->elf || !cap)
-		return 0;
+	if (!slot->elf)
+		return -1;
 	if (elf_obj_offset_to_vaddr(slot->elf, offset, &vaddr) != 0)
-		return 0;
+		return -1;
 	sym = elf_obj_status(slot->elf) == ELF_OBJ_OK ? elf_obj_lookup(slot->elf, vaddr) : NULL;
 	line_vaddr = vaddr;
 	if (ret && vaddr > 0 && (!sym || vaddr - 1 >= sym->start))
 		line_vaddr = vaddr - 1;
-	if (!slot->dwarf_tried) {
-		slot->dwarf_tried = 1;
-		const char *file = elf_obj_file(slot->elf), *symfile = elf_obj_symbol_file(slot->elf);
-
-		slot->dwarf = dwarf_info_open(file, symfile && strcmp(symfile, file) ? symfile : NULL);
-	}
+	open_dwarf(slot);
 	if (slot->dwarf)
-		nd = dwarf_info_frames(slot->dwarf, line_vaddr, df, sizeof(df) / sizeof(df[0]));
+		nd = dwarf_info_frames(slot->dwarf, line_vaddr, df, MAX_FRAMES);
 	if (!sym && (nd == 0 || !df[nd - 1].name))
-		return 0;
+		return -1;
 	/* inlined callees first, as DWARF names them */
 	if (s->opt.inline_frames)
-		for (size_t i = 0; i + 1 < nd && n + 1 < cap; i++) {
+		for (size_t i = 0; i + 1 < nd && n + 1 < MAX_FRAMES; i++) {
 			if (!df[i].name)
 				continue;
 			out[n].system_name = df[i].name;
-			out[n].name = demangle(s, df[i].name);
+			out[n].name = demangle(s, slot, df[i].name);
 			out[n].file = df[i].file;
 			out[n].line = df[i].line;
 			out[n].column = df[i].column;
@@ -293,20 +390,223 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 	/* the function itself: the symbol table's name, so that it is the name perf shows */
 	memset(&out[n], 0, sizeof(out[n]));
 	out[n].system_name = sym ? sym->name : df[nd - 1].name;
-	out[n].name = demangle(s, out[n].system_name);
+	out[n].name = demangle(s, slot, out[n].system_name);
 	if (nd) {
 		out[n].file = df[nd - 1].file;
 		out[n].line = df[nd - 1].line;
 		out[n].column = df[nd - 1].column;
 	}
-	return n + 1;
+	n++;
+	r.first = (uint32_t)slot->nframes;
+	r.n = (uint32_t)n;
+	for (size_t i = 0; i < n; i++)
+		VEC_PUSH(slot->frames, slot->nframes, slot->frames_cap, out[i]);
+	VEC_PUSH(slot->results, slot->nresults, slot->results_cap, r);
+	return (long)slot->nresults - 1;
 }
 
-enum sym_obj_problem symbolizer_problem(const struct symbolizer *s, uint32_t obj)
+/* The result for (offset, ret), symbolized now unless it is done; -1 for none. */
+static long result_for(struct symbolizer *s, struct obj_slot *slot, const char *path,
+		       const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret)
 {
-	if (obj >= s->nobjs || !s->objs[obj].tried)
+	uint64_t key = ((offset << 1) | (uint64_t)(ret != 0)) + 1;
+	uint32_t *v = offset < (1ULL << 62) ? u64map_get(&slot->done, key) : NULL;
+	long r;
+
+	if (v)
+		return (long)*v - 1;
+	r = symbolize(s, slot, path, build_id, build_id_size, offset, ret);
+	if (offset < (1ULL << 62))
+		u64map_put(&slot->done, key, (uint32_t)(r + 1));
+	return r;
+}
+
+size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
+			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret,
+			 struct sym_frame *out, size_t cap)
+{
+	struct obj_slot *slot = slot_for(s, obj, path, build_id, build_id_size);
+	const struct sym_result *r;
+	size_t n = 0;
+	long idx;
+
+	pthread_mutex_lock(&slot->lock);
+	idx = result_for(s, slot, path, build_id, build_id_size, offset, ret);
+	if (slot->warn_mismatch == 1) {
+		slot->warn_mismatch = 2;
+		diag_warn(s->diag, path, DIAG_NO_OFFSET,
+			  "only files with another build id were found: not used for symbols");
+	}
+	if (idx >= 0 && cap) {
+		r = &slot->results[idx];
+		/* too many for `cap`: the innermost inlined calls and the function */
+		n = r->n < cap ? r->n : cap;
+		memcpy(out, slot->frames + r->first, (n - 1) * sizeof(*out));
+		out[n - 1] = slot->frames[r->first + r->n - 1];
+	}
+	pthread_mutex_unlock(&slot->lock);
+	return n;
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct symbolizer *s = arg;
+
+	for (;;) {
+		struct prefetch_req q;
+		struct obj_slot *slot;
+
+		pthread_mutex_lock(&s->queue_lock);
+		while (s->queue_head == s->queue_len && s->objq_head == s->objq_len &&
+		       !s->prefetch_stop)
+			pthread_cond_wait(&s->queue_cond, &s->queue_lock);
+		if (s->prefetch_stop) {
+			pthread_mutex_unlock(&s->queue_lock);
+			return NULL;
+		}
+		if (s->queue_head < s->queue_len)
+			q = s->queue[s->queue_head++];
+		else
+			q = s->objq[s->objq_head++];
+		pthread_mutex_unlock(&s->queue_lock);
+		if (q.preload) {
+			/* one step of three (the object, its DWARF, libdw's table of the
+			 * units' address ranges), so that addresses asked for meanwhile
+			 * wait for one step only */
+			int more = 0;
+
+			slot = q.preload;
+			pthread_mutex_lock(&slot->lock);
+			if (!slot->tried) {
+				find_object(s, slot, slot->preload_path, slot->preload_bid,
+					    slot->preload_bidlen);
+				more = slot->elf != NULL;
+			} else if (!slot->dwarf_tried) {
+				open_dwarf(slot);
+				more = slot->dwarf != NULL;
+			} else if (!slot->prepared) {
+				slot->prepared = 1;
+				dwarf_info_prepare(slot->dwarf);
+			}
+			pthread_mutex_unlock(&slot->lock);
+			if (more) {
+				pthread_mutex_lock(&s->queue_lock);
+				s->objq[--s->objq_head] = q;
+				pthread_mutex_unlock(&s->queue_lock);
+			}
+			continue;
+		}
+		slot = slot_for(s, q.obj, q.path, q.bid, q.bidlen);
+		pthread_mutex_lock(&slot->lock);
+		result_for(s, slot, q.path, q.bid, q.bidlen, q.offset, q.ret);
+		pthread_mutex_unlock(&slot->lock);
+	}
+}
+
+void symbolizer_prefetch(struct symbolizer *s, uint32_t obj, const char *path,
+			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret)
+{
+	struct prefetch_req q;
+
+	if (build_id_size > sizeof(q.bid) || s->prefetch_stop)
+		return;
+	memset(&q, 0, sizeof(q));
+	q.obj = obj;
+	q.ret = ret != 0;
+	q.offset = offset;
+	q.path = path;
+	memcpy(q.bid, build_id, build_id_size);
+	q.bidlen = build_id_size;
+	pthread_mutex_lock(&s->queue_lock);
+	VEC_PUSH(s->queue, s->queue_len, s->queue_cap, q);
+	pthread_cond_signal(&s->queue_cond);
+	pthread_mutex_unlock(&s->queue_lock);
+	if (!s->prefetch_thread && pthread_create(&s->prefetch_tid, NULL, prefetch_main, s) == 0)
+		s->prefetch_thread = 1;
+}
+
+struct preload_order {
+	uint64_t size;
+	size_t i;
+};
+
+static int preload_cmp(const void *a, const void *b)
+{
+	const struct preload_order *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void symbolizer_preload(struct symbolizer *s, const struct sym_object *objs, size_t n)
+{
+	struct preload_order *order = xmalloc((n ? n : 1) * sizeof(*order));
+
+	if (s->prefetch_stop || !n) {
+		free(order);
+		return;
+	}
+	/* the largest first: they take longest, and are mostly where the samples are */
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		order[i].size = stat(objs[i].path, &st) == 0 ? (uint64_t)st.st_size : 0;
+		order[i].i = i;
+	}
+	qsort(order, n, sizeof(*order), preload_cmp);
+	pthread_mutex_lock(&s->objs_lock);
+	pthread_mutex_lock(&s->queue_lock);
+	for (size_t k = 0; k < n; k++) {
+		const struct sym_object *o = &objs[order[k].i];
+		struct prefetch_req q;
+		struct obj_slot *slot;
+
+		if (o->build_id_size > sizeof(slot->preload_bid))
+			continue;
+		slot = new_slot();
+		slot->preload_path = o->path;
+		memcpy(slot->preload_bid, o->build_id, o->build_id_size);
+		slot->preload_bidlen = o->build_id_size;
+		VEC_PUSH(s->preloads, s->npreloads, s->preloads_cap, slot);
+		memset(&q, 0, sizeof(q));
+		q.preload = slot;
+		VEC_PUSH(s->objq, s->objq_len, s->objq_cap, q);
+	}
+	pthread_cond_signal(&s->queue_cond);
+	pthread_mutex_unlock(&s->queue_lock);
+	pthread_mutex_unlock(&s->objs_lock);
+	free(order);
+	if (!s->prefetch_thread && pthread_create(&s->prefetch_tid, NULL, prefetch_main, s) == 0)
+		s->prefetch_thread = 1;
+}
+
+void symbolizer_prefetch_stop(struct symbolizer *s)
+{
+	pthread_mutex_lock(&s->queue_lock);
+	s->prefetch_stop = 1;
+	pthread_cond_signal(&s->queue_cond);
+	pthread_mutex_unlock(&s->queue_lock);
+	if (s->prefetch_thread) {
+		pthread_join(s->prefetch_tid, NULL);
+		s->prefetch_thread = 0;
+	}
+}
+
+enum sym_obj_problem symbolizer_problem(struct symbolizer *s, uint32_t obj)
+{
+	struct obj_slot *slot;
+	enum sym_obj_problem p;
+
+	pthread_mutex_lock(&s->objs_lock);
+	slot = obj < s->nobjs ? s->objs[obj] : NULL;
+	pthread_mutex_unlock(&s->objs_lock);
+	if (!slot)
 		return SYM_OBJ_FINE;
-	return s->objs[obj].problem;
+	pthread_mutex_lock(&slot->lock);
+	p = slot->tried ? slot->problem : SYM_OBJ_FINE;
+	pthread_mutex_unlock(&slot->lock);
+	return p;
 }
 
 /*

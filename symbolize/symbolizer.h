@@ -55,15 +55,44 @@ void symbolizer_free(struct symbolizer *s);
  * address is a return address: the function is still the one holding `offset` (as
  * perf names it), but lines and inlined frames are those of the call, at
  * `offset - 1`, when that lies in the same function. Returns the number of frames
- * written (innermost first), 0 when the address has no symbol. The strings stay
- * valid until the next call.
+ * written (innermost first; with more than `cap`, the innermost inlined calls and
+ * the function), 0 when the address has no symbol. The strings stay valid until
+ * symbolizer_free(). Call from one thread (the one that made the symbolizer).
  */
 size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret,
 			 struct sym_frame *out, size_t cap);
 
+/*
+ * Symbolize (offset, ret) of object `obj` on a second thread, started by the first
+ * request, so that a symbolizer_native() call for it later finds it done: for
+ * addresses the caller expects to be asked for (a sample of the recording, read
+ * ahead). Requests are taken in order; `path` must stay valid until
+ * symbolizer_prefetch_stop(), the build id is copied. The results are the same with
+ * or without this: it only moves work.
+ */
+void symbolizer_prefetch(struct symbolizer *s, uint32_t obj, const char *path,
+			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret);
+/* An object by the name and build id the recording gives it. */
+struct sym_object {
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_size;
+};
+
+/*
+ * Load these objects (their symbols, their DWARF) on that thread, the largest first,
+ * each after the addresses asked for meanwhile: for the objects a recording says its
+ * samples hit. The first symbolizer_native() or symbolizer_prefetch() of an object id
+ * with the same path and build id uses the loaded one. The paths must stay valid
+ * until symbolizer_free(); the build ids are copied.
+ */
+void symbolizer_preload(struct symbolizer *s, const struct sym_object *objs, size_t n);
+/* No more prefetching: requests not taken yet are dropped; waits for the thread. */
+void symbolizer_prefetch_stop(struct symbolizer *s);
+
 /* Why object `obj` gave no symbols (SYM_OBJ_FINE when it loaded), and the path tried. */
-enum sym_obj_problem symbolizer_problem(const struct symbolizer *s, uint32_t obj);
+enum sym_obj_problem symbolizer_problem(struct symbolizer *s, uint32_t obj);
 const char *sym_obj_problem_str(enum sym_obj_problem p);
 
 /*

@@ -230,6 +230,56 @@ START_TEST(cpp_and_rust_names_demangle_as_perf_shows_them)
 }
 END_TEST
 
+/* Addresses prefetched on the second thread, the object preloaded by name, give the
+ * frames symbolized on the spot; the one asked for twice, once. */
+START_TEST(prefetched_frames_are_the_same)
+{
+	struct symbolizer *plain = new_symbolizer(1, 1), *ahead = new_symbolizer(1, 1);
+	struct sym_object obj = { bin, NULL, 0 };
+	uint64_t start, size;
+	size_t checked = 0;
+
+	ck_assert(nm_symbol("hot_loop", &start, &size));
+	symbolizer_preload(ahead, &obj, 1);
+	for (uint64_t a = start; a < start + size; a += 2)
+		for (int ret = 0; ret < 2; ret++)
+			symbolizer_prefetch(ahead, 7, bin, NULL, 0, file_offset(a), ret);
+	for (uint64_t a = start; a < start + size; a += 1)
+		for (int ret = 0; ret < 2; ret++) {
+			struct sym_frame f[16], g[16];
+			size_t n = symbolizer_native(plain, 3, bin, NULL, 0, file_offset(a), ret, f, 16);
+			size_t m = symbolizer_native(ahead, 7, bin, NULL, 0, file_offset(a), ret, g, 16);
+
+			if (a == start + size / 2)
+				symbolizer_prefetch_stop(ahead); /* the rest on this thread */
+			ck_assert_uint_eq(n, m);
+			for (size_t i = 0; i < n; i++) {
+				ck_assert_str_eq(f[i].name, g[i].name);
+				ck_assert_str_eq(f[i].system_name, g[i].system_name);
+				ck_assert_str_eq(f[i].file ? f[i].file : "-", g[i].file ? g[i].file : "-");
+				ck_assert_uint_eq(f[i].line, g[i].line);
+				ck_assert_uint_eq(f[i].column, g[i].column);
+				ck_assert_int_eq(f[i].inlined, g[i].inlined);
+			}
+			checked += n > 0;
+		}
+	ck_assert_uint_gt(checked, 10);
+	/* with room for fewer frames: the innermost inlined calls, then the function */
+	for (uint64_t a = start; a < start + size; a++) {
+		struct sym_frame f[16], g[1];
+		size_t n = symbolizer_native(plain, 3, bin, NULL, 0, file_offset(a), 0, f, 16);
+
+		if (n < 2)
+			continue;
+		ck_assert_uint_eq(symbolizer_native(ahead, 7, bin, NULL, 0, file_offset(a), 0, g, 1), 1);
+		ck_assert_str_eq(g[0].name, f[n - 1].name);
+		ck_assert_int_eq(g[0].inlined, 0);
+	}
+	symbolizer_free(plain);
+	symbolizer_free(ahead);
+}
+END_TEST
+
 START_TEST(missing_and_mismatched_files_are_reported)
 {
 	struct symbolizer *s = new_symbolizer(1, 1);
@@ -258,6 +308,7 @@ int main(void)
 	tcase_add_test(tc, cpp_names_demangled_system_name_kept);
 	tcase_add_test(tc, no_inline_gives_the_call_line);
 	tcase_add_test(tc, missing_and_mismatched_files_are_reported);
+	tcase_add_test(tc, prefetched_frames_are_the_same);
 	tcase_add_test(tc, cpp_and_rust_names_demangle_as_perf_shows_them);
 	suite_add_tcase(su, tc);
 	failed = run_suite(su);

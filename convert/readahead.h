@@ -1,0 +1,41 @@
+/* readahead: pass 1 tells the symbolizer which addresses pass 2 will ask for. */
+#ifndef PERFCONV_READAHEAD_H
+#define PERFCONV_READAHEAD_H
+
+#include <stdint.h>
+
+#include "../formats/perfdata.h"
+#include "../symbolize/symbolizer.h"
+#include "replay.h"
+
+/*
+ * While pass 1 reads the recording, the user-space addresses in the callchains of
+ * every sample in READAHEAD_STRIDE go to the symbolizer's prefetch thread, placed in
+ * the file mappings seen so far (no times: a guess, which only moves work; a wrong
+ * one costs a wasted symbolization, never a wrong frame). Each (object, offset,
+ * return address) is asked for once.
+ */
+#define READAHEAD_STRIDE 16
+
+struct readahead;
+
+/*
+ * Paths are read through `strings` (the replay's); all must outlive the readahead.
+ * The user-space files the header names with a build id are those perf record saw
+ * samples in: the symbolizer starts loading them now, largest first.
+ */
+struct readahead *readahead_new(struct symbolizer *sym, const struct replay *rp,
+				const struct strtab *strings,
+				const struct perf_header_info *header);
+/* NULL-safe. */
+void readahead_free(struct readahead *ra);
+
+/* A file mapping of process `pid` (of object `dso`, as the replay knows it). */
+void readahead_mmap(struct readahead *ra, uint32_t pid, uint64_t start, uint64_t len,
+		    uint64_t pgoff, uint32_t dso);
+/* A new process `pid` forked from `ppid`: it runs its parent's code until it execs. */
+void readahead_fork(struct readahead *ra, uint32_t pid, uint32_t ppid);
+/* A sample record (every READAHEAD_STRIDE-th is read). */
+void readahead_sample(struct readahead *ra, const struct perf_record *rec);
+
+#endif
