@@ -32,13 +32,13 @@ struct jp_proc {
 
 /*
  * A perf map beside a dump is consulted only where the dump names nothing, usually a
- * handful of addresses: its lines are kept sorted by start with their names in one
- * buffer, and a name is interned only when an address hits it. A later line over the
- * same range wins, as in perf.
+ * handful of addresses: its lines are kept sorted by start with their place in the
+ * file, and a line is read again for its name only when an address hits it. A later
+ * line over the same range wins, as in perf.
  */
 struct map_line {
 	uint64_t start, end;
-	uint32_t name;       /* offset in names */
+	uint64_t offset;     /* of the line in the file */
 	uint32_t seq;        /* line order */
 };
 
@@ -46,7 +46,7 @@ struct map_index {
 	struct map_line *v;
 	uint64_t *maxend;    /* max end of v[0..i] */
 	size_t n;
-	char *names;
+	struct perfmap_reader *r; /* the file, for the names */
 };
 
 struct jit_procs {
@@ -68,17 +68,8 @@ static void map_index_free(struct map_index *m)
 		return;
 	free(m->v);
 	free(m->maxend);
-	free(m->names);
+	perfmap_reader_close(m->r);
 	free(m);
-}
-
-static int map_line_cmp(const void *a, const void *b)
-{
-	const struct map_line *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 static struct map_index *map_index_load(const char *path, struct diag *d)
@@ -86,30 +77,31 @@ static struct map_index *map_index_load(const char *path, struct diag *d)
 	struct perfmap_reader *r = perfmap_reader_open(path, d);
 	struct map_index *m;
 	struct perfmap_entry e;
-	size_t cap = 0, names_len = 0, names_cap = 0;
+	struct sort_pair *keys;
+	struct map_line *lines = NULL;
+	size_t cap = 0;
 	uint64_t maxend = 0;
 
 	if (!r)
 		return NULL;
 	m = xcalloc(1, sizeof(*m));
+	m->r = r;
 	while (perfmap_reader_next(r, &e) == 1) {
-		size_t len = strlen(e.name) + 1;
-		struct map_line l;
+		struct map_line l = { e.start, e.start + e.size, e.offset, (uint32_t)m->n };
 
-		if (!e.size || names_len + len > UINT32_MAX)
-			continue;
-		m->names = xgrow(m->names, &names_cap, names_len + len, 1);
-		memcpy(m->names + names_len, e.name, len);
-		l.start = e.start;
-		l.end = e.start + e.size;
-		l.name = (uint32_t)names_len;
-		l.seq = (uint32_t)m->n;
-		names_len += len;
-		VEC_PUSH(m->v, m->n, cap, l);
+		if (e.size && m->n < UINT32_MAX)
+			VEC_PUSH(lines, m->n, cap, l);
 	}
-	perfmap_reader_close(r);
-	if (m->n > 1)
-		qsort(m->v, m->n, sizeof(*m->v), map_line_cmp);
+	/* by start, in line order among equal starts (the sort is stable) */
+	keys = xmalloc((2 * m->n + 1) * sizeof(*keys));
+	for (size_t i = 0; i < m->n; i++)
+		keys[i] = (struct sort_pair){ lines[i].start, i };
+	sort_pairs(keys, keys + m->n, m->n);
+	m->v = xmalloc((m->n ? m->n : 1) * sizeof(*m->v));
+	for (size_t i = 0; i < m->n; i++)
+		m->v[i] = lines[keys[i].val];
+	free(keys);
+	free(lines);
 	m->maxend = xmalloc((m->n ? m->n : 1) * sizeof(*m->maxend));
 	for (size_t i = 0; i < m->n; i++) {
 		if (m->v[i].end > maxend)
@@ -463,6 +455,7 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 {
 	struct jp_proc *p = &jp->procs[jp->tables[idx]];
 	const struct map_line *l;
+	struct perfmap_entry e;
 	char *name;
 
 	if (p->map_later) {
@@ -473,8 +466,11 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 	}
 	if (!p->map || !(l = map_index_find(p->map, addr)))
 		return 0;
+	perfmap_reader_seek(p->map->r, l->offset);
+	if (perfmap_reader_next(p->map->r, &e) != 1)
+		return 0; /* it was read once: not reached */
 	memset(f, 0, sizeof(*f));
-	f->raw_name = strtab_str(jp->strings, strtab_intern(jp->strings, p->map->names + l->name));
+	f->raw_name = strtab_str(jp->strings, strtab_intern(jp->strings, e.name));
 	f->name = f->raw_name;
 	name = jp->s.demangle ? sym_demangle(f->raw_name) : NULL;
 	if (name) {

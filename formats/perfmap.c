@@ -124,6 +124,11 @@ static int parse_hex(const char **p, const char *end, uint64_t *out)
  * File format: lines `START SIZE name\n`. perf splits on the first two runs of spaces;
  * the name is everything after the blanks that follow SIZE.
  */
+void perfmap_reader_seek(struct perfmap_reader *r, uint64_t offset)
+{
+	r->pos = offset < r->len ? (size_t)offset : r->len;
+}
+
 int perfmap_reader_next(struct perfmap_reader *r, struct perfmap_entry *e)
 {
 	while (r->pos < r->len) {

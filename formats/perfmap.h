@@ -44,6 +44,8 @@ struct perfmap_reader *perfmap_reader_open_mem(const void *buf, size_t len, cons
  */
 int perfmap_reader_next(struct perfmap_reader *r, struct perfmap_entry *e);
 
+/* Read on from file offset `offset` (an entry's `offset`, to read that entry again). */
+void perfmap_reader_seek(struct perfmap_reader *r, uint64_t offset);
 const struct perfmap_stats *perfmap_reader_stats(const struct perfmap_reader *r);
 const char *perfmap_reader_path(const struct perfmap_reader *r);
 
