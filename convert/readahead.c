@@ -24,6 +24,7 @@ struct readahead {
 	struct ra_proc *procs;
 	size_t nprocs, procs_cap;
 	struct u64map asked;  /* (dso, offset, return) + 1 */
+	uint64_t recent[1024]; /* addresses seen lately, by hash: most repeat */
 };
 
 struct readahead *readahead_new(struct symbolizer *sym, const struct replay *rp,
@@ -109,7 +110,8 @@ void readahead_sample(struct readahead *ra, const struct perf_record *rec)
 	uint32_t *v;
 	int kernel_ctx = rec->cpumode == PERF_CPUMODE_KERNEL, leaf = 1;
 
-	if (ra->samples++ % READAHEAD_STRIDE != 0 || !s->has_callchain)
+	if ((ra->samples++ >= READAHEAD_ALL && ra->samples % READAHEAD_STRIDE != 0) ||
+	    !s->has_callchain)
 		return;
 	v = u64map_get(&ra->index, (uint64_t)rec->sid.pid + 1);
 	if (!v)
@@ -129,6 +131,10 @@ void readahead_sample(struct readahead *ra, const struct perf_record *rec)
 		leaf = 0;
 		if (kernel_ctx || a >= 0xffff800000000000ULL)
 			continue;
+		key = (a ^ ((uint64_t)rec->sid.pid << 47)) * 2 + (uint64_t)ret;
+		if (ra->recent[hash_u64(key) & 1023] == key)
+			continue;
+		ra->recent[hash_u64(key) & 1023] = key;
 		for (size_t k = p->n; k-- > 0;) /* the latest mapping holding it */
 			if (a >= p->v[k].start && a < p->v[k].end) {
 				m = &p->v[k];

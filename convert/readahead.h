@@ -10,11 +10,12 @@
 
 /*
  * While pass 1 reads the recording, the user-space addresses in the callchains of
- * every sample in READAHEAD_STRIDE go to the symbolizer's prefetch thread, placed in
- * the file mappings seen so far (no times: a guess, which only moves work; a wrong
- * one costs a wasted symbolization, never a wrong frame). Each (object, offset,
- * return address) is asked for once.
+ * the first READAHEAD_ALL samples and of every READAHEAD_STRIDE-th after them go to
+ * the symbolizer's prefetch thread, placed in the file mappings seen so far (no
+ * times: a guess, which only moves work; a wrong one costs a wasted symbolization,
+ * never a wrong frame). Each (object, offset, return address) is asked for once.
  */
+#define READAHEAD_ALL 2048
 #define READAHEAD_STRIDE 16
 
 struct readahead;
@@ -35,7 +36,7 @@ void readahead_mmap(struct readahead *ra, uint32_t pid, uint64_t start, uint64_t
 		    uint64_t pgoff, uint32_t dso);
 /* A new process `pid` forked from `ppid`: it runs its parent's code until it execs. */
 void readahead_fork(struct readahead *ra, uint32_t pid, uint32_t ppid);
-/* A sample record (every READAHEAD_STRIDE-th is read). */
+/* A sample record (see above for which are read). */
 void readahead_sample(struct readahead *ra, const struct perf_record *rec);
 
 #endif

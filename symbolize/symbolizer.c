@@ -2,6 +2,8 @@
 #include "symbolizer.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,8 @@ struct sym_result {
  */
 struct obj_slot {
 	pthread_mutex_t lock;
+	atomic_int main_waiting;   /* the main thread waits for the lock: the prefetch
+				      thread lets it have it (a mutex is not fair) */
 	int tried, dwarf_tried, prepared;
 	int warn_mismatch;         /* 1: a warning for the main thread to print; 2: printed */
 	enum sym_obj_problem problem;
@@ -430,7 +434,9 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 	size_t n = 0;
 	long idx;
 
+	atomic_fetch_add(&slot->main_waiting, 1);
 	pthread_mutex_lock(&slot->lock);
+	atomic_fetch_sub(&slot->main_waiting, 1);
 	idx = result_for(s, slot, path, build_id, build_id_size, offset, ret);
 	if (slot->warn_mismatch == 1) {
 		slot->warn_mismatch = 2;
@@ -446,6 +452,14 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 	}
 	pthread_mutex_unlock(&slot->lock);
 	return n;
+}
+
+/* The prefetch thread's way to an object's lock: after the main thread's. */
+static void lock_after_main(struct obj_slot *slot)
+{
+	while (atomic_load(&slot->main_waiting))
+		sched_yield();
+	pthread_mutex_lock(&slot->lock);
 }
 
 static void *prefetch_main(void *arg)
@@ -476,7 +490,7 @@ static void *prefetch_main(void *arg)
 			int more = 0;
 
 			slot = q.preload;
-			pthread_mutex_lock(&slot->lock);
+			lock_after_main(slot);
 			if (!slot->tried) {
 				find_object(s, slot, slot->preload_path, slot->preload_bid,
 					    slot->preload_bidlen);
@@ -497,7 +511,7 @@ static void *prefetch_main(void *arg)
 			continue;
 		}
 		slot = slot_for(s, q.obj, q.path, q.bid, q.bidlen);
-		pthread_mutex_lock(&slot->lock);
+		lock_after_main(slot);
 		result_for(s, slot, q.path, q.bid, q.bidlen, q.offset, q.ret);
 		pthread_mutex_unlock(&slot->lock);
 	}
