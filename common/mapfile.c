@@ -1,8 +1,10 @@
-/* mapfile: a whole regular file mapped read-only, for the readers of formats/. */
+/* mapfile: a whole regular file mapped read-only, a file's identity, a file written whole. */
 #include "mapfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -45,4 +47,45 @@ void mapped_file_close(struct mapped_file *f)
 		munmap(f->map, f->len);
 	f->map = NULL;
 	f->len = 0;
+}
+
+int file_id_of(const char *path, struct file_id *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return -1;
+	id->size = (uint64_t)st.st_size;
+	id->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	id->ino = (uint64_t)st.st_ino;
+	id->dev = (uint64_t)st.st_dev;
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	size_t n = strlen(path) + 16, done = 0;
+	char *tmp = malloc(n);
+	int fd, ok;
+
+	if (!tmp)
+		return -1;
+	snprintf(tmp, n, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	ok = fd >= 0;
+	while (ok && done < len) {
+		ssize_t r = write(fd, (const char *)data + done, len - done);
+
+		ok = r > 0;
+		done += ok ? (size_t)r : 0;
+	}
+	if (fd >= 0 && close(fd) != 0)
+		ok = 0;
+	if (ok && (fchmodat(AT_FDCWD, tmp, 0644, 0) != 0 || rename(tmp, path) != 0))
+		ok = 0;
+	if (!ok && fd >= 0)
+		unlink(tmp);
+	free(tmp);
+	return ok ? 0 : -1;
 }

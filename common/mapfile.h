@@ -1,8 +1,9 @@
-/* mapfile: a whole regular file mapped read-only, for the readers of formats/. */
+/* mapfile: a whole regular file mapped read-only, a file's identity, a file written whole. */
 #ifndef PERFCONV_MAPFILE_H
 #define PERFCONV_MAPFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diag.h"
 
@@ -16,5 +17,18 @@ struct mapped_file {
 int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d);
 /* NULL-safe for an unmapped or empty file. */
 void mapped_file_close(struct mapped_file *f);
+
+/* A regular file as it is now: what a cache records of the file it was made from, to
+ * know later that the file is unchanged. */
+struct file_id {
+	uint64_t size, mtime_ns, ino, dev;
+};
+/* 0 and *id filled for a regular file of nonzero size (not /proc's), else -1. */
+int file_id_of(const char *path, struct file_id *id);
+
+/* Write `len` bytes as the file `path`, through a temporary name beside it renamed when
+ * complete (mode 0644), so that a reader never sees half a file. 0, or -1 with nothing
+ * left behind. */
+int write_file_atomic(const char *path, const void *data, size_t len);
 
 #endif

@@ -28,9 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "common/mapfile.h"
 
 #ifndef STT_GNU_IFUNC
 #define STT_GNU_IFUNC 10
@@ -61,7 +64,9 @@ struct elf_obj {
 	uint32_t *parent;     /* innermost earlier symbol that still covers syms[i].start */
 	uint32_t *raw;        /* arena offset of the name as in the symbol table */
 	size_t nsyms;
-	char *arena;
+	char *arena;          /* names; in `map` when the table came from the cache */
+	void *map;
+	size_t map_len;
 };
 
 static char *path_join(const char *a, const char *b)
@@ -987,6 +992,239 @@ void elf_obj_free(struct elf_obj *o)
 	free(o->syms);
 	free(o->parent);
 	free(o->raw);
-	free(o->arena);
+	if (o->map)
+		munmap(o->map, o->map_len);
+	else
+		free(o->arena);
 	free(o);
+}
+
+/* ------------------------------------------------------------------ the cache */
+
+/*
+ * File format of a cache file (host byte order, written and read by this code only):
+ * struct scache_header; the key (the path opened) and the symbol file's path, each
+ * NUL-terminated; then at 8-aligned offsets nsegs struct load_seg, nsyms struct
+ * scache_sym, nsyms u32 parents, nsyms u32 offsets of the raw names, and the names,
+ * NUL-terminated, the last byte a NUL.
+ */
+#define SCACHE_MAGIC "PCSYMS1"
+#define SCACHE_VERSION 1
+
+struct scache_sym {
+	uint64_t start, end, name;
+};
+
+struct scache_header {
+	char magic[8];
+	uint32_t version, header_size;
+	struct file_id file_id, sym_id;  /* the object and its symbol file, as read */
+	uint8_t want[BUILD_ID_MAX], build_id[BUILD_ID_MAX];
+	uint32_t want_size, build_id_size;
+	uint32_t is_rel, has_symtab;
+	uint32_t key_len, symfile_len;
+	uint64_t nsegs, nsyms, names_len;
+	uint64_t segs_off, syms_off, parent_off, raw_off, names_off, file_size;
+};
+
+static uint64_t align8(uint64_t x)
+{
+	return (x + 7) & ~(uint64_t)7;
+}
+
+/* An object from cache `cfile`, when it was made from `full` as `fid` describes it,
+ * for the build id `want`, and its symbol file is unchanged; else NULL. */
+static struct elf_obj *scache_open(const char *cfile, const char *full,
+				   const struct file_id *fid, const uint8_t *want, size_t nwant)
+{
+	struct scache_header h;
+	struct elf_obj *o;
+	struct stat st;
+	struct file_id sid;
+	const char *m, *symfile;
+	const struct scache_sym *syms;
+	const uint32_t *parent, *raw;
+	void *map;
+	int fd = open(cfile, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < sizeof(h) ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		close(fd);
+		return NULL;
+	}
+	if (memcmp(h.magic, SCACHE_MAGIC, 8) || h.version != SCACHE_VERSION ||
+	    h.header_size != sizeof(h) || h.file_size != (uint64_t)st.st_size ||
+	    memcmp(&h.file_id, fid, sizeof(*fid)) || h.want_size != nwant ||
+	    memcmp(h.want, want, nwant) || h.build_id_size > BUILD_ID_MAX ||
+	    h.key_len != strlen(full) || h.names_len == 0 || h.nsyms == 0 ||
+	    h.nsyms > UINT32_MAX || h.segs_off > h.file_size || h.syms_off > h.file_size ||
+	    h.parent_off > h.file_size || h.raw_off > h.file_size ||
+	    h.segs_off % 8 || h.syms_off % 8 || h.parent_off % 8 ||
+	    h.raw_off % 8 || h.segs_off < sizeof(h) + h.key_len + 1 + h.symfile_len + 1 ||
+	    h.nsegs > (h.file_size - h.segs_off) / sizeof(struct load_seg) ||
+	    h.syms_off < h.segs_off + h.nsegs * sizeof(struct load_seg) ||
+	    h.nsyms > (h.file_size - h.syms_off) / sizeof(struct scache_sym) ||
+	    h.parent_off < h.syms_off + h.nsyms * sizeof(struct scache_sym) ||
+	    h.raw_off < h.parent_off + h.nsyms * 4 ||
+	    h.names_off < h.raw_off + h.nsyms * 4 || h.names_off > h.file_size ||
+	    h.names_len > h.file_size - h.names_off) {
+		close(fd);
+		return NULL;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return NULL;
+	m = map;
+	symfile = m + sizeof(h) + h.key_len + 1;
+	/* the key and the symbol file: the same names, the symbol file unchanged */
+	if (memcmp(m + sizeof(h), full, h.key_len + 1) || symfile[h.symfile_len] ||
+	    strlen(symfile) != h.symfile_len || m[h.names_off + h.names_len - 1] ||
+	    (strcmp(symfile, full) &&
+	     (file_id_of(symfile, &sid) || memcmp(&sid, &h.sym_id, sizeof(sid))))) {
+		munmap(map, (size_t)st.st_size);
+		return NULL;
+	}
+	syms = (const struct scache_sym *)(const void *)(m + h.syms_off);
+	parent = (const uint32_t *)(const void *)(m + h.parent_off);
+	raw = (const uint32_t *)(const void *)(m + h.raw_off);
+	for (size_t i = 0; i < h.nsyms; i++)
+		if (syms[i].name >= h.names_len || raw[i] >= h.names_len ||
+		    (parent[i] != NO_PARENT && parent[i] >= i)) {
+			munmap(map, (size_t)st.st_size);
+			return NULL;
+		}
+	o = xcalloc(1, sizeof(*o));
+	o->status = ELF_OBJ_OK;
+	o->file = xstrdup(full);
+	o->symfile = xstrdup(symfile);
+	memcpy(o->build_id, h.build_id, h.build_id_size);
+	o->build_id_size = h.build_id_size;
+	o->is_rel = (int)h.is_rel;
+	o->has_symtab = (int)h.has_symtab;
+	o->nsegs = (size_t)h.nsegs;
+	o->segs = xmalloc((o->nsegs ? o->nsegs : 1) * sizeof(*o->segs));
+	memcpy(o->segs, m + h.segs_off, o->nsegs * sizeof(*o->segs));
+	o->nsyms = (size_t)h.nsyms;
+	o->arena = (char *)(uintptr_t)(m + h.names_off);
+	o->syms = xmalloc(o->nsyms * sizeof(*o->syms));
+	for (size_t i = 0; i < o->nsyms; i++)
+		o->syms[i] = (struct elf_sym){ syms[i].start, syms[i].end, o->arena + syms[i].name };
+	o->parent = xmalloc(o->nsyms * sizeof(*o->parent));
+	memcpy(o->parent, parent, o->nsyms * sizeof(*o->parent));
+	o->raw = xmalloc(o->nsyms * sizeof(*o->raw));
+	memcpy(o->raw, raw, o->nsyms * sizeof(*o->raw));
+	o->map = map;
+	o->map_len = (size_t)st.st_size;
+	return o;
+}
+
+/* Keep `o`, loaded from `full` (as `fid` describes it) for build id `want`, in `cfile`. */
+static void scache_write(const struct elf_obj *o, const char *cfile, const char *full,
+			 const struct file_id *fid, const uint8_t *want, size_t nwant)
+{
+	struct scache_header h;
+	struct scache_sym *syms;
+	size_t size;
+	char *out;
+
+	memset(&h, 0, sizeof(h));
+	if (o->symfile && strcmp(o->symfile, full) && file_id_of(o->symfile, &h.sym_id) != 0)
+		return;
+	memcpy(h.magic, SCACHE_MAGIC, 8);
+	h.version = SCACHE_VERSION;
+	h.header_size = sizeof(h);
+	h.file_id = *fid;
+	memcpy(h.want, want, nwant);
+	h.want_size = (uint32_t)nwant;
+	memcpy(h.build_id, o->build_id, o->build_id_size);
+	h.build_id_size = (uint32_t)o->build_id_size;
+	h.is_rel = (uint32_t)o->is_rel;
+	h.has_symtab = (uint32_t)o->has_symtab;
+	h.key_len = (uint32_t)strlen(full);
+	h.symfile_len = (uint32_t)strlen(o->symfile);
+	h.nsegs = o->nsegs;
+	h.nsyms = o->nsyms;
+	/* the arena ends with the last name's NUL: its length is where that is */
+	for (size_t i = 0; i < o->nsyms; i++) {
+		uint64_t end = (uint64_t)(o->syms[i].name - o->arena) + strlen(o->syms[i].name) + 1;
+		uint64_t rend = (uint64_t)o->raw[i] + strlen(o->arena + o->raw[i]) + 1;
+
+		if (end > h.names_len)
+			h.names_len = end;
+		if (rend > h.names_len)
+			h.names_len = rend;
+	}
+	h.segs_off = align8(sizeof(h) + h.key_len + 1 + h.symfile_len + 1);
+	h.syms_off = align8(h.segs_off + h.nsegs * sizeof(*o->segs));
+	h.parent_off = align8(h.syms_off + h.nsyms * sizeof(*syms));
+	h.raw_off = align8(h.parent_off + h.nsyms * 4);
+	h.names_off = align8(h.raw_off + h.nsyms * 4);
+	h.file_size = h.names_off + h.names_len;
+	size = (size_t)h.file_size;
+	out = xcalloc(1, size);
+	memcpy(out, &h, sizeof(h));
+	memcpy(out + sizeof(h), full, h.key_len);
+	memcpy(out + sizeof(h) + h.key_len + 1, o->symfile, h.symfile_len);
+	memcpy(out + h.segs_off, o->segs, o->nsegs * sizeof(*o->segs));
+	syms = (struct scache_sym *)(void *)(out + h.syms_off);
+	for (size_t i = 0; i < o->nsyms; i++)
+		syms[i] = (struct scache_sym){ o->syms[i].start, o->syms[i].end,
+					       (uint64_t)(o->syms[i].name - o->arena) };
+	memcpy(out + h.parent_off, o->parent, o->nsyms * 4);
+	memcpy(out + h.raw_off, o->raw, o->nsyms * 4);
+	memcpy(out + h.names_off, o->arena, (size_t)h.names_len);
+	write_file_atomic(cfile, out, size);
+	free(out);
+}
+
+struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
+				    size_t build_id_size, const char *sysroot,
+				    const char *cache_dir)
+{
+	struct file_id fid;
+	struct elf_obj *o;
+	char *full, *cfile, *bidpath;
+	size_t nwant = build_id_size < BUILD_ID_MAX ? build_id_size : BUILD_ID_MAX;
+	uint64_t key;
+
+	if (!cache_dir || !path || !path[0])
+		return elf_obj_load(path, build_id, build_id_size, sysroot);
+	full = sysroot && sysroot[0] ? path_join(sysroot, path) : xstrdup(path);
+	if (file_id_of(full, &fid) != 0) {
+		free(full);
+		return elf_obj_load(path, build_id, build_id_size, sysroot);
+	}
+	key = hash_bytes(full, strlen(full)) ^ hash_u64(hash_bytes(build_id, nwant) + nwant);
+	cfile = xmalloc(strlen(cache_dir) + 32);
+	sprintf(cfile, "%s/symbols/%016llx", cache_dir, (unsigned long long)key);
+	o = scache_open(cfile, full, &fid, build_id, nwant);
+	if (!o) {
+		o = elf_obj_load(path, build_id, build_id_size, sysroot);
+		/*
+		 * Kept only where the symbols come from the file itself or from the
+		 * debug file at its build-id path, the first place looked: no other
+		 * file can take their place later without changing one of the two.
+		 */
+		int keep = o->status == ELF_OBJ_OK && !o->debug_only && o->has_symtab &&
+			   !strcmp(o->file, full);
+
+		bidpath = keep && strcmp(o->symfile, full)
+				  ? build_id_debug_path(sysroot, o->build_id, o->build_id_size)
+				  : NULL;
+		if (keep && (!strcmp(o->symfile, full) || (bidpath && !strcmp(o->symfile, bidpath)))) {
+			char *dir = xmalloc(strlen(cache_dir) + 16);
+
+			sprintf(dir, "%s/symbols", cache_dir);
+			if (make_dirs(dir) == 0)
+				scache_write(o, cfile, full, &fid, build_id, nwant);
+			free(dir);
+		}
+		free(bidpath);
+	}
+	free(cfile);
+	free(full);
+	return o;
 }

@@ -40,6 +40,16 @@ struct elf_obj;
 struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t build_id_size,
 			     const char *sysroot);
 
+/*
+ * elf_obj_load() through a cache of loaded tables in CACHE_DIR/symbols/ (NULL: none):
+ * a table is kept when its symbols come from a .symtab in the file itself or in the
+ * debug file at its build-id path, and used while both files are unchanged (path,
+ * size, modification time, inode, device) and the build id asked for is the same.
+ */
+struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
+				    size_t build_id_size, const char *sysroot,
+				    const char *cache_dir);
+
 enum elf_obj_status elf_obj_status(const struct elf_obj *o);
 const char *elf_obj_status_str(enum elf_obj_status s);
 /* The path actually opened (NULL when none). */

@@ -445,26 +445,12 @@ void kallsyms_free(struct kallsyms *k)
 struct kcache_header {
 	char magic[8];
 	uint32_t version, header_size;
-	struct kallsyms_source src;
+	struct file_id src;
 	uint32_t build_id_size, path_len;
 	uint8_t build_id[64];
 	uint64_t nsyms, naliases, names_len;
 	uint64_t syms_off, aliases_off, names_off, file_size;
 };
-
-int kallsyms_source_of(const char *path, struct kallsyms_source *src)
-{
-	struct stat st;
-
-	memset(src, 0, sizeof(*src));
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
-		return -1;
-	src->size = (uint64_t)st.st_size;
-	src->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-	src->ino = (uint64_t)st.st_ino;
-	src->dev = (uint64_t)st.st_dev;
-	return 0;
-}
 
 static uint64_t align8(uint64_t x)
 {
@@ -472,7 +458,7 @@ static uint64_t align8(uint64_t x)
 }
 
 static void fill_header(struct kcache_header *h, const char *path,
-			const struct kallsyms_source *src, const uint8_t *build_id,
+			const struct file_id *src, const uint8_t *build_id,
 			size_t build_id_size)
 {
 	memset(h, 0, sizeof(*h));
@@ -486,7 +472,7 @@ static void fill_header(struct kcache_header *h, const char *path,
 }
 
 struct kallsyms *kallsyms_cache_open(const char *file, const char *path,
-				     const struct kallsyms_source *src, const uint8_t *build_id,
+				     const struct file_id *src, const uint8_t *build_id,
 				     size_t build_id_size)
 {
 	struct kcache_header want, h;
@@ -557,17 +543,17 @@ static uint32_t add_name(char **names, size_t *len, size_t *cap, const char *s)
 }
 
 int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char *path,
-			 const struct kallsyms_source *src, const uint8_t *build_id,
+			 const struct file_id *src, const uint8_t *build_id,
 			 size_t build_id_size)
 {
 	struct kcache_header h;
 	struct kentry *syms;
 	struct kalias *aliases;
-	char *names = NULL, *tmp, *out = NULL;
+	char *names = NULL, *out = NULL;
 	size_t names_len = 0, names_cap = 0, size;
 	const char *last_module = NULL;
 	uint32_t last_module_off = 0;
-	int fd, ok;
+	int ok;
 
 	if (build_id_size > sizeof(h.build_id) || k->names_len > UINT32_MAX)
 		return -1;
@@ -612,24 +598,7 @@ int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char 
 	free(syms);
 	free(aliases);
 	free(names);
-	/* through a temporary name, so that a reader never sees half a file */
-	tmp = xmalloc(strlen(file) + 16);
-	sprintf(tmp, "%s.tmp.XXXXXX", file);
-	fd = mkstemp(tmp);
-	ok = fd >= 0;
-	for (size_t done = 0; ok && done < size;) {
-		ssize_t r = write(fd, out + done, size - done);
-
-		ok = r > 0;
-		done += ok ? (size_t)r : 0;
-	}
-	if (fd >= 0 && close(fd) != 0)
-		ok = 0;
-	if (ok && (fchmodat(AT_FDCWD, tmp, 0644, 0) != 0 || rename(tmp, file) != 0))
-		ok = 0;
-	if (!ok && fd >= 0)
-		unlink(tmp);
-	free(tmp);
+	ok = write_file_atomic(file, out, size) == 0;
 	free(out);
 	return ok ? 0 : -1;
 }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/mapfile.h"
+
 /*
  * Text symbols (types t, T, w, W) sorted by address; each ends where the next
  * begins (as perf does). Symbols of modules keep their module name
@@ -35,23 +37,18 @@ void kallsyms_free(struct kallsyms *k);
 /*
  * A parsed table kept as a file, so that the next conversion of a recording of the
  * same kernel maps it instead of parsing 120,000 lines. A cache file names its
- * source (path, size, modification time, inode) and the kernel's build id; it is
- * used only when all of these are what they are now.
+ * source (path, and its identity: size, modification time, inode, device) and the
+ * kernel's build id; it is used only when all of these are what they are now.
  */
-struct kallsyms_source {
-	uint64_t size, mtime_ns, ino, dev;
-};
-/* The identity of the regular file `path` now: 0, or -1 when it is not one. */
-int kallsyms_source_of(const char *path, struct kallsyms_source *src);
 /* The table in cache `file` when it was made from `path` as `src` describes it and for
  * this build id; NULL otherwise (missing, stale or damaged). */
 struct kallsyms *kallsyms_cache_open(const char *file, const char *path,
-				     const struct kallsyms_source *src, const uint8_t *build_id,
+				     const struct file_id *src, const uint8_t *build_id,
 				     size_t build_id_size);
 /* Write `k`, parsed from `path` as `src` describes it, to cache `file` (through a
  * temporary name). 0, or -1 when it cannot be written. */
 int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char *path,
-			 const struct kallsyms_source *src, const uint8_t *build_id,
+			 const struct file_id *src, const uint8_t *build_id,
 			 size_t build_id_size);
 
 /*

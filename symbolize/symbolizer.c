@@ -193,10 +193,11 @@ static int candidate_rank(const struct elf_obj *o)
  * Try one candidate file; keeps it when it beats the best so far. Returns 1 when
  * the search can stop (a full symbol table).
  */
-static int try_candidate(struct obj_slot *slot, int *best, const char *file, const uint8_t *bid,
-			 size_t bidlen, const char *sysroot)
+static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int *best,
+			 const char *file, const uint8_t *bid, size_t bidlen, const char *sysroot)
 {
-	struct elf_obj *o = elf_obj_load(file, bid, bidlen, sysroot);
+	const char *cache_dir = s->opt.cache_dir;
+	struct elf_obj *o = elf_obj_load_cached(file, bid, bidlen, sysroot, cache_dir);
 	int rank = candidate_rank(o);
 
 	if (elf_obj_status(o) == ELF_OBJ_MISMATCH && slot->problem == SYM_OBJ_MISSING)
@@ -225,17 +226,17 @@ static void find_object(struct symbolizer *s, struct obj_slot *slot, const char 
 		/* perf's saved copy in its build-id cache, or one saved beside the recording */
 		if (bidlen && s->home_debug) {
 			snprintf(buf, sizeof(buf), "%s/[vdso]/%s/vdso", s->home_debug, hex);
-			if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
+			if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
 				return;
 		}
 		if (s->opt.symfs) {
 			snprintf(buf, sizeof(buf), "%s/vdso.so", s->opt.symfs);
-			if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
+			if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
 				return;
 		}
 		if (s->opt.input_dir) {
 			snprintf(buf, sizeof(buf), "%s/vdso.so", s->opt.input_dir);
-			if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
+			if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
 				return;
 		}
 		return;
@@ -245,22 +246,22 @@ static void find_object(struct symbolizer *s, struct obj_slot *slot, const char 
 		return;
 	}
 	if (s->opt.symfs) {
-		if (try_candidate(slot, &best, path, bid, bidlen, s->opt.symfs))
+		if (try_candidate(s, slot, &best, path, bid, bidlen, s->opt.symfs))
 			return;
 		snprintf(buf, sizeof(buf), "%s/%s", s->opt.symfs, path_base(path));
-		if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
+		if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
 			return;
 	}
-	if (try_candidate(slot, &best, path, bid, bidlen, NULL))
+	if (try_candidate(s, slot, &best, path, bid, bidlen, NULL))
 		return;
 	if (s->opt.input_dir) {
 		snprintf(buf, sizeof(buf), "%s/%s", s->opt.input_dir, path_base(path));
-		if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
+		if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
 			return;
 	}
 	if (bidlen && s->home_debug) {
 		snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s/elf", s->home_debug, hex, hex + 2);
-		if (try_candidate(slot, &best, buf, bid, bidlen, NULL))
+		if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
 			return;
 	}
 	if (!best && slot->problem == SYM_OBJ_MISMATCH)
@@ -631,11 +632,11 @@ static struct kallsyms *load_kallsyms(struct symbolizer *s, const char *path,
 				      const uint8_t *bid, size_t bidlen, char *err,
 				      size_t errlen)
 {
-	struct kallsyms_source src;
+	struct file_id src;
 	struct kallsyms *k;
 	char dir[4096], file[4096 + 48], hex[2 * 20 + 1];
 
-	if (!s->opt.cache_dir || !bidlen || bidlen > 20 || kallsyms_source_of(path, &src) != 0)
+	if (!s->opt.cache_dir || !bidlen || bidlen > 20 || file_id_of(path, &src) != 0)
 		return kallsyms_load(path, err, errlen);
 	hexify(hex, bid, bidlen);
 	snprintf(dir, sizeof(dir), "%s/kallsyms", s->opt.cache_dir);

@@ -349,6 +349,82 @@ START_TEST(test_real_libc)
 }
 END_TEST
 
+/* Two tables hold the same symbols, names, raw names and segments. */
+static void same_tables(const struct elf_obj *a, const struct elf_obj *b)
+{
+	uint64_t va, vb;
+
+	ck_assert_int_eq(elf_obj_status(a), elf_obj_status(b));
+	ck_assert_uint_eq(elf_obj_nsyms(a), elf_obj_nsyms(b));
+	ck_assert_str_eq(elf_obj_symbol_file(a), elf_obj_symbol_file(b));
+	ck_assert_int_eq(elf_obj_has_symtab(a), elf_obj_has_symtab(b));
+	for (size_t i = 0; i < elf_obj_nsyms(a); i++) {
+		const struct elf_sym *x = elf_obj_sym(a, i), *y = elf_obj_sym(b, i);
+
+		ck_assert_uint_eq(x->start, y->start);
+		ck_assert_uint_eq(x->end, y->end);
+		ck_assert_str_eq(x->name, y->name);
+		ck_assert_str_eq(elf_obj_raw_name(a, x), elf_obj_raw_name(b, y));
+		ck_assert_str_eq(name_at(a, x->start + 1), name_at(b, y->start + 1));
+	}
+	for (uint64_t off = 0; off < 0x3000; off += 0x100) {
+		int ra = elf_obj_offset_to_vaddr(a, off, &va), rb = elf_obj_offset_to_vaddr(b, off, &vb);
+
+		ck_assert_int_eq(ra, rb);
+		if (ra == 0)
+			ck_assert_uint_eq(va, vb);
+	}
+}
+
+/* A loaded table kept in the cache gives the same table, and only while its files
+ * are the ones it was made from. */
+START_TEST(test_cache)
+{
+	char cache[600], copy[600], cmd[3000];
+	const char *libc = libc_path();
+	struct elf_obj *plain, *first, *cached;
+
+	snprintf(cache, sizeof(cache), "%s/cache", tmpdir);
+	snprintf(copy, sizeof(copy), "%s/copy", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", bin, copy);
+	ck_assert_int_eq(system(cmd), 0);
+	plain = elf_obj_load(copy, NULL, 0, NULL);
+	first = elf_obj_load_cached(copy, NULL, 0, NULL, cache);
+	cached = elf_obj_load_cached(copy, NULL, 0, NULL, cache);
+	same_tables(plain, first);
+	same_tables(plain, cached);
+	snprintf(cmd, sizeof(cmd), "test $(ls %s/symbols | wc -l) = 1", cache);
+	ck_assert_int_eq(system(cmd), 0);
+	elf_obj_free(first);
+	elf_obj_free(cached);
+	/* another file at the same path: loaded afresh */
+	snprintf(cmd, sizeof(cmd), "cp %s %s.new && mv %s.new %s", stripped, copy, copy, copy);
+	ck_assert_int_eq(system(cmd), 0);
+	cached = elf_obj_load_cached(copy, NULL, 0, NULL, cache);
+	ck_assert_int_eq(elf_obj_has_symtab(cached), 0);
+	elf_obj_free(cached);
+	elf_obj_free(plain);
+	/* a damaged cache file is not used */
+	plain = elf_obj_load(bin, NULL, 0, NULL);
+	elf_obj_free(elf_obj_load_cached(bin, NULL, 0, NULL, cache));
+	snprintf(cmd, sizeof(cmd), "for f in %s/symbols/*; do truncate -s 300 $f; done", cache);
+	ck_assert_int_eq(system(cmd), 0);
+	cached = elf_obj_load_cached(bin, NULL, 0, NULL, cache);
+	same_tables(plain, cached);
+	elf_obj_free(cached);
+	elf_obj_free(plain);
+	/* libc, with its symbols in the debug file at its build-id path when installed */
+	if (libc) {
+		plain = elf_obj_load(libc, NULL, 0, NULL);
+		elf_obj_free(elf_obj_load_cached(libc, NULL, 0, NULL, cache));
+		cached = elf_obj_load_cached(libc, NULL, 0, NULL, cache);
+		same_tables(plain, cached);
+		elf_obj_free(cached);
+		elf_obj_free(plain);
+	}
+}
+END_TEST
+
 static Suite *elfsyms_suite(void)
 {
 	Suite *s = suite_create("elfsyms");
@@ -367,6 +443,7 @@ static Suite *elfsyms_suite(void)
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_strip_version);
 	tcase_add_test(tc, test_real_libc);
+	tcase_add_test(tc, test_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }

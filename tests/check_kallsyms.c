@@ -137,7 +137,7 @@ END_TEST
 START_TEST(test_cache)
 {
 	static const uint8_t bid[20] = { 0x4a, 0x5a, 1, 2, 3 }, other_bid[20] = { 9 };
-	struct kallsyms_source src, changed;
+	struct file_id src, changed;
 	struct kallsyms *k, *c;
 	char err[256], file[600];
 	FILE *f;
@@ -145,7 +145,7 @@ START_TEST(test_cache)
 	snprintf(file, sizeof(file), "%s/cache", tmpdir);
 	k = kallsyms_load(plain, err, sizeof(err));
 	ck_assert_msg(k != NULL, "%s", err);
-	ck_assert_int_eq(kallsyms_source_of(plain, &src), 0);
+	ck_assert_int_eq(file_id_of(plain, &src), 0);
 	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid)));
 	ck_assert_int_eq(kallsyms_cache_write(k, file, plain, &src, bid, sizeof(bid)), 0);
 	kallsyms_free(k);
@@ -171,7 +171,7 @@ START_TEST(test_cache)
 	fclose(f);
 	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid)));
 	/* /proc/kallsyms is no regular file with a size: never cached */
-	ck_assert_int_ne(kallsyms_source_of("/proc/kallsyms", &src), 0);
+	ck_assert_int_ne(file_id_of("/proc/kallsyms", &src), 0);
 }
 END_TEST
 
