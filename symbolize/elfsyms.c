@@ -1184,10 +1184,12 @@ struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 				    size_t build_id_size, const char *sysroot,
 				    const char *cache_dir)
 {
+	static const uint8_t none[1];
 	struct file_id fid;
 	struct elf_obj *o;
 	char *full, *cfile, *bidpath;
-	size_t nwant = build_id_size < BUILD_ID_MAX ? build_id_size : BUILD_ID_MAX;
+	size_t nwant = !build_id ? 0 : build_id_size < BUILD_ID_MAX ? build_id_size : BUILD_ID_MAX;
+	const uint8_t *want = nwant ? build_id : none;
 	uint64_t key;
 
 	if (!cache_dir || !path || !path[0])
@@ -1197,10 +1199,10 @@ struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 		free(full);
 		return elf_obj_load(path, build_id, build_id_size, sysroot);
 	}
-	key = hash_bytes(full, strlen(full)) ^ hash_u64(hash_bytes(build_id, nwant) + nwant);
+	key = hash_bytes(full, strlen(full)) ^ hash_u64(hash_bytes(want, nwant) + nwant);
 	cfile = xmalloc(strlen(cache_dir) + 32);
 	sprintf(cfile, "%s/symbols/%016llx", cache_dir, (unsigned long long)key);
-	o = scache_open(cfile, full, &fid, build_id, nwant);
+	o = scache_open(cfile, full, &fid, want, nwant);
 	if (!o) {
 		o = elf_obj_load(path, build_id, build_id_size, sysroot);
 		/*
@@ -1219,7 +1221,7 @@ struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 
 			sprintf(dir, "%s/symbols", cache_dir);
 			if (make_dirs(dir) == 0)
-				scache_write(o, cfile, full, &fid, build_id, nwant);
+				scache_write(o, cfile, full, &fid, want, nwant);
 			free(dir);
 		}
 		free(bidpath);

@@ -301,7 +301,7 @@ static struct obj_slot *slot_for(struct symbolizer *s, uint32_t obj, const char 
 
 		if (!p->taken && strcmp(p->preload_path, path) == 0 &&
 		    p->preload_bidlen == build_id_size &&
-		    memcmp(p->preload_bid, build_id, build_id_size) == 0) {
+		    (!build_id_size || memcmp(p->preload_bid, build_id, build_id_size) == 0)) {
 			p->taken = 1;
 			slot = s->objs[obj] = p;
 		}
@@ -530,7 +530,8 @@ void symbolizer_prefetch(struct symbolizer *s, uint32_t obj, const char *path,
 	q.ret = ret != 0;
 	q.offset = offset;
 	q.path = path;
-	memcpy(q.bid, build_id, build_id_size);
+	if (build_id_size)
+		memcpy(q.bid, build_id, build_id_size);
 	q.bidlen = build_id_size;
 	pthread_mutex_lock(&s->queue_lock);
 	VEC_PUSH(s->queue, s->queue_len, s->queue_cap, q);
@@ -581,7 +582,8 @@ void symbolizer_preload(struct symbolizer *s, const struct sym_object *objs, siz
 			continue;
 		slot = new_slot();
 		slot->preload_path = o->path;
-		memcpy(slot->preload_bid, o->build_id, o->build_id_size);
+		if (o->build_id_size)
+			memcpy(slot->preload_bid, o->build_id, o->build_id_size);
 		slot->preload_bidlen = o->build_id_size;
 		VEC_PUSH(s->preloads, s->npreloads, s->preloads_cap, slot);
 		memset(&q, 0, sizeof(q));
