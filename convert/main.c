@@ -88,7 +88,7 @@ static void usage(FILE *f)
 		"                        the call it inlined)\n"
 		"      --no-symbols      no symbolization: every frame as module+0xoffset\n"
 		"      --cache-dir DIR   keep decompressed copies of compressed debug files\n"
-		"                        and parsed kernel symbol tables here (default\n"
+		"                        and parsed symbol tables here (default\n"
 		"                        $PERFCONV_CACHE_DIR, else $XDG_CACHE_HOME/perfconv,\n"
 		"                        else ~/.cache/perfconv)\n"
 		"      --no-cache        do not read or write that cache\n"
