@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d)
+/* Map `path`; with `d` NULL, fail without a word. */
+static int map_whole(struct mapped_file *f, const char *path, struct diag *d)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -18,11 +19,13 @@ int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d)
 	f->map = NULL;
 	f->len = 0;
 	if (fd < 0) {
-		diag_error(d, path, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
+		if (d)
+			diag_error(d, path, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
+		if (d)
+			diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
 		close(fd);
 		return -1;
 	}
@@ -32,13 +35,25 @@ int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d)
 		if (f->map == MAP_FAILED) {
 			f->map = NULL;
 			f->len = 0;
-			diag_error(d, path, DIAG_NO_OFFSET, "cannot map: %s", strerror(errno));
+			if (d)
+				diag_error(d, path, DIAG_NO_OFFSET, "cannot map: %s",
+					   strerror(errno));
 			close(fd);
 			return -1;
 		}
 	}
 	close(fd);
 	return 0;
+}
+
+int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d)
+{
+	return map_whole(f, path, d);
+}
+
+int mapped_file_try(struct mapped_file *f, const char *path)
+{
+	return map_whole(f, path, NULL);
 }
 
 void mapped_file_close(struct mapped_file *f)

@@ -15,8 +15,17 @@ struct mapped_file {
 /* Map `path`. Returns 0, or -1 after one error line through `d` (cannot open, not a
  * regular file, cannot map). */
 int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d);
+/* The same without a word: -1 when the file is missing, not regular, or cannot be
+ * mapped (a cache file that may not be there). */
+int mapped_file_try(struct mapped_file *f, const char *path);
 /* NULL-safe for an unmapped or empty file. */
 void mapped_file_close(struct mapped_file *f);
+/* Whether `n` items of `size` bytes at offset `off`, 8-aligned, lie within the file. */
+static inline int mapped_file_holds(const struct mapped_file *f, uint64_t off, uint64_t n,
+				    uint64_t size)
+{
+	return off % 8 == 0 && off <= f->len && n <= (f->len - off) / (size ? size : 1);
+}
 
 /* A regular file as it is now: what a cache records of the file it was made from, to
  * know later that the file is unchanged. */

@@ -339,15 +339,10 @@ static const struct cu_index *cu_index_for(struct dwarf_info *d, Dwarf_Die *cu)
 	return &d->cus[d->ncus - 1];
 }
 
-/*
- * The deepest function or inlined call holding `pc` among the ranges `v` (the first
- * in DIE order among equally deep ones), or -1; `*best_depth` is raised to its depth.
- */
-static int32_t deepest(const struct cu_index *x, const struct die_range *v,
-		       const Dwarf_Addr *maxhi, size_t n, Dwarf_Addr pc, uint32_t *best_depth)
+/* How many of the ranges `v` (sorted by lo) start at or below `pc`. */
+static size_t starting_by(const struct die_range *v, size_t n, Dwarf_Addr pc)
 {
 	size_t lo = 0, hi = n;
-	int32_t best = -1;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -357,7 +352,19 @@ static int32_t deepest(const struct cu_index *x, const struct die_range *v,
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i-- > 0 && maxhi[i] > pc;) {
+	return lo;
+}
+
+/*
+ * The deepest function or inlined call holding `pc` among the ranges `v` (the first
+ * in DIE order among equally deep ones), or -1; `*best_depth` is raised to its depth.
+ */
+static int32_t deepest(const struct cu_index *x, const struct die_range *v,
+		       const Dwarf_Addr *maxhi, size_t n, Dwarf_Addr pc, uint32_t *best_depth)
+{
+	int32_t best = -1;
+
+	for (size_t i = starting_by(v, n, pc); i-- > 0 && maxhi[i] > pc;) {
 		const struct die_node *nd = &x->nodes[v[i].node];
 
 		if (pc >= v[i].hi)
@@ -375,17 +382,7 @@ static int32_t deepest(const struct cu_index *x, const struct die_range *v,
 static const struct die_range *holding(const struct die_range *v, const Dwarf_Addr *maxhi,
 				       size_t n, Dwarf_Addr pc)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0 && maxhi[i] > pc;)
+	for (size_t i = starting_by(v, n, pc); i-- > 0 && maxhi[i] > pc;)
 		if (pc < v[i].hi)
 			return &v[i];
 	return NULL;

@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -64,9 +63,8 @@ struct elf_obj {
 	uint32_t *parent;     /* innermost earlier symbol that still covers syms[i].start */
 	uint32_t *raw;        /* arena offset of the name as in the symbol table */
 	size_t nsyms;
-	char *arena;          /* names; in `map` when the table came from the cache */
-	void *map;
-	size_t map_len;
+	char *arena;          /* names; in `mf` when the table came from the cache */
+	struct mapped_file mf;
 };
 
 static char *path_join(const char *a, const char *b)
@@ -992,8 +990,8 @@ void elf_obj_free(struct elf_obj *o)
 	free(o->syms);
 	free(o->parent);
 	free(o->raw);
-	if (o->map)
-		munmap(o->map, o->map_len);
+	if (o->mf.map)
+		mapped_file_close(&o->mf);
 	else
 		free(o->arena);
 	free(o);
@@ -1038,53 +1036,42 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 				   const struct file_id *fid, const uint8_t *want, size_t nwant)
 {
 	struct scache_header h;
+	struct mapped_file mf;
 	struct elf_obj *o;
-	struct stat st;
 	struct file_id sid;
 	const char *m, *symfile;
 	const struct scache_sym *syms;
 	const uint32_t *parent, *raw;
-	void *map;
-	int fd = open(cfile, O_RDONLY | O_CLOEXEC);
+	size_t strings;
 
-	if (fd < 0)
+	if (mapped_file_try(&mf, cfile) != 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < sizeof(h) ||
-	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
-		close(fd);
-		return NULL;
-	}
-	if (memcmp(h.magic, SCACHE_MAGIC, 8) || h.version != SCACHE_VERSION ||
-	    h.header_size != sizeof(h) || h.file_size != (uint64_t)st.st_size ||
+	m = mf.map;
+	if (mf.len >= sizeof(h))
+		memcpy(&h, m, sizeof(h));
+	strings = mf.len >= sizeof(h) ? mf.len - sizeof(h) : 0;
+	/* made for this file as it is, and what it holds within it */
+	if (mf.len < sizeof(h) || memcmp(h.magic, SCACHE_MAGIC, 8) ||
+	    h.version != SCACHE_VERSION || h.header_size != sizeof(h) || h.file_size != mf.len ||
 	    memcmp(&h.file_id, fid, sizeof(*fid)) || h.want_size != nwant ||
 	    memcmp(h.want, want, nwant) || h.build_id_size > BUILD_ID_MAX ||
 	    h.key_len != strlen(full) || h.names_len == 0 || h.nsyms == 0 ||
-	    h.nsyms > UINT32_MAX || h.segs_off > h.file_size || h.syms_off > h.file_size ||
-	    h.parent_off > h.file_size || h.raw_off > h.file_size ||
-	    h.segs_off % 8 || h.syms_off % 8 || h.parent_off % 8 ||
-	    h.raw_off % 8 || h.segs_off < sizeof(h) + h.key_len + 1 + h.symfile_len + 1 ||
-	    h.nsegs > (h.file_size - h.segs_off) / sizeof(struct load_seg) ||
-	    h.syms_off < h.segs_off + h.nsegs * sizeof(struct load_seg) ||
-	    h.nsyms > (h.file_size - h.syms_off) / sizeof(struct scache_sym) ||
-	    h.parent_off < h.syms_off + h.nsyms * sizeof(struct scache_sym) ||
-	    h.raw_off < h.parent_off + h.nsyms * 4 ||
-	    h.names_off < h.raw_off + h.nsyms * 4 || h.names_off > h.file_size ||
-	    h.names_len > h.file_size - h.names_off) {
-		close(fd);
+	    h.nsyms > UINT32_MAX || h.key_len >= strings || h.symfile_len + 1 >= strings - h.key_len ||
+	    !mapped_file_holds(&mf, h.segs_off, h.nsegs, sizeof(struct load_seg)) ||
+	    !mapped_file_holds(&mf, h.syms_off, h.nsyms, sizeof(struct scache_sym)) ||
+	    !mapped_file_holds(&mf, h.parent_off, h.nsyms, 4) ||
+	    !mapped_file_holds(&mf, h.raw_off, h.nsyms, 4) ||
+	    !mapped_file_holds(&mf, h.names_off, h.names_len, 1)) {
+		mapped_file_close(&mf);
 		return NULL;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return NULL;
-	m = map;
 	symfile = m + sizeof(h) + h.key_len + 1;
 	/* the key and the symbol file: the same names, the symbol file unchanged */
 	if (memcmp(m + sizeof(h), full, h.key_len + 1) || symfile[h.symfile_len] ||
 	    strlen(symfile) != h.symfile_len || m[h.names_off + h.names_len - 1] ||
 	    (strcmp(symfile, full) &&
 	     (file_id_of(symfile, &sid) || memcmp(&sid, &h.sym_id, sizeof(sid))))) {
-		munmap(map, (size_t)st.st_size);
+		mapped_file_close(&mf);
 		return NULL;
 	}
 	syms = (const struct scache_sym *)(const void *)(m + h.syms_off);
@@ -1093,7 +1080,7 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 	for (size_t i = 0; i < h.nsyms; i++)
 		if (syms[i].name >= h.names_len || raw[i] >= h.names_len ||
 		    (parent[i] != NO_PARENT && parent[i] >= i)) {
-			munmap(map, (size_t)st.st_size);
+			mapped_file_close(&mf);
 			return NULL;
 		}
 	o = xcalloc(1, sizeof(*o));
@@ -1116,8 +1103,7 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 	memcpy(o->parent, parent, o->nsyms * sizeof(*o->parent));
 	o->raw = xmalloc(o->nsyms * sizeof(*o->raw));
 	memcpy(o->raw, raw, o->nsyms * sizeof(*o->raw));
-	o->map = map;
-	o->map_len = (size_t)st.st_size;
+	o->mf = mf;
 	return o;
 }
 

@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -55,8 +54,7 @@ struct kallsyms {
 	size_t names_len;
 	/* a parsed file owns these; a cache file is mapped instead */
 	void *own_syms, *own_aliases, *own_names;
-	void *map;
-	size_t map_len;
+	struct mapped_file mf;
 };
 
 struct kraw {
@@ -425,8 +423,7 @@ void kallsyms_free(struct kallsyms *k)
 	free(k->own_syms);
 	free(k->own_aliases);
 	free(k->own_names);
-	if (k->map)
-		munmap(k->map, k->map_len);
+	mapped_file_close(&k->mf);
 	free(k);
 }
 
@@ -476,56 +473,37 @@ struct kallsyms *kallsyms_cache_open(const char *file, const char *path,
 				     size_t build_id_size)
 {
 	struct kcache_header want, h;
-	struct stat st;
+	struct mapped_file mf;
 	struct kallsyms *k;
-	void *map;
-	int fd;
+	const char *m;
 
-	if (build_id_size > sizeof(want.build_id))
+	if (build_id_size > sizeof(want.build_id) || mapped_file_try(&mf, file) != 0)
 		return NULL;
 	fill_header(&want, path, src, build_id, build_id_size);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < sizeof(h) ||
-	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
-		close(fd);
-		return NULL;
-	}
-	/* the same source, unchanged since it was read, and sizes that fit the file */
-	if (memcmp(h.magic, want.magic, 8) || h.version != want.version ||
-	    h.header_size != want.header_size || memcmp(&h.src, &want.src, sizeof(h.src)) ||
-	    h.build_id_size != want.build_id_size ||
+	m = mf.map;
+	if (mf.len >= sizeof(h))
+		memcpy(&h, m, sizeof(h));
+	/* the same source, unchanged since it was read, and what it holds within it */
+	if (mf.len < sizeof(h) || memcmp(h.magic, want.magic, 8) ||
+	    h.version != want.version || h.header_size != want.header_size ||
+	    memcmp(&h.src, &want.src, sizeof(h.src)) || h.build_id_size != want.build_id_size ||
 	    memcmp(h.build_id, want.build_id, sizeof(h.build_id)) || h.path_len != want.path_len ||
-	    h.file_size != (uint64_t)st.st_size || h.names_len == 0 ||
-	    h.syms_off < sizeof(h) + h.path_len + 1 || h.syms_off > h.file_size ||
-	    h.syms_off % 8 || h.aliases_off % 8 ||
-	    h.nsyms > (h.file_size - h.syms_off) / sizeof(struct kentry) ||
-	    h.aliases_off < h.syms_off + h.nsyms * sizeof(struct kentry) ||
-	    h.aliases_off > h.file_size ||
-	    h.naliases > (h.file_size - h.aliases_off) / sizeof(struct kalias) ||
-	    h.names_off < h.aliases_off + h.naliases * sizeof(struct kalias) ||
-	    h.names_off > h.file_size || h.names_len > h.file_size - h.names_off) {
-		close(fd);
-		return NULL;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return NULL;
-	if (memcmp((const char *)map + sizeof(h), path, h.path_len) != 0 ||
-	    ((const char *)map)[h.names_off + h.names_len - 1] != 0) {
-		munmap(map, (size_t)st.st_size);
+	    h.file_size != mf.len || h.names_len == 0 ||
+	    h.path_len > mf.len - sizeof(h) ||
+	    !mapped_file_holds(&mf, h.syms_off, h.nsyms, sizeof(struct kentry)) ||
+	    !mapped_file_holds(&mf, h.aliases_off, h.naliases, sizeof(struct kalias)) ||
+	    !mapped_file_holds(&mf, h.names_off, h.names_len, 1) ||
+	    memcmp(m + sizeof(h), path, h.path_len) != 0 || m[h.names_off + h.names_len - 1]) {
+		mapped_file_close(&mf);
 		return NULL;
 	}
 	k = xcalloc(1, sizeof(*k));
-	k->map = map;
-	k->map_len = (size_t)st.st_size;
-	k->syms = (const struct kentry *)(const void *)((const char *)map + h.syms_off);
+	k->mf = mf;
+	k->syms = (const struct kentry *)(const void *)(m + h.syms_off);
 	k->n = (size_t)h.nsyms;
-	k->aliases = (const struct kalias *)(const void *)((const char *)map + h.aliases_off);
+	k->aliases = (const struct kalias *)(const void *)(m + h.aliases_off);
 	k->naliases = (size_t)h.naliases;
-	k->names = (const char *)map + h.names_off;
+	k->names = m + h.names_off;
 	k->names_len = (size_t)h.names_len;
 	return k;
 }
