@@ -192,8 +192,10 @@ static int pass_state(struct conv *c)
 	struct perf_record rec;
 	int ret;
 
-	/* samples are for pass 2: not even decoded here */
-	perf_reader_skip_type(c->r, PERF_REC_SAMPLE);
+	/* samples are for pass 2: not even decoded here, but for the first ones, which
+	 * the symbolizer reads ahead */
+	if (!c->ra)
+		perf_reader_skip_type(c->r, PERF_REC_SAMPLE);
 	while ((ret = perf_reader_next(c->r, &rec)) == 1) {
 		uint64_t t = rec_time(c, &rec);
 
@@ -226,8 +228,8 @@ static int pass_state(struct conv *c)
 				readahead_fork(c->ra, rec.u.fork.pid, rec.u.fork.ppid);
 			break;
 		case PERF_REC_SAMPLE:
-			if (c->ra)
-				readahead_sample(c->ra, &rec);
+			if (c->ra && !readahead_sample(c->ra, &rec))
+				perf_reader_skip_type(c->r, PERF_REC_SAMPLE);
 			break;
 		case PERF_REC_EXIT:
 			replay_exit(c->rp, t, rec.u.fork.pid, rec.u.fork.tid);

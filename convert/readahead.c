@@ -103,19 +103,19 @@ void readahead_fork(struct readahead *ra, uint32_t pid, uint32_t ppid)
 		VEC_PUSH(child->v, child->n, child->cap, ra->procs[parent].v[i]);
 }
 
-void readahead_sample(struct readahead *ra, const struct perf_record *rec)
+int readahead_sample(struct readahead *ra, const struct perf_record *rec)
 {
 	const struct perf_sample *s = &rec->u.sample;
 	const struct ra_proc *p;
 	uint32_t *v;
 	int kernel_ctx = rec->cpumode == PERF_CPUMODE_KERNEL, leaf = 1;
+	int more = ++ra->samples < READAHEAD_SAMPLES;
 
-	if ((ra->samples++ >= READAHEAD_ALL && ra->samples % READAHEAD_STRIDE != 0) ||
-	    !s->has_callchain)
-		return;
+	if (ra->samples > READAHEAD_SAMPLES || !s->has_callchain)
+		return more;
 	v = u64map_get(&ra->index, (uint64_t)rec->sid.pid + 1);
 	if (!v)
-		return;
+		return more;
 	p = &ra->procs[*v - 1];
 	for (uint64_t i = 0; i < s->nr_callchain; i++) {
 		uint64_t a = s->callchain[i], off, key;
@@ -153,4 +153,5 @@ void readahead_sample(struct readahead *ra, const struct perf_record *rec)
 		symbolizer_prefetch(ra->sym, m->dso, strtab_str(ra->strings, dso->path),
 				    dso->build_id, dso->build_id_size, off, ret);
 	}
+	return more;
 }

@@ -10,13 +10,12 @@
 
 /*
  * While pass 1 reads the recording, the user-space addresses in the callchains of
- * the first READAHEAD_ALL samples and of every READAHEAD_STRIDE-th after them go to
- * the symbolizer's prefetch thread, placed in the file mappings seen so far (no
- * times: a guess, which only moves work; a wrong one costs a wasted symbolization,
- * never a wrong frame). Each (object, offset, return address) is asked for once.
+ * its first READAHEAD_SAMPLES samples go to the symbolizer's prefetch thread, placed
+ * in the file mappings seen so far (no times: a guess, which only moves work; a
+ * wrong one costs a wasted symbolization, never a wrong frame). Each (object,
+ * offset, return address) is asked for once.
  */
-#define READAHEAD_ALL 2048
-#define READAHEAD_STRIDE 16
+#define READAHEAD_SAMPLES 4096
 
 struct readahead;
 
@@ -36,7 +35,8 @@ void readahead_mmap(struct readahead *ra, uint32_t pid, uint64_t start, uint64_t
 		    uint64_t pgoff, uint32_t dso);
 /* A new process `pid` forked from `ppid`: it runs its parent's code until it execs. */
 void readahead_fork(struct readahead *ra, uint32_t pid, uint32_t ppid);
-/* A sample record (see above for which are read). */
-void readahead_sample(struct readahead *ra, const struct perf_record *rec);
+/* A sample record: 1 while more are wanted, 0 from the last one wanted on (pass 1
+ * need not decode samples then). */
+int readahead_sample(struct readahead *ra, const struct perf_record *rec);
 
 #endif
