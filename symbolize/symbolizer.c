@@ -79,8 +79,8 @@ struct symbolizer {
 	pthread_t prefetch_tid;
 	/* kernel */
 	int kernel_tried;
-	int kernel_thread;      /* a prefetch thread is loading it */
-	pthread_t kernel_tid;
+	int kernel_state;       /* KERNEL_*, under queue_lock */
+	pthread_cond_t kernel_cond;
 	uint8_t kernel_bid[64];
 	size_t kernel_bid_size;
 	char kernel_warning[512]; /* printed by the main thread, after the join */
@@ -88,7 +88,11 @@ struct symbolizer {
 	char kernel_source[4608];
 };
 
+/* Kernel symbols asked for ahead: the helper thread loads them before anything else. */
+enum { KERNEL_NONE, KERNEL_QUEUED, KERNEL_LOADING, KERNEL_DONE };
+
 static void kernel_ready(struct symbolizer *s);
+static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen);
 
 struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 {
@@ -100,6 +104,7 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 	pthread_mutex_init(&s->objs_lock, NULL);
 	pthread_mutex_init(&s->queue_lock, NULL);
 	pthread_cond_init(&s->queue_cond, NULL);
+	pthread_cond_init(&s->kernel_cond, NULL);
 	dwarf_info_set_cache(o->cache_dir);
 	if (o->buildid_dir) {
 		s->home_debug = xstrdup(o->buildid_dir);
@@ -138,6 +143,7 @@ void symbolizer_free(struct symbolizer *s)
 	pthread_mutex_destroy(&s->objs_lock);
 	pthread_mutex_destroy(&s->queue_lock);
 	pthread_cond_destroy(&s->queue_cond);
+	pthread_cond_destroy(&s->kernel_cond);
 	kallsyms_free(s->ksyms);
 	dwarf_info_set_cache(NULL);
 	free(s);
@@ -473,8 +479,20 @@ static void *prefetch_main(void *arg)
 
 		pthread_mutex_lock(&s->queue_lock);
 		while (s->queue_head == s->queue_len && s->objq_head == s->objq_len &&
-		       !s->prefetch_stop)
+		       s->kernel_state != KERNEL_QUEUED && !s->prefetch_stop)
 			pthread_cond_wait(&s->queue_cond, &s->queue_lock);
+		if (s->kernel_state == KERNEL_QUEUED) {
+			/* quick from the cache; needed only when pass 2 is over, but a thread
+			 * of its own would take the CPU from the main thread as it starts */
+			s->kernel_state = KERNEL_LOADING;
+			pthread_mutex_unlock(&s->queue_lock);
+			load_kernel(s, s->kernel_bid, s->kernel_bid_size);
+			pthread_mutex_lock(&s->queue_lock);
+			s->kernel_state = KERNEL_DONE;
+			pthread_cond_broadcast(&s->kernel_cond);
+			pthread_mutex_unlock(&s->queue_lock);
+			continue;
+		}
 		if (s->prefetch_stop) {
 			pthread_mutex_unlock(&s->queue_lock);
 			return NULL;
@@ -518,6 +536,14 @@ static void *prefetch_main(void *arg)
 	}
 }
 
+/* The helper thread, started by the first thing it is given to do. */
+static void start_helper(struct symbolizer *s)
+{
+	if (!s->prefetch_thread && !s->prefetch_stop &&
+	    pthread_create(&s->prefetch_tid, NULL, prefetch_main, s) == 0)
+		s->prefetch_thread = 1;
+}
+
 void symbolizer_prefetch(struct symbolizer *s, uint32_t obj, const char *path,
 			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret)
 {
@@ -537,8 +563,7 @@ void symbolizer_prefetch(struct symbolizer *s, uint32_t obj, const char *path,
 	VEC_PUSH(s->queue, s->queue_len, s->queue_cap, q);
 	pthread_cond_signal(&s->queue_cond);
 	pthread_mutex_unlock(&s->queue_lock);
-	if (!s->prefetch_thread && pthread_create(&s->prefetch_tid, NULL, prefetch_main, s) == 0)
-		s->prefetch_thread = 1;
+	start_helper(s);
 }
 
 struct preload_order {
@@ -594,8 +619,7 @@ void symbolizer_preload(struct symbolizer *s, const struct sym_object *objs, siz
 	pthread_mutex_unlock(&s->queue_lock);
 	pthread_mutex_unlock(&s->objs_lock);
 	free(order);
-	if (!s->prefetch_thread && pthread_create(&s->prefetch_tid, NULL, prefetch_main, s) == 0)
-		s->prefetch_thread = 1;
+	start_helper(s);
 }
 
 void symbolizer_prefetch_stop(struct symbolizer *s)
@@ -697,14 +721,6 @@ static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 		snprintf(s->kernel_source, sizeof(s->kernel_source), "/proc/kallsyms: %s", err);
 }
 
-static void *kernel_thread_main(void *arg)
-{
-	struct symbolizer *s = arg;
-
-	load_kernel(s, s->kernel_bid, s->kernel_bid_size);
-	return NULL;
-}
-
 void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,
 				size_t build_id_size)
 {
@@ -714,18 +730,32 @@ void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,
 	if (build_id_size)
 		memcpy(s->kernel_bid, build_id, build_id_size);
 	s->kernel_bid_size = build_id_size;
-	if (pthread_create(&s->kernel_tid, NULL, kernel_thread_main, s) == 0)
-		s->kernel_thread = 1;
-	else
-		load_kernel(s, s->kernel_bid, s->kernel_bid_size);
+	pthread_mutex_lock(&s->queue_lock);
+	s->kernel_state = KERNEL_QUEUED;
+	pthread_cond_signal(&s->queue_cond);
+	pthread_mutex_unlock(&s->queue_lock);
+	start_helper(s);
 }
 
-/* Wait for the prefetch thread, once, and report what it could not do. */
+/* Wait for the kernel symbols asked for ahead (loading them here when no thread
+ * will), and report what could not be done. */
 static void kernel_ready(struct symbolizer *s)
 {
-	if (s->kernel_thread) {
-		pthread_join(s->kernel_tid, NULL);
-		s->kernel_thread = 0;
+	int here = 0;
+
+	pthread_mutex_lock(&s->queue_lock);
+	if (s->kernel_state == KERNEL_QUEUED && (!s->prefetch_thread || s->prefetch_stop)) {
+		s->kernel_state = KERNEL_LOADING;
+		here = 1;
+	}
+	while (!here && (s->kernel_state == KERNEL_QUEUED || s->kernel_state == KERNEL_LOADING))
+		pthread_cond_wait(&s->kernel_cond, &s->queue_lock);
+	pthread_mutex_unlock(&s->queue_lock);
+	if (here) {
+		load_kernel(s, s->kernel_bid, s->kernel_bid_size);
+		pthread_mutex_lock(&s->queue_lock);
+		s->kernel_state = KERNEL_DONE;
+		pthread_mutex_unlock(&s->queue_lock);
 	}
 	if (s->kernel_warning[0]) {
 		diag_warn(s->diag, s->opt.kallsyms, DIAG_NO_OFFSET, "%s", s->kernel_warning);
