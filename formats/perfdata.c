@@ -165,6 +165,8 @@ struct perf_reader {
 	uint64_t index;         /* records framed in this pass, returned or not */
 	uint32_t skip_type;     /* records of this type are not decoded (0: none) */
 	uint32_t prev_skip;     /* skip_type of the pass before: not warned about then */
+	uint64_t skip_from;     /* index from which skip_type held in this pass */
+	uint64_t prev_skip_from;/* the same of the pass before */
 	uint32_t cur_type;      /* of the record being decoded */
 
 	/* decompression */
@@ -260,7 +262,8 @@ static void rwarn(struct perf_reader *r, const char *path, uint64_t off, const c
 	char msg[768];
 	va_list ap;
 
-	if (r->seq && r->seq <= r->warned_seq && (!r->prev_skip || r->cur_type != r->prev_skip))
+	if (r->seq && r->seq <= r->warned_seq &&
+	    (!r->prev_skip || r->cur_type != r->prev_skip || r->index <= r->prev_skip_from))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -1865,6 +1868,8 @@ static int skipped(struct perf_reader *r, const uint8_t *p)
 
 void perf_reader_skip_type(struct perf_reader *r, uint32_t type)
 {
+	if (type != r->skip_type)
+		r->skip_from = r->index;
 	r->skip_type = type;
 }
 
@@ -1972,6 +1977,7 @@ void perf_reader_rewind(struct perf_reader *r)
 	r->seq = 0;
 	r->index = 0;
 	r->prev_skip = r->skip_type;
+	r->prev_skip_from = r->skip_from;
 	r->finished = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
 	start_file(r, 0);

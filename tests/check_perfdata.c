@@ -827,6 +827,34 @@ START_TEST(test_skip_type_two_passes)
 }
 END_TEST
 
+/* Samples decoded before the skip began were warned about then: not again. */
+START_TEST(test_skip_type_from_midway)
+{
+	static struct buf b;
+	struct perf_reader *r;
+	struct perf_record rec;
+	struct cap c;
+	const char *t;
+
+	build_file(&b, 0, synth_records);
+	cap_init(&c);
+	r = perf_reader_open_mem(b.p, b.len, "synth.data", &c.d);
+	ck_assert_msg(r != NULL, "%s", c.d.last_error);
+	while (perf_reader_next(r, &rec) == 1)
+		if (rec.type == PERF_REC_FORK) /* after both samples */
+			perf_reader_skip_type(r, PERF_REC_SAMPLE);
+	perf_reader_rewind(r);
+	perf_reader_skip_type(r, 0);
+	while (perf_reader_next(r, &rec) == 1)
+		;
+	t = strstr(cap_text(&c), "CALLCHAIN field overruns");
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_null(strstr(t + 1, "CALLCHAIN field overruns"));
+	perf_reader_close(r);
+	cap_release(&c);
+}
+END_TEST
+
 /* COMPRESSED2 then COMPRESSED, one zstd stream, a sample straddling the two. */
 static void compressed_records(struct buf *b)
 {
@@ -978,6 +1006,7 @@ static Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_synthetic_both_orders);
 	tcase_add_test(tc, test_skip_type_two_passes);
+	tcase_add_test(tc, test_skip_type_from_midway);
 	tcase_add_test(tc, test_compressed_straddle);
 	tcase_add_test(tc, test_time_conv);
 	suite_add_tcase(s, tc);
