@@ -31,6 +31,14 @@ struct chain {
 /* Raw stacks kept for the chain cache at most, in words (32 MB). */
 #define CHAIN_WORDS_MAX (4u << 20)
 
+/* A user address pass 2 left for later: its placeholder frame and what to symbolize. */
+struct user_pending {
+	const struct replay_map *m;   /* stable once replay_finish() ran */
+	uint64_t addr;
+	uint32_t frame, mapping;
+	int ret;
+};
+
 /* A resolved address: a run of frame ids in the pool, innermost first. */
 struct resolved {
 	uint32_t first, n;
@@ -67,6 +75,11 @@ struct conv {
 	/* kernel frames interned by address while kernel symbols load on another
 	 * thread, named once pass 2 is over */
 	int defer_kernel;
+	/* user frames interned by address in pass 2 while the helper thread symbolizes
+	 * them, expanded into their frames afterwards (expand_user_frames) */
+	int defer_user;
+	struct user_pending *upending;
+	size_t nupending, upending_cap;
 	uint32_t *pending;
 	size_t npending, pending_cap;
 	/* JIT code: the processes' dumps and maps, and per table a cache of frames by
@@ -299,6 +312,69 @@ static const char *module_name(const char *path)
 	return path[0] == '[' ? path : path_base(path);
 }
 
+/*
+ * Intern the frames of `addr` in mapping `m` (NULL: in no mapping) from a
+ * symbolization result sf[0..n), innermost first; with n 0, the one frame that says
+ * where the address is (module+0xoffset, [unknown]). Returns how many ids it wrote.
+ */
+static uint32_t intern_frames(struct conv *c, const struct replay_map *m, uint32_t mapping,
+			      uint64_t addr, int kernel, const struct sym_frame *sf, size_t n,
+			      const char *kmod, uint32_t *ids)
+{
+	const struct replay_dso *dso = m ? replay_dso_get(c->rp, m->dso) : NULL;
+	const char *path = dso ? profile_text(c->p, dso->path) : NULL;
+	struct pc_frame f;
+	char buf[512];
+
+	memset(&f, 0, sizeof(f));
+	f.addr = addr;
+	f.mapping = mapping;
+	f.kind = kernel ? FRAME_KERNEL : FRAME_NATIVE;
+	if (n == 0) {
+		f.symbolized = 0;
+		if (m) {
+			uint64_t off = kernel ? addr - m->start : addr - m->start + m->pgoff;
+
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, module_name(path), off);
+			f.module = profile_str(c->p, module_name(path));
+		} else {
+			snprintf(buf, sizeof(buf), "[unknown]");
+			f.module = profile_str(c->p, kernel ? "[kernel.kallsyms]" : "[unknown]");
+		}
+		f.func = profile_str(c->p, buf);
+		ids[0] = profile_frame(c->p, &f);
+		return 1;
+	}
+	if (kernel) {
+		if (kmod) {
+			snprintf(buf, sizeof(buf), "[%s]", kmod);
+			f.module = profile_str(c->p, buf);
+		} else {
+			f.module = profile_str(c->p, "[kernel.kallsyms]");
+		}
+	} else {
+		f.module = profile_str(c->p, module_name(path));
+	}
+	for (size_t i = 0; i < n; i++) {
+		f.symbolized = 1;
+		f.func = profile_str(c->p, sf[i].name);
+		f.system_name = profile_str(c->p, sf[i].system_name ? sf[i].system_name : "");
+		f.file = profile_str(c->p, sf[i].file ? sf[i].file : "");
+		f.line = sf[i].line;
+		f.column = sf[i].column;
+		if (!kernel)
+			f.kind = sf[i].inlined ? FRAME_INLINED : FRAME_NATIVE;
+		ids[i] = profile_frame(c->p, &f);
+	}
+	return (uint32_t)n;
+}
+
+/* The file offset of `addr` in user mapping `m`. */
+static uint64_t user_offset(const struct replay_map *m, uint64_t addr)
+{
+	return addr - m->start + m->pgoff;
+}
+
 /* Symbolize `addr` of mapping `m` (NULL: in no mapping). `ret`: a return address. */
 static uint32_t resolve_new(struct conv *c, const struct replay_map *m, uint32_t mapping,
 			    uint64_t addr, int ret, int kernel_ctx)
@@ -307,7 +383,6 @@ static uint32_t resolve_new(struct conv *c, const struct replay_map *m, uint32_t
 	uint32_t ids[MAX_INLINE];
 	struct pc_frame f;
 	size_t n = 0;
-	char buf[512];
 	const struct replay_dso *dso = m ? replay_dso_get(c->rp, m->dso) : NULL;
 	const char *path = dso ? profile_text(c->p, dso->path) : NULL;
 	int kernel = dso ? dso->kernel : kernel_ctx;
@@ -331,6 +406,18 @@ static uint32_t resolve_new(struct conv *c, const struct replay_map *m, uint32_t
 		VEC_PUSH(c->pending, c->npending, c->pending_cap, ids[0]);
 		return new_resolved(c, ids, 1);
 	}
+	if (!kernel && dso && c->defer_user) {
+		/* a placeholder until expand_user_frames(): no name yet, and `line`
+		 * telling a return address from a leaf at the same address */
+		struct user_pending u = { m, addr, 0, mapping, ret };
+
+		f.line = ret ? 1 : 0;
+		u.frame = ids[0] = profile_frame(c->p, &f);
+		VEC_PUSH(c->upending, c->nupending, c->upending_cap, u);
+		symbolizer_prefetch(c->sym, m->dso, path, dso->build_id, dso->build_id_size,
+				    user_offset(m, addr), ret);
+		return new_resolved(c, ids, 1);
+	}
 	if (!c->opt->no_symbols) {
 		if (kernel) {
 			if (symbolizer_kernel(c->sym, addr, c->kernel_bid,
@@ -338,46 +425,47 @@ static uint32_t resolve_new(struct conv *c, const struct replay_map *m, uint32_t
 				n = 1;
 		} else if (dso) {
 			n = symbolizer_native(c->sym, m->dso, path, dso->build_id, dso->build_id_size,
-					      addr - m->start + m->pgoff, ret, sf, MAX_INLINE);
+					      user_offset(m, addr), ret, sf, MAX_INLINE);
 		}
 	}
-	if (n == 0) {
-		f.symbolized = 0;
-		if (m) {
-			uint64_t off = kernel ? addr - m->start : addr - m->start + m->pgoff;
+	return new_resolved(c, ids, intern_frames(c, m, mapping, addr, kernel, sf, n, kmod, ids));
+}
 
-			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, module_name(path), off);
-			f.module = profile_str(c->p, module_name(path));
-		} else {
-			snprintf(buf, sizeof(buf), "[unknown]");
-			f.module = profile_str(c->p, kernel ? "[kernel.kallsyms]" : "[unknown]");
-		}
-		f.func = profile_str(c->p, buf);
-		ids[0] = profile_frame(c->p, &f);
-		return new_resolved(c, ids, 1);
+/*
+ * Symbolize the user addresses pass 2 left as placeholders and put their frames in
+ * the stacks. The helper thread took them in order as pass 2 met them; this thread
+ * takes them from the other end, so that the two meet in the middle (each finds
+ * what the other did in the symbolizer's per-object results).
+ */
+static void expand_user_frames(struct conv *c)
+{
+	struct profile *p = c->p;
+	size_t covered = p->nframes;
+	uint32_t *first = xcalloc(covered ? covered : 1, sizeof(*first));
+	uint32_t *count = xcalloc(covered ? covered : 1, sizeof(*count));
+	uint32_t *pool = NULL;
+	size_t npool = 0, pool_cap = 0;
+
+	for (size_t i = c->nupending; i-- > 0;) {
+		const struct user_pending *u = &c->upending[i];
+		const struct replay_dso *dso = replay_dso_get(c->rp, u->m->dso);
+		struct sym_frame sf[MAX_INLINE];
+		uint32_t ids[MAX_INLINE], k;
+		size_t n;
+
+		n = symbolizer_native(c->sym, u->m->dso, profile_text(p, dso->path), dso->build_id,
+				      dso->build_id_size, user_offset(u->m, u->addr), u->ret, sf,
+				      MAX_INLINE);
+		k = intern_frames(c, u->m, u->mapping, u->addr, 0, sf, n, NULL, ids);
+		first[u->frame] = (uint32_t)npool;
+		count[u->frame] = k;
+		for (uint32_t j = 0; j < k; j++)
+			VEC_PUSH(pool, npool, pool_cap, ids[j]);
 	}
-	if (kernel) {
-		if (kmod) {
-			snprintf(buf, sizeof(buf), "[%s]", kmod);
-			f.module = profile_str(c->p, buf);
-		} else {
-			f.module = profile_str(c->p, "[kernel.kallsyms]");
-		}
-	} else {
-		f.module = profile_str(c->p, module_name(path));
-	}
-	for (size_t i = 0; i < n; i++) {
-		f.symbolized = 1;
-		f.func = profile_str(c->p, sf[i].name);
-		f.system_name = profile_str(c->p, sf[i].system_name ? sf[i].system_name : "");
-		f.file = profile_str(c->p, sf[i].file ? sf[i].file : "");
-		f.line = sf[i].line;
-		f.column = sf[i].column;
-		if (!kernel)
-			f.kind = sf[i].inlined ? FRAME_INLINED : FRAME_NATIVE;
-		ids[i] = profile_frame(c->p, &f);
-	}
-	return new_resolved(c, ids, (uint32_t)n);
+	profile_expand_frames(p, first, count, pool, covered);
+	free(first);
+	free(count);
+	free(pool);
 }
 
 /* JIT code at `addr` in process table `t` at `time`: its frame, or NULL when the
@@ -960,6 +1048,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 		symbolizer_kernel_prefetch(c.sym, c.kernel_bid, c.kernel_bid_size);
 		c.defer_kernel = 1;
 	}
+	c.defer_user = !o->no_symbols;
 	if (!o->no_symbols)
 		c.ra = readahead_new(c.sym, c.rp, &p->strings, perf_reader_header(c.r));
 	if (pass_state(&c) < 0)
@@ -970,6 +1059,8 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	perf_reader_rewind(c.r);
 	if (pass_samples(&c) < 0)
 		goto out;
+	if (c.defer_user)
+		expand_user_frames(&c);
 	symbolizer_prefetch_stop(c.sym);
 	if (c.defer_kernel)
 		name_kernel_frames(&c);
@@ -991,6 +1082,7 @@ out:
 	free(c.dso_unsym);
 	free(c.mapping_dso);
 	free(c.pending);
+	free(c.upending);
 	if (c.jit_cache)
 		for (size_t i = 0; i < jit_procs_count(c.jits); i++)
 			u64map_release(&c.jit_cache[i]);

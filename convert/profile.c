@@ -166,6 +166,51 @@ void profile_add_sample(struct profile *p, const struct pc_sample *s)
 		p->last_time = s->time;
 }
 
+void profile_expand_frames(struct profile *p, const uint32_t *first, const uint32_t *count,
+			   const uint32_t *pool, size_t covered)
+{
+	struct pc_node *old = p->nodes, root = { 0, 0, 0 };
+	size_t nold = p->nnodes;
+	uint32_t *to = xmalloc((nold ? nold : 1) * sizeof(*to));
+
+	p->nodes = NULL;
+	p->nnodes = p->nodes_cap = 0;
+	u64map_release(&p->node_index);
+	u64map_init(&p->node_index);
+	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, root);
+	to[0] = 0;
+	/* a node's parent was made before it: its new id is known */
+	for (size_t k = 1; k < nold; k++) {
+		uint32_t at = to[old[k].parent], fr = old[k].frame;
+
+		if (fr < covered && count[fr])
+			for (uint32_t j = count[fr]; j-- > 0;)
+				at = profile_node(p, at, pool[first[fr] + j]);
+		else
+			at = profile_node(p, at, fr);
+		to[k] = at;
+	}
+	free(old);
+	for (size_t i = 0; i < p->nsamples; i++)
+		p->samples[i].stack = to[p->samples[i].stack];
+	free(to);
+	if (p->aggregate) {
+		struct pc_sample *was = p->samples;
+		size_t n = p->nsamples;
+
+		p->samples = NULL;
+		p->nsamples = p->samples_cap = 0;
+		id_index_release(&p->sample_index);
+		for (size_t i = 0; i < n; i++) {
+			struct pc_sample *t = sample_slot(p, &was[i]);
+
+			t->count += was[i].count;
+			t->period += was[i].period;
+		}
+		free(was);
+	}
+}
+
 struct time_key {
 	uint64_t time;
 	uint32_t pos;

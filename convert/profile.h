@@ -126,6 +126,14 @@ static inline const char *profile_text(const struct profile *p, uint32_t id)
 uint32_t profile_frame(struct profile *p, const struct pc_frame *f);
 /* Rebuild the frame interning index after frames were changed in place. */
 void profile_reindex_frames(struct profile *p);
+/*
+ * Replace frames in every stack: frame f < `covered` with count[f] > 0 becomes the
+ * frames pool[first[f] .. first[f] + count[f]) (innermost first), others stay. The
+ * nodes are rebuilt (their ids change) and the samples follow; aggregated samples
+ * that become twins are merged.
+ */
+void profile_expand_frames(struct profile *p, const uint32_t *first, const uint32_t *count,
+			   const uint32_t *pool, size_t covered);
 /* Intern the node for `frame` under `parent` (0 = root). */
 uint32_t profile_node(struct profile *p, uint32_t parent, uint32_t frame);
 /* Intern a mapping by all its fields. */

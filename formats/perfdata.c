@@ -1758,6 +1758,9 @@ static void reset_stream(struct perf_reader *r)
  * stays at a step instead of growing to the file's size.
  */
 #define RELEASE_STEP (2u << 20)
+/* Below this a file stays mapped whole: letting go costs more (a TLB shootdown on
+ * every CPU the process runs on) than its pages weigh. */
+#define RELEASE_MIN (16u << 20)
 
 static void release_behind(struct perf_reader *r, const struct pd_file *f, uint64_t off)
 {
@@ -1928,7 +1931,7 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 		rem = f->end - off;
 		p = f->base + off;
 		r->seq++;
-		if (f->map && off - r->released >= RELEASE_STEP)
+		if (f->map && f->size >= RELEASE_MIN && off - r->released >= RELEASE_STEP)
 			release_behind(r, f, off);
 		if (rem < 8) {
 			rwarn(r, f->path, off, "data section cut short: %llu bytes of an 8-byte "

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/bytes.h"
 #include "../common/util.h"
 
 /* A function or an inlined call of a CU, with the nearest enclosing one. */
@@ -48,10 +49,24 @@ struct cu_index {
 	size_t nnodes, ninl, nsubs;
 };
 
+/* A unit's address range from .debug_aranges (DWARF addresses, hi exclusive). */
+struct cu_arange {
+	Dwarf_Addr lo, hi;
+	Dwarf_Off cu;         /* offset of the unit's header in .debug_info */
+};
+
 struct dwarf_info {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr elf_bias;  /* module address = link-time vaddr + elf_bias */
+	Dwarf *dw;
+	Dwarf_Addr dw_bias;   /* module address = DWARF address + dw_bias */
+	/* .debug_aranges read here (libdw's reading sorts it with qsort, and was the
+	 * largest single cost of symbolizing libc); own_ar -1 when it could not be,
+	 * and libdw's lookups are used */
+	int own_ar;
+	struct cu_arange *ar;
+	size_t nar;
 	struct u64map cu_ids; /* CU DIE offset + 1 -> cus index */
 	struct cu_index *cus;
 	size_t ncus, cus_cap;
@@ -219,16 +234,162 @@ struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file)
 	d->dwfl = dwfl;
 	d->mod = mod;
 	dwfl_module_getelf(mod, &d->elf_bias);
+	d->dw = dwfl_module_getdwarf(mod, &d->dw_bias);
 	return d;
+}
+
+/* The section called `name` of `e`, uncompressed, or NULL. */
+static Elf_Data *section_data(Elf *e, const char *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!e || elf_getshdrstrndx(e, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *sn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		sn = elf_strptr(e, shstrndx, sh.sh_name);
+		if (sn && strcmp(sn, name) == 0)
+			return (sh.sh_flags & SHF_COMPRESSED) ? NULL : elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+/*
+ * File format (DWARF 5 section 6.1.2, .debug_aranges): sets of
+ *	unit_length (4, or 0xffffffff and 8), u16 version (2), debug_info_offset (4 or
+ *	8), u8 address_size, u8 segment_selector_size (0), padding to a multiple of
+ *	twice the address size from the set's start, then (address, length) pairs
+ *	ending with (0, 0).
+ * Returns 0, or -1 when the section is missing or not understood (libdw's reading
+ * is used then, which gives the same answers).
+ */
+static int read_aranges(struct dwarf_info *d)
+{
+	Elf *e = d->dw ? dwarf_getelf(d->dw) : NULL;
+	Elf_Data *data = section_data(e, ".debug_aranges");
+	const uint8_t *p, *end;
+	struct sort_pair *v = NULL, *tmp;
+	struct cu_arange *ar = NULL;
+	size_t n = 0, cap = 0, nar = 0, ar_cap = 0;
+	int sw;
+
+	if (!data || !data->d_buf || !data->d_size)
+		return -1;
+	sw = elf_getident(e, NULL)[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
+						 ELFDATA2LSB : ELFDATA2MSB);
+	p = data->d_buf;
+	end = p + data->d_size;
+	while (end - p >= 4) {
+		const uint8_t *set = p, *next;
+		uint64_t len = ld32(p, sw), cu;
+		size_t offsz = 4, tuple, hdr;
+		unsigned asz;
+
+		p += 4;
+		if (len == 0xffffffffu) {
+			if (end - p < 8)
+				goto bad;
+			len = ld64(p, sw);
+			p += 8;
+			offsz = 8;
+		} else if (len >= 0xfffffff0u) {
+			goto bad;
+		}
+		if (len > (uint64_t)(end - p) || len < 2 + offsz + 2)
+			goto bad;
+		next = p + len;
+		if (ld16(p, sw) != 2)
+			goto bad;
+		cu = offsz == 8 ? ld64(p + 2, sw) : ld32(p + 2, sw);
+		asz = p[2 + offsz];
+		if ((asz != 4 && asz != 8) || p[3 + offsz] != 0)
+			goto bad;
+		p += 4 + offsz;
+		tuple = 2 * asz;
+		hdr = (size_t)(p - set);
+		p += (tuple - hdr % tuple) % tuple;
+		while (next - p >= (ptrdiff_t)tuple) {
+			uint64_t a = asz == 8 ? ld64(p, sw) : ld32(p, sw);
+			uint64_t l = asz == 8 ? ld64(p + 8, sw) : ld32(p + 4, sw);
+			struct cu_arange r = { a, a + l, cu };
+
+			p += tuple;
+			if (!a && !l)
+				break;
+			if (l && r.hi > r.lo)
+				VEC_PUSH(ar, nar, ar_cap, r);
+		}
+		p = next;
+	}
+	/* sorted by lo through (lo, index) pairs */
+	for (size_t i = 0; i < nar; i++) {
+		struct sort_pair sp = { ar[i].lo, i };
+
+		VEC_PUSH(v, n, cap, sp);
+	}
+	tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	sort_pairs(v, tmp, n);
+	d->ar = xmalloc((nar ? nar : 1) * sizeof(*d->ar));
+	for (size_t i = 0; i < n; i++)
+		d->ar[i] = ar[v[i].val];
+	d->nar = nar;
+	free(tmp);
+	free(v);
+	free(ar);
+	return 0;
+bad:
+	free(ar);
+	return -1;
+}
+
+/*
+ * The unit holding module address `addr` and the DWARF bias, through our aranges
+ * or libdw's. NULL when no unit says it holds the address.
+ */
+static Dwarf_Die *unit_at(struct dwarf_info *d, Dwarf_Addr addr, Dwarf_Die *mem,
+			  Dwarf_Addr *bias)
+{
+	Dwarf_Addr pc = addr - d->dw_bias;
+	size_t lo = 0, hi;
+	uint64_t next;
+	size_t hsize;
+
+	if (!d->own_ar)
+		d->own_ar = read_aranges(d) == 0 ? 1 : -1;
+	if (d->own_ar < 0)
+		return dwfl_module_addrdie(d->mod, addr, bias);
+	*bias = d->dw_bias;
+	hi = d->nar;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ar[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pc >= d->ar[lo - 1].hi)
+		return NULL;
+	if (dwarf_next_unit(d->dw, d->ar[lo - 1].cu, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
+			    NULL) != 0)
+		return NULL;
+	return dwarf_offdie(d->dw, d->ar[lo - 1].cu + hsize, mem);
 }
 
 void dwarf_info_prepare(struct dwarf_info *d)
 {
 	Dwarf_Addr bias;
 
-	/* any address: the first lookup sorts the ranges of every unit */
+	Dwarf_Die mem;
+
+	/* any address: the first lookup reads the ranges of every unit */
 	if (d)
-		(void)dwfl_module_addrdie(d->mod, d->elf_bias, &bias);
+		(void)unit_at(d, d->elf_bias, &mem, &bias);
 }
 
 void dwarf_info_free(struct dwarf_info *d)
@@ -243,6 +404,7 @@ void dwarf_info_free(struct dwarf_info *d)
 		free(d->cus[i].subs_maxhi);
 	}
 	free(d->cus);
+	free(d->ar);
 	u64map_release(&d->cu_ids);
 	dwfl_end(d->dwfl);
 	free(d);
@@ -469,19 +631,30 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t vaddr, struct dwarf_fram
 			 size_t cap)
 {
 	Dwarf_Addr addr = vaddr + d->elf_bias, bias, pc;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu, *scopes = NULL, cumem;
 	const struct cu_index *x;
-	Dwfl_Line *line;
 	const char *file = NULL;
 	int lineno = 0, col = 0, nscopes;
 	size_t n = 0;
 
-	cu = dwfl_module_addrdie(d->mod, addr, &bias);
+	cu = unit_at(d, addr, &cumem, &bias);
 	if (!cu)
 		return 0;
-	line = dwfl_module_getsrc(d->mod, addr);
-	if (line)
-		file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
+	if (d->own_ar > 0) {
+		/* the same search of the unit's line table as dwfl_module_getsrc's */
+		Dwarf_Line *line = dwarf_getsrc_die(cu, addr - bias);
+
+		if (line) {
+			file = dwarf_linesrc(line, NULL, NULL);
+			dwarf_lineno(line, &lineno);
+			dwarf_linecol(line, &col);
+		}
+	} else {
+		Dwfl_Line *line = dwfl_module_getsrc(d->mod, addr);
+
+		if (line)
+			file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
+	}
 	x = cu_index_for(d, cu);
 	pc = addr - bias;
 	if (!holding(x->inl, x->inl_maxhi, x->ninl, pc)) {

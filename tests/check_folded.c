@@ -224,6 +224,77 @@ START_TEST(aggregated_samples_write_the_same)
 }
 END_TEST
 
+/*
+ * Frames left as placeholders (as pass 2 leaves user addresses) are replaced by
+ * their frames, inlined ones included, in every stack; aggregated samples whose
+ * stacks become the same are merged.
+ */
+START_TEST(expanded_frames_replace_placeholders)
+{
+	struct write_options o;
+	uint32_t main_f, ph1, ph2, a, b, inl, s1[2], s2[2];
+	uint32_t *first, *count, pool[3];
+	size_t covered;
+	char *out;
+
+	profile_release(&p);
+	build(1, 1);
+	main_f = frame("main", FRAME_NATIVE, 0x100, 1);
+	ph1 = frame("", FRAME_NATIVE, 0x500, 0);
+	ph2 = frame("", FRAME_NATIVE, 0x504, 0);
+	s1[0] = main_f; s1[1] = ph1;
+	s2[0] = main_f; s2[1] = ph2;
+	sample("my prog", 10, 11, test_stack(&p, s1, 2), 250, 5);
+	sample("my prog", 10, 11, test_stack(&p, s2, 2), 250, 6);
+	ck_assert_uint_eq(p.nsamples, 6);
+	a = frame("leafy", FRAME_NATIVE, 0x500, 1);
+	inl = frame("inlined_step", FRAME_INLINED, 0x500, 1);
+	b = frame("leafy", FRAME_NATIVE, 0x504, 1);
+	/* 0x500: inlined_step in leafy; 0x504: leafy; innermost first */
+	pool[0] = inl; pool[1] = a; pool[2] = b;
+	covered = p.nframes;
+	first = calloc(covered, sizeof(*first));
+	count = calloc(covered, sizeof(*count));
+	first[ph1] = 0; count[ph1] = 2;
+	first[ph2] = 2; count[ph2] = 1;
+	profile_expand_frames(&p, first, count, pool, covered);
+	free(first);
+	free(count);
+	ck_assert_uint_eq(p.nsamples, 6);
+	memset(&o, 0, sizeof(o));
+	o.event = -1;
+	out = render(&o, folded_write);
+	ck_assert_ptr_nonnull(strstr(out, "my_prog;main;leafy;inlined_step 1\n"));
+	ck_assert_ptr_nonnull(strstr(out, "my_prog;main;leafy 1\n"));
+	ck_assert_ptr_nonnull(strstr(out, "my_prog;main;work;do_syscall_64 2\n"));
+	free(out);
+
+	/* two placeholders that become the same frames: one aggregated sample */
+	profile_release(&p);
+	build(1, 0);
+	main_f = frame("main", FRAME_NATIVE, 0x100, 1);
+	ph1 = frame("", FRAME_NATIVE, 0x500, 0);
+	ph2 = frame("", FRAME_NATIVE, 0x500, 1); /* e.g. a return address there */
+	s1[0] = main_f; s1[1] = ph1;
+	s2[0] = main_f; s2[1] = ph2;
+	sample("my prog", 10, 11, test_stack(&p, s1, 2), 250, 5);
+	sample("my prog", 10, 11, test_stack(&p, s2, 2), 100, 6);
+	ck_assert_uint_eq(p.nsamples, 2);
+	a = frame("leafy", FRAME_NATIVE, 0x500, 1);
+	covered = p.nframes;
+	first = calloc(covered, sizeof(*first));
+	count = calloc(covered, sizeof(*count));
+	pool[0] = a;
+	count[ph1] = count[ph2] = 1;
+	profile_expand_frames(&p, first, count, pool, covered);
+	free(first);
+	free(count);
+	ck_assert_uint_eq(p.nsamples, 1);
+	ck_assert_uint_eq(p.samples[0].count, 2);
+	ck_assert_uint_eq(p.samples[0].period, 350);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("folded");
@@ -237,6 +308,7 @@ int main(void)
 	tcase_add_test(tc, samples_in_time_order);
 	tcase_add_test(tc, interning_is_exact);
 	tcase_add_test(tc, aggregated_samples_write_the_same);
+	tcase_add_test(tc, expanded_frames_replace_placeholders);
 	suite_add_tcase(s, tc);
 	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
