@@ -221,6 +221,24 @@ static char *strtab_store(struct strtab *t, const char *s, size_t n)
 	return dst;
 }
 
+size_t count_keys_le(const void *v, size_t n, size_t stride, size_t at, uint64_t key)
+{
+	const unsigned char *b = v;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+
+		memcpy(&k, b + mid * stride + at, sizeof(k));
+		if (k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void id_index_refill(struct id_index *x, size_t n, id_hash_fn hash, const void *items)
 {
 	size_t mask = x->nslots - 1;

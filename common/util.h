@@ -66,6 +66,15 @@ uint32_t *u64map_get(const struct u64map *m, uint64_t key);
 void u64map_put(struct u64map *m, uint64_t key, uint32_t val);
 
 /*
+ * In `v`, `n` elements of `stride` bytes sorted by the uint64_t at byte `at` of
+ * each: how many have a key <= `key` (the last of them is at the result - 1).
+ * COUNT_LE() takes an array and the name of its key field.
+ */
+size_t count_keys_le(const void *v, size_t n, size_t stride, size_t at, uint64_t key);
+#define COUNT_LE(arr, n, field, key)                                                   \
+	count_keys_le((arr), (n), sizeof(*(arr)), offsetof(__typeof__(*(arr)), field), (key))
+
+/*
  * An index by hash of items kept in an array (ids 0..n-1), for interning tables:
  * open addressing, each slot holds id + 1 (0 empty), the size a power of two. The
  * caller probes from hash & (nslots - 1) onwards, comparing items itself.

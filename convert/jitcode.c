@@ -792,14 +792,7 @@ static int index_find(const struct jitcode *jc, const struct jc_index *x, uint64
 	size_t lo = 0, hi = x->nbounds, k, a, b;
 
 	/* the last bound <= addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->bounds[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = count_keys_le(x->bounds, hi, sizeof(uint64_t), 0, addr);
 	if (lo == 0 || lo >= x->nbounds)
 		return 0;
 	k = lo - 1;

@@ -117,14 +117,7 @@ static const struct map_line *map_index_find(const struct map_index *m, uint64_t
 	const struct map_line *best = NULL;
 	size_t lo = 0, hi = m->n;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = COUNT_LE(m->v, hi, start, addr);
 	for (size_t i = lo; i-- > 0 && m->maxend[i] > addr;)
 		if (addr < m->v[i].end && (!best || m->v[i].seq > best->seq))
 			best = &m->v[i];

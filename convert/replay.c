@@ -396,14 +396,7 @@ const struct replay_map *replay_find(const struct replay *r, uint32_t pid, uint6
 		return NULL;
 	/* the last map starting at or below addr */
 	hi = p->nmaps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = COUNT_LE(p->maps, hi, start, addr);
 	for (size_t i = lo; i-- > 0 && p->maxend[i] > addr;) {
 		const struct replay_map *m = &p->maps[i];
 
@@ -428,14 +421,7 @@ uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64
 	}
 	t = &r->threads[*v];
 	hi = t->nnames;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->names[mid].time <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = COUNT_LE(t->names, hi, time, time);
 	/* before the first name the thread had, the earliest one is the best guess */
 	return t->names[lo ? lo - 1 : 0].name;
 }
@@ -449,13 +435,6 @@ uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time)
 		return 0;
 	/* how many changes happened at or before `time` */
 	hi = p->nchanges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->changes[mid] <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = count_keys_le(p->changes, hi, sizeof(uint64_t), 0, time);
 	return ((uint64_t)(p - r->procs + 1) << 32) | lo;
 }

@@ -365,14 +365,7 @@ static Dwarf_Die *unit_at(struct dwarf_info *d, Dwarf_Addr addr, Dwarf_Die *mem,
 		return dwfl_module_addrdie(d->mod, addr, bias);
 	*bias = d->dw_bias;
 	hi = d->nar;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->ar[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = COUNT_LE(d->ar, hi, lo, pc);
 	if (!lo || pc >= d->ar[lo - 1].hi)
 		return NULL;
 	if (dwarf_next_unit(d->dw, d->ar[lo - 1].cu, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
@@ -506,14 +499,7 @@ static size_t starting_by(const struct die_range *v, size_t n, Dwarf_Addr pc)
 {
 	size_t lo = 0, hi = n;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = COUNT_LE(v, hi, lo, pc);
 	return lo;
 }
 
