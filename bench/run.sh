@@ -28,21 +28,25 @@ fi
 samples=$(perf report -i "$W/native.data" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
 [ -n "$samples" ] || samples=$(perf script -i "$W/native.data" -F period 2>/dev/null | wc -l)
 
-# One measurement: wall seconds (nanosecond clock) and peak RSS (KiB, from GNU time).
-# GROUP names the table it belongs to; the first line of a group is its base.
+# One measurement: wall seconds (nanosecond clock) and peak RSS (KiB, from GNU time),
+# the median wall time and the largest RSS of REPS runs (default 1). GROUP names the
+# table it belongs to; the first line of a group is its base.
 measure() {
-	local group=$1 label=$2
+	local group=$1 label=$2 reps=${REPS:-1} i t0 t1 walls=() rss=0 r
 	shift 2
-	local t0 t1
-	t0=$(date +%s%N)
-	/usr/bin/time -f "%M" -o "$W/time.txt" "$@" >/dev/null 2>"$W/stderr.txt" || {
-		echo "bench: $label failed:" >&2
-		cat "$W/stderr.txt" >&2
-		exit 1
-	}
-	t1=$(date +%s%N)
-	read -r rss <"$W/time.txt"
-	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+	for ((i = 0; i < reps; i++)); do
+		t0=$(date +%s%N)
+		/usr/bin/time -f "%M" -o "$W/time.txt" "$@" >/dev/null 2>"$W/stderr.txt" || {
+			echo "bench: $label failed:" >&2
+			cat "$W/stderr.txt" >&2
+			exit 1
+		}
+		t1=$(date +%s%N)
+		read -r r <"$W/time.txt"
+		[ "$r" -gt "$rss" ] && rss=$r
+		walls+=("$((t1 - t0))")
+	done
+	wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{ v[NR] = $1 } END { printf "%.4f", v[int((NR + 1) / 2)] / 1e9 }')
 	printf '%s\t%s\t%s\t%s\n' "$group" "$label" "$wall" "$rss" >>"$W/results.tsv"
 }
 
@@ -51,29 +55,29 @@ cat "$W/native.data" >/dev/null # in the page cache for everyone
 # Warm perfconv's caches as perf's ~/.debug is warm: decompressed debug files
 "$PERFCONV" -q -i "$W/native.data" -o /dev/null
 N=native
-measure $N "perfconv -f folded" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
+REPS=9 measure $N "perfconv -f folded" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
 # issue 3: symbolizing costs at most half again the conversion without it
-measure $N "perfconv -f folded --no-symbols" "$PERFCONV" -q -i "$W/native.data" -f folded --no-symbols -o /dev/null
+REPS=9 measure $N "perfconv -f folded --no-symbols" "$PERFCONV" -q -i "$W/native.data" -f folded --no-symbols -o /dev/null
 # issue 5: pprof costs at most folded + 25%
-measure $N "perfconv -f pprof" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
-measure $N "perf report --stdio" perf report -i "$W/native.data" --stdio
-measure $N "perf report --stdio --no-children -g none" perf report -i "$W/native.data" --stdio --no-children -g none
-measure $N "perf script" perf script -i "$W/native.data"
+REPS=9 measure $N "perfconv -f pprof" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
+REPS=3 measure $N "perf report --stdio" perf report -i "$W/native.data" --stdio
+REPS=3 measure $N "perf report --stdio --no-children -g none" perf report -i "$W/native.data" --stdio --no-children -g none
+REPS=3 measure $N "perf script" perf script -i "$W/native.data"
 
 # issue 7: ten times the recording takes at most eleven times as long, and peak RSS
 # grows by less than half (memory follows distinct stacks, not samples)
 cat "$W/long.data" >/dev/null
 S=scale
-measure $S "perfconv -f folded (native)" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
-measure $S "perfconv -f folded (10x longer)" "$PERFCONV" -q -i "$W/long.data" -f folded -o /dev/null
-measure $S "perfconv -f pprof (native)" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
-measure $S "perfconv -f pprof (10x longer)" "$PERFCONV" -q -i "$W/long.data" -f pprof -o /dev/null
-measure $S "perf report --no-children -g none (10x longer)" perf report -i "$W/long.data" --stdio --no-children -g none
+REPS=9 measure $S "perfconv -f folded (native)" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
+REPS=9 measure $S "perfconv -f folded (10x longer)" "$PERFCONV" -q -i "$W/long.data" -f folded -o /dev/null
+REPS=9 measure $S "perfconv -f pprof (native)" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
+REPS=9 measure $S "perfconv -f pprof (10x longer)" "$PERFCONV" -q -i "$W/long.data" -f pprof -o /dev/null
+REPS=3 measure $S "perf report --no-children -g none (10x longer)" perf report -i "$W/long.data" --stdio --no-children -g none
 # issue 7: a 1 GB recording converts to pprof under 300 MB of peak RSS
 cat "$W/big.data" >/dev/null
 B=big
-measure $B "perfconv -f pprof (1 GB)" "$PERFCONV" -q -i "$W/big.data" -f pprof -o /dev/null
-measure $B "perfconv -f folded (1 GB)" "$PERFCONV" -q -i "$W/big.data" -f folded -o /dev/null
+REPS=3 measure $B "perfconv -f pprof (1 GB)" "$PERFCONV" -q -i "$W/big.data" -f pprof -o /dev/null
+REPS=3 measure $B "perfconv -f folded (1 GB)" "$PERFCONV" -q -i "$W/big.data" -f folded -o /dev/null
 measure $B "perf report --no-children -g none (1 GB)" perf report -i "$W/big.data" --stdio --no-children -g none
 
 # JIT: the Erlang recording (15,813 code loads). perf needs the dump at the path the
@@ -90,7 +94,7 @@ trap jitted_cleanup EXIT
 jitted_cleanup
 cp "$J/jit-30756.dump" /tmp/jit-30756.dump
 "$PERFCONV" -q -i "$J/erlang.data" -o /dev/null
-measure jit "perfconv -f pprof (erlang, 15,813 JIT loads)" "$PERFCONV" -q -i "$J/erlang.data" -f pprof -o /dev/null
+REPS=9 measure jit "perfconv -f pprof (erlang, 15,813 JIT loads)" "$PERFCONV" -q -i "$J/erlang.data" -f pprof -o /dev/null
 measure jit "perf inject --jit" perf --buildid-dir "$J/perf-debug" inject --jit -i "$J/erlang.data" -o "$J/injected.data"
 measure jit "perf report on the injected file" perf --buildid-dir "$J/perf-debug" report -i "$J/injected.data" --stdio
 jitted_cleanup
@@ -137,3 +141,34 @@ fi
 	[ -n "$OPEN" ] && echo "# open in the speedscope app (navigation to drawn flame graph): $OPEN"
 	echo "# jit: perf inject --jit + perf report took $(awk -v a="$inj" -v b="$pc" 'BEGIN { printf "%.0f", a / b }') times as long as perfconv"
 } | tee "$W/report.txt"
+
+# The targets of issues 3, 4, 5 and 7, each checked against this run's figures: a
+# line per target, and exit status 1 when one is missed.
+val() { awk -F'\t' -v g="$1" -v l="$2" -v c="$3" '$1 == g && $2 == l { print $c; exit }' "$W/results.tsv"; }
+verdicts=$(
+	check() { # NAME EXPRESSION-IN-AWK (true when the target holds) FIGURE
+		if awk "BEGIN { exit !($2) }"; then echo "target met:    $1 ($3)"; else echo "target MISSED: $1 ($3)"; fi
+	}
+	f=$(val native "perfconv -f folded" 3); fn=$(val native "perfconv -f folded --no-symbols" 3)
+	pp=$(val native "perfconv -f pprof" 3); rep=$(val native "perf report --stdio" 3)
+	rg=$(val native "perf report --stdio --no-children -g none" 3); sc=$(val native "perf script" 3)
+	check "issue 3: symbolized <= 1.5 x unsymbolized" "$f <= 1.5 * $fn" "$f s / $fn s"
+	check "issue 5: pprof <= 1.25 x folded" "$pp <= 1.25 * $f" "$pp s / $f s"
+	check "issue 7.1: folded <= 0.5 x perf report -g none" "$f <= 0.5 * $rg" "$f s / $rg s"
+	check "issue 7.1: folded <= 0.1 x perf script" "$f <= 0.1 * $sc" "$f s / $sc s"
+	check "issue 7.2: pprof <= perf report" "$pp <= $rep" "$pp s / $rep s"
+	jp=$(val jit "perfconv -f pprof (erlang, 15,813 JIT loads)" 3); ji=$(val jit "perf inject --jit" 3)
+	jr=$(val jit "perf report on the injected file" 3)
+	check "issue 4: erlang <= perf inject --jit / 50" "$jp * 50 <= $ji" "$jp s / $ji s"
+	check "issue 7.3: erlang pprof <= (perf inject + perf report) / 50" "$jp * 50 <= $ji + $jr" "$jp s / ($ji + $jr) s"
+	for fmt in folded pprof; do
+		t1=$(val scale "perfconv -f $fmt (native)" 3); t10=$(val scale "perfconv -f $fmt (10x longer)" 3)
+		r1=$(val scale "perfconv -f $fmt (native)" 4); r10=$(val scale "perfconv -f $fmt (10x longer)" 4)
+		check "issue 7.4: $fmt, 10x the recording <= 11x the time" "$t10 <= 11 * $t1" "$t10 s / $t1 s"
+		check "issue 7.4: $fmt, 10x the recording, peak RSS grows < 50%" "$r10 < 1.5 * $r1" "$r10 KB / $r1 KB"
+	done
+	br=$(val big "perfconv -f pprof (1 GB)" 4)
+	check "issue 7.5: 1 GB to pprof under 300 MB peak RSS" "$br < 300 * 1024" "$br KB"
+)
+echo "$verdicts" | tee -a "$W/report.txt"
+! grep -q MISSED <<<"$verdicts"
