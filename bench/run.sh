@@ -28,11 +28,13 @@ fi
 samples=$(perf report -i "$W/native.data" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
 [ -n "$samples" ] || samples=$(perf script -i "$W/native.data" -F period 2>/dev/null | wc -l)
 
-# One measurement: wall seconds (nanosecond clock) and peak RSS (KiB, from GNU time),
-# the median wall time and the largest RSS of REPS runs (default 1). GROUP names the
-# table it belongs to; the first line of a group is its base.
+# One measurement: wall time (nanosecond clock) and peak RSS (KiB, from GNU time) of
+# REPS runs (default 1), each a line of raw.tsv. GROUP names the table it belongs
+# to; the first line of a group is its base. summarise() turns raw.tsv into
+# results.tsv: per command, in the order first measured, the median wall seconds
+# and the largest RSS.
 measure() {
-	local group=$1 label=$2 reps=${REPS:-1} i t0 t1 walls=() rss=0 r
+	local group=$1 label=$2 reps=${REPS:-1} i t0 t1 r
 	shift 2
 	for ((i = 0; i < reps; i++)); do
 		t0=$(date +%s%N)
@@ -43,23 +45,34 @@ measure() {
 		}
 		t1=$(date +%s%N)
 		read -r r <"$W/time.txt"
-		[ "$r" -gt "$rss" ] && rss=$r
-		walls+=("$((t1 - t0))")
+		printf '%s\t%s\t%s\t%s\n' "$group" "$label" "$((t1 - t0))" "$r" >>"$W/raw.tsv"
 	done
-	wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{ v[NR] = $1 } END { printf "%.4f", v[int((NR + 1) / 2)] / 1e9 }')
-	printf '%s\t%s\t%s\t%s\n' "$group" "$label" "$wall" "$rss" >>"$W/results.tsv"
+}
+summarise() {
+	python3 - "$W/raw.tsv" >"$W/results.tsv" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    group, label, wall, rss = line.rstrip("\n").split("\t")
+    runs.setdefault((group, label), []).append((int(wall), int(rss)))
+for (group, label), v in runs.items():
+    print(f"{group}\t{label}\t{statistics.median_low([w for w, _ in v]) / 1e9:.4f}\t{max(r for _, r in v)}")
+PY
 }
 
-: >"$W/results.tsv"
+: >"$W/raw.tsv"
 cat "$W/native.data" >/dev/null # in the page cache for everyone
 # Warm perfconv's caches as perf's ~/.debug is warm: decompressed debug files
 "$PERFCONV" -q -i "$W/native.data" -o /dev/null
 N=native
-REPS=9 measure $N "perfconv -f folded" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
-# issue 3: symbolizing costs at most half again the conversion without it
-REPS=9 measure $N "perfconv -f folded --no-symbols" "$PERFCONV" -q -i "$W/native.data" -f folded --no-symbols -o /dev/null
-# issue 5: pprof costs at most folded + 25%
-REPS=9 measure $N "perfconv -f pprof" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
+# issue 3: symbolizing costs at most half again the conversion without it; issue 5:
+# pprof costs at most folded + 25%. The three alternate, so that what the machine
+# does meanwhile falls on all of them alike.
+for ((k = 0; k < 9; k++)); do
+	measure $N "perfconv -f folded" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
+	measure $N "perfconv -f folded --no-symbols" "$PERFCONV" -q -i "$W/native.data" -f folded --no-symbols -o /dev/null
+	measure $N "perfconv -f pprof" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
+done
 REPS=3 measure $N "perf report --stdio" perf report -i "$W/native.data" --stdio
 REPS=3 measure $N "perf report --stdio --no-children -g none" perf report -i "$W/native.data" --stdio --no-children -g none
 REPS=3 measure $N "perf script" perf script -i "$W/native.data"
@@ -68,10 +81,12 @@ REPS=3 measure $N "perf script" perf script -i "$W/native.data"
 # grows by less than half (memory follows distinct stacks, not samples)
 cat "$W/long.data" >/dev/null
 S=scale
-REPS=9 measure $S "perfconv -f folded (native)" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
-REPS=9 measure $S "perfconv -f folded (10x longer)" "$PERFCONV" -q -i "$W/long.data" -f folded -o /dev/null
-REPS=9 measure $S "perfconv -f pprof (native)" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
-REPS=9 measure $S "perfconv -f pprof (10x longer)" "$PERFCONV" -q -i "$W/long.data" -f pprof -o /dev/null
+for ((k = 0; k < 9; k++)); do
+	measure $S "perfconv -f folded (native)" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
+	measure $S "perfconv -f folded (10x longer)" "$PERFCONV" -q -i "$W/long.data" -f folded -o /dev/null
+	measure $S "perfconv -f pprof (native)" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
+	measure $S "perfconv -f pprof (10x longer)" "$PERFCONV" -q -i "$W/long.data" -f pprof -o /dev/null
+done
 REPS=3 measure $S "perf report --no-children -g none (10x longer)" perf report -i "$W/long.data" --stdio --no-children -g none
 # issue 7: a 1 GB recording converts to pprof under 300 MB of peak RSS
 cat "$W/big.data" >/dev/null
@@ -110,6 +125,7 @@ if command -v node >/dev/null && [ -d tests/browser/node_modules/playwright-core
 		"$W/native.trace.json" main_hash 2>&1 | { sed -n 's/^ok   app: \([^ ]*\) opens in speedscope in \([0-9]*\) ms.*/\1 \2 ms/p'; } | tr '\n' ';' || true)
 fi
 
+summarise
 {
 	echo "# bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(perf --version)"
 	echo "# native: bench/work/native.data, $samples samples, $(du -h "$W/native.data" | cut -f1)"
