@@ -28,6 +28,14 @@ struct chain {
 	uint32_t flags;               /* bit 0: kernel context first; bit 1: a callchain */
 };
 
+/* The last epoch looked up for a pid, and the times it holds for. */
+struct epoch_memo {
+	int valid;
+	uint32_t pid;
+	uint64_t epoch;
+	struct replay_span span;
+};
+
 /* Raw stacks kept for the chain cache at most, in words (32 MB). */
 #define CHAIN_WORDS_MAX (4u << 20)
 
@@ -68,6 +76,7 @@ struct conv {
 	struct chain *chains;
 	size_t nchains, chains_cap;
 	struct id_index chain_index;
+	struct epoch_memo user_epoch, kernel_epoch; /* consecutive samples share them */
 	uint64_t *chain_words;
 	size_t nchain_words, chain_words_cap;
 	uint32_t *mapping_dso;        /* profile mapping -> replay dso */
@@ -649,6 +658,17 @@ static uint64_t chain_hash(const void *items, size_t id)
 	return ((const struct chain *)items)[id].hash;
 }
 
+/* replay_epoch(), kept in `m` for as long as it holds (one lookup a change, not a sample) */
+static uint64_t epoch_at(struct conv *c, struct epoch_memo *m, uint32_t pid, uint64_t time)
+{
+	if (!m->valid || m->pid != pid || time < m->span.from || time >= m->span.until) {
+		m->epoch = replay_epoch(c->rp, pid, time, &m->span);
+		m->pid = pid;
+		m->valid = 1;
+	}
+	return m->epoch;
+}
+
 /* stack_node() through the chain cache, where the process's frames depend only on
  * its mappings (JIT code changes without them) */
 static uint32_t stack_node_cached(struct conv *c, const struct perf_record *rec, uint32_t pid,
@@ -662,8 +682,8 @@ static uint32_t stack_node_cached(struct conv *c, const struct perf_record *rec,
 
 	if ((jit_procs_count(c->jits) && jit_procs_find(c->jits, pid) >= 0) || nw > MAX_STACK)
 		return stack_node(c, rec, pid, time);
-	ch.user_epoch = replay_epoch(c->rp, pid, time);
-	ch.kernel_epoch = replay_epoch(c->rp, REPLAY_KERNEL_PID, time);
+	ch.user_epoch = epoch_at(c, &c->user_epoch, pid, time);
+	ch.kernel_epoch = epoch_at(c, &c->kernel_epoch, REPLAY_KERNEL_PID, time);
 	ch.flags = (rec->cpumode == PERF_CPUMODE_KERNEL) | (uint32_t)is_chain << 1;
 	ch.hash = hash_bytes(words, nw * sizeof(*words)) ^
 		  hash_u64(ch.user_epoch ^ hash_u64(ch.kernel_epoch * 4 + ch.flags));

@@ -20,6 +20,7 @@ struct proc {
 	uint32_t pid;
 	uint32_t older;       /* index + 1 of the previous process with this pid, 0 none */
 	uint64_t start_time;
+	uint64_t newer_start; /* start of the next process with this pid, or REPLAY_FOREVER */
 	struct replay_map *maps;
 	size_t nmaps, maps_cap;
 	uint64_t *maxend;     /* maxend[i] = max end of maps[0..i], after finish */
@@ -209,6 +210,9 @@ static struct proc *new_proc(struct replay *r, uint32_t pid, uint64_t time)
 	p.pid = pid;
 	p.older = v ? *v : 0;
 	p.start_time = time;
+	p.newer_start = REPLAY_FOREVER;
+	if (v)
+		r->procs[*v - 1].newer_start = time;
 	VEC_PUSH(r->procs, r->nprocs, r->procs_cap, p);
 	u64map_put(&r->proc_index, (uint64_t)pid + 1, (uint32_t)r->nprocs);
 	return &r->procs[r->nprocs - 1];
@@ -426,15 +430,25 @@ uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64
 	return t->names[lo ? lo - 1 : 0].name;
 }
 
-uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time)
+uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time,
+		     struct replay_span *span)
 {
 	const struct proc *p = find_proc(r, pid, time);
-	size_t lo = 0, hi;
+	size_t lo;
 
+	span->from = 0;
+	span->until = REPLAY_FOREVER;
 	if (!p)
 		return 0;
-	/* how many changes happened at or before `time` */
-	hi = p->nchanges;
-	lo = count_keys_le(p->changes, hi, sizeof(uint64_t), 0, time);
+	/* the process holds from its start (the oldest one from the beginning) to the
+	 * next one's; its mappings from the last change at or before `time` to the next */
+	if (p->older)
+		span->from = p->start_time;
+	span->until = p->newer_start;
+	lo = count_keys_le(p->changes, p->nchanges, sizeof(uint64_t), 0, time);
+	if (lo && p->changes[lo - 1] > span->from)
+		span->from = p->changes[lo - 1];
+	if (lo < p->nchanges && p->changes[lo] < span->until)
+		span->until = p->changes[lo];
 	return ((uint64_t)(p - r->procs + 1) << 32) | lo;
 }

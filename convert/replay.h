@@ -80,12 +80,19 @@ void replay_finish(struct replay *r);
 const struct replay_map *replay_find(const struct replay *r, uint32_t pid, uint64_t time,
 				     uint64_t addr);
 
+/* Times [from, until). */
+struct replay_span {
+	uint64_t from, until;
+};
+
 /*
  * A number for the mappings process `pid` had at `time`: equal at two times only when
  * the same process had the same mappings live at both (so every address resolved
- * then resolves alike now). 0 when there is no such process.
+ * then resolves alike now). 0 when there is no such process. `*span` is set to the
+ * times around `time` that have the same number, so that a caller can keep it.
  */
-uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time);
+uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time,
+		      struct replay_span *span);
 
 /* The name of thread `tid` at `time` (string id); ":TID" when never named. */
 uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64_t time);

@@ -42,29 +42,58 @@ START_TEST(reused_range_resolves_by_time)
 END_TEST
 
 /* The chain cache in pipeline.c trusts the epoch: equal only while the maps are. */
+static uint64_t epoch(uint32_t pid, uint64_t time)
+{
+	struct replay_span span;
+	uint64_t e = replay_epoch(r, pid, time, &span);
+
+	/* the span holds `time`, and the epoch is the same at both its ends */
+	ck_assert(span.from <= time && time < span.until);
+	if (span.until != REPLAY_FOREVER)
+		ck_assert_uint_eq(replay_epoch(r, pid, span.until - 1, &span), e);
+	return e;
+}
+
 START_TEST(epoch_changes_with_the_mappings)
 {
 	uint32_t a = replay_dso(r, "/usr/lib/liba.so", NULL, 0, 0);
 	uint32_t b = replay_dso(r, "/usr/lib/libb.so", NULL, 0, 0);
 	uint32_t sh = replay_dso(r, "/bin/sh", NULL, 0, 0);
+	struct replay_span span;
 
 	replay_mmap(r, 200, 10, 0x1000, 0x1000, 0, b);
 	replay_mmap(r, 100, 10, 0x1000, 0x1000, 0, a);
 	replay_mmap(r, 100, 11, 0x1000, 0x1000, 0, a);
-	replay_comm(r, 300, 10, 10, "sh", 1);            /* exec: a new process */
+	replay_comm(r, 300, 10, 10, "sh", 1);            /* exec: the old mappings end */
 	replay_mmap(r, 310, 10, 0x1000, 0x1000, 0, sh);
+	replay_fork(r, 400, 12, 1, 12, 1);               /* pid 12 is born at 400 ... */
+	replay_exit(r, 450, 12, 12);
+	replay_fork(r, 500, 12, 1, 12, 1);               /* ... and reused at 500 */
 	replay_finish(r);
-	ck_assert_uint_eq(replay_epoch(r, 10, 120), replay_epoch(r, 10, 199));
-	ck_assert_uint_eq(replay_epoch(r, 10, 100), replay_epoch(r, 10, 150));
-	ck_assert_uint_ne(replay_epoch(r, 10, 150), replay_epoch(r, 10, 200));
-	ck_assert_uint_ne(replay_epoch(r, 10, 99), replay_epoch(r, 10, 100));
+	ck_assert_uint_eq(epoch(10, 120), epoch(10, 199));
+	ck_assert_uint_eq(epoch(10, 100), epoch(10, 150));
+	ck_assert_uint_ne(epoch(10, 150), epoch(10, 200));
+	ck_assert_uint_ne(epoch(10, 99), epoch(10, 100));
 	/* another process with the same maps at the same time is another epoch */
-	ck_assert_uint_ne(replay_epoch(r, 11, 150), replay_epoch(r, 10, 150));
+	ck_assert_uint_ne(epoch(11, 150), epoch(10, 150));
 	/* after exec the old mappings end: the epoch moves at 300 and at 310 */
-	ck_assert_uint_ne(replay_epoch(r, 10, 250), replay_epoch(r, 10, 305));
-	ck_assert_uint_ne(replay_epoch(r, 10, 305), replay_epoch(r, 10, 320));
-	ck_assert_uint_eq(replay_epoch(r, 10, 320), replay_epoch(r, 10, 100000));
-	ck_assert_uint_eq(replay_epoch(r, 99, 150), 0);
+	ck_assert_uint_ne(epoch(10, 250), epoch(10, 305));
+	ck_assert_uint_ne(epoch(10, 305), epoch(10, 320));
+	ck_assert_uint_eq(epoch(10, 320), epoch(10, 100000));
+	ck_assert_uint_eq(epoch(99, 150), 0);
+	/* the span of an epoch runs from one change to the next */
+	replay_epoch(r, 10, 150, &span);
+	ck_assert_uint_eq(span.from, 100);
+	ck_assert_uint_eq(span.until, 200);
+	replay_epoch(r, 10, 5000, &span);
+	ck_assert_uint_eq(span.from, 310);
+	ck_assert_uint_eq(span.until, REPLAY_FOREVER);
+	/* and ends where the next process with the pid starts */
+	ck_assert_uint_ne(epoch(12, 420), epoch(12, 520));
+	replay_epoch(r, 12, 420, &span);
+	ck_assert_uint_eq(span.until, 500);
+	replay_epoch(r, 12, 520, &span);
+	ck_assert_uint_eq(span.from, 500);
 }
 END_TEST
 
