@@ -1349,6 +1349,19 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 
 #define LEFT ((size_t)(end - q))
 #define NEED(bytes, name) do { if ((uint64_t)(bytes) > LEFT) { what = name; goto overrun; } } while (0)
+/* An 8-byte field: `take` reads it at q (or does nothing to skip it). */
+#define FIELD(bit, name, take) do { if (st & (bit)) { NEED(8, name); take; q += 8; } } while (0)
+/* u64 abi, then one u64 per bit of `mask` unless abi is 0 (PERF_SAMPLE_REGS_*) */
+#define REGS(bit, name, mask) do { if (st & (bit)) {                                 \
+		NEED(8, name);                                                       \
+		v = ld64(q, sw);                                                     \
+		q += 8;                                                              \
+		if (v) {                                                             \
+			n = 8 * (uint64_t)__builtin_popcountll(mask);                \
+			NEED(n, name);                                               \
+			q += n;                                                      \
+		}                                                                    \
+	} } while (0)
 
 	if (r->nev > 1 && r->id_pos >= 0) {
 		uint64_t id;
@@ -1369,60 +1382,17 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 	e = &r->ev[ev].d;
 	st = e->sample_type;
 
-	if (st & S_IDENTIFIER) {
-		NEED(8, "IDENTIFIER");
-		rec->sid.id = ld64(q, sw);
-		rec->sid.has_id = 1;
-		q += 8;
-	}
-	if (st & S_IP) {
-		NEED(8, "IP");
-		s->ip = ld64(q, sw);
-		q += 8;
-	}
-	if (st & S_TID) {
-		NEED(8, "TID");
-		rec->sid.pid = ld32(q, sw);
-		rec->sid.tid = ld32(q + 4, sw);
-		rec->sid.has_tid = 1;
-		q += 8;
-	}
-	if (st & S_TIME) {
-		NEED(8, "TIME");
-		rec->sid.time = ld64(q, sw);
-		rec->sid.has_time = 1;
-		q += 8;
-	}
-	if (st & S_ADDR) {
-		NEED(8, "ADDR");
-		s->addr = ld64(q, sw);
-		s->has_addr = 1;
-		q += 8;
-	}
-	if (st & S_ID) {
-		NEED(8, "ID");
-		rec->sid.id = ld64(q, sw);
-		rec->sid.has_id = 1;
-		q += 8;
-	}
-	if (st & S_STREAM_ID) {
-		NEED(8, "STREAM_ID");
-		rec->sid.stream_id = ld64(q, sw);
-		q += 8;
-	}
-	if (st & S_CPU) {
-		NEED(8, "CPU");
-		rec->sid.cpu = ld32(q, sw);
-		rec->sid.has_cpu = 1;
-		q += 8;
-	}
+	FIELD(S_IDENTIFIER, "IDENTIFIER", (rec->sid.id = ld64(q, sw), rec->sid.has_id = 1));
+	FIELD(S_IP, "IP", s->ip = ld64(q, sw));
+	FIELD(S_TID, "TID", (rec->sid.pid = ld32(q, sw), rec->sid.tid = ld32(q + 4, sw),
+			     rec->sid.has_tid = 1));
+	FIELD(S_TIME, "TIME", (rec->sid.time = ld64(q, sw), rec->sid.has_time = 1));
+	FIELD(S_ADDR, "ADDR", (s->addr = ld64(q, sw), s->has_addr = 1));
+	FIELD(S_ID, "ID", (rec->sid.id = ld64(q, sw), rec->sid.has_id = 1));
+	FIELD(S_STREAM_ID, "STREAM_ID", rec->sid.stream_id = ld64(q, sw));
+	FIELD(S_CPU, "CPU", (rec->sid.cpu = ld32(q, sw), rec->sid.has_cpu = 1));
 	s->period = e->sample_period;
-	if (st & S_PERIOD) {
-		NEED(8, "PERIOD");
-		s->period = ld64(q, sw);
-		s->has_period = 1;
-		q += 8;
-	}
+	FIELD(S_PERIOD, "PERIOD", (s->period = ld64(q, sw), s->has_period = 1));
 	if (st & S_READ) {
 		uint64_t rf = e->read_format;
 		uint64_t per = 8 * (1 + !!(rf & F_ID) + !!(rf & F_LOST));
@@ -1491,16 +1461,7 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 		s->nr_branches = n;
 		q += n * per;
 	}
-	if (st & S_REGS_USER) {
-		NEED(8, "REGS_USER");
-		v = ld64(q, sw);
-		q += 8;
-		if (v) {
-			n = 8 * (uint64_t)__builtin_popcountll(e->sample_regs_user);
-			NEED(n, "REGS_USER");
-			q += n;
-		}
-	}
+	REGS(S_REGS_USER, "REGS_USER", e->sample_regs_user);
 	if (st & S_STACK_USER) {
 		NEED(8, "STACK_USER");
 		n = ld64(q, sw);
@@ -1513,50 +1474,15 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 			q += n + 8;
 		}
 	}
-	if (st & (S_WEIGHT | S_WEIGHT_STRUCT)) {
-		NEED(8, "WEIGHT");
-		s->weight = (st & S_WEIGHT_STRUCT) ? ld32(q, sw) : ld64(q, sw);
-		s->has_weight = 1;
-		q += 8;
-	}
-	if (st & S_DATA_SRC) {
-		NEED(8, "DATA_SRC");
-		s->data_src = ld64(q, sw);
-		q += 8;
-	}
-	if (st & S_TRANSACTION) {
-		NEED(8, "TRANSACTION");
-		s->transaction = ld64(q, sw);
-		q += 8;
-	}
-	if (st & S_REGS_INTR) {
-		NEED(8, "REGS_INTR");
-		v = ld64(q, sw);
-		q += 8;
-		if (v) {
-			n = 8 * (uint64_t)__builtin_popcountll(e->sample_regs_intr);
-			NEED(n, "REGS_INTR");
-			q += n;
-		}
-	}
-	if (st & S_PHYS_ADDR) {
-		NEED(8, "PHYS_ADDR");
-		s->phys_addr = ld64(q, sw);
-		q += 8;
-	}
-	if (st & S_CGROUP) {
-		NEED(8, "CGROUP");
-		s->cgroup = ld64(q, sw);
-		q += 8;
-	}
-	if (st & S_DATA_PAGE_SIZE) {
-		NEED(8, "DATA_PAGE_SIZE");
-		q += 8;
-	}
-	if (st & S_CODE_PAGE_SIZE) {
-		NEED(8, "CODE_PAGE_SIZE");
-		q += 8;
-	}
+	FIELD(S_WEIGHT | S_WEIGHT_STRUCT, "WEIGHT",
+	      (s->weight = (st & S_WEIGHT_STRUCT) ? ld32(q, sw) : ld64(q, sw), s->has_weight = 1));
+	FIELD(S_DATA_SRC, "DATA_SRC", s->data_src = ld64(q, sw));
+	FIELD(S_TRANSACTION, "TRANSACTION", s->transaction = ld64(q, sw));
+	REGS(S_REGS_INTR, "REGS_INTR", e->sample_regs_intr);
+	FIELD(S_PHYS_ADDR, "PHYS_ADDR", s->phys_addr = ld64(q, sw));
+	FIELD(S_CGROUP, "CGROUP", s->cgroup = ld64(q, sw));
+	FIELD(S_DATA_PAGE_SIZE, "DATA_PAGE_SIZE", (void)0);
+	FIELD(S_CODE_PAGE_SIZE, "CODE_PAGE_SIZE", (void)0);
 	if (st & S_AUX) {
 		NEED(8, "AUX");
 		n = ld64(q, sw);
@@ -1566,6 +1492,8 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 	}
 	r->stats.samples++;
 	return 1;
+#undef REGS
+#undef FIELD
 #undef NEED
 #undef LEFT
 overrun:
