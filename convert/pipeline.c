@@ -61,8 +61,6 @@ struct conv {
 	struct replay *rp;
 	struct symbolizer *sym;
 	int use_record_time;          /* the recording has times */
-	uint32_t kernel_dso;          /* dso of [kernel.kallsyms] */
-	int has_kernel_dso;
 	const uint8_t *kernel_bid;
 	size_t kernel_bid_size;
 	/* caches */
@@ -84,13 +82,13 @@ struct conv {
 	/* kernel frames interned by address while kernel symbols load on another
 	 * thread, named once pass 2 is over */
 	int defer_kernel;
+	uint32_t *pending;
+	size_t npending, pending_cap;
 	/* user frames interned by address in pass 2 while the helper thread symbolizes
 	 * them, expanded into their frames afterwards (expand_user_frames) */
 	int defer_user;
 	struct user_pending *upending;
 	size_t nupending, upending_cap;
-	uint32_t *pending;
-	size_t npending, pending_cap;
 	/* JIT code: the processes' dumps and maps, and per table a cache of frames by
 	 * (code, offset in it, return address) */
 	struct jit_procs *jits;
@@ -177,10 +175,6 @@ static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time
 		}
 	}
 	dso = replay_dso(c->rp, path, bid, bidlen, kernel);
-	if (kernel && strcmp(path, "[kernel.kallsyms]") == 0) {
-		c->kernel_dso = dso;
-		c->has_kernel_dso = 1;
-	}
 	replay_mmap(c->rp, time, kernel ? REPLAY_KERNEL_PID : m->pid, m->start, m->len, m->pgoff,
 		    dso);
 	if (c->ra && !kernel && (!is_anonymous(path) || strcmp(path, "[vdso]") == 0))
@@ -610,41 +604,34 @@ static int wanted(const struct conv *c, uint32_t pid, uint32_t tid, uint32_t com
 }
 
 /* The leaf node of a raw stack: its frames resolved and interned. */
-static uint32_t stack_node(struct conv *c, const struct perf_record *rec, uint32_t pid,
-			   uint64_t time)
+/*
+ * The leaf node of a raw stack, `nw` words: a callchain (context markers and
+ * addresses, leaf first), or one IP. `kernel_ctx`: the sample was taken in the kernel.
+ */
+static uint32_t stack_node(struct conv *c, const uint64_t *words, size_t nw, int kernel_ctx,
+			   uint32_t pid, uint64_t time)
 {
-	const struct perf_sample *s = &rec->u.sample;
 	uint32_t frames[MAX_STACK];
 	size_t nf = 0;
 	uint32_t node = 0;
+	int leaf = 1, skip = 0;
 
-	if (s->has_callchain && s->nr_callchain) {
-		int kernel_ctx = rec->cpumode == PERF_CPUMODE_KERNEL;
-		int leaf = 1, skip = 0;
+	for (size_t i = 0; i < nw && nf < MAX_STACK; i++) {
+		uint64_t a = words[i];
+		const struct resolved *r;
 
-		for (uint64_t i = 0; i < s->nr_callchain && nf < MAX_STACK; i++) {
-			uint64_t a = s->callchain[i];
-			const struct resolved *r;
-
-			if (a >= PERF_CONTEXT_MAX_MARKER) {
-				skip = a == PERF_CONTEXT_GUEST || a == PERF_CONTEXT_GUEST_KERNEL ||
-				       a == PERF_CONTEXT_GUEST_USER || a == PERF_CONTEXT_HV;
-				kernel_ctx = a == PERF_CONTEXT_KERNEL;
-				/* each context starts at the IP it was interrupted at */
-				leaf = 1;
-				continue;
-			}
-			if (skip)
-				continue;
-			r = resolve(c, pid, time, a, !leaf, kernel_ctx);
-			leaf = 0;
-			for (uint32_t j = 0; j < r->n && nf < MAX_STACK; j++)
-				frames[nf++] = c->pool[r->first + j];
+		if (a >= PERF_CONTEXT_MAX_MARKER) {
+			skip = a == PERF_CONTEXT_GUEST || a == PERF_CONTEXT_GUEST_KERNEL ||
+			       a == PERF_CONTEXT_GUEST_USER || a == PERF_CONTEXT_HV;
+			kernel_ctx = a == PERF_CONTEXT_KERNEL;
+			/* each context starts at the IP it was interrupted at */
+			leaf = 1;
+			continue;
 		}
-	} else {
-		const struct resolved *r =
-			resolve(c, pid, time, s->ip, 0, rec->cpumode == PERF_CPUMODE_KERNEL);
-
+		if (skip)
+			continue;
+		r = resolve(c, pid, time, a, !leaf, kernel_ctx);
+		leaf = 0;
 		for (uint32_t j = 0; j < r->n && nf < MAX_STACK; j++)
 			frames[nf++] = c->pool[r->first + j];
 	}
@@ -678,13 +665,14 @@ static uint32_t stack_node_cached(struct conv *c, const struct perf_record *rec,
 	int is_chain = s->has_callchain && s->nr_callchain;
 	const uint64_t *words = is_chain ? s->callchain : &s->ip;
 	size_t nw = is_chain ? (size_t)s->nr_callchain : 1, i;
+	int kernel_ctx = rec->cpumode == PERF_CPUMODE_KERNEL;
 	struct chain ch;
 
 	if ((jit_procs_count(c->jits) && jit_procs_find(c->jits, pid) >= 0) || nw > MAX_STACK)
-		return stack_node(c, rec, pid, time);
+		return stack_node(c, words, nw, kernel_ctx, pid, time);
 	ch.user_epoch = epoch_at(c, &c->user_epoch, pid, time);
 	ch.kernel_epoch = epoch_at(c, &c->kernel_epoch, REPLAY_KERNEL_PID, time);
-	ch.flags = (rec->cpumode == PERF_CPUMODE_KERNEL) | (uint32_t)is_chain << 1;
+	ch.flags = (uint32_t)kernel_ctx | (uint32_t)is_chain << 1;
 	ch.hash = hash_bytes(words, nw * sizeof(*words)) ^
 		  hash_u64(ch.user_epoch ^ hash_u64(ch.kernel_epoch * 4 + ch.flags));
 	id_index_reserve(&c->chain_index, c->nchains, chain_hash, c->chains);
@@ -697,7 +685,7 @@ static uint32_t stack_node_cached(struct conv *c, const struct perf_record *rec,
 		    memcmp(c->chain_words + e->first, words, nw * sizeof(*words)) == 0)
 			return e->node;
 	}
-	ch.node = stack_node(c, rec, pid, time);
+	ch.node = stack_node(c, words, nw, kernel_ctx, pid, time);
 	if (c->nchain_words + nw > CHAIN_WORDS_MAX)
 		return ch.node;
 	ch.first = c->nchain_words;
