@@ -332,3 +332,20 @@ const char *path_base(const char *path)
 
 	return slash ? slash + 1 : path;
 }
+
+int path_is_anonymous(const char *path)
+{
+	return path[0] != '/' || strncmp(path, "//", 2) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
+	       strstr(path, " (deleted)") != NULL;
+}
+
+void hex_bytes(char *out, const uint8_t *bytes, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[bytes[i] >> 4];
+		out[2 * i + 1] = digits[bytes[i] & 15];
+	}
+	out[2 * n] = '\0';
+}

@@ -123,4 +123,13 @@ int make_dirs(const char *dir);
 /* basename without modifying its argument. */
 const char *path_base(const char *path);
 
+/*
+ * A mapping's path that names no ELF file: [anon:...], [heap], [stack], //anon,
+ * /memfd:x, a deleted file, anon_inode:... (where JIT runtimes put their code).
+ */
+int path_is_anonymous(const char *path);
+
+/* `n` bytes as lower-case hex into `out` (2n + 1 bytes, NUL-terminated). */
+void hex_bytes(char *out, const uint8_t *bytes, size_t n);
+
 #endif

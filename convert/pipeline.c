@@ -135,13 +135,6 @@ static int jit_dump_name(const char *name, uint32_t *pid)
 	return 1;
 }
 
-/* Memory no ELF file backs: where JIT runtimes put their code. */
-static int is_anonymous(const char *path)
-{
-	return path[0] != '/' || strncmp(path, "//", 2) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
-	       strstr(path, " (deleted)") != NULL;
-}
-
 static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time)
 {
 	const struct perf_mmap_rec *m = &rec->u.mmap;
@@ -177,7 +170,7 @@ static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time
 	dso = replay_dso(c->rp, path, bid, bidlen, kernel);
 	replay_mmap(c->rp, time, kernel ? REPLAY_KERNEL_PID : m->pid, m->start, m->len, m->pgoff,
 		    dso);
-	if (c->ra && !kernel && (!is_anonymous(path) || strcmp(path, "[vdso]") == 0))
+	if (c->ra && !kernel && (!path_is_anonymous(path) || strcmp(path, "[vdso]") == 0))
 		readahead_mmap(c->ra, m->pid, m->start, m->len, m->pgoff, dso);
 }
 
@@ -257,13 +250,6 @@ static int pass_state(struct conv *c)
 	return ret;
 }
 
-static void hex_build_id(char *out, const uint8_t *id, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-	out[2 * n] = '\0';
-}
-
 static uint32_t mapping_for(struct conv *c, const struct replay_map *m)
 {
 	/* replay maps do not move after replay_finish: their address is their identity */
@@ -282,7 +268,7 @@ static uint32_t mapping_for(struct conv *c, const struct replay_map *m)
 	pm.limit = m->end;
 	pm.offset = m->pgoff;
 	pm.file = dso->path;
-	hex_build_id(hex, dso->build_id, dso->build_id_size);
+	hex_bytes(hex, dso->build_id, dso->build_id_size);
 	pm.build_id = profile_str(c->p, hex);
 	pm.kind = dso->kernel ? FRAME_KERNEL : FRAME_NATIVE;
 	id = profile_mapping(c->p, &pm);
@@ -533,7 +519,7 @@ static const struct resolved *resolve(struct conv *c, uint32_t pid, uint64_t tim
 	if (!kernel_ctx && !c->opt->no_symbols && jit_procs_count(c->jits)) {
 		int t = jit_procs_find(c->jits, pid);
 
-		if (t >= 0 && (!m || is_anonymous(profile_text(
+		if (t >= 0 && (!m || path_is_anonymous(profile_text(
 					     c->p, replay_dso_get(c->rp, m->dso)->path)))) {
 			const struct resolved *r = resolve_jit(c, t, m, addr, ret, time);
 

@@ -159,8 +159,7 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 	if (cache_dir && len > 0 && len <= 64) {
 		cached = xmalloc(strlen(cache_dir) + 2 * (size_t)len + 16);
 		sprintf(cached, "%s/debug/", cache_dir);
-		for (int i = 0; i < len; i++)
-			sprintf(cached + strlen(cached), "%02x", bits[i]);
+		hex_bytes(cached + strlen(cached), bits, (size_t)len);
 		strcat(cached, ".debug");
 		fd = open(cached, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {

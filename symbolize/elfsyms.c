@@ -589,14 +589,13 @@ no:
 static char *build_id_debug_path(const char *sysroot, const uint8_t *id, size_t n)
 {
 	char rel[64 + 2 * BUILD_ID_MAX];
-	size_t i, k;
+	size_t k;
 
-	if (n < 2)
+	if (n < 2 || n > BUILD_ID_MAX)
 		return NULL;
 	k = (size_t)snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%02x/", id[0]);
-	for (i = 1; i < n; i++)
-		k += (size_t)snprintf(rel + k, sizeof(rel) - k, "%02x", id[i]);
-	snprintf(rel + k, sizeof(rel) - k, ".debug");
+	hex_bytes(rel + k, id + 1, n - 1);
+	strcat(rel, ".debug");
 	return sysroot ? path_join(sysroot, rel) : xstrdup(rel);
 }
 

@@ -167,20 +167,6 @@ static int is_vdso(const char *path)
 	return strcmp(path, "[vdso]") == 0 || strncmp(path, "/tmp/perf-vdso.so-", 18) == 0;
 }
 
-static int is_pseudo_path(const char *path)
-{
-	/* [anon:...], [heap], [stack], //anon, /memfd:x (deleted), anon_inode:... */
-	return path[0] != '/' || strncmp(path, "//", 2) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
-	       strstr(path, " (deleted)") != NULL;
-}
-
-static void hexify(char *out, const uint8_t *id, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-	out[2 * n] = '\0';
-}
-
 /* How good a loaded candidate is: 3 full .symtab, 2 .dynsym only, 1 no symbols but
  * loadable (DWARF, perhaps from debuginfod, may still name its code), 0 unusable
  * (including a debug file found alone: its offsets cannot be translated). */
@@ -222,12 +208,12 @@ static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int 
 static void find_object(struct symbolizer *s, struct obj_slot *slot, const char *path,
 			const uint8_t *bid, size_t bidlen)
 {
-	char buf[4096], hex[2 * 20 + 1];
+	char buf[4096], hex[2 * 64 + 1];
 	int best = 0;
 
 	slot->tried = 1;
 	slot->problem = SYM_OBJ_MISSING;
-	hexify(hex, bid, bidlen);
+	hex_bytes(hex, bid, bidlen);
 	if (is_vdso(path)) {
 		/* perf's saved copy in its build-id cache, or one saved beside the recording */
 		if (bidlen && s->home_debug) {
@@ -247,7 +233,7 @@ static void find_object(struct symbolizer *s, struct obj_slot *slot, const char 
 		}
 		return;
 	}
-	if (is_pseudo_path(path)) {
+	if (path_is_anonymous(path)) {
 		slot->problem = SYM_OBJ_NOT_ELF;
 		return;
 	}
@@ -664,7 +650,7 @@ static struct kallsyms *load_kallsyms(struct symbolizer *s, const char *path,
 
 	if (!s->opt.cache_dir || !bidlen || bidlen > 20 || file_id_of(path, &src) != 0)
 		return kallsyms_load(path, err, errlen);
-	hexify(hex, bid, bidlen);
+	hex_bytes(hex, bid, bidlen);
 	snprintf(dir, sizeof(dir), "%s/kallsyms", s->opt.cache_dir);
 	snprintf(file, sizeof(file), "%s/%s", dir, hex);
 	k = kallsyms_cache_open(file, path, &src, bid, bidlen);
@@ -694,9 +680,9 @@ static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 	}
 	if (bidlen && s->home_debug) {
 		/* perf record keeps a copy of the recorded kernel's kallsyms in its cache */
-		char hex[2 * 20 + 1], path[4096];
+		char hex[2 * 64 + 1], path[4096];
 
-		hexify(hex, bid, bidlen);
+		hex_bytes(hex, bid, bidlen);
 		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", s->home_debug, hex);
 		s->ksyms = load_kallsyms(s, path, bid, bidlen, err, sizeof(err));
 		if (s->ksyms) {
