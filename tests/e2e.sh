@@ -1,22 +1,8 @@
 #!/bin/bash
 # e2e: run the built perfconv on the committed real recordings and bad inputs, and
 # compare with what perf itself printed for the same recordings (testdata/expected/).
-set -u
-cd "$(dirname "$0")/.."
-PERFCONV=${PERFCONV:-$PWD/perfconv}
-TD=testdata
+source "$(dirname "$0")/e2e_lib.sh"
 EXP=$TD/expected
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-
-# Kernel symbols come from the kallsyms saved at recording time, so the tests hold on a
-# machine running another kernel.
-KS=(--kallsyms $TD/kallsyms.gz)
 # perf script and perf report show no frames for inlined calls unless asked to.
 NOINL=(--no-inline)
 
@@ -197,5 +183,4 @@ else
 fi
 rm -f "$TMP/grown.data"
 
-echo "e2e: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish e2e

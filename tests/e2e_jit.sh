@@ -2,17 +2,9 @@
 # e2e_jit: JIT recordings end to end: the hot JIT function of each real runtime named
 # with perf inject --jit's sample count, its lines from the source, dumps found next to
 # the recording, at their recorded path or under --jit-dir, and damaged or missing dumps.
-set -u
-cd "$(dirname "$0")/.."
-PERFCONV=${PERFCONV:-$PWD/perfconv}
-J=testdata/jit
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+source "$(dirname "$0")/e2e_lib.sh"
+J=$TD/jit
 export PERFCONV_CACHE_DIR=$TMP/cache
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
 # perf inject --jit + perf report's self count for a function (expected/NAME.sym).
 perf_count() { # NAME FUNCTION
@@ -140,5 +132,4 @@ if command -v go >/dev/null; then
 		bad "pprof -lines: $(head -12 "$TMP/node.top" | tail -5)"
 fi
 
-echo "e2e-jit: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish e2e-jit

@@ -3,17 +3,7 @@
 # structure of every Chrome trace (tests/chrome_check.py), then speedscope's schema and
 # the speedscope app itself in headless Chromium (tests/browser/). Screenshots of the
 # flame graphs are kept in build/screenshots/.
-set -u
-cd "$(dirname "$0")/.."
-PERFCONV=${PERFCONV:-$PWD/perfconv}
-TD=testdata
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-KS=(--kallsyms $TD/kallsyms.gz)
+source "$(dirname "$0")/e2e_lib.sh"
 cases=()
 
 # every committed recording, native and JIT
@@ -77,5 +67,4 @@ else
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$TMP/browser.out"; then bad "browser: exited $rc"; fi
 fi
 
-echo "e2e-json: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish e2e-json

@@ -2,28 +2,17 @@
 # e2e_pprof: convert the committed recordings to pprof and read them back with
 # `go tool pprof` (Debian's golang-go), comparing with what perf itself printed for
 # the same recordings (testdata/expected/*.report).
-set -u
-cd "$(dirname "$0")/.."
-PERFCONV=${PERFCONV:-$PWD/perfconv}
-TD=testdata
+source "$(dirname "$0")/e2e_lib.sh"
 EXP=$TD/expected
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
 # go tool pprof runs offline; its caches go to the temporary directory.
 export HOME=$TMP/home GOCACHE=$TMP/gocache GOTOOLCHAIN=local GOFLAGS= PPROF_TMPDIR=$TMP
 mkdir -p "$HOME"
 if ! command -v go >/dev/null; then
 	bad "go tool pprof: 'go' not found (scripts/install-deps.sh installs golang-go)"
-	echo "e2e-pprof: $pass passed, $fail failed"
+	finish e2e-pprof
 	exit 1
 fi
-KS=(--kallsyms $TD/kallsyms.gz)
 # pprof without binaries to symbolize with, every row shown (no node is dropped)
 PPROF=(go tool pprof -symbolize=none)
 TOP=(-top -nodecount=100000 -nodefraction=0 -edgefraction=0)
@@ -141,5 +130,4 @@ else
 	bad "pprof: without the binary"
 fi
 
-echo "e2e-pprof: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish e2e-pprof

@@ -2,23 +2,9 @@
 # e2e_symbols: native symbolization end to end: inlined frames and demangled names,
 # every place a binary is looked for giving the same output, a rebuilt binary refused,
 # debuginfod, and kernel symbols from each source.
-set -u
-cd "$(dirname "$0")/.."
-PERFCONV=${PERFCONV:-$PWD/perfconv}
-TD=testdata
-TMP=$(mktemp -d)
+source "$(dirname "$0")/e2e_lib.sh"
 DPID=
-cleanup() {
-	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-
-KS=(--kallsyms $TD/kallsyms.gz)
+at_exit() { [ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null; }
 # perf's build-id cache in ~/.debug may hold these binaries: every run gets an empty
 # one unless a test gives its own.
 EMPTY=$TMP/empty-cache
@@ -186,5 +172,4 @@ else
 	bad "ksymbol: named ${named:-0} (perf $perf_named), unknown ${unknown:-0} (perf $perf_unknown), other changed leaves $others"
 fi
 
-echo "e2e-symbols: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish e2e-symbols
