@@ -67,8 +67,8 @@ cat "$W/native.data" >/dev/null # in the page cache for everyone
 N=native
 # issue 3: symbolizing costs at most half again the conversion without it; issue 5:
 # pprof costs at most folded + 25%. The three alternate, so that what the machine
-# does meanwhile falls on all of them alike.
-for ((k = 0; k < 9; k++)); do
+# does meanwhile falls on all of them alike; 21 turns, as a 10 ms command is noisy.
+for ((k = 0; k < 21; k++)); do
 	measure $N "perfconv -f folded" "$PERFCONV" -q -i "$W/native.data" -f folded -o /dev/null
 	measure $N "perfconv -f folded --no-symbols" "$PERFCONV" -q -i "$W/native.data" -f folded --no-symbols -o /dev/null
 	measure $N "perfconv -f pprof" "$PERFCONV" -q -i "$W/native.data" -f pprof -o /dev/null
