@@ -167,11 +167,12 @@ fi
 # 6. Memory follows distinct stacks, not samples: a recording grown to many times its
 # samples (bench/grow.py repeats each sample record in place) gives every folded count
 # multiplied, with about the peak RSS of the original (samples aggregated as they
-# come, the read part of the mapped file let go).
+# come, the read part of the mapped file let go). The grown copy is in another folder:
+# --symfs names where mt is, so that nothing depends on what ~/.debug holds.
 python3 bench/grow.py $TD/mt-g.data "$TMP/grown.data" 96 >"$TMP/grown.txt"
 copies=$(awk '{ print $3 }' "$TMP/grown.txt")
 /usr/bin/time -f %M -o "$TMP/rss0" "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/once.folded"
-/usr/bin/time -f %M -o "$TMP/rss1" "$PERFCONV" -q -i "$TMP/grown.data" "${KS[@]}" -o "$TMP/grown.folded"
+/usr/bin/time -f %M -o "$TMP/rss1" "$PERFCONV" -q -i "$TMP/grown.data" "${KS[@]}" --symfs $TD -o "$TMP/grown.folded"
 awk -v k="$copies" '{ $NF = $NF * k; print }' "$TMP/once.folded" >"$TMP/once.times.folded"
 rss0=$(tail -1 "$TMP/rss0")
 rss1=$(tail -1 "$TMP/rss1")
