@@ -56,11 +56,11 @@ LIB_SRCS := \
 	symbolize/kallsyms.c \
 	symbolize/dwarfinfo.c \
 	symbolize/symbolizer.c \
-	convert/profile.c \
-	convert/profview.c \
+	formats/profile.c \
+	formats/profview.c \
 	convert/replay.c \
-	convert/jitprocs.c \
-	convert/jitcode.c \
+	symbolize/jitprocs.c \
+	symbolize/jitcode.c \
 	convert/readahead.c \
 	convert/pipeline.c \
 	convert/output.c

@@ -1,5 +1,5 @@
 /* diag: one-line diagnostics that name the file, the offset and what is wrong. */
-#include "diag.h"
+#include "common/diag.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* mapfile: a whole regular file mapped read-only, a file's identity, a file written whole. */
-#include "mapfile.h"
+#include "common/mapfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "common/diag.h"
 
 struct mapped_file {
 	void *map;   /* NULL for an empty file */

@@ -1,6 +1,6 @@
 /* util: allocation that never returns NULL, growable arrays, sorting, hashing, string
  * interning, directories. */
-#include "util.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <stdio.h>

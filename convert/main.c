@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/diag.h"
-#include "../common/util.h"
-#include "../common/version.h"
-#include "output.h"
-#include "pipeline.h"
+#include "common/diag.h"
+#include "common/util.h"
+#include "common/version.h"
+#include "convert/output.h"
+#include "convert/pipeline.h"
 
 enum {
 	OPT_SYMFS = 256,

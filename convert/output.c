@@ -1,5 +1,5 @@
 /* output: the table of output formats, and writing a file safely. */
-#include "output.h"
+#include "convert/output.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -7,11 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../formats/chrome.h"
-#include "../formats/folded.h"
-#include "../formats/pprof.h"
-#include "../formats/samples.h"
-#include "../formats/speedscope.h"
+#include "formats/chrome.h"
+#include "formats/folded.h"
+#include "formats/pprof.h"
+#include "formats/samples.h"
+#include "formats/speedscope.h"
 
 static const struct output_format folded = {
 	"folded", { ".folded", ".collapsed", ".txt", NULL }, folded_write,

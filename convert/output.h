@@ -2,8 +2,8 @@
 #ifndef PERFCONV_OUTPUT_H
 #define PERFCONV_OUTPUT_H
 
-#include "../common/diag.h"
-#include "../formats/writer.h"
+#include "common/diag.h"
+#include "formats/writer.h"
 
 struct output_format {
 	const char *name;

@@ -1,5 +1,5 @@
 /* pipeline: perf.data in, profile model out: replay, symbolize, build stacks. */
-#include "pipeline.h"
+#include "convert/pipeline.h"
 
 #include <inttypes.h>
 #include <libgen.h>
@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../formats/perfdata.h"
-#include "jitprocs.h"
-#include "readahead.h"
-#include "replay.h"
+#include "formats/perfdata.h"
+#include "symbolize/jitprocs.h"
+#include "convert/readahead.h"
+#include "convert/replay.h"
 
 #define MAX_STACK 1024
 #define MAX_INLINE 32

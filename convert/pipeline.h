@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/diag.h"
-#include "../symbolize/symbolizer.h"
-#include "profile.h"
+#include "common/diag.h"
+#include "symbolize/symbolizer.h"
+#include "formats/profile.h"
 
 struct convert_options {
 	const char *input;        /* path, a --threads directory, or "-" */

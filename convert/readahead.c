@@ -1,5 +1,5 @@
 /* readahead: pass 1 tells the symbolizer which addresses pass 2 will ask for. */
-#include "readahead.h"
+#include "convert/readahead.h"
 
 #include <stdlib.h>
 #include <string.h>

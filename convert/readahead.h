@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 
-#include "../formats/perfdata.h"
-#include "../symbolize/symbolizer.h"
-#include "replay.h"
+#include "formats/perfdata.h"
+#include "symbolize/symbolizer.h"
+#include "convert/replay.h"
 
 /*
  * While pass 1 reads the recording, the user-space addresses in the callchains of

@@ -1,5 +1,5 @@
 /* replay: processes, threads and their mappings, each over time. */
-#include "replay.h"
+#include "convert/replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 /*
  * Non-sample records are collected in any order (perf does not write them in time

@@ -25,16 +25,16 @@
  * begin again) would escape these rules: neither is written. Functions that share a
  * name but not file or module and end together still break (1): no key can join them.
  */
-#include "chrome.h"
+#include "formats/chrome.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/version.h"
-#include "../convert/profview.h"
-#include "json.h"
+#include "common/version.h"
+#include "formats/profview.h"
+#include "formats/json.h"
 
 /* What a slice is keyed by besides its function: see the top of this file. */
 struct ct_key {

@@ -2,7 +2,7 @@
 #ifndef PERFCONV_CHROME_H
 #define PERFCONV_CHROME_H
 
-#include "writer.h"
+#include "formats/writer.h"
 
 /*
  * {"traceEvents": [...]} with "M" events naming each process and thread (its last

@@ -3,7 +3,7 @@
  * Format: github.com/brendangregg/FlameGraph stackcollapse-perf.pl output, read by
  * flamegraph.pl, speedscope, inferno and most flame graph tools.
  */
-#include "folded.h"
+#include "formats/folded.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,7 +2,7 @@
 #ifndef PERFCONV_FOLDED_H
 #define PERFCONV_FOLDED_H
 
-#include "writer.h"
+#include "formats/writer.h"
 
 /*
  * One line per unique stack: `comm;root;...;leaf COUNT`, sorted by text. COUNT is

@@ -7,10 +7,10 @@
  * the size at open time is what is read). Fields are loaded through byte loaders that
  * swap for a dump from the other byte order, so alignment never matters.
  */
-#include "jitdump.h"
+#include "formats/jitdump.h"
 
-#include "../common/bytes.h"
-#include "../common/mapfile.h"
+#include "common/bytes.h"
+#include "common/mapfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 #define JITDUMP_MAGIC 0x4A695444u    /* "JiTD" read as a u32 in the writer's order */
 #define JITDUMP_MAGIC_SW 0x4454694Au

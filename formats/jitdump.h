@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/diag.h"
+#include "common/diag.h"
 
 enum {
 	JITDUMP_CODE_LOAD = 0,
@@ -64,7 +64,7 @@ struct jitdump_header {
  * place: its address within reach of the function (from 4096 bytes before code_addr to
  * 0x40 bytes past its end, when the CODE_LOAD that follows gives the size) and a line
  * below 2^24. The address is as the producer wrote it: V8 and LLVM add 0x40 to it,
- * BEAM does not (the caller decides; see convert/jitcode.h).
+ * BEAM does not (the caller decides; see symbolize/jitcode.h).
  */
 struct jitdump_debug_entry {
 	uint64_t addr;

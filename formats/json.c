@@ -3,7 +3,7 @@
  * Spec: RFC 8259 sections 6 (numbers) and 7 (strings); well-formed UTF-8 is Table 3-7
  * of the Unicode Standard, chapter 3.9, and the U+FFFD policy its "maximal subpart".
  */
-#include "json.h"
+#include "formats/json.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -11,9 +11,9 @@
  * buffers allocated once. Compressed records are inflated through one zstd stream
  * per file into a buffer of bounded size, a chunk at a time.
  */
-#include "perfdata.h"
+#include "formats/perfdata.h"
 
-#include "../common/bytes.h"
+#include "common/bytes.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/diag.h"
+#include "common/diag.h"
 
 /* PERF_RECORD_* numbers the rest of the program cares about. */
 enum {

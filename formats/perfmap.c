@@ -3,9 +3,9 @@
  * Spec: tools/perf/Documentation/jit-interface.txt in the Linux tree; perf's reader is
  * dso__load_perf_map() in tools/perf/util/symbol.c.
  */
-#include "perfmap.h"
+#include "formats/perfmap.h"
 
-#include "../common/mapfile.h"
+#include "common/mapfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 struct perfmap_reader {
 	struct diag *d;

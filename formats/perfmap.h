@@ -4,7 +4,7 @@
  * `START SIZE name`: START and SIZE in hex, with or without 0x (JDK's
  * `jcmd Compiler.perfmap` writes 0x), the name the rest of the line (spaces allowed).
  * No timestamps: when two lines cover the same range, the later one wins (the caller's
- * business; see convert/jitcode.h).
+ * business; see symbolize/jitcode.h).
  */
 #ifndef PERFCONV_PERFMAP_H
 #define PERFCONV_PERFMAP_H
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/diag.h"
+#include "common/diag.h"
 
 struct perfmap_entry {
 	uint64_t start, size;

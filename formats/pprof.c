@@ -4,7 +4,7 @@
  * the same field numbers is formats/profile.proto, compiled by protoc-c at build
  * time (build/gen/profile.pb-c.h) and encoded with protobuf-c.
  */
-#include "pprof.h"
+#include "formats/pprof.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,7 +2,7 @@
 #ifndef PERFCONV_PPROF_H
 #define PERFCONV_PPROF_H
 
-#include "writer.h"
+#include "formats/writer.h"
 
 /*
  * The whole profile as one gzipped perftools.profiles.Profile message.

@@ -1,5 +1,5 @@
 /* samples: one line per sample in time order, for reading and diffing. */
-#include "samples.h"
+#include "formats/samples.h"
 
 #include <errno.h>
 #include <inttypes.h>

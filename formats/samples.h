@@ -2,7 +2,7 @@
 #ifndef PERFCONV_SAMPLES_H
 #define PERFCONV_SAMPLES_H
 
-#include "writer.h"
+#include "formats/writer.h"
 
 /*
  * Tab-separated: COMM, PID/TID, CPU (- when not recorded), SEC.NSEC, EVENT, PERIOD, then the frames root

@@ -5,15 +5,15 @@
  * "samples" and "weights" have the same length; endValue - startValue is the width
  * speedscope gives the profile.
  */
-#include "speedscope.h"
+#include "formats/speedscope.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/version.h"
-#include "../convert/profview.h"
-#include "json.h"
+#include "common/version.h"
+#include "formats/profview.h"
+#include "formats/json.h"
 
 struct ss_writer {
 	const struct profile *p;

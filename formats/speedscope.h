@@ -2,7 +2,7 @@
 #ifndef PERFCONV_SPEEDSCOPE_H
 #define PERFCONV_SPEEDSCOPE_H
 
-#include "writer.h"
+#include "formats/writer.h"
 
 /*
  * One "sampled" profile per thread (pid/tid), named "comm (pid/tid)" with the
@@ -12,7 +12,7 @@
  * else 1 per sample (unit "none"). With nanoseconds, startValue and endValue are the
  * thread's first sample and its last sample plus its period, counted from the first
  * sample written; otherwise 0 and the summed weight. Shared frames are the functions
- * the stacks use (see convert/profview.h). activeProfileIndex is the busiest thread.
+ * the stacks use (see formats/profview.h). activeProfileIndex is the busiest thread.
  */
 int speedscope_write(const struct profile *p, const struct write_options *o, FILE *out);
 

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "../convert/profile.h"
+#include "formats/profile.h"
 
 struct write_options {
 	int weight_period;   /* count the event's period instead of samples */

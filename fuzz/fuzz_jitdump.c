@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "convert/jitcode.h"
+#include "symbolize/jitcode.h"
 #include "formats/jitdump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,7 +5,7 @@
  * DW_AT_call_line naming where it was inlined; the line table gives the line of the
  * innermost one. The same walk eu-addr2line -i does.
  */
-#include "dwarfinfo.h"
+#include "symbolize/dwarfinfo.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/bytes.h"
-#include "../common/util.h"
+#include "common/bytes.h"
+#include "common/util.h"
 
 /* A function or an inlined call of a CU, with the nearest enclosing one. */
 struct die_node {

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/mapfile.h"
+#include "common/mapfile.h"
 
 /*
  * Text symbols (types t, T, w, W) sorted by address; each ends where the next

@@ -1,5 +1,5 @@
 /* symbolizer: native and kernel addresses to frames, finding the files they came from. */
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -11,10 +11,10 @@
 
 #include <libiberty/demangle.h>
 
-#include "../common/util.h"
-#include "dwarfinfo.h"
-#include "elfsyms.h"
-#include "kallsyms.h"
+#include "common/util.h"
+#include "symbolize/dwarfinfo.h"
+#include "symbolize/elfsyms.h"
+#include "symbolize/kallsyms.h"
 
 #define MAX_FRAMES 64   /* frames kept per address: inlined calls, then the function */
 

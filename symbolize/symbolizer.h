@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/diag.h"
+#include "common/diag.h"
 
 struct sym_options {
 	const char *symfs;       /* --symfs DIR, or NULL */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "convert/jitcode.h"
+#include "symbolize/jitcode.h"
 #include "formats/perfdata.h"
 #include "tests/jitdump_build.h"
 #include "tests/testutil.h"

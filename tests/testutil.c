@@ -1,5 +1,5 @@
 /* testutil: what the Check suites share: paths in the tree, whole files, captured diagnostics. */
-#include "testutil.h"
+#include "tests/testutil.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "common/diag.h"
-#include "convert/profile.h"
+#include "formats/profile.h"
 
 typedef struct Suite Suite;
 

@@ -2,7 +2,7 @@
 #ifndef PERFCONV_PROFVIEW_H
 #define PERFCONV_PROFVIEW_H
 
-#include "profile.h"
+#include "formats/profile.h"
 
 /*
  * Frames are per address; a user sees functions. A function is the frames with the

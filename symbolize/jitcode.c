@@ -8,7 +8,7 @@
  * piece lists the codes that covered it, in time order and disjoint in time, so a lookup
  * is two binary searches.
  */
-#include "jitcode.h"
+#include "symbolize/jitcode.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 /*
  * Strings are interned in `strings` (id 0 is ""). Frames are interned: the same

@@ -1,5 +1,5 @@
 /* jitprocs: find the jitdumps and perf maps of a recording's processes and load them. */
-#include "jitprocs.h"
+#include "symbolize/jitprocs.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "../formats/perfmap.h"
-#include "../symbolize/symbolizer.h"
+#include "formats/perfmap.h"
+#include "symbolize/symbolizer.h"
 
 enum { FOUND_DUMP, FOUND_DUMP_GZ, FOUND_MAP };
 

@@ -1,5 +1,5 @@
 /* profview: the profile seen by function and by thread, for the timeline writers. */
-#include "profview.h"
+#include "formats/profview.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,10 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/diag.h"
-#include "../common/util.h"
-#include "../formats/jitdump.h"
-#include "jitcode.h"
+#include "common/diag.h"
+#include "common/util.h"
+#include "formats/jitdump.h"
+#include "symbolize/jitcode.h"
 
 struct jit_search {
 	const char *input_dir;       /* directory of the input perf.data, or NULL */

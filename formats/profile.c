@@ -1,5 +1,5 @@
 /* profile: the format-neutral model every writer consumes. */
-#include "profile.h"
+#include "formats/profile.h"
 
 #include <stdlib.h>
 #include <string.h>

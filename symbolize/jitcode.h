@@ -30,9 +30,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/util.h"
-#include "../formats/jitdump.h"
-#include "../formats/perfmap.h"
+#include "common/util.h"
+#include "formats/jitdump.h"
+#include "formats/perfmap.h"
 
 #define JITCODE_ELF_HEADER_OFFSET 0x40
 
