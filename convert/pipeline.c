@@ -141,7 +141,7 @@ static void on_mmap(struct conv *c, const struct perf_record *rec, uint64_t time
 	const struct perf_header_info *h = perf_reader_header(c->r);
 	const uint8_t *bid = NULL;
 	size_t bidlen = 0;
-	int kernel = m->pid == UINT32_MAX || rec->cpumode == PERF_CPUMODE_KERNEL;
+	int kernel = m->pid == UINT32_MAX || rec->cpumode == PERF_RECORD_MISC_KERNEL;
 	const char *path = m->filename;
 	uint32_t dso;
 
@@ -184,14 +184,14 @@ static void on_ksymbol(struct conv *c, const struct perf_record *rec, uint64_t t
 	const struct perf_ksymbol_rec *k = &rec->u.ksymbol;
 	uint32_t dso;
 
-	if (k->flags & 1) {
+	if (k->flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) {
 		replay_munmap(c->rp, time, REPLAY_KERNEL_PID, k->addr);
 		return;
 	}
 	if (!k->name || !k->name[0] || !k->len)
 		return;
 	dso = replay_dso(c->rp, k->name, NULL, 0,
-			 k->ksym_type == 1 ? REPLAY_DSO_KSYM_BPF : REPLAY_DSO_KSYM_OTHER);
+			 k->ksym_type == PERF_RECORD_KSYMBOL_TYPE_BPF ? REPLAY_DSO_KSYM_BPF : REPLAY_DSO_KSYM_OTHER);
 	replay_mmap(c->rp, time, REPLAY_KERNEL_PID, k->addr, k->len, 0, dso);
 }
 
@@ -204,24 +204,24 @@ static int pass_state(struct conv *c)
 	/* samples are for pass 2: not even decoded here, but for the first ones, which
 	 * the symbolizer reads ahead */
 	if (!c->ra)
-		perf_reader_skip_type(c->r, PERF_REC_SAMPLE);
+		perf_reader_skip_type(c->r, PERF_RECORD_SAMPLE);
 	while ((ret = perf_reader_next(c->r, &rec)) == 1) {
 		uint64_t t = rec_time(c, &rec);
 
 		switch (rec.type) {
-		case PERF_REC_MMAP:
-		case PERF_REC_MMAP2:
+		case PERF_RECORD_MMAP:
+		case PERF_RECORD_MMAP2:
 			on_mmap(c, &rec, t);
 			break;
-		case PERF_REC_KSYMBOL:
+		case PERF_RECORD_KSYMBOL:
 			on_ksymbol(c, &rec, t);
 			break;
-		case PERF_REC_COMM:
+		case PERF_RECORD_COMM:
 			replay_comm(c->rp, t, rec.u.comm.pid, rec.u.comm.tid, rec.u.comm.comm,
 				    rec.u.comm.exec);
 			jit_procs_seen(c->jits, rec.u.comm.pid);
 			break;
-		case PERF_REC_TIME_CONV:
+		case PERF_RECORD_TIME_CONV:
 			c->time_conv.time_shift = (uint16_t)rec.u.time_conv.time_shift;
 			c->time_conv.time_mult = (uint32_t)rec.u.time_conv.time_mult;
 			c->time_conv.time_zero = rec.u.time_conv.time_zero;
@@ -230,17 +230,17 @@ static int pass_state(struct conv *c)
 			c->time_conv.cap_user_time_short = rec.u.time_conv.cap_user_time_short;
 			c->have_time_conv = 1;
 			break;
-		case PERF_REC_FORK:
+		case PERF_RECORD_FORK:
 			replay_fork(c->rp, rec.u.fork.time ? rec.u.fork.time : t, rec.u.fork.pid,
 				    rec.u.fork.ppid, rec.u.fork.tid, rec.u.fork.ptid);
 			if (c->ra)
 				readahead_fork(c->ra, rec.u.fork.pid, rec.u.fork.ppid);
 			break;
-		case PERF_REC_SAMPLE:
+		case PERF_RECORD_SAMPLE:
 			if (c->ra && !readahead_sample(c->ra, &rec))
-				perf_reader_skip_type(c->r, PERF_REC_SAMPLE);
+				perf_reader_skip_type(c->r, PERF_RECORD_SAMPLE);
 			break;
-		case PERF_REC_EXIT:
+		case PERF_RECORD_EXIT:
 			replay_exit(c->rp, t, rec.u.fork.pid, rec.u.fork.tid);
 			break;
 		default:
@@ -514,7 +514,7 @@ static const struct resolved *resolve(struct conv *c, uint32_t pid, uint64_t tim
 	uint64_t key;
 
 	m = replay_find(c->rp, kernel_ctx ? REPLAY_KERNEL_PID : pid, time, addr);
-	if (!m && !kernel_ctx && addr >= 0xffff800000000000ULL)
+	if (!m && !kernel_ctx && addr >= X86_64_KERNEL_START)
 		m = replay_find(c->rp, REPLAY_KERNEL_PID, time, addr), kernel_ctx = 1;
 	if (!kernel_ctx && !c->opt->no_symbols && jit_procs_count(c->jits)) {
 		int t = jit_procs_find(c->jits, pid);
@@ -606,7 +606,7 @@ static uint32_t stack_node(struct conv *c, const uint64_t *words, size_t nw, int
 		uint64_t a = words[i];
 		const struct resolved *r;
 
-		if (a >= PERF_CONTEXT_MAX_MARKER) {
+		if (a >= PERF_CONTEXT_MAX) {
 			skip = a == PERF_CONTEXT_GUEST || a == PERF_CONTEXT_GUEST_KERNEL ||
 			       a == PERF_CONTEXT_GUEST_USER || a == PERF_CONTEXT_HV;
 			kernel_ctx = a == PERF_CONTEXT_KERNEL;
@@ -651,7 +651,7 @@ static uint32_t stack_node_cached(struct conv *c, const struct perf_record *rec,
 	int is_chain = s->has_callchain && s->nr_callchain;
 	const uint64_t *words = is_chain ? s->callchain : &s->ip;
 	size_t nw = is_chain ? (size_t)s->nr_callchain : 1, i;
-	int kernel_ctx = rec->cpumode == PERF_CPUMODE_KERNEL;
+	int kernel_ctx = rec->cpumode == PERF_RECORD_MISC_KERNEL;
 	struct chain ch;
 
 	if ((jit_procs_count(c->jits) && jit_procs_find(c->jits, pid) >= 0) || nw > MAX_STACK)
@@ -745,7 +745,7 @@ static int clock_monotonic(const struct perf_reader *r)
 	for (size_t i = 0; i < n; i++) {
 		const struct perf_event_desc *e = perf_reader_event(r, i);
 
-		if (!e->use_clockid || e->clockid != 1)
+		if (!e->use_clockid || e->clockid != PERF_CLOCKID_MONOTONIC)
 			return 0;
 	}
 	return n > 0;
@@ -791,7 +791,7 @@ static int pass_samples(struct conv *c)
 	while ((ret = perf_reader_next(c->r, &rec)) == 1) {
 		uint64_t t = rec_time(c, &rec);
 
-		if (rec.type == PERF_REC_SAMPLE)
+		if (rec.type == PERF_RECORD_SAMPLE)
 			on_sample(c, &rec, t);
 	}
 	return ret;
@@ -883,7 +883,8 @@ static void count_unsymbolized(struct conv *c)
 static int is_clock_event(const struct perf_event_desc *e)
 {
 	/* PERF_TYPE_SOFTWARE cpu-clock (0) and task-clock (1) count nanoseconds */
-	return e->type == 1 && (e->config == 0 || e->config == 1);
+	return e->type == PERF_TYPE_SOFTWARE &&
+	       (e->config == PERF_COUNT_SW_CPU_CLOCK || e->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
 static void copy_header(struct conv *c)
@@ -915,13 +916,14 @@ static void copy_header(struct conv *c)
 
 		memset(&pe, 0, sizeof(pe));
 		pe.name = profile_str(p, e->name ? e->name : "");
-		pe.unit = profile_str(p, is_clock_event(e) ? "nanoseconds" : "count");
+		pe.is_clock = is_clock_event(e);
+		pe.unit = profile_str(p, pe.is_clock ? "nanoseconds" : "count");
 		pe.type = e->type;
 		pe.config = e->config;
 		pe.sample_period = e->sample_period;
 		pe.freq = e->freq;
 		profile_add_event(p, &pe);
-		if (e->sample_type & (1u << 2)) /* PERF_SAMPLE_TIME */
+		if (e->sample_type & PERF_SAMPLE_TIME)
 			c->use_record_time = 1;
 	}
 	p->has_time = c->use_record_time;

@@ -43,7 +43,7 @@ struct readahead *readahead_new(struct symbolizer *sym, const struct replay *rp,
 	for (size_t i = 0; i < header->nbuild_ids; i++) {
 		const struct perf_build_id *b = &header->build_ids[i];
 
-		if (b->filename && (b->misc & 7) == PERF_CPUMODE_USER &&
+		if (b->filename && (b->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER &&
 		    (b->filename[0] == '/' || strcmp(b->filename, "[vdso]") == 0))
 			objs[n++] = (struct sym_object){ b->filename, b->id, b->id_size };
 	}
@@ -108,7 +108,7 @@ int readahead_sample(struct readahead *ra, const struct perf_record *rec)
 	const struct perf_sample *s = &rec->u.sample;
 	const struct ra_proc *p;
 	uint32_t *v;
-	int kernel_ctx = rec->cpumode == PERF_CPUMODE_KERNEL, leaf = 1;
+	int kernel_ctx = rec->cpumode == PERF_RECORD_MISC_KERNEL, leaf = 1;
 	int more = ++ra->samples < READAHEAD_SAMPLES;
 
 	if (ra->samples > READAHEAD_SAMPLES || !s->has_callchain)
@@ -123,13 +123,13 @@ int readahead_sample(struct readahead *ra, const struct perf_record *rec)
 		const struct replay_dso *dso;
 		int ret = !leaf;
 
-		if (a >= PERF_CONTEXT_MAX_MARKER) {
+		if (a >= PERF_CONTEXT_MAX) {
 			kernel_ctx = a != PERF_CONTEXT_USER;
 			leaf = 1;
 			continue;
 		}
 		leaf = 0;
-		if (kernel_ctx || a >= 0xffff800000000000ULL)
+		if (kernel_ctx || a >= X86_64_KERNEL_START)
 			continue;
 		key = (a ^ ((uint64_t)rec->sid.pid << 47)) * 2 + (uint64_t)ret;
 		if (ra->recent[hash_u64(key) & 1023] == key)

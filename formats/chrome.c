@@ -326,7 +326,7 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 			break;
 		}
 	w.clock_event = p->has_time && event >= 0 && (size_t)event < p->nevents &&
-		strcmp(profile_text(p, p->events[event].unit), "nanoseconds") == 0;
+		p->events[event].is_clock;
 
 	fputs("{\"traceEvents\":[", out);
 	/* a process is named after its main thread, else its first thread by name */

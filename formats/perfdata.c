@@ -26,9 +26,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define MAGIC_PERFILE2 0x32454c4946524550ULL /* "PERFILE2" read little-endian */
-#define MAGIC_PERFFILE 0x454c494646524550ULL /* "PERFFILE", version 1 */
-
 #define FILE_HEADER_SIZE 104
 #define FILE_HEADER_SIZE_NOFEAT 72 /* before the features bitmap existed */
 #define PIPE_HEADER_SIZE 16
@@ -37,81 +34,9 @@
 #define DBUF_CHUNK (1u << 20)
 #define MAX_FILES 4096
 
-/* PERF_SAMPLE_* */
-#define S_IP (1ULL << 0)
-#define S_TID (1ULL << 1)
-#define S_TIME (1ULL << 2)
-#define S_ADDR (1ULL << 3)
-#define S_READ (1ULL << 4)
-#define S_CALLCHAIN (1ULL << 5)
-#define S_ID (1ULL << 6)
-#define S_CPU (1ULL << 7)
-#define S_PERIOD (1ULL << 8)
-#define S_STREAM_ID (1ULL << 9)
-#define S_RAW (1ULL << 10)
-#define S_BRANCH_STACK (1ULL << 11)
-#define S_REGS_USER (1ULL << 12)
-#define S_STACK_USER (1ULL << 13)
-#define S_WEIGHT (1ULL << 14)
-#define S_DATA_SRC (1ULL << 15)
-#define S_IDENTIFIER (1ULL << 16)
-#define S_TRANSACTION (1ULL << 17)
-#define S_REGS_INTR (1ULL << 18)
-#define S_PHYS_ADDR (1ULL << 19)
-#define S_AUX (1ULL << 20)
-#define S_CGROUP (1ULL << 21)
-#define S_DATA_PAGE_SIZE (1ULL << 22)
-#define S_CODE_PAGE_SIZE (1ULL << 23)
-#define S_WEIGHT_STRUCT (1ULL << 24)
-#define S_TRAILER (S_TID | S_TIME | S_ID | S_STREAM_ID | S_CPU | S_IDENTIFIER)
-
-/* PERF_FORMAT_* */
-#define F_TOTAL_TIME_ENABLED (1ULL << 0)
-#define F_TOTAL_TIME_RUNNING (1ULL << 1)
-#define F_ID (1ULL << 2)
-#define F_GROUP (1ULL << 3)
-#define F_LOST (1ULL << 4)
-
-#define BRANCH_HW_INDEX (1ULL << 17)
-#define BRANCH_COUNTERS (1ULL << 19)
-
-#define MISC_COMM_EXEC (1u << 13)
-#define MISC_MMAP_DATA (1u << 13)
-#define MISC_MMAP_BUILD_ID (1u << 14)
-#define MISC_BUILD_ID_SIZE (1u << 15)
-
-/* perf_event_attr bitfield bit numbers */
-#define AB_EXCLUDE_USER 4
-#define AB_EXCLUDE_KERNEL 5
-#define AB_EXCLUDE_HV 6
-#define AB_FREQ 10
-#define AB_PRECISE_IP 15
-#define AB_SAMPLE_ID_ALL 18
-#define AB_EXCLUDE_HOST 19
-#define AB_EXCLUDE_GUEST 20
-#define AB_USE_CLOCKID 25
-
-/* HEADER_* feature bits */
-enum {
-	FEAT_TRACING_DATA = 1,
-	FEAT_BUILD_ID = 2,
-	FEAT_HOSTNAME = 3,
-	FEAT_OSRELEASE = 4,
-	FEAT_VERSION = 5,
-	FEAT_ARCH = 6,
-	FEAT_NRCPUS = 7,
-	FEAT_CPUDESC = 8,
-	FEAT_CPUID = 9,
-	FEAT_TOTAL_MEM = 10,
-	FEAT_CMDLINE = 11,
-	FEAT_EVENT_DESC = 12,
-	FEAT_SAMPLE_TIME = 21,
-	FEAT_CLOCKID = 23,
-	FEAT_DIR_FORMAT = 24,
-	FEAT_COMPRESSED = 27,
-	FEAT_CLOCK_DATA = 29,
-	FEAT_BITS = 256,
-};
+/* The identity fields a sample_id_all trailer can hold. */
+#define S_TRAILER (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+		   PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 struct pd_file {
 	char *path;             /* for messages and perf_record.file */
@@ -183,47 +108,47 @@ struct perf_reader {
 };
 
 static const char *const rec_names[] = {
-	[PERF_REC_MMAP] = "PERF_RECORD_MMAP",
-	[PERF_REC_LOST] = "PERF_RECORD_LOST",
-	[PERF_REC_COMM] = "PERF_RECORD_COMM",
-	[PERF_REC_EXIT] = "PERF_RECORD_EXIT",
-	[PERF_REC_THROTTLE] = "PERF_RECORD_THROTTLE",
-	[PERF_REC_UNTHROTTLE] = "PERF_RECORD_UNTHROTTLE",
-	[PERF_REC_FORK] = "PERF_RECORD_FORK",
-	[PERF_REC_READ] = "PERF_RECORD_READ",
-	[PERF_REC_SAMPLE] = "PERF_RECORD_SAMPLE",
-	[PERF_REC_MMAP2] = "PERF_RECORD_MMAP2",
-	[PERF_REC_AUX] = "PERF_RECORD_AUX",
-	[PERF_REC_ITRACE_START] = "PERF_RECORD_ITRACE_START",
-	[PERF_REC_LOST_SAMPLES] = "PERF_RECORD_LOST_SAMPLES",
-	[PERF_REC_SWITCH] = "PERF_RECORD_SWITCH",
-	[PERF_REC_SWITCH_CPU_WIDE] = "PERF_RECORD_SWITCH_CPU_WIDE",
-	[PERF_REC_NAMESPACES] = "PERF_RECORD_NAMESPACES",
-	[PERF_REC_KSYMBOL] = "PERF_RECORD_KSYMBOL",
-	[PERF_REC_BPF_EVENT] = "PERF_RECORD_BPF_EVENT",
-	[PERF_REC_CGROUP] = "PERF_RECORD_CGROUP",
-	[PERF_REC_TEXT_POKE] = "PERF_RECORD_TEXT_POKE",
-	[PERF_REC_AUX_OUTPUT_HW_ID] = "PERF_RECORD_AUX_OUTPUT_HW_ID",
-	[PERF_REC_HEADER_ATTR] = "PERF_RECORD_HEADER_ATTR",
-	[PERF_REC_HEADER_EVENT_TYPE] = "PERF_RECORD_HEADER_EVENT_TYPE",
-	[PERF_REC_HEADER_TRACING_DATA] = "PERF_RECORD_HEADER_TRACING_DATA",
-	[PERF_REC_HEADER_BUILD_ID] = "PERF_RECORD_HEADER_BUILD_ID",
-	[PERF_REC_FINISHED_ROUND] = "PERF_RECORD_FINISHED_ROUND",
-	[PERF_REC_ID_INDEX] = "PERF_RECORD_ID_INDEX",
-	[PERF_REC_AUXTRACE_INFO] = "PERF_RECORD_AUXTRACE_INFO",
-	[PERF_REC_AUXTRACE] = "PERF_RECORD_AUXTRACE",
-	[PERF_REC_AUXTRACE_ERROR] = "PERF_RECORD_AUXTRACE_ERROR",
-	[PERF_REC_THREAD_MAP] = "PERF_RECORD_THREAD_MAP",
-	[PERF_REC_CPU_MAP] = "PERF_RECORD_CPU_MAP",
-	[PERF_REC_STAT_CONFIG] = "PERF_RECORD_STAT_CONFIG",
-	[PERF_REC_STAT] = "PERF_RECORD_STAT",
-	[PERF_REC_STAT_ROUND] = "PERF_RECORD_STAT_ROUND",
-	[PERF_REC_EVENT_UPDATE] = "PERF_RECORD_EVENT_UPDATE",
-	[PERF_REC_TIME_CONV] = "PERF_RECORD_TIME_CONV",
-	[PERF_REC_HEADER_FEATURE] = "PERF_RECORD_HEADER_FEATURE",
-	[PERF_REC_COMPRESSED] = "PERF_RECORD_COMPRESSED",
-	[PERF_REC_FINISHED_INIT] = "PERF_RECORD_FINISHED_INIT",
-	[PERF_REC_COMPRESSED2] = "PERF_RECORD_COMPRESSED2",
+	[PERF_RECORD_MMAP] = "PERF_RECORD_MMAP",
+	[PERF_RECORD_LOST] = "PERF_RECORD_LOST",
+	[PERF_RECORD_COMM] = "PERF_RECORD_COMM",
+	[PERF_RECORD_EXIT] = "PERF_RECORD_EXIT",
+	[PERF_RECORD_THROTTLE] = "PERF_RECORD_THROTTLE",
+	[PERF_RECORD_UNTHROTTLE] = "PERF_RECORD_UNTHROTTLE",
+	[PERF_RECORD_FORK] = "PERF_RECORD_FORK",
+	[PERF_RECORD_READ] = "PERF_RECORD_READ",
+	[PERF_RECORD_SAMPLE] = "PERF_RECORD_SAMPLE",
+	[PERF_RECORD_MMAP2] = "PERF_RECORD_MMAP2",
+	[PERF_RECORD_AUX] = "PERF_RECORD_AUX",
+	[PERF_RECORD_ITRACE_START] = "PERF_RECORD_ITRACE_START",
+	[PERF_RECORD_LOST_SAMPLES] = "PERF_RECORD_LOST_SAMPLES",
+	[PERF_RECORD_SWITCH] = "PERF_RECORD_SWITCH",
+	[PERF_RECORD_SWITCH_CPU_WIDE] = "PERF_RECORD_SWITCH_CPU_WIDE",
+	[PERF_RECORD_NAMESPACES] = "PERF_RECORD_NAMESPACES",
+	[PERF_RECORD_KSYMBOL] = "PERF_RECORD_KSYMBOL",
+	[PERF_RECORD_BPF_EVENT] = "PERF_RECORD_BPF_EVENT",
+	[PERF_RECORD_CGROUP] = "PERF_RECORD_CGROUP",
+	[PERF_RECORD_TEXT_POKE] = "PERF_RECORD_TEXT_POKE",
+	[PERF_RECORD_AUX_OUTPUT_HW_ID] = "PERF_RECORD_AUX_OUTPUT_HW_ID",
+	[PERF_RECORD_HEADER_ATTR] = "PERF_RECORD_HEADER_ATTR",
+	[PERF_RECORD_HEADER_EVENT_TYPE] = "PERF_RECORD_HEADER_EVENT_TYPE",
+	[PERF_RECORD_HEADER_TRACING_DATA] = "PERF_RECORD_HEADER_TRACING_DATA",
+	[PERF_RECORD_HEADER_BUILD_ID] = "PERF_RECORD_HEADER_BUILD_ID",
+	[PERF_RECORD_FINISHED_ROUND] = "PERF_RECORD_FINISHED_ROUND",
+	[PERF_RECORD_ID_INDEX] = "PERF_RECORD_ID_INDEX",
+	[PERF_RECORD_AUXTRACE_INFO] = "PERF_RECORD_AUXTRACE_INFO",
+	[PERF_RECORD_AUXTRACE] = "PERF_RECORD_AUXTRACE",
+	[PERF_RECORD_AUXTRACE_ERROR] = "PERF_RECORD_AUXTRACE_ERROR",
+	[PERF_RECORD_THREAD_MAP] = "PERF_RECORD_THREAD_MAP",
+	[PERF_RECORD_CPU_MAP] = "PERF_RECORD_CPU_MAP",
+	[PERF_RECORD_STAT_CONFIG] = "PERF_RECORD_STAT_CONFIG",
+	[PERF_RECORD_STAT] = "PERF_RECORD_STAT",
+	[PERF_RECORD_STAT_ROUND] = "PERF_RECORD_STAT_ROUND",
+	[PERF_RECORD_EVENT_UPDATE] = "PERF_RECORD_EVENT_UPDATE",
+	[PERF_RECORD_TIME_CONV] = "PERF_RECORD_TIME_CONV",
+	[PERF_RECORD_HEADER_FEATURE] = "PERF_RECORD_HEADER_FEATURE",
+	[PERF_RECORD_COMPRESSED] = "PERF_RECORD_COMPRESSED",
+	[PERF_RECORD_FINISHED_INIT] = "PERF_RECORD_FINISHED_INIT",
+	[PERF_RECORD_COMPRESSED2] = "PERF_RECORD_COMPRESSED2",
 };
 
 static const char *rec_name(uint32_t type)
@@ -239,15 +164,15 @@ static const char *rec_name(uint32_t type)
 static const char *feat_name(unsigned feat)
 {
 	static const char *const names[] = {
-		[FEAT_TRACING_DATA] = "TRACING_DATA", [FEAT_BUILD_ID] = "BUILD_ID",
-		[FEAT_HOSTNAME] = "HOSTNAME", [FEAT_OSRELEASE] = "OSRELEASE",
-		[FEAT_VERSION] = "VERSION", [FEAT_ARCH] = "ARCH",
-		[FEAT_NRCPUS] = "NRCPUS", [FEAT_CPUDESC] = "CPUDESC",
-		[FEAT_CPUID] = "CPUID", [FEAT_TOTAL_MEM] = "TOTAL_MEM",
-		[FEAT_CMDLINE] = "CMDLINE", [FEAT_EVENT_DESC] = "EVENT_DESC",
-		[FEAT_SAMPLE_TIME] = "SAMPLE_TIME", [FEAT_CLOCKID] = "CLOCKID",
-		[FEAT_DIR_FORMAT] = "DIR_FORMAT", [FEAT_COMPRESSED] = "COMPRESSED",
-		[FEAT_CLOCK_DATA] = "CLOCK_DATA",
+		[HEADER_TRACING_DATA] = "TRACING_DATA", [HEADER_BUILD_ID] = "BUILD_ID",
+		[HEADER_HOSTNAME] = "HOSTNAME", [HEADER_OSRELEASE] = "OSRELEASE",
+		[HEADER_VERSION] = "VERSION", [HEADER_ARCH] = "ARCH",
+		[HEADER_NRCPUS] = "NRCPUS", [HEADER_CPUDESC] = "CPUDESC",
+		[HEADER_CPUID] = "CPUID", [HEADER_TOTAL_MEM] = "TOTAL_MEM",
+		[HEADER_CMDLINE] = "CMDLINE", [HEADER_EVENT_DESC] = "EVENT_DESC",
+		[HEADER_SAMPLE_TIME] = "SAMPLE_TIME", [HEADER_CLOCKID] = "CLOCKID",
+		[HEADER_DIR_FORMAT] = "DIR_FORMAT", [HEADER_COMPRESSED] = "COMPRESSED",
+		[HEADER_CLOCK_DATA] = "CLOCK_DATA",
 	};
 
 	if (feat < sizeof(names) / sizeof(names[0]) && names[feat])
@@ -450,17 +375,17 @@ static char *synth_name(uint32_t type, uint64_t config, const uint8_t *bits, int
 	char base[64], mods[16], out[96];
 	size_t m = 0;
 	int exclude_guest_default = 0;
-	int ek = attr_flag(bits, be, AB_EXCLUDE_KERNEL);
-	int eu = attr_flag(bits, be, AB_EXCLUDE_USER);
-	int eh = attr_flag(bits, be, AB_EXCLUDE_HV);
-	int ehost = attr_flag(bits, be, AB_EXCLUDE_HOST);
-	int eguest = attr_flag(bits, be, AB_EXCLUDE_GUEST);
+	int ek = attr_flag(bits, be, PERF_ATTR_BIT_EXCLUDE_KERNEL);
+	int eu = attr_flag(bits, be, PERF_ATTR_BIT_EXCLUDE_USER);
+	int eh = attr_flag(bits, be, PERF_ATTR_BIT_EXCLUDE_HV);
+	int ehost = attr_flag(bits, be, PERF_ATTR_BIT_EXCLUDE_HOST);
+	int eguest = attr_flag(bits, be, PERF_ATTR_BIT_EXCLUDE_GUEST);
 
-	if (type == 0 && config < sizeof(hw_names) / sizeof(hw_names[0]))
+	if (type == PERF_TYPE_HARDWARE && config < sizeof(hw_names) / sizeof(hw_names[0]))
 		snprintf(base, sizeof(base), "%s", hw_names[config]);
-	else if (type == 1 && config < sizeof(sw_names) / sizeof(sw_names[0]))
+	else if (type == PERF_TYPE_SOFTWARE && config < sizeof(sw_names) / sizeof(sw_names[0]))
 		snprintf(base, sizeof(base), "%s", sw_names[config]);
-	else if (type == 4)
+	else if (type == PERF_TYPE_RAW)
 		snprintf(base, sizeof(base), "r%llx", (unsigned long long)config);
 	else
 		snprintf(base, sizeof(base), "type%u/config 0x%llx", type,
@@ -521,14 +446,14 @@ static int add_event(struct perf_reader *r, const uint8_t *p, uint32_t sz)
 	e->d.sample_stack_user = ld32(a + 88, sw);
 	e->d.clockid = ld32(a + 92, sw);
 	e->d.sample_regs_intr = ld64(a + 96, sw);
-	e->d.freq = attr_flag(bits, be, AB_FREQ);
-	e->d.sample_id_all = attr_flag(bits, be, AB_SAMPLE_ID_ALL);
-	e->d.use_clockid = attr_flag(bits, be, AB_USE_CLOCKID);
-	e->d.exclude_kernel = attr_flag(bits, be, AB_EXCLUDE_KERNEL);
-	e->d.exclude_user = attr_flag(bits, be, AB_EXCLUDE_USER);
+	e->d.freq = attr_flag(bits, be, PERF_ATTR_BIT_FREQ);
+	e->d.sample_id_all = attr_flag(bits, be, PERF_ATTR_BIT_SAMPLE_ID_ALL);
+	e->d.use_clockid = attr_flag(bits, be, PERF_ATTR_BIT_USE_CLOCKID);
+	e->d.exclude_kernel = attr_flag(bits, be, PERF_ATTR_BIT_EXCLUDE_KERNEL);
+	e->d.exclude_user = attr_flag(bits, be, PERF_ATTR_BIT_EXCLUDE_USER);
 	e->synth = synth_name(e->d.type, e->d.config, bits, be,
-			      (unsigned)(attr_flag(bits, be, AB_PRECISE_IP) |
-					 attr_flag(bits, be, AB_PRECISE_IP + 1) << 1));
+			      (unsigned)(attr_flag(bits, be, PERF_ATTR_BIT_PRECISE_IP) |
+					 attr_flag(bits, be, PERF_ATTR_BIT_PRECISE_IP + 1) << 1));
 	r->nev++;
 	if (!e->synth)
 		return -1;
@@ -579,11 +504,11 @@ static int calc_id_pos(uint64_t st)
 {
 	int idx = 0;
 
-	if (st & S_IDENTIFIER)
+	if (st & PERF_SAMPLE_IDENTIFIER)
 		return 0;
-	if (!(st & S_ID))
+	if (!(st & PERF_SAMPLE_ID))
 		return -1;
-	idx += !!(st & S_IP) + !!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ADDR);
+	idx += !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR);
 	return idx;
 }
 
@@ -591,11 +516,11 @@ static int calc_is_pos(uint64_t st)
 {
 	int idx = 1;
 
-	if (st & S_IDENTIFIER)
+	if (st & PERF_SAMPLE_IDENTIFIER)
 		return 1;
-	if (!(st & S_ID))
+	if (!(st & PERF_SAMPLE_ID))
 		return -1;
-	idx += !!(st & S_CPU) + !!(st & S_STREAM_ID);
+	idx += !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_STREAM_ID);
 	return idx;
 }
 
@@ -672,7 +597,7 @@ static void name_events(struct perf_reader *r)
 	for (i = 0; i < r->nev; i++) {
 		struct pd_event *e = &r->ev[i];
 
-		if (!e->d.name && e->d.type == 2)
+		if (!e->d.name && e->d.type == PERF_TYPE_TRACEPOINT)
 			for (j = 0; j < r->nevtypes; j++)
 				if (r->evtypes[j].config == e->d.config && r->evtypes[j].name[0]) {
 					e->d.name = strdup(r->evtypes[j].name);
@@ -759,7 +684,7 @@ static int add_build_id(struct perf_reader *r, const uint8_t *p, size_t size)
 	b->misc = misc;
 	memcpy(b->id, p + 12, PERF_BUILD_ID_MAX);
 	b->id_size = PERF_BUILD_ID_MAX;
-	if ((misc & MISC_BUILD_ID_SIZE) && p[32] <= PERF_BUILD_ID_MAX)
+	if ((misc & PERF_RECORD_MISC_BUILD_ID_SIZE) && p[32] <= PERF_BUILD_ID_MAX)
 		b->id_size = p[32];
 	b->filename = strndup((const char *)p + 36, size - 36);
 	if (!b->filename)
@@ -851,37 +776,37 @@ static int process_feature(struct perf_reader *r, unsigned feat, const uint8_t *
 	size_t pos;
 
 	switch (feat) {
-	case FEAT_HOSTNAME:
-	case FEAT_OSRELEASE:
-	case FEAT_VERSION:
-	case FEAT_ARCH:
-	case FEAT_CPUDESC:
-	case FEAT_CPUID:
+	case HEADER_HOSTNAME:
+	case HEADER_OSRELEASE:
+	case HEADER_VERSION:
+	case HEADER_ARCH:
+	case HEADER_CPUDESC:
+	case HEADER_CPUID:
 		if (cur_str(&c, &s) < 0)
 			return -1;
-		set_str(feat == FEAT_HOSTNAME ? &h->hostname :
-			feat == FEAT_OSRELEASE ? &h->osrelease :
-			feat == FEAT_VERSION ? &h->version :
-			feat == FEAT_ARCH ? &h->arch :
-			feat == FEAT_CPUDESC ? &h->cpudesc : &h->cpuid, s);
+		set_str(feat == HEADER_HOSTNAME ? &h->hostname :
+			feat == HEADER_OSRELEASE ? &h->osrelease :
+			feat == HEADER_VERSION ? &h->version :
+			feat == HEADER_ARCH ? &h->arch :
+			feat == HEADER_CPUDESC ? &h->cpudesc : &h->cpuid, s);
 		return 0;
-	case FEAT_NRCPUS:
+	case HEADER_NRCPUS:
 		if (cur_u32(&c, &a) < 0 || cur_u32(&c, &b) < 0)
 			return -1;
 		h->nr_cpus_avail = a;
 		h->nr_cpus_online = b;
 		return 0;
-	case FEAT_CMDLINE:
+	case HEADER_CMDLINE:
 		return feat_cmdline(r, &c);
-	case FEAT_EVENT_DESC:
+	case HEADER_EVENT_DESC:
 		return feat_event_desc(r, &c);
-	case FEAT_CLOCKID:
+	case HEADER_CLOCKID:
 		if (cur_u64(&c, &x) < 0)
 			return -1;
 		h->has_clockid = 1;
 		h->clockid_res_ns = x;
 		return 0;
-	case FEAT_CLOCK_DATA:
+	case HEADER_CLOCK_DATA:
 		/* u32 version; u32 clockid; u64 wall_ns; u64 clock_ns */
 		if (cur_u32(&c, &a) < 0 || cur_u32(&c, &b) < 0 || cur_u64(&c, &x) < 0 ||
 		    cur_u64(&c, &y) < 0)
@@ -891,19 +816,19 @@ static int process_feature(struct perf_reader *r, unsigned feat, const uint8_t *
 		h->clock_data_wall_ns = x;
 		h->clock_data_clock_ns = y;
 		return 0;
-	case FEAT_SAMPLE_TIME:
+	case HEADER_SAMPLE_TIME:
 		if (cur_u64(&c, &x) < 0 || cur_u64(&c, &y) < 0)
 			return -1;
 		h->has_sample_time = 1;
 		h->first_sample_time = x;
 		h->last_sample_time = y;
 		return 0;
-	case FEAT_DIR_FORMAT:
+	case HEADER_DIR_FORMAT:
 		if (cur_u64(&c, &x) < 0)
 			return -1;
 		h->directory = 1;
 		return 0;
-	case FEAT_BUILD_ID:
+	case HEADER_BUILD_ID:
 		for (pos = 0; len - pos >= 8;) {
 			uint16_t sz = ld16(p + pos + 6, r->swapped);
 
@@ -1023,7 +948,7 @@ static int read_file_header(struct perf_reader *r, struct pd_file *f, uint64_t h
 	/* features: the names of events need the ids indexed first */
 	fo = f->declared_end;
 	n = 0;
-	for (bit = 0; bit < FEAT_BITS; bit++)
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++)
 		n += (feat[bit / 64] >> (bit % 64)) & 1;
 	if (!n)
 		return 0;
@@ -1032,7 +957,7 @@ static int read_file_header(struct perf_reader *r, struct pd_file *f, uint64_t h
 			  "ignored", (unsigned long long)n);
 		return 0;
 	}
-	for (bit = 0; bit < FEAT_BITS; bit++) {
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
 		uint64_t so, ss;
 
 		if (!((feat[bit / 64] >> (bit % 64)) & 1))
@@ -1061,9 +986,9 @@ static uint64_t rec_extent(const uint8_t *p, uint16_t size, int sw)
 {
 	uint32_t type = ld32(p, sw);
 
-	if (type == PERF_REC_HEADER_TRACING_DATA && size >= 12)
+	if (type == PERF_RECORD_HEADER_TRACING_DATA && size >= 12)
 		return size + (((uint64_t)ld32(p + 8, sw) + 7) & ~7ULL);
-	if (type == PERF_REC_AUXTRACE && size >= 16) {
+	if (type == PERF_RECORD_AUXTRACE && size >= 16) {
 		uint64_t n = ld64(p + 8, sw);
 
 		return n > UINT64_MAX - size ? UINT64_MAX : size + n;
@@ -1138,11 +1063,11 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 		if (ext > f->size - pos)
 			break; /* cut short: next() warns when it gets there */
 		switch (type) {
-		case PERF_REC_HEADER_ATTR:
+		case PERF_RECORD_HEADER_ATTR:
 			if (pipe_attr(r, q, size, pos) < 0)
 				goto out;
 			break;
-		case PERF_REC_HEADER_EVENT_TYPE:
+		case PERF_RECORD_HEADER_EVENT_TYPE:
 			/* u64 event_id; char name[64] */
 			if (size >= 16) {
 				struct evtype *n = realloc(r->evtypes,
@@ -1158,12 +1083,12 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 				r->nevtypes++;
 			}
 			break;
-		case PERF_REC_HEADER_BUILD_ID:
+		case PERF_RECORD_HEADER_BUILD_ID:
 			if (add_build_id(r, q, size) < 0)
 				diag_warn(r->d, f->path, pos, "PERF_RECORD_HEADER_BUILD_ID: damaged, "
 					  "ignored");
 			break;
-		case PERF_REC_EVENT_UPDATE:
+		case PERF_RECORD_EVENT_UPDATE:
 			/* u64 type (2: name); u64 id; char name[] */
 			if (size > 24 && ld64(q + 8, sw) == 2) {
 				void *n = realloc(upd, (nupd + 1) * sizeof(*upd));
@@ -1176,7 +1101,7 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 				upd[nupd++].size = size;
 			}
 			break;
-		case PERF_REC_HEADER_FEATURE:
+		case PERF_RECORD_HEADER_FEATURE:
 			nfeat_names++;
 			break;
 		default:
@@ -1197,10 +1122,10 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 
 		if (size < 8 || ext > f->size - pos)
 			break;
-		if (ld32(q, sw) == PERF_REC_HEADER_FEATURE && size >= 16) {
+		if (ld32(q, sw) == PERF_RECORD_HEADER_FEATURE && size >= 16) {
 			uint64_t feat = ld64(q + 8, sw);
 
-			if (feat < FEAT_BITS && process_feature(r, (unsigned)feat, q + 16,
+			if (feat < HEADER_FEAT_BITS && process_feature(r, (unsigned)feat, q + 16,
 								size - 16u) < 0)
 				diag_warn(r->d, f->path, pos, "feature %s: damaged section, ignored",
 					  feat_name((unsigned)feat));
@@ -1265,32 +1190,32 @@ static int decode_trailer(struct perf_reader *r, const uint8_t *p, uint16_t size
 	if (size < 8 + tsz)
 		return -1;
 	q = p + size - tsz;
-	if (st & S_TID) {
+	if (st & PERF_SAMPLE_TID) {
 		rec->sid.pid = ld32(q, sw);
 		rec->sid.tid = ld32(q + 4, sw);
 		rec->sid.has_tid = 1;
 		q += 8;
 	}
-	if (st & S_TIME) {
+	if (st & PERF_SAMPLE_TIME) {
 		rec->sid.time = ld64(q, sw);
 		rec->sid.has_time = 1;
 		q += 8;
 	}
-	if (st & S_ID) {
+	if (st & PERF_SAMPLE_ID) {
 		rec->sid.id = ld64(q, sw);
 		rec->sid.has_id = 1;
 		q += 8;
 	}
-	if (st & S_STREAM_ID) {
+	if (st & PERF_SAMPLE_STREAM_ID) {
 		rec->sid.stream_id = ld64(q, sw);
 		q += 8;
 	}
-	if (st & S_CPU) {
+	if (st & PERF_SAMPLE_CPU) {
 		rec->sid.cpu = ld32(q, sw);
 		rec->sid.has_cpu = 1;
 		q += 8;
 	}
-	if (st & S_IDENTIFIER) {
+	if (st & PERF_SAMPLE_IDENTIFIER) {
 		rec->sid.id = ld64(q, sw);
 		rec->sid.has_id = 1;
 	}
@@ -1382,23 +1307,23 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 	e = &r->ev[ev].d;
 	st = e->sample_type;
 
-	FIELD(S_IDENTIFIER, "IDENTIFIER", (rec->sid.id = ld64(q, sw), rec->sid.has_id = 1));
-	FIELD(S_IP, "IP", s->ip = ld64(q, sw));
-	FIELD(S_TID, "TID", (rec->sid.pid = ld32(q, sw), rec->sid.tid = ld32(q + 4, sw),
+	FIELD(PERF_SAMPLE_IDENTIFIER, "IDENTIFIER", (rec->sid.id = ld64(q, sw), rec->sid.has_id = 1));
+	FIELD(PERF_SAMPLE_IP, "IP", s->ip = ld64(q, sw));
+	FIELD(PERF_SAMPLE_TID, "TID", (rec->sid.pid = ld32(q, sw), rec->sid.tid = ld32(q + 4, sw),
 			     rec->sid.has_tid = 1));
-	FIELD(S_TIME, "TIME", (rec->sid.time = ld64(q, sw), rec->sid.has_time = 1));
-	FIELD(S_ADDR, "ADDR", (s->addr = ld64(q, sw), s->has_addr = 1));
-	FIELD(S_ID, "ID", (rec->sid.id = ld64(q, sw), rec->sid.has_id = 1));
-	FIELD(S_STREAM_ID, "STREAM_ID", rec->sid.stream_id = ld64(q, sw));
-	FIELD(S_CPU, "CPU", (rec->sid.cpu = ld32(q, sw), rec->sid.has_cpu = 1));
+	FIELD(PERF_SAMPLE_TIME, "TIME", (rec->sid.time = ld64(q, sw), rec->sid.has_time = 1));
+	FIELD(PERF_SAMPLE_ADDR, "ADDR", (s->addr = ld64(q, sw), s->has_addr = 1));
+	FIELD(PERF_SAMPLE_ID, "ID", (rec->sid.id = ld64(q, sw), rec->sid.has_id = 1));
+	FIELD(PERF_SAMPLE_STREAM_ID, "STREAM_ID", rec->sid.stream_id = ld64(q, sw));
+	FIELD(PERF_SAMPLE_CPU, "CPU", (rec->sid.cpu = ld32(q, sw), rec->sid.has_cpu = 1));
 	s->period = e->sample_period;
-	FIELD(S_PERIOD, "PERIOD", (s->period = ld64(q, sw), s->has_period = 1));
-	if (st & S_READ) {
+	FIELD(PERF_SAMPLE_PERIOD, "PERIOD", (s->period = ld64(q, sw), s->has_period = 1));
+	if (st & PERF_SAMPLE_READ) {
 		uint64_t rf = e->read_format;
-		uint64_t per = 8 * (1 + !!(rf & F_ID) + !!(rf & F_LOST));
-		uint64_t hdr = 8 * (!!(rf & F_TOTAL_TIME_ENABLED) + !!(rf & F_TOTAL_TIME_RUNNING));
+		uint64_t per = 8 * (1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
+		uint64_t hdr = 8 * (!!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING));
 
-		if (rf & F_GROUP) {
+		if (rf & PERF_FORMAT_GROUP) {
 			NEED(8 + hdr, "READ");
 			n = ld64(q, sw);
 			q += 8 + hdr;
@@ -1412,7 +1337,7 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 			q += hdr + per;
 		}
 	}
-	if (st & S_CALLCHAIN) {
+	if (st & PERF_SAMPLE_CALLCHAIN) {
 		NEED(8, "CALLCHAIN");
 		n = ld64(q, sw);
 		q += 8;
@@ -1431,7 +1356,7 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 		}
 		q += n * 8;
 	}
-	if (st & S_RAW) {
+	if (st & PERF_SAMPLE_RAW) {
 		uint32_t rs;
 
 		NEED(4, "RAW");
@@ -1442,17 +1367,17 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 		s->raw_size = rs;
 		q += n;
 	}
-	if (st & S_BRANCH_STACK) {
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		uint64_t per = 24;
 
 		NEED(8, "BRANCH_STACK");
 		n = ld64(q, sw);
 		q += 8;
-		if (e->branch_sample_type & BRANCH_HW_INDEX) {
+		if (e->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) {
 			NEED(8, "BRANCH_STACK");
 			q += 8;
 		}
-		if (e->branch_sample_type & BRANCH_COUNTERS)
+		if (e->branch_sample_type & PERF_SAMPLE_BRANCH_COUNTERS)
 			per += 8;
 		if (n > LEFT / per) {
 			what = "BRANCH_STACK";
@@ -1461,8 +1386,8 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 		s->nr_branches = n;
 		q += n * per;
 	}
-	REGS(S_REGS_USER, "REGS_USER", e->sample_regs_user);
-	if (st & S_STACK_USER) {
+	REGS(PERF_SAMPLE_REGS_USER, "REGS_USER", e->sample_regs_user);
+	if (st & PERF_SAMPLE_STACK_USER) {
 		NEED(8, "STACK_USER");
 		n = ld64(q, sw);
 		q += 8;
@@ -1474,16 +1399,16 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 			q += n + 8;
 		}
 	}
-	FIELD(S_WEIGHT | S_WEIGHT_STRUCT, "WEIGHT",
-	      (s->weight = (st & S_WEIGHT_STRUCT) ? ld32(q, sw) : ld64(q, sw), s->has_weight = 1));
-	FIELD(S_DATA_SRC, "DATA_SRC", s->data_src = ld64(q, sw));
-	FIELD(S_TRANSACTION, "TRANSACTION", s->transaction = ld64(q, sw));
-	REGS(S_REGS_INTR, "REGS_INTR", e->sample_regs_intr);
-	FIELD(S_PHYS_ADDR, "PHYS_ADDR", s->phys_addr = ld64(q, sw));
-	FIELD(S_CGROUP, "CGROUP", s->cgroup = ld64(q, sw));
-	FIELD(S_DATA_PAGE_SIZE, "DATA_PAGE_SIZE", (void)0);
-	FIELD(S_CODE_PAGE_SIZE, "CODE_PAGE_SIZE", (void)0);
-	if (st & S_AUX) {
+	FIELD(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT",
+	      (s->weight = (st & PERF_SAMPLE_WEIGHT_STRUCT) ? ld32(q, sw) : ld64(q, sw), s->has_weight = 1));
+	FIELD(PERF_SAMPLE_DATA_SRC, "DATA_SRC", s->data_src = ld64(q, sw));
+	FIELD(PERF_SAMPLE_TRANSACTION, "TRANSACTION", s->transaction = ld64(q, sw));
+	REGS(PERF_SAMPLE_REGS_INTR, "REGS_INTR", e->sample_regs_intr);
+	FIELD(PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR", s->phys_addr = ld64(q, sw));
+	FIELD(PERF_SAMPLE_CGROUP, "CGROUP", s->cgroup = ld64(q, sw));
+	FIELD(PERF_SAMPLE_DATA_PAGE_SIZE, "DATA_PAGE_SIZE", (void)0);
+	FIELD(PERF_SAMPLE_CODE_PAGE_SIZE, "CODE_PAGE_SIZE", (void)0);
+	if (st & PERF_SAMPLE_AUX) {
 		NEED(8, "AUX");
 		n = ld64(q, sw);
 		q += 8;
@@ -1507,14 +1432,14 @@ overrun:
 static unsigned rec_min(uint32_t type)
 {
 	switch (type) {
-	case PERF_REC_MMAP: return 40;
-	case PERF_REC_MMAP2: return 72;
-	case PERF_REC_COMM: return 16;
-	case PERF_REC_FORK:
-	case PERF_REC_EXIT: return 32;
-	case PERF_REC_LOST: return 24;
-	case PERF_REC_LOST_SAMPLES: return 16;
-	case PERF_REC_KSYMBOL: return 24;
+	case PERF_RECORD_MMAP: return 40;
+	case PERF_RECORD_MMAP2: return 72;
+	case PERF_RECORD_COMM: return 16;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: return 32;
+	case PERF_RECORD_LOST: return 24;
+	case PERF_RECORD_LOST_SAMPLES: return 16;
+	case PERF_RECORD_KSYMBOL: return 24;
 	default: return 8;
 	}
 }
@@ -1530,23 +1455,23 @@ static int decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64
 	size_t body;
 
 	switch (type) {
-	case PERF_REC_HEADER_ATTR:
-	case PERF_REC_HEADER_EVENT_TYPE:
-	case PERF_REC_HEADER_TRACING_DATA:
-	case PERF_REC_HEADER_BUILD_ID:
-	case PERF_REC_EVENT_UPDATE:
-	case PERF_REC_HEADER_FEATURE:
-	case PERF_REC_FINISHED_INIT:
+	case PERF_RECORD_HEADER_ATTR:
+	case PERF_RECORD_HEADER_EVENT_TYPE:
+	case PERF_RECORD_HEADER_TRACING_DATA:
+	case PERF_RECORD_HEADER_BUILD_ID:
+	case PERF_RECORD_EVENT_UPDATE:
+	case PERF_RECORD_HEADER_FEATURE:
+	case PERF_RECORD_FINISHED_INIT:
 		return 0; /* read with the header */
-	case PERF_REC_COMPRESSED:
-	case PERF_REC_COMPRESSED2:
+	case PERF_RECORD_COMPRESSED:
+	case PERF_RECORD_COMPRESSED2:
 		r->stats.skipped_bad++; /* compressed inside compressed data */
 		return 0;
 	default:
 		break;
 	}
-	if ((type > PERF_REC_AUX_OUTPUT_HW_ID && type < PERF_REC_HEADER_ATTR) ||
-	    type > PERF_REC_COMPRESSED2 || type == 0) {
+	if ((type > PERF_RECORD_AUX_OUTPUT_HW_ID && type < PERF_RECORD_HEADER_ATTR) ||
+	    type > PERF_RECORD_COMPRESSED2 || type == 0) {
 		r->stats.skipped_unknown++;
 		return 0;
 	}
@@ -1557,21 +1482,21 @@ static int decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64
 	rec->offset = off;
 	rec->file = cur_path(r);
 	rec->event = r->nev == 1 ? 0 : -1;
-	rec->cpumode = misc & 7;
+	rec->cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	rec->raw = p;
 	rec->index = r->index;
 
-	if (type == PERF_REC_SAMPLE) {
+	if (type == PERF_RECORD_SAMPLE) {
 		ret = decode_sample(r, p, size, off, rec);
 		if (ret == 1)
 			r->stats.records++;
 		return ret;
 	}
-	if (type >= PERF_REC_HEADER_ATTR) {
+	if (type >= PERF_RECORD_HEADER_ATTR) {
 		/* File format of TIME_CONV: u64 time_shift, time_mult, time_zero; since
 		 * Linux 5.9 also u64 time_cycles, time_mask, u8 cap_user_time_zero,
 		 * cap_user_time_short, u8 reserved[6]. */
-		if (type == PERF_REC_TIME_CONV && size >= 32) {
+		if (type == PERF_RECORD_TIME_CONV && size >= 32) {
 			struct perf_time_conv_rec *t = &rec->u.time_conv;
 
 			t->time_shift = ld64(p + 8, sw);
@@ -1601,19 +1526,19 @@ static int decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64
 	}
 	body = size - (size_t)tsz; /* the fields end here, trailer excluded */
 	switch (type) {
-	case PERF_REC_MMAP:
-	case PERF_REC_MMAP2: {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
 		struct perf_mmap_rec *m = &rec->u.mmap;
-		size_t fn = type == PERF_REC_MMAP ? 40 : 72;
+		size_t fn = type == PERF_RECORD_MMAP ? 40 : 72;
 
 		m->pid = ld32(p + 8, sw);
 		m->tid = ld32(p + 12, sw);
 		m->start = ld64(p + 16, sw);
 		m->len = ld64(p + 24, sw);
 		m->pgoff = ld64(p + 32, sw);
-		m->executable = !(misc & MISC_MMAP_DATA);
-		if (type == PERF_REC_MMAP2) {
-			if (misc & MISC_MMAP_BUILD_ID) {
+		m->executable = !(misc & PERF_RECORD_MISC_MMAP_DATA);
+		if (type == PERF_RECORD_MMAP2) {
+			if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 				m->build_id_size = p[40] <= PERF_BUILD_ID_MAX ? p[40] :
 						   PERF_BUILD_ID_MAX;
 				memcpy(m->build_id, p + 44, PERF_BUILD_ID_MAX);
@@ -1630,30 +1555,30 @@ static int decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64
 		m->filename = rec_str(r, p + fn, body - fn);
 		break;
 	}
-	case PERF_REC_COMM:
+	case PERF_RECORD_COMM:
 		rec->u.comm.pid = ld32(p + 8, sw);
 		rec->u.comm.tid = ld32(p + 12, sw);
-		rec->u.comm.exec = !!(misc & MISC_COMM_EXEC);
+		rec->u.comm.exec = !!(misc & PERF_RECORD_MISC_COMM_EXEC);
 		rec->u.comm.comm = rec_str(r, p + 16, body - 16);
 		break;
-	case PERF_REC_FORK:
-	case PERF_REC_EXIT:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
 		rec->u.fork.pid = ld32(p + 8, sw);
 		rec->u.fork.ppid = ld32(p + 12, sw);
 		rec->u.fork.tid = ld32(p + 16, sw);
 		rec->u.fork.ptid = ld32(p + 20, sw);
 		rec->u.fork.time = ld64(p + 24, sw);
 		break;
-	case PERF_REC_LOST:
+	case PERF_RECORD_LOST:
 		rec->u.lost.id = ld64(p + 8, sw);
 		rec->u.lost.lost = ld64(p + 16, sw);
 		r->stats.lost_events += rec->u.lost.lost;
 		break;
-	case PERF_REC_LOST_SAMPLES:
+	case PERF_RECORD_LOST_SAMPLES:
 		rec->u.lost.lost = ld64(p + 8, sw);
 		r->stats.lost_samples += rec->u.lost.lost;
 		break;
-	case PERF_REC_KSYMBOL:
+	case PERF_RECORD_KSYMBOL:
 		rec->u.ksymbol.addr = ld64(p + 8, sw);
 		rec->u.ksymbol.len = ld32(p + 16, sw);
 		rec->u.ksymbol.ksym_type = ld16(p + 20, sw);
@@ -1725,7 +1650,7 @@ static void zfill(struct perf_reader *r)
 	ret = ZSTD_decompressStream(r->zd, &out, &in);
 	if (ZSTD_isError(ret)) {
 		rwarn(r, cur_path(r), r->zoff, "%s: zstd: %s, the compressed data of this file "
-		      "is skipped from here", rec_name(PERF_REC_COMPRESSED),
+		      "is skipped from here", rec_name(PERF_RECORD_COMPRESSED),
 		      ZSTD_getErrorName(ret));
 		r->stats.skipped_bad++;
 		r->zbroken = 1;
@@ -1758,7 +1683,7 @@ static int start_compressed(struct perf_reader *r, const uint8_t *p, uint16_t si
 	size_t len = size - 8u;
 
 	r->stats.compressed_records++;
-	if (type == PERF_REC_COMPRESSED2) {
+	if (type == PERF_RECORD_COMPRESSED2) {
 		uint64_t ds;
 
 		if (size < 16 || (ds = ld64(p + 8, r->swapped)) > size - 16u) {
@@ -1887,8 +1812,8 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 			continue;
 		}
 		r->pos += ext;
-		if (ld32(p, r->swapped) == PERF_REC_COMPRESSED ||
-		    ld32(p, r->swapped) == PERF_REC_COMPRESSED2) {
+		if (ld32(p, r->swapped) == PERF_RECORD_COMPRESSED ||
+		    ld32(p, r->swapped) == PERF_RECORD_COMPRESSED2) {
 			if (start_compressed(r, p, size, off) < 0)
 				return -1;
 			continue;
@@ -1949,11 +1874,11 @@ static int read_header(struct perf_reader *r)
 		return -1;
 	}
 	magic = ld64(f->base, 0);
-	native = host_big_endian() ? __builtin_bswap64(MAGIC_PERFILE2) : MAGIC_PERFILE2;
+	native = host_big_endian() ? __builtin_bswap64(PERF_FILE_MAGIC2) : PERF_FILE_MAGIC2;
 	if (magic == __builtin_bswap64(native)) {
 		r->swapped = 1;
 	} else if (magic != native) {
-		if (magic == MAGIC_PERFFILE || magic == __builtin_bswap64(MAGIC_PERFFILE))
+		if (magic == PERF_FILE_MAGIC1 || magic == __builtin_bswap64(PERF_FILE_MAGIC1))
 			diag_error(r->d, f->path, 0, "perf.data version 1 (PERFFILE) is not "
 				   "supported");
 		else

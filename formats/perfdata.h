@@ -15,71 +15,7 @@
 #include <stdint.h>
 
 #include "common/diag.h"
-
-/* PERF_RECORD_* numbers the rest of the program cares about. */
-enum {
-	PERF_REC_MMAP = 1,
-	PERF_REC_LOST = 2,
-	PERF_REC_COMM = 3,
-	PERF_REC_EXIT = 4,
-	PERF_REC_THROTTLE = 5,
-	PERF_REC_UNTHROTTLE = 6,
-	PERF_REC_FORK = 7,
-	PERF_REC_READ = 8,
-	PERF_REC_SAMPLE = 9,
-	PERF_REC_MMAP2 = 10,
-	PERF_REC_AUX = 11,
-	PERF_REC_ITRACE_START = 12,
-	PERF_REC_LOST_SAMPLES = 13,
-	PERF_REC_SWITCH = 14,
-	PERF_REC_SWITCH_CPU_WIDE = 15,
-	PERF_REC_NAMESPACES = 16,
-	PERF_REC_KSYMBOL = 17,
-	PERF_REC_BPF_EVENT = 18,
-	PERF_REC_CGROUP = 19,
-	PERF_REC_TEXT_POKE = 20,
-	PERF_REC_AUX_OUTPUT_HW_ID = 21,
-	/* user (perf tool) records */
-	PERF_REC_HEADER_ATTR = 64,
-	PERF_REC_HEADER_EVENT_TYPE = 65,
-	PERF_REC_HEADER_TRACING_DATA = 66,
-	PERF_REC_HEADER_BUILD_ID = 67,
-	PERF_REC_FINISHED_ROUND = 68,
-	PERF_REC_ID_INDEX = 69,
-	PERF_REC_AUXTRACE_INFO = 70,
-	PERF_REC_AUXTRACE = 71,
-	PERF_REC_AUXTRACE_ERROR = 72,
-	PERF_REC_THREAD_MAP = 73,
-	PERF_REC_CPU_MAP = 74,
-	PERF_REC_STAT_CONFIG = 75,
-	PERF_REC_STAT = 76,
-	PERF_REC_STAT_ROUND = 77,
-	PERF_REC_EVENT_UPDATE = 78,
-	PERF_REC_TIME_CONV = 79,
-	PERF_REC_HEADER_FEATURE = 80,
-	PERF_REC_COMPRESSED = 81,
-	PERF_REC_FINISHED_INIT = 82,
-	PERF_REC_COMPRESSED2 = 83,
-};
-
-/* cpumode: header.misc & 7 */
-enum {
-	PERF_CPUMODE_UNKNOWN = 0,
-	PERF_CPUMODE_KERNEL = 1,
-	PERF_CPUMODE_USER = 2,
-	PERF_CPUMODE_HYPERVISOR = 3,
-	PERF_CPUMODE_GUEST_KERNEL = 4,
-	PERF_CPUMODE_GUEST_USER = 5,
-};
-
-/* Callchain context markers: entries >= PERF_CONTEXT_MAX_MARKER are not addresses. */
-#define PERF_CONTEXT_HV ((uint64_t)-32)
-#define PERF_CONTEXT_KERNEL ((uint64_t)-128)
-#define PERF_CONTEXT_USER ((uint64_t)-512)
-#define PERF_CONTEXT_GUEST ((uint64_t)-2048)
-#define PERF_CONTEXT_GUEST_KERNEL ((uint64_t)-2176)
-#define PERF_CONTEXT_GUEST_USER ((uint64_t)-2560)
-#define PERF_CONTEXT_MAX_MARKER ((uint64_t)-4095)
+#include "common/perf_abi.h"
 
 #define PERF_BUILD_ID_MAX 20
 
@@ -201,7 +137,7 @@ struct perf_time_conv_rec {
 };
 
 struct perf_record {
-	uint32_t type;          /* PERF_REC_* */
+	uint32_t type;          /* PERF_RECORD_* */
 	uint16_t misc;
 	uint16_t size;
 	uint64_t offset;        /* file offset of the record (for a record inside a
@@ -264,7 +200,7 @@ struct perf_reader *perf_reader_open_mem(const void *buf, size_t len, const char
 int perf_reader_next(struct perf_reader *r, struct perf_record *rec);
 
 /*
- * Records of `type` (e.g. PERF_REC_SAMPLE for a pass that wants process state only)
+ * Records of `type` (e.g. PERF_RECORD_SAMPLE for a pass that wants process state only)
  * are framed and counted but neither decoded nor returned, until set again (0:
  * none). Damage in them is then warned about in the next pass that decodes them.
  */

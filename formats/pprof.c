@@ -299,17 +299,12 @@ static int base_clash(const struct profile *p, const int *shown, size_t nshown, 
 	return 0;
 }
 
-static int is_clock(const struct profile *p, const struct pc_event *e)
-{
-	return strcmp(profile_text(p, e->unit), "nanoseconds") == 0;
-}
-
 /* The number of events between samples, in the event's unit. */
 static int64_t event_period(const struct profile *p, const struct pc_event *e)
 {
 	if (!e->freq)
 		return (int64_t)e->sample_period;
-	if (is_clock(p, e) && e->sample_period)
+	if (e->is_clock && e->sample_period)
 		return (int64_t)(1000000000ULL / e->sample_period);
 	/* a frequency-driven count has no fixed period: the average one */
 	return e->nsamples ? (int64_t)(e->total_period / e->nsamples) : 0;
@@ -426,7 +421,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			col_of[shown[i]] = (int)(2 * i);
 			vt[2 * i] = init;
 			vt[2 * i + 1] = init;
-			if (is_clock(p, e) && !clock_named) {
+			if (e->is_clock && !clock_named) {
 				/* what Datadog's native profiler sends for CPU time */
 				clock_named = 1;
 				vt[2 * i].type = out_str(&w, "cpu-samples");
@@ -435,7 +430,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				snprintf(tbuf, sizeof(tbuf), "%.*s-samples", (int)bl, name);
 				vt[2 * i].type = out_str(&w, tbuf);
 				snprintf(tbuf, sizeof(tbuf), "%.*s%s", (int)bl, name,
-					 is_clock(p, e) ? "-time" : "");
+					 e->is_clock ? "-time" : "");
 				vt[2 * i + 1].type = out_str(&w, tbuf);
 			}
 			vt[2 * i].unit = out_str(&w, "count");
@@ -707,7 +702,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		char tbuf[256];
 
 		prof.default_sample_type = vt[1].type;
-		if (is_clock(p, e))
+		if (e->is_clock)
 			snprintf(tbuf, sizeof(tbuf), "cpu");
 		else
 			snprintf(tbuf, sizeof(tbuf), "%.*s", (int)base_len(name), name);

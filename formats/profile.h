@@ -71,6 +71,8 @@ struct pc_sample {
 struct pc_event {
 	uint32_t name;
 	uint32_t unit;        /* "nanoseconds" for clock events, else "count" */
+	int is_clock;         /* a clock event (cpu-clock, task-clock): periods are
+				 nanoseconds the thread was on a CPU */
 	uint32_t type;        /* PERF_TYPE_* */
 	uint64_t config;
 	uint64_t sample_period; /* period, or frequency when `freq` */

@@ -183,7 +183,7 @@ int speedscope_write(const struct profile *p, const struct write_options *o, FIL
 		}
 	w.nanoseconds = o->weight_period && p->has_time && event >= 0 &&
 		(size_t)event < p->nevents &&
-		strcmp(profile_text(p, p->events[event].unit), "nanoseconds") == 0;
+		p->events[event].is_clock;
 	for (size_t i = 1; i < w.v.nthreads; i++)
 		if (w.v.threads[i].weight > w.v.threads[busiest].weight)
 			busiest = i;

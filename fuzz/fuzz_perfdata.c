@@ -18,20 +18,20 @@ static uint64_t touch(const struct perf_record *rec)
 
 	sum += ((const uint8_t *)rec->raw)[rec->size - 1];
 	switch (rec->type) {
-	case PERF_REC_SAMPLE:
+	case PERF_RECORD_SAMPLE:
 		for (i = 0; i < rec->u.sample.nr_callchain; i++)
 			sum += rec->u.sample.callchain[i];
 		if (rec->u.sample.raw_size)
 			sum += ((const uint8_t *)rec->u.sample.raw)[rec->u.sample.raw_size - 1];
 		break;
-	case PERF_REC_MMAP:
-	case PERF_REC_MMAP2:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
 		sum += strlen(rec->u.mmap.filename) + rec->u.mmap.start;
 		break;
-	case PERF_REC_COMM:
+	case PERF_RECORD_COMM:
 		sum += strlen(rec->u.comm.comm);
 		break;
-	case PERF_REC_KSYMBOL:
+	case PERF_RECORD_KSYMBOL:
 		sum += strlen(rec->u.ksymbol.name);
 		break;
 	default:
@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* as the pipeline reads: process state without samples, then everything */
 	for (pass = 0; pass < 2; pass++) {
-		perf_reader_skip_type(r, pass == 0 ? PERF_REC_SAMPLE : 0);
+		perf_reader_skip_type(r, pass == 0 ? PERF_RECORD_SAMPLE : 0);
 		while (perf_reader_next(r, &rec) == 1)
 			sum += touch(&rec);
 		perf_reader_rewind(r);

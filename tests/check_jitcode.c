@@ -570,7 +570,7 @@ static void tally_samples(const char *data, uint32_t pid, const struct jitcode *
 	while (perf_reader_next(r, &rec) == 1) {
 		struct jitcode_frame f;
 
-		if (rec.type != PERF_REC_SAMPLE || rec.sid.pid != pid)
+		if (rec.type != PERF_RECORD_SAMPLE || rec.sid.pid != pid)
 			continue;
 		if (!jitcode_lookup(jc, rec.sid.time, rec.u.sample.ip, &f))
 			continue;

@@ -170,6 +170,7 @@ static void setup(void)
 	memset(&e, 0, sizeof(e));
 	e.name = profile_str(&p, "cpu-clock");
 	e.unit = profile_str(&p, "nanoseconds");
+	e.is_clock = 1;
 	profile_add_event(&p, &e);
 	p.has_time = 1;
 	m1 = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);

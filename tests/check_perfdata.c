@@ -33,14 +33,14 @@ static struct counts count_all(struct perf_reader *r)
 	memset(&c, 0, sizeof(c));
 	while ((c.ret = perf_reader_next(r, &rec)) == 1) {
 		c.records++;
-		if (rec.type == PERF_REC_SAMPLE) {
+		if (rec.type == PERF_RECORD_SAMPLE) {
 			c.samples++;
 			if (rec.event >= 0 && rec.event < 4)
 				c.per_event[rec.event]++;
 		}
-		if (rec.type == PERF_REC_MMAP || rec.type == PERF_REC_MMAP2)
+		if (rec.type == PERF_RECORD_MMAP || rec.type == PERF_RECORD_MMAP2)
 			c.mmaps++;
-		if (rec.type == PERF_REC_COMM)
+		if (rec.type == PERF_RECORD_COMM)
 			c.comms++;
 	}
 	return c;
@@ -105,7 +105,7 @@ START_TEST(test_file_two_events)
 
 	/* the first sample: a page fault, 10 frames, kernel then user */
 	while (perf_reader_next(r, &rec) == 1)
-		if (rec.type == PERF_REC_SAMPLE) {
+		if (rec.type == PERF_RECORD_SAMPLE) {
 			found = 1;
 			break;
 		}
@@ -147,12 +147,12 @@ static void check_pipe_g(struct perf_reader *r)
 	ck_assert_uint_eq(perf_reader_nevents(r), 1);
 	ck_assert_str_eq(perf_reader_event(r, 0)->name, "cpu-clock:pppH");
 	while (perf_reader_next(r, &rec) == 1) {
-		if (rec.type == PERF_REC_COMM && rec.u.comm.exec) {
+		if (rec.type == PERF_RECORD_COMM && rec.u.comm.exec) {
 			ck_assert_str_eq(rec.u.comm.comm, "sleep");
 			ck_assert_uint_eq(rec.u.comm.pid, 3953);
 			comm_exec++;
 		}
-		if (rec.type == PERF_REC_SAMPLE) {
+		if (rec.type == PERF_RECORD_SAMPLE) {
 			if (!samples) {
 				ck_assert_uint_eq(rec.offset, 0xcdc);
 				ck_assert_uint_eq(rec.sid.time, 5968901758868ULL);
@@ -288,7 +288,7 @@ START_TEST(test_threads_dir)
 	ck_assert(r != NULL);
 	ck_assert_int_eq(perf_reader_header(r)->directory, 1);
 	while (perf_reader_next(r, &rec) == 1)
-		if (rec.type == PERF_REC_SAMPLE) {
+		if (rec.type == PERF_RECORD_SAMPLE) {
 			samples++;
 			ck_assert_ptr_nonnull(strstr(rec.file, "/data.1"));
 		}
@@ -326,7 +326,7 @@ START_TEST(test_identifier_raw_dwarf)
 	ck_assert(r != NULL);
 	ck_assert_str_eq(perf_reader_event(r, 0)->name, "sched:sched_switch");
 	while (perf_reader_next(r, &rec) == 1)
-		if (rec.type == PERF_REC_SAMPLE && rec.u.sample.raw_size >= 8)
+		if (rec.type == PERF_RECORD_SAMPLE && rec.u.sample.raw_size >= 8)
 			raw++;
 	ck_assert_int_eq(raw, 198);
 	perf_reader_close(r);
@@ -569,7 +569,7 @@ static void put_trailer(struct buf *b, uint64_t id)
 /* A sample with every field; `nr_cc` overrides the callchain length to damage it. */
 static void put_sample(struct buf *b, uint64_t id, uint64_t nr_cc)
 {
-	size_t at = rec_begin(b, PERF_REC_SAMPLE, 2);
+	size_t at = rec_begin(b, PERF_RECORD_SAMPLE, 2);
 
 	p64(b, id);                         /* IDENTIFIER */
 	p64(b, 0x401000);                   /* IP */
@@ -655,13 +655,13 @@ static void synth_records(struct buf *b)
 {
 	size_t at;
 
-	at = rec_begin(b, PERF_REC_COMM, 1 << 13);
+	at = rec_begin(b, PERF_RECORD_COMM, 1 << 13);
 	p32(b, 100); p32(b, 101);
 	put(b, "synth\0\0\0", 8);
 	put_trailer(b, 7);
 	rec_end(b, at);
 
-	at = rec_begin(b, PERF_REC_MMAP2, 2 | (1 << 14));
+	at = rec_begin(b, PERF_RECORD_MMAP2, 2 | (1 << 14));
 	p32(b, 100); p32(b, 101);
 	p64(b, 0x400000); p64(b, 0x10000); p64(b, 0);
 	put(b, "\x14\0\0\0\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14", 24);
@@ -673,16 +673,16 @@ static void synth_records(struct buf *b)
 	put_sample(b, 8, 3);
 	put_sample(b, 7, 1000);   /* callchain overruns the record: skipped */
 
-	at = rec_begin(b, PERF_REC_MMAP2, 2);   /* too small for an MMAP2: skipped */
+	at = rec_begin(b, PERF_RECORD_MMAP2, 2);   /* too small for an MMAP2: skipped */
 	p64(b, 0); p64(b, 0);
 	rec_end(b, at);
 
-	at = rec_begin(b, PERF_REC_FORK, 0);
+	at = rec_begin(b, PERF_RECORD_FORK, 0);
 	p32(b, 100); p32(b, 100); p32(b, 102); p32(b, 101); p64(b, 4999);
 	put_trailer(b, 7);
 	rec_end(b, at);
 
-	at = rec_begin(b, PERF_REC_FINISHED_ROUND, 0);
+	at = rec_begin(b, PERF_RECORD_FINISHED_ROUND, 0);
 	rec_end(b, at);
 }
 
@@ -699,7 +699,7 @@ static void check_synth(struct perf_reader *r, struct cap *c)
 	ck_assert_int_eq(perf_reader_event(r, 0)->exclude_kernel, 1);
 
 	ck_assert_int_eq(perf_reader_next(r, &rec), 1);
-	ck_assert_uint_eq(rec.type, PERF_REC_COMM);
+	ck_assert_uint_eq(rec.type, PERF_RECORD_COMM);
 	ck_assert_str_eq(rec.u.comm.comm, "synth");
 	ck_assert_int_eq(rec.u.comm.exec, 1);
 	ck_assert_uint_eq(rec.u.comm.tid, 101);
@@ -708,7 +708,7 @@ static void check_synth(struct perf_reader *r, struct cap *c)
 	ck_assert_int_eq(rec.event, 0);
 
 	ck_assert_int_eq(perf_reader_next(r, &rec), 1);
-	ck_assert_uint_eq(rec.type, PERF_REC_MMAP2);
+	ck_assert_uint_eq(rec.type, PERF_RECORD_MMAP2);
 	ck_assert_int_eq(rec.event, 1);
 	ck_assert_int_eq(rec.u.mmap.has_build_id, 1);
 	ck_assert_uint_eq(rec.u.mmap.build_id_size, 20);
@@ -718,7 +718,7 @@ static void check_synth(struct perf_reader *r, struct cap *c)
 	ck_assert_str_eq(rec.u.mmap.filename, "/bin/app");
 
 	ck_assert_int_eq(perf_reader_next(r, &rec), 1);
-	ck_assert_uint_eq(rec.type, PERF_REC_SAMPLE);
+	ck_assert_uint_eq(rec.type, PERF_RECORD_SAMPLE);
 	ck_assert_int_eq(rec.event, 1);
 	ck_assert_uint_eq(s->ip, 0x401000);
 	ck_assert_uint_eq(rec.sid.pid, 100);
@@ -743,11 +743,11 @@ static void check_synth(struct perf_reader *r, struct cap *c)
 
 	/* the damaged sample and MMAP2 are skipped with a warning each */
 	ck_assert_int_eq(perf_reader_next(r, &rec), 1);
-	ck_assert_uint_eq(rec.type, PERF_REC_FORK);
+	ck_assert_uint_eq(rec.type, PERF_RECORD_FORK);
 	ck_assert_uint_eq(rec.u.fork.tid, 102);
 	ck_assert_uint_eq(rec.u.fork.time, 4999);
 	ck_assert_int_eq(perf_reader_next(r, &rec), 1);
-	ck_assert_uint_eq(rec.type, PERF_REC_FINISHED_ROUND);
+	ck_assert_uint_eq(rec.type, PERF_RECORD_FINISHED_ROUND);
 	ck_assert_int_eq(perf_reader_next(r, &rec), 0);
 	ck_assert_uint_eq(perf_reader_stats(r)->skipped_bad, 2);
 	ck_assert_ptr_nonnull(strstr(cap_text(c), "PERF_RECORD_SAMPLE: CALLCHAIN field overruns "
@@ -797,10 +797,10 @@ START_TEST(test_skip_type_two_passes)
 	cap_init(&c);
 	r = perf_reader_open_mem(b.p, b.len, "synth.data", &c.d);
 	ck_assert_msg(r != NULL, "%s", c.d.last_error);
-	perf_reader_skip_type(r, PERF_REC_SAMPLE);
+	perf_reader_skip_type(r, PERF_RECORD_SAMPLE);
 	while (perf_reader_next(r, &rec) == 1) {
-		ck_assert_uint_ne(rec.type, PERF_REC_SAMPLE);
-		if (rec.type == PERF_REC_FORK)
+		ck_assert_uint_ne(rec.type, PERF_RECORD_SAMPLE);
+		if (rec.type == PERF_RECORD_FORK)
 			fork_index = rec.index;
 		n++;
 	}
@@ -812,8 +812,8 @@ START_TEST(test_skip_type_two_passes)
 	perf_reader_rewind(r);
 	perf_reader_skip_type(r, 0);
 	while (perf_reader_next(r, &rec) == 1) {
-		samples += rec.type == PERF_REC_SAMPLE;
-		if (rec.type == PERF_REC_FORK)
+		samples += rec.type == PERF_RECORD_SAMPLE;
+		if (rec.type == PERF_RECORD_FORK)
 			ck_assert_uint_eq(rec.index, fork_index);
 	}
 	ck_assert_int_eq(samples, 1);
@@ -841,8 +841,8 @@ START_TEST(test_skip_type_from_midway)
 	r = perf_reader_open_mem(b.p, b.len, "synth.data", &c.d);
 	ck_assert_msg(r != NULL, "%s", c.d.last_error);
 	while (perf_reader_next(r, &rec) == 1)
-		if (rec.type == PERF_REC_FORK) /* after both samples */
-			perf_reader_skip_type(r, PERF_REC_SAMPLE);
+		if (rec.type == PERF_RECORD_FORK) /* after both samples */
+			perf_reader_skip_type(r, PERF_RECORD_SAMPLE);
 	perf_reader_rewind(r);
 	perf_reader_skip_type(r, 0);
 	while (perf_reader_next(r, &rec) == 1)
@@ -875,7 +875,7 @@ static void compressed_records(struct buf *b)
 	o = (ZSTD_outBuffer){ out, sizeof(out), 0 };
 	ck_assert(!ZSTD_isError(ZSTD_compressStream2(cc, &o, &in, ZSTD_e_flush)));
 	ck_assert_uint_eq(in.pos, half);
-	at = rec_begin(b, PERF_REC_COMPRESSED2, 0);
+	at = rec_begin(b, PERF_RECORD_COMPRESSED2, 0);
 	p64(b, o.pos);
 	put(b, out, o.pos);
 	pad = (8 - o.pos % 8) % 8;
@@ -883,13 +883,13 @@ static void compressed_records(struct buf *b)
 		put(b, "", 1);
 	rec_end(b, at);
 
-	at = rec_begin(b, PERF_REC_FINISHED_ROUND, 0);
+	at = rec_begin(b, PERF_RECORD_FINISHED_ROUND, 0);
 	rec_end(b, at);
 
 	in = (ZSTD_inBuffer){ plain.p, plain.len, half };
 	o = (ZSTD_outBuffer){ out, sizeof(out), 0 };
 	ck_assert_uint_eq(ZSTD_compressStream2(cc, &o, &in, ZSTD_e_end), 0);
-	at = rec_begin(b, PERF_REC_COMPRESSED, 0);
+	at = rec_begin(b, PERF_RECORD_COMPRESSED, 0);
 	put(b, out, o.pos);
 	rec_end(b, at);
 	ZSTD_freeCCtx(cc);
@@ -910,18 +910,18 @@ START_TEST(test_compressed_straddle)
 	ck_assert(r != NULL);
 	while (n < 16 && perf_reader_next(r, &rec) == 1) {
 		types[n++] = (int)rec.type;
-		if (rec.type == PERF_REC_SAMPLE) {
+		if (rec.type == PERF_RECORD_SAMPLE) {
 			ck_assert_uint_eq(rec.u.sample.callchain[2], 0x402000);
 			ck_assert_uint_eq(rec.u.sample.cgroup, 42);
 		}
 	}
 	/* the round marker between the two payloads comes out before the sample */
 	ck_assert_int_eq(n, 6);
-	ck_assert_int_eq(types[0], PERF_REC_COMM);
-	ck_assert_int_eq(types[1], PERF_REC_MMAP2);
-	ck_assert_int_eq(types[2], PERF_REC_FINISHED_ROUND);
-	ck_assert_int_eq(types[3], PERF_REC_SAMPLE);
-	ck_assert_int_eq(types[4], PERF_REC_FORK);
+	ck_assert_int_eq(types[0], PERF_RECORD_COMM);
+	ck_assert_int_eq(types[1], PERF_RECORD_MMAP2);
+	ck_assert_int_eq(types[2], PERF_RECORD_FINISHED_ROUND);
+	ck_assert_int_eq(types[3], PERF_RECORD_SAMPLE);
+	ck_assert_int_eq(types[4], PERF_RECORD_FORK);
 	ck_assert_uint_eq(perf_reader_stats(r)->compressed_records, 2);
 	ck_assert_uint_eq(perf_reader_stats(r)->skipped_bad, 2);
 	perf_reader_rewind(r);
@@ -937,7 +937,7 @@ END_TEST
 /* TIME_CONV in both forms: the parameters that convert a jitdump's TSC times. */
 static void time_conv_records(struct buf *b)
 {
-	size_t at = rec_begin(b, PERF_REC_TIME_CONV, 0);
+	size_t at = rec_begin(b, PERF_RECORD_TIME_CONV, 0);
 
 	p64(b, 31);
 	p64(b, 1431655765);
@@ -946,7 +946,7 @@ static void time_conv_records(struct buf *b)
 	p64(b, 0xffffffffULL);
 	put(b, "\1\1\0\0\0\0\0\0", 8);
 	rec_end(b, at);
-	at = rec_begin(b, PERF_REC_TIME_CONV, 0);
+	at = rec_begin(b, PERF_RECORD_TIME_CONV, 0);
 	p64(b, 10);
 	p64(b, 3);
 	p64(b, 5);
@@ -968,7 +968,7 @@ START_TEST(test_time_conv)
 		r = perf_reader_open_mem(b.p, b.len, "tc.data", &c.d);
 		ck_assert_msg(r != NULL, "%s", c.d.last_error);
 		ck_assert_int_eq(perf_reader_next(r, &rec), 1);
-		ck_assert_uint_eq(rec.type, PERF_REC_TIME_CONV);
+		ck_assert_uint_eq(rec.type, PERF_RECORD_TIME_CONV);
 		ck_assert_uint_eq(rec.u.time_conv.time_shift, 31);
 		ck_assert_uint_eq(rec.u.time_conv.time_mult, 1431655765);
 		ck_assert_uint_eq(rec.u.time_conv.time_zero, 777);
@@ -976,7 +976,7 @@ START_TEST(test_time_conv)
 		ck_assert_uint_eq(rec.u.time_conv.time_mask, 0xffffffffULL);
 		ck_assert_uint_eq(rec.u.time_conv.cap_user_time_short, 1);
 		ck_assert_int_eq(perf_reader_next(r, &rec), 1);
-		ck_assert_uint_eq(rec.type, PERF_REC_TIME_CONV);
+		ck_assert_uint_eq(rec.type, PERF_RECORD_TIME_CONV);
 		ck_assert_uint_eq(rec.u.time_conv.time_shift, 10);
 		ck_assert_uint_eq(rec.u.time_conv.time_mult, 3);
 		ck_assert_uint_eq(rec.u.time_conv.time_zero, 5);

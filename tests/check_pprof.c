@@ -210,11 +210,13 @@ static void setup(void)
 	memset(&e, 0, sizeof(e));
 	e.name = profile_str(&p, "cpu-clock:pppH");
 	e.unit = profile_str(&p, "nanoseconds");
+	e.is_clock = 1;
 	e.freq = 1;
 	e.sample_period = 4000;
 	profile_add_event(&p, &e);
 	e.name = profile_str(&p, "page-faults");
 	e.unit = profile_str(&p, "count");
+	e.is_clock = 0;
 	e.freq = 0;
 	e.sample_period = 1;
 	profile_add_event(&p, &e);
