@@ -42,10 +42,12 @@ endif
 LIB_SRCS := \
 	common/diag.c \
 	common/util.c \
+	common/demangle.c \
 	common/mapfile.c \
 	formats/perfdata.c \
 	formats/jitdump.c \
 	formats/perfmap.c \
+	formats/frametext.c \
 	formats/folded.c \
 	formats/samples.c \
 	formats/pprof.c \

@@ -5,6 +5,8 @@
  */
 #include "formats/folded.h"
 
+#include "formats/frametext.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -58,28 +60,6 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 static void sb_str(struct sbuf *b, const char *s)
 {
 	sb_add(b, s, strlen(s));
-}
-
-void frame_name_sanitize(char *s)
-{
-	for (; *s; s++) {
-		if (*s == ';')
-			*s = ':';
-		else if (*s == '\n' || *s == '\r' || *s == '\t')
-			*s = ' ';
-	}
-}
-
-void frame_text(const struct profile *p, const struct pc_frame *f, const struct write_options *o,
-		char *buf, size_t size)
-{
-	const char *name = profile_text(p, f->func);
-
-	if (o->srcline && f->line && f->file)
-		snprintf(buf, size, "%s (%s:%u)", name, path_base(profile_text(p, f->file)), f->line);
-	else
-		snprintf(buf, size, "%s", name);
-	frame_name_sanitize(buf);
 }
 
 static const char *suffix_for(const struct pc_frame *f)

@@ -211,49 +211,9 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 	}
 }
 
-struct time_key {
-	uint64_t time;
-	uint32_t pos;
-};
-
-/*
- * Stable LSD radix sort of (time, position) keys, 16 bits a pass, skipping the passes
- * whose digit is the same for every key: samples span seconds, so the high passes
- * fall away. Linear, where qsort of the whole samples was the hot spot.
- */
-static void radix_sort_times(struct time_key *a, struct time_key *tmp, size_t n)
-{
-	static size_t count[1 << 16];
-
-	for (unsigned shift = 0; shift < 64; shift += 16) {
-		uint64_t first = (a[0].time >> shift) & 0xffff;
-		size_t i, sum = 0;
-		int same = 1;
-
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++) {
-			uint64_t d = (a[i].time >> shift) & 0xffff;
-
-			count[d]++;
-			same &= d == first;
-		}
-		if (same)
-			continue;
-		for (i = 0; i < (1u << 16); i++) {
-			size_t c = count[i];
-
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			tmp[count[(a[i].time >> shift) & 0xffff]++] = a[i];
-		memcpy(a, tmp, n * sizeof(*a));
-	}
-}
-
 void profile_sort_samples(struct profile *p)
 {
-	struct time_key *keys, *tmp;
+	struct sort_pair *keys, *tmp;
 	struct pc_sample *sorted;
 	size_t i;
 
@@ -266,14 +226,14 @@ void profile_sort_samples(struct profile *p)
 	keys = xmalloc(p->nsamples * sizeof(*keys));
 	tmp = xmalloc(p->nsamples * sizeof(*tmp));
 	for (i = 0; i < p->nsamples; i++) {
-		keys[i].time = p->samples[i].time;
-		keys[i].pos = (uint32_t)i;
+		keys[i].key = p->samples[i].time;
+		keys[i].val = i;
 	}
-	radix_sort_times(keys, tmp, p->nsamples);
+	sort_pairs(keys, tmp, p->nsamples);
 	free(tmp);
 	sorted = xmalloc(p->nsamples * sizeof(*sorted));
 	for (i = 0; i < p->nsamples; i++)
-		sorted[i] = p->samples[keys[i].pos];
+		sorted[i] = p->samples[keys[i].val];
 	free(keys);
 	free(p->samples);
 	p->samples = sorted;

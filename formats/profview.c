@@ -4,17 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* qsort has no context argument: the comparators read the profile from here. */
-static const struct profile *sort_p;
-
 /* Kinds that make different functions: code inlined or not is the same function. */
 static int kind_class(uint8_t kind)
 {
 	return kind == FRAME_INLINED ? FRAME_NATIVE : kind;
 }
 
-static int frame_fn_cmp(const void *a, const void *b)
+static int frame_fn_cmp(const void *a, const void *b, void *arg)
 {
+	const struct profile *sort_p = arg;
 	const struct pc_frame *x = &sort_p->frames[*(const uint32_t *)a];
 	const struct pc_frame *y = &sort_p->frames[*(const uint32_t *)b];
 
@@ -27,8 +25,9 @@ static int frame_fn_cmp(const void *a, const void *b)
 	return (kind_class(x->kind) > kind_class(y->kind)) - (kind_class(x->kind) < kind_class(y->kind));
 }
 
-static int thread_key_cmp(const void *a, const void *b)
+static int thread_key_cmp(const void *a, const void *b, void *arg)
 {
+	const struct profile *sort_p = arg;
 	const struct pc_sample *x = &sort_p->samples[*(const uint32_t *)a];
 	const struct pc_sample *y = &sort_p->samples[*(const uint32_t *)b];
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
@@ -40,8 +39,9 @@ static int thread_key_cmp(const void *a, const void *b)
 	return (i > j) - (i < j);
 }
 
-static int thread_name_cmp(const void *a, const void *b)
+static int thread_name_cmp(const void *a, const void *b, void *arg)
 {
+	const struct profile *sort_p = arg;
 	const struct pc_thread *x = a, *y = b;
 	int c = strcmp(profile_text(sort_p, x->comm), profile_text(sort_p, y->comm));
 
@@ -60,12 +60,11 @@ static void build_functions(struct profview *v, const struct profile *p, const u
 	v->func_of_frame = xcalloc(p->nframes ? p->nframes : 1, sizeof(*v->func_of_frame));
 	for (size_t i = 0; i < p->nframes; i++)
 		byfn[i] = (uint32_t)i;
-	sort_p = p;
-	qsort(byfn, p->nframes, sizeof(*byfn), frame_fn_cmp);
+	qsort_r(byfn, p->nframes, sizeof(*byfn), frame_fn_cmp, (void *)p);
 	for (size_t i = 0; i < p->nframes; i++) {
 		const struct pc_frame *f = &p->frames[byfn[i]];
 
-		if (i == 0 || frame_fn_cmp(&byfn[i - 1], &byfn[i]) != 0) {
+		if (i == 0 || frame_fn_cmp(&byfn[i - 1], &byfn[i], (void *)p) != 0) {
 			struct pc_function fn;
 
 			memset(&fn, 0, sizeof(fn));
@@ -130,8 +129,7 @@ static void build_threads(struct profview *v, const struct profile *p, int event
 	for (size_t i = 0; i < p->nsamples; i++)
 		if (event < 0 || p->samples[i].event == event)
 			v->order[v->norder++] = (uint32_t)i;
-	sort_p = p;
-	qsort(v->order, v->norder, sizeof(*v->order), thread_key_cmp);
+	qsort_r(v->order, v->norder, sizeof(*v->order), thread_key_cmp, (void *)p);
 	for (size_t i = 0; i < v->norder; i++) {
 		const struct pc_sample *s = &p->samples[v->order[i]];
 		struct pc_thread *t = v->nthreads ? &v->threads[v->nthreads - 1] : NULL;
@@ -150,7 +148,7 @@ static void build_threads(struct profview *v, const struct profile *p, int event
 		t->n++;
 		t->weight += weight_period ? s->period : 1;
 	}
-	qsort(v->threads, v->nthreads, sizeof(*v->threads), thread_name_cmp);
+	qsort_r(v->threads, v->nthreads, sizeof(*v->threads), thread_name_cmp, (void *)p);
 }
 
 void profview_init(struct profview *v, const struct profile *p, int event, int weight_period)

@@ -1,6 +1,8 @@
 /* samples: one line per sample in time order, for reading and diffing. */
 #include "formats/samples.h"
 
+#include "formats/frametext.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>

@@ -19,15 +19,4 @@ struct write_options {
 /* A writer streams the profile to `out`; returns 0, or -1 with errno set on a write error. */
 typedef int (*profile_writer)(const struct profile *p, const struct write_options *o, FILE *out);
 
-/* Make `s` one field of a folded/samples line: ';' becomes ':', line breaks and
- * tabs become spaces. */
-void frame_name_sanitize(char *s);
-
-/*
- * The text of frame `f` in folded and samples output, sanitized: its name, and with
- * o->srcline " (file:line)" (the file's base name) when the line is known.
- */
-void frame_text(const struct profile *p, const struct pc_frame *f, const struct write_options *o,
-		char *buf, size_t size);
-
 #endif

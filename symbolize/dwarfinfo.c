@@ -55,6 +55,12 @@ struct cu_arange {
 	Dwarf_Off cu;         /* offset of the unit's header in .debug_info */
 };
 
+/* What the find_debuginfo callback gets through the module's userdata. */
+struct find_hint {
+	const char *debug_file; /* the separate debug file already found, or NULL */
+	const char *cache_dir;  /* decompressed copies (DIR/debug/BUILDID.debug), or NULL */
+};
+
 struct dwarf_info {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -70,16 +76,12 @@ struct dwarf_info {
 	struct u64map cu_ids; /* CU DIE offset + 1 -> cus index */
 	struct cu_index *cus;
 	size_t ncus, cus_cap;
+	/* libdw keeps pointers to these: one set per handle, no state shared */
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path; /* always NULL: libdw's default search path */
+	struct find_hint hint;
 };
 
-static char *debuginfo_path;
-static char *cache_dir;
-
-void dwarf_info_set_cache(const char *dir)
-{
-	free(cache_dir);
-	cache_dir = dir ? xstrdup(dir) : NULL;
-}
 
 static int has_compressed_debug(int fd)
 {
@@ -153,7 +155,9 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 	char *cached = NULL;
 	int fd;
 
-	const char *hint = userdata ? *userdata : NULL;
+	const struct find_hint *fh = userdata ? *userdata : NULL;
+	const char *hint = fh ? fh->debug_file : NULL;
+	const char *cache_dir = fh ? fh->cache_dir : NULL;
 	const char *urls = getenv("DEBUGINFOD_URLS");
 
 	if (cache_dir && len > 0 && len <= 64) {
@@ -202,33 +206,38 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 	return fd;
 }
 
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = cached_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
-
-struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file)
+struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
+				   const char *cache_dir)
 {
-	struct dwarf_info *d;
+	struct dwarf_info *d = xcalloc(1, sizeof(*d));
 	Dwarf_Addr bias;
-	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	void **userdata;
 
-	if (!dwfl)
+	d->callbacks.find_elf = dwfl_build_id_find_elf;
+	d->callbacks.find_debuginfo = cached_find_debuginfo;
+	d->callbacks.section_address = dwfl_offline_section_address;
+	d->callbacks.debuginfo_path = &d->debuginfo_path;
+	d->hint.debug_file = debug_file;
+	d->hint.cache_dir = cache_dir;
+	dwfl = dwfl_begin(&d->callbacks);
+	if (!dwfl) {
+		free(d);
 		return NULL;
+	}
 	mod = dwfl_report_offline(dwfl, path_base(path), path, -1);
 	dwfl_report_end(dwfl, NULL, NULL);
 	/* the find_debuginfo callback reads the hint from the module's userdata */
 	if (mod && dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
-		*userdata = (void *)debug_file;
+		*userdata = &d->hint;
 	if (!mod || !dwfl_module_getelf(mod, &bias) || !dwfl_module_getdwarf(mod, &bias)) {
 		dwfl_end(dwfl);
+		free(d);
 		return NULL;
 	}
-	d = xcalloc(1, sizeof(*d));
+	/* the search is over: the strings were the caller's for this call only */
+	d->hint.debug_file = d->hint.cache_dir = NULL;
 	u64map_init(&d->cu_ids);
 	d->dwfl = dwfl;
 	d->mod = mod;

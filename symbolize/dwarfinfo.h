@@ -14,21 +14,19 @@ struct dwarf_frame {
 struct dwarf_info;
 
 /*
- * Where decompressed copies of separate debug files are kept (DIR/debug/BUILDID.debug),
- * or NULL for no cache. System debug files (Debian's -dbg and -dbgsym packages) have
- * zlib-compressed sections that libdw inflates whole on every open; the copy is made
- * once per build id and then mmapped. Set before the first dwarf_info_open().
- */
-void dwarf_info_set_cache(const char *dir);
-
-/*
  * Open the DWARF of the ELF file at `path`, offline. The debug info comes from the
  * file itself, else from `debug_file` (the separate debug file already found for its
  * symbol table, or NULL), else, when the user sets DEBUGINFOD_URLS, from libdw's own
- * search including its debuginfod client. The string must outlive the call only.
+ * search including its debuginfod client. The strings must outlive the call only.
  * Returns NULL when there is no DWARF anywhere.
+ *
+ * `cache_dir`: where decompressed copies of separate debug files are kept
+ * (DIR/debug/BUILDID.debug), or NULL for no cache. System debug files (Debian's -dbg
+ * and -dbgsym packages) have zlib-compressed sections that libdw inflates whole on
+ * every open; the copy is made once per build id and then mmapped.
  */
-struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file);
+struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
+				   const char *cache_dir);
 
 /*
  * The frames at link-time virtual address `vaddr`, innermost first: each inlined

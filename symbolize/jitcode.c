@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libiberty/demangle.h>
+#include "common/demangle.h"
+
 
 #define FOREVER UINT64_MAX
 #define FILE_INVALID UINT32_MAX
@@ -211,9 +212,8 @@ static void set_names(struct jitcode *jc, struct jc_code *c, const char *name)
 {
 	c->raw = add_name(jc, name);
 	c->name = c->raw;
-	if (jc->demangle && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')) {
-		/* as the rest of perfconv shows them: no parameter lists */
-		char *d = cplus_demangle(name, DMGL_AUTO);
+	if (jc->demangle) {
+		char *d = demangle_name(name);
 
 		if (d) {
 			c->name = add_name(jc, d);

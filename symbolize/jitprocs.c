@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "common/demangle.h"
 #include "formats/perfmap.h"
 #include "symbolize/symbolizer.h"
 
@@ -465,7 +466,7 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 	memset(f, 0, sizeof(*f));
 	f->raw_name = strtab_str(jp->strings, strtab_intern(jp->strings, e.name));
 	f->name = f->raw_name;
-	name = jp->s.demangle ? sym_demangle(f->raw_name) : NULL;
+	name = jp->s.demangle ? demangle_name(f->raw_name) : NULL;
 	if (name) {
 		f->name = strtab_str(jp->strings, strtab_intern(jp->strings, name));
 		free(name);

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <libiberty/demangle.h>
 
+#include "common/demangle.h"
 #include "common/util.h"
 #include "symbolize/dwarfinfo.h"
 #include "symbolize/elfsyms.h"
@@ -105,7 +105,6 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 	pthread_mutex_init(&s->queue_lock, NULL);
 	pthread_cond_init(&s->queue_cond, NULL);
 	pthread_cond_init(&s->kernel_cond, NULL);
-	dwarf_info_set_cache(o->cache_dir);
 	if (o->buildid_dir) {
 		s->home_debug = xstrdup(o->buildid_dir);
 	} else if (home) {
@@ -145,7 +144,6 @@ void symbolizer_free(struct symbolizer *s)
 	pthread_cond_destroy(&s->queue_cond);
 	pthread_cond_destroy(&s->kernel_cond);
 	kallsyms_free(s->ksyms);
-	dwarf_info_set_cache(NULL);
 	free(s);
 }
 
@@ -305,7 +303,7 @@ static struct obj_slot *slot_for(struct symbolizer *s, uint32_t obj, const char 
 }
 
 /* The DWARF of the slot's object, opened on first use (the slot's lock held). */
-static void open_dwarf(struct obj_slot *slot)
+static void open_dwarf(struct symbolizer *s, struct obj_slot *slot)
 {
 	const char *file, *symfile;
 
@@ -314,15 +312,8 @@ static void open_dwarf(struct obj_slot *slot)
 	slot->dwarf_tried = 1;
 	file = elf_obj_file(slot->elf);
 	symfile = elf_obj_symbol_file(slot->elf);
-	slot->dwarf = dwarf_info_open(file, symfile && strcmp(symfile, file) ? symfile : NULL);
-}
-
-char *sym_demangle(const char *name)
-{
-	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
-		return NULL;
-	/* as perf shows them: no parameter lists (the mangled name tells overloads apart) */
-	return cplus_demangle(name, DMGL_AUTO);
+	slot->dwarf = dwarf_info_open(file, symfile && strcmp(symfile, file) ? symfile : NULL,
+					s->opt.cache_dir);
 }
 
 /* The demangled form of a C++ or Rust name, kept in the slot. */
@@ -333,7 +324,7 @@ static const char *demangle(const struct symbolizer *s, struct obj_slot *slot, c
 
 	if (!s->opt.demangle)
 		return name;
-	d = sym_demangle(name);
+	d = demangle_name(name);
 	if (!d)
 		return name;
 	kept = strtab_str(&slot->names, strtab_intern(&slot->names, d));
@@ -366,7 +357,7 @@ static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *p
 	line_vaddr = vaddr;
 	if (ret && vaddr > 0 && (!sym || vaddr - 1 >= sym->start))
 		line_vaddr = vaddr - 1;
-	open_dwarf(slot);
+	open_dwarf(s, slot);
 	if (slot->dwarf)
 		nd = dwarf_info_frames(slot->dwarf, line_vaddr, df, MAX_FRAMES);
 	if (!sym && (nd == 0 || !df[nd - 1].name))
@@ -501,7 +492,7 @@ static void *prefetch_main(void *arg)
 					    slot->preload_bidlen);
 				more = slot->elf != NULL;
 			} else if (!slot->dwarf_tried) {
-				open_dwarf(slot);
+				open_dwarf(s, slot);
 				more = slot->dwarf != NULL;
 			} else if (!slot->prepared) {
 				slot->prepared = 1;

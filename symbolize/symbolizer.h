@@ -37,13 +37,6 @@ enum sym_obj_problem {
 
 struct symbolizer;
 
-/*
- * The demangled form of a C++ or Rust (legacy and v0) name as perf shows it: no
- * parameter lists, no Rust hash. Returns a malloc'ed string the caller frees, or NULL
- * when `name` is not a mangled name.
- */
-char *sym_demangle(const char *name);
-
 /* The options' strings must outlive the symbolizer. */
 struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d);
 void symbolizer_free(struct symbolizer *s);

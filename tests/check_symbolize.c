@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/demangle.h"
 #include "symbolize/symbolizer.h"
 #include "tests/testutil.h"
 
@@ -219,14 +220,14 @@ START_TEST(cpp_and_rust_names_demangle_as_perf_shows_them)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *d = sym_demangle(cases[i][0]);
+		char *d = demangle_name(cases[i][0]);
 
 		ck_assert_ptr_nonnull(d);
 		ck_assert_str_eq(d, cases[i][1]);
 		free(d);
 	}
-	ck_assert_ptr_null(sym_demangle("main"));
-	ck_assert_ptr_null(sym_demangle("_Zgarbage"));
+	ck_assert_ptr_null(demangle_name("main"));
+	ck_assert_ptr_null(demangle_name("_Zgarbage"));
 }
 END_TEST
 

@@ -1,0 +1,26 @@
+/* frametext: a frame as one field of a line of text (folded and samples output). */
+#include "formats/frametext.h"
+
+#include <stdio.h>
+
+void frame_name_sanitize(char *s)
+{
+	for (; *s; s++) {
+		if (*s == ';')
+			*s = ':';
+		else if (*s == '\n' || *s == '\r' || *s == '\t')
+			*s = ' ';
+	}
+}
+
+void frame_text(const struct profile *p, const struct pc_frame *f, const struct write_options *o,
+		char *buf, size_t size)
+{
+	const char *name = profile_text(p, f->func);
+
+	if (o->srcline && f->line && f->file)
+		snprintf(buf, size, "%s (%s:%u)", name, path_base(profile_text(p, f->file)), f->line);
+	else
+		snprintf(buf, size, "%s", name);
+	frame_name_sanitize(buf);
+}

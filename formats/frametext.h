@@ -1,0 +1,21 @@
+/* frametext: a frame as one field of a line of text (folded and samples output). */
+#ifndef PERFCONV_FRAMETEXT_H
+#define PERFCONV_FRAMETEXT_H
+
+#include <stddef.h>
+
+#include "formats/profile.h"
+#include "formats/writer.h"
+
+/* Make `s` one field of a folded/samples line: ';' becomes ':', line breaks and
+ * tabs become spaces. */
+void frame_name_sanitize(char *s);
+
+/*
+ * The text of frame `f` in folded and samples output, sanitized: its name, and with
+ * o->srcline " (file:line)" (the file's base name) when the line is known.
+ */
+void frame_text(const struct profile *p, const struct pc_frame *f, const struct write_options *o,
+		char *buf, size_t size);
+
+#endif
