@@ -63,7 +63,13 @@ LIB_SRCS := \
 	convert/replay.c \
 	symbolize/jitprocs.c \
 	symbolize/jitcode.c \
+	convert/recording.c \
+	convert/dispatch.c \
 	convert/readahead.c \
+	convert/resolve.c \
+	convert/stacks.c \
+	convert/fixups.c \
+	convert/summary.c \
 	convert/pipeline.c \
 	convert/output.c
 

@@ -1,4 +1,11 @@
-/* pipeline: perf.data in, profile model out: replay, symbolize, build stacks. */
+/* pipeline: perf.data in, profile model out; the order of the passes.
+ *
+ * recording_read (the header) -> pass 1, dispatch_pass (process state; kernel symbols
+ * and the first samples' objects load on the symbolizer's thread meanwhile) ->
+ * replay_finish, jit_procs_load -> pass 2, stacks_sample_node per sample (resolve:
+ * addresses into frames) -> fixups (user frames expanded, kernel frames named,
+ * mapping flags) -> samples sorted by time -> summary_report.
+ */
 #ifndef PERFCONV_PIPELINE_H
 #define PERFCONV_PIPELINE_H
 
@@ -7,6 +14,7 @@
 
 #include "common/diag.h"
 #include "symbolize/symbolizer.h"
+#include "convert/summary.h"
 #include "formats/profile.h"
 
 struct convert_options {
@@ -20,16 +28,6 @@ struct convert_options {
 	int quiet;                /* no closing summary */
 	const char *const *jit_dirs; /* --jit-dir: searched for jit-PID.dump, perf-PID.map */
 	size_t njit_dirs;
-};
-
-/* What a conversion saw, for the closing summary and for tests. */
-struct convert_stats {
-	uint64_t samples;             /* kept in the profile */
-	uint64_t samples_filtered;    /* dropped by --pid/--tid/--comm */
-	uint64_t samples_unsymbolized;/* with at least one frame without a symbol */
-	uint64_t frames, frames_unsymbolized;
-	uint64_t lost_events, lost_samples;
-	uint64_t skipped_records;
 };
 
 /*

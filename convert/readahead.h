@@ -11,8 +11,8 @@
 /*
  * While pass 1 reads the recording, the user-space addresses in the callchains of
  * its first READAHEAD_SAMPLES samples go to the symbolizer's prefetch thread, placed
- * in the file mappings seen so far (no times: a guess, which only moves work; a
- * wrong one costs a wasted symbolization, never a wrong frame). Each (object,
+ * in the file mappings seen so far (replay_find_so_far: a guess, which only moves
+ * work; a wrong one costs a wasted symbolization, never a wrong frame). Each (object,
  * offset, return address) is asked for once.
  */
 #define READAHEAD_SAMPLES 4096
@@ -30,11 +30,6 @@ struct readahead *readahead_new(struct symbolizer *sym, const struct replay *rp,
 /* NULL-safe. */
 void readahead_free(struct readahead *ra);
 
-/* A file mapping of process `pid` (of object `dso`, as the replay knows it). */
-void readahead_mmap(struct readahead *ra, uint32_t pid, uint64_t start, uint64_t len,
-		    uint64_t pgoff, uint32_t dso);
-/* A new process `pid` forked from `ppid`: it runs its parent's code until it execs. */
-void readahead_fork(struct readahead *ra, uint32_t pid, uint32_t ppid);
 /* A sample record: 1 while more are wanted, 0 from the last one wanted on (pass 1
  * need not decode samples then). */
 int readahead_sample(struct readahead *ra, const struct perf_record *rec);

@@ -39,8 +39,17 @@ struct thread {
 	size_t nnames, names_cap;
 };
 
+/* A process's mappings as the records read so far have them (before replay_finish). */
+struct sofar_proc {
+	uint32_t *evs;        /* EV_MMAP events, in file order */
+	size_t n, cap;
+};
+
 struct replay {
 	struct strtab *strings;
+	struct sofar_proc *sofar;
+	size_t nsofar, sofar_cap;
+	struct u64map sofar_index; /* pid + 1 -> sofar index + 1 */
 	struct rev *evs;
 	size_t nevs, evs_cap;
 	struct replay_dso *dsos;
@@ -63,7 +72,30 @@ struct replay *replay_new(struct strtab *strings)
 	u64map_init(&r->dso_index);
 	u64map_init(&r->proc_index);
 	u64map_init(&r->thread_index);
+	u64map_init(&r->sofar_index);
 	return r;
+}
+
+static void free_sofar(struct replay *r)
+{
+	for (size_t i = 0; i < r->nsofar; i++)
+		free(r->sofar[i].evs);
+	free(r->sofar);
+	r->sofar = NULL;
+	r->nsofar = r->sofar_cap = 0;
+	u64map_release(&r->sofar_index);
+}
+
+static struct sofar_proc *sofar_for(struct replay *r, uint32_t pid)
+{
+	uint32_t *v = u64map_get(&r->sofar_index, (uint64_t)pid + 1);
+	struct sofar_proc none = { NULL, 0, 0 };
+
+	if (v)
+		return &r->sofar[*v - 1];
+	VEC_PUSH(r->sofar, r->nsofar, r->sofar_cap, none);
+	u64map_put(&r->sofar_index, (uint64_t)pid + 1, (uint32_t)r->nsofar);
+	return &r->sofar[r->nsofar - 1];
 }
 
 void replay_free(struct replay *r)
@@ -77,6 +109,7 @@ void replay_free(struct replay *r)
 	}
 	for (size_t i = 0; i < r->nthreads; i++)
 		free(r->threads[i].names);
+	free_sofar(r);
 	free(r->procs);
 	free(r->threads);
 	free(r->evs);
@@ -152,6 +185,12 @@ void replay_mmap(struct replay *r, uint64_t time, uint32_t pid, uint64_t start, 
 	e->len = len;
 	e->pgoff = pgoff;
 	e->arg = dso;
+	if (pid != REPLAY_KERNEL_PID) {
+		struct sofar_proc *p = sofar_for(r, pid);
+		uint32_t ev = (uint32_t)(r->nevs - 1);
+
+		VEC_PUSH(p->evs, p->n, p->cap, ev);
+	}
 }
 
 void replay_munmap(struct replay *r, uint64_t time, uint32_t pid, uint64_t start)
@@ -182,6 +221,47 @@ void replay_fork(struct replay *r, uint64_t time, uint32_t pid, uint32_t ppid, u
 	e->ppid = ppid;
 	e->tid = tid;
 	e->ptid = ptid;
+	if (pid != ppid) {
+		/* the child runs its parent's code until it execs */
+		uint32_t *v = u64map_get(&r->sofar_index, (uint64_t)ppid + 1), parent;
+		struct sofar_proc *child;
+		size_t n;
+
+		if (!v)
+			return;
+		parent = *v - 1;
+		n = r->sofar[parent].n;
+		child = sofar_for(r, pid); /* may move the parent's entry: index it again */
+		for (size_t i = 0; i < n; i++)
+			VEC_PUSH(child->evs, child->n, child->cap, r->sofar[parent].evs[i]);
+	}
+}
+
+int replay_find_so_far(const struct replay *r, uint32_t pid, uint64_t addr,
+		       struct replay_map *out)
+{
+	const uint32_t *v = u64map_get(&r->sofar_index, (uint64_t)pid + 1);
+	const struct sofar_proc *p;
+
+	if (r->finished || !v)
+		return 0;
+	p = &r->sofar[*v - 1];
+	for (size_t k = p->n; k-- > 0;) { /* the latest mapping holding it */
+		const struct rev *e = &r->evs[p->evs[k]];
+
+		if (addr >= e->start && addr - e->start < e->len) {
+			memset(out, 0, sizeof(*out));
+			out->start = e->start;
+			out->end = e->start + e->len;
+			out->pgoff = e->pgoff;
+			out->time = e->time;
+			out->end_time = REPLAY_FOREVER;
+			out->seq = e->seq;
+			out->dso = e->arg;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 void replay_exit(struct replay *r, uint64_t time, uint32_t pid, uint32_t tid)
@@ -314,6 +394,7 @@ void replay_finish(struct replay *r)
 	if (r->finished)
 		return;
 	r->finished = 1;
+	free_sofar(r); /* the events it points at are sorted now */
 	if (r->nevs)
 		qsort(r->evs, r->nevs, sizeof(*r->evs), rev_cmp);
 	for (size_t i = 0; i < r->nevs; i++) {

@@ -70,6 +70,16 @@ void replay_fork(struct replay *r, uint64_t time, uint32_t pid, uint32_t ppid, u
 		 uint32_t ptid);
 void replay_exit(struct replay *r, uint64_t time, uint32_t pid, uint32_t tid);
 
+/*
+ * Before replay_finish(), while the records are read: the mapping process `pid` has
+ * at `addr` as the records read so far tell it (the latest one mapped there; a fork
+ * inherits its parent's). Records are not in time order, so this is a guess, for
+ * work that may be wasted but never makes a wrong frame (reading ahead). 1 and *out
+ * filled, 0 when there is none (or after replay_finish).
+ */
+int replay_find_so_far(const struct replay *r, uint32_t pid, uint64_t addr,
+		       struct replay_map *out);
+
 /* Build the time-indexed state. Call once, after the last record. */
 void replay_finish(struct replay *r);
 

@@ -125,20 +125,14 @@ static const struct map_line *map_index_find(const struct map_index *m, uint64_t
 	return best;
 }
 
-struct jit_procs *jit_procs_new(struct strtab *strings, const struct jit_search *s)
+struct jit_procs *jit_procs_new(struct strtab *strings)
 {
 	struct jit_procs *jp = xcalloc(1, sizeof(*jp));
 
 	jp->strings = strings;
-	jp->s = *s;
 	u64map_init(&jp->index);
 	u64map_init(&jp->table_index);
 	return jp;
-}
-
-void jit_procs_configure(struct jit_procs *jp, const struct jit_search *s)
-{
-	jp->s = *s;
 }
 
 void jit_procs_free(struct jit_procs *jp)
@@ -365,10 +359,11 @@ static int load_map(struct jit_procs *jp, struct jitcode *jc, const char *path, 
 	return n > 0;
 }
 
-void jit_procs_load(struct jit_procs *jp, struct diag *d, int quiet)
+void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct diag *d, int quiet)
 {
 	int warned_clock = 0;
 
+	jp->s = *s;
 	for (size_t i = 0; i < jp->s.njit_dirs; i++)
 		index_dir(jp, jp->s.jit_dirs[i], 0);
 	for (size_t i = 0; i < jp->nprocs; i++) {

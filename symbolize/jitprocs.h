@@ -22,12 +22,14 @@ struct jit_search {
 
 struct jit_procs;
 
-/* Names are interned in `strings`, which must outlive the set. The search's strings
- * must outlive the jit_procs_load() call. */
-struct jit_procs *jit_procs_new(struct strtab *strings, const struct jit_search *s);
+/*
+ * An empty set: the recording's processes are told to it as pass 1 meets them
+ * (jit_procs_seen, jit_procs_expect), then jit_procs_load() finds and loads their
+ * files once the search is known (the clock and TIME_CONV are known only after
+ * pass 1). Names are interned in `strings`, which must outlive the set.
+ */
+struct jit_procs *jit_procs_new(struct strtab *strings);
 void jit_procs_free(struct jit_procs *jp);
-/* Set the search (before jit_procs_load), when what it needs is known. */
-void jit_procs_configure(struct jit_procs *jp, const struct jit_search *s);
 
 /* A process of the recording (any record naming its pid). */
 void jit_procs_seen(struct jit_procs *jp, uint32_t pid);
@@ -41,9 +43,10 @@ void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path);
  * Says which file served which process (notes, unless `quiet`), and warns about dumps
  * a process mapped that were not found, dumps of another pid, and a clock that makes
  * attribution fall back to the last load. Damaged dumps and maps are warned about and
- * used up to the damage.
+ * used up to the damage. The search's strings must outlive the call; its `demangle`
+ * holds for the set's life.
  */
-void jit_procs_load(struct jit_procs *jp, struct diag *d, int quiet);
+void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct diag *d, int quiet);
 
 /* The table of process `pid` (index for jit_procs_table/_module), -1 when it has none. */
 int jit_procs_find(const struct jit_procs *jp, uint32_t pid);

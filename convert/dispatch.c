@@ -1,0 +1,135 @@
+/* dispatch: pass 1, the records that are not samples into process state. */
+#include "convert/dispatch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int is_kernel_name(const char *name)
+{
+	return strncmp(name, "[kernel.kallsyms]", 17) == 0 || strncmp(name, "[guest.kernel", 13) == 0;
+}
+
+/* "jit-PID.dump": 1 and the pid. */
+static int jit_dump_name(const char *name, uint32_t *pid)
+{
+	unsigned int v;
+	int end = 0;
+
+	if (sscanf(name, "jit-%u.dump%n", &v, &end) != 1 || end == 0 || name[end])
+		return 0;
+	*pid = v;
+	return 1;
+}
+
+static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t time)
+{
+	const struct perf_mmap_rec *m = &rec->u.mmap;
+	const uint8_t *bid = NULL;
+	size_t bidlen = 0;
+	int kernel = m->pid == UINT32_MAX || rec->cpumode == PERF_RECORD_MISC_KERNEL;
+	const char *path = m->filename;
+
+	if (!kernel) {
+		uint32_t pid;
+
+		jit_procs_seen(d->jits, m->pid);
+		if (jit_dump_name(path_base(path), &pid) && pid == m->pid)
+			jit_procs_expect(d->jits, m->pid, path);
+	}
+	if (!m->executable)
+		return;
+	if (kernel && is_kernel_name(path))
+		path = "[kernel.kallsyms]";
+	if (m->has_build_id) {
+		bid = m->build_id;
+		bidlen = m->build_id_size;
+	} else {
+		const struct perf_build_id *b = recording_build_id(perf_reader_header(d->r), path);
+
+		if (b) {
+			bid = b->id;
+			bidlen = b->id_size;
+		}
+	}
+	replay_mmap(d->rp, time, kernel ? REPLAY_KERNEL_PID : m->pid, m->start, m->len, m->pgoff,
+		    replay_dso(d->rp, path, bid, bidlen, kernel));
+}
+
+/*
+ * KSYMBOL: kernel code that kallsyms may not name, or not at the time of a sample
+ * (BPF programs loaded and unloaded, trampolines). As perf does, each becomes a
+ * kernel mapping named after its symbol for as long as it is registered.
+ */
+static void on_ksymbol(struct dispatch *d, const struct perf_record *rec, uint64_t time)
+{
+	const struct perf_ksymbol_rec *k = &rec->u.ksymbol;
+	uint32_t dso;
+
+	if (k->flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) {
+		replay_munmap(d->rp, time, REPLAY_KERNEL_PID, k->addr);
+		return;
+	}
+	if (!k->name || !k->name[0] || !k->len)
+		return;
+	dso = replay_dso(d->rp, k->name, NULL, 0,
+			 k->ksym_type == PERF_RECORD_KSYMBOL_TYPE_BPF ? REPLAY_DSO_KSYM_BPF
+								       : REPLAY_DSO_KSYM_OTHER);
+	replay_mmap(d->rp, time, REPLAY_KERNEL_PID, k->addr, k->len, 0, dso);
+}
+
+static void on_time_conv(struct dispatch *d, const struct perf_record *rec)
+{
+	d->time_conv.time_shift = (uint16_t)rec->u.time_conv.time_shift;
+	d->time_conv.time_mult = (uint32_t)rec->u.time_conv.time_mult;
+	d->time_conv.time_zero = rec->u.time_conv.time_zero;
+	d->time_conv.time_cycles = rec->u.time_conv.time_cycles;
+	d->time_conv.time_mask = rec->u.time_conv.time_mask;
+	d->time_conv.cap_user_time_short = rec->u.time_conv.cap_user_time_short;
+	d->have_time_conv = 1;
+}
+
+int dispatch_pass(struct dispatch *d)
+{
+	struct perf_record rec;
+	int ret;
+
+	/* samples are for pass 2: not even decoded here, but for the first ones, which
+	 * the symbolizer reads ahead */
+	if (!d->ra)
+		perf_reader_skip_type(d->r, PERF_RECORD_SAMPLE);
+	while ((ret = perf_reader_next(d->r, &rec)) == 1) {
+		uint64_t t = recording_time(d->facts, &rec);
+
+		switch (rec.type) {
+		case PERF_RECORD_MMAP:
+		case PERF_RECORD_MMAP2:
+			on_mmap(d, &rec, t);
+			break;
+		case PERF_RECORD_KSYMBOL:
+			on_ksymbol(d, &rec, t);
+			break;
+		case PERF_RECORD_COMM:
+			replay_comm(d->rp, t, rec.u.comm.pid, rec.u.comm.tid, rec.u.comm.comm,
+				    rec.u.comm.exec);
+			jit_procs_seen(d->jits, rec.u.comm.pid);
+			break;
+		case PERF_RECORD_TIME_CONV:
+			on_time_conv(d, &rec);
+			break;
+		case PERF_RECORD_FORK:
+			replay_fork(d->rp, rec.u.fork.time ? rec.u.fork.time : t, rec.u.fork.pid,
+				    rec.u.fork.ppid, rec.u.fork.tid, rec.u.fork.ptid);
+			break;
+		case PERF_RECORD_SAMPLE:
+			if (d->ra && !readahead_sample(d->ra, &rec))
+				perf_reader_skip_type(d->r, PERF_RECORD_SAMPLE);
+			break;
+		case PERF_RECORD_EXIT:
+			replay_exit(d->rp, t, rec.u.fork.pid, rec.u.fork.tid);
+			break;
+		default:
+			break;
+		}
+	}
+	return ret;
+}

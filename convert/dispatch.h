@@ -1,0 +1,34 @@
+/* dispatch: pass 1, the records that are not samples into process state. */
+#ifndef PERFCONV_DISPATCH_H
+#define PERFCONV_DISPATCH_H
+
+#include "convert/readahead.h"
+#include "convert/recording.h"
+#include "convert/replay.h"
+#include "formats/jitdump.h"
+#include "formats/perfdata.h"
+#include "symbolize/jitprocs.h"
+
+/*
+ * Pass 1 reads every record once. MMAP and MMAP2 (executable ones), KSYMBOL, COMM,
+ * FORK and EXIT go to the replay; every process named and every jit-PID.dump a process
+ * mapped go to the JIT processes; TIME_CONV is kept for jitdumps with TSC times; the
+ * first samples go to the read-ahead. Samples are not decoded beyond that.
+ */
+struct dispatch {
+	/* given: */
+	struct perf_reader *r;
+	const struct recording_facts *facts;
+	struct replay *rp;
+	struct jit_procs *jits;
+	struct readahead *ra;           /* or NULL */
+	/* found: */
+	struct jitdump_time_conv time_conv;
+	int have_time_conv;
+};
+
+/* Read the recording from where the reader is to its end. The reader's result:
+ * 0 at a clean end, -1 on an error it reported. */
+int dispatch_pass(struct dispatch *d);
+
+#endif

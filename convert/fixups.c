@@ -1,0 +1,91 @@
+/* fixups: what pass 2 left for later, done once it is over. */
+#include "convert/fixups.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void fixups_expand_user(struct resolver *res, struct profile *p, const struct replay *rp,
+			struct symbolizer *sym)
+{
+	size_t covered = p->nframes, nu;
+	const struct user_pending *up = resolver_user_pending(res, &nu);
+	uint32_t *first = xcalloc(covered ? covered : 1, sizeof(*first));
+	uint32_t *count = xcalloc(covered ? covered : 1, sizeof(*count));
+	uint32_t *pool = NULL;
+	size_t npool = 0, pool_cap = 0;
+
+	for (size_t i = nu; i-- > 0;) {
+		const struct user_pending *u = &up[i];
+		const struct replay_dso *dso = replay_dso_get(rp, u->m->dso);
+		struct sym_frame sf[RESOLVE_MAX_INLINE];
+		uint32_t ids[RESOLVE_MAX_INLINE], k;
+		size_t n;
+
+		n = symbolizer_native(sym, u->m->dso, profile_text(p, dso->path), dso->build_id,
+				      dso->build_id_size, resolve_user_offset(u->m, u->addr), u->ret,
+				      sf, RESOLVE_MAX_INLINE);
+		k = resolver_intern(res, u->m, u->mapping, u->addr, 0, sf, n, NULL, ids);
+		first[u->frame] = (uint32_t)npool;
+		count[u->frame] = k;
+		for (uint32_t j = 0; j < k; j++)
+			VEC_PUSH(pool, npool, pool_cap, ids[j]);
+	}
+	profile_expand_frames(p, first, count, pool, covered);
+	free(first);
+	free(count);
+	free(pool);
+}
+
+void fixups_name_kernel(struct resolver *res, struct profile *p, struct symbolizer *sym,
+			const uint8_t *kernel_bid, size_t kernel_bid_size)
+{
+	size_t n;
+	const uint32_t *pending = resolver_kernel_pending(res, &n);
+	char buf[512];
+
+	for (size_t i = 0; i < n; i++) {
+		struct pc_frame *f = &p->frames[pending[i]];
+		struct sym_frame sf;
+		const char *kmod = NULL;
+
+		if (f->func)
+			continue; /* the same frame pending twice */
+		if (symbolizer_kernel(sym, f->addr, kernel_bid, kernel_bid_size, &sf, &kmod)) {
+			f->symbolized = 1;
+			f->func = profile_str(p, sf.name);
+			f->system_name = f->func;
+			if (kmod) {
+				snprintf(buf, sizeof(buf), "[%s]", kmod);
+				f->module = profile_str(p, buf);
+			}
+			continue;
+		}
+		if (f->mapping)
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
+				 resolve_module_name(profile_text(p, p->mappings[f->mapping].file)),
+				 f->addr - p->mappings[f->mapping].start);
+		else
+			snprintf(buf, sizeof(buf), "[unknown]");
+		f->func = profile_str(p, buf);
+	}
+	/* the names took part in no lookup yet: only the interning index is stale */
+	profile_reindex_frames(p);
+}
+
+void fixups_mapping_flags(struct profile *p, int inline_frames)
+{
+	for (size_t i = 0; i < p->nframes; i++) {
+		const struct pc_frame *f = &p->frames[i];
+		struct pc_mapping *m;
+
+		if (!f->mapping || !f->symbolized)
+			continue;
+		m = &p->mappings[f->mapping];
+		m->has_functions = 1;
+		m->has_filenames |= f->file != 0;
+		m->has_line_numbers |= f->line != 0;
+		/* inlined calls were looked for wherever there were source lines */
+		m->has_inline_frames |= inline_frames && (f->line != 0 || f->kind == FRAME_INLINED);
+	}
+}

@@ -1,0 +1,355 @@
+/* resolve: an address of a process at a time into the profile's frames, each once. */
+#include "convert/resolve.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A resolved address: a run of frame ids in the pool, innermost first. */
+struct resolved {
+	uint32_t first, n;
+};
+
+struct resolver {
+	struct resolver_config c;
+	struct u64map map_ids;        /* replay_map address -> profile mapping */
+	struct u64map addr_cache;     /* (mapping, offset, return) -> resolved */
+	struct u64map nomap_cache;    /* address -> resolved, for addresses in no mapping */
+	struct resolved *res;
+	size_t nres, res_cap;
+	uint32_t *pool;
+	size_t npool, pool_cap;
+	uint32_t *mapping_dso;        /* profile mapping -> replay dso */
+	size_t mapping_dso_cap;
+	uint32_t *kpending;           /* defer_kernel: frames to name */
+	size_t nkpending, kpending_cap;
+	struct user_pending *upending; /* defer_user: placeholders to expand */
+	size_t nupending, upending_cap;
+	/* per JIT table, frames by (code, offset in it, return address) */
+	struct u64map *jit_cache;
+	size_t njit_cache;
+};
+
+struct resolver *resolver_new(const struct resolver_config *c)
+{
+	struct resolver *r = xcalloc(1, sizeof(*r));
+
+	r->c = *c;
+	u64map_init(&r->map_ids);
+	u64map_init(&r->addr_cache);
+	u64map_init(&r->nomap_cache);
+	return r;
+}
+
+void resolver_free(struct resolver *r)
+{
+	if (!r)
+		return;
+	u64map_release(&r->map_ids);
+	u64map_release(&r->addr_cache);
+	u64map_release(&r->nomap_cache);
+	free(r->res);
+	free(r->pool);
+	free(r->mapping_dso);
+	free(r->kpending);
+	free(r->upending);
+	for (size_t i = 0; i < r->njit_cache; i++)
+		u64map_release(&r->jit_cache[i]);
+	free(r->jit_cache);
+	free(r);
+}
+
+const char *resolve_module_name(const char *path)
+{
+	return path[0] == '[' ? path : path_base(path);
+}
+
+static uint32_t mapping_for(struct resolver *r, const struct replay_map *m)
+{
+	/* replay maps do not move after replay_finish: their address is their identity */
+	uint64_t key = (uint64_t)(uintptr_t)m;
+	uint32_t *v = u64map_get(&r->map_ids, key);
+	const struct replay_dso *dso;
+	struct pc_mapping pm;
+	char hex[41];
+	uint32_t id;
+
+	if (v)
+		return *v;
+	dso = replay_dso_get(r->c.rp, m->dso);
+	memset(&pm, 0, sizeof(pm));
+	pm.start = m->start;
+	pm.limit = m->end;
+	pm.offset = m->pgoff;
+	pm.file = dso->path;
+	hex_bytes(hex, dso->build_id, dso->build_id_size);
+	pm.build_id = profile_str(r->c.p, hex);
+	pm.kind = dso->kernel ? FRAME_KERNEL : FRAME_NATIVE;
+	id = profile_mapping(r->c.p, &pm);
+	u64map_put(&r->map_ids, key, id);
+	if (id >= r->mapping_dso_cap) {
+		size_t old = r->mapping_dso_cap;
+
+		grow_array((void **)&r->mapping_dso, &r->mapping_dso_cap, id + 1,
+			   sizeof(*r->mapping_dso));
+		memset(r->mapping_dso + old, 0xff, (r->mapping_dso_cap - old) * sizeof(*r->mapping_dso));
+	}
+	r->mapping_dso[id] = m->dso;
+	return id;
+}
+
+uint32_t resolver_mapping_dso(const struct resolver *r, uint32_t mapping)
+{
+	return mapping && mapping < r->mapping_dso_cap ? r->mapping_dso[mapping] : UINT32_MAX;
+}
+
+static uint32_t new_resolved(struct resolver *r, const uint32_t *frames, uint32_t n)
+{
+	struct resolved x;
+
+	x.first = (uint32_t)r->npool;
+	x.n = n;
+	for (uint32_t i = 0; i < n; i++)
+		VEC_PUSH(r->pool, r->npool, r->pool_cap, frames[i]);
+	VEC_PUSH(r->res, r->nres, r->res_cap, x);
+	return (uint32_t)r->nres - 1;
+}
+
+uint32_t resolver_intern(struct resolver *r, const struct replay_map *m, uint32_t mapping,
+			 uint64_t addr, int kernel, const struct sym_frame *sf, size_t n,
+			 const char *kmod, uint32_t *ids)
+{
+	struct profile *p = r->c.p;
+	const struct replay_dso *dso = m ? replay_dso_get(r->c.rp, m->dso) : NULL;
+	const char *path = dso ? profile_text(p, dso->path) : NULL;
+	struct pc_frame f;
+	char buf[512];
+
+	memset(&f, 0, sizeof(f));
+	f.addr = addr;
+	f.mapping = mapping;
+	f.kind = kernel ? FRAME_KERNEL : FRAME_NATIVE;
+	if (n == 0) {
+		f.symbolized = 0;
+		if (m) {
+			uint64_t off = kernel ? addr - m->start : resolve_user_offset(m, addr);
+
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, resolve_module_name(path), off);
+			f.module = profile_str(p, resolve_module_name(path));
+		} else {
+			snprintf(buf, sizeof(buf), "[unknown]");
+			f.module = profile_str(p, kernel ? "[kernel.kallsyms]" : "[unknown]");
+		}
+		f.func = profile_str(p, buf);
+		ids[0] = profile_frame(p, &f);
+		return 1;
+	}
+	if (kernel) {
+		if (kmod) {
+			snprintf(buf, sizeof(buf), "[%s]", kmod);
+			f.module = profile_str(p, buf);
+		} else {
+			f.module = profile_str(p, "[kernel.kallsyms]");
+		}
+	} else {
+		f.module = profile_str(p, resolve_module_name(path));
+	}
+	for (size_t i = 0; i < n; i++) {
+		f.symbolized = 1;
+		f.func = profile_str(p, sf[i].name);
+		f.system_name = profile_str(p, sf[i].system_name ? sf[i].system_name : "");
+		f.file = profile_str(p, sf[i].file ? sf[i].file : "");
+		f.line = sf[i].line;
+		f.column = sf[i].column;
+		if (!kernel)
+			f.kind = sf[i].inlined ? FRAME_INLINED : FRAME_NATIVE;
+		ids[i] = profile_frame(p, &f);
+	}
+	return (uint32_t)n;
+}
+
+/* Symbolize `addr` of mapping `m` (NULL: in no mapping). `ret`: a return address. */
+static uint32_t resolve_new(struct resolver *r, const struct replay_map *m, uint32_t mapping,
+			    uint64_t addr, int ret, int kernel_ctx)
+{
+	struct sym_frame sf[RESOLVE_MAX_INLINE];
+	uint32_t ids[RESOLVE_MAX_INLINE];
+	struct pc_frame f;
+	size_t n = 0;
+	struct profile *p = r->c.p;
+	const struct replay_dso *dso = m ? replay_dso_get(r->c.rp, m->dso) : NULL;
+	const char *path = dso ? profile_text(p, dso->path) : NULL;
+	int kernel = dso ? dso->kernel : kernel_ctx;
+	const char *kmod = NULL;
+
+	memset(&f, 0, sizeof(f));
+	f.addr = addr;
+	f.mapping = mapping;
+	f.kind = kernel ? FRAME_KERNEL : FRAME_NATIVE;
+	if (dso && dso->kernel >= REPLAY_DSO_KSYM_BPF) {
+		/* KSYMBOL code: its mapping is its symbol, named as perf names it */
+		f.symbolized = 1;
+		f.func = f.system_name = f.module = dso->path;
+		ids[0] = profile_frame(p, &f);
+		return new_resolved(r, ids, 1);
+	}
+	if (kernel && r->c.defer_kernel) {
+		/* named after pass 2 (fixups_name_kernel); the address makes it unique */
+		f.module = profile_str(p, "[kernel.kallsyms]");
+		ids[0] = profile_frame(p, &f);
+		VEC_PUSH(r->kpending, r->nkpending, r->kpending_cap, ids[0]);
+		return new_resolved(r, ids, 1);
+	}
+	if (!kernel && dso && r->c.defer_user) {
+		/* a placeholder until fixups_expand_user(): no name yet, and `line`
+		 * telling a return address from a leaf at the same address */
+		struct user_pending u = { m, addr, 0, mapping, ret };
+
+		f.line = ret ? 1 : 0;
+		u.frame = ids[0] = profile_frame(p, &f);
+		VEC_PUSH(r->upending, r->nupending, r->upending_cap, u);
+		symbolizer_prefetch(r->c.sym, m->dso, path, dso->build_id, dso->build_id_size,
+				    resolve_user_offset(m, addr), ret);
+		return new_resolved(r, ids, 1);
+	}
+	if (!r->c.no_symbols) {
+		if (kernel) {
+			if (symbolizer_kernel(r->c.sym, addr, r->c.kernel_bid, r->c.kernel_bid_size,
+					      &sf[0], &kmod))
+				n = 1;
+		} else if (dso) {
+			n = symbolizer_native(r->c.sym, m->dso, path, dso->build_id,
+					      dso->build_id_size, resolve_user_offset(m, addr), ret,
+					      sf, RESOLVE_MAX_INLINE);
+		}
+	}
+	return new_resolved(r, ids, resolver_intern(r, m, mapping, addr, kernel, sf, n, kmod, ids));
+}
+
+/* JIT code at `addr` in process table `t` at `time`: its frame, or NULL when the
+ * table has no code there then. */
+static const struct resolved *resolve_jit(struct resolver *r, int t, const struct replay_map *m,
+					  uint64_t addr, int ret, uint64_t time)
+{
+	struct jitcode_frame jf;
+	struct pc_frame f;
+	struct pc_mapping pm;
+	struct profile *p = r->c.p;
+	uint32_t id, *v, idx;
+	uint64_t key = 0, off, fallback = 0;
+	const char *module = jit_procs_module(r->c.jits, t);
+	/* a return address's call is the byte before it */
+	uint64_t at = ret ? addr - 1 : addr;
+
+	if (!r->jit_cache) {
+		r->njit_cache = jit_procs_count(r->c.jits);
+		r->jit_cache = xcalloc(r->njit_cache + 1, sizeof(*r->jit_cache));
+	}
+	if (!jitcode_lookup(jit_procs_table(r->c.jits, t), time, at, &jf)) {
+		if (!jit_procs_fallback(r->c.jits, t, at, r->c.d, &jf, &module))
+			return NULL;
+		fallback = 1ULL << 63;
+	}
+	off = addr - jf.start;
+	if (off < (1ULL << 30)) {
+		key = ((((uint64_t)jf.code << 32) | (off << 1) | (uint64_t)ret) + 1) | fallback;
+		v = u64map_get(&r->jit_cache[t], key);
+		if (v)
+			return &r->res[*v];
+	}
+	memset(&pm, 0, sizeof(pm));
+	pm.start = m ? m->start : jf.start;
+	pm.limit = m ? m->end : jf.start + (jf.size ? jf.size : 1);
+	pm.file = profile_str(p, module);
+	pm.kind = FRAME_JIT;
+	memset(&f, 0, sizeof(f));
+	f.addr = addr;
+	f.mapping = profile_mapping(p, &pm);
+	f.kind = FRAME_JIT;
+	f.symbolized = 1;
+	f.func = profile_str(p, jf.name);
+	f.system_name = profile_str(p, jf.raw_name ? jf.raw_name : jf.name);
+	f.file = profile_str(p, jf.file ? jf.file : "");
+	f.line = jf.line;
+	f.module = pm.file;
+	id = profile_frame(p, &f);
+	idx = new_resolved(r, &id, 1);
+	if (key)
+		u64map_put(&r->jit_cache[t], key, idx);
+	return &r->res[idx];
+}
+
+/* The resolved frames of one address, from the cache or symbolized now. */
+static const struct resolved *resolve(struct resolver *r, uint32_t pid, uint64_t time,
+				      uint64_t addr, int ret, int kernel_ctx)
+{
+	const struct replay_map *m;
+	uint32_t mapping = 0, *v, idx;
+	uint64_t key;
+
+	m = replay_find(r->c.rp, kernel_ctx ? REPLAY_KERNEL_PID : pid, time, addr);
+	if (!m && !kernel_ctx && addr >= X86_64_KERNEL_START)
+		m = replay_find(r->c.rp, REPLAY_KERNEL_PID, time, addr), kernel_ctx = 1;
+	if (!kernel_ctx && !r->c.no_symbols && jit_procs_count(r->c.jits)) {
+		int t = jit_procs_find(r->c.jits, pid);
+
+		if (t >= 0 && (!m || path_is_anonymous(profile_text(
+					     r->c.p, replay_dso_get(r->c.rp, m->dso)->path)))) {
+			const struct resolved *x = resolve_jit(r, t, m, addr, ret, time);
+
+			if (x)
+				return x;
+		}
+	}
+	if (!m) {
+		key = (addr ^ ((uint64_t)kernel_ctx << 63)) * 2 + (uint64_t)ret + 1;
+		v = u64map_get(&r->nomap_cache, key ? key : 1);
+		if (v)
+			idx = *v;
+		else {
+			idx = resolve_new(r, NULL, 0, addr, ret, kernel_ctx);
+			u64map_put(&r->nomap_cache, key ? key : 1, idx);
+		}
+		return &r->res[idx];
+	}
+	mapping = mapping_for(r, m);
+	{
+		uint64_t off = addr - m->start;
+
+		if (off < (1ULL << 40) && mapping < (1u << 23)) {
+			key = ((uint64_t)mapping << 41) | (off << 1) | (uint64_t)ret;
+			v = u64map_get(&r->addr_cache, key);
+			if (v) {
+				idx = *v;
+			} else {
+				idx = resolve_new(r, m, mapping, addr, ret, kernel_ctx);
+				u64map_put(&r->addr_cache, key, idx);
+			}
+		} else {
+			idx = resolve_new(r, m, mapping, addr, ret, kernel_ctx);
+		}
+	}
+	return &r->res[idx];
+}
+
+const uint32_t *resolver_frames(struct resolver *r, uint32_t pid, uint64_t time, uint64_t addr,
+				int ret, int kernel, uint32_t *n)
+{
+	const struct resolved *x = resolve(r, pid, time, addr, ret, kernel);
+
+	*n = x->n;
+	return r->pool + x->first;
+}
+
+const struct user_pending *resolver_user_pending(const struct resolver *r, size_t *n)
+{
+	*n = r->nupending;
+	return r->upending;
+}
+
+const uint32_t *resolver_kernel_pending(const struct resolver *r, size_t *n)
+{
+	*n = r->nkpending;
+	return r->kpending;
+}

@@ -1,0 +1,148 @@
+/* stacks: a sample's raw stack into a node of the profile's stack tree. */
+#include "convert/stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert/callchain.h"
+
+/*
+ * A sample's raw stack already turned into a node: the same addresses in the same
+ * process with the same mappings (replay_epoch) give the same frames, so a repeated
+ * stack costs one hash lookup instead of one per frame.
+ */
+struct chain {
+	uint64_t hash, user_epoch, kernel_epoch;
+	uint64_t first;               /* in words */
+	uint32_t n, node;
+	uint32_t flags;               /* bit 0: kernel context first; bit 1: a callchain */
+};
+
+/* The last epoch looked up for a pid, and the times it holds for. */
+struct epoch_memo {
+	int valid;
+	uint32_t pid;
+	uint64_t epoch;
+	struct replay_span span;
+};
+
+/* Raw stacks kept for the chain cache at most, in words (32 MB). */
+#define CHAIN_WORDS_MAX (4u << 20)
+
+struct stack_builder {
+	struct profile *p;
+	const struct replay *rp;
+	struct resolver *res;
+	const struct jit_procs *jits;
+	struct chain *chains;
+	size_t nchains, chains_cap;
+	struct id_index chain_index;
+	struct epoch_memo user_epoch, kernel_epoch; /* consecutive samples share them */
+	uint64_t *words;
+	size_t nwords, words_cap;
+};
+
+struct stack_builder *stacks_new(struct profile *p, const struct replay *rp, struct resolver *res,
+				 const struct jit_procs *jits)
+{
+	struct stack_builder *b = xcalloc(1, sizeof(*b));
+
+	b->p = p;
+	b->rp = rp;
+	b->res = res;
+	b->jits = jits;
+	return b;
+}
+
+void stacks_free(struct stack_builder *b)
+{
+	if (!b)
+		return;
+	free(b->chains);
+	id_index_release(&b->chain_index);
+	free(b->words);
+	free(b);
+}
+
+/* The leaf node of raw stack words[0..nw): every address resolved, every frame interned. */
+static uint32_t walk_node(struct stack_builder *b, const uint64_t *words, size_t nw, int kernel_ctx,
+			  uint32_t pid, uint64_t time)
+{
+	uint32_t frames[STACKS_MAX_FRAMES];
+	size_t nf = 0;
+	uint32_t node = 0;
+	struct callchain_walk w;
+	uint64_t a;
+	int ret, kernel;
+
+	callchain_walk_init(&w, words, nw, kernel_ctx);
+	while (nf < STACKS_MAX_FRAMES && callchain_walk_next(&w, &a, &ret, &kernel)) {
+		uint32_t n;
+		const uint32_t *ids = resolver_frames(b->res, pid, time, a, ret, kernel, &n);
+
+		for (uint32_t j = 0; j < n && nf < STACKS_MAX_FRAMES; j++)
+			frames[nf++] = ids[j];
+	}
+	while (nf-- > 0)
+		node = profile_node(b->p, node, frames[nf]);
+	return node;
+}
+
+static uint64_t chain_hash(const void *items, size_t id)
+{
+	return ((const struct chain *)items)[id].hash;
+}
+
+/* replay_epoch(), kept in `m` for as long as it holds (one lookup a change, not a sample) */
+static uint64_t epoch_at(struct stack_builder *b, struct epoch_memo *m, uint32_t pid,
+			 uint64_t time)
+{
+	if (!m->valid || m->pid != pid || time < m->span.from || time >= m->span.until) {
+		m->epoch = replay_epoch(b->rp, pid, time, &m->span);
+		m->pid = pid;
+		m->valid = 1;
+	}
+	return m->epoch;
+}
+
+uint32_t stacks_sample_node(struct stack_builder *b, const struct perf_record *rec, uint32_t pid,
+			    uint64_t time)
+{
+	const struct perf_sample *s = &rec->u.sample;
+	int is_chain = s->has_callchain && s->nr_callchain;
+	const uint64_t *words = is_chain ? s->callchain : &s->ip;
+	size_t nw = is_chain ? (size_t)s->nr_callchain : 1, i;
+	int kernel_ctx = rec->cpumode == PERF_RECORD_MISC_KERNEL;
+	struct chain ch;
+
+	if ((jit_procs_count(b->jits) && jit_procs_find(b->jits, pid) >= 0) ||
+	    nw > STACKS_MAX_FRAMES)
+		return walk_node(b, words, nw, kernel_ctx, pid, time);
+	ch.user_epoch = epoch_at(b, &b->user_epoch, pid, time);
+	ch.kernel_epoch = epoch_at(b, &b->kernel_epoch, REPLAY_KERNEL_PID, time);
+	ch.flags = (uint32_t)kernel_ctx | (uint32_t)is_chain << 1;
+	ch.hash = hash_bytes(words, nw * sizeof(*words)) ^
+		  hash_u64(ch.user_epoch ^ hash_u64(ch.kernel_epoch * 4 + ch.flags));
+	id_index_reserve(&b->chain_index, b->nchains, chain_hash, b->chains);
+	for (i = ch.hash & (b->chain_index.nslots - 1); b->chain_index.slots[i];
+	     i = (i + 1) & (b->chain_index.nslots - 1)) {
+		const struct chain *e = &b->chains[b->chain_index.slots[i] - 1];
+
+		if (e->hash == ch.hash && e->n == nw && e->user_epoch == ch.user_epoch &&
+		    e->kernel_epoch == ch.kernel_epoch && e->flags == ch.flags &&
+		    memcmp(b->words + e->first, words, nw * sizeof(*words)) == 0)
+			return e->node;
+	}
+	ch.node = walk_node(b, words, nw, kernel_ctx, pid, time);
+	if (b->nwords + nw > CHAIN_WORDS_MAX)
+		return ch.node;
+	ch.first = b->nwords;
+	ch.n = (uint32_t)nw;
+	if (b->nwords + nw > b->words_cap)
+		grow_array((void **)&b->words, &b->words_cap, b->nwords + nw, sizeof(*b->words));
+	memcpy(b->words + b->nwords, words, nw * sizeof(*words));
+	b->nwords += nw;
+	VEC_PUSH(b->chains, b->nchains, b->chains_cap, ch);
+	b->chain_index.slots[i] = (uint32_t)b->nchains;
+	return ch.node;
+}

@@ -1,0 +1,34 @@
+/* stacks: a sample's raw stack into a node of the profile's stack tree. */
+#ifndef PERFCONV_STACKS_H
+#define PERFCONV_STACKS_H
+
+#include <stdint.h>
+
+#include "convert/resolve.h"
+#include "convert/replay.h"
+#include "formats/perfdata.h"
+#include "formats/profile.h"
+#include "symbolize/jitprocs.h"
+
+/* Frames of one stack kept, at most (the outermost are cut beyond). */
+#define STACKS_MAX_FRAMES 1024
+
+struct stack_builder;
+
+/* The objects must outlive the builder; the replay is finished, the JIT files loaded. */
+struct stack_builder *stacks_new(struct profile *p, const struct replay *rp, struct resolver *res,
+				 const struct jit_procs *jits);
+/* NULL-safe. */
+void stacks_free(struct stack_builder *b);
+
+/*
+ * The leaf node of sample `rec` of process `pid` at `time`: its callchain (or its
+ * IP alone) walked (convert/callchain.h), each address resolved into its frames,
+ * the frames interned as a path from the root. A raw stack met before in the same
+ * process with the same mappings (replay_epoch) is one hash lookup; processes with
+ * JIT code, whose frames change without a mapping changing, are walked every time.
+ */
+uint32_t stacks_sample_node(struct stack_builder *b, const struct perf_record *rec, uint32_t pid,
+			    uint64_t time);
+
+#endif

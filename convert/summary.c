@@ -1,0 +1,114 @@
+/* summary: what a conversion saw, counted, and the closing lines that say so. */
+#include "convert/summary.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* Samples with frames without a symbol: per dso, in the kernel, in no mapping. */
+struct unsym {
+	uint64_t *dso;
+	uint64_t kernel, nomap;
+};
+
+static void count_unsymbolized(const struct summary_input *in, struct convert_stats *st,
+			       struct unsym *u)
+{
+	const struct profile *p = in->p;
+	size_t ndsos = replay_ndsos(in->rp);
+	uint64_t *mark = xcalloc(ndsos + 2, sizeof(*mark));
+
+	u->dso = xcalloc(ndsos ? ndsos : 1, sizeof(*u->dso));
+	for (size_t i = 0; i < p->nsamples; i++) {
+		uint64_t n = p->samples[i].count;
+		int any = 0;
+
+		for (uint32_t node = p->samples[i].stack; node; node = p->nodes[node].parent) {
+			const struct pc_frame *f = &p->frames[p->nodes[node].frame];
+			size_t slot;
+			uint32_t dso;
+
+			if (f->symbolized)
+				continue;
+			any = 1;
+			dso = resolver_mapping_dso(in->res, f->mapping);
+			if (f->kind == FRAME_KERNEL)
+				slot = ndsos;
+			else if (dso == UINT32_MAX)
+				slot = ndsos + 1;
+			else
+				slot = dso;
+			if (mark[slot] == i + 1)
+				continue;
+			mark[slot] = i + 1;
+			if (slot == ndsos)
+				u->kernel += n;
+			else if (slot == ndsos + 1)
+				u->nomap += n;
+			else
+				u->dso[slot] += n;
+		}
+		st->samples_unsymbolized += any ? n : 0;
+	}
+	free(mark);
+}
+
+static int dso_cmp_count(const void *a, const void *b, void *arg)
+{
+	const uint64_t *counts = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (counts[y] > counts[x]) - (counts[y] < counts[x]);
+}
+
+void summary_report(const struct summary_input *in, struct convert_stats *st, struct diag *d)
+{
+	const struct perf_reader_stats *rs = perf_reader_stats(in->r);
+	size_t ndsos = replay_ndsos(in->rp);
+	struct unsym u = { NULL, 0, 0 };
+	uint32_t *order;
+	size_t n = 0;
+
+	st->lost_events = rs->lost_events;
+	st->lost_samples = rs->lost_samples;
+	st->skipped_records = rs->skipped_bad + rs->skipped_unknown;
+	if (in->quiet)
+		return;
+	diag_note(d, "%" PRIu64 " samples, %zu unique stacks, %zu events%s", st->samples,
+		  in->p->nnodes - 1, in->p->nevents,
+		  st->samples_filtered ? " (others filtered out)" : "");
+	if (rs->lost_events || rs->lost_samples)
+		diag_note(d, "perf lost %" PRIu64 " events and %" PRIu64 " samples while recording",
+			  rs->lost_events, rs->lost_samples);
+	if (rs->skipped_bad)
+		diag_note(d, "%" PRIu64 " damaged records skipped", rs->skipped_bad);
+	if (in->no_symbols)
+		return;
+	count_unsymbolized(in, st, &u);
+	if (!st->samples_unsymbolized) {
+		free(u.dso);
+		return;
+	}
+	diag_note(d, "%" PRIu64 " samples have frames with no symbol:", st->samples_unsymbolized);
+	order = xmalloc((ndsos ? ndsos : 1) * sizeof(*order));
+	for (size_t i = 0; i < ndsos; i++)
+		if (u.dso[i])
+			order[n++] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), dso_cmp_count, u.dso);
+	for (size_t i = 0; i < n && i < 10; i++) {
+		const struct replay_dso *x = replay_dso_get(in->rp, order[i]);
+
+		diag_note(d, "  %8" PRIu64 " in %s (%s)", u.dso[order[i]],
+			  profile_text(in->p, x->path),
+			  sym_obj_problem_str(symbolizer_problem(in->sym, order[i])));
+	}
+	if (n > 10)
+		diag_note(d, "  ... and %zu more files", n - 10);
+	if (u.kernel)
+		diag_note(d, "  %8" PRIu64 " in the kernel (%s)", u.kernel,
+			  symbolizer_kernel_source(in->sym) ? symbolizer_kernel_source(in->sym)
+							    : "no kernel symbols");
+	if (u.nomap)
+		diag_note(d, "  %8" PRIu64 " at addresses in no recorded mapping", u.nomap);
+	free(order);
+	free(u.dso);
+}
