@@ -38,7 +38,9 @@ else
 Q := @
 endif
 
-# The library: everything but main, so tests and fuzzers link the same code.
+# The library: everything but main, so tests and fuzzers link the same code. In the
+# order of layers (tests/check_layers.py holds each file to it): common, readers and
+# the profile model, symbolize, writers, convert.
 LIB_SRCS := \
 	common/diag.c \
 	common/util.c \
@@ -47,6 +49,14 @@ LIB_SRCS := \
 	formats/perfdata.c \
 	formats/jitdump.c \
 	formats/perfmap.c \
+	formats/profile.c \
+	formats/profview.c \
+	symbolize/elfsyms.c \
+	symbolize/kallsyms.c \
+	symbolize/dwarfinfo.c \
+	symbolize/symbolizer.c \
+	symbolize/jitcode.c \
+	symbolize/jitprocs.c \
 	formats/frametext.c \
 	formats/folded.c \
 	formats/samples.c \
@@ -54,15 +64,7 @@ LIB_SRCS := \
 	formats/json.c \
 	formats/speedscope.c \
 	formats/chrome.c \
-	symbolize/elfsyms.c \
-	symbolize/kallsyms.c \
-	symbolize/dwarfinfo.c \
-	symbolize/symbolizer.c \
-	formats/profile.c \
-	formats/profview.c \
 	convert/replay.c \
-	symbolize/jitprocs.c \
-	symbolize/jitcode.c \
 	convert/recording.c \
 	convert/dispatch.c \
 	convert/readahead.c \
@@ -87,7 +89,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 DEPS_STAMP := build/.deps-installed
 
-.PHONY: all check demo fuzz bench clean deps unit e2e corpus
+.PHONY: all check demo fuzz bench clean deps unit e2e corpus layers
 
 all: $(BIN)
 
@@ -147,8 +149,13 @@ e2e: $(BIN)
 	$(Q)fail=0; for t in $(E2E_TESTS); do \
 		PERFCONV=$(CURDIR)/$(BIN) $$t || fail=1; done; exit $$fail
 
+# The order of layers, one include style, perf's numbers in one header (and that the
+# check catches each rule broken).
+layers:
+	$(Q)python3 tests/check_layers.py && python3 tests/check_layers.py --self-test
+
 check: $(BIN) $(CHECK_BINS) $(REPLAY_BINS)
-	$(Q)$(MAKE) --no-print-directory unit corpus e2e
+	$(Q)$(MAKE) --no-print-directory layers unit corpus e2e
 
 demo: $(BIN)
 	$(Q)./$(BIN) -i testdata/mt-g.data -o build/demo.folded

@@ -14,6 +14,9 @@
 #define PERF_FILE_MAGIC2 0x32454c4946524550ULL
 #define PERF_FILE_MAGIC1 0x454c494646524550ULL
 
+/* The most bytes of a build id perf keeps (a SHA-1; perf's BUILD_ID_SIZE). */
+#define PERF_BUILD_ID_MAX 20
+
 /* PERF_RECORD_*: record types. Below 64 the kernel's, from 64 on perf's own (user) records. */
 enum perf_record_type {
 	PERF_RECORD_MMAP = 1,

@@ -17,8 +17,6 @@
 #include "common/diag.h"
 #include "common/perf_abi.h"
 
-#define PERF_BUILD_ID_MAX 20
-
 /* One event (perf_event_attr) of the recording, with its name and sample ids. */
 struct perf_event_desc {
 	uint32_t type;          /* PERF_TYPE_* */

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""check_layers: the source tree keeps its order of layers, one include style, perf's
+numbers in one header, and each header the contract of its own file.
+
+    tests/check_layers.py             check the tree (run by make check)
+    tests/check_layers.py --self-test show that each rule fails on a tree that breaks it
+
+Layers, lowest first; a file includes only files of its own layer or lower ones:
+  1 common/                 containers, diagnostics, file mapping, byte loaders, perf's ABI
+  2 readers and the model   formats/perfdata, jitdump, perfmap; formats/profile, profview
+  3 symbolize/              addresses to frames: native, kernel, JIT, unwinding
+  4 writers                 the rest of formats/
+  5 convert/                the passes and the output table
+  6 convert/main.c          the command line
+"""
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+LAYERS = [
+    (1, "common", ["common/*"]),
+    (2, "readers and model", ["formats/perfdata.*", "formats/jitdump.*", "formats/perfmap.*",
+                              "formats/profile.[ch]", "formats/profview.*"]),
+    (3, "symbolize", ["symbolize/*"]),
+    (4, "writers", ["formats/*"]),
+    (6, "main", ["convert/main.c"]),
+    (5, "convert", ["convert/*"]),
+]
+SOURCE_DIRS = ["common", "formats", "symbolize", "convert"]
+# made by the build (protoc-c), on the include path; formats/pprof.c is a writer
+GENERATED = {"profile.pb-c.h": 4}
+ABI_HEADER = "common/perf_abi.h"
+# a definition of a number: a #define or an enumerator
+DEF = re.compile(r"(?:^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\b|(?:^|[{,])\s*([A-Z][A-Z0-9_]*)\s*=[^=])")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+# a function declared at the top level of a header: "type name(" ... ");"
+DECL = re.compile(r"^(?!static|typedef|#|\s|/|\*|})[A-Za-z_][\w \*]*?\b(\w+)\s*\([^;{]*?\)\s*;",
+                  re.M | re.S)
+
+
+def layer_of(path):
+    for num, name, pats in LAYERS:
+        if any(fnmatch.fnmatch(path, p) for p in pats):
+            return num, name
+    return None, None
+
+
+def sources(top):
+    out = []
+    for d in SOURCE_DIRS:
+        full = os.path.join(top, d)
+        if not os.path.isdir(full):
+            continue
+        for f in sorted(os.listdir(full)):
+            if f.endswith((".c", ".h")):
+                out.append(d + "/" + f)
+    return out
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def check(top):
+    problems = []
+    files = sources(top)
+    abi_names = set()
+    if os.path.isfile(os.path.join(top, ABI_HEADER)):
+        for line in strip_comments(open(os.path.join(top, ABI_HEADER)).read()).split("\n"):
+            for m in DEF.finditer(line):
+                abi_names.add(m.group(1) or m.group(2))
+    for f in files:
+        text = open(os.path.join(top, f), encoding="utf-8", errors="replace").read()
+        lf, lname = layer_of(f)
+        if lf is None:
+            problems.append(f"{f}: in no layer (add it to tests/check_layers.py)")
+            continue
+        for n, line in enumerate(text.split("\n"), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            inc = m.group(1)
+            if inc in GENERATED:
+                li, iname = GENERATED[inc], "writers"
+            elif not os.path.isfile(os.path.join(top, inc)) or inc.startswith("."):
+                problems.append(f"{f}:{n}: include \"{inc}\" is not a path from the top of the tree")
+                continue
+            else:
+                li, iname = layer_of(inc)
+                if li is None:
+                    problems.append(f"{f}:{n}: include \"{inc}\" is in no layer")
+                    continue
+            if li > lf:
+                problems.append(f"{f}:{n}: {lname} (layer {lf}) includes \"{inc}\" of a higher "
+                                f"layer, {iname} ({li})")
+        if f != ABI_HEADER:
+            for n, line in enumerate(strip_comments(text).split("\n"), 1):
+                for m in DEF.finditer(line):
+                    name = m.group(1) or m.group(2)
+                    if name.startswith("PERF_") or name in abi_names:
+                        problems.append(f"{f}:{n}: {name} defined outside {ABI_HEADER}")
+        if f.endswith(".h"):
+            impl = f[:-2] + ".c"
+            body = strip_comments(text)
+            names = [m.group(1) for m in DECL.finditer(body)]
+            if not names:
+                continue
+            impl_text = ""
+            if os.path.isfile(os.path.join(top, impl)):
+                impl_text = strip_comments(open(os.path.join(top, impl), encoding="utf-8",
+                                                errors="replace").read())
+            for name in names:
+                defined = re.search(r"^[A-Za-z_][\w \*]*?\b" + re.escape(name) +
+                                    r"\s*\([^;{]*\)\s*\{", impl_text, re.M | re.S)
+                if not defined:
+                    problems.append(f"{f}: declares {name}(), which {impl} does not define")
+    return problems
+
+
+def self_test():
+    """Each rule, broken once in a copy of the tree, must be reported."""
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cases = [
+        ("common/util.h", '#include "convert/pipeline.h"\n', "of a higher layer"),
+        ("formats/profile.h", '#include "symbolize/symbolizer.h"\n', "of a higher layer"),
+        ("formats/perfdata.c", '#include "formats/pprof.h"\n', "of a higher layer"),
+        ("symbolize/elfsyms.c", '#include "formats/folded.h"\n', "of a higher layer"),
+        ("formats/folded.c", '#include "convert/replay.h"\n', "of a higher layer"),
+        ("convert/replay.c", '#include "convert/main.c"\n', "of a higher layer"),
+        ("formats/json.c", '#include "../common/util.h"\n', "not a path from the top"),
+        ("convert/stacks.c", "#define PERF_CONTEXT_FOO 7\n", "defined outside"),
+        ("formats/perfdata.c", "enum { HEADER_BUILD_ID = 2 };\n", "defined outside"),
+        ("formats/folded.h", "int folded_frobnicate(const char *s);\n", "does not define"),
+    ]
+    failed = 0
+    for path, line, expect in cases:
+        tmp = tempfile.mkdtemp()
+        try:
+            for d in SOURCE_DIRS:
+                shutil.copytree(os.path.join(top, d), os.path.join(tmp, d))
+            target = os.path.join(tmp, path)
+            text = open(target).read()
+            open(target, "w").write(text + line)
+            got = check(tmp)
+            if any(expect in p and p.startswith(path) for p in got):
+                print(f"ok   self-test: {path} + {line.strip()!r} is reported ({expect})")
+            else:
+                print(f"FAIL self-test: {path} + {line.strip()!r} not reported: {got}")
+                failed += 1
+        finally:
+            shutil.rmtree(tmp)
+    return failed, len(cases)
+
+
+def main():
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if len(sys.argv) > 1 and sys.argv[1] == "--self-test":
+        failed, n = self_test()
+        print(f"check-layers-self-test: {n - failed} passed, {failed} failed")
+        return 1 if failed else 0
+    problems = check(top)
+    for p in problems:
+        print("FAIL", p)
+    n = len(sources(top))
+    print(f"check-layers: {n - len(set(p.split(':')[0] for p in problems))} passed, "
+          f"{len(set(p.split(':')[0] for p in problems))} failed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
