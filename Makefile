@@ -24,13 +24,22 @@ SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover
 endif
 
 PKGS := libdw libelf zlib libzstd libprotobuf-c
+
+# What the Debian packages give the compiler and the linker, asked of pkg-config once
+# they are installed. make builds this file first (scripts/install-deps.sh installs
+# what is missing) and then reads the Makefile again with it: pkg-config run while
+# make parses would answer nothing on a fresh machine, and the first build would not
+# link.
+DEPS_MK := build/deps.mk
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+-include $(DEPS_MK)
+endif
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wvla
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
-	-I. -I$(BUILD)/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lm -lpthread
-CHECK_LIBS := $(shell pkg-config --libs check libcjson 2>/dev/null)
+	-I. -I$(BUILD)/gen $(PKG_CFLAGS)
+LDLIBS := $(PKG_LIBS) -liberty -lm -lpthread
 
 ifeq ($(V),1)
 Q :=
@@ -87,27 +96,29 @@ GEN_SRCS := $(BUILD)/gen/profile.pb-c.c
 GEN_HDR := $(BUILD)/gen/profile.pb-c.h
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
-DEPS_STAMP := build/.deps-installed
 
 .PHONY: all check demo fuzz bench clean deps unit e2e corpus layers
 
 all: $(BIN)
 
-# Install missing Debian packages once; the script is idempotent and fast when all is there.
-$(DEPS_STAMP): scripts/install-deps.sh
+# Install missing Debian packages, then record what pkg-config says about them.
+$(DEPS_MK): scripts/install-deps.sh
 	@mkdir -p $(dir $@)
 	$(Q)./scripts/install-deps.sh
-	@touch $@
+	$(Q)cflags=$$(pkg-config --cflags $(PKGS)) && libs=$$(pkg-config --libs $(PKGS)) && \
+		check=$$(pkg-config --libs check libcjson) && \
+		printf 'PKG_CFLAGS := %s\nPKG_LIBS := %s\nCHECK_LIBS := %s\n' \
+			"$$cflags" "$$libs" "$$check" >$@.tmp && mv $@.tmp $@
 
-deps: $(DEPS_STAMP)
+deps: $(DEPS_MK)
 
-$(BUILD)/%.o: %.c | $(DEPS_STAMP)
+$(BUILD)/%.o: %.c | $(DEPS_MK)
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # One rule makes both files (a grouped pattern rule); the tree's build dirs each get theirs.
-%/gen/profile.pb-c.c %/gen/profile.pb-c.h: formats/profile.proto | $(DEPS_STAMP)
+%/gen/profile.pb-c.c %/gen/profile.pb-c.h: formats/profile.proto | $(DEPS_MK)
 	@mkdir -p $(dir $@)
 	@echo "  PROTOC-C $<"
 	$(Q)protoc-c --c_out=$(dir $@) --proto_path=formats $<
@@ -164,8 +175,8 @@ demo: $(BIN)
 
 # libFuzzer targets, with ASan and UBSan, built with clang.
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -Ibuild-fuzz/gen -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-build-fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) build-fuzz/gen/profile.pb-c.c | $(DEPS_STAMP)
+	-fno-sanitize-recover=all $(PKG_CFLAGS)
+build-fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) build-fuzz/gen/profile.pb-c.c | $(DEPS_MK)
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
 
