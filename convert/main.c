@@ -1,6 +1,7 @@
 /* main: perfconv's command line. Exit codes: 0 success, 1 bad input, 2 usage. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,12 +255,15 @@ int main(int argc, char **argv)
 	struct diag d;
 	const char *output = "-", *format = NULL, *event = NULL;
 	const struct output_format *of;
-	int c, weight_set = 0, rc = 0, no_cache = 0;
+	int c, weight_set = 0, rc = 0, no_cache = 0, w;
 	const char *cache_dir = NULL;
 	const char **jit_dirs = NULL;
 	size_t jit_dirs_cap = 0;
 	char *default_cache = NULL;
 
+	/* a closed stderr (2>&1 | head -1) must not end the conversion before its
+	 * output is renamed into place: writes fail with EPIPE instead */
+	signal(SIGPIPE, SIG_IGN);
 	memset(&co, 0, sizeof(co));
 	memset(&wo, 0, sizeof(wo));
 	wo.event = -1;
@@ -334,8 +338,8 @@ int main(int argc, char **argv)
 		rc = 1;
 	else if (choose_event(&p, of, event, &wo, co.quiet, &d) != 0)
 		rc = 1;
-	else if (output_write(of, &p, &wo, output, &d) != 0)
-		rc = 1;
+	else if ((w = output_write(of, &p, &wo, output, &d)) != 0)
+		rc = w > 0 ? 128 + SIGPIPE : 1; /* the shell's status of a process SIGPIPE ended */
 	profile_release(&p);
 	free(default_cache);
 	free(jit_dirs);

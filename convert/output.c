@@ -74,6 +74,8 @@ int output_write(const struct output_format *f, const struct profile *p,
 
 	if (strcmp(path, "-") == 0) {
 		if (f->write(p, o, stdout) != 0 || fflush(stdout) != 0) {
+			if (errno == EPIPE)
+				return 1;
 			diag_error(d, "standard output", DIAG_NO_OFFSET, "write failed: %s",
 				   strerror(errno));
 			return -1;
@@ -90,6 +92,8 @@ int output_write(const struct output_format *f, const struct profile *p,
 			err = errno;
 			if (out)
 				fclose(out);
+			if (err == EPIPE)
+				return 1;
 			diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s", strerror(err));
 			return -1;
 		}

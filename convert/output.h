@@ -26,7 +26,9 @@ const struct output_format *output_by_path(const char *path);
  * Write `p` in format `f` to `path` ("-" for standard output). A regular file is
  * written to a temporary name beside it and renamed when complete, so a failed
  * conversion leaves no partial file; anything else that exists (a device such as
- * /dev/null, a FIFO) is written in place. Returns 0, or -1 after reporting through `d`.
+ * /dev/null, a FIFO) is written in place. Returns 0; 1 when the reader of standard
+ * output or of a FIFO went away (EPIPE: nothing to report, as `| head` does; SIGPIPE
+ * must be ignored for this); or -1 after reporting through `d`.
  */
 int output_write(const struct output_format *f, const struct profile *p,
 		 const struct write_options *o, const char *path, struct diag *d);

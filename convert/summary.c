@@ -60,6 +60,24 @@ static int dso_cmp_count(const void *a, const void *b, void *arg)
 	return (counts[y] > counts[x]) - (counts[y] < counts[x]);
 }
 
+/* Samples' distinct stacks: distinct leaf nodes (the tree's inner nodes are no stack). */
+static size_t distinct_stacks(const struct profile *p)
+{
+	uint8_t *seen = xcalloc(p->nnodes / 8 + 1, 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		uint32_t s = p->samples[i].stack;
+
+		if (!(seen[s / 8] & (1u << (s % 8)))) {
+			seen[s / 8] |= (uint8_t)(1u << (s % 8));
+			n++;
+		}
+	}
+	free(seen);
+	return n;
+}
+
 void summary_report(const struct summary_input *in, struct convert_stats *st, struct diag *d)
 {
 	const struct perf_reader_stats *rs = perf_reader_stats(in->r);
@@ -73,8 +91,9 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 	st->skipped_records = rs->skipped_bad + rs->skipped_unknown;
 	if (in->quiet)
 		return;
-	diag_note(d, "%" PRIu64 " samples, %zu unique stacks, %zu events%s", st->samples,
-		  in->p->nnodes - 1, in->p->nevents,
+	st->stacks = distinct_stacks(in->p);
+	diag_note(d, "%" PRIu64 " samples in %" PRIu64 " distinct stacks (by address), %zu event%s%s",
+		  st->samples, st->stacks, in->p->nevents, in->p->nevents == 1 ? "" : "s",
 		  st->samples_filtered ? " (others filtered out)" : "");
 	if (rs->lost_events || rs->lost_samples)
 		diag_note(d, "perf lost %" PRIu64 " events and %" PRIu64 " samples while recording",

@@ -16,6 +16,7 @@ struct convert_stats {
 	uint64_t samples;             /* kept in the profile */
 	uint64_t samples_filtered;    /* dropped by --pid/--tid/--comm */
 	uint64_t samples_unsymbolized;/* with at least one frame without a symbol */
+	uint64_t stacks;              /* distinct stacks of the samples kept */
 	uint64_t frames, frames_unsymbolized;
 	uint64_t lost_events, lost_samples;
 	uint64_t skipped_records;

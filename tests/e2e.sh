@@ -184,4 +184,28 @@ else
 fi
 rm -f "$TMP/grown.data"
 
+# 7. The summary counts stacks, not call-tree nodes: with --no-symbols every frame is
+# its address, so the distinct stack texts of the samples output are the stacks.
+for name in mt-g kheavy; do
+	"$PERFCONV" -i $TD/$name.data "${KS[@]}" --no-symbols -f samples -o "$TMP/ns.samples" 2>"$TMP/ns.err"
+	said=$(sed -n 's/.* samples in \([0-9]*\) distinct stacks.*/\1/p' "$TMP/ns.err")
+	have=$(cut -f7 "$TMP/ns.samples" | sort -u | wc -l)
+	[ -n "$said" ] && [ "$said" -eq "$have" ] &&
+		ok "summary: $name: $said distinct stacks, as the samples show" ||
+		bad "summary: $name: said '$said' distinct stacks, the samples have $have: $(head -1 "$TMP/ns.err")"
+done
+
+# 8. Diagnostics never cost the output: with stderr a pipe nobody reads (2>&1 | head -1
+# once head has gone), the conversion still ends 0 with its output in place.
+rm -f "$TMP/pipe.folded"
+rc=$(python3 - "$PERFCONV" -i $TD/mt-g.data "${KS[@]}" --buildid-dir "$TMP/empty-cache" -o "$TMP/pipe.folded" <<'PY'
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)  # the reader is gone before the first line
+print(subprocess.run(sys.argv[1:], stderr=w).returncode)
+PY
+)
+[ "$rc" = 0 ] && [ -s "$TMP/pipe.folded" ] && ok "stderr closed: exit 0, output written" ||
+	bad "stderr closed: exit $rc, output $(ls "$TMP/pipe.folded" 2>&1)"
+
 finish e2e
