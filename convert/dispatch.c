@@ -100,6 +100,14 @@ int dispatch_pass(struct dispatch *d)
 	while ((ret = perf_reader_next(d->r, &rec)) == 1) {
 		uint64_t t = recording_time(d->facts, &rec);
 
+		if (d->facts->has_time && rec.sid.has_time && t) {
+			if (!d->have_times || t < d->first_time)
+				d->first_time = t;
+			if (!d->have_times || t > d->last_time)
+				d->last_time = t;
+			d->have_times = 1;
+		}
+
 		switch (rec.type) {
 		case PERF_RECORD_MMAP:
 		case PERF_RECORD_MMAP2:

@@ -25,6 +25,8 @@ struct dispatch {
 	/* found: */
 	struct jitdump_time_conv time_conv;
 	int have_time_conv;
+	uint64_t first_time, last_time; /* of the records with times (facts->has_time) */
+	int have_times;
 };
 
 /* Read the recording from where the reader is to its end. The reader's result:

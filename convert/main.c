@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/diag.h"
 #include "common/util.h"
@@ -172,6 +173,22 @@ static void parse_str_list(const char *arg, char ***out, size_t *n)
 	}
 }
 
+/* A --jit-dir names a directory: 1, or 0 after saying why not. */
+static int is_dir(const char *path, struct diag *d)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		diag_error(d, path, DIAG_NO_OFFSET, "--jit-dir: %s", strerror(errno));
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		diag_error(d, path, DIAG_NO_OFFSET, "--jit-dir: not a directory");
+		return 0;
+	}
+	return 1;
+}
+
 static int bad_usage(const char *msg, const char *arg)
 {
 	fprintf(stderr, "perfconv: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
@@ -334,7 +351,12 @@ int main(int argc, char **argv)
 		co.sym.cache_dir = cache_dir ? cache_dir : (default_cache = default_cache_dir());
 	profile_init(&p);
 	p.aggregate = of->totals_only;
-	if (convert_read(&co, &p, &st, &d) != 0)
+	for (size_t i = 0; i < co.njit_dirs && !rc; i++)
+		if (!is_dir(jit_dirs[i], &d))
+			rc = 1;
+	if (rc)
+		;
+	else if (convert_read(&co, &p, &st, &d) != 0)
 		rc = 1;
 	else if (choose_event(&p, of, event, &wo, co.quiet, &d) != 0)
 		rc = 1;

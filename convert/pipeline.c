@@ -4,6 +4,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "convert/dispatch.h"
 #include "convert/fixups.h"
@@ -97,9 +98,29 @@ static int pass_samples(struct pass2 *c)
 	return ret;
 }
 
+/*
+ * When the recording began, in ns since the epoch, 0 when unknown: from the header's
+ * CLOCK_DATA, else from when perf finished writing the file, less what it recorded.
+ */
+static uint64_t recording_start_wall(const struct convert_options *o, const struct profile *p,
+				     const struct dispatch *ds)
+{
+	struct stat st;
+	uint64_t end;
+
+	if (!ds->have_times)
+		return 0;
+	if (p->has_wall_clock)
+		return ds->first_time - p->clock_ns + p->wall_ns;
+	if (strcmp(o->input, "-") == 0 || stat(o->input, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	end = (uint64_t)st.st_mtim.tv_sec * 1000000000 + (uint64_t)st.st_mtim.tv_nsec;
+	return end - (ds->last_time - ds->first_time);
+}
+
 static void load_jit(const struct convert_options *o, struct jit_procs *jits,
 		     const struct perf_reader *r, const struct dispatch *ds, const char *input_dir,
-		     struct diag *d)
+		     const struct profile *p, struct diag *d)
 {
 	struct jit_search s;
 
@@ -111,6 +132,7 @@ static void load_jit(const struct convert_options *o, struct jit_procs *jits,
 	s.clock_monotonic = recording_clock_monotonic(r);
 	s.time_conv = ds->have_time_conv ? &ds->time_conv : NULL;
 	s.demangle = o->sym.demangle;
+	s.recording_start_wall_ns = recording_start_wall(o, p, ds);
 	jit_procs_load(jits, &s, d, o->quiet);
 }
 
@@ -176,7 +198,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 		goto out;
 	replay_finish(rp);
 	if (!o->no_symbols)
-		load_jit(o, jits, r, &ds, so.input_dir, d);
+		load_jit(o, jits, r, &ds, so.input_dir, p, d);
 
 	/* pass 2: samples into stacks */
 	memset(&rc, 0, sizeof(rc));
@@ -218,6 +240,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	si.r = r;
 	si.p = p;
 	si.rp = rp;
+	si.jits = jits;
 	si.res = res;
 	si.sym = sym;
 	si.quiet = o->quiet;

@@ -3,12 +3,38 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* Samples with frames without a symbol: per dso, in the kernel, in no mapping. */
+/* Samples with frames without a symbol: per dso, in the kernel, in no mapping, and
+ * in anonymous memory per process (JIT code whose dump or map was not found). */
 struct unsym {
 	uint64_t *dso;
 	uint64_t kernel, nomap;
+	struct u64map anon_index;  /* pid + 1 -> anon index + 1 */
+	uint32_t *anon_pid;
+	uint64_t *anon;
+	size_t nanon, anon_cap, nanon_pid, anon_pid_cap;
 };
+
+/* Memory that holds code but no file: where JIT compilers put theirs. */
+static int is_anonymous_code(const char *path)
+{
+	return strncmp(path, "//anon", 6) == 0 || strncmp(path, "[anon", 5) == 0 ||
+	       strncmp(path, "/memfd:", 7) == 0 || strcmp(path, "[heap]") == 0;
+}
+
+static void count_anon(struct unsym *u, uint32_t pid, uint64_t n)
+{
+	uint32_t *v = u64map_get(&u->anon_index, (uint64_t)pid + 1);
+
+	if (v) {
+		u->anon[*v - 1] += n;
+		return;
+	}
+	VEC_PUSH(u->anon_pid, u->nanon_pid, u->anon_pid_cap, pid);
+	VEC_PUSH(u->anon, u->nanon, u->anon_cap, n);
+	u64map_put(&u->anon_index, (uint64_t)pid + 1, (uint32_t)u->nanon);
+}
 
 static void count_unsymbolized(const struct summary_input *in, struct convert_stats *st,
 			       struct unsym *u)
@@ -16,8 +42,14 @@ static void count_unsymbolized(const struct summary_input *in, struct convert_st
 	const struct profile *p = in->p;
 	size_t ndsos = replay_ndsos(in->rp);
 	uint64_t *mark = xcalloc(ndsos + 2, sizeof(*mark));
+	uint8_t *anon = xcalloc(ndsos + 1, 1);
 
 	u->dso = xcalloc(ndsos ? ndsos : 1, sizeof(*u->dso));
+	for (size_t i = 0; i < ndsos; i++) {
+		const struct replay_dso *x = replay_dso_get(in->rp, (uint32_t)i);
+
+		anon[i] = !x->kernel && is_anonymous_code(profile_text(p, x->path));
+	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		uint64_t n = p->samples[i].count;
 		int any = 0;
@@ -44,12 +76,15 @@ static void count_unsymbolized(const struct summary_input *in, struct convert_st
 				u->kernel += n;
 			else if (slot == ndsos + 1)
 				u->nomap += n;
+			else if (anon[slot])
+				count_anon(u, p->samples[i].pid, n);
 			else
 				u->dso[slot] += n;
 		}
 		st->samples_unsymbolized += any ? n : 0;
 	}
 	free(mark);
+	free(anon);
 }
 
 static int dso_cmp_count(const void *a, const void *b, void *arg)
@@ -82,10 +117,12 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 {
 	const struct perf_reader_stats *rs = perf_reader_stats(in->r);
 	size_t ndsos = replay_ndsos(in->rp);
-	struct unsym u = { NULL, 0, 0 };
+	struct unsym u;
 	uint32_t *order;
 	size_t n = 0;
 
+	memset(&u, 0, sizeof(u));
+	u64map_init(&u.anon_index);
 	st->lost_events = rs->lost_events;
 	st->lost_samples = rs->lost_samples;
 	st->skipped_records = rs->skipped_bad + rs->skipped_unknown;
@@ -103,10 +140,8 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 	if (in->no_symbols)
 		return;
 	count_unsymbolized(in, st, &u);
-	if (!st->samples_unsymbolized) {
-		free(u.dso);
-		return;
-	}
+	if (!st->samples_unsymbolized)
+		goto out;
 	diag_note(d, "%" PRIu64 " samples have frames with no symbol:", st->samples_unsymbolized);
 	order = xmalloc((ndsos ? ndsos : 1) * sizeof(*order));
 	for (size_t i = 0; i < ndsos; i++)
@@ -126,8 +161,24 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 		diag_note(d, "  %8" PRIu64 " in the kernel (%s)", u.kernel,
 			  symbolizer_kernel_source(in->sym) ? symbolizer_kernel_source(in->sym)
 							    : "no kernel symbols");
+	for (size_t i = 0; i < u.nanon && i < 10; i++) {
+		char where[1024];
+
+		jit_procs_describe_search(in->jits, u.anon_pid[i], where, sizeof(where));
+		diag_note(d, "  %8" PRIu64 " in anonymous (JIT) code of pid %u (%s): %s",
+			  u.anon[i], u.anon_pid[i],
+			  profile_text(in->p, replay_thread_name(in->rp, u.anon_pid[i], u.anon_pid[i],
+								  REPLAY_FOREVER - 1)),
+			  where);
+	}
+	if (u.nanon > 10)
+		diag_note(d, "  ... and %zu more processes with anonymous code", u.nanon - 10);
 	if (u.nomap)
 		diag_note(d, "  %8" PRIu64 " at addresses in no recorded mapping", u.nomap);
 	free(order);
+out:
 	free(u.dso);
+	free(u.anon);
+	free(u.anon_pid);
+	u64map_release(&u.anon_index);
 }

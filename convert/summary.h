@@ -9,6 +9,7 @@
 #include "convert/resolve.h"
 #include "formats/perfdata.h"
 #include "formats/profile.h"
+#include "symbolize/jitprocs.h"
 #include "symbolize/symbolizer.h"
 
 /* What a conversion saw, for the closing summary and for tests. */
@@ -25,7 +26,8 @@ struct convert_stats {
 struct summary_input {
 	const struct perf_reader *r;
 	const struct profile *p;      /* finished: frames named, stacks expanded */
-	const struct replay *rp;
+	struct replay *rp;            /* thread names are looked up (and interned) */
+	const struct jit_procs *jits; /* where JIT files were looked for */
 	const struct resolver *res;
 	struct symbolizer *sym;
 	int quiet;                    /* count, but print nothing */

@@ -255,7 +255,12 @@ static int is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The first existing candidate for (pid, kind): a malloc'ed path, or NULL. */
+/*
+ * The first existing candidate for (pid, kind), a malloc'ed path, or NULL: what the
+ * user named first (the --jit-dir trees), then the file beside the recording, then,
+ * for a map of a recording made here, /tmp/perf-PID.map (which a later process with
+ * the same pid may have overwritten, or an earlier one left).
+ */
 static char *find_file(struct jit_procs *jp, uint32_t pid, int kind)
 {
 	char buf[4096], name[64];
@@ -264,20 +269,49 @@ static char *find_file(struct jit_procs *jp, uint32_t pid, int kind)
 		snprintf(name, sizeof(name), "perf-%u.map", pid);
 	else
 		snprintf(name, sizeof(name), "jit-%u.dump%s", pid, kind == FOUND_DUMP_GZ ? ".gz" : "");
-	if (kind == FOUND_MAP && jp->s.use_tmp_maps) {
-		snprintf(buf, sizeof(buf), "/tmp/%s", name);
-		if (is_file(buf))
-			return xstrdup(buf);
-	}
+	for (size_t i = 0; i < jp->nfound; i++)
+		if (jp->found[i].pid == pid && jp->found[i].kind == kind)
+			return xstrdup(jp->found[i].path);
 	if (jp->s.input_dir) {
 		snprintf(buf, sizeof(buf), "%s/%s", jp->s.input_dir, name);
 		if (is_file(buf))
 			return xstrdup(buf);
 	}
-	for (size_t i = 0; i < jp->nfound; i++)
-		if (jp->found[i].pid == pid && jp->found[i].kind == kind)
-			return xstrdup(jp->found[i].path);
+	if (kind == FOUND_MAP && jp->s.use_tmp_maps) {
+		snprintf(buf, sizeof(buf), "/tmp/%s", name);
+		if (is_file(buf))
+			return xstrdup(buf);
+	}
 	return NULL;
+}
+
+size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char *buf,
+				 size_t size)
+{
+	struct sbuf {
+		char *p;
+		size_t n, size;
+	} b = { buf, 0, size };
+	const char *sep = " ";
+
+#define PUT(...)                                                                       \
+	do {                                                                           \
+		if (b.n < b.size)                                                      \
+			b.n += (size_t)snprintf(b.p + b.n, b.size - b.n, __VA_ARGS__); \
+	} while (0)
+	PUT("no jit-%u.dump or perf-%u.map", pid, pid);
+	for (size_t i = 0; i < jp->s.njit_dirs; i++, sep = ", ")
+		PUT("%s%s%s", sep, i ? "" : "below --jit-dir ", jp->s.jit_dirs[i]);
+	if (jp->s.input_dir) {
+		PUT("%sbeside the recording (%s)", sep, jp->s.input_dir);
+		sep = ", ";
+	}
+	if (jp->s.use_tmp_maps)
+		PUT("%sin /tmp", sep);
+	if (!jp->s.njit_dirs)
+		PUT("; name where they are with --jit-dir");
+#undef PUT
+	return b.n < size ? b.n : size - 1;
 }
 
 /* A gzipped dump, whole, in memory (runtimes write them plain; people compress them). */
@@ -359,6 +393,29 @@ static int load_map(struct jit_procs *jp, struct jitcode *jc, const char *path, 
 	return n > 0;
 }
 
+/*
+ * A perf map has no times: one written before the recording began is another
+ * process's that had the same pid (a stale /tmp/perf-PID.map), or a copy that lost
+ * its time. Either way its names may be wrong: say so.
+ */
+static void warn_if_stale(const struct jit_procs *jp, const char *map, uint32_t pid,
+			  struct diag *d)
+{
+	struct stat st;
+	int64_t written;
+
+	if (!jp->s.recording_start_wall_ns || stat(map, &st) != 0)
+		return;
+	written = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	/* a second of slack: file times are coarse on some filesystems */
+	if (written + 1000000000 >= (int64_t)jp->s.recording_start_wall_ns)
+		return;
+	diag_warn(d, map, DIAG_NO_OFFSET,
+		  "perf map of pid %u last written %" PRId64 " s before the recording began: "
+		  "it may be another process's with the same pid; give the right one with "
+		  "--jit-dir", pid, ((int64_t)jp->s.recording_start_wall_ns - written) / 1000000000);
+}
+
 void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct diag *d, int quiet)
 {
 	int warned_clock = 0;
@@ -371,10 +428,9 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 		char *dump = NULL, *map;
 		int gz = 0, got_dump = 0, got_map = 0, timeless = 0;
 
-		if (p->expected && is_file(p->expected))
+		dump = find_file(jp, p->pid, FOUND_DUMP);
+		if (!dump && p->expected && is_file(p->expected))
 			dump = xstrdup(p->expected);
-		if (!dump)
-			dump = find_file(jp, p->pid, FOUND_DUMP);
 		if (!dump && (dump = find_file(jp, p->pid, FOUND_DUMP_GZ)))
 			gz = 1;
 		map = find_file(jp, p->pid, FOUND_MAP);
@@ -395,6 +451,8 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 			p->map_later = xstrdup(map);
 		else if (map)
 			got_map = load_map(jp, p->jc, map, d);
+		if (got_map)
+			warn_if_stale(jp, map, p->pid, d);
 		jitcode_finish(p->jc);
 		if (!got_dump && !got_map) {
 			jitcode_free(p->jc);

@@ -18,6 +18,9 @@ struct jit_search {
 	int clock_monotonic;         /* sample times are CLOCK_MONOTONIC (perf record -k 1) */
 	const struct jitdump_time_conv *time_conv; /* for ARCH_TIMESTAMP dumps, or NULL */
 	int demangle;
+	uint64_t recording_start_wall_ns; /* when the recording began (ns since the
+					     epoch), 0 when unknown: older maps are
+					     warned about */
 };
 
 struct jit_procs;
@@ -37,9 +40,11 @@ void jit_procs_seen(struct jit_procs *jp, uint32_t pid);
 void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path);
 
 /*
- * Find and load every dump and map: for each process, its dump at the recorded path,
- * next to the input (jit-PID.dump or jit-PID.dump.gz), in the --jit-dir trees; its perf
- * map at /tmp/perf-PID.map (use_tmp_maps), next to the input, in the --jit-dir trees.
+ * Find and load every dump and map: for each process, its dump in the --jit-dir trees,
+ * next to the input (jit-PID.dump or jit-PID.dump.gz), at the path the recording
+ * names; its perf map in the --jit-dir trees, next to the input, at
+ * /tmp/perf-PID.map (use_tmp_maps). What the user named wins. A map written before
+ * the recording began is warned about.
  * Says which file served which process (notes, unless `quiet`), and warns about dumps
  * a process mapped that were not found, dumps of another pid, and a clock that makes
  * attribution fall back to the last load. Damaged dumps and maps are warned about and
@@ -61,5 +66,13 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 /* The file that served it ("jit-30720.dump", "perf-30787.map"): the frames' module. */
 const char *jit_procs_module(const struct jit_procs *jp, int idx);
 size_t jit_procs_count(const struct jit_procs *jp);
+
+/*
+ * For a message about process `pid`'s unnamed anonymous code: which files were looked
+ * for and where ("no jit-42.dump or perf-42.map below DIR, in DIR2, in /tmp"). Writes
+ * at most `size` bytes with the NUL; returns the length.
+ */
+size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char *buf,
+				 size_t size);
 
 #endif

@@ -132,4 +132,40 @@ if command -v go >/dev/null; then
 		bad "pprof -lines: $(head -12 "$TMP/node.top" | tail -5)"
 fi
 
+# Anonymous code whose map is nowhere: the summary names the process, the files looked
+# for and where, and --jit-dir (issue 12 C4). A --jit-dir that is not there is an error.
+mkdir -p "$TMP/nomap"
+cp $J/node-map.data "$TMP/nomap/"
+"$PERFCONV" -i "$TMP/nomap/node-map.data" -o "$TMP/nomap.folded" 2>"$TMP/nomap.err"
+grep -q "in anonymous (JIT) code of pid 30787 (node): no jit-30787.dump or perf-30787.map beside the recording ($TMP/nomap).*--jit-dir" "$TMP/nomap.err" &&
+	ok "node-map without its map: the summary names pid, comm, the files and where" ||
+	bad "node-map without its map: $(cat "$TMP/nomap.err")"
+"$PERFCONV" -i "$TMP/nomap/node-map.data" --jit-dir "$TMP/no-such-dir" -o "$TMP/nodir.folded" 2>"$TMP/nodir.err"
+rc=$?
+[ $rc = 1 ] && grep -q "no-such-dir: --jit-dir: No such file or directory" "$TMP/nodir.err" &&
+	[ ! -e "$TMP/nodir.folded" ] && ok "--jit-dir that does not exist: exit 1, said why" ||
+	bad "--jit-dir that does not exist: exit $rc: $(cat "$TMP/nodir.err")"
+
+# An explicit --jit-dir wins over a map beside the recording, and a map written
+# before the recording began is warned about (issue 12 C5): a stale map beside the
+# recording whose names are another program's.
+mkdir -p "$TMP/stale" "$TMP/right"
+cp $J/node-map.data "$TMP/stale/"
+sed 's/fibonacci/STALE_NAME/' $J/perf-30787.map >"$TMP/stale/perf-30787.map"
+cp $J/perf-30787.map "$TMP/right/"
+touch -d '2001-01-01' "$TMP/stale/perf-30787.map"
+"$PERFCONV" -i "$TMP/stale/node-map.data" --jit-dir "$TMP/right" -o "$TMP/right.folded" 2>"$TMP/right.err"
+[ "$(our_count "$TMP/right.folded" 'JS:*fibonacci /tmp/perfconv-rec-jit/js/fibonacci-bench.js:3:19')" -gt 0 ] &&
+	! grep -q STALE_NAME "$TMP/right.folded" && ! grep -q 'before the recording began' "$TMP/right.err" &&
+	ok "node-map: --jit-dir's map wins over the stale one beside the recording" ||
+	bad "node-map: --jit-dir did not win: $(grep -c STALE_NAME "$TMP/right.folded") stale frames; $(cat "$TMP/right.err")"
+"$PERFCONV" -i "$TMP/stale/node-map.data" -o "$TMP/stale.folded" 2>"$TMP/stale.err"
+grep -q "stale/perf-30787.map: warning: perf map of pid 30787 last written [0-9]* s before the recording began" "$TMP/stale.err" &&
+	ok "node-map: a map older than the recording is warned about" ||
+	bad "node-map: stale map not warned about: $(cat "$TMP/stale.err")"
+touch "$TMP/stale/perf-30787.map"
+"$PERFCONV" -i "$TMP/stale/node-map.data" -o "$TMP/fresh.folded" 2>"$TMP/fresh.err"
+! grep -q 'before the recording began' "$TMP/fresh.err" && ok "node-map: a map written during the recording: no warning" ||
+	bad "node-map: fresh map warned about: $(cat "$TMP/fresh.err")"
+
 finish e2e-jit
