@@ -73,6 +73,36 @@ void fixups_name_kernel(struct resolver *res, struct profile *p, struct symboliz
 	profile_reindex_frames(p);
 }
 
+void fixups_thread_names(struct profile *p, struct replay *rp)
+{
+	struct u64map index;  /* (pid, tid) + 1 -> last_time index + 1 */
+	struct { uint32_t pid, tid; uint64_t time; } *last = NULL;
+	size_t n = 0, cap = 0;
+
+	u64map_init(&index);
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pc_sample *s = &p->samples[i];
+		uint64_t key = (((uint64_t)s->pid << 32) | s->tid) + 1;
+		uint32_t *v = u64map_get(&index, key);
+
+		if (!v) {
+			grow_array((void **)&last, &cap, n + 1, sizeof(*last));
+			last[n].pid = s->pid;
+			last[n].tid = s->tid;
+			last[n].time = s->time;
+			u64map_put(&index, key, (uint32_t)++n);
+		} else if (s->time > last[*v - 1].time) {
+			last[*v - 1].time = s->time;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		profile_set_thread_name(p, last[i].pid, last[i].tid,
+					replay_thread_last_name(rp, last[i].pid, last[i].tid,
+								last[i].time));
+	free(last);
+	u64map_release(&index);
+}
+
 void fixups_mapping_flags(struct profile *p, int inline_frames)
 {
 	for (size_t i = 0; i < p->nframes; i++) {

@@ -24,6 +24,10 @@ void fixups_expand_user(struct resolver *res, struct profile *p, const struct re
 void fixups_name_kernel(struct resolver *res, struct profile *p, struct symbolizer *sym,
 			const uint8_t *kernel_bid, size_t kernel_bid_size);
 
+/* Give each thread with samples its last name (profile_set_thread_name), as ps would
+ * show it at the thread's end: one it was given after its last sample counts. */
+void fixups_thread_names(struct profile *p, struct replay *rp);
+
 /*
  * What the frames of each mapping carry, for writers that say so (pprof's has_*
  * flags). After the last mapping is interned: the flags are not part of a mapping's

@@ -233,8 +233,10 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	if (rc.defer_kernel)
 		fixups_name_kernel(res, p, sym, facts.kernel_bid, facts.kernel_bid_size);
 	fixups_mapping_flags(p, o->sym.inline_frames && !o->no_symbols);
-	if (!p->aggregate)
+	if (!p->aggregate) {
+		fixups_thread_names(p, rp);
 		profile_sort_samples(p);
+	}
 
 	memset(&si, 0, sizeof(si));
 	si.r = r;

@@ -31,6 +31,7 @@ struct proc {
 struct name_at {
 	uint64_t time;
 	uint32_t name;
+	uint32_t born;        /* 1: the thread began here (a fork), not renamed */
 };
 
 struct thread {
@@ -320,10 +321,11 @@ static struct thread *get_thread(struct replay *r, uint32_t tid)
 	return &r->threads[r->nthreads - 1];
 }
 
-static void name_thread(struct replay *r, uint32_t tid, uint64_t time, uint32_t name)
+static void name_thread(struct replay *r, uint32_t tid, uint64_t time, uint32_t name,
+			uint32_t born)
 {
 	struct thread *t = get_thread(r, tid);
-	struct name_at n = { time, name };
+	struct name_at n = { time, name, born };
 
 	VEC_PUSH(t->names, t->nnames, t->names_cap, n);
 }
@@ -339,7 +341,7 @@ static void do_fork(struct replay *r, const struct rev *e)
 
 	/* the child thread starts with its parent thread's current name */
 	if (parent->nnames)
-		name_thread(r, e->tid, e->time, parent->names[parent->nnames - 1].name);
+		name_thread(r, e->tid, e->time, parent->names[parent->nnames - 1].name, 1);
 	if (e->pid == e->ppid)
 		return; /* a new thread shares its process */
 	{
@@ -422,7 +424,7 @@ void replay_finish(struct replay *r)
 				do_exec(r, e);
 			else
 				(void)cur_proc(r, e->pid);
-			name_thread(r, e->tid, e->time, e->arg);
+			name_thread(r, e->tid, e->time, e->arg, 0);
 			break;
 		case EV_FORK:
 			do_fork(r, e);
@@ -509,6 +511,23 @@ uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64
 	lo = COUNT_LE(t->names, hi, time, time);
 	/* before the first name the thread had, the earliest one is the best guess */
 	return t->names[lo ? lo - 1 : 0].name;
+}
+
+uint32_t replay_thread_last_name(struct replay *r, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	uint32_t *v = u64map_get(&r->thread_index, (uint64_t)tid + 1);
+	const struct thread *t;
+	size_t i;
+
+	if (!v || !r->threads[*v].nnames)
+		return replay_thread_name(r, pid, tid, time);
+	t = &r->threads[*v];
+	i = COUNT_LE(t->names, t->nnames, time, time);
+	i = i ? i - 1 : 0;
+	/* renamed later, until a new thread with the same tid begins */
+	while (i + 1 < t->nnames && !t->names[i + 1].born)
+		i++;
+	return t->names[i].name;
 }
 
 uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time,

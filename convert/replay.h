@@ -107,4 +107,11 @@ uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time,
 /* The name of thread `tid` at `time` (string id); ":TID" when never named. */
 uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64_t time);
 
+/*
+ * The last name of the thread that was `tid` at `time`: its name then, or the one it
+ * was given after (prctl, exec) before it ended, as ps would show it at its end. A
+ * later thread that reuses the tid does not count.
+ */
+uint32_t replay_thread_last_name(struct replay *r, uint32_t pid, uint32_t tid, uint64_t time);
+
 #endif

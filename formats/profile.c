@@ -13,6 +13,7 @@ void profile_init(struct profile *p)
 	strtab_init(&p->strings);
 	u64map_init(&p->node_index);
 	u64map_init(&p->mapping_index);
+	u64map_init(&p->thread_names);
 	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, root);
 	memset(&none, 0, sizeof(none));
 	VEC_PUSH(p->mappings, p->nmappings, p->mappings_cap, none);
@@ -30,7 +31,25 @@ void profile_release(struct profile *p)
 	id_index_release(&p->sample_index);
 	u64map_release(&p->node_index);
 	u64map_release(&p->mapping_index);
+	u64map_release(&p->thread_names);
 	memset(p, 0, sizeof(*p));
+}
+
+static uint64_t thread_key(uint32_t pid, uint32_t tid)
+{
+	return (((uint64_t)pid << 32) | tid) + 1;
+}
+
+void profile_set_thread_name(struct profile *p, uint32_t pid, uint32_t tid, uint32_t name)
+{
+	u64map_put(&p->thread_names, thread_key(pid, tid), name);
+}
+
+uint32_t profile_thread_name(const struct profile *p, uint32_t pid, uint32_t tid)
+{
+	const uint32_t *v = u64map_get(&p->thread_names, thread_key(pid, tid));
+
+	return v ? *v : 0;
 }
 
 static uint64_t frame_hash(const void *items, size_t id)

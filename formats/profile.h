@@ -105,6 +105,10 @@ struct profile {
 	 */
 	int aggregate;
 
+	/* each thread's last name, for writers that name a thread once (pid, tid ->
+	 * string id; see profile_thread_name) */
+	struct u64map thread_names;
+
 	/* interning state */
 	struct id_index frame_index;
 	struct id_index sample_index;
@@ -143,6 +147,13 @@ uint32_t profile_mapping(struct profile *p, const struct pc_mapping *m);
 uint32_t profile_add_event(struct profile *p, const struct pc_event *e);
 /* Add a sample (`count` 0 is taken as 1), or with `aggregate` fold it into its twin. */
 void profile_add_sample(struct profile *p, const struct pc_sample *s);
+
+/*
+ * A thread's name as writers that name it once show it: the last name it had (set by
+ * the conversion), or 0 when not set (then its samples' names are all there is).
+ */
+void profile_set_thread_name(struct profile *p, uint32_t pid, uint32_t tid, uint32_t name);
+uint32_t profile_thread_name(const struct profile *p, uint32_t pid, uint32_t tid);
 
 /* Sort samples by time, keeping file order among equal times. */
 void profile_sort_samples(struct profile *p);

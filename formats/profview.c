@@ -148,6 +148,12 @@ static void build_threads(struct profview *v, const struct profile *p, int event
 		t->n++;
 		t->weight += weight_period ? s->period : 1;
 	}
+	for (size_t i = 0; i < v->nthreads; i++) {
+		uint32_t last = profile_thread_name(p, v->threads[i].pid, v->threads[i].tid);
+
+		if (last)
+			v->threads[i].comm = last;
+	}
 	qsort_r(v->threads, v->nthreads, sizeof(*v->threads), thread_name_cmp, (void *)p);
 }
 

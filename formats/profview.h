@@ -29,7 +29,8 @@ struct pc_fnode {
 
 struct pc_thread {
 	uint32_t pid, tid;
-	uint32_t comm;      /* the thread's name at its last sample */
+	uint32_t comm;      /* the thread's last name (profile_thread_name), else its
+			       name at its last sample */
 	size_t first, n;    /* its samples: order[first .. first + n) */
 	uint64_t weight;    /* summed period, or the sample count (see profview_init) */
 };

@@ -276,6 +276,21 @@ START_TEST(speedscope_profiles)
 }
 END_TEST
 
+/* A thread renamed after its last sample is named with the name it ended with. */
+START_TEST(speedscope_thread_renamed_after_its_samples)
+{
+	cJSON *j, *profiles;
+
+	profile_set_thread_name(&p, 10, 12, profile_str(&p, "renamed-late"));
+	j = render(speedscope_write, 1);
+	profiles = cJSON_GetObjectItem(j, "profiles");
+	ck_assert_int_eq(cJSON_GetArraySize(profiles), 2);
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(profiles, 1), "name")->valuestring,
+			 "renamed-late (10/12)");
+	cJSON_Delete(j);
+}
+END_TEST
+
 START_TEST(chrome_slices)
 {
 	cJSON *j = render(chrome_write, 1);
@@ -490,6 +505,7 @@ int main(void)
 	suite_add_tcase(s, esc);
 	tcase_add_checked_fixture(w, setup, teardown);
 	tcase_add_test(w, speedscope_profiles);
+	tcase_add_test(w, speedscope_thread_renamed_after_its_samples);
 	tcase_add_test(w, chrome_slices);
 	tcase_add_test(w, chrome_gap_ends_slices);
 	tcase_add_test(w, chrome_indirect_recursion_one_key);

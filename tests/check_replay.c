@@ -143,6 +143,24 @@ START_TEST(threads_share_and_names_change_over_time)
 }
 END_TEST
 
+/* A thread's last name counts names given after a time, not a later thread's. */
+START_TEST(last_name_is_the_threads_own)
+{
+	replay_comm(r, 5, 7, 7, "mt", 1);
+	replay_fork(r, 10, 7, 7, 8, 7);           /* thread 8 begins as "mt" */
+	replay_comm(r, 20, 7, 8, "worker", 0);    /* its only sample is at 15 */
+	replay_comm(r, 30, 7, 8, "worker2", 0);
+	replay_fork(r, 50, 7, 7, 8, 7);           /* tid 8 reused by a new thread */
+	replay_comm(r, 60, 7, 8, "other", 0);
+	replay_finish(r);
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_name(r, 7, 8, 15)), "mt");
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_last_name(r, 7, 8, 15)), "worker2");
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_last_name(r, 7, 8, 55)), "other");
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_last_name(r, 7, 7, 15)), "mt");
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_last_name(r, 7, 99, 15)), ":99");
+}
+END_TEST
+
 START_TEST(pid_reuse_gets_a_new_process)
 {
 	uint32_t a = replay_dso(r, "/a", NULL, 0, 0), b = replay_dso(r, "/b", NULL, 0, 0);
@@ -180,6 +198,7 @@ int main(void)
 	tcase_add_test(tc, exec_drops_mappings_fork_copies_them);
 	tcase_add_test(tc, threads_share_and_names_change_over_time);
 	tcase_add_test(tc, pid_reuse_gets_a_new_process);
+	tcase_add_test(tc, last_name_is_the_threads_own);
 	tcase_add_test(tc, same_dso_same_id);
 	suite_add_tcase(s, tc);
 	failed = run_suite(s);
