@@ -1,7 +1,7 @@
 /* jitdump: a streaming reader of the jit-PID.dump files that JIT runtimes write for perf.
  *
  * Spec: tools/perf/Documentation/jitdump-specification.txt in the Linux tree; perf's
- * reader is tools/perf/util/jitdump.c. See shared/FORMATS.md for the traps real dumps set.
+ * reader is tools/perf/util/jitdump.c. See docs/FORMATS.md for the traps real dumps set.
  *
  * Reads version 1 in both byte orders; every record type (CODE_LOAD, MOVE, DEBUG_INFO,
  * CLOSE, UNWINDING_INFO), unknown ids skipped by their size; ARCH_TIMESTAMP dumps with

@@ -1,7 +1,7 @@
 /* perfdata: a streaming reader of perf.data, file and pipe mode.
  *
  * Spec: tools/perf/Documentation/perf.data-file-format.txt in the Linux tree; record
- * layouts in include/uapi/linux/perf_event.h. See ../shared/FORMATS.md for the traps.
+ * layouts in include/uapi/linux/perf_event.h. See docs/FORMATS.md for the traps.
  *
  * Reads every variant perf writes: file mode (PERFILE2) and pipe mode, both byte
  * orders, data.size == 0 (perf killed), zstd-compressed records (COMPRESSED and

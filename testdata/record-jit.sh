@@ -19,7 +19,7 @@
 #   node.data      perf record -k 1 -g -F 999 node --perf-prof js/fibonacci-bench.js 1
 #                  V8 writes jit-PID.dump in the working directory. The script path is
 #                  39 characters: Node 20 writes the first 16 bytes of every DEBUG_INFO
-#                  file name from freed memory (see shared/FORMATS.md in the steering repo).
+#                  file name from freed memory (see docs/FORMATS.md).
 #   node-wasm.data perf record -k 1 -g -F 999 node --perf-prof js/wasm-fib-bench.js 1
 #                  a hand-assembled WebAssembly module; wasm_fib is compiled by Liftoff,
 #                  then by TurboFan (two code loads, no DEBUG_INFO).
