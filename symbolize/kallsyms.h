@@ -8,9 +8,9 @@
 #include "common/mapfile.h"
 
 /*
- * Text symbols (types t, T, w, W) sorted by address; each ends where the next
- * begins (as perf does). Symbols of modules keep their module name
- * ("[ext4]" in the file, "ext4" here).
+ * Code and data symbols (types t, T, w, W, d, D, b, B, as perf keeps them) sorted by
+ * address; each ends where the next begins (as perf does). Symbols of modules keep
+ * their module name ("[ext4]" in the file, "ext4" here).
  */
 struct ksym {
 	uint64_t start, end;
