@@ -73,6 +73,7 @@ LIB_SRCS := \
 	formats/json.c \
 	formats/speedscope.c \
 	formats/chrome.c \
+	formats/svg.c \
 	convert/replay.c \
 	convert/recording.c \
 	convert/dispatch.c \
@@ -86,7 +87,8 @@ LIB_SRCS := \
 
 MAIN_SRCS := convert/main.c
 
-E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_jit.sh tests/e2e_pprof.sh tests/e2e_json.sh
+E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_jit.sh tests/e2e_pprof.sh tests/e2e_json.sh \
+	tests/e2e_svg.sh tests/e2e_info.sh
 
 
 CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json

@@ -34,6 +34,10 @@ enum {
 	OPT_NO_CACHE,
 	OPT_CPU_LABEL,
 	OPT_VERSION,
+	OPT_TITLE,
+	OPT_INVERTED,
+	OPT_WIDTH,
+	OPT_MINWIDTH,
 };
 
 static const struct option long_options[] = {
@@ -62,6 +66,10 @@ static const struct option long_options[] = {
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "cpu-label", no_argument, NULL, OPT_CPU_LABEL },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -117,12 +125,18 @@ static void usage(FILE *f)
 		"      --weight samples|period\n"
 		"                        count samples (folded's default) or the event's\n"
 		"                        period (speedscope's: nanoseconds for clock events)\n"
-		"      --with-pid        folded: first frame comm-PID\n"
-		"      --with-tid        folded: first frame comm-PID/TID\n"
+		"      --with-pid        folded, svg: first frame comm-PID\n"
+		"      --with-tid        folded, svg: first frame comm-PID/TID\n"
 		"      --annotate        folded: suffix _[k] kernel, _[j] JIT, _[i] inlined frames\n"
-		"      --srcline         folded, samples: frames as \"name (file:line)\" where the\n"
+		"      --srcline         folded, samples, svg: frames as \"name (file:line)\" where the\n"
 		"                        line is known (a return address shows its call's line)\n"
 		"      --cpu-label       pprof: label each sample with its cpu\n"
+		"      --title TEXT      svg: the graph's title (default: the recorded command)\n"
+		"      --inverted        svg: an icicle graph, the root at the top\n"
+		"      --width PIXELS    svg: image width (default 1200)\n"
+		"      --minwidth PIXELS svg: frames narrower than this are not drawn, their\n"
+		"                        weight staying in their callers' (default 0.1; 0 draws\n"
+		"                        every frame); the file says how many were left out\n"
 		"  -h, --help            this text\n"
 		"      --version         perfconv's version\n"
 		"\n"
@@ -328,6 +342,26 @@ int main(int argc, char **argv)
 		case OPT_JIT_DIR: VEC_PUSH(jit_dirs, co.njit_dirs, jit_dirs_cap, optarg); break;
 		case OPT_NO_CACHE: no_cache = 1; break;
 		case OPT_CPU_LABEL: wo.cpu_label = 1; break;
+		case OPT_TITLE: wo.title = optarg; break;
+		case OPT_INVERTED: wo.inverted = 1; break;
+		case OPT_WIDTH: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 100 || v > 100000)
+				return bad_usage("--width takes a number of pixels, 100 to 100000", optarg);
+			wo.width = (unsigned)v;
+			break;
+		}
+		case OPT_MINWIDTH: {
+			char *end;
+			double v = strtod(optarg, &end);
+
+			if (*end || end == optarg || !(v >= 0) || v > 1000)
+				return bad_usage("--minwidth takes a number of pixels, 0 to 1000", optarg);
+			wo.minwidth = v > 0 ? v : 1e-9;
+			break;
+		}
 		case OPT_VERSION: printf("perfconv %s\n", PERFCONV_VERSION); return 0;
 		default: return bad_usage("unknown option", NULL);
 		}

@@ -12,6 +12,7 @@
 #include "formats/pprof.h"
 #include "formats/samples.h"
 #include "formats/speedscope.h"
+#include "formats/svg.h"
 
 static const struct output_format folded = {
 	"folded", { ".folded", ".collapsed", ".txt", NULL }, folded_write,
@@ -38,8 +39,13 @@ static const struct output_format pprof = {
 	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope", 0, 0, 1,
 };
 
+static const struct output_format svg = {
+	"svg", { ".svg", NULL }, svg_write,
+	"interactive flame graph, one self-contained SVG file (zoom, search)", 0, 1, 1,
+};
+
 const struct output_format *const output_formats[] = { &folded, &samples, &pprof,
-						       &speedscope, &chrome, NULL };
+						       &speedscope, &chrome, &svg, NULL };
 
 const struct output_format *output_by_name(const char *name)
 {

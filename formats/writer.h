@@ -14,6 +14,11 @@ struct write_options {
 	int event;           /* only samples of this event index; -1 for all */
 	int srcline;         /* folded, samples: frames as "name (file:line)" where known */
 	int cpu_label;       /* pprof: a `cpu` label on every sample that has one */
+	const char *title;   /* svg: the graph's title; NULL for the default */
+	int inverted;        /* svg: an icicle graph, the root at the top */
+	unsigned width;      /* svg: image width in pixels; 0 for the default */
+	double minwidth;     /* svg: frames narrower than this (pixels) are not drawn;
+				0 for the default, 0.1 */
 };
 
 /* A writer streams the profile to `out`; returns 0, or -1 with errno set on a write error. */

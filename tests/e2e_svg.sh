@@ -1,0 +1,82 @@
+#!/bin/bash
+# e2e_svg: the SVG flame graph (-f svg) of native, kernel and JIT recordings: every
+# frame's count and place checked against folded output of the same options
+# (tests/svg_check.py), then each file used in headless Chromium as a person would
+# (tests/browser/open_svg.mjs: tooltip share, click to zoom, search, scripts off).
+# Screenshots are kept in build/screenshots/.
+source "$(dirname "$0")/e2e_lib.sh"
+cases=()
+
+# check NAME SVG-OPTIONS...: the SVG against folded output with the same options
+check() {
+	local name=$1
+	shift
+	if ! "$PERFCONV" -q "$@" -f svg -o "$TMP/$name.svg" || ! "$PERFCONV" -q "$@" -f folded -o "$TMP/$name.folded"; then
+		bad "$name: perfconv failed"
+		return 1
+	fi
+	if out=$(python3 tests/svg_check.py "$TMP/$name.svg" "$TMP/$name.folded" --case "$TMP/$name.case.json" 2>&1); then
+		ok "$name: $out"
+	else
+		bad "$name: $out"
+		return 1
+	fi
+}
+
+# native (C, C++ with inlined frames), kernel-heavy, JIT (node)
+for in in $TD/mt-g.data $TD/shapes.data $TD/kheavy.data $TD/jit/node.data; do
+	name=$(basename "$in" .data)
+	check "$name" -i "$in" "${KS[@]}" && cases+=("$TMP/$name.case.json")
+done
+# the options folded output has reach the SVG alike
+check mt-tid -i $TD/mt-g.data "${KS[@]}" --with-tid
+check mt-pid-period -i $TD/mt-g.data "${KS[@]}" --with-pid --weight period
+check two-event-pf -i $TD/two-event.data "${KS[@]}" --event page-faults
+check mt-threads-filter -i $TD/mt-threads.data "${KS[@]}" --comm mt-alpha,mt-beta --tid 7937,7938 --srcline
+check empty -i $TD/mt-threads.data "${KS[@]}" --comm nobody
+check mt-inverted -i $TD/mt-g.data "${KS[@]}" --inverted --width 600 --title 'a <title> & more'
+check erlang -i $TD/jit/erlang.data "${KS[@]}"
+
+# --weight period of a clock event counts nanoseconds
+grep -q '^[0-9]* ns (' <(grep -A1 '<title>all$' "$TMP/mt-pid-period.svg") &&
+	ok "--weight period: the root's tooltip counts ns" || bad "--weight period: no ns in the root's tooltip"
+# --inverted: the root at the top; --title and --width as given, escaped
+if python3 - "$TMP/mt-inverted.svg" <<'PY'
+import sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+r = ET.parse(sys.argv[1]).getroot()
+assert r.get("width") == "600", r.get("width")
+assert r.find(NS + "text[@id='title']").text == "a <title> & more"
+ys = [float(g.find(NS + "rect").get("y")) for g in r.find(NS + "g[@id='frames']")]
+assert ys[0] == min(ys), "root not at the top"
+PY
+then ok "--inverted --width 600 --title: root on top, 600 px, title escaped"; else bad "--inverted/--width/--title"; fi
+# the .svg suffix selects the format; a narrow --minwidth draws more, a wide one fewer
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/suffix.svg" && head -c 200 "$TMP/suffix.svg" | grep -q '<svg' &&
+	ok ".svg suffix writes SVG" || bad ".svg suffix"
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --minwidth 20 -o "$TMP/wide.svg" && "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/mt-folded-again.folded" &&
+	out=$(python3 tests/svg_check.py "$TMP/wide.svg" "$TMP/mt-folded-again.folded") && grep -q 'left-out-frames=[1-9]' "$TMP/wide.svg" &&
+	ok "--minwidth 20: $out" || bad "--minwidth 20: $out"
+"$PERFCONV" -q -i $TD/mt-g.data --minwidth x -f svg -o /dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q 'minwidth' "$TMP/err" && ok "--minwidth x: usage error" || bad "--minwidth x"
+"$PERFCONV" -q -i $TD/mt-g.data --width 5 -f svg -o /dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && ok "--width 5: usage error" || bad "--width 5"
+
+# The browser part: Debian's chromium through playwright-core (tests/browser/).
+BR=tests/browser
+if [ ! -d $BR/node_modules/playwright-core ]; then
+	(cd $BR && npm ci --no-audit --no-fund >/dev/null 2>&1)
+fi
+if ! command -v node >/dev/null || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || [ ! -d $BR/node_modules/playwright-core ]; then
+	bad "browser: needs node, $BR/node_modules (npm ci) and ${CHROMIUM:-/usr/bin/chromium}"
+else
+	mkdir -p build/screenshots
+	timeout 300 node $BR/open_svg.mjs build/screenshots "${cases[@]}" >"$TMP/browser.out" 2>&1
+	rc=$?
+	cat "$TMP/browser.out"
+	pass=$((pass + $(grep -c '^ok' "$TMP/browser.out")))
+	fail=$((fail + $(grep -c '^FAIL' "$TMP/browser.out")))
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$TMP/browser.out"; then bad "browser: exited $rc"; fi
+	[ ${#cases[@]} -eq 4 ] || bad "browser: ${#cases[@]} of 4 recordings reached the browser"
+fi
+finish e2e_svg
