@@ -23,7 +23,7 @@ BIN := $(BUILD)/perfconv
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-PKGS := libdw libelf zlib libzstd libprotobuf-c
+PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson
 
 # What the Debian packages give the compiler and the linker, asked of pkg-config once
 # they are installed. make builds this file first (scripts/install-deps.sh installs
@@ -83,6 +83,7 @@ LIB_SRCS := \
 	convert/fixups.c \
 	convert/summary.c \
 	convert/pipeline.c \
+	convert/info.c \
 	convert/output.c
 
 MAIN_SRCS := convert/main.c

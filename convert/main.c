@@ -10,6 +10,7 @@
 #include "common/diag.h"
 #include "common/util.h"
 #include "common/version.h"
+#include "convert/info.h"
 #include "convert/output.h"
 #include "convert/pipeline.h"
 
@@ -77,6 +78,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: perfconv [-i perf.data] [-o OUTPUT] [-f FORMAT] [options]\n"
+		"       perfconv info [-i perf.data] [--json]   (perfconv info --help)\n"
 		"\n"
 		"Convert a perf recording into a profile.\n"
 		"\n"
@@ -277,6 +279,95 @@ static int choose_event(const struct profile *p, const struct output_format *of,
 	return 0;
 }
 
+static void info_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perfconv info [-i perf.data] [--json] [options]\n"
+		"\n"
+		"Describe a recording for a bug report: perf version, host, kernel, command,\n"
+		"events and call-graph mode, time span, lost events, the busiest processes\n"
+		"and threads, every object samples fall in with its build id and where its\n"
+		"file was found (or the places looked at), JIT dumps and maps, kernel symbols.\n"
+		"Samples are counted, not symbolized.\n"
+		"\n"
+		"  -i, --input FILE      perf.data file, --threads directory, or - (default perf.data)\n"
+		"      --json            JSON instead of text (the same facts)\n"
+		"      --top N           processes and threads listed (default 10)\n"
+		"      --symfs DIR, --kallsyms FILE, --buildid-dir DIR, --jit-dir DIR,\n"
+		"      --cache-dir DIR, --no-cache\n"
+		"                        where files are looked for, as for a conversion\n"
+		"  -h, --help            this text\n");
+}
+
+/* perfconv info: its own options; the ones that say where files are as for a conversion. */
+static int info_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "top", required_argument, NULL, 't' },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+		{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+		{ "jit-dir", required_argument, NULL, OPT_JIT_DIR },
+		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct info_options io;
+	struct diag d;
+	const char **jit_dirs = NULL;
+	size_t jit_dirs_cap = 0;
+	const char *cache_dir = NULL;
+	char *default_cache = NULL;
+	int c, no_cache = 0, rc;
+
+	memset(&io, 0, sizeof(io));
+	io.input = "perf.data";
+	io.top = 10;
+	io.sym.demangle = 1;
+	io.sym.inline_frames = 1;
+	diag_init(&d);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': io.input = optarg; break;
+		case 'h': info_usage(stdout); free(jit_dirs); return 0;
+		case 'j': io.json = 1; break;
+		case 't': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v == 0 || v > 1000000) {
+				free(jit_dirs);
+				return bad_usage("--top takes a positive number", optarg);
+			}
+			io.top = v;
+			break;
+		}
+		case OPT_SYMFS: io.sym.symfs = optarg; break;
+		case OPT_KALLSYMS: io.sym.kallsyms = optarg; break;
+		case OPT_BUILDID_DIR: io.sym.buildid_dir = optarg; break;
+		case OPT_CACHE_DIR: cache_dir = optarg; break;
+		case OPT_JIT_DIR: VEC_PUSH(jit_dirs, io.njit_dirs, jit_dirs_cap, optarg); break;
+		case OPT_NO_CACHE: no_cache = 1; break;
+		default: free(jit_dirs); return bad_usage("unknown option", NULL);
+		}
+	}
+	if (optind < argc) {
+		free(jit_dirs);
+		return bad_usage("unexpected argument", argv[optind]);
+	}
+	io.jit_dirs = jit_dirs;
+	if (!no_cache)
+		io.sym.cache_dir = cache_dir ? cache_dir : (default_cache = default_cache_dir());
+	rc = info_run(&io, stdout, &d) ? 1 : 0;
+	free(default_cache);
+	free(jit_dirs);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct convert_options co;
@@ -295,6 +386,8 @@ int main(int argc, char **argv)
 	/* a closed stderr (2>&1 | head -1) must not end the conversion before its
 	 * output is renamed into place: writes fail with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
+	if (argc > 1 && strcmp(argv[1], "info") == 0)
+		return info_main(argc - 1, argv + 1);
 	memset(&co, 0, sizeof(co));
 	memset(&wo, 0, sizeof(wo));
 	wo.event = -1;

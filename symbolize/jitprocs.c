@@ -61,6 +61,7 @@ struct jit_procs {
 	struct u64map table_index; /* pid + 1 -> tables index + 1 */
 	struct found *found;  /* files in the --jit-dir trees */
 	size_t nfound, found_cap;
+	int indexed;          /* the --jit-dir trees were walked */
 };
 
 static void map_index_free(struct map_index *m)
@@ -421,8 +422,9 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 	int warned_clock = 0;
 
 	jp->s = *s;
-	for (size_t i = 0; i < jp->s.njit_dirs; i++)
+	for (size_t i = 0; !jp->indexed && i < jp->s.njit_dirs; i++)
 		index_dir(jp, jp->s.jit_dirs[i], 0);
+	jp->indexed = 1;
 	for (size_t i = 0; i < jp->nprocs; i++) {
 		struct jp_proc *p = &jp->procs[i];
 		char *dump = NULL, *map;
@@ -488,6 +490,65 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 		free(dump);
 		free(map);
 	}
+}
+
+/* a + sep + b + tail, one more place looked at */
+static void add_looked(struct jit_where *w, const char *a, const char *sep, const char *b,
+		       const char *tail)
+{
+	char buf[4200];
+	size_t cap = w->nlooked;
+
+	snprintf(buf, sizeof(buf), "%s%s%s%s", a, sep, b, tail);
+	VEC_PUSH(w->looked, w->nlooked, cap, xstrdup(buf));
+}
+
+void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t pid,
+		     struct jit_where *w)
+{
+	uint32_t *v = u64map_get(&jp->index, (uint64_t)pid + 1);
+	const struct jp_proc *p = v ? &jp->procs[*v - 1] : NULL;
+	char name[64];
+
+	memset(w, 0, sizeof(*w));
+	if (!jp->indexed) {
+		jp->s = *s;
+		for (size_t i = 0; i < s->njit_dirs; i++)
+			index_dir(jp, s->jit_dirs[i], 0);
+		jp->indexed = 1;
+	}
+	w->expected = p ? p->expected : NULL;
+	if (w->expected) {
+		add_looked(w, w->expected, "", "", "");
+		if (is_file(w->expected))
+			w->dump = xstrdup(w->expected);
+	}
+	if (!w->dump)
+		w->dump = find_file(jp, pid, FOUND_DUMP);
+	if (!w->dump)
+		w->dump = find_file(jp, pid, FOUND_DUMP_GZ);
+	w->map = find_file(jp, pid, FOUND_MAP);
+	snprintf(name, sizeof(name), "jit-%u.dump", pid);
+	if (s->input_dir)
+		add_looked(w, s->input_dir, "/", name, "[.gz]");
+	for (size_t i = 0; i < s->njit_dirs; i++)
+		add_looked(w, s->jit_dirs[i], "/.../", name, "[.gz]");
+	snprintf(name, sizeof(name), "perf-%u.map", pid);
+	if (s->use_tmp_maps)
+		add_looked(w, "/tmp", "/", name, "");
+	if (s->input_dir)
+		add_looked(w, s->input_dir, "/", name, "");
+	for (size_t i = 0; i < s->njit_dirs; i++)
+		add_looked(w, s->jit_dirs[i], "/.../", name, "");
+}
+
+void jit_where_release(struct jit_where *w)
+{
+	free(w->dump);
+	free(w->map);
+	for (size_t i = 0; i < w->nlooked; i++)
+		free(w->looked[i]);
+	free(w->looked);
 }
 
 int jit_procs_find(const struct jit_procs *jp, uint32_t pid)

@@ -53,6 +53,24 @@ void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path);
  */
 void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct diag *d, int quiet);
 
+/* Where the files of one process are, or would be (jit_procs_where). */
+struct jit_where {
+	const char *expected; /* the jit-PID.dump path the process mapped (owned by the set) */
+	char *dump;           /* the dump jit_procs_load() would read, or NULL */
+	char *map;            /* the perf map it would read, or NULL */
+	char **looked;        /* every place looked at, in order ("DIR/.../NAME": anywhere below DIR) */
+	size_t nlooked;
+};
+
+/*
+ * For process `pid`: the dump and the map jit_procs_load() would take, by the same
+ * search, and the places it looks at, without reading them. Use it instead of
+ * jit_procs_load() (the first call fixes the search); release with jit_where_release().
+ */
+void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t pid,
+		     struct jit_where *w);
+void jit_where_release(struct jit_where *w);
+
 /* The table of process `pid` (index for jit_procs_table/_module), -1 when it has none. */
 int jit_procs_find(const struct jit_procs *jp, uint32_t pid);
 const struct jitcode *jit_procs_table(const struct jit_procs *jp, int idx);

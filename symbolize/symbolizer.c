@@ -48,6 +48,7 @@ struct obj_slot {
 	uint8_t preload_bid[64];
 	size_t preload_bidlen;
 	int taken;
+	struct sym_location *trace; /* symbolizer_locate(): every file tried goes here */
 };
 
 /* An address the prefetch thread is to symbolize, or (`preload`) an object to load. */
@@ -190,6 +191,17 @@ static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int 
 	struct elf_obj *o = elf_obj_load_cached(file, bid, bidlen, sysroot, cache_dir);
 	int rank = candidate_rank(o);
 
+	if (slot->trace && slot->trace->ntried < SYM_LOCATION_TRIED) {
+		struct sym_tried *t = &slot->trace->tried[slot->trace->ntried++];
+
+		snprintf(t->path, sizeof(t->path), "%s%s%s", sysroot ? sysroot : "",
+			 sysroot && file[0] != '/' ? "/" : "", file);
+		t->result = rank == 3 ? "symbol table" : rank == 2 ? "only exported symbols (.dynsym)"
+			  : rank == 1 ? "no symbols (stripped)"
+			  : elf_obj_status(o) == ELF_OBJ_OK || elf_obj_status(o) == ELF_OBJ_STRIPPED
+			  ? "debug file only (no code)" : elf_obj_status_str(elf_obj_status(o));
+	}
+
 	if (elf_obj_status(o) == ELF_OBJ_MISMATCH && slot->problem == SYM_OBJ_MISSING)
 		slot->problem = SYM_OBJ_MISMATCH;
 	if (rank <= *best) {
@@ -266,6 +278,27 @@ static struct obj_slot *new_slot(void)
 	u64map_init(&slot->done);
 	strtab_init(&slot->names);
 	return slot;
+}
+
+void symbolizer_locate(struct symbolizer *s, const char *path, const uint8_t *build_id,
+		       size_t build_id_size, struct sym_location *out)
+{
+	struct obj_slot *slot = new_slot();
+	const char *f;
+
+	memset(out, 0, sizeof(*out));
+	slot->trace = out;
+	find_object(s, slot, path, build_id, build_id_size);
+	out->problem = slot->problem;
+	if (slot->elf && (f = elf_obj_file(slot->elf)))
+		snprintf(out->found, sizeof(out->found), "%s", f);
+	if (slot->elf && (f = elf_obj_symbol_file(slot->elf)))
+		snprintf(out->symbols_from, sizeof(out->symbols_from), "%s", f);
+	elf_obj_free(slot->elf);
+	u64map_release(&slot->done);
+	strtab_release(&slot->names);
+	pthread_mutex_destroy(&slot->lock);
+	free(slot);
 }
 
 /* The slot of object `obj`, made on first use, or the preloaded slot of the same

@@ -84,6 +84,29 @@ void symbolizer_preload(struct symbolizer *s, const struct sym_object *objs, siz
 /* No more prefetching: requests not taken yet are dropped; waits for the thread. */
 void symbolizer_prefetch_stop(struct symbolizer *s);
 
+/* Where an object's file was looked for, in the order of symbolizer_native()'s search. */
+#define SYM_LOCATION_TRIED 8
+struct sym_tried {
+	char path[4096];
+	const char *result; /* "symbol table", "file not found", "build id differs ..." */
+};
+struct sym_location {
+	enum sym_obj_problem problem; /* as symbolizer_problem() would say */
+	char found[4096];             /* the file used; "" when none */
+	char symbols_from[4096];      /* the file its symbols come from (a debug file); "" */
+	struct sym_tried tried[SYM_LOCATION_TRIED];
+	size_t ntried;
+};
+
+/*
+ * Look for the file of object `path` (build id as the recording gives it) as
+ * symbolizer_native() does, and say where: each candidate tried with what it gave,
+ * the one chosen. Loads its symbol table (through the cache) but symbolizes nothing
+ * and keeps nothing. Call from the thread that made the symbolizer.
+ */
+void symbolizer_locate(struct symbolizer *s, const char *path, const uint8_t *build_id,
+		       size_t build_id_size, struct sym_location *out);
+
 /* Why object `obj` gave no symbols (SYM_OBJ_FINE when it loaded), and the path tried. */
 enum sym_obj_problem symbolizer_problem(struct symbolizer *s, uint32_t obj);
 const char *sym_obj_problem_str(enum sym_obj_problem p);

@@ -1,0 +1,74 @@
+#!/bin/bash
+# e2e_info: `perfconv info` on every committed recording against what perf itself
+# says (perf report --header-only, perf report -n: samples per event and thread,
+# lost samples), --json against the text, and the places looked at for a binary and a
+# jitdump that are not there.
+source "$(dirname "$0")/e2e_lib.sh"
+export PERFCONV_CACHE_DIR=$TMP/cache
+
+for in in $TD/*.data $TD/jit/*.data; do
+	name=$(basename "$in" .data)
+	if ! "$PERFCONV" info -i "$in" "${KS[@]}" --top 1000 --json >"$TMP/$name.json" ||
+		! "$PERFCONV" info -i "$in" "${KS[@]}" --top 1000 >"$TMP/$name.txt"; then
+		bad "$name: perfconv info failed"
+		continue
+	fi
+	# perf reads a pipe-mode file only from a pipe
+	if grep -q '"mode":.*"pipe"' "$TMP/$name.json"; then
+		perf report --header-only -i - <"$in" >"$TMP/$name.hdr" 2>/dev/null
+		perf report -n --stdio -g none --sort pid -i - "${KS[@]}" <"$in" >"$TMP/$name.rep" 2>/dev/null
+	else
+		perf report --header-only -i "$in" >"$TMP/$name.hdr" 2>/dev/null
+		perf report -n --stdio -g none --sort pid -i "$in" "${KS[@]}" >"$TMP/$name.rep" 2>/dev/null
+	fi
+	if out=$(python3 tests/info_compare.py "$TMP/$name.json" "$TMP/$name.txt" "$TMP/$name.hdr" "$TMP/$name.rep" 2>&1); then
+		ok "$name: $out"
+	else
+		bad "$name: $out"
+	fi
+done
+
+# call-graph modes: frame pointer, and none
+python3 -c 'import json,sys; assert [e["call_graph"] for e in json.load(open(sys.argv[1]))["events"]] == ["fp"]' "$TMP/mt-g.json" &&
+	ok "mt-g: call graph fp" || bad "mt-g: call graph"
+grep -q 'call graph: frame pointer' "$TMP/mt-g.txt" && ok "mt-g text: call graph: frame pointer" || bad "mt-g text: call graph"
+# the binary found beside the recording, kernel symbols from --kallsyms
+grep -A1 '/tmp/perfconv-rec/mt \[user\]' "$TMP/mt-g.txt" | grep -q "found: $TD/mt$" &&
+	ok "mt-g: the binary found beside the recording" || bad "mt-g: binary beside the recording"
+grep -q "^kernel symbols: $TD/kallsyms.gz" "$TMP/kheavy.txt" && ok "kheavy: kernel symbols from --kallsyms" || bad "kheavy: kernel symbols"
+# JIT: the dump beside the recording serves node
+grep -Eq "^  pid [0-9]+ \(node\), [0-9]+ samples in anonymous memory: $TD/jit/jit-[0-9]+.dump" "$TMP/node.txt" &&
+	ok "node: served by the jitdump beside the recording" || bad "node: $(grep -A3 '^JIT' "$TMP/node.txt")"
+
+# a recording alone: its binary and its dump are missing, and the places looked at named
+mkdir -p "$TMP/alone"
+cp $TD/mt-g.data $TD/jit/node.data "$TMP/alone/"
+mkdir -p "$TMP/empty"
+"$PERFCONV" info -i "$TMP/alone/mt-g.data" "${KS[@]}" --buildid-dir "$TMP/empty" >"$TMP/alone-mt.txt"
+if grep -A6 '/tmp/perfconv-rec/mt \[user\]' "$TMP/alone-mt.txt" | grep -q 'not usable: file not found' &&
+	grep -A6 '/tmp/perfconv-rec/mt \[user\]' "$TMP/alone-mt.txt" | grep -q "$TMP/alone/mt: " &&
+	grep -A6 '/tmp/perfconv-rec/mt \[user\]' "$TMP/alone-mt.txt" | grep -q "^ *looked at:"; then
+	ok "missing binary: named, with the places looked at"
+else
+	bad "missing binary: $(grep -A6 '/tmp/perfconv-rec/mt' "$TMP/alone-mt.txt")"
+fi
+"$PERFCONV" info -i "$TMP/alone/node.data" "${KS[@]}" >"$TMP/alone-node.txt"
+"$PERFCONV" info -i "$TMP/alone/node.data" "${KS[@]}" --json >"$TMP/alone-node.json"
+if grep -Eq "^  pid [0-9]+ \(node\), [0-9]+ samples in anonymous memory: no jitdump or perf map found; it wrote .*jit-[0-9]+.dump" "$TMP/alone-node.txt" &&
+	grep -Eq "^        $TMP/alone/jit-[0-9]+.dump\[.gz\]$" "$TMP/alone-node.txt" &&
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jit"]; n=[p for p in j if p["name"]=="node"][0]; assert n["served_by"] is None and n["expected_dump"] and len(n["looked"])>=2' "$TMP/alone-node.json"; then
+	ok "missing jitdump: named, with the places looked at (text and JSON)"
+else
+	bad "missing jitdump: $(grep -A6 '^JIT' "$TMP/alone-node.txt")"
+fi
+# with --jit-dir the dump is found again, and the search names the tree
+"$PERFCONV" info -i "$TMP/alone/node.data" "${KS[@]}" --jit-dir $TD/jit >"$TMP/jd.txt"
+grep -Eq "samples in anonymous memory: $TD/jit/jit-[0-9]+.dump" "$TMP/jd.txt" && ok "--jit-dir: dump found" || bad "--jit-dir: $(grep -A3 '^JIT' "$TMP/jd.txt")"
+
+# bad input: one line, exit 1; bad usage: exit 2
+"$PERFCONV" info -i tests/bad/$(ls tests/bad | grep -m1 '\.data$') >/dev/null 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -ge 1 ] && ok "bad input: exit 1: $(head -1 "$TMP/err")" || bad "bad input: exit $rc"
+"$PERFCONV" info --top 0 >/dev/null 2>&1
+[ $? -eq 2 ] && ok "--top 0: usage error" || bad "--top 0"
+finish e2e_info
