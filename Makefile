@@ -92,7 +92,7 @@ E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_jit.sh tests/e2e_pprof.
 	tests/e2e_svg.sh tests/e2e_info.sh
 
 
-CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json
+CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json svg
 
 # Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
 GEN_SRCS := $(BUILD)/gen/profile.pb-c.c

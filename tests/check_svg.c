@@ -1,0 +1,265 @@
+/* check_svg: the SVG flame graph writer's frames, labels, colours and options. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/svg.h"
+#include "tests/testutil.h"
+
+static struct profile p;
+
+static uint32_t frame(const char *name, int kind, uint64_t addr, const char *file, uint32_t line)
+{
+	struct pc_frame f;
+
+	memset(&f, 0, sizeof(f));
+	f.func = profile_str(&p, name);
+	f.kind = (uint8_t)kind;
+	f.addr = addr;
+	f.symbolized = 1;
+	f.file = profile_str(&p, file);
+	f.line = line;
+	return profile_frame(&p, &f);
+}
+
+static void sample(const char *comm, uint32_t pid, uint32_t tid, uint32_t node, uint64_t period,
+		   uint16_t event)
+{
+	struct pc_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.comm = profile_str(&p, comm);
+	s.pid = pid;
+	s.tid = tid;
+	s.stack = node;
+	s.period = period;
+	s.event = event;
+	profile_add_sample(&p, &s);
+}
+
+static char *render(const struct write_options *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(svg_write(&p, o, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *s = hay; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+/*
+ * "my prog": main;work(line 10);do_syscall_64 and main;work(line 12);do_syscall_64,
+ * 250 ns each, main;operator;weird name (inlined);libx.so+0x1f00 500 ns; "other":
+ * main;work;tmpl<a&b> (JIT) 250 ns; and one page fault in "other": main.
+ */
+static void setup(void)
+{
+	struct pc_event e;
+	uint32_t m, w1, w2, k, odd, unk, jit;
+	uint32_t s1[3], s2[3], s3[3], s4[3];
+
+	profile_init(&p);
+	memset(&e, 0, sizeof(e));
+	e.name = profile_str(&p, "cpu-clock");
+	e.unit = profile_str(&p, "nanoseconds");
+	profile_add_event(&p, &e);
+	e.name = profile_str(&p, "page-faults");
+	e.unit = profile_str(&p, "count");
+	profile_add_event(&p, &e);
+	m = frame("main", FRAME_NATIVE, 0x100, "", 0);
+	w1 = frame("work", FRAME_NATIVE, 0x200, "src/work.c", 10);
+	w2 = frame("work", FRAME_NATIVE, 0x208, "src/work.c", 12);
+	k = frame("do_syscall_64", FRAME_KERNEL, 0xffffffff81000000ULL, "", 0);
+	odd = frame("operator;weird\nname", FRAME_INLINED, 0x300, "", 0);
+	unk = frame("libx.so+0x1f00", FRAME_NATIVE, 0x400, "", 0);
+	jit = frame("tmpl<a&b>", FRAME_JIT, 0x500, "", 0);
+	s1[0] = m; s1[1] = w1; s1[2] = k;
+	s2[0] = m; s2[1] = w2; s2[2] = k;
+	s3[0] = m; s3[1] = odd; s3[2] = unk;
+	s4[0] = m; s4[1] = w1; s4[2] = jit;
+	sample("my prog", 10, 11, test_stack(&p, s1, 3), 250, 0);
+	sample("my prog", 10, 12, test_stack(&p, s2, 3), 250, 0);
+	sample("my prog", 10, 11, test_stack(&p, s3, 3), 500, 0);
+	sample("other", 20, 20, test_stack(&p, s4, 3), 250, 0);
+	sample("other", 20, 20, test_stack(&p, s4, 1), 1, 1);
+}
+
+static void teardown(void)
+{
+	profile_release(&p);
+}
+
+static void defaults(struct write_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->event = 0;
+}
+
+START_TEST(frames_are_prefix_sums_in_name_order)
+{
+	struct write_options o;
+	char *out;
+
+	defaults(&o);
+	out = render(&o);
+	/* 4 samples over 1180 px: 295 px each; siblings by name, operator before work */
+	ck_assert_ptr_nonnull(strstr(out, "<g><title>all\n4 samples (100.00%)\nevery sample</title>"
+				     "<rect x=\"10.00\" "));
+	ck_assert_ptr_nonnull(strstr(out, "<g><title>my_prog\n3 samples (75.00%)\nthread</title>"
+				     "<rect x=\"10.00\" "));
+	ck_assert_ptr_nonnull(strstr(out, "<g><title>operator:weird name\n1 samples (25.00%)\n"
+				     "inlined</title><rect x=\"10.00\" "));
+	/* two addresses of work, lines 10 and 12: one frame */
+	ck_assert_ptr_nonnull(strstr(out, "<g><title>work\n2 samples (50.00%)\nsource: src/work.c:10-12\n"
+				     "native</title><rect x=\"305.00\" "));
+	ck_assert_ptr_nonnull(strstr(out, "<g><title>do_syscall_64\n2 samples (50.00%)\nkernel</title>"
+				     "<rect x=\"305.00\" "));
+	ck_assert_ptr_nonnull(strstr(out, "<g><title>other\n1 samples (25.00%)\nthread</title>"
+				     "<rect x=\"895.00\" "));
+	/* markup in names is escaped, in the title and the label */
+	ck_assert_ptr_nonnull(strstr(out, "<title>tmpl&lt;a&amp;b&gt;\n1 samples (25.00%)\nJIT</title>"));
+	ck_assert_ptr_nonnull(strstr(out, ">tmpl&lt;a&amp;b&gt;</text>"));
+	ck_assert_uint_eq(count(out, "<g><title>"), 11);
+	ck_assert_ptr_nonnull(strstr(out, "left-out-frames=0"));
+	/* no resource from elsewhere */
+	ck_assert_ptr_null(strstr(out, "href"));
+	ck_assert_ptr_null(strstr(out, "@import"));
+	free(out);
+}
+END_TEST
+
+START_TEST(colours_by_kind_stable_by_name)
+{
+	struct write_options o;
+	char *out, *at;
+	unsigned r, g, b;
+
+	defaults(&o);
+	out = render(&o);
+	at = strstr(strstr(out, "<title>do_syscall_64\n"), "fill=\"#");
+	ck_assert_int_eq(sscanf(at, "fill=\"#%2x%2x%2x", &r, &g, &b), 3);
+	ck_assert(r >= 225 && g >= 150 && g <= 210 && b <= 50); /* kernel: orange */
+	at = strstr(strstr(out, "<title>tmpl&lt;"), "fill=\"#");
+	ck_assert_int_eq(sscanf(at, "fill=\"#%2x%2x%2x", &r, &g, &b), 3);
+	ck_assert(g >= 190 && r <= 110 && b <= 110); /* JIT: green */
+	at = strstr(strstr(out, "<title>operator:weird"), "fill=\"#");
+	ck_assert_int_eq(sscanf(at, "fill=\"#%2x%2x%2x", &r, &g, &b), 3);
+	ck_assert(r <= 110 && g >= 165 && b >= 165); /* inlined: aqua */
+	/* both work frames (my_prog's and other's) have one colour */
+	{
+		char *a = strstr(strstr(out, "<title>work\n2 "), "fill=\"#");
+		char *c = strstr(strstr(out, "<title>work\n1 "), "fill=\"#");
+
+		ck_assert_int_eq(strncmp(a, c, 14), 0);
+	}
+	free(out);
+}
+END_TEST
+
+START_TEST(labels_cut_to_the_frame)
+{
+	struct write_options o;
+	char *out;
+
+	defaults(&o);
+	o.width = 200; /* 45 px a sample: 5 characters, 11 for 2 samples */
+	out = render(&o);
+	ck_assert_ptr_nonnull(strstr(out, ">ope..</text>"));
+	ck_assert_ptr_nonnull(strstr(out, ">do_syscal..</text>"));
+	ck_assert_ptr_nonnull(strstr(out, ">all</text>"));
+	ck_assert_ptr_nonnull(strstr(out, "width=\"200\""));
+	free(out);
+}
+END_TEST
+
+START_TEST(narrow_frames_left_out_and_counted)
+{
+	struct write_options o;
+	char *out;
+
+	defaults(&o);
+	o.width = 200;
+	o.minwidth = 50; /* one sample, 45 px: out with what it holds */
+	out = render(&o);
+	ck_assert_uint_eq(count(out, "<g><title>"), 5);
+	ck_assert_ptr_nonnull(strstr(out, "left-out-frames=6"));
+	ck_assert_ptr_nonnull(strstr(out, "5 frames drawn, 6 frames narrower than 50 px not drawn"));
+	ck_assert_ptr_null(strstr(out, "<title>other"));
+	free(out);
+}
+END_TEST
+
+START_TEST(weights_events_and_options)
+{
+	struct write_options o;
+	char *out;
+
+	defaults(&o);
+	o.weight_period = 1;
+	o.with_tid = 1;
+	out = render(&o);
+	ck_assert_ptr_nonnull(strstr(out, "<title>all\n1250 ns (100.00%)"));
+	ck_assert_ptr_nonnull(strstr(out, "<title>my_prog-10/11\n750 ns (60.00%)"));
+	ck_assert_ptr_nonnull(strstr(out, "UNIT='ns'"));
+	free(out);
+
+	defaults(&o);
+	o.event = 1;
+	o.inverted = 1;
+	o.title = "faults & more";
+	out = render(&o);
+	ck_assert_ptr_nonnull(strstr(out, "<title>all\n1 samples (100.00%)"));
+	ck_assert_ptr_nonnull(strstr(out, "1 samples of page-faults"));
+	ck_assert_ptr_nonnull(strstr(out, ">faults &amp; more</text>"));
+	/* icicle: the root at the top */
+	ck_assert_ptr_nonnull(strstr(out, "TOP=66,INV=1"));
+	ck_assert_ptr_nonnull(strstr(out, "every sample</title><rect x=\"10.00\" y=\"66\""));
+	free(out);
+}
+END_TEST
+
+START_TEST(no_samples)
+{
+	struct write_options o;
+	char *out;
+
+	profile_release(&p);
+	profile_init(&p);
+	defaults(&o);
+	o.event = -1;
+	out = render(&o);
+	ck_assert_ptr_nonnull(strstr(out, ">no samples</text>"));
+	ck_assert_ptr_nonnull(strstr(out, "left-out-frames=0"));
+	ck_assert_uint_eq(count(out, "<g><title>"), 0);
+	ck_assert_ptr_nonnull(strstr(out, "</svg>\n"));
+	free(out);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("svg");
+	TCase *tc = tcase_create("core");
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, frames_are_prefix_sums_in_name_order);
+	tcase_add_test(tc, colours_by_kind_stable_by_name);
+	tcase_add_test(tc, labels_cut_to_the_frame);
+	tcase_add_test(tc, narrow_frames_left_out_and_counted);
+	tcase_add_test(tc, weights_events_and_options);
+	tcase_add_test(tc, no_samples);
+	suite_add_tcase(s, tc);
+	failed = run_suite(s);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
