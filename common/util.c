@@ -243,6 +243,8 @@ void id_index_refill(struct id_index *x, size_t n, id_hash_fn hash, const void *
 {
 	size_t mask = x->nslots - 1;
 
+	if (!x->nslots)
+		return; /* nothing was ever reserved: nothing to index */
 	memset(x->slots, 0, x->nslots * sizeof(*x->slots));
 	for (size_t id = 0; id < n; id++) {
 		size_t i = hash(items, id) & mask;

@@ -6,6 +6,7 @@
 #include "convert/info.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -569,7 +570,10 @@ int info_run(const struct info_options *o, FILE *out, struct diag *d)
 	}
 	cJSON_Delete(root);
 	if (fflush(out) != 0 || ferror(out)) {
-		diag_error(d, "standard output", DIAG_NO_OFFSET, "write failed");
+		/* the reader went away (| head): nothing to say, as for a conversion */
+		if (errno != EPIPE)
+			diag_error(d, "standard output", DIAG_NO_OFFSET, "write failed: %s",
+				   strerror(errno));
 		ret = -1;
 	}
 	return ret;

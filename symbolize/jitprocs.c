@@ -518,28 +518,28 @@ void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t 
 		jp->indexed = 1;
 	}
 	w->expected = p ? p->expected : NULL;
-	if (w->expected) {
-		add_looked(w, w->expected, "", "", "");
-		if (is_file(w->expected))
-			w->dump = xstrdup(w->expected);
-	}
-	if (!w->dump)
-		w->dump = find_file(jp, pid, FOUND_DUMP);
+	/* jit_procs_load()'s order: what the user named, beside the recording, the
+	 * recorded path */
+	w->dump = find_file(jp, pid, FOUND_DUMP);
+	if (!w->dump && w->expected && is_file(w->expected))
+		w->dump = xstrdup(w->expected);
 	if (!w->dump)
 		w->dump = find_file(jp, pid, FOUND_DUMP_GZ);
 	w->map = find_file(jp, pid, FOUND_MAP);
 	snprintf(name, sizeof(name), "jit-%u.dump", pid);
-	if (s->input_dir)
-		add_looked(w, s->input_dir, "/", name, "[.gz]");
 	for (size_t i = 0; i < s->njit_dirs; i++)
 		add_looked(w, s->jit_dirs[i], "/.../", name, "[.gz]");
-	snprintf(name, sizeof(name), "perf-%u.map", pid);
-	if (s->use_tmp_maps)
-		add_looked(w, "/tmp", "/", name, "");
 	if (s->input_dir)
-		add_looked(w, s->input_dir, "/", name, "");
+		add_looked(w, s->input_dir, "/", name, "[.gz]");
+	if (w->expected)
+		add_looked(w, w->expected, "", "", "");
+	snprintf(name, sizeof(name), "perf-%u.map", pid);
 	for (size_t i = 0; i < s->njit_dirs; i++)
 		add_looked(w, s->jit_dirs[i], "/.../", name, "");
+	if (s->input_dir)
+		add_looked(w, s->input_dir, "/", name, "");
+	if (s->use_tmp_maps)
+		add_looked(w, "/tmp", "/", name, "");
 }
 
 void jit_where_release(struct jit_where *w)
