@@ -223,6 +223,7 @@ static cJSON *objects_json(struct counts *c, struct replay *rp, const struct str
 
 			symbolizer_locate(sym, path, x->build_id, x->build_id_size, &loc);
 			add_str(o, "found", loc.found[0] ? loc.found : NULL);
+			add_str(o, "symbols", loc.found[0] ? loc.symbols : NULL);
 			if (loc.symbols_from[0] && strcmp(loc.symbols_from, loc.found) != 0)
 				add_str(o, "symbols_from", loc.symbols_from);
 			add_str(o, "problem", loc.problem == SYM_OBJ_FINE ? NULL
@@ -509,8 +510,10 @@ static void print_text(const cJSON *root, FILE *out)
 			jnum(e, "in_stacks"), jstr(e, "path"), jstr(e, "kind"),
 			or_unknown(jstr(e, "build_id")));
 		if (found && !problem)
-			fprintf(out, "%21sfound: %s%s%s\n", "", found,
-				jstr(e, "symbols_from") ? ", symbols from " : "",
+			fprintf(out, "%21sfound: %s%s%s%s%s\n", "", found,
+				jstr(e, "symbols") ? "; symbols: " : "",
+				jstr(e, "symbols") ? jstr(e, "symbols") : "",
+				jstr(e, "symbols_from") ? " from " : "",
 				jstr(e, "symbols_from") ? jstr(e, "symbols_from") : "");
 		else if (found)
 			fprintf(out, "%21sfound: %s (%s)\n", "", found, problem);

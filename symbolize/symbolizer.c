@@ -196,7 +196,7 @@ static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int 
 
 		snprintf(t->path, sizeof(t->path), "%s%s%s", sysroot ? sysroot : "",
 			 sysroot && file[0] != '/' ? "/" : "", file);
-		t->result = rank == 3 ? "symbol table" : rank == 2 ? "only exported symbols (.dynsym)"
+		t->result = rank == 3 ? "full symbol table" : rank == 2 ? "exported symbols only (.dynsym)"
 			  : rank == 1 ? "no symbols (stripped)"
 			  : elf_obj_status(o) == ELF_OBJ_OK || elf_obj_status(o) == ELF_OBJ_STRIPPED
 			  ? "debug file only (no code)" : elf_obj_status_str(elf_obj_status(o));
@@ -208,6 +208,8 @@ static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int 
 		elf_obj_free(o);
 		return 0;
 	}
+	if (slot->trace && slot->trace->ntried)
+		slot->trace->symbols = slot->trace->tried[slot->trace->ntried - 1].result;
 	elf_obj_free(slot->elf);
 	slot->elf = o;
 	*best = rank;

@@ -88,12 +88,14 @@ void symbolizer_prefetch_stop(struct symbolizer *s);
 #define SYM_LOCATION_TRIED 8
 struct sym_tried {
 	char path[4096];
-	const char *result; /* "symbol table", "file not found", "build id differs ..." */
+	const char *result; /* "full symbol table", "file not found", "build id differs ..." */
 };
 struct sym_location {
 	enum sym_obj_problem problem; /* as symbolizer_problem() would say */
 	char found[4096];             /* the file used; "" when none */
 	char symbols_from[4096];      /* the file its symbols come from (a debug file); "" */
+	const char *symbols;          /* what the file chosen gave ("full symbol table",
+					 "exported symbols only (.dynsym)", ...), NULL when none */
 	struct sym_tried tried[SYM_LOCATION_TRIED];
 	size_t ntried;
 };

@@ -32,8 +32,19 @@ done
 python3 -c 'import json,sys; assert [e["call_graph"] for e in json.load(open(sys.argv[1]))["events"]] == ["fp"]' "$TMP/mt-g.json" &&
 	ok "mt-g: call graph fp" || bad "mt-g: call graph"
 grep -q 'call graph: frame pointer' "$TMP/mt-g.txt" && ok "mt-g text: call graph: frame pointer" || bad "mt-g text: call graph"
+# dwarf call graphs: recorded here (no committed recording has them), the stack size said
+if perf record -q --call-graph dwarf,4096 -o "$TMP/dwarf.data" -- $TD/mt 20 >/dev/null 2>&1; then
+	"$PERFCONV" info -i "$TMP/dwarf.data" >"$TMP/dwarf.txt"
+	"$PERFCONV" info -i "$TMP/dwarf.data" --json >"$TMP/dwarf.json"
+	grep -q 'call graph: dwarf, 4096 bytes of stack' "$TMP/dwarf.txt" &&
+		python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["events"][0]; assert (e["call_graph"], e["dwarf_stack_size"]) == ("dwarf", 4096), e' "$TMP/dwarf.json" &&
+		ok "perf record --call-graph dwarf,4096: dwarf, 4096 bytes of stack (text and JSON)" ||
+		bad "dwarf: $(grep 'call graph' "$TMP/dwarf.txt")"
+else
+	bad "perf record --call-graph dwarf failed here"
+fi
 # the binary found beside the recording, kernel symbols from --kallsyms
-grep -A1 '/tmp/perfconv-rec/mt \[user\]' "$TMP/mt-g.txt" | grep -q "found: $TD/mt$" &&
+grep -A1 '/tmp/perfconv-rec/mt \[user\]' "$TMP/mt-g.txt" | grep -q "found: $TD/mt; symbols: full symbol table$" &&
 	ok "mt-g: the binary found beside the recording" || bad "mt-g: binary beside the recording"
 grep -q "^kernel symbols: $TD/kallsyms.gz" "$TMP/kheavy.txt" && ok "kheavy: kernel symbols from --kallsyms" || bad "kheavy: kernel symbols"
 # JIT: the dump beside the recording serves node
