@@ -523,7 +523,8 @@ int svg_write(const struct profile *p, const struct write_options *o, FILE *out)
 		2 * pow(10, -L.decimals), unit, script);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n");
 	fprintf(out, "<text id=\"title\" x=\"%.0f\" y=\"22\">", width / 2);
-	xml_text(out, title, label_fit(width * 12 / 17 - 2 * PAD));
+	/* 17 px characters, clear of the buttons at either end */
+	xml_text(out, title, label_fit((width - 2 * PAD - 2 * 90) * 12 / 17));
 	fprintf(out, "</text>\n<text id=\"sub\" x=\"%.0f\" y=\"42\">", PAD);
 	xml_text(out, sub, label_fit(width - 2 * PAD - 4 * 84));
 	fputs("</text>\n", out);
