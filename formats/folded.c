@@ -157,7 +157,8 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 		lines[nlines].weight = w;
 		nlines++;
 	}
-	qsort(lines, nlines, sizeof(*lines), line_cmp);
+	if (nlines > 1)
+		qsort(lines, nlines, sizeof(*lines), line_cmp);
 	for (size_t i = 0; i < nlines;) {
 		size_t j = i;
 		uint64_t w = 0;

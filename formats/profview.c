@@ -154,7 +154,8 @@ static void build_threads(struct profview *v, const struct profile *p, int event
 		if (last)
 			v->threads[i].comm = last;
 	}
-	qsort_r(v->threads, v->nthreads, sizeof(*v->threads), thread_name_cmp, (void *)p);
+	if (v->nthreads > 1)
+		qsort_r(v->threads, v->nthreads, sizeof(*v->threads), thread_name_cmp, (void *)p);
 }
 
 void profview_init(struct profview *v, const struct profile *p, int event, int weight_period)

@@ -37,6 +37,12 @@ check empty -i $TD/mt-threads.data "${KS[@]}" --comm nobody
 check mt-inverted -i $TD/mt-g.data "${KS[@]}" --inverted --width 600 --title 'a <title> & more'
 check erlang -i $TD/jit/erlang.data "${KS[@]}"
 
+# every format, when the filters leave no sample: a file, no failure (UBSan found
+# NULL passed to qsort and memset on this path)
+for f in folded samples pprof speedscope chrome svg; do
+	"$PERFCONV" -q -i $TD/mt-threads.data "${KS[@]}" --comm nobody -f $f -o "$TMP/none.$f" && [ -s "$TMP/none.$f" -o $f = folded -o $f = samples ] &&
+		ok "no samples left, -f $f: exit 0" || bad "no samples left, -f $f"
+done
 # --weight period of a clock event counts nanoseconds
 grep -q '^[0-9]* ns (' <(grep -A1 '<title>all$' "$TMP/mt-pid-period.svg") &&
 	ok "--weight period: the root's tooltip counts ns" || bad "--weight period: no ns in the root's tooltip"
