@@ -105,7 +105,7 @@ LIB := $(BUILD)/libperfconv.a
 all: $(BIN)
 
 # Install missing Debian packages, then record what pkg-config says about them.
-$(DEPS_MK): scripts/install-deps.sh
+$(DEPS_MK): scripts/install-deps.sh Makefile
 	@mkdir -p $(dir $@)
 	$(Q)./scripts/install-deps.sh
 	$(Q)cflags=$$(pkg-config --cflags $(PKGS)) && libs=$$(pkg-config --libs $(PKGS)) && \
