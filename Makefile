@@ -66,6 +66,7 @@ LIB_SRCS := \
 	symbolize/symbolizer.c \
 	symbolize/jitcode.c \
 	symbolize/jitprocs.c \
+	symbolize/unwind.c \
 	formats/frametext.c \
 	formats/folded.c \
 	formats/samples.c \
@@ -79,6 +80,7 @@ LIB_SRCS := \
 	convert/dispatch.c \
 	convert/readahead.c \
 	convert/resolve.c \
+	convert/unwinding.c \
 	convert/stacks.c \
 	convert/fixups.c \
 	convert/summary.c \

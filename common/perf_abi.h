@@ -107,6 +107,8 @@ enum perf_record_misc_cpumode {
 #define PERF_SAMPLE_IDENTIFIER (1ULL << 16)
 #define PERF_SAMPLE_TRANSACTION (1ULL << 17)
 #define PERF_SAMPLE_REGS_INTR (1ULL << 18)
+/* REGS_USER/REGS_INTR abi word: the registers of a 64-bit process */
+#define PERF_SAMPLE_REGS_ABI_64 2
 #define PERF_SAMPLE_PHYS_ADDR (1ULL << 19)
 #define PERF_SAMPLE_AUX (1ULL << 20)
 #define PERF_SAMPLE_CGROUP (1ULL << 21)

@@ -13,6 +13,7 @@
 #include "convert/replay.h"
 #include "convert/resolve.h"
 #include "convert/stacks.h"
+#include "convert/unwinding.h"
 #include "formats/perfdata.h"
 #include "symbolize/jitprocs.h"
 
@@ -168,6 +169,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	struct jit_procs *jits;
 	struct resolver *res = NULL;
 	struct stack_builder *stacks = NULL;
+	struct unwinding *uw = NULL;
 	struct summary_input si;
 	char *dir = NULL;
 	int ret = -1;
@@ -213,7 +215,9 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	rc.defer_kernel = !o->no_symbols && facts.records_kernel;
 	rc.defer_user = !o->no_symbols;
 	res = resolver_new(&rc);
-	stacks = stacks_new(p, rp, res, jits);
+	if (!o->no_symbols)
+		uw = unwinding_new(r, rp, &p->strings, sym, d);
+	stacks = stacks_new(p, rp, res, jits, uw);
 	memset(&c, 0, sizeof(c));
 	c.opt = o;
 	c.p = p;
@@ -248,9 +252,12 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	si.quiet = o->quiet;
 	si.no_symbols = o->no_symbols;
 	summary_report(&si, st, d);
+	if (!o->quiet)
+		unwinding_report(uw, d);
 	ret = 0;
 out:
 	stacks_free(stacks);
+	unwinding_free(uw);
 	resolver_free(res);
 	readahead_free(ds.ra);
 	jit_procs_free(jits);

@@ -40,13 +40,16 @@ struct stack_builder {
 	struct epoch_memo user_epoch, kernel_epoch; /* consecutive samples share them */
 	uint64_t *words;
 	size_t nwords, words_cap;
+	struct unwinding *uw;
+	uint64_t unwound[UNWINDING_MAX_WORDS]; /* the raw stack of an unwound sample */
 };
 
 struct stack_builder *stacks_new(struct profile *p, const struct replay *rp, struct resolver *res,
-				 const struct jit_procs *jits)
+				 const struct jit_procs *jits, struct unwinding *uw)
 {
 	struct stack_builder *b = xcalloc(1, sizeof(*b));
 
+	b->uw = uw;
 	b->p = p;
 	b->rp = rp;
 	b->res = res;
@@ -115,6 +118,15 @@ uint32_t stacks_sample_node(struct stack_builder *b, const struct perf_record *r
 	int kernel_ctx = rec->cpumode == PERF_RECORD_MISC_KERNEL;
 	struct chain ch;
 
+	if (b->uw) {
+		size_t k = unwinding_sample(b->uw, rec, pid, time, b->unwound, UNWINDING_MAX_WORDS);
+
+		if (k) {
+			words = b->unwound;
+			nw = k;
+			is_chain = 1;
+		}
+	}
 	if ((jit_procs_count(b->jits) && jit_procs_find(b->jits, pid) >= 0) ||
 	    nw > STACKS_MAX_FRAMES)
 		return walk_node(b, words, nw, kernel_ctx, pid, time);

@@ -6,6 +6,7 @@
 
 #include "convert/resolve.h"
 #include "convert/replay.h"
+#include "convert/unwinding.h"
 #include "formats/perfdata.h"
 #include "formats/profile.h"
 #include "symbolize/jitprocs.h"
@@ -15,15 +16,17 @@
 
 struct stack_builder;
 
-/* The objects must outlive the builder; the replay is finished, the JIT files loaded. */
+/* The objects must outlive the builder; the replay is finished, the JIT files loaded.
+ * `uw` (may be NULL) unwinds the user stacks of --call-graph dwarf samples. */
 struct stack_builder *stacks_new(struct profile *p, const struct replay *rp, struct resolver *res,
-				 const struct jit_procs *jits);
+				 const struct jit_procs *jits, struct unwinding *uw);
 /* NULL-safe. */
 void stacks_free(struct stack_builder *b);
 
 /*
  * The leaf node of sample `rec` of process `pid` at `time`: its callchain (or its
- * IP alone) walked (convert/callchain.h), each address resolved into its frames,
+ * IP alone; or, for a --call-graph dwarf sample, its kernel part and the unwound user
+ * stack, convert/unwinding.h) walked (convert/callchain.h), each address resolved into its frames,
  * the frames interned as a path from the root. A raw stack met before in the same
  * process with the same mappings (replay_epoch) is one hash lookup; processes with
  * JIT code, whose frames change without a mapping changing, are walked every time.

@@ -104,6 +104,7 @@ struct perf_reader {
 	size_t dcap, dhead, dlen;
 
 	uint64_t *cc;           /* REC_MAX / 8 entries */
+	uint64_t regs_user[64]; /* a sample's REGS_USER values, in host byte order */
 	char *str;              /* REC_MAX + 1 bytes */
 };
 
@@ -1386,16 +1387,33 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 		s->nr_branches = n;
 		q += n * per;
 	}
-	REGS(PERF_SAMPLE_REGS_USER, "REGS_USER", e->sample_regs_user);
+	if (st & PERF_SAMPLE_REGS_USER) {
+		const uint8_t *regs = q + 8;
+
+		REGS(PERF_SAMPLE_REGS_USER, "REGS_USER", e->sample_regs_user);
+		s->regs_user_abi = ld64(regs - 8, sw);
+		if (s->regs_user_abi) {
+			s->nregs_user = (uint32_t)__builtin_popcountll(e->sample_regs_user);
+			for (v = 0; v < s->nregs_user; v++)
+				r->regs_user[v] = ld64(regs + 8 * v, sw);
+			s->regs_user = r->regs_user;
+		}
+	}
 	if (st & PERF_SAMPLE_STACK_USER) {
 		NEED(8, "STACK_USER");
 		n = ld64(q, sw);
 		q += 8;
+		s->has_stack_user = 1;
 		if (n) {
 			if (n > LEFT || LEFT - n < 8) {
 				what = "STACK_USER";
 				goto overrun;
 			}
+			s->stack_user = q;
+			s->stack_user_size = n;
+			v = ld64(q + n, sw);
+			/* the bytes actually copied; never more than the room */
+			s->stack_user_dyn = v < n ? v : n;
 			q += n + 8;
 		}
 	}

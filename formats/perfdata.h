@@ -89,7 +89,16 @@ struct perf_sample {
 	const void *raw;        /* borrowed, RAW bytes as written */
 	uint32_t raw_size;
 	uint64_t nr_branches;
-	int has_period, has_callchain, has_addr, has_weight;
+	/* REGS_USER: abi (0: none, then no values), one value per bit of the event's
+	 * sample_regs_user in bit order, host byte order, borrowed */
+	uint64_t regs_user_abi;
+	const uint64_t *regs_user;
+	uint32_t nregs_user;
+	/* STACK_USER: the copy from the user stack pointer up, borrowed; `dyn` of its
+	 * `size` bytes are valid (perf's dyn_size, capped at size) */
+	const uint8_t *stack_user;
+	uint64_t stack_user_size, stack_user_dyn;
+	int has_period, has_callchain, has_addr, has_weight, has_stack_user;
 };
 
 struct perf_mmap_rec {          /* MMAP and MMAP2 */

@@ -473,6 +473,29 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 	return n;
 }
 
+int symbolizer_object_files(struct symbolizer *s, uint32_t obj, const char *path,
+			    const uint8_t *build_id, size_t build_id_size, char **file,
+			    char **debug_file)
+{
+	struct obj_slot *slot = slot_for(s, obj, path, build_id, build_id_size);
+	const char *f, *sf;
+
+	*file = *debug_file = NULL;
+	atomic_fetch_add(&slot->main_waiting, 1);
+	pthread_mutex_lock(&slot->lock);
+	atomic_fetch_sub(&slot->main_waiting, 1);
+	if (!slot->tried)
+		find_object(s, slot, path, build_id, build_id_size);
+	if (slot->elf && (f = elf_obj_file(slot->elf)) != NULL) {
+		*file = xstrdup(f);
+		sf = elf_obj_symbol_file(slot->elf);
+		if (sf && strcmp(sf, f) != 0)
+			*debug_file = xstrdup(sf);
+	}
+	pthread_mutex_unlock(&slot->lock);
+	return *file != NULL;
+}
+
 /* The prefetch thread's way to an object's lock: after the main thread's. */
 static void lock_after_main(struct obj_slot *slot)
 {

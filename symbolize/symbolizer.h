@@ -66,6 +66,16 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
  */
 void symbolizer_prefetch(struct symbolizer *s, uint32_t obj, const char *path,
 			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret);
+/*
+ * The file the symbolizer reads for object `obj` (found as symbolizer_native() finds
+ * it, on first use) and its separate debug file: 1 and malloc'd copies in *file and
+ * *debug_file (NULL when none), or 0 when no usable file was found. For the unwinder's
+ * CFI. Call from the thread that made the symbolizer.
+ */
+int symbolizer_object_files(struct symbolizer *s, uint32_t obj, const char *path,
+			    const uint8_t *build_id, size_t build_id_size, char **file,
+			    char **debug_file);
+
 /* An object by the name and build id the recording gives it. */
 struct sym_object {
 	const char *path;

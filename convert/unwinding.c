@@ -1,0 +1,270 @@
+/* unwinding: the user part of --call-graph dwarf samples, unwound (symbolize/unwind.h). */
+#include "convert/unwinding.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "convert/resolve.h"
+
+/* A dso's CFI: opened on first use, kept for the run. */
+struct dso_cfi {
+	int tried;
+	struct unwind_module *mod;
+	const char *name;
+};
+
+struct unwinding {
+	const struct perf_reader *r;
+	int other_arch;               /* the header names another architecture */
+	const struct replay *rp;
+	const struct strtab *strings;
+	struct symbolizer *sym;
+	struct diag *d;
+	struct dso_cfi *dsos;
+	size_t ndsos;
+	uint64_t *no_cfi;             /* samples stopped by a module without CFI, by dso;
+					 [ndsos] for code in no file */
+	size_t no_cfi_cap;
+	/* the sample being unwound */
+	uint32_t pid;
+	uint64_t time;
+	uint32_t last_dso;            /* the dso of the last pc looked up (UINT32_MAX: none) */
+	struct unwinding_stats st;
+	int warned_arch;
+};
+
+struct unwinding *unwinding_new(const struct perf_reader *r, const struct replay *rp,
+				const struct strtab *strings, struct symbolizer *sym,
+				struct diag *d)
+{
+	struct unwinding *u;
+	int any = 0;
+
+	for (size_t i = 0; i < perf_reader_nevents(r); i++) {
+		const struct perf_event_desc *e = perf_reader_event(r, i);
+
+		any |= (e->sample_type & PERF_SAMPLE_REGS_USER) &&
+		       (e->sample_type & PERF_SAMPLE_STACK_USER);
+	}
+	if (!any)
+		return NULL;
+	u = xcalloc(1, sizeof(*u));
+	u->r = r;
+	{
+		const char *arch = perf_reader_header(r)->arch;
+
+		u->other_arch = arch && strcmp(arch, "x86_64") != 0;
+	}
+	u->rp = rp;
+	u->strings = strings;
+	u->sym = sym;
+	u->d = d;
+	return u;
+}
+
+void unwinding_free(struct unwinding *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->ndsos; i++)
+		unwind_module_free(u->dsos[i].mod);
+	free(u->dsos);
+	free(u->no_cfi);
+	free(u);
+}
+
+static struct dso_cfi *dso_cfi(struct unwinding *u, uint32_t dso)
+{
+	struct dso_cfi *c;
+
+	if (dso >= u->ndsos) {
+		size_t old = u->ndsos;
+
+		grow_array((void **)&u->dsos, &u->ndsos, dso + 1, sizeof(*u->dsos));
+		memset(u->dsos + old, 0, (u->ndsos - old) * sizeof(*u->dsos));
+	}
+	c = &u->dsos[dso];
+	if (!c->tried) {
+		const struct replay_dso *rd = replay_dso_get(u->rp, dso);
+		const char *path = strtab_str(u->strings, rd->path);
+		char *file = NULL, *debug = NULL;
+
+		c->tried = 1;
+		c->name = resolve_module_name(path);
+		if (!rd->kernel && !path_is_anonymous(path) &&
+		    symbolizer_object_files(u->sym, dso, path, rd->build_id, rd->build_id_size,
+					    &file, &debug)) {
+			c->mod = unwind_module_open(file, debug);
+			if (c->mod && !unwind_module_has_cfi(c->mod)) {
+				unwind_module_free(c->mod);
+				c->mod = NULL;
+			}
+		}
+		free(file);
+		free(debug);
+	}
+	return c;
+}
+
+static int find_pc(void *ctx, uint64_t pc, struct unwind_where *w)
+{
+	struct unwinding *u = ctx;
+	const struct replay_map *m = replay_find(u->rp, u->pid, u->time, pc);
+	struct dso_cfi *c;
+	uint64_t vaddr;
+
+	u->last_dso = UINT32_MAX;
+	if (!m)
+		return 0;
+	u->last_dso = m->dso;
+	c = dso_cfi(u, m->dso);
+	w->name = c->name;
+	if (c->mod && unwind_module_vaddr(c->mod, resolve_user_offset(m, pc), &vaddr)) {
+		w->mod = c->mod;
+		w->bias = pc - vaddr;
+	}
+	return 1;
+}
+
+size_t unwinding_sample(struct unwinding *u, const struct perf_record *rec, uint32_t pid,
+			uint64_t time, uint64_t *words, size_t cap)
+{
+	const struct perf_sample *s = &rec->u.sample;
+	struct unwind_regs regs;
+	struct unwind_result res;
+	size_t nw = 0, n;
+	const struct perf_event_desc *e;
+
+	if (!u || !s->regs_user || !s->has_stack_user || rec->event < 0 || cap < 8)
+		return 0;
+	/* a callchain with user addresses in it was unwound already (frame pointers) */
+	if (s->has_callchain) {
+		int user = 0;
+
+		for (uint64_t i = 0; i < s->nr_callchain; i++) {
+			uint64_t a = s->callchain[i];
+
+			if (a >= PERF_CONTEXT_MAX)
+				user = a == PERF_CONTEXT_USER;
+			else if (user)
+				return 0;
+		}
+	}
+	if (u->other_arch) {
+		u->st.other_arch = 1;
+		return 0;
+	}
+	if (s->regs_user_abi != PERF_SAMPLE_REGS_ABI_64) {
+		/* a 32-bit process: its registers are laid out otherwise */
+		u->st.other_arch = 1;
+		return 0;
+	}
+	e = perf_reader_event(u->r, (size_t)rec->event);
+	if (unwind_regs_from_perf(&regs, e->sample_regs_user, s->regs_user, s->nregs_user) < 0) {
+		u->st.samples++;
+		u->st.stopped[UNWIND_NO_REG]++;
+		u->st.no_reg = UNWIND_REG_SP;
+		return 0;
+	}
+	/* the kernel part as recorded */
+	if (s->has_callchain) {
+		int kernel = 0;
+
+		for (uint64_t i = 0; i < s->nr_callchain && nw + 2 < cap; i++) {
+			uint64_t a = s->callchain[i];
+
+			if (a >= PERF_CONTEXT_MAX)
+				kernel = a == PERF_CONTEXT_KERNEL;
+			if (kernel)
+				words[nw++] = a;
+		}
+	}
+	words[nw++] = PERF_CONTEXT_USER;
+	u->pid = pid;
+	u->time = time;
+	n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_pc, u, words + nw,
+			 cap - nw, &res);
+	u->st.samples++;
+	u->st.stopped[res.stop]++;
+	switch (res.stop) {
+	case UNWIND_STACK_SHORT:
+		if (s->stack_user_size > u->st.short_size_max)
+			u->st.short_size_max = s->stack_user_size;
+		break;
+	case UNWIND_NO_CFI:
+	case UNWIND_NO_MAP: {
+		size_t slot = u->last_dso == UINT32_MAX ? 0 : (size_t)u->last_dso + 1;
+
+		if (slot >= u->no_cfi_cap) {
+			size_t old = u->no_cfi_cap;
+
+			grow_array((void **)&u->no_cfi, &u->no_cfi_cap, slot + 1, sizeof(*u->no_cfi));
+			memset(u->no_cfi + old, 0, (u->no_cfi_cap - old) * sizeof(*u->no_cfi));
+		}
+		if (++u->no_cfi[slot] > u->st.no_cfi_top) {
+			u->st.no_cfi_top = u->no_cfi[slot];
+			u->st.no_cfi_dso = slot ? (uint32_t)slot - 1 : UINT32_MAX;
+		}
+		break;
+	}
+	case UNWIND_NO_REG:
+		u->st.no_reg = (uint32_t)res.reg;
+		break;
+	default:
+		break;
+	}
+	if (n == 0)
+		words[nw++] = s->ip;
+	return nw + n;
+}
+
+const struct unwinding_stats *unwinding_stats(const struct unwinding *u)
+{
+	return &u->st;
+}
+
+void unwinding_report(const struct unwinding *u, struct diag *d)
+{
+	const struct unwinding_stats *st;
+	uint64_t early = 0;
+
+	if (!u)
+		return;
+	st = &u->st;
+	if (st->other_arch)
+		diag_warn(d, NULL, DIAG_NO_OFFSET, "user stacks not unwound: the recording's registers "
+			  "are not x86-64's (only x86-64 is supported); those samples show their "
+			  "leaf only");
+	if (!st->samples)
+		return;
+	for (int i = 1; i < UNWIND_NSTOPS; i++)
+		early += st->stopped[i];
+	diag_note(d, "unwound %" PRIu64 " user stacks (--call-graph dwarf); %" PRIu64
+		  " stopped before the thread's start", st->samples, early);
+	if (st->stopped[UNWIND_STACK_SHORT])
+		diag_note(d, "  %" PRIu64 " samples: the stack copy was too small (%" PRIu64
+			  " bytes): record with --call-graph dwarf,%" PRIu64,
+			  st->stopped[UNWIND_STACK_SHORT], st->short_size_max,
+			  st->short_size_max >= 32768 ? 65528 : st->short_size_max * 4);
+	if (st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP]) {
+		const char *name = "code in no file";
+
+		if (st->no_cfi_dso != UINT32_MAX && st->no_cfi_dso < u->ndsos &&
+		    u->dsos[st->no_cfi_dso].name)
+			name = u->dsos[st->no_cfi_dso].name;
+		diag_note(d, "  %" PRIu64 " samples: no CFI and no frame pointer to follow "
+			  "(most in %s: %" PRIu64 ")",
+			  st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP], name, st->no_cfi_top);
+	}
+	if (st->stopped[UNWIND_NO_REG])
+		diag_note(d, "  %" PRIu64 " samples: a register the recording lacks (DWARF "
+			  "register %u)", st->stopped[UNWIND_NO_REG], st->no_reg);
+	if (st->stopped[UNWIND_BAD])
+		diag_note(d, "  %" PRIu64 " samples: the stack pointer did not move up, or CFI "
+			  "this unwinder does not evaluate", st->stopped[UNWIND_BAD]);
+	if (st->stopped[UNWIND_LIMIT])
+		diag_note(d, "  %" PRIu64 " samples: more than %d frames", st->stopped[UNWIND_LIMIT],
+			  UNWIND_MAX_FRAMES);
+}

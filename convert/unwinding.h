@@ -1,0 +1,55 @@
+/* unwinding: the user part of --call-graph dwarf samples, unwound (symbolize/unwind.h). */
+#ifndef PERFCONV_UNWINDING_H
+#define PERFCONV_UNWINDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+#include "convert/replay.h"
+#include "formats/perfdata.h"
+#include "formats/profile.h"
+#include "symbolize/symbolizer.h"
+#include "symbolize/unwind.h"
+
+/* Room for a rebuilt raw stack: a kernel part, a user marker and the unwound frames. */
+#define UNWINDING_MAX_WORDS (2 * UNWIND_MAX_FRAMES + 8)
+
+/* What the unwinding saw, for the summary. */
+struct unwinding_stats {
+	uint64_t samples;             /* samples unwound */
+	uint64_t stopped[UNWIND_NSTOPS]; /* by why they stopped (UNWIND_END: complete) */
+	uint64_t short_size_max;      /* the largest stack copy among those too small */
+	/* UNWIND_NO_CFI: the module (a dso, or UINT32_MAX for JIT / anonymous code) that
+	 * stopped the most samples, and how many */
+	uint32_t no_cfi_dso;
+	uint64_t no_cfi_top;
+	uint32_t no_reg;              /* UNWIND_NO_REG: the DWARF register of the last one */
+	int other_arch;               /* samples with registers of an architecture not handled */
+};
+
+struct unwinding;
+
+/* The objects must outlive it; `strings` are the replay's. NULL when the recording's
+ * samples carry no user registers and stack (nothing to unwind). */
+struct unwinding *unwinding_new(const struct perf_reader *r, const struct replay *rp,
+				const struct strtab *strings, struct symbolizer *sym,
+				struct diag *d);
+/* NULL-safe. */
+void unwinding_free(struct unwinding *u);
+
+/*
+ * A sample's raw stack with its user part unwound: when it has user registers and a
+ * stack copy and its callchain holds no user addresses, writes into words[0..cap)
+ * the callchain's kernel part (as recorded), PERF_CONTEXT_USER and the unwound pcs
+ * (leaf first), and returns the word count. Returns 0 for a sample to take as it is.
+ */
+size_t unwinding_sample(struct unwinding *u, const struct perf_record *rec, uint32_t pid,
+			uint64_t time, uint64_t *words, size_t cap);
+
+const struct unwinding_stats *unwinding_stats(const struct unwinding *u);
+
+/* The summary's lines: samples whose unwinding stopped early, and why. */
+void unwinding_report(const struct unwinding *u, struct diag *d);
+
+#endif

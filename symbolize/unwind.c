@@ -1,0 +1,471 @@
+/* unwind: a sampled user stack (perf record --call-graph dwarf) into return addresses. */
+#include "symbolize/unwind.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+/* One source of CFI: an ELF file's .eh_frame, or a file's .debug_frame. */
+struct cfi_src {
+	int fd;
+	Elf *elf;
+	Dwarf *dw;          /* for .debug_frame */
+	Dwarf_CFI *cfi;     /* NULL: none */
+	int own_cfi;        /* from dwarf_getcfi_elf: ended with dwarf_cfi_end */
+};
+
+struct load_seg {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct unwind_module {
+	struct cfi_src src[3];   /* eh_frame, the file's .debug_frame, the debug file's */
+	struct load_seg *segs;
+	size_t nsegs;
+	/* frames looked up so far: vaddr + 1 -> index in frames (0 in frames: no CFI) */
+	struct u64map cache;
+	Dwarf_Frame **frames;
+	size_t nframes, frames_cap;
+};
+
+static void src_close(struct cfi_src *s)
+{
+	if (s->own_cfi && s->cfi)
+		dwarf_cfi_end(s->cfi);
+	if (s->dw)
+		dwarf_end(s->dw);
+	if (s->elf)
+		elf_end(s->elf);
+	if (s->fd >= 0)
+		close(s->fd);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+static int src_open_elf(struct cfi_src *s, const char *path)
+{
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0)
+		return -1;
+	s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
+	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF) {
+		src_close(s);
+		return -1;
+	}
+	return 0;
+}
+
+/* .debug_frame of an open ELF (dwarf_begin_elf fails without .debug_info: then none). */
+static void src_debug_frame(struct cfi_src *s, Elf *elf)
+{
+	s->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (s->dw)
+		s->cfi = dwarf_getcfi(s->dw);
+}
+
+struct unwind_module *unwind_module_open(const char *file, const char *debug_file)
+{
+	struct unwind_module *m = xcalloc(1, sizeof(*m));
+	struct cfi_src *eh = &m->src[0];
+	GElf_Ehdr eh_mem;
+	size_t phnum = 0;
+
+	elf_version(EV_CURRENT);
+	for (int i = 0; i < 3; i++)
+		m->src[i].fd = -1;
+	if (src_open_elf(eh, file) < 0 || !gelf_getehdr(eh->elf, &eh_mem) ||
+	    eh_mem.e_machine != EM_X86_64 || elf_getphdrnum(eh->elf, &phnum) < 0) {
+		unwind_module_free(m);
+		return NULL;
+	}
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(eh->elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+			struct load_seg sg = { ph.p_offset, ph.p_filesz, ph.p_vaddr };
+			size_t cap = m->nsegs;
+
+			VEC_PUSH(m->segs, m->nsegs, cap, sg);
+		}
+	}
+	eh->cfi = dwarf_getcfi_elf(eh->elf);
+	eh->own_cfi = 1;
+	src_debug_frame(&m->src[1], eh->elf);
+	if (debug_file && src_open_elf(&m->src[2], debug_file) == 0)
+		src_debug_frame(&m->src[2], m->src[2].elf);
+	u64map_init(&m->cache);
+	VEC_PUSH(m->frames, m->nframes, m->frames_cap, (Dwarf_Frame *)NULL);
+	return m;
+}
+
+void unwind_module_free(struct unwind_module *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nframes; i++)
+		free(m->frames[i]);
+	free(m->frames);
+	if (m->nframes)
+		u64map_release(&m->cache);
+	/* the debug_frame Dwarf handles use the ELF of their source: end them first */
+	src_close(&m->src[2]);
+	if (m->src[1].dw)
+		dwarf_end(m->src[1].dw);
+	m->src[1].dw = NULL;
+	src_close(&m->src[0]);
+	free(m->segs);
+	free(m);
+}
+
+int unwind_module_has_cfi(const struct unwind_module *m)
+{
+	return m && (m->src[0].cfi || m->src[1].cfi || m->src[2].cfi);
+}
+
+int unwind_module_vaddr(const struct unwind_module *m, uint64_t offset, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < m->nsegs; i++) {
+		const struct load_seg *s = &m->segs[i];
+
+		if (offset >= s->offset && offset - s->offset < s->filesz) {
+			*vaddr = s->vaddr + (offset - s->offset);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The CFI frame state at `vaddr`, looked up once per address; NULL when none. */
+static Dwarf_Frame *frame_at(struct unwind_module *m, uint64_t vaddr)
+{
+	uint32_t *v = u64map_get(&m->cache, vaddr + 1);
+	Dwarf_Frame *f = NULL;
+
+	if (v)
+		return m->frames[*v];
+	for (int i = 0; i < 3 && !f; i++) {
+		if (m->src[i].cfi && dwarf_cfi_addrframe(m->src[i].cfi, vaddr, &f) != 0)
+			f = NULL;
+	}
+	if (!f) {
+		u64map_put(&m->cache, vaddr + 1, 0);
+		return NULL;
+	}
+	VEC_PUSH(m->frames, m->nframes, m->frames_cap, f);
+	u64map_put(&m->cache, vaddr + 1, (uint32_t)m->nframes - 1);
+	return f;
+}
+
+/* The stack copy and what went wrong reading it. */
+struct mem {
+	const uint8_t *stack;
+	uint64_t sp, size;
+	int short_read;
+};
+
+static int mem_read(struct mem *mm, uint64_t addr, uint64_t *val)
+{
+	if (addr < mm->sp || addr - mm->sp > mm->size || mm->size - (addr - mm->sp) < 8) {
+		mm->short_read = 1;
+		return -1;
+	}
+	memcpy(val, mm->stack + (addr - mm->sp), 8);
+	return 0;
+}
+
+/* Evaluation of a CFI expression's result. */
+enum { EV_ERR = -1, EV_ADDR = 0, EV_VALUE = 1, EV_REG = 2 };
+
+#define EV_STACK 16
+
+/*
+ * Evaluates ops[0..n) with `regs` as the frame's registers and `cfa` pushed first
+ * when `push_cfa`. Returns EV_ADDR (*out is where the value is), EV_VALUE (*out is
+ * the value: DW_OP_stack_value), EV_REG (*out the register number, DW_OP_regN), or
+ * EV_ERR with *bad_reg set when a register was missing (-1 otherwise).
+ */
+static int eval(const Dwarf_Op *ops, size_t n, const struct unwind_regs *regs, struct mem *mm,
+		int push_cfa, uint64_t cfa, uint64_t *out, int *bad_reg)
+{
+	uint64_t st[EV_STACK];
+	size_t sp = 0;
+	uint64_t a, b;
+
+	*bad_reg = -1;
+	if (push_cfa)
+		st[sp++] = cfa;
+#define PUSH(x) do { if (sp >= EV_STACK) return EV_ERR; st[sp++] = (x); } while (0)
+#define POP(x) do { if (sp == 0) return EV_ERR; (x) = st[--sp]; } while (0)
+	for (size_t i = 0; i < n; i++) {
+		uint8_t op = ops[i].atom;
+		int reg;
+
+		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			PUSH((uint64_t)(op - DW_OP_lit0));
+			continue;
+		}
+		if ((op >= DW_OP_breg0 && op <= DW_OP_breg31) || op == DW_OP_bregx) {
+			reg = op == DW_OP_bregx ? (int)ops[i].number : op - DW_OP_breg0;
+			if (reg < 0 || reg >= UNWIND_NREGS || !(regs->valid & (1u << reg))) {
+				*bad_reg = reg;
+				return EV_ERR;
+			}
+			PUSH(regs->r[reg] + (uint64_t)(op == DW_OP_bregx ? (int64_t)ops[i].number2
+							       : (int64_t)ops[i].number));
+			continue;
+		}
+		if ((op >= DW_OP_reg0 && op <= DW_OP_reg31) || op == DW_OP_regx) {
+			if (i + 1 != n)
+				return EV_ERR;
+			*out = op == DW_OP_regx ? ops[i].number : (uint64_t)(op - DW_OP_reg0);
+			return EV_REG;
+		}
+		switch (op) {
+		case DW_OP_call_frame_cfa: PUSH(cfa); break;
+		case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u:
+		case DW_OP_constu: PUSH(ops[i].number); break;
+		case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s: case DW_OP_const8s:
+		case DW_OP_consts: PUSH((uint64_t)(int64_t)ops[i].number); break;
+		case DW_OP_plus_uconst: POP(a); PUSH(a + ops[i].number); break;
+		case DW_OP_dup: POP(a); PUSH(a); PUSH(a); break;
+		case DW_OP_drop: POP(a); break;
+		case DW_OP_swap: POP(a); POP(b); PUSH(a); PUSH(b); break;
+		case DW_OP_deref:
+			POP(a);
+			if (mem_read(mm, a, &b) < 0)
+				return EV_ERR;
+			PUSH(b);
+			break;
+		case DW_OP_plus: POP(a); POP(b); PUSH(b + a); break;
+		case DW_OP_minus: POP(a); POP(b); PUSH(b - a); break;
+		case DW_OP_mul: POP(a); POP(b); PUSH(b * a); break;
+		case DW_OP_and: POP(a); POP(b); PUSH(b & a); break;
+		case DW_OP_or: POP(a); POP(b); PUSH(b | a); break;
+		case DW_OP_xor: POP(a); POP(b); PUSH(b ^ a); break;
+		case DW_OP_shl: POP(a); POP(b); PUSH(a < 64 ? b << a : 0); break;
+		case DW_OP_shr: POP(a); POP(b); PUSH(a < 64 ? b >> a : 0); break;
+		case DW_OP_ge: POP(a); POP(b); PUSH((int64_t)b >= (int64_t)a); break;
+		case DW_OP_gt: POP(a); POP(b); PUSH((int64_t)b > (int64_t)a); break;
+		case DW_OP_le: POP(a); POP(b); PUSH((int64_t)b <= (int64_t)a); break;
+		case DW_OP_lt: POP(a); POP(b); PUSH((int64_t)b < (int64_t)a); break;
+		case DW_OP_eq: POP(a); POP(b); PUSH(b == a); break;
+		case DW_OP_ne: POP(a); POP(b); PUSH(b != a); break;
+		case DW_OP_stack_value:
+			if (i + 1 != n)
+				return EV_ERR;
+			POP(*out);
+			return EV_VALUE;
+		case DW_OP_nop: break;
+		default:
+			return EV_ERR;
+		}
+	}
+	POP(*out);
+	return EV_ADDR;
+#undef PUSH
+#undef POP
+}
+
+/* Outcome of one step. */
+enum step { STEP_OK, STEP_END, STEP_FAIL };
+
+/* One step with CFI frame `f`: the caller's registers into *next. */
+static enum step step_cfi(Dwarf_Frame *f, const struct unwind_regs *cur, struct unwind_regs *next,
+			  struct mem *mm, struct unwind_result *res)
+{
+	Dwarf_Op *ops, ops_mem[3];
+	size_t nops;
+	uint64_t cfa, v;
+	int bad;
+
+	if (dwarf_frame_cfa(f, &ops, &nops) != 0 || nops == 0) {
+		res->stop = UNWIND_BAD;
+		return STEP_FAIL;
+	}
+	if (eval(ops, nops, cur, mm, 0, 0, &cfa, &bad) != EV_ADDR) {
+		res->stop = bad >= 0 ? UNWIND_NO_REG : mm->short_read ? UNWIND_STACK_SHORT : UNWIND_BAD;
+		res->reg = bad;
+		return STEP_FAIL;
+	}
+	memset(next, 0, sizeof(*next));
+	for (int r = 0; r < UNWIND_NREGS; r++) {
+		int k;
+
+		if (dwarf_frame_register(f, r, ops_mem, &ops, &nops) != 0)
+			continue; /* unknown: left invalid */
+		if (nops == 0) {
+			if (ops == NULL && (cur->valid & (1u << r))) { /* same value */
+				next->r[r] = cur->r[r];
+				next->valid |= 1u << r;
+			}
+			continue; /* undefined */
+		}
+		k = eval(ops, nops, cur, mm, 0, cfa, &v, &bad);
+		if (k == EV_ADDR) {
+			uint64_t x;
+
+			if (mem_read(mm, v, &x) < 0) {
+				if (r == UNWIND_REG_IP) {
+					res->stop = UNWIND_STACK_SHORT;
+					return STEP_FAIL;
+				}
+				mm->short_read = 0;
+				continue;
+			}
+			next->r[r] = x;
+			next->valid |= 1u << r;
+		} else if (k == EV_VALUE) {
+			next->r[r] = v;
+			next->valid |= 1u << r;
+		} else if (k == EV_REG) {
+			if (v < UNWIND_NREGS && (cur->valid & (1u << v))) {
+				next->r[r] = cur->r[v];
+				next->valid |= 1u << r;
+			}
+		} else if (r == UNWIND_REG_IP) {
+			res->stop = bad >= 0 ? UNWIND_NO_REG : mm->short_read ? UNWIND_STACK_SHORT
+									 : UNWIND_BAD;
+			res->reg = bad;
+			return STEP_FAIL;
+		} else {
+			mm->short_read = 0;
+		}
+	}
+	/* x86-64: the caller's stack pointer is the CFA */
+	next->r[UNWIND_REG_SP] = cfa;
+	next->valid |= 1u << UNWIND_REG_SP;
+	if (!(next->valid & (1u << UNWIND_REG_IP)) || next->r[UNWIND_REG_IP] == 0)
+		return STEP_END;
+	return STEP_OK;
+}
+
+/* One step through the frame pointer: rbp points at the saved rbp, the return address
+ * above it. Only when both lie in the copy, above the stack pointer. */
+static enum step step_fp(const struct unwind_regs *cur, struct unwind_regs *next, struct mem *mm)
+{
+	uint64_t bp = cur->r[UNWIND_REG_BP], saved, ra;
+
+	if (!(cur->valid & (1u << UNWIND_REG_BP)) || bp < cur->r[UNWIND_REG_SP] || (bp & 7) ||
+	    mem_read(mm, bp, &saved) < 0 || mem_read(mm, bp + 8, &ra) < 0) {
+		mm->short_read = 0;
+		return STEP_FAIL;
+	}
+	*next = *cur;
+	next->r[UNWIND_REG_BP] = saved;
+	next->r[UNWIND_REG_SP] = bp + 16;
+	next->r[UNWIND_REG_IP] = ra;
+	return ra ? STEP_OK : STEP_END;
+}
+
+int unwind_regs_from_perf(struct unwind_regs *out, uint64_t mask, const uint64_t *vals,
+			  size_t nvals)
+{
+	/* perf_regs (x86-64) number -> DWARF number, -1 for none */
+	static const int8_t to_dwarf[24] = {
+		0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1,
+		8, 9, 10, 11, 12, 13, 14, 15,
+	};
+	size_t k = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int bit = 0; bit < 64; bit++) {
+		if (!(mask & (1ULL << bit)))
+			continue;
+		if (k >= nvals)
+			break;
+		if (bit < 24 && to_dwarf[bit] >= 0) {
+			out->r[to_dwarf[bit]] = vals[k];
+			out->valid |= 1u << to_dwarf[bit];
+		}
+		k++;
+	}
+	return (out->valid & (1u << UNWIND_REG_SP)) && (out->valid & (1u << UNWIND_REG_IP)) ? 0 : -1;
+}
+
+size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t size,
+		    unwind_find_fn find, void *ctx, uint64_t *pcs, size_t cap,
+		    struct unwind_result *res)
+{
+	struct unwind_regs cur = *regs, next;
+	struct mem mm = { stack, regs->r[UNWIND_REG_SP], size, 0 };
+	int first = 1;
+
+	memset(res, 0, sizeof(*res));
+	res->stack_end = mm.sp + size;
+	res->reg = -1;
+	if (!(cur.valid & (1u << UNWIND_REG_IP)) || !(cur.valid & (1u << UNWIND_REG_SP))) {
+		res->stop = UNWIND_NO_REG;
+		res->reg = (cur.valid & (1u << UNWIND_REG_IP)) ? UNWIND_REG_SP : UNWIND_REG_IP;
+		return 0;
+	}
+	for (;;) {
+		uint64_t pc = cur.r[UNWIND_REG_IP];
+		struct unwind_where w = { NULL, 0, NULL };
+		Dwarf_Frame *f = NULL;
+		enum step st;
+		bool signal = false;
+
+		if (res->n >= cap || res->n >= UNWIND_MAX_FRAMES) {
+			res->stop = UNWIND_LIMIT;
+			break;
+		}
+		pcs[res->n++] = pc;
+		if (!find(ctx, pc, &w)) {
+			/* no mapping: a frame pointer is still worth a try (JIT code unknown) */
+			w.mod = NULL;
+		}
+		if (w.mod) {
+			/* a return address's call is the byte before it */
+			uint64_t at = pc - w.bias - (first ? 0 : 1);
+
+			f = frame_at(w.mod, at);
+			if (f)
+				dwarf_frame_info(f, NULL, NULL, &signal);
+		}
+		mm.short_read = 0;
+		if (f) {
+			st = step_cfi(f, &cur, &next, &mm, res);
+			if (st == STEP_FAIL)
+				break;
+		} else {
+			st = step_fp(&cur, &next, &mm);
+			if (st == STEP_FAIL) {
+				res->stop = w.name ? UNWIND_NO_CFI : UNWIND_NO_MAP;
+				res->module = w.name;
+				break;
+			}
+		}
+		if (st == STEP_END) {
+			res->stop = UNWIND_END;
+			break;
+		}
+		if (next.r[UNWIND_REG_SP] <= cur.r[UNWIND_REG_SP]) {
+			res->stop = UNWIND_BAD;
+			break;
+		}
+		cur = next;
+		/* after a signal frame the pc is where it was interrupted, not a return */
+		first = signal;
+	}
+	return res->n;
+}
+
+const char *unwind_stop_str(enum unwind_stop s)
+{
+	switch (s) {
+	case UNWIND_END: return "reached the thread's start";
+	case UNWIND_STACK_SHORT: return "stack copy too small";
+	case UNWIND_NO_CFI: return "no CFI";
+	case UNWIND_NO_REG: return "a register the recording lacks";
+	case UNWIND_NO_MAP: return "a pc in no mapping";
+	case UNWIND_BAD: return "stack pointer did not move up";
+	case UNWIND_LIMIT: return "frame limit";
+	default: return "?";
+	}
+}

@@ -1,0 +1,98 @@
+/* unwind: a sampled user stack (perf record --call-graph dwarf) into return addresses.
+ *
+ * A sample of such a recording carries the user registers (PERF_SAMPLE_REGS_USER) and a
+ * copy of the top of the user stack (PERF_SAMPLE_STACK_USER). This steps from frame to
+ * frame with the call frame information (.eh_frame, .debug_frame) of the module holding
+ * each pc, read through libdw's CFI API (dwarf_cfi_addrframe) and evaluated here; every
+ * memory read is served from the stack copy and from nowhere else. A frame without CFI
+ * is stepped through its frame pointer when that points into the copy (as perf does),
+ * else the walk stops. Every step must move the stack pointer up; at most
+ * UNWIND_MAX_FRAMES frames. x86-64 only.
+ */
+#ifndef PERFCONV_UNWIND_H
+#define PERFCONV_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UNWIND_MAX_FRAMES 512
+
+/* DWARF register numbers of x86-64 (the System V psABI): 0 rax, 1 rdx, 2 rcx, 3 rbx,
+ * 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8..15 r8..r15, 16 the return address (rip). */
+#define UNWIND_NREGS 17
+#define UNWIND_REG_BP 6
+#define UNWIND_REG_SP 7
+#define UNWIND_REG_IP 16
+
+struct unwind_regs {
+	uint64_t r[UNWIND_NREGS];
+	uint32_t valid;          /* bit n: r[n] is known */
+};
+
+/*
+ * The registers of a sample from its REGS_USER dump: `mask` is the event's
+ * sample_regs_user, `vals` one value per bit set in it, in bit order (x86-64 perf_regs
+ * numbering: AX=0 BX CX DX SI DI BP SP IP=8 ... R8=16 ... R15=23). Returns 0, or -1 when
+ * the dump lacks the stack pointer or the instruction pointer.
+ */
+int unwind_regs_from_perf(struct unwind_regs *out, uint64_t mask, const uint64_t *vals,
+			  size_t nvals);
+
+/* The CFI of one object file, parsed once and kept. */
+struct unwind_module;
+
+/*
+ * The CFI of `file` (its .eh_frame and .debug_frame) and of its separate debug file
+ * `debug_file` (NULL: none; its .debug_frame). NULL when `file` cannot be read as
+ * ELF; a module without any CFI is returned all the same (it answers "no CFI").
+ */
+struct unwind_module *unwind_module_open(const char *file, const char *debug_file);
+/* NULL-safe. */
+void unwind_module_free(struct unwind_module *m);
+/* 1 when the module has CFI of some kind. */
+int unwind_module_has_cfi(const struct unwind_module *m);
+/* The ELF virtual address of file offset `offset` (through its PT_LOAD segments):
+ * 1 and *vaddr, or 0 when no segment holds it. */
+int unwind_module_vaddr(const struct unwind_module *m, uint64_t offset, uint64_t *vaddr);
+
+/* Where a pc is, as the caller's address space says. */
+struct unwind_where {
+	struct unwind_module *mod; /* NULL: no file, or a file without CFI */
+	uint64_t bias;             /* pc - bias is the module's ELF virtual address */
+	const char *name;          /* module name for messages, or NULL (no mapping) */
+};
+
+/* Fills *w for `pc`; returns 0 when no mapping holds pc. */
+typedef int (*unwind_find_fn)(void *ctx, uint64_t pc, struct unwind_where *w);
+
+/* Why a walk ended. */
+enum unwind_stop {
+	UNWIND_END = 0,       /* the outermost frame: its return address is undefined or 0 */
+	UNWIND_STACK_SHORT,   /* a read past the end of the stack copy */
+	UNWIND_NO_CFI,        /* a pc in a module without CFI for it, and no usable frame pointer */
+	UNWIND_NO_REG,        /* the rule needs a register the sample or the frame lacks */
+	UNWIND_NO_MAP,        /* a pc in no mapping */
+	UNWIND_BAD,           /* the stack pointer did not move up, or unsupported CFI */
+	UNWIND_LIMIT,         /* UNWIND_MAX_FRAMES frames */
+	UNWIND_NSTOPS
+};
+
+struct unwind_result {
+	size_t n;                 /* pcs written: the leaf (regs' ip), then return addresses */
+	enum unwind_stop stop;
+	const char *module;       /* UNWIND_NO_CFI: the module's name (may be NULL) */
+	int reg;                  /* UNWIND_NO_REG: the DWARF register number */
+	uint64_t stack_end;       /* sp + the copy's valid size: where the copy ends */
+};
+
+/*
+ * Unwind from `regs` over the stack copy stack[0..size), which holds the memory from
+ * regs->r[UNWIND_REG_SP] up. Writes at most `cap` pcs. Returns res->n.
+ */
+size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t size,
+		    unwind_find_fn find, void *ctx, uint64_t *pcs, size_t cap,
+		    struct unwind_result *res);
+
+const char *unwind_stop_str(enum unwind_stop s);
+
+#endif
