@@ -93,7 +93,7 @@ static struct dso_cfi *dso_cfi(struct unwinding *u, uint32_t dso)
 
 		c->tried = 1;
 		c->name = resolve_module_name(path);
-		if (!rd->kernel && !path_is_anonymous(path) &&
+		if (!rd->kernel && (!path_is_anonymous(path) || strcmp(path, "[vdso]") == 0) &&
 		    symbolizer_object_files(u->sym, dso, path, rd->build_id, rd->build_id_size,
 					    &file, &debug)) {
 			c->mod = unwind_module_open(file, debug);

@@ -6,6 +6,10 @@ Usage:
                         [--report GOLDEN.report OURS.folded [--event NAME]]
   perfscript_compare.py --selftest GOLDEN.script.gz [GOLDEN.report]
 
+--min-equal PCT passes when at least PCT% of the samples are equal (for unwound
+stacks, where perf and we may part on a few); --v8-builtins names V8's builtins as
+we do (see V8_BUILTINS).
+
 GOLDEN.script(.gz) is the output of
   perf script --ns -F comm,pid,tid,cpu,time,event,period,ip,sym,dso
 (cpu may be missing: then the CPU column is not compared). Each sample is a
@@ -52,7 +56,8 @@ HEADER_RE = re.compile(
     r"(?:\[(?P<cpu>\d+)\]\s+)?"
     r"(?P<sec>\d+)\.(?P<nsec>\d{9}):\s+"
     r"(?P<period>\d+)\s+(?P<event>\S+):(?:\s+(?P<rest>.*))?$")
-FRAME_RE = re.compile(r"^\s*(?P<ip>[0-9a-f]+)\s+(?P<sym>.*?)\s+\((?P<dso>.*)\)\s*$")
+# the DSO is the last parenthesized part: C++ names hold " (" themselves
+FRAME_RE = re.compile(r"^\s*(?P<ip>[0-9a-f]+)\s+(?P<sym>.*?)\s+\((?P<dso>[^()]*)\)\s*$")
 # a version suffix, but not perf's "@plt" for PLT entries
 VERSION_RE = re.compile(r"@@?(?!plt$)[A-Za-z_][A-Za-z0-9_.]*$")
 OFFSET_RE = re.compile(r"^(?P<module>.+)\+0x[0-9a-fA-F]+$")
@@ -106,8 +111,16 @@ def open_text(path):
     return open(path, "r", encoding="utf-8", errors="surrogateescape")
 
 
+# --v8-builtins: perf inject --jit names V8's embedded builtins by their jitdump
+# records ("Builtin:JSEntry"); they lie in node's own text, where we name them by the
+# binary's symbol ("Builtins_JSEntry").
+V8_BUILTINS = False
+
+
 def norm_sym(sym):
     """perf's symbol name as our converter writes it."""
+    if V8_BUILTINS and sym.startswith("Builtin:"):
+        sym = "Builtins_" + sym[len("Builtin:"):]
     return VERSION_RE.sub("", sym).replace(";", ":")
 
 
@@ -267,7 +280,7 @@ def show_side_by_side(g, o, bad):
         print("  %s %-*s | %s" % (mark, width, a, b))
 
 
-def compare_samples(golden_path, ours_path):
+def compare_samples(golden_path, ours_path, min_equal=None):
     golden, has_cpu = parse_golden(golden_path)
     ours = parse_ours(ours_path)
     golden.sort(key=Sample.key)
@@ -309,6 +322,11 @@ def compare_samples(golden_path, ours_path):
             if shown < MAX_SHOWN:
                 show_side_by_side(g, o, bad)
                 shown += 1
+    if ndiff and min_equal is not None:
+        pct = 100.0 * (npairs - ndiff) / npairs if npairs else 0.0
+        print("perfscript_compare: %d of %d samples have perf's stack (%.1f%%, at least %g%% wanted)"
+              % (npairs - ndiff, npairs, pct, min_equal))
+        return 0 if pct >= min_equal else 1
     if ndiff:
         print("perfscript_compare: %d of %d samples differ (perf has %d samples, ours %d)"
               % (ndiff, npairs, len(golden), len(ours)))
@@ -529,16 +547,22 @@ def main():
     ap.add_argument("ours", nargs="?", help="our samples file")
     ap.add_argument("--report", nargs=2, metavar=("GOLDEN.report", "OURS.folded"))
     ap.add_argument("--event", help="report section to compare (event name)")
+    ap.add_argument("--min-equal", type=float, metavar="PCT",
+                    help="pass when at least PCT%% of the samples are equal")
+    ap.add_argument("--v8-builtins", action="store_true",
+                    help="perf's Builtin:NAME is our Builtins_NAME")
     ap.add_argument("--selftest", action="store_true",
                     help="round-trip GOLDEN through a built-in converter; "
                          "OURS is then an optional GOLDEN.report")
     a = ap.parse_args()
+    global V8_BUILTINS
+    V8_BUILTINS = a.v8_builtins
     try:
         if a.selftest:
             return selftest(a.golden, a.ours)
         if a.ours is None:
             ap.error("OURS.samples is required")
-        rc = compare_samples(a.golden, a.ours)
+        rc = compare_samples(a.golden, a.ours, a.min_equal)
         if a.report:
             rc = max(rc, compare_report(a.report[0], a.report[1], a.event))
         return rc
