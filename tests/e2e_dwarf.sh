@@ -1,0 +1,83 @@
+#!/bin/bash
+# e2e_dwarf: --call-graph dwarf recordings end to end: each sample's user stack unwound
+# from its registers and stack copy equals the one perf script prints (paired by thread
+# and time, whole stacks); through JIT code for node; the summary's unwinding lines;
+# frame-pointer recordings untouched.
+source "$(dirname "$0")/e2e_lib.sh"
+D=$TD/dwarf
+export PERFCONV_CACHE_DIR=$TMP/cache
+
+compare() { # NAME SAMPLES MIN-PERCENT [compare options]
+	local name=$1 samples=$2 min=$3
+	shift 3
+	if python3 tests/perfscript_compare.py "$@" --min-equal "$min" \
+		"$D/expected/$name.script.gz" "$samples" >"$TMP/$name.cmp" 2>&1; then
+		ok "$name: $(tail -1 "$TMP/$name.cmp" | sed 's/^perfscript_compare: //')"
+	else
+		bad "$name: $(tail -1 "$TMP/$name.cmp")"
+		head -30 "$TMP/$name.cmp"
+	fi
+}
+
+# 1. C (-O2 -fomit-frame-pointer, threads, recursion, qsort's callback) and C++
+#    (std::sort with a lambda, std::function), libc's CFI from testdata/libc.so.6.
+for n in dw dwpp; do
+	"$PERFCONV" "${KS[@]}" --symfs $TD --no-inline -f samples -i $D/$n.data \
+		-o "$TMP/$n.samples" 2>"$TMP/$n.err"
+	compare $n "$TMP/$n.samples" 95
+done
+if grep -q $'\tclone3;start_thread;thread_main;level1;level2;work_sort;__GI___qsort_r;msort_with_tmp' "$TMP/dw.samples" &&
+	grep -q ';rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_leaf$' "$TMP/dw.samples"; then
+	ok "dw: qsort's callback under its callers, 12 recursive frames"
+else
+	bad "dw: stacks lack the qsort or recursion chains: $(cut -f7 "$TMP/dw.samples" | sort | uniq -c | sort -rn | head -3)"
+fi
+if grep -q 'unwound 1966 user stacks (--call-graph dwarf); 0 stopped before' "$TMP/dw.err"; then
+	ok "dw: the summary says every stack reached its thread's start"
+else
+	bad "dw: summary: $(grep unwound "$TMP/dw.err")"
+fi
+# With inlined frames (the default), a return address in sort_pass shows the calls
+# inlined there (std::sort, std::__sort), read at address - 1.
+"$PERFCONV" -q "${KS[@]}" --symfs $TD -i $D/dwpp.data -o "$TMP/dwpp.folded"
+if grep -q ';run_all;sort_pass;sort<__gnu_cxx::__normal_iterator<Item\*, std::vector<Item> >, sort_pass(std::vector<Item>&, uint32_t)::<lambda(const Item&, const Item&)> >;__sort<' "$TMP/dwpp.folded"; then
+	ok "dwpp: folded stacks carry the inlined frames of unwound return addresses"
+else
+	bad "dwpp: folded: $(sort -k2 -n -r "$TMP/dwpp.folded" | head -2)"
+fi
+
+# 2. node: JIT frames (the dump beside the recording) between node's own.
+if [ -x /usr/bin/node ] &&
+	[ "$(readelf -n "$(readlink -f /usr/bin/node)" 2>/dev/null | sed -n 's/.*Build ID: //p')" = "$(cat $D/node.buildid)" ]; then
+	mkdir -p "$TMP/node"
+	zcat $D/node.data.gz >"$TMP/node/node.data"
+	for z in $D/jit-*.dump.gz; do
+		zcat "$z" >"$TMP/node/$(basename "$z" .gz)"
+	done
+	"$PERFCONV" "${KS[@]}" --symfs $TD --no-inline -f samples -i "$TMP/node/node.data" \
+		-o "$TMP/node.samples" 2>"$TMP/node.err"
+	compare node "$TMP/node.samples" 90 --v8-builtins
+	if grep -q 'JS:\*outer [^;]*;JS:\*walk [^;]*;JS:\*walk' "$TMP/node.samples" &&
+		grep -q 'Invoke;Builtins_JSEntry;Builtins_JSEntryTrampoline;JS:' "$TMP/node.samples"; then
+		ok "node: recursion in JIT code, entered from node's C++"
+	else
+		bad "node: no JIT recursion under node's frames"
+	fi
+	if grep -q 'samples: the stack copy was too small (8192 bytes): record with --call-graph dwarf,32768' "$TMP/node.err"; then
+		ok "node: the summary says which stacks were cut and the size to record with"
+	else
+		bad "node: summary: $(grep -A4 unwound "$TMP/node.err")"
+	fi
+else
+	echo "skip node: /usr/bin/node is not the build recorded ($(cat $D/node.buildid))"
+fi
+
+# 3. A frame-pointer recording: no unwinding, no summary line about it.
+"$PERFCONV" "${KS[@]}" -f folded -i $TD/mt-g.data -o "$TMP/mt.folded" 2>"$TMP/mt.err"
+if grep -q unwound "$TMP/mt.err"; then
+	bad "mt-g (frame pointers): an unwinding line: $(grep unwound "$TMP/mt.err")"
+else
+	ok "mt-g (frame pointers): nothing unwound"
+fi
+
+finish e2e_dwarf
