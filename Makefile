@@ -5,7 +5,7 @@
 #   make SANITIZE=address,undefined check
 #                             the same with sanitizers, in build-san/
 #   make demo                 convert the bundled recording and say where the output is
-#   make fuzz                 run each fuzz target (perf.data, jitdump, perf map) for
+#   make fuzz                 run each fuzz target (perf.data, jitdump, perf map, unwinder) for
 #                             FUZZ_SECONDS (60) each, with ASan and UBSan
 #   make bench                run bench/run.sh
 
@@ -94,7 +94,7 @@ E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_jit.sh tests/e2e_pprof.
 	tests/e2e_svg.sh tests/e2e_info.sh tests/e2e_dwarf.sh
 
 
-CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json svg
+CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json svg unwind
 
 # Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
 GEN_SRCS := $(BUILD)/gen/profile.pb-c.c
@@ -148,7 +148,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(BUILD)/tests/testutil.o $(LIB
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
 # The corpus replayers: run each reader over every committed bad input.
-FUZZ_TARGETS := perfdata jitdump perfmap
+FUZZ_TARGETS := perfdata jitdump perfmap unwind
 REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay_main.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)

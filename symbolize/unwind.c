@@ -419,6 +419,7 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 		if (!find(ctx, pc, &w)) {
 			/* no mapping: a frame pointer is still worth a try (JIT code unknown) */
 			w.mod = NULL;
+			w.name = NULL;
 		}
 		if (w.mod) {
 			/* a return address's call is the byte before it */

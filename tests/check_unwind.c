@@ -1,0 +1,307 @@
+/* check_unwind: unit tests of the unwinder: perf's register layout, frame-pointer steps
+ * over a made-up stack and what stops them, and CFI steps over the real samples of
+ * testdata/dwarf/dw.data (a program built without frame pointers) giving perf's stacks. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/perfdata.h"
+#include "symbolize/unwind.h"
+#include "tests/testutil.h"
+
+START_TEST(test_regs_from_perf)
+{
+	/* perf 6.1's mask for --call-graph dwarf: AX..GS without FLAGS..GS, R8..R15 */
+	uint64_t mask = 0xff0fff, vals[20];
+	struct unwind_regs r;
+
+	for (int i = 0; i < 20; i++)
+		vals[i] = 100 + (uint64_t)i;
+	ck_assert_int_eq(unwind_regs_from_perf(&r, mask, vals, 20), 0);
+	ck_assert_uint_eq(r.r[0], 100);  /* AX */
+	ck_assert_uint_eq(r.r[3], 101);  /* BX is DWARF 3 */
+	ck_assert_uint_eq(r.r[2], 102);  /* CX is DWARF 2 */
+	ck_assert_uint_eq(r.r[1], 103);  /* DX is DWARF 1 */
+	ck_assert_uint_eq(r.r[UNWIND_REG_BP], 106);
+	ck_assert_uint_eq(r.r[UNWIND_REG_SP], 107);
+	ck_assert_uint_eq(r.r[UNWIND_REG_IP], 108);
+	ck_assert_uint_eq(r.r[8], 112);  /* R8: after FLAGS, CS, SS (bits 9-11) */
+	ck_assert_uint_eq(r.r[15], 119); /* R15 */
+	ck_assert_uint_eq(r.valid, (1u << UNWIND_NREGS) - 1);
+	/* no SP: refused */
+	ck_assert_int_eq(unwind_regs_from_perf(&r, 0x1ff & ~(1ULL << 7), vals, 20), -1);
+	/* fewer values than bits: the missing ones are unknown, not read */
+	ck_assert_int_eq(unwind_regs_from_perf(&r, mask, vals, 3), -1);
+	ck_assert_uint_eq(r.valid, (1u << 0) | (1u << 3) | (1u << 2));
+}
+END_TEST
+
+/* Every pc in a "JIT" region without CFI, named for messages. */
+static int find_nocfi(void *ctx, uint64_t pc, struct unwind_where *w)
+{
+	(void)ctx;
+	w->mod = NULL;
+	w->bias = 0;
+	w->name = "jit";
+	return pc >= 0x1000 && pc < 0x9000;
+}
+
+/* A stack of frame-pointer frames at 0x10000: `n` words of it. */
+static void fp_stack(uint64_t *st, size_t n)
+{
+	memset(st, 0, n * 8);
+	/* frame 1: rbp at 0x10010 -> saved rbp 0x10040, return 0x2000 */
+	st[2] = 0x10040;
+	st[3] = 0x2000;
+	/* frame 2: rbp at 0x10040 -> saved rbp 0x10080, return 0x3000 */
+	st[8] = 0x10080;
+	st[9] = 0x3000;
+	/* frame 3: rbp at 0x10080 -> saved rbp 0, return 0: the outermost */
+	st[16] = 0;
+	st[17] = 0;
+}
+
+START_TEST(test_frame_pointer)
+{
+	uint64_t st[32], pcs[16];
+	struct unwind_regs r;
+	struct unwind_result res;
+
+	fp_stack(st, 32);
+	memset(&r, 0, sizeof(r));
+	r.r[UNWIND_REG_IP] = 0x1000;
+	r.r[UNWIND_REG_SP] = 0x10000;
+	r.r[UNWIND_REG_BP] = 0x10010;
+	r.valid = (1u << UNWIND_REG_IP) | (1u << UNWIND_REG_SP) | (1u << UNWIND_REG_BP);
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_nocfi, NULL,
+				       pcs, 16, &res), 3);
+	ck_assert_uint_eq(pcs[0], 0x1000);
+	ck_assert_uint_eq(pcs[1], 0x2000);
+	ck_assert_uint_eq(pcs[2], 0x3000);
+	ck_assert_int_eq(res.stop, UNWIND_END);
+
+	/* the copy ends inside frame 2's record: stop there, naming the module */
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, 0x48, find_nocfi, NULL, pcs, 16,
+				       &res), 2);
+	ck_assert_int_eq(res.stop, UNWIND_NO_CFI);
+	ck_assert_str_eq(res.module, "jit");
+
+	/* a frame pointer below the stack pointer is not followed */
+	r.r[UNWIND_REG_BP] = 0xfff0;
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_nocfi, NULL,
+				       pcs, 16, &res), 1);
+	ck_assert_int_eq(res.stop, UNWIND_NO_CFI);
+
+	/* a pc in no mapping, without a frame pointer: no mapping */
+	r.r[UNWIND_REG_IP] = 0x99999;
+	r.valid &= ~(1u << UNWIND_REG_BP);
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_nocfi, NULL,
+				       pcs, 16, &res), 1);
+	ck_assert_int_eq(res.stop, UNWIND_NO_MAP);
+
+	/* room for two pcs: the limit */
+	r.r[UNWIND_REG_IP] = 0x1000;
+	r.r[UNWIND_REG_BP] = 0x10010;
+	r.valid |= 1u << UNWIND_REG_BP;
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_nocfi, NULL,
+				       pcs, 2, &res), 2);
+	ck_assert_int_eq(res.stop, UNWIND_LIMIT);
+}
+END_TEST
+
+START_TEST(test_frame_pointer_loop)
+{
+	uint64_t st[8] = { 0 }, pcs[600];
+	struct unwind_regs r;
+	struct unwind_result res;
+
+	/* rbp points at itself: each step must move the stack pointer up */
+	st[2] = 0x10010;
+	st[3] = 0x2000;
+	memset(&r, 0, sizeof(r));
+	r.r[UNWIND_REG_IP] = 0x1000;
+	r.r[UNWIND_REG_SP] = 0x10000;
+	r.r[UNWIND_REG_BP] = 0x10010;
+	r.valid = (1u << UNWIND_REG_IP) | (1u << UNWIND_REG_SP) | (1u << UNWIND_REG_BP);
+	ck_assert_uint_le(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_nocfi, NULL, pcs,
+				       600, &res), 3);
+	ck_assert_int_ne(res.stop, UNWIND_END);
+	ck_assert_int_ne(res.stop, UNWIND_LIMIT);
+}
+END_TEST
+
+/* The mappings of testdata/dwarf/dw.data's process, with the files in testdata. */
+struct dwmap {
+	uint64_t start, end, pgoff;
+	struct unwind_module *mod;
+	const char *name;
+};
+struct dwmaps {
+	struct dwmap m[8];
+	size_t n;
+	struct unwind_module *dw, *libc;
+};
+
+static int find_dw(void *ctx, uint64_t pc, struct unwind_where *w)
+{
+	struct dwmaps *ms = ctx;
+
+	for (size_t i = 0; i < ms->n; i++) {
+		const struct dwmap *m = &ms->m[i];
+		uint64_t vaddr;
+
+		if (pc >= m->start && pc < m->end) {
+			w->name = m->name;
+			if (unwind_module_vaddr(m->mod, pc - m->start + m->pgoff, &vaddr)) {
+				w->mod = m->mod;
+				w->bias = pc - vaddr;
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A seed for fuzz/fuzz_unwind.c: the two text mappings' starts, the registers, the copy. */
+static void write_seed(const char *dir, const struct dwmaps *ms, const struct unwind_regs *regs,
+		       const struct perf_sample *s, uint64_t k)
+{
+	char path[4096];
+	uint64_t dw = 0, libc = 0;
+	FILE *f;
+
+	for (size_t i = 0; i < ms->n; i++) {
+		if (ms->m[i].mod == ms->dw)
+			dw = ms->m[i].start;
+		else
+			libc = ms->m[i].start;
+	}
+	snprintf(path, sizeof(path), "%s/sample-%04llu", dir, (unsigned long long)k);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	fwrite(&dw, 8, 1, f);
+	fwrite(&libc, 8, 1, f);
+	fwrite(&regs->valid, 4, 1, f);
+	fwrite(regs->r, 8, UNWIND_NREGS, f);
+	fwrite(s->stack_user, 1, (size_t)s->stack_user_dyn, f);
+	fclose(f);
+}
+
+START_TEST(test_real_samples)
+{
+	struct perf_reader *r;
+	struct perf_record rec;
+	struct dwmaps ms;
+	struct cap c;
+	uint64_t pcs[UNWIND_MAX_FRAMES], samples = 0, complete = 0, first[8];
+	size_t nfirst = 0;
+
+	memset(&ms, 0, sizeof(ms));
+	ms.dw = unwind_module_open(top_path("testdata/dwarf/dw"), NULL);
+	ms.libc = unwind_module_open(top_path("testdata/libc.so.6"), NULL);
+	ck_assert_ptr_nonnull(ms.dw);
+	ck_assert_ptr_nonnull(ms.libc);
+	ck_assert(unwind_module_has_cfi(ms.dw));
+	cap_init(&c);
+	r = perf_reader_open(top_path("testdata/dwarf/dw.data"), &c.d);
+	ck_assert_ptr_nonnull(r);
+	/* the mappings first: the file holds some after the first samples */
+	while (perf_reader_next(r, &rec) == 1) {
+		if (rec.type == PERF_RECORD_MMAP2 && (rec.u.mmap.prot & 4) && ms.n < 8 &&
+		    (strstr(rec.u.mmap.filename, "/dw") || strstr(rec.u.mmap.filename, "libc.so"))) {
+			struct dwmap *m = &ms.m[ms.n++];
+
+			m->start = rec.u.mmap.start;
+			m->end = rec.u.mmap.start + rec.u.mmap.len;
+			m->pgoff = rec.u.mmap.pgoff;
+			m->mod = strstr(rec.u.mmap.filename, "libc") ? ms.libc : ms.dw;
+			m->name = m->mod == ms.libc ? "libc.so.6" : "dw";
+		}
+	}
+	ck_assert_uint_eq(ms.n, 2);
+	perf_reader_rewind(r);
+	while (perf_reader_next(r, &rec) == 1) {
+		const struct perf_sample *s = &rec.u.sample;
+		struct unwind_regs regs;
+		struct unwind_result res;
+		size_t n;
+
+		if (rec.type != PERF_RECORD_SAMPLE || !s->regs_user)
+			continue;
+		ck_assert_uint_eq(s->stack_user_size, 8192);
+		ck_assert_uint_le(s->stack_user_dyn, 8192);
+		ck_assert_int_eq(unwind_regs_from_perf(&regs, perf_reader_event(r, 0)->sample_regs_user,
+						       s->regs_user, s->nregs_user), 0);
+		if (rec.cpumode == PERF_RECORD_MISC_USER)
+			ck_assert_uint_eq(regs.r[UNWIND_REG_IP], s->ip);
+		n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_dw, &ms, pcs,
+				 UNWIND_MAX_FRAMES, &res);
+		samples++;
+		if (getenv("PERFCONV_UNWIND_CORPUS") && samples % 250 == 1)
+			write_seed(getenv("PERFCONV_UNWIND_CORPUS"), &ms, &regs, s, samples);
+		complete += res.stop == UNWIND_END;
+		if (rec.sid.time == 1922820151172ULL) {
+			/* perf script's first sample: main_mix, main_spin, main, __libc_start_call_main,
+			 * __libc_start_main, _start, as ELF addresses */
+			for (size_t i = 0; i < n && i < 8; i++) {
+				struct unwind_where w = { NULL, 0, NULL };
+
+				ck_assert(find_dw(&ms, pcs[i], &w));
+				first[nfirst++] = pcs[i] - w.bias;
+			}
+			ck_assert_int_eq(res.stop, UNWIND_END);
+		}
+		/* too small a copy: stops saying so, never reads past it */
+		if (samples == 2) {
+			n = unwind_stack(&regs, s->stack_user, 24, find_dw, &ms, pcs, UNWIND_MAX_FRAMES,
+					 &res);
+			ck_assert_uint_ge(n, 1);
+			ck_assert_int_eq(res.stop, UNWIND_STACK_SHORT);
+		}
+	}
+	ck_assert_uint_eq(nfirst, 6);
+	ck_assert_uint_eq(first[0], 0x1557);
+	/* return addresses: perf script prints each one less (the call's last byte) */
+	ck_assert_uint_eq(first[1], 0x15ef + 1);
+	ck_assert_uint_eq(first[2], 0x110f + 1);
+	ck_assert_uint_eq(first[3], 0x27249 + 1);
+	ck_assert_uint_eq(first[4], 0x27304 + 1);
+	ck_assert_uint_eq(first[5], 0x1170 + 1);
+	ck_assert_uint_eq(samples, 1966);
+	/* all but the few in the vDSO, which has no file here */
+	ck_assert_uint_ge(complete, samples - 20);
+	perf_reader_close(r);
+	unwind_module_free(ms.dw);
+	unwind_module_free(ms.libc);
+	fclose(c.f);
+}
+END_TEST
+
+START_TEST(test_not_elf)
+{
+	ck_assert_ptr_null(unwind_module_open(top_path("testdata/dwarf/src/dw.c"), NULL));
+	ck_assert_ptr_null(unwind_module_open("/nonexistent/file", NULL));
+}
+END_TEST
+
+static Suite *unwind_suite(void)
+{
+	Suite *s = suite_create("unwind");
+	TCase *tc = tcase_create("unwind");
+
+	tcase_add_test(tc, test_regs_from_perf);
+	tcase_add_test(tc, test_frame_pointer);
+	tcase_add_test(tc, test_frame_pointer_loop);
+	tcase_add_test(tc, test_real_samples);
+	tcase_add_test(tc, test_not_elf);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	int failed = run_suite(unwind_suite());
+
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
