@@ -114,6 +114,27 @@ measure jit "perf inject --jit" perf --buildid-dir "$J/perf-debug" inject --jit 
 measure jit "perf report on the injected file" perf --buildid-dir "$J/perf-debug" report -i "$J/injected.data" --stdio
 jitted_cleanup
 
+# issue 13: a --call-graph dwarf recording (testdata/dwarf/dw, built without frame
+# pointers; -z keeps the 8 KB stack copies small on disk) of at least 5,000 samples to
+# pprof in at most a quarter of perf report -g caller's time on it, and ten times the
+# recording grows peak RSS by less than half.
+if [ ! -e "$W/dwarf.data" ]; then
+	cp testdata/dwarf/dw "$W/dw"
+	(cd "$W" && perf record -q -z -F 999 --call-graph dwarf -o dwarf.data ./dw 6000 >/dev/null 2>&1)
+fi
+if [ ! -e "$W/dwarf-long.data" ]; then
+	cp testdata/dwarf/dw "$W/dw"
+	(cd "$W" && perf record -q -z -F 999 --call-graph dwarf -o dwarf-long.data ./dw 60000 >/dev/null 2>&1)
+fi
+dwarf_samples=$(perf report -i "$W/dwarf.data" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
+"$PERFCONV" -q -i "$W/dwarf.data" -o /dev/null
+G=dwarf
+for ((k = 0; k < 5; k++)); do
+	measure $G "perfconv -f pprof (dwarf)" "$PERFCONV" -q -i "$W/dwarf.data" -f pprof -o /dev/null
+	measure $G "perfconv -f pprof (dwarf, 10x longer)" "$PERFCONV" -q -i "$W/dwarf-long.data" -f pprof -o /dev/null
+done
+REPS=3 measure $G "perf report --no-children -g caller (dwarf)" perf report -i "$W/dwarf.data" --stdio --no-children -g caller
+
 # issue 6: the speedscope and Chrome files of the 48,000-sample recording open in the
 # speedscope app (headless Chromium) in about a second; only where the browser test's
 # npm packages are installed (tests/browser, npm ci)
@@ -132,7 +153,8 @@ summarise
 	echo "# scale: bench/work/long.data, the same workload 10 times as long, $(du -h "$W/long.data" | cut -f1)"
 	echo "# big: bench/work/big.data, grown from native.data by bench/grow.py, $(du -h "$W/big.data" | cut -f1)"
 	echo "# jit: testdata/jit/erlang.data with its dump"
-	for g in native scale big jit; do
+	echo "# dwarf: bench/work/dwarf.data (perf record -z --call-graph dwarf of testdata/dwarf/dw), $dwarf_samples samples, $(du -h "$W/dwarf.data" | cut -f1); dwarf-long.data 10 times as long"
+	for g in native scale big jit dwarf; do
 		printf '%-48s %9s %12s %14s\n' "$g" wall_s peak_rss_MB wall/first
 		awk -F'\t' -v g=$g '$1 == g' "$W/results.tsv" | {
 			base=
@@ -183,6 +205,12 @@ verdicts=$(
 		check "issue 7.4: $fmt, 10x the recording <= 11x the time" "$t10 <= 11 * $t1" "$t10 s / $t1 s"
 		check "issue 7.4: $fmt, 10x the recording, peak RSS grows < 50%" "$r10 < 1.5 * $r1" "$r10 KB / $r1 KB"
 	done
+	dp=$(val dwarf "perfconv -f pprof (dwarf)" 3); dr=$(val dwarf "perf report --no-children -g caller (dwarf)" 3)
+	dp10=$(val dwarf "perfconv -f pprof (dwarf, 10x longer)" 3)
+	dm=$(val dwarf "perfconv -f pprof (dwarf)" 4); dm10=$(val dwarf "perfconv -f pprof (dwarf, 10x longer)" 4)
+	check "issue 13.3: dwarf recording >= 5,000 samples" "$dwarf_samples >= 5000" "$dwarf_samples samples"
+	check "issue 13.3: dwarf pprof <= perf report -g caller / 4" "4 * $dp <= $dr" "$dp s / $dr s"
+	check "issue 13.3: dwarf, 10x the recording, peak RSS grows < 50%" "$dm10 < 1.5 * $dm" "$dm10 KB / $dm KB ($dp10 s)"
 	br=$(val big "perfconv -f pprof (1 GB)" 4)
 	check "issue 7.5: 1 GB to pprof under 300 MB peak RSS" "$br < 300 * 1024" "$br KB"
 )

@@ -11,6 +11,9 @@
 
 #include "common/util.h"
 
+/* CFI frame states kept per module, at most (a frame state is a few hundred bytes) */
+#define UNWIND_CACHE_MAX (1u << 16)
+
 /* One source of CFI: an ELF file's .eh_frame, or a file's .debug_frame. */
 struct cfi_src {
 	int fd;
@@ -26,6 +29,9 @@ struct load_seg {
 
 struct unwind_module {
 	struct cfi_src src[3];   /* eh_frame, the file's .debug_frame, the debug file's */
+	int has_debug_frame;     /* the file has a .debug_frame section */
+	char *debug_file;        /* the separate debug file, or NULL */
+	int debug_opened;        /* src[1] and src[2] opened */
 	struct load_seg *segs;
 	size_t nsegs;
 	/* frames looked up so far: vaddr + 1 -> index in frames (0 in frames: no CFI) */
@@ -57,6 +63,24 @@ static int src_open_elf(struct cfi_src *s, const char *path)
 	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF) {
 		src_close(s);
 		return -1;
+	}
+	return 0;
+}
+
+static int has_section(Elf *elf, const char *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    strcmp(n, name) == 0 && sh.sh_type != SHT_NOBITS)
+			return 1;
 	}
 	return 0;
 }
@@ -96,9 +120,10 @@ struct unwind_module *unwind_module_open(const char *file, const char *debug_fil
 	}
 	eh->cfi = dwarf_getcfi_elf(eh->elf);
 	eh->own_cfi = 1;
-	src_debug_frame(&m->src[1], eh->elf);
-	if (debug_file && src_open_elf(&m->src[2], debug_file) == 0)
-		src_debug_frame(&m->src[2], m->src[2].elf);
+	/* .debug_frame only on the first pc .eh_frame does not cover: libdw decompresses
+	 * every debug section of a file it opens, which costs more than all the rest */
+	m->has_debug_frame = has_section(eh->elf, ".debug_frame");
+	m->debug_file = debug_file ? xstrdup(debug_file) : NULL;
 	u64map_init(&m->cache);
 	VEC_PUSH(m->frames, m->nframes, m->frames_cap, (Dwarf_Frame *)NULL);
 	return m;
@@ -120,12 +145,13 @@ void unwind_module_free(struct unwind_module *m)
 	m->src[1].dw = NULL;
 	src_close(&m->src[0]);
 	free(m->segs);
+	free(m->debug_file);
 	free(m);
 }
 
 int unwind_module_has_cfi(const struct unwind_module *m)
 {
-	return m && (m->src[0].cfi || m->src[1].cfi || m->src[2].cfi);
+	return m && (m->src[0].cfi || m->has_debug_frame || m->debug_file);
 }
 
 int unwind_module_vaddr(const struct unwind_module *m, uint64_t offset, uint64_t *vaddr)
@@ -150,12 +176,27 @@ static Dwarf_Frame *frame_at(struct unwind_module *m, uint64_t vaddr)
 	if (v)
 		return m->frames[*v];
 	for (int i = 0; i < 3 && !f; i++) {
+		if (i == 1 && !m->debug_opened) {
+			m->debug_opened = 1;
+			if (m->has_debug_frame)
+				src_debug_frame(&m->src[1], m->src[0].elf);
+			if (m->debug_file && src_open_elf(&m->src[2], m->debug_file) == 0)
+				src_debug_frame(&m->src[2], m->src[2].elf);
+		}
 		if (m->src[i].cfi && dwarf_cfi_addrframe(m->src[i].cfi, vaddr, &f) != 0)
 			f = NULL;
 	}
 	if (!f) {
 		u64map_put(&m->cache, vaddr + 1, 0);
 		return NULL;
+	}
+	if (m->nframes >= UNWIND_CACHE_MAX) {
+		/* hostile or huge inputs: start the cache again rather than grow without end */
+		for (size_t i = 1; i < m->nframes; i++)
+			free(m->frames[i]);
+		m->nframes = 1;
+		u64map_release(&m->cache);
+		u64map_init(&m->cache);
 	}
 	VEC_PUSH(m->frames, m->nframes, m->frames_cap, f);
 	u64map_put(&m->cache, vaddr + 1, (uint32_t)m->nframes - 1);
