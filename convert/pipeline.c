@@ -216,7 +216,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	rc.defer_user = !o->no_symbols;
 	res = resolver_new(&rc);
 	if (!o->no_symbols)
-		uw = unwinding_new(r, rp, &p->strings, sym, d);
+		uw = unwinding_new(r, rp, &p->strings, sym, jits, d);
 	stacks = stacks_new(p, rp, res, jits, uw);
 	memset(&c, 0, sizeof(c));
 	c.opt = o;

@@ -24,6 +24,11 @@ struct unwinding {
 	struct diag *d;
 	struct dso_cfi *dsos;
 	size_t ndsos;
+	const struct jit_procs *jits;
+	struct u64map jit_ids;        /* (table + 1) << 32 | code -> jit_mods index + 1 */
+	struct unwind_module **jit_mods; /* [0] unused; NULL for code whose table is unusable */
+	size_t njit_mods, jit_mods_cap;
+	int jit_pid_table;            /* the sample's process's JIT table, -1 for none */
 	uint64_t *no_cfi;             /* samples stopped by a module without CFI, by dso;
 					 [ndsos] for code in no file */
 	size_t no_cfi_cap;
@@ -37,7 +42,7 @@ struct unwinding {
 
 struct unwinding *unwinding_new(const struct perf_reader *r, const struct replay *rp,
 				const struct strtab *strings, struct symbolizer *sym,
-				struct diag *d)
+				const struct jit_procs *jits, struct diag *d)
 {
 	struct unwinding *u;
 	int any = 0;
@@ -58,6 +63,9 @@ struct unwinding *unwinding_new(const struct perf_reader *r, const struct replay
 		u->other_arch = arch && strcmp(arch, "x86_64") != 0;
 	}
 	u->rp = rp;
+	u->jits = jits;
+	u64map_init(&u->jit_ids);
+	VEC_PUSH(u->jit_mods, u->njit_mods, u->jit_mods_cap, (struct unwind_module *)NULL);
 	u->strings = strings;
 	u->sym = sym;
 	u->d = d;
@@ -72,6 +80,10 @@ void unwinding_free(struct unwinding *u)
 		unwind_module_free(u->dsos[i].mod);
 	free(u->dsos);
 	free(u->no_cfi);
+	for (size_t i = 0; i < u->njit_mods; i++)
+		unwind_module_free(u->jit_mods[i]);
+	free(u->jit_mods);
+	u64map_release(&u->jit_ids);
 	free(u);
 }
 
@@ -108,6 +120,31 @@ static struct dso_cfi *dso_cfi(struct unwinding *u, uint32_t dso)
 	return c;
 }
 
+/* JIT code at `pc` with UNWINDING_INFO: its CFI (made once per code), or NULL. */
+static struct unwind_module *jit_cfi(struct unwinding *u, uint64_t pc)
+{
+	const struct jitcode *jc = jit_procs_table(u->jits, u->jit_pid_table);
+	struct jitcode_frame jf;
+	const uint8_t *data;
+	size_t size, hdr;
+	uint64_t key;
+	uint32_t *v;
+	struct unwind_module *mod = NULL;
+
+	if (!jc || !jitcode_lookup(jc, u->time, pc, &jf))
+		return NULL;
+	key = ((uint64_t)(u->jit_pid_table + 1) << 32) | jf.code;
+	v = u64map_get(&u->jit_ids, key);
+	if (v)
+		return u->jit_mods[*v];
+	if (jitcode_unwind_info(jc, jf.code, &data, &size, &hdr))
+		mod = unwind_module_jit(data, size, hdr, jf.start);
+	u->st.jit_cfi_codes += mod != NULL;
+	VEC_PUSH(u->jit_mods, u->njit_mods, u->jit_mods_cap, mod);
+	u64map_put(&u->jit_ids, key, (uint32_t)u->njit_mods - 1);
+	return mod;
+}
+
 static int find_pc(void *ctx, uint64_t pc, struct unwind_where *w)
 {
 	struct unwinding *u = ctx;
@@ -116,6 +153,17 @@ static int find_pc(void *ctx, uint64_t pc, struct unwind_where *w)
 	uint64_t vaddr;
 
 	u->last_dso = UINT32_MAX;
+	if (u->jit_pid_table >= 0 &&
+	    (!m || path_is_anonymous(strtab_str(u->strings, replay_dso_get(u->rp, m->dso)->path)))) {
+		struct unwind_module *jm = jit_cfi(u, pc);
+
+		if (jm) {
+			w->mod = jm;
+			w->bias = 0;
+			w->name = "[JIT]";
+			return 1;
+		}
+	}
 	if (!m)
 		return 0;
 	u->last_dso = m->dso;
@@ -184,6 +232,7 @@ size_t unwinding_sample(struct unwinding *u, const struct perf_record *rec, uint
 	words[nw++] = PERF_CONTEXT_USER;
 	u->pid = pid;
 	u->time = time;
+	u->jit_pid_table = u->jits && jit_procs_count(u->jits) ? jit_procs_find(u->jits, pid) : -1;
 	n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_pc, u, words + nw,
 			 cap - nw, &res);
 	u->st.samples++;
@@ -243,6 +292,9 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 		early += st->stopped[i];
 	diag_note(d, "unwound %" PRIu64 " user stacks (--call-graph dwarf); %" PRIu64
 		  " stopped before the thread's start", st->samples, early);
+	if (st->jit_cfi_codes)
+		diag_note(d, "  through JIT code with the CFI of %" PRIu64 " functions' UNWINDING_INFO",
+			  st->jit_cfi_codes);
 	if (st->stopped[UNWIND_STACK_SHORT])
 		diag_note(d, "  %" PRIu64 " samples: the stack copy was too small (%" PRIu64
 			  " bytes): record with --call-graph dwarf,%" PRIu64,

@@ -9,6 +9,7 @@
 #include "convert/replay.h"
 #include "formats/perfdata.h"
 #include "formats/profile.h"
+#include "symbolize/jitprocs.h"
 #include "symbolize/symbolizer.h"
 #include "symbolize/unwind.h"
 
@@ -26,15 +27,17 @@ struct unwinding_stats {
 	uint64_t no_cfi_top;
 	uint32_t no_reg;              /* UNWIND_NO_REG: the DWARF register of the last one */
 	int other_arch;               /* samples with registers of an architecture not handled */
+	uint64_t jit_cfi_codes;       /* JIT functions stepped through with their UNWINDING_INFO */
 };
 
 struct unwinding;
 
-/* The objects must outlive it; `strings` are the replay's. NULL when the recording's
- * samples carry no user registers and stack (nothing to unwind). */
+/* The objects must outlive it; `strings` are the replay's; `jits` (loaded) gives the
+ * CFI of JIT code from its dump's UNWINDING_INFO. NULL when the recording's samples
+ * carry no user registers and stack (nothing to unwind). */
 struct unwinding *unwinding_new(const struct perf_reader *r, const struct replay *rp,
 				const struct strtab *strings, struct symbolizer *sym,
-				struct diag *d);
+				const struct jit_procs *jits, struct diag *d);
 /* NULL-safe. */
 void unwinding_free(struct unwinding *u);
 

@@ -4,7 +4,8 @@
  * from testdata/dwarf/dw and testdata/libc.so.6 when run from the tree's top), u32 mask
  * of valid registers, UNWIND_NREGS u64 registers (DWARF numbering), then the stack copy.
  * The copy is given to the unwinder in a buffer of exactly its size, so that ASan sees a
- * read past it. Pcs in [0x7000, 0x9000) lie in a module without CFI ("jit"). The seeds in
+ * read past it. Pcs in [0x7000, 0x9000) lie in JIT code whose UNWINDING_INFO is the
+ * copy itself (.eh_frame_hdr its last 20 bytes), when that parses. The seeds in
  * tests/corpus/unwind are real samples of testdata/dwarf/dw.data
  * (PERFCONV_UNWIND_CORPUS=DIR build/tests/check_unwind writes them).
  */
@@ -21,7 +22,7 @@ volatile uint64_t fuzz_sink;
 
 struct fuzz_maps {
 	uint64_t dw_start, libc_start;
-	struct unwind_module *dw, *libc;
+	struct unwind_module *dw, *libc, *jit;
 };
 
 static int find(void *ctx, uint64_t pc, struct unwind_where *w)
@@ -44,6 +45,8 @@ static int find(void *ctx, uint64_t pc, struct unwind_where *w)
 		return 1;
 	}
 	if (pc >= 0x7000 && pc < 0x9000) {
+		w->mod = m->jit;
+		w->bias = 0;
 		w->name = "jit";
 		return 1;
 	}
@@ -77,7 +80,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(regs.r, data + 20, 8 * UNWIND_NREGS);
 	stack = malloc(size - head ? size - head : 1);
 	memcpy(stack, data + head, size - head);
+	m.jit = unwind_module_jit(stack, size - head, 20, 0x7000);
 	n = unwind_stack(&regs, stack, size - head, find, &m, pcs, UNWIND_MAX_FRAMES, &res);
+	unwind_module_free(m.jit);
 	for (size_t i = 0; i < n; i++)
 		sum += pcs[i];
 	/* each step moved the stack pointer up: never more frames than the limit */

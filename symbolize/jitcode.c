@@ -34,6 +34,8 @@ struct jc_code {
 	uint32_t name, raw;      /* offsets in the table's names */
 	uint32_t file;           /* string id: the function's own file, 0 none */
 	uint32_t lines_first, nlines;
+	uint64_t unwind_off;     /* UNWINDING_INFO: its bytes at unwind[unwind_off ..] */
+	uint32_t unwind_len, unwind_hdr; /* bytes in all (0: none), of them .eh_frame_hdr */
 	uint8_t from_map, is_load;
 };
 
@@ -68,6 +70,11 @@ struct jitcode {
 	struct jc_move *moves;
 	size_t nmoves, moves_cap;
 	uint32_t seq;
+	uint8_t *unwind;         /* UNWINDING_INFO bytes of the loads, one after another */
+	size_t unwind_len, unwind_cap;
+	int unwind_pending;      /* an UNWINDING_INFO waits for its load: the last bytes */
+	uint64_t unwind_pend_off;
+	uint32_t unwind_pend_hdr;
 	int pending;             /* a DEBUG_INFO waits for its load */
 	uint64_t pend_addr;
 	size_t pend_first;
@@ -115,6 +122,7 @@ void jitcode_free(struct jitcode *jc)
 	free(jc->names);
 	free(jc->lines);
 	free(jc->moves);
+	free(jc->unwind);
 	index_release(&jc->timed);
 	index_release(&jc->mapped);
 	free(jc);
@@ -267,11 +275,51 @@ void jitcode_add_load(struct jitcode *jc, uint64_t time, uint64_t code_addr, uin
 
 	jc->codes[ci].is_load = 1;
 	set_names(jc, &jc->codes[ci], name);
+	if (jc->unwind_pending) {
+		jc->codes[ci].unwind_off = jc->unwind_pend_off;
+		jc->codes[ci].unwind_len = (uint32_t)(jc->unwind_len - jc->unwind_pend_off);
+		jc->codes[ci].unwind_hdr = jc->unwind_pend_hdr;
+		jc->unwind_pending = 0;
+	}
 	if (jc->pending && jc->pend_addr == code_addr)
 		claim_lines(jc, ci, name);
 	else
 		drop_pending(jc);
 	jc->stats.loads++;
+}
+
+void jitcode_add_unwind(struct jitcode *jc, const uint8_t *data, uint64_t size,
+			uint64_t eh_frame_hdr_size)
+{
+	if (jc->unwind_pending) {
+		jc->unwind_len = jc->unwind_pend_off; /* the previous one went unclaimed */
+		jc->unwind_pending = 0;
+	}
+	/* an empty table (V8 writes a header alone for code without CFI) is no table */
+	if (!size || size > (1u << 24) || eh_frame_hdr_size >= size)
+		return;
+	if (jc->unwind_len + size > jc->unwind_cap)
+		grow_array((void **)&jc->unwind, &jc->unwind_cap, jc->unwind_len + size, 1);
+	jc->unwind_pend_off = jc->unwind_len;
+	jc->unwind_pend_hdr = (uint32_t)eh_frame_hdr_size;
+	memcpy(jc->unwind + jc->unwind_len, data, size);
+	jc->unwind_len += size;
+	jc->unwind_pending = 1;
+	jc->stats.unwind_infos++;
+}
+
+int jitcode_unwind_info(const struct jitcode *jc, uint32_t code, const uint8_t **data,
+			size_t *size, size_t *eh_frame_hdr_size)
+{
+	const struct jc_code *c;
+
+	if (code >= jc->ncodes || !jc->codes[code].unwind_len)
+		return 0;
+	c = &jc->codes[code];
+	*data = jc->unwind + c->unwind_off;
+	*size = c->unwind_len;
+	*eh_frame_hdr_size = c->unwind_hdr;
+	return 1;
 }
 
 void jitcode_add_move(struct jitcode *jc, uint64_t time, uint64_t old_addr, uint64_t new_addr,
@@ -332,6 +380,14 @@ uint64_t jitcode_add_dump(struct jitcode *jc, struct jitdump_reader *r, uint32_t
 					 rec.u.load.code_size, rec.u.load.name);
 			n++;
 			break;
+		case JITDUMP_CODE_UNWINDING_INFO: {
+			const struct jitdump_unwind *u = &rec.u.unwind;
+
+			if (u->mapped_size && u->unwinding_size <= u->data_size)
+				jitcode_add_unwind(jc, u->data, u->unwinding_size,
+						   u->eh_frame_hdr_size);
+			break;
+		}
 		case JITDUMP_CODE_MOVE:
 			if (rec.u.move.pid != pid)
 				jc->stats.other_pid++;

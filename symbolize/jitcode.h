@@ -51,6 +51,7 @@ struct jitcode_stats {
 	uint64_t loads, moves, map_entries;
 	uint64_t moves_unmatched;   /* MOVE of code that was not there at its time */
 	uint64_t debug_infos;       /* DEBUG_INFO records attached to a load */
+	uint64_t unwind_infos;      /* UNWINDING_INFO records with a table, kept */
 	uint64_t debug_unmatched;   /* DEBUG_INFO records no load claimed */
 	uint64_t lines;             /* entries kept */
 	uint64_t lines_outside;     /* entries dropped: past the function's end */
@@ -82,6 +83,16 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 /* A code load; it takes the pending DEBUG_INFO when that is for the same code_addr. */
 void jitcode_add_load(struct jitcode *jc, uint64_t time, uint64_t code_addr, uint64_t size,
 		      const char *name);
+/*
+ * UNWINDING_INFO for the code about to be loaded: `data` is its .eh_frame followed by
+ * its .eh_frame_hdr (the last `eh_frame_hdr_size` bytes), copied. The next load takes it.
+ */
+void jitcode_add_unwind(struct jitcode *jc, const uint8_t *data, uint64_t size,
+			uint64_t eh_frame_hdr_size);
+/* The UNWINDING_INFO of code `code` (jitcode_frame.code): 1 with the bytes (valid as
+ * long as the table), or 0 when it has none. */
+int jitcode_unwind_info(const struct jitcode *jc, uint32_t code, const uint8_t **data,
+			size_t *size, size_t *eh_frame_hdr_size);
 /* Code moved from old_addr to new_addr at `time` (size 0: the size it had). */
 void jitcode_add_move(struct jitcode *jc, uint64_t time, uint64_t old_addr, uint64_t new_addr,
 		      uint64_t size);
@@ -89,8 +100,8 @@ void jitcode_add_move(struct jitcode *jc, uint64_t time, uint64_t old_addr, uint
 void jitcode_add_map_entry(struct jitcode *jc, uint64_t start, uint64_t size, const char *name);
 
 /*
- * Every record of a dump: DEBUG_INFO, CODE_LOAD (at code_addr: LLVM writes vma 0) and
- * MOVE, with the reader's times. Records of a pid other than `pid` are counted in the
+ * Every record of a dump: DEBUG_INFO, UNWINDING_INFO, CODE_LOAD (at code_addr: LLVM
+ * writes vma 0) and MOVE, with the reader's times. Records of a pid other than `pid` are counted in the
  * stats and added all the same (producers write thread ids there). The caller decides
  * about the clock: call jitcode_set_timeless() when the dump's times are not converted
  * (jitdump_header.times_converted) or the recording's clock is not CLOCK_MONOTONIC.

@@ -29,6 +29,7 @@ struct load_seg {
 
 struct unwind_module {
 	struct cfi_src src[3];   /* eh_frame, the file's .debug_frame, the debug file's */
+	uint8_t *image;          /* JIT code: the ELF image made around its .eh_frame */
 	int has_debug_frame;     /* the file has a .debug_frame section */
 	char *debug_file;        /* the separate debug file, or NULL */
 	int debug_opened;        /* src[1] and src[2] opened */
@@ -129,6 +130,82 @@ struct unwind_module *unwind_module_open(const char *file, const char *debug_fil
 	return m;
 }
 
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+struct unwind_module *unwind_module_jit(const uint8_t *data, size_t size, size_t hdr_size,
+					uint64_t code_start)
+{
+	/* .eh_frame_hdr: version 1, the encodings gcc and V8 write (eh_frame_ptr pcrel
+	 * sdata4, count udata4, table datarel sdata4), then a table of (initial location,
+	 * FDE) pairs relative to the header's address */
+	static const char shstrtab[] = "\0.eh_frame\0.shstrtab";
+	const uint8_t *hdr = data + size - hdr_size;
+	size_t eh_len = size - hdr_size, eh_pad = (eh_len + 7) & ~(size_t)7;
+	size_t str_off = 64 + eh_pad, sh_off = (str_off + sizeof(shstrtab) + 7) & ~(size_t)7;
+	size_t len = sh_off + 3 * 64;
+	uint64_t hdr_addr, eh_addr;
+	struct unwind_module *m;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+
+	if (hdr_size < 20 || hdr_size > size || eh_len < 8 || hdr[0] != 1 || hdr[1] != 0x1b ||
+	    hdr[2] != 0x03 || hdr[3] != 0x3b || rd32(hdr + 8) == 0)
+		return NULL;
+	hdr_addr = code_start - (uint64_t)(int64_t)(int32_t)rd32(hdr + 12);
+	eh_addr = hdr_addr + 4 + (uint64_t)(int64_t)(int32_t)rd32(hdr + 4);
+	m = xcalloc(1, sizeof(*m));
+	for (int i = 0; i < 3; i++)
+		m->src[i].fd = -1;
+	m->image = xcalloc(1, len);
+	eh = (Elf64_Ehdr *)(void *)m->image;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_shoff = sh_off;
+	eh->e_ehsize = sizeof(Elf64_Ehdr);
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = 3;
+	eh->e_shstrndx = 2;
+	memcpy(m->image + 64, data, eh_len);
+	memcpy(m->image + str_off, shstrtab, sizeof(shstrtab));
+	sh = (Elf64_Shdr *)(void *)(m->image + sh_off);
+	sh[1].sh_name = 1;
+	sh[1].sh_type = SHT_PROGBITS;
+	sh[1].sh_flags = SHF_ALLOC;
+	sh[1].sh_addr = eh_addr;
+	sh[1].sh_offset = 64;
+	sh[1].sh_size = eh_len;
+	sh[1].sh_addralign = 8;
+	sh[2].sh_name = 11;
+	sh[2].sh_type = SHT_STRTAB;
+	sh[2].sh_offset = str_off;
+	sh[2].sh_size = sizeof(shstrtab);
+	sh[2].sh_addralign = 1;
+	elf_version(EV_CURRENT);
+	m->src[0].elf = elf_memory((char *)m->image, len);
+	if (m->src[0].elf)
+		m->src[0].cfi = dwarf_getcfi_elf(m->src[0].elf);
+	m->src[0].own_cfi = 1;
+	m->debug_opened = 1;
+	u64map_init(&m->cache);
+	VEC_PUSH(m->frames, m->nframes, m->frames_cap, (Dwarf_Frame *)NULL);
+	if (!m->src[0].cfi) {
+		unwind_module_free(m);
+		return NULL;
+	}
+	return m;
+}
+
 void unwind_module_free(struct unwind_module *m)
 {
 	if (!m)
@@ -146,6 +223,7 @@ void unwind_module_free(struct unwind_module *m)
 	src_close(&m->src[0]);
 	free(m->segs);
 	free(m->debug_file);
+	free(m->image);
 	free(m);
 }
 
@@ -457,13 +535,13 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 			break;
 		}
 		pcs[res->n++] = pc;
-		if (!find(ctx, pc, &w)) {
+		/* a return address's call is the byte before it: look that up */
+		if (!find(ctx, first ? pc : pc - 1, &w)) {
 			/* no mapping: a frame pointer is still worth a try (JIT code unknown) */
 			w.mod = NULL;
 			w.name = NULL;
 		}
 		if (w.mod) {
-			/* a return address's call is the byte before it */
 			uint64_t at = pc - w.bias - (first ? 0 : 1);
 
 			f = frame_at(w.mod, at);

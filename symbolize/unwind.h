@@ -47,6 +47,14 @@ struct unwind_module;
  * ELF; a module without any CFI is returned all the same (it answers "no CFI").
  */
 struct unwind_module *unwind_module_open(const char *file, const char *debug_file);
+/*
+ * The CFI of JIT code starting at `code_start` from a jitdump's UNWINDING_INFO: `data`
+ * holds its .eh_frame and then its .eh_frame_hdr (the last `hdr_size` bytes). The
+ * header's table places the .eh_frame (its first entry is the code's start). Its
+ * addresses are the process's: bias 0. NULL when the header is not the usual form.
+ */
+struct unwind_module *unwind_module_jit(const uint8_t *data, size_t size, size_t hdr_size,
+					uint64_t code_start);
 /* NULL-safe. */
 void unwind_module_free(struct unwind_module *m);
 /* 1 when the module has CFI of some kind. */
@@ -62,7 +70,8 @@ struct unwind_where {
 	const char *name;          /* module name for messages, or NULL (no mapping) */
 };
 
-/* Fills *w for `pc`; returns 0 when no mapping holds pc. */
+/* Fills *w for `pc` (for a return address: the address before it, the call's last
+ * byte); returns 0 when no mapping holds pc. */
 typedef int (*unwind_find_fn)(void *ctx, uint64_t pc, struct unwind_where *w);
 
 /* Why a walk ended. */

@@ -50,6 +50,44 @@ static void add_dump(struct fixture *fx, struct jb *b)
 	jitdump_reader_close(r);
 }
 
+/* UNWINDING_INFO goes to the load after it; an empty one (V8's header alone, mapped
+ * size 0) and one no load claims are not kept. Through the API, then found by code. */
+START_TEST(test_unwind_info)
+{
+	struct fixture fx;
+	struct jitcode_frame f;
+	const uint8_t *data;
+	size_t size, hdr;
+	static const uint8_t info[40] = { 1, 2, 3, 4, [39] = 0x39 };
+
+	fx_init(&fx);
+	jitcode_add_unwind(fx.jc, info, 40, 20);
+	jitcode_add_load(fx.jc, 1000, 0x7000, 0x100, "with_cfi");
+	jitcode_add_load(fx.jc, 1000, 0x8000, 0x100, "without");
+	jitcode_add_unwind(fx.jc, info, 20, 20);  /* a header alone: no table */
+	jitcode_add_load(fx.jc, 1000, 0x9000, 0x100, "header_only");
+	jitcode_add_unwind(fx.jc, info + 1, 30, 20); /* replaced before any load */
+	jitcode_add_unwind(fx.jc, info, 32, 20);
+	jitcode_add_load(fx.jc, 1000, 0xa000, 0x100, "second");
+	jitcode_finish(fx.jc);
+	ck_assert(jitcode_lookup(fx.jc, 2000, 0x7010, &f));
+	ck_assert(jitcode_unwind_info(fx.jc, f.code, &data, &size, &hdr));
+	ck_assert_uint_eq(size, 40);
+	ck_assert_uint_eq(hdr, 20);
+	ck_assert_int_eq(memcmp(data, info, 40), 0);
+	ck_assert(jitcode_lookup(fx.jc, 2000, 0x8010, &f));
+	ck_assert(!jitcode_unwind_info(fx.jc, f.code, &data, &size, &hdr));
+	ck_assert(jitcode_lookup(fx.jc, 2000, 0x9010, &f));
+	ck_assert(!jitcode_unwind_info(fx.jc, f.code, &data, &size, &hdr));
+	ck_assert(jitcode_lookup(fx.jc, 2000, 0xa010, &f));
+	ck_assert(jitcode_unwind_info(fx.jc, f.code, &data, &size, &hdr));
+	ck_assert_uint_eq(size, 32);
+	ck_assert_int_eq(memcmp(data, info, 32), 0);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->unwind_infos, 3);
+	fx_release(&fx);
+}
+END_TEST
+
 /* Acceptance 4: two functions loaded at the same address at different times. */
 START_TEST(test_same_address_over_time)
 {
@@ -787,6 +825,7 @@ static Suite *jitcode_suite(void)
 	tcase_add_test(tc, test_lines_beam);
 	tcase_add_test(tc, test_lines_node20_fallback);
 	tcase_add_test(tc, test_debug_unmatched);
+	tcase_add_test(tc, test_unwind_info);
 	tcase_add_test(tc, test_demangle);
 	tcase_add_test(tc, test_perf_map);
 	tcase_add_test(tc, test_name_file);

@@ -278,6 +278,68 @@ START_TEST(test_real_samples)
 }
 END_TEST
 
+/* V8's UNWINDING_INFO for `JS:*walk` (344 bytes of code at 0x7ffaf37e5640) in
+ * testdata/dwarf/jit-1412.dump.gz: .eh_frame (a CIE, an FDE), then .eh_frame_hdr. */
+static const char walk_unwind_hex[] =
+	"1800000000000000037a4c520001781002ff1b0c0708900100000000200000002000000084feffff"
+	"57010000004f0e108602430d0602b50d07410e08520c061000000000"
+	"011b033bb8ffffff0100000064feffffd8ffffff";
+#define WALK_START 0x7ffaf37e5640ULL
+
+static int find_walk(void *ctx, uint64_t pc, struct unwind_where *w)
+{
+	w->mod = ctx;
+	w->bias = 0;
+	w->name = "[JIT]";
+	return pc >= WALK_START && pc < WALK_START + 344;
+}
+
+START_TEST(test_jit_cfi)
+{
+	uint8_t data[128];
+	size_t n = strlen(walk_unwind_hex) / 2;
+	struct unwind_module *m;
+	struct unwind_regs r;
+	struct unwind_result res;
+	uint64_t st[8] = { 0 }, pcs[8];
+
+	for (size_t i = 0; i < n; i++)
+		sscanf(walk_unwind_hex + 2 * i, "%2hhx", &data[i]);
+	ck_assert_uint_eq(n, 88);
+	/* a header of another form, or too short: no module */
+	ck_assert_ptr_null(unwind_module_jit(data, n, 8, WALK_START));
+	m = unwind_module_jit(data, n, 20, WALK_START);
+	ck_assert_ptr_nonnull(m);
+
+	/* at the first instruction the return address is at the stack pointer, whatever
+	 * rbp says (a frame-pointer step would take the caller's frame for this one) */
+	st[0] = 0x1111;        /* return address */
+	st[2] = 0x10030;       /* where a stale rbp points: a decoy */
+	st[3] = 0x2222;
+	memset(&r, 0, sizeof(r));
+	r.r[UNWIND_REG_IP] = WALK_START;
+	r.r[UNWIND_REG_SP] = 0x10000;
+	r.r[UNWIND_REG_BP] = 0x10010;
+	r.valid = (1u << UNWIND_REG_IP) | (1u << UNWIND_REG_SP) | (1u << UNWIND_REG_BP);
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_walk, m, pcs, 8,
+				       &res), 3);
+	ck_assert_uint_eq(pcs[1], 0x1111);
+	/* 0x1111 is in no mapping: its frame pointer (unchanged by walk's first
+	 * instruction) leads on to 0x2222, whose frame record holds zeros: the end */
+	ck_assert_uint_eq(pcs[2], 0x2222);
+	ck_assert_int_eq(res.stop, UNWIND_END);
+
+	/* 20 bytes in, after push rbp; mov rbp, rsp: the frame is rbp-based */
+	r.r[UNWIND_REG_IP] = WALK_START + 20;
+	r.r[UNWIND_REG_SP] = 0x10000;
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_walk, m, pcs, 8,
+				       &res), 2);
+	ck_assert_uint_eq(pcs[1], 0x2222);
+	ck_assert_int_eq(res.stop, UNWIND_END);
+	unwind_module_free(m);
+}
+END_TEST
+
 START_TEST(test_not_elf)
 {
 	ck_assert_ptr_null(unwind_module_open(top_path("testdata/dwarf/src/dw.c"), NULL));
@@ -294,6 +356,7 @@ static Suite *unwind_suite(void)
 	tcase_add_test(tc, test_frame_pointer);
 	tcase_add_test(tc, test_frame_pointer_loop);
 	tcase_add_test(tc, test_real_samples);
+	tcase_add_test(tc, test_jit_cfi);
 	tcase_add_test(tc, test_not_elf);
 	suite_add_tcase(s, tc);
 	return s;

@@ -63,6 +63,11 @@ if [ -x /usr/bin/node ] &&
 	else
 		bad "node: no JIT recursion under node's frames"
 	fi
+	if grep -q 'through JIT code with the CFI of [1-9][0-9]* functions. UNWINDING_INFO' "$TMP/node.err"; then
+		ok "node: JIT frames stepped with the dump's UNWINDING_INFO"
+	else
+		bad "node: the dump's UNWINDING_INFO unused: $(grep -A2 unwound "$TMP/node.err")"
+	fi
 	if grep -q 'samples: the stack copy was too small (8192 bytes): record with --call-graph dwarf,32768' "$TMP/node.err"; then
 		ok "node: the summary says which stacks were cut and the size to record with"
 	else
