@@ -283,9 +283,10 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 		return;
 	st = &u->st;
 	if (st->other_arch)
-		diag_warn(d, NULL, DIAG_NO_OFFSET, "user stacks not unwound: the recording's registers "
-			  "are not x86-64's (only x86-64 is supported); those samples show their "
-			  "leaf only");
+		diag_warn(d, NULL, DIAG_NO_OFFSET, "user stacks not unwound: the recording's user "
+			  "registers are not those of a 64-bit x86-64 process (another architecture, "
+			  "or a 32-bit process), and only x86-64 is supported: those samples show "
+			  "their leaf only");
 	if (!st->samples)
 		return;
 	for (int i = 1; i < UNWIND_NSTOPS; i++)

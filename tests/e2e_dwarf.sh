@@ -77,7 +77,23 @@ else
 	echo "skip node: /usr/bin/node is not the build recorded ($(cat $D/node.buildid))"
 fi
 
-# 3. A frame-pointer recording: no unwinding, no summary line about it.
+# 3. Another architecture (the header's ARCH feature rewritten): said, not unwound.
+python3 - $D/dwpp.data "$TMP/ppc.data" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+arch = b"\x40\x00\x00\x00x86_64\x00"
+assert d.count(arch) == 1
+open(sys.argv[2], "wb").write(d.replace(arch, b"\x40\x00\x00\x00ppc64\x00\x00"))
+PY
+"$PERFCONV" "${KS[@]}" --symfs $TD -f folded -i "$TMP/ppc.data" -o "$TMP/ppc.folded" 2>"$TMP/ppc.err"
+if grep -q 'user stacks not unwound: .*only x86-64 is supported' "$TMP/ppc.err" &&
+	! grep -q ';main;run_all' "$TMP/ppc.folded"; then
+	ok "another architecture: said once, no unwound stacks"
+else
+	bad "another architecture: $(head -3 "$TMP/ppc.err")"
+fi
+
+# 4. A frame-pointer recording: no unwinding, no summary line about it.
 "$PERFCONV" "${KS[@]}" -f folded -i $TD/mt-g.data -o "$TMP/mt.folded" 2>"$TMP/mt.err"
 if grep -q unwound "$TMP/mt.err"; then
 	bad "mt-g (frame pointers): an unwinding line: $(grep unwound "$TMP/mt.err")"
