@@ -239,6 +239,13 @@ size_t unwinding_sample(struct unwinding *u, const struct perf_record *rec, uint
 	u->st.stopped[res.stop]++;
 	switch (res.stop) {
 	case UNWIND_STACK_SHORT:
+		if (s->stack_user_dyn < s->stack_user_size) {
+			/* the copy holds the whole stack (the kernel stopped at its top): a
+			 * bigger one would not help */
+			u->st.stopped[UNWIND_STACK_SHORT]--;
+			u->st.past_top++;
+			break;
+		}
 		if (s->stack_user_size > u->st.short_size_max)
 			u->st.short_size_max = s->stack_user_size;
 		break;
@@ -289,6 +296,7 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 			  "their leaf only");
 	if (!st->samples)
 		return;
+	early = st->past_top;
 	for (int i = 1; i < UNWIND_NSTOPS; i++)
 		early += st->stopped[i];
 	diag_note(d, "unwound %" PRIu64 " user stacks (--call-graph dwarf); %" PRIu64
@@ -301,6 +309,9 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 			  " bytes): record with --call-graph dwarf,%" PRIu64,
 			  st->stopped[UNWIND_STACK_SHORT], st->short_size_max,
 			  st->short_size_max >= 32768 ? 65528 : st->short_size_max * 4);
+	if (st->past_top)
+		diag_note(d, "  %" PRIu64 " samples: a step led past the top of the stack (the copy "
+			  "holds all of it): damaged stack or CFI", st->past_top);
 	if (st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP]) {
 		const char *name = "code in no file";
 
