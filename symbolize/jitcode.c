@@ -4,9 +4,10 @@
  * a contiguous run per load (moved copies share their load's run: entry addresses are
  * kept relative to the code's start). jitcode_finish() replays loads and moves in time
  * order over a set of live codes sorted by address, which gives each code the time its
- * range was taken over, and then cuts the address space at every code boundary: each
- * piece lists the codes that covered it, in time order and disjoint in time, so a lookup
- * is two binary searches.
+ * range was taken over, and then cuts the address space at every code boundary into
+ * pieces, the leaves of a segment tree: each node lists the codes that cover all its
+ * pieces, in time order and disjoint in time, so a lookup is a binary search for the
+ * piece and one per node on its way to the root (mostly empty ones).
  */
 #include "symbolize/jitcode.h"
 
@@ -20,6 +21,8 @@
 #define FILE_INVALID UINT32_MAX
 #define DAMAGED_PREFIX 16        /* bytes of a Node.js 20 file name taken by the allocator */
 #define REL_LIMIT ((int64_t)1 << 40)
+/* what a process can map (x86-64's 47-bit user space): code claimed past it is cut */
+#define USER_LIMIT ((uint64_t)1 << 47)
 
 struct jc_line {
 	int64_t rel;             /* entry address - code_addr (after finish: - the offset) */
@@ -49,7 +52,8 @@ struct jc_move {
 struct jc_index {
 	uint64_t *bounds;        /* piece k is [bounds[k], bounds[k + 1]) */
 	size_t nbounds;
-	uint32_t *first;         /* codes of piece k: ids[first[k] .. first[k + 1]) */
+	size_t leaves;           /* piece k is node leaves + k of the segment tree */
+	size_t *first;           /* codes listed at node v: ids[first[v] .. first[v + 1]) */
 	uint32_t *ids;
 	size_t nids;
 };
@@ -202,13 +206,21 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 	}
 }
 
+/* A code's size, cut at the end of user space (a hostile dump claims 2^63 bytes). */
+static uint64_t clamp_size(uint64_t start, uint64_t size)
+{
+	if (start < USER_LIMIT && size > USER_LIMIT - start)
+		return USER_LIMIT - start;
+	return size;
+}
+
 static uint32_t new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint64_t t0)
 {
 	struct jc_code c;
 
 	memset(&c, 0, sizeof(c));
 	c.start = start;
-	c.size = size;
+	c.size = clamp_size(start, size);
 	c.t0 = t0;
 	c.t1 = FOREVER;
 	c.seq = jc->seq++;
@@ -653,7 +665,7 @@ static void live_move(struct jitcode *jc, struct live *lv, const struct jc_move 
 	jc->codes[oi].t1 = t;
 	ni = new_code(jc, ev->new_addr, 0, t);
 	o = &jc->codes[oi];
-	jc->codes[ni].size = ev->size ? ev->size : o->size;
+	jc->codes[ni].size = clamp_size(ev->new_addr, ev->size ? ev->size : o->size);
 	jc->codes[ni].name = o->name;
 	jc->codes[ni].raw = o->raw;
 	jc->codes[ni].file = o->file;
@@ -663,14 +675,21 @@ static void live_move(struct jitcode *jc, struct live *lv, const struct jc_move 
 	live_insert(jc, lv, ni, t);
 }
 
-/* Index the codes in `order` (sorted by t0, then seq) that were live for some time. */
+/*
+ * Index the codes in `order` (sorted by t0, then seq) that were live for some time.
+ * The pieces are the leaves of a segment tree (node 1 the root, piece k at node
+ * leaves + k): a code is listed at the O(log n) nodes whose pieces it covers whole, so
+ * the index stays O(n log n) however the codes overlap (one list per piece was
+ * quadratic where many loads overlap). Codes listed at one node overlap in address, so
+ * they are disjoint in time, and stay in time order.
+ */
 static void build_index(struct jitcode *jc, struct jc_index *x, const uint32_t *order,
 			size_t n)
 {
-	struct sort_pair *ends = xmalloc((4 * n + 1) * sizeof(*ends));
+	struct sort_pair *ends = xmalloc((4 * n + 1) * sizeof(*ends)); /* + scratch */
 	uint32_t *piece = xmalloc((2 * n + 1) * sizeof(*piece)); /* [2i] first, [2i+1] end */
-	uint32_t *fill;
-	size_t i, k;
+	size_t *count, *fill = NULL;
+	size_t i, k, leaves, nodes, total;
 
 	/* every start and end, sorted: the distinct values are the bounds, and each
 	 * code learns the pieces it spans on the way */
@@ -689,24 +708,48 @@ static void build_index(struct jitcode *jc, struct jc_index *x, const uint32_t *
 	}
 	free(ends);
 	x->nbounds = k;
-	/* how many codes cover each piece: +1 where a code starts, -1 where it ends */
-	x->first = xcalloc(k + 1, sizeof(*x->first));
-	for (i = 0; i < n; i++) {
-		x->first[piece[2 * i] + 1]++;
-		x->first[piece[2 * i + 1] + 1]--;
+	for (leaves = 1; leaves < k; leaves *= 2)
+		;
+	x->leaves = leaves;
+	nodes = 2 * leaves;
+	/* how many codes each node lists, then where each node's list begins */
+	count = xcalloc(nodes + 1, sizeof(*count));
+	for (int pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			size_t l = leaves + piece[2 * i], r = leaves + piece[2 * i + 1];
+
+			for (; l < r; l /= 2, r /= 2) {
+				if (l & 1) {
+					if (pass)
+						x->ids[fill[l]++] = order[i];
+					else
+						count[l]++;
+					l++;
+				}
+				if (r & 1) {
+					r--;
+					if (pass)
+						x->ids[fill[r]++] = order[i];
+					else
+						count[r]++;
+				}
+			}
+		}
+		if (pass)
+			break;
+		x->first = xmalloc((nodes + 1) * sizeof(*x->first));
+		for (k = 0, total = 0; k < nodes; k++) {
+			x->first[k] = total;
+			total += count[k];
+		}
+		x->first[nodes] = total;
+		x->nids = total;
+		x->ids = xmalloc((total + 1) * sizeof(*x->ids));
+		fill = count;
+		for (k = 0; k <= nodes; k++)
+			fill[k] = x->first[k];
 	}
-	for (k = 1; k <= x->nbounds; k++)
-		x->first[k] += x->first[k - 1];
-	for (k = 0; k < x->nbounds; k++)
-		x->first[k + 1] += x->first[k];
-	x->nids = x->nbounds ? x->first[x->nbounds] : 0;
-	x->ids = xmalloc((x->nids + 1) * sizeof(*x->ids));
-	fill = xmalloc((x->nbounds + 1) * sizeof(*fill));
-	memcpy(fill, x->first, (x->nbounds + 1) * sizeof(*fill));
-	for (i = 0; i < n; i++)
-		for (k = piece[2 * i]; k < piece[2 * i + 1]; k++)
-			x->ids[fill[k]++] = order[i];
-	free(fill);
+	free(count);
 	free(piece);
 }
 
@@ -735,29 +778,8 @@ static size_t sort_by_time(const struct jitcode *jc, uint32_t *order, size_t n)
 	return n;
 }
 
-/*
- * Without moves, when each load's code ends follows from the index of all loads: the
- * codes of a piece are in load order, and a code ends where the next one over any of
- * its pieces is loaded; what the replay over a live set gives, in one pass.
- */
-static void end_times_from_pieces(struct jitcode *jc, const uint32_t *order, size_t n)
-{
-	struct jc_index x;
-
-	memset(&x, 0, sizeof(x));
-	build_index(jc, &x, order, n);
-	for (size_t k = 0; k < x.nbounds; k++)
-		for (size_t i = x.first[k]; i + 1 < x.first[k + 1]; i++) {
-			struct jc_code *c = &jc->codes[x.ids[i]];
-			uint64_t next = jc->codes[x.ids[i + 1]].t0;
-
-			if (next < c->t1)
-				c->t1 = next;
-		}
-	index_release(&x);
-}
-
-/* With moves: loads and moves replayed in time order over the live codes. */
+/* Each load's end: loads and moves replayed in time order over the live codes (a code
+ * ends where the next one over any of its bytes is loaded, or where it moves). */
 static void end_times_from_replay(struct jitcode *jc, struct live *lv, const uint32_t *order,
 				  size_t n)
 {
@@ -810,10 +832,7 @@ void jitcode_finish(struct jitcode *jc)
 		if (jc->codes[i].is_load && jc->codes[i].size)
 			order[n++] = (uint32_t)i;
 	n = sort_by_time(jc, order, n);
-	if (jc->nmoves)
-		end_times_from_replay(jc, &lv, order, n);
-	else
-		end_times_from_pieces(jc, order, n);
+	end_times_from_replay(jc, &lv, order, n);
 
 	/* Map lines: file order, only what is live at the end counts. */
 	lv.root = 0;
@@ -845,30 +864,32 @@ void jitcode_finish(struct jitcode *jc)
 static int index_find(const struct jitcode *jc, const struct jc_index *x, uint64_t time,
 		      uint64_t addr, uint32_t *out)
 {
-	size_t lo = 0, hi = x->nbounds, k, a, b;
+	size_t lo, v;
 
 	/* the last bound <= addr */
-	lo = count_keys_le(x->bounds, hi, sizeof(uint64_t), 0, addr);
+	lo = count_keys_le(x->bounds, x->nbounds, sizeof(uint64_t), 0, addr);
 	if (lo == 0 || lo >= x->nbounds)
 		return 0;
-	k = lo - 1;
-	a = x->first[k];
-	b = x->first[k + 1];
-	/* codes of the piece are disjoint in time, sorted by t0: the last one with t0 <= time */
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
+	/* the piece's node and those above it list every code over the piece; at one
+	 * time at most one of them is live */
+	for (v = x->leaves + lo - 1; v >= 1; v /= 2) {
+		size_t a = x->first[v], b = x->first[v + 1], first = a;
 
-		if (jc->codes[x->ids[mid]].t0 <= time)
-			a = mid + 1;
-		else
-			b = mid;
+		/* disjoint in time, sorted by t0: the last one with t0 <= time */
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+
+			if (jc->codes[x->ids[mid]].t0 <= time)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		if (a > first && jc->codes[x->ids[a - 1]].t1 > time) {
+			*out = x->ids[a - 1];
+			return 1;
+		}
 	}
-	if (a == x->first[k])
-		return 0;
-	if (jc->codes[x->ids[a - 1]].t1 <= time)
-		return 0;
-	*out = x->ids[a - 1];
-	return 1;
+	return 0;
 }
 
 int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,

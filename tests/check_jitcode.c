@@ -111,6 +111,34 @@ START_TEST(test_same_address_over_time)
 }
 END_TEST
 
+/* Issue 12 B1: 70,000 loads of 2^63 bytes each, every one at a higher address than the
+ * last: the ranges are clamped to user space, and the index stays near-linear (it was
+ * quadratic, and its uint32 offsets overflowed into a heap overflow). */
+START_TEST(test_huge_overlapping_loads)
+{
+	struct fixture fx;
+	const uint32_t n = 70000;
+	uint32_t i;
+	char name[32];
+
+	fx_init(&fx);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		jitcode_add_load(fx.jc, 1000 + i, 0x10000 + 16 * (uint64_t)i, (uint64_t)1 << 63,
+				 name);
+	}
+	jitcode_finish(fx.jc);
+	/* each load ends the one before it: at time 1000 + i only f<i> is there */
+	ck_assert_str_eq(name_at(fx.jc, 1000, 0x10000), "f0");
+	ck_assert_str_eq(name_at(fx.jc, 1000 + 500, 0x7000000000), "f500");
+	ck_assert_str_eq(name_at(fx.jc, 1000 + 500, 0x10000), "-"); /* below f500 */
+	ck_assert_str_eq(name_at(fx.jc, 1000 + n - 1, 0x7fffffff0000), "f69999");
+	/* past what a process can map (47 bits) */
+	ck_assert_str_eq(name_at(fx.jc, 1000 + n - 1, (uint64_t)1 << 47), "-");
+	fx_release(&fx);
+}
+END_TEST
+
 /* Acceptance 4: code that MOVEs; samples before and after resolve right. */
 START_TEST(test_move)
 {
@@ -817,6 +845,7 @@ static Suite *jitcode_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_same_address_over_time);
 	tcase_add_test(tc, test_move);
+	tcase_add_test(tc, test_huge_overlapping_loads);
 	tcase_add_test(tc, test_partial_overlap);
 	tcase_add_test(tc, test_out_of_order_times);
 	tcase_add_test(tc, test_random_against_model);
