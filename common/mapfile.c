@@ -14,7 +14,8 @@
 static int map_whole(struct mapped_file *f, const char *path, struct diag *d)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: opening a FIFO with no writer would wait forever */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	f->map = NULL;
 	f->len = 0;

@@ -206,12 +206,21 @@ static const char *cur_path(const struct perf_reader *r)
 
 /* ---- input files ---- */
 
+/* Either byte order of either version's magic (the header check says which is wrong). */
+static int stream_magic_ok(const uint8_t *b)
+{
+	uint64_t m = ld64(b, 0);
+
+	return m == PERF_FILE_MAGIC2 || m == __builtin_bswap64(PERF_FILE_MAGIC2) ||
+	       m == PERF_FILE_MAGIC1 || m == __builtin_bswap64(PERF_FILE_MAGIC1);
+}
+
 static int spool_fd(int fd, const char *name, struct pd_file *f, struct diag *d)
 {
 	const char *dir = getenv("TMPDIR");
 	char tmpl[4096];
 	uint8_t buf[1 << 16];
-	size_t total = 0;
+	size_t total = 0, head_len = 0;
 	int tfd;
 
 	if (!dir || !*dir)
@@ -229,7 +238,7 @@ static int spool_fd(int fd, const char *name, struct pd_file *f, struct diag *d)
 		return -1;
 	}
 	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf)), w = 0;
+		ssize_t n = read(fd, buf + head_len, sizeof(buf) - head_len), w = 0;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -240,6 +249,20 @@ static int spool_fd(int fd, const char *name, struct pd_file *f, struct diag *d)
 		}
 		if (n == 0)
 			break;
+		/* what is not perf.data is said at once, not spooled until the disk is full
+		 * (-i /dev/zero, an endless stream on -i -): the first 8 bytes, gathered */
+		if (total == 0 && head_len + (size_t)n < 8 && head_len + (size_t)n > 0) {
+			head_len += (size_t)n;
+			continue;
+		}
+		if (total == 0 && !stream_magic_ok(buf)) {
+			diag_error(d, name, 0, "bad magic 0x%016llx: not a perf.data file",
+				   (unsigned long long)ld64(buf, 0));
+			close(tfd);
+			return -1;
+		}
+		n += (ssize_t)head_len;
+		head_len = 0;
 		while (w < n) {
 			ssize_t k = write(tfd, buf + w, (size_t)(n - w));
 
@@ -273,13 +296,18 @@ static int spool_fd(int fd, const char *name, struct pd_file *f, struct diag *d)
 	return 0;
 }
 
-/* Map `fd` (regular file) or spool it (pipe, terminal, fifo) first. */
-static int map_fd(int fd, const char *name, struct pd_file *f, struct diag *d)
+/* Map `fd` (regular file) or spool it (pipe, terminal, fifo) first; with `regular`,
+ * only a regular file will do (a --threads directory's data.N has no magic to check). */
+static int map_fd(int fd, const char *name, struct pd_file *f, struct diag *d, int regular)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0) {
 		diag_error(d, name, DIAG_NO_OFFSET, "cannot stat: %s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) && regular) {
+		diag_error(d, name, DIAG_NO_OFFSET, "not a regular file");
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode))
@@ -299,16 +327,18 @@ static int map_fd(int fd, const char *name, struct pd_file *f, struct diag *d)
 	return 0;
 }
 
-static int map_path(const char *path, const char *name, struct pd_file *f, struct diag *d)
+static int map_path(const char *path, const char *name, struct pd_file *f, struct diag *d,
+		    int regular)
 {
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a data.N that is a FIFO must not block the open */
+	fd = open(path, O_RDONLY | O_CLOEXEC | (regular ? O_NONBLOCK : 0));
 	if (fd < 0) {
 		diag_error(d, name, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
 		return -1;
 	}
-	ret = map_fd(fd, name, f, d);
+	ret = map_fd(fd, name, f, d, regular);
 	close(fd);
 	return ret;
 }
@@ -1943,7 +1973,7 @@ static int open_dir(struct perf_reader *r, const char *dir)
 	f = add_file(r, path);
 	if (!f)
 		goto nomem;
-	if (map_path(path, f->path, f, r->d) < 0 || read_header(r) < 0)
+	if (map_path(path, f->path, f, r->d, 1) < 0 || read_header(r) < 0)
 		return -1;
 	r->hdr.directory = 1;
 	dh = opendir(dir);
@@ -1976,7 +2006,7 @@ static int open_dir(struct perf_reader *r, const char *dir)
 		f = add_file(r, path);
 		if (!f)
 			goto nomem;
-		if (map_path(path, f->path, f, r->d) < 0)
+		if (map_path(path, f->path, f, r->d, 1) < 0)
 			goto out;
 		f->start = 0;
 		f->end = f->declared_end = f->size;
@@ -2010,9 +2040,9 @@ struct perf_reader *perf_reader_open(const char *path, struct diag *d)
 			goto fail;
 		}
 		if (strcmp(path, "-") == 0) {
-			if (map_fd(STDIN_FILENO, path, f, d) < 0)
+			if (map_fd(STDIN_FILENO, path, f, d, 0) < 0)
 				goto fail;
-		} else if (map_path(path, path, f, d) < 0) {
+		} else if (map_path(path, path, f, d, 0) < 0) {
 			goto fail;
 		}
 		if (read_header(r) < 0)

@@ -2,11 +2,13 @@
 #include "symbolize/jitprocs.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "common/demangle.h"
@@ -217,8 +219,9 @@ static int parse_name(const char *name, uint32_t *pid, int *kind)
 }
 
 /* Every jit-PID.dump[.gz] and perf-PID.map below `dir`; symbolic links to directories
- * are not followed, so a loop cannot trap the walk. */
-static void index_dir(struct jit_procs *jp, const char *dir, int depth)
+ * are not followed, so a loop cannot trap the walk. What is not a regular file (a FIFO
+ * would block the read) is left out, and said through `dg` unless it is NULL. */
+static void index_dir(struct jit_procs *jp, const char *dir, int depth, struct diag *dg)
 {
 	DIR *d = depth < 32 ? opendir(dir) : NULL;
 	struct dirent *e;
@@ -235,11 +238,18 @@ static void index_dir(struct jit_procs *jp, const char *dir, int depth)
 		path = xmalloc(strlen(dir) + strlen(e->d_name) + 2);
 		sprintf(path, "%s/%s", dir, e->d_name);
 		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			index_dir(jp, path, depth + 1);
+			index_dir(jp, path, depth + 1, dg);
 			free(path);
 			continue;
 		}
 		if (!parse_name(e->d_name, &f.pid, &f.kind)) {
+			free(path);
+			continue;
+		}
+		/* a FIFO of that name would block the read forever: regular files only */
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+			if (dg)
+				diag_warn(dg, path, DIAG_NO_OFFSET, "not a regular file, not used");
 			free(path);
 			continue;
 		}
@@ -318,14 +328,20 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
 /* A gzipped dump, whole, in memory (runtimes write them plain; people compress them). */
 static void *read_gz(const char *path, size_t *len)
 {
-	gzFile gz = gzopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	gzFile gz;
 	char *buf = NULL;
 	size_t cap = 0;
 	int got;
 
 	*len = 0;
-	if (!gz)
+	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(gz = gzdopen(fd, "rb"))) {
+		close(fd);
+		return NULL;
+	}
 	do {
 		grow_array((void **)&buf, &cap, *len + (1 << 20), 1);
 		got = gzread(gz, buf + *len, 1 << 20);
@@ -423,7 +439,7 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 
 	jp->s = *s;
 	for (size_t i = 0; !jp->indexed && i < jp->s.njit_dirs; i++)
-		index_dir(jp, jp->s.jit_dirs[i], 0);
+		index_dir(jp, jp->s.jit_dirs[i], 0, d);
 	jp->indexed = 1;
 	for (size_t i = 0; i < jp->nprocs; i++) {
 		struct jp_proc *p = &jp->procs[i];
@@ -514,7 +530,7 @@ void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t 
 	if (!jp->indexed) {
 		jp->s = *s;
 		for (size_t i = 0; i < s->njit_dirs; i++)
-			index_dir(jp, s->jit_dirs[i], 0);
+			index_dir(jp, s->jit_dirs[i], 0, NULL);
 		jp->indexed = 1;
 	}
 	w->expected = p ? p->expected : NULL;

@@ -168,6 +168,22 @@ static int parse_line(char *line, uint64_t *addr, char *type, char **name, char 
 	return (*name)[0] != 0;
 }
 
+/* A kallsyms line is an address, a type, a name of at most 512 bytes (KSYM_NAME_LEN)
+ * and a module: what has no newline for this long is not kallsyms (--kallsyms /dev/zero
+ * grew memory without bound). */
+#define MAX_LINE 4096
+
+/* Bytes [from, to) of `b` were just read; `*line` is where the current line began.
+ * 0, or -1 when that line is already too long. */
+static int line_ok(const char *b, size_t from, size_t to, size_t *line)
+{
+	const char *nl = to > from ? memrchr(b + from, '\n', to - from) : NULL;
+
+	if (nl)
+		*line = (size_t)(nl - b) + 1;
+	return to - *line > MAX_LINE ? -1 : 0;
+}
+
 /*
  * The whole file in `*buf` (NUL-terminated, *len bytes before the NUL): a plain file
  * read straight into it, a gzipped one (magic 1f 8b) through zlib. 0, or -1 with
@@ -175,7 +191,7 @@ static int parse_line(char *line, uint64_t *addr, char *type, char **name, char 
  */
 static int read_whole(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
-	size_t cap = 1 << 20, got = 0;
+	size_t cap = 1 << 20, got = 0, line = 0;
 	char *b;
 	ssize_t r;
 	struct stat st;
@@ -194,6 +210,10 @@ static int read_whole(const char *path, char **buf, size_t *len, char *err, size
 	b = xmalloc(cap);
 	while ((r = read(fd, b + got, cap - 1 - got)) > 0) {
 		got += (size_t)r;
+		/* a gzipped file is checked once inflated */
+		if ((got < 2 || (unsigned char)b[0] != 0x1f || (unsigned char)b[1] != 0x8b) &&
+		    line_ok(b, got - (size_t)r, got, &line) < 0)
+			goto too_long;
 		if (got == cap - 1)
 			b = xgrow(b, &cap, cap + 1, 1);
 	}
@@ -230,6 +250,11 @@ static int read_whole(const char *path, char **buf, size_t *len, char *err, size
 		if (n <= 0)
 			break;
 		got += (size_t)n;
+		if (line_ok(b, got - (size_t)n, got, &line) < 0) {
+			gzclose(gz);
+			fd = -1;
+			goto too_long;
+		}
 	}
 	if (!gzeof(gz)) {
 		int e;
@@ -245,6 +270,13 @@ static int read_whole(const char *path, char **buf, size_t *len, char *err, size
 	*buf = b;
 	*len = got;
 	return 0;
+too_long:
+	set_err(err, errlen, "\"%s\": offset 0x%zx: a line longer than %d bytes: not a kallsyms "
+		"file", path, line, MAX_LINE);
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	return -1;
 }
 
 struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
