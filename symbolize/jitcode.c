@@ -181,6 +181,8 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 {
 	size_t i;
 
+	const char *last_file = NULL; /* the entry's bytes last_file_id was taken from */
+
 	drop_pending(jc);
 	jc->pending = 1;
 	jc->pend_addr = code_addr;
@@ -196,10 +198,13 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 		l.line = e->line;
 		l.file = FILE_INVALID;
 		if (e->file_valid) {
-			/* entries mostly repeat the file before them */
-			if (!jc->last_file_id ||
-			    strcmp(e->file, strtab_str(jc->strings, jc->last_file_id)) != 0)
+			/* entries mostly repeat the file before them; a "same file" entry
+			 * points at the very bytes before it, which are not compared again */
+			if (e->file != last_file &&
+			    (!jc->last_file_id ||
+			     strcmp(e->file, strtab_str(jc->strings, jc->last_file_id)) != 0))
 				jc->last_file_id = strtab_intern(jc->strings, e->file);
+			last_file = e->file;
 			l.file = jc->last_file_id;
 		}
 		VEC_PUSH(jc->lines, jc->nlines, jc->lines_cap, l);
@@ -449,23 +454,40 @@ static void decide_offset(struct jitcode *jc)
 		jc->stats.votes_plain > jc->stats.votes_offset ? 0 : JITCODE_ELF_HEADER_OFFSET;
 }
 
-/* Apply the offset to a load's entries, sort them by address (stable: insertion sort
- * over runs that producers mostly write in order), drop those past the end and keep
- * the last one before the start, moved to the start. */
+/* Entries sorted by address, stable: producers mostly write them in order, and
+ * otherwise a radix sort (an insertion sort was quadratic on descending entries). */
+static void sort_lines(struct jc_line *l, size_t n)
+{
+	struct sort_pair *k;
+	struct jc_line *tmp;
+	size_t i;
+
+	for (i = 1; i < n && l[i - 1].rel <= l[i].rel; i++)
+		;
+	if (i >= n)
+		return;
+	k = xmalloc(2 * n * sizeof(*k));
+	for (i = 0; i < n; i++) /* signed order as unsigned keys */
+		k[i] = (struct sort_pair){ (uint64_t)l[i].rel ^ ((uint64_t)1 << 63), i };
+	sort_pairs(k, k + n, n);
+	tmp = xmalloc(n * sizeof(*tmp));
+	for (i = 0; i < n; i++)
+		tmp[i] = l[k[i].val];
+	memcpy(l, tmp, n * sizeof(*l));
+	free(tmp);
+	free(k);
+}
+
+/* Apply the offset to a load's entries, sort them by address, drop those past the end
+ * and keep the last one before the start, moved to the start. */
 static void settle_lines(struct jitcode *jc, struct jc_code *c)
 {
 	struct jc_line *l = jc->lines + c->lines_first;
-	size_t n = c->nlines, i, j, w, lastneg = SIZE_MAX;
+	size_t n = c->nlines, i, w, lastneg = SIZE_MAX;
 
 	for (i = 0; i < n; i++)
 		l[i].rel -= jc->stats.line_offset;
-	for (i = 1; i < n; i++) {
-		struct jc_line t = l[i];
-
-		for (j = i; j > 0 && l[j - 1].rel > t.rel; j--)
-			l[j] = l[j - 1];
-		l[j] = t;
-	}
+	sort_lines(l, n);
 	for (i = 0; i < n && l[i].rel < 0; i++)
 		lastneg = i;
 	w = 0;
