@@ -26,6 +26,11 @@ struct proc {
 	uint64_t *maxend;     /* maxend[i] = max end of maps[0..i], after finish */
 	uint64_t *changes;    /* sorted times at which a map begins or ends, after finish */
 	size_t nchanges;
+	/* during the replay: start + 1 -> index + 1 of the newest map starting there
+	 * since the last unmap of that start, and same_prev[i] the one before map i */
+	struct u64map by_start;
+	uint32_t *same_prev;
+	size_t same_cap;
 };
 
 struct name_at {
@@ -107,6 +112,8 @@ void replay_free(struct replay *r)
 		free(r->procs[i].maps);
 		free(r->procs[i].maxend);
 		free(r->procs[i].changes);
+		free(r->procs[i].same_prev);
+		u64map_release(&r->procs[i].by_start);
 	}
 	for (size_t i = 0; i < r->nthreads; i++)
 		free(r->threads[i].names);
@@ -332,7 +339,14 @@ static void name_thread(struct replay *r, uint32_t tid, uint64_t time, uint32_t 
 
 static void add_map(struct proc *p, const struct replay_map *m)
 {
+	uint32_t *v = m->start + 1 ? u64map_get(&p->by_start, m->start + 1) : NULL;
+	uint32_t prev = v ? *v : 0;
+	size_t n = p->nmaps;
+
 	VEC_PUSH(p->maps, p->nmaps, p->maps_cap, *m);
+	VEC_PUSH(p->same_prev, n, p->same_cap, prev);
+	if (m->start + 1)
+		u64map_put(&p->by_start, m->start + 1, (uint32_t)p->nmaps);
 }
 
 static void do_fork(struct replay *r, const struct rev *e)
@@ -369,10 +383,23 @@ static void do_exec(struct replay *r, const struct rev *e)
 static void do_munmap(struct replay *r, const struct rev *e)
 {
 	struct proc *p = cur_proc(r, e->pid);
+	uint32_t *v;
 
-	for (size_t i = 0; i < p->nmaps; i++)
-		if (p->maps[i].start == e->start && p->maps[i].end_time == REPLAY_FOREVER)
-			p->maps[i].end_time = e->time;
+	if (e->start + 1 == 0) { /* a start that has no key */
+		for (size_t i = 0; i < p->nmaps; i++)
+			if (p->maps[i].start == e->start && p->maps[i].end_time == REPLAY_FOREVER)
+				p->maps[i].end_time = e->time;
+		return;
+	}
+	/* the maps with that start, newest first: each is walked once, the chain then
+	 * dropped (a scan of every map was quadratic in KSYMBOL register/unregister pairs) */
+	v = u64map_get(&p->by_start, e->start + 1);
+	if (!v)
+		return;
+	for (uint32_t i = *v; i; i = p->same_prev[i - 1])
+		if (p->maps[i - 1].end_time == REPLAY_FOREVER)
+			p->maps[i - 1].end_time = e->time;
+	*v = 0;
 }
 
 static int map_start_cmp(const void *a, const void *b)
@@ -439,6 +466,11 @@ void replay_finish(struct replay *r)
 	for (size_t i = 0; i < r->nprocs; i++) {
 		struct proc *p = &r->procs[i];
 		uint64_t maxend = 0;
+
+		u64map_release(&p->by_start);
+		free(p->same_prev);
+		p->same_prev = NULL;
+		p->same_cap = 0;
 
 		if (p->nmaps)
 			qsort(p->maps, p->nmaps, sizeof(*p->maps), map_start_cmp);

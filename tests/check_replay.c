@@ -186,6 +186,27 @@ START_TEST(same_dso_same_id)
 }
 END_TEST
 
+/* Issue 12 B3: 200,000 KSYMBOL register/unregister pairs (each unregister scanned every
+ * mapping of the process: quadratic, seconds); within the case's 5 s. */
+START_TEST(many_unmaps_linear)
+{
+	uint32_t a = replay_dso(r, "[bpf_prog]", NULL, 0, 0);
+	const uint64_t n = 200000;
+
+	for (uint64_t i = 0; i < n; i++) {
+		replay_mmap(r, 10 * i + 1, 7, 0xffffffffa0000000 + 0x100 * i, 0x80, 0, a);
+		replay_munmap(r, 10 * i + 5, 7, 0xffffffffa0000000 + 0x100 * i);
+	}
+	replay_mmap(r, 10 * n + 1, 7, 0xffffffffa0000000, 0x80, 0, a);
+	replay_finish(r);
+	ck_assert_str_eq(dso_path(replay_find(r, 7, 10 * 777 + 3, 0xffffffffa0000000 + 0x100 * 777)),
+			 "[bpf_prog]");
+	ck_assert_ptr_null(replay_find(r, 7, 10 * 777 + 6, 0xffffffffa0000000 + 0x100 * 777));
+	ck_assert_ptr_null(replay_find(r, 7, 10 * n, 0xffffffffa0000000));
+	ck_assert_str_eq(dso_path(replay_find(r, 7, 10 * n + 2, 0xffffffffa0000000)), "[bpf_prog]");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("replay");
@@ -200,6 +221,11 @@ int main(void)
 	tcase_add_test(tc, pid_reuse_gets_a_new_process);
 	tcase_add_test(tc, last_name_is_the_threads_own);
 	tcase_add_test(tc, same_dso_same_id);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("hostile");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 5);
+	tcase_add_test(tc, many_unmaps_linear);
 	suite_add_tcase(s, tc);
 	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
