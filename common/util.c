@@ -351,3 +351,74 @@ void hex_bytes(char *out, const uint8_t *bytes, size_t n)
 	}
 	out[2 * n] = '\0';
 }
+
+/*
+ * The length of the well-formed UTF-8 sequence at `s` (at most `n` bytes), or 0 when
+ * it is ill-formed; `*bad` is then the length of its maximal ill-formed part (>= 1).
+ * Bytes are unsigned here: a signed char would make 0xc3 a negative number.
+ * Well-formed UTF-8 is Table 3-7 of the Unicode Standard, chapter 3.9.
+ */
+size_t utf8_seq_len(const unsigned char *s, size_t n, size_t *bad)
+{
+	unsigned char b = s[0], lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (b >= 0xc2 && b <= 0xdf)
+		len = 2;
+	else if (b >= 0xe0 && b <= 0xef)
+		len = 3;
+	else if (b >= 0xf0 && b <= 0xf4)
+		len = 4;
+	else {
+		*bad = 1; /* 0x80-0xc1 (continuation or overlong lead), 0xf5-0xff */
+		return 0;
+	}
+	/* the second byte's range excludes overlongs, surrogates and > U+10FFFF */
+	if (b == 0xe0)
+		lo = 0xa0;
+	else if (b == 0xed)
+		hi = 0x9f;
+	else if (b == 0xf0)
+		lo = 0x90;
+	else if (b == 0xf4)
+		hi = 0x8f;
+	for (size_t i = 1; i < len; i++) {
+		if (i >= n || s[i] < lo || s[i] > hi) {
+			*bad = i;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return len;
+}
+
+char *utf8_sanitize(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, w = 0, len, bad;
+	char *out;
+
+	while (i < n && (s[i] < 0x80 || (len = utf8_seq_len(s + i, n - i, &bad)) != 0))
+		i += s[i] < 0x80 ? 1 : len;
+	if (i == n)
+		return NULL;
+	out = xmalloc(3 * n + 1); /* each ill-formed byte at most one U+FFFD of 3 */
+	memcpy(out, s, i);
+	w = i;
+	while (i < n) {
+		if (s[i] < 0x80) {
+			out[w++] = (char)s[i++];
+		} else if ((len = utf8_seq_len(s + i, n - i, &bad)) != 0) {
+			memcpy(out + w, s + i, len);
+			w += len;
+			i += len;
+		} else {
+			memcpy(out + w, "\xef\xbf\xbd", 3); /* U+FFFD */
+			w += 3;
+			i += bad;
+		}
+	}
+	out[w] = 0;
+	return out;
+}

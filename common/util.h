@@ -129,6 +129,16 @@ const char *path_base(const char *path);
  */
 int path_is_anonymous(const char *path);
 
+/*
+ * The length of the well-formed UTF-8 sequence at `s` (at most `n` bytes, s[0] >= 0x80),
+ * or 0 when it is ill-formed; `*bad` is then the length of its maximal ill-formed part
+ * (>= 1), which the writers replace with one U+FFFD, as the Unicode Standard advises.
+ */
+size_t utf8_seq_len(const unsigned char *s, size_t n, size_t *bad);
+/* `s` with each maximal ill-formed part replaced by U+FFFD, malloc'ed; NULL when `s`
+ * is well-formed already (the common case: nothing copied). */
+char *utf8_sanitize(const char *s);
+
 /* `n` bytes as lower-case hex into `out` (2n + 1 bytes, NUL-terminated). */
 void hex_bytes(char *out, const uint8_t *bytes, size_t n);
 

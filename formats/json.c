@@ -1,7 +1,7 @@
 /* json: the pieces of a streamed JSON text (RFC 8259), written straight to a FILE.
  *
- * Spec: RFC 8259 sections 6 (numbers) and 7 (strings); well-formed UTF-8 is Table 3-7
- * of the Unicode Standard, chapter 3.9, and the U+FFFD policy its "maximal subpart".
+ * Spec: RFC 8259 sections 6 (numbers) and 7 (strings); ill-formed UTF-8 becomes U+FFFD
+ * per maximal subpart (common/util.h utf8_seq_len).
  */
 #include "formats/json.h"
 
@@ -9,47 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/util.h"
+
 static const char hex[] = "0123456789abcdef";
-
-/*
- * The length of the well-formed UTF-8 sequence at `s` (at most `n` bytes), or 0 when
- * it is ill-formed; `*bad` is then the length of its maximal ill-formed part (>= 1).
- * Bytes are unsigned here: a signed char would make 0xc3 a negative number.
- */
-static size_t utf8_len(const unsigned char *s, size_t n, size_t *bad)
-{
-	unsigned char b = s[0], lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (b >= 0xc2 && b <= 0xdf)
-		len = 2;
-	else if (b >= 0xe0 && b <= 0xef)
-		len = 3;
-	else if (b >= 0xf0 && b <= 0xf4)
-		len = 4;
-	else {
-		*bad = 1; /* 0x80-0xc1 (continuation or overlong lead), 0xf5-0xff */
-		return 0;
-	}
-	/* the second byte's range excludes overlongs, surrogates and > U+10FFFF */
-	if (b == 0xe0)
-		lo = 0xa0;
-	else if (b == 0xed)
-		hi = 0x9f;
-	else if (b == 0xf0)
-		lo = 0x90;
-	else if (b == 0xf4)
-		hi = 0x8f;
-	for (size_t i = 1; i < len; i++) {
-		if (i >= n || s[i] < lo || s[i] > hi) {
-			*bad = i;
-			return 0;
-		}
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return len;
-}
 
 void json_string_n(FILE *out, const char *str, size_t n)
 {
@@ -82,7 +44,7 @@ void json_string_n(FILE *out, const char *str, size_t n)
 			i++;
 			continue;
 		}
-		len = utf8_len(s + i, n - i, &bad);
+		len = utf8_seq_len(s + i, n - i, &bad);
 		if (len) {
 			fwrite(s + i, 1, len, out);
 			i += len;

@@ -98,9 +98,15 @@ struct pw {
 	size_t nmaps;
 };
 
+/* profile.proto is proto3: its strings must be UTF-8, or strict decoders reject the
+ * whole profile. Ill-formed bytes become U+FFFD, as the JSON writers write them. */
 static uint32_t out_str(struct pw *w, const char *s)
 {
-	return strtab_intern(&w->out, s);
+	char *fixed = utf8_sanitize(s);
+	uint32_t id = strtab_intern(&w->out, fixed ? fixed : s);
+
+	free(fixed);
+	return id;
 }
 
 static uint32_t model_str(struct pw *w, uint32_t id)

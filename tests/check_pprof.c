@@ -296,6 +296,34 @@ START_TEST(spec_rules_hold)
 }
 END_TEST
 
+/* Issue 12 B5: profile.proto's strings are proto3 strings, UTF-8 only: ill-formed bytes
+ * in names become U+FFFD, as in the JSON writers (a stray 0xff, a cut sequence, Latin-1). */
+START_TEST(strings_are_utf8)
+{
+	struct write_options o = opts(-1);
+	uint32_t f = frame("odd\xff\xc3(\xe2\x82\xac)", FRAME_NATIVE, 0x1300, 1, 3, map_id);
+	struct blob b;
+	pb_profile *pr;
+	int found_name = 0, found_comm = 0;
+
+	sample("w\xe9rk", 10, 14, 0, test_stack(&p, &f, 1), 250000, 0);
+	b = render(&p, &o);
+	pr = decode(&b);
+	for (size_t i = 0; i < pr->n_string_table; i++) {
+		const char *t = pr->string_table[i];
+
+		ck_assert_msg(strstr(t, "\xff") == NULL && strstr(t, "\xe9r") == NULL,
+			      "ill-formed UTF-8 in the string table: %s", t);
+		found_name |= strcmp(t, "odd\xef\xbf\xbd\xef\xbf\xbd(\xe2\x82\xac)") == 0;
+		found_comm |= strcmp(t, "w\xef\xbf\xbdrk") == 0;
+	}
+	ck_assert(found_name);
+	ck_assert(found_comm);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+}
+END_TEST
+
 START_TEST(clock_sample_types_count_first)
 {
 	struct write_options o = opts(0);
@@ -565,6 +593,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, spec_rules_hold);
+	tcase_add_test(tc, strings_are_utf8);
 	tcase_add_test(tc, clock_sample_types_count_first);
 	tcase_add_test(tc, all_events_become_sample_types);
 	tcase_add_test(tc, inlined_frames_are_lines_of_one_location);
