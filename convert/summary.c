@@ -135,8 +135,13 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 	if (rs->lost_events || rs->lost_samples)
 		diag_note(d, "perf lost %" PRIu64 " events and %" PRIu64 " samples while recording",
 			  rs->lost_events, rs->lost_samples);
-	if (rs->skipped_bad)
+	if (rs->skipped_bad && rs->resync_bytes)
+		diag_note(d, "%" PRIu64 " damaged records skipped (%" PRIu64 " bytes passed over "
+			  "to the next plausible record)", rs->skipped_bad, rs->resync_bytes);
+	else if (rs->skipped_bad)
 		diag_note(d, "%" PRIu64 " damaged records skipped", rs->skipped_bad);
+	if (rs->skipped_unknown)
+		diag_note(d, "%" PRIu64 " records of unknown type skipped", rs->skipped_unknown);
 	if (in->no_symbols)
 		return;
 	count_unsymbolized(in, st, &u);

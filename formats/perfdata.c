@@ -1492,6 +1492,54 @@ static unsigned rec_min(uint32_t type)
 	}
 }
 
+/* The most a record of a kernel type with a path or a name can hold: the fields, a
+ * path of PATH_MAX and a sample_id trailer. */
+#define REC_NAME_MAX (4096 + 64)
+
+/*
+ * Is there a plausible record header at p (rem bytes left)? A known type, a size that
+ * fits and is not below the type's minimum; the kernel's records are whole u64 words
+ * and their paths and names bounded; a THREAD_MAP holds exactly its entries. What perf
+ * checks before it processes a record (session.c), for resynchronizing after damage.
+ */
+static int header_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
+{
+	uint32_t type;
+	uint16_t size;
+
+	if (rem < 8)
+		return 0;
+	type = ld32(p, r->swapped);
+	size = ld16(p + 6, r->swapped);
+	if (size < 8 || rec_extent(p, size, r->swapped) > rem)
+		return 0;
+	if (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID) {
+		if (size % 8 || size < rec_min(type))
+			return 0;
+		if ((type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
+		     type == PERF_RECORD_COMM) && size > rec_min(type) + REC_NAME_MAX)
+			return 0;
+		return 1;
+	}
+	if (type < PERF_RECORD_HEADER_ATTR || type > PERF_RECORD_COMPRESSED2)
+		return 0;
+	if (type == PERF_RECORD_THREAD_MAP) /* u64 nr; {u64 pid; char comm[16]} [nr] */
+		return size >= 16 && ld64(p + 8, r->swapped) == (uint64_t)(size - 16) / 24 &&
+		       (size - 16) % 24 == 0;
+	return 1;
+}
+
+/* A header and the one after it both plausible (or the first ends the data). */
+static int headers_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
+{
+	uint64_t ext;
+
+	if (!header_ok(r, p, rem))
+		return 0;
+	ext = rec_extent(p, ld16(p + 6, r->swapped), r->swapped);
+	return ext == rem || header_ok(r, p + ext, rem - ext);
+}
+
 /* Returns 1 when *rec is to be returned, 0 when consumed or skipped, -1 on error. */
 static int decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t off,
 		  struct perf_record *rec)
@@ -1777,6 +1825,62 @@ void perf_reader_skip_type(struct perf_reader *r, uint32_t type)
 	r->skip_type = type;
 }
 
+/*
+ * The record at `off` is not plausible. One whose size leads to two plausible headers
+ * is trusted: of an unknown type (a newer perf or kernel), it is skipped by its size
+ * and counted; of a known type, decode() says what is wrong. Anything else is damage: the reader moves on to the next offset, in u64 steps, where
+ * two plausible headers follow each other, and says how much it passed over. 1 when
+ * r->pos moved; 0 to let the caller handle the record (a size cut short by the end).
+ */
+static int resync(struct perf_reader *r, struct pd_file *f, const uint8_t *p, uint64_t off,
+		  uint64_t rem)
+{
+	uint32_t type = ld32(p, r->swapped);
+	uint16_t size = ld16(p + 6, r->swapped);
+	uint64_t ext = rec_extent(p, size, r->swapped), q;
+	int known = (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID) ||
+		    (type >= PERF_RECORD_HEADER_ATTR && type <= PERF_RECORD_COMPRESSED2);
+
+	if (ext > rem && (size % 8 == 0 || !known))
+		return 0; /* the data section's end cut it: reported as such */
+	if (size % 8 == 0 && known && ext < rem && headers_ok(r, p + ext, rem - ext))
+		return 0; /* its size leads on to records: too short, decode() says so */
+	if (size % 8 == 0 && !known) {
+		/* a run of records of this type, each by its size, then plausible ones */
+		uint64_t at = 0, n = 0;
+
+		while (at + 8 <= rem && ld32(p + at, r->swapped) == type) {
+			uint16_t sz = ld16(p + at + 6, r->swapped);
+
+			if (sz < 8 || sz % 8 || sz > rem - at)
+				break;
+			at += sz;
+			n++;
+		}
+		if (n && (at == rem || (ld32(p + at, r->swapped) != type &&
+					headers_ok(r, p + at, rem - at)))) {
+			if (!r->stats.first_unknown)
+				r->stats.first_unknown = off + 1;
+			r->stats.skipped_unknown += n;
+			r->pos = off + at;
+			return 1;
+		}
+	}
+	for (q = 8; q + 8 <= rem; q += 8)
+		if (headers_ok(r, p + q, rem - q))
+			break;
+	if (q + 8 > rem)
+		q = rem;
+	r->stats.skipped_bad++;
+	r->stats.resync_bytes += q;
+	rwarn(r, f->path, off, "%s: damaged record (size %u): %llu bytes skipped to %s "
+	      "0x%llx", rec_name(type), size, (unsigned long long)q,
+	      q == rem ? "the end of the data at" : "the next plausible record at offset",
+	      (unsigned long long)(off + q));
+	r->pos = off + q;
+	return 1;
+}
+
 int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 {
 	for (;;) {
@@ -1821,6 +1925,12 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 				      "%zu bytes dropped", r->dlen - r->dhead);
 			if (r->cur + 1 >= r->nfiles) {
 				r->finished = 1;
+				/* unknown types, once, after the first pass */
+				if (r->seq > r->warned_seq && !r->warned_seq &&
+				    r->stats.skipped_unknown)
+					diag_warn(r->d, r->path, r->stats.first_unknown - 1,
+						  "%llu records of unknown type skipped, the first "
+						  "here", (unsigned long long)r->stats.skipped_unknown);
 				if (r->seq > r->warned_seq)
 					r->warned_seq = r->seq;
 				return 0;
@@ -1849,6 +1959,10 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 				   rec_name(ld32(p, r->swapped)), size);
 			return -1;
 		}
+		/* a damaged header, whose size would take the records behind it along:
+		 * skipped to the next plausible one, and said (once a pass saw it) */
+		if (!header_ok(r, p, rem) && resync(r, f, p, off, rem))
+			continue;
 		ext = rec_extent(p, size, r->swapped);
 		if (ext > rem) {
 			rwarn(r, f->path, off, "data section cut short: %llu bytes of a %llu-byte "

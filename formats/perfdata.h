@@ -173,6 +173,8 @@ struct perf_reader_stats {
 	uint64_t samples;
 	uint64_t skipped_unknown;  /* unknown record types, skipped by size */
 	uint64_t skipped_bad;      /* damaged records skipped */
+	uint64_t resync_bytes;     /* bytes passed over to the next plausible record header */
+	uint64_t first_unknown;    /* offset of the first unknown record (+ 1; 0 none) */
 	uint64_t lost_events;      /* sum of LOST */
 	uint64_t lost_samples;     /* sum of LOST_SAMPLES */
 	uint64_t truncated_bytes;  /* bytes after the cut of a truncated data section */

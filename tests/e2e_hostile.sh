@@ -58,4 +58,17 @@ hostile threads-fifo "1" "data.1: not a regular file" -- -i "$TMP/thr.data" -o "
 # --kallsyms /dev/zero: a line has a length limit
 hostile kallsyms-zero "0" "kallsyms|line longer" -- -q -i $TD/kheavy.data --kallsyms /dev/zero -o "$TMP/kz.folded"
 
+# B4: damage in a real recording is skipped to the next plausible record and said,
+# and the records behind it are kept (shapes.data has 2,006 samples).
+python3 tests/make-hostile.py "$TMP/h" >/dev/null
+damaged() { # NAME SAMPLES PATTERN
+	hostile "$1" "0" "$3" -- -i "$TMP/h/$1.data" --symfs $TD -f samples -o "$TMP/$1.samples"
+	local n
+	n=$(cat "$TMP/$1.samples" 2>/dev/null | wc -l)
+	[ "$n" = "$2" ] && ok "$1: $n samples kept" || bad "$1: $n samples, not $2"
+}
+damaged mmap2-129 2006 "offset 0x[0-9a-f]+: warning: PERF_RECORD_MMAP2: damaged record \(size 129\)"
+damaged thread-map 2006 "PERF_RECORD_THREAD_MAP: damaged record \(size 65528\)"
+damaged unknown-100 1906 "warning: 100 records of unknown type skipped"
+
 finish e2e_hostile
