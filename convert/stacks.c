@@ -42,6 +42,8 @@ struct stack_builder {
 	size_t nwords, words_cap;
 	struct unwinding *uw;
 	uint64_t unwound[UNWINDING_MAX_WORDS]; /* the raw stack of an unwound sample */
+	uint32_t *frames;        /* walk_node's, root last */
+	size_t frames_cap;
 };
 
 struct stack_builder *stacks_new(struct profile *p, const struct replay *rp, struct resolver *res,
@@ -64,6 +66,7 @@ void stacks_free(struct stack_builder *b)
 	free(b->chains);
 	id_index_release(&b->chain_index);
 	free(b->words);
+	free(b->frames);
 	free(b);
 }
 
@@ -71,23 +74,25 @@ void stacks_free(struct stack_builder *b)
 static uint32_t walk_node(struct stack_builder *b, const uint64_t *words, size_t nw, int kernel_ctx,
 			  uint32_t pid, uint64_t time)
 {
-	uint32_t frames[STACKS_MAX_FRAMES];
 	size_t nf = 0;
 	uint32_t node = 0;
 	struct callchain_walk w;
 	uint64_t a;
 	int ret, kernel;
 
+	/* every frame, however deep (perf records up to kernel.perf_event_max_stack) */
 	callchain_walk_init(&w, words, nw, kernel_ctx);
-	while (nf < STACKS_MAX_FRAMES && callchain_walk_next(&w, &a, &ret, &kernel)) {
+	while (callchain_walk_next(&w, &a, &ret, &kernel)) {
 		uint32_t n;
 		const uint32_t *ids = resolver_frames(b->res, pid, time, a, ret, kernel, &n);
 
-		for (uint32_t j = 0; j < n && nf < STACKS_MAX_FRAMES; j++)
-			frames[nf++] = ids[j];
+		if (nf + n > b->frames_cap)
+			grow_array((void **)&b->frames, &b->frames_cap, nf + n, sizeof(*b->frames));
+		for (uint32_t j = 0; j < n; j++)
+			b->frames[nf++] = ids[j];
 	}
 	while (nf-- > 0)
-		node = profile_node(b->p, node, frames[nf]);
+		node = profile_node(b->p, node, b->frames[nf]);
 	return node;
 }
 

@@ -11,7 +11,8 @@
 #include "formats/profile.h"
 #include "symbolize/jitprocs.h"
 
-/* Frames of one stack kept, at most (the outermost are cut beyond). */
+/* Raw stacks longer than this are walked every time, not kept for a lookup (all their
+ * frames are kept in the profile, however deep). */
 #define STACKS_MAX_FRAMES 1024
 
 struct stack_builder;

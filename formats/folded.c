@@ -72,20 +72,25 @@ static const char *suffix_for(const struct pc_frame *f)
 	}
 }
 
-/* Append the frames of `node`, root first, each preceded by ';'. */
+struct stack_bufs {
+	uint32_t *frames;
+	size_t frames_cap;
+	char *text;
+	size_t text_cap;
+};
+
+/* Append the frames of `node`, root first, each preceded by ';': all of them, whole
+ * (names cut at 4 KB made two long names one). */
 static void add_stack(const struct profile *p, uint32_t node, const struct write_options *o,
-		      struct sbuf *b)
+		      struct sbuf *b, struct stack_bufs *sb)
 {
-	uint32_t frames[1024];
-	size_t n = profile_stack(p, node, frames, sizeof(frames) / sizeof(frames[0]));
-	char text[4096];
+	size_t n = profile_stack_all(p, node, &sb->frames, &sb->frames_cap);
 
 	while (n-- > 0) {
-		const struct pc_frame *f = &p->frames[frames[n]];
+		const struct pc_frame *f = &p->frames[sb->frames[n]];
 
-		frame_text(p, f, o, text, sizeof(text));
 		sb_add(b, ";", 1);
-		sb_str(b, text);
+		sb_str(b, frame_text_all(p, f, o, &sb->text, &sb->text_cap));
 		if (o->annotate)
 			sb_str(b, suffix_for(f));
 	}
@@ -97,6 +102,7 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 	struct line *lines = NULL;
 	size_t nagg = 0, agg_cap = 0, nlines = 0, lines_cap = 0;
 	struct sbuf b = { NULL, 0, 0 };
+	struct stack_bufs sbufs = { NULL, 0, NULL, 0 };
 	struct u64map seen;
 	int ret = 0;
 
@@ -150,7 +156,7 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 		else
 			head[0] = '\0';
 		sb_str(&b, head);
-		add_stack(p, aggs[i].stack, o, &b);
+		add_stack(p, aggs[i].stack, o, &b, &sbufs);
 		if (nlines >= lines_cap)
 			grow_array((void **)&lines, &lines_cap, nlines + 1, sizeof(*lines));
 		lines[nlines].text = xstrndup(b.s, b.len);
@@ -175,6 +181,8 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 	free(lines);
 	free(aggs);
 	free(b.s);
+	free(sbufs.frames);
+	free(sbufs.text);
 	if (ret == 0 && ferror(out))
 		ret = -1;
 	if (ret && !errno)

@@ -2,6 +2,7 @@
 #include "formats/frametext.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void frame_name_sanitize(char *s)
 {
@@ -23,4 +24,17 @@ void frame_text(const struct profile *p, const struct pc_frame *f, const struct 
 	else
 		snprintf(buf, size, "%s", name);
 	frame_name_sanitize(buf);
+}
+
+const char *frame_text_all(const struct profile *p, const struct pc_frame *f,
+			   const struct write_options *o, char **buf, size_t *cap)
+{
+	size_t need = strlen(profile_text(p, f->func)) + 32;
+
+	if (o->srcline && f->line && f->file)
+		need += strlen(profile_text(p, f->file));
+	if (need > *cap)
+		grow_array((void **)buf, cap, need, 1);
+	frame_text(p, f, o, *buf, *cap);
+	return *buf;
 }

@@ -17,5 +17,9 @@ void frame_name_sanitize(char *s);
  */
 void frame_text(const struct profile *p, const struct pc_frame *f, const struct write_options *o,
 		char *buf, size_t size);
+/* The same, whole however long (names of C++ templates and JIT code pass 4 KB), in
+ * `*buf` grown as needed; returns *buf. */
+const char *frame_text_all(const struct profile *p, const struct pc_frame *f,
+			   const struct write_options *o, char **buf, size_t *cap);
 
 #endif

@@ -269,3 +269,15 @@ size_t profile_stack(const struct profile *p, uint32_t node, uint32_t *out, size
 	}
 	return n;
 }
+
+size_t profile_stack_all(const struct profile *p, uint32_t node, uint32_t **buf, size_t *cap)
+{
+	size_t n = 0;
+
+	for (; node; node = p->nodes[node].parent) {
+		if (n + 1 > *cap)
+			grow_array((void **)buf, cap, n + 1, sizeof(**buf));
+		(*buf)[n++] = p->nodes[node].frame;
+	}
+	return n;
+}

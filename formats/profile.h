@@ -163,5 +163,7 @@ void profile_sort_samples(struct profile *p);
  * Writers use it to walk a sample's stack.
  */
 size_t profile_stack(const struct profile *p, uint32_t node, uint32_t *out, size_t cap);
+/* The whole stack of `node`, leaf first, into `*buf` (grown as needed); its depth. */
+size_t profile_stack_all(const struct profile *p, uint32_t node, uint32_t **buf, size_t *cap);
 
 #endif

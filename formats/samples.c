@@ -5,16 +5,18 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 int samples_write(const struct profile *p, const struct write_options *o, FILE *out)
 {
-	uint32_t frames[1024];
-	char name[4096];
+	uint32_t *frames = NULL;
+	size_t frames_cap = 0, text_cap = 0;
+	char name[4096], *text = NULL;
 
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pc_sample *s = &p->samples[i];
-		size_t n = profile_stack(p, s->stack, frames, sizeof(frames) / sizeof(frames[0]));
+		size_t n = profile_stack_all(p, s->stack, &frames, &frames_cap);
 		const char *ev = s->event < p->nevents ? profile_text(p, p->events[s->event].name) : "";
 		char cpu[16];
 
@@ -30,14 +32,15 @@ int samples_write(const struct profile *p, const struct write_options *o, FILE *
 			s->pid, s->tid, cpu, s->time / 1000000000u, s->time % 1000000000u, ev,
 			s->period);
 		while (n-- > 0) {
-			frame_text(p, &p->frames[frames[n]], o, name, sizeof(name));
-			fputs(name, out);
+			fputs(frame_text_all(p, &p->frames[frames[n]], o, &text, &text_cap), out);
 			if (n)
 				fputc(';', out);
 		}
 		if (fputc('\n', out) == EOF)
 			break;
 	}
+	free(frames);
+	free(text);
 	if (ferror(out)) {
 		if (!errno)
 			errno = EIO;

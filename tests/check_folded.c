@@ -87,6 +87,53 @@ static void teardown(void)
 	profile_release(&p);
 }
 
+/* Issue 12 B4: two names of 6,000 bytes that differ in their last byte (C++ templates,
+ * JIT names) stay two lines (they were cut at 4,095 bytes and merged); a stack of 3,000
+ * frames keeps them all (it was cut at 1,024), in folded and samples output. */
+START_TEST(long_names_and_deep_stacks_whole)
+{
+	struct write_options o;
+	char *name = malloc(6001), *out, *line;
+	uint32_t a, b, deep[3000], sa[2], sb[2];
+	size_t semis = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.event = -1;
+	memset(name, 'T', 6000);
+	name[6000] = 0;
+	a = frame(name, FRAME_NATIVE, 0x500, 1);
+	name[5999] = 'U';
+	b = frame(name, FRAME_NATIVE, 0x600, 1);
+	sa[0] = sb[0] = frame("main", FRAME_NATIVE, 0x100, 1);
+	sa[1] = a;
+	sb[1] = b;
+	for (int i = 0; i < 3000; i++)
+		deep[i] = frame(i % 2 ? "ping" : "pong", FRAME_NATIVE, 0x700 + (uint64_t)i % 2, 1);
+	sample("long", 30, 30, test_stack(&p, sa, 2), 1, 100);
+	sample("long", 30, 30, test_stack(&p, sb, 2), 1, 101);
+	sample("deep", 31, 31, test_stack(&p, deep, 3000), 1, 102);
+	out = render(&o, folded_write);
+	ck_assert_ptr_nonnull(strstr(out, name)); /* ...U */
+	name[5999] = 'T';
+	ck_assert_ptr_nonnull(strstr(out, name)); /* ...T */
+	line = strstr(out, "deep;");
+	ck_assert_ptr_nonnull(line);
+	for (; *line && *line != '\n'; line++)
+		semis += *line == ';';
+	ck_assert_uint_eq(semis, 3000);
+	free(out);
+	out = render(&o, samples_write);
+	line = strstr(out, "pong;ping");
+	ck_assert_ptr_nonnull(line);
+	for (semis = 0; *line && *line != '\n'; line++)
+		semis += *line == ';';
+	ck_assert_uint_eq(semis, 2999);
+	ck_assert_ptr_nonnull(strstr(out, name));
+	free(out);
+	free(name);
+}
+END_TEST
+
 START_TEST(lines_sorted_merged_and_safe)
 {
 	struct write_options o;
@@ -303,6 +350,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, lines_sorted_merged_and_safe);
+	tcase_add_test(tc, long_names_and_deep_stacks_whole);
 	tcase_add_test(tc, period_weights_and_annotations);
 	tcase_add_test(tc, pid_and_tid_prefixes);
 	tcase_add_test(tc, samples_in_time_order);

@@ -70,5 +70,9 @@ damaged() { # NAME SAMPLES PATTERN
 damaged mmap2-129 2006 "offset 0x[0-9a-f]+: warning: PERF_RECORD_MMAP2: damaged record \(size 129\)"
 damaged thread-map 2006 "PERF_RECORD_THREAD_MAP: damaged record \(size 65528\)"
 damaged unknown-100 1906 "warning: 100 records of unknown type skipped"
+# B4: a stack of 3,002 frames keeps them all (1,024 were kept, the outermost cut silently)
+hostile deep-stack "0" "samples in" -- -i "$TMP/h/deep.data" "${KS[@]}" --symfs $TD -o "$TMP/deep.folded"
+depth=$(awk -F';' '{ if (NF > m) m = NF } END { print m - 1 }' "$TMP/deep.folded" 2>/dev/null)
+[ "${depth:-0}" -ge 3002 ] && ok "deep-stack: $depth frames kept" || bad "deep-stack: ${depth:-no} frames, not 3002"
 
 finish e2e_hostile

@@ -15,6 +15,9 @@ import struct
 import sys
 
 top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(top, 'scripts'))
+from perfdata_rewrite import (SAMPLE_CPU, SAMPLE_ID, SAMPLE_IDENTIFIER,  # noqa: E402
+                              SAMPLE_STREAM_ID, SAMPLE_TID, SAMPLE_TIME, PerfData)
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
@@ -51,3 +54,31 @@ samples = [p for p, t, s in records(shapes) if t == 9]
 for p in samples[100:200]:
     struct.pack_into('<I', b, p, 200)
 write('unknown-100.data', b)
+
+# deep.data: the first sample of mt-g.data with 4 or more user frames gets its middle
+# frames repeated until its callchain holds 3,000 frames (perf records up to
+# kernel.perf_event_max_stack of them; a record holds up to 8,000).
+SAMPLE_IP, SAMPLE_ADDR, SAMPLE_PERIOD, SAMPLE_CALLCHAIN = 1, 8, 256, 32
+PERF_CONTEXT_MAX = 0xfffffffffffff001
+pd = PerfData(os.path.join(top, 'testdata', 'mt-g.data'))
+st = pd.sample_type()
+order = [SAMPLE_IDENTIFIER, SAMPLE_IP, SAMPLE_TID, SAMPLE_TIME, SAMPLE_ADDR, SAMPLE_ID,
+         SAMPLE_STREAM_ID, SAMPLE_CPU, SAMPLE_PERIOD]
+cc = 8 + 8 * sum(1 for b in order if st & b)
+done = False
+chunks = []
+for off, rtype, misc, rec in pd.records():
+    if rtype == 9 and not done:
+        nr = struct.unpack_from('<Q', rec, cc)[0]
+        ips = list(struct.unpack_from('<%dQ' % nr, rec, cc + 8))
+        user = [a for a in ips if a < PERF_CONTEXT_MAX]
+        if len(ips) == len(user) + 1 and len(user) >= 4:
+            mid = user[1:-1]
+            deep = [ips[0], user[0]] + mid * (3000 // len(mid)) + [user[-1]]
+            rec = (rec[:cc] + struct.pack('<Q', len(deep)) + struct.pack('<%dQ' % len(deep), *deep)
+                   + rec[cc + 8 + 8 * nr:])
+            rec = rec[:6] + struct.pack('<H', len(rec)) + rec[8:]
+            done = True
+            print('deep: %d frames at record 0x%x' % (len(deep) - 1, off))
+    chunks.append(bytes(rec))
+pd.write(os.path.join(out, 'deep.data'), chunks)
