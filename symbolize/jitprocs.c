@@ -395,6 +395,9 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, const char *path, 
 	loads = jitcode_add_dump(p->jc, r, p->pid);
 	jitdump_reader_close(r);
 	free(buf);
+	if (!loads)
+		diag_warn(d, path, DIAG_NO_OFFSET, "no code loads in this jitdump of pid %u: not "
+			  "used, its JIT code shows as addresses", p->pid);
 	return loads > 0;
 }
 

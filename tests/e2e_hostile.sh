@@ -74,5 +74,10 @@ damaged unknown-100 1906 "warning: 100 records of unknown type skipped"
 hostile deep-stack "0" "samples in" -- -i "$TMP/h/deep.data" "${KS[@]}" --symfs $TD -o "$TMP/deep.folded"
 depth=$(awk -F';' '{ if (NF > m) m = NF } END { print m - 1 }' "$TMP/deep.folded" 2>/dev/null)
 [ "${depth:-0}" -ge 3002 ] && ok "deep-stack: $depth frames kept" || bad "deep-stack: ${depth:-no} frames, not 3002"
+# B4: a jitdump that is found but gives no code is named (it was dropped silently)
+mkdir -p "$TMP/nocode"
+head -c 40 $J/jit-30720.dump >"$TMP/nocode/jit-30720.dump"
+hostile jitdump-no-code "0" "nocode/jit-30720.dump: warning: no code loads" -- \
+	-q -i $J/node.data --jit-dir "$TMP/nocode" -o "$TMP/nocode.folded"
 
 finish e2e_hostile
