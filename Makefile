@@ -5,8 +5,10 @@
 #   make SANITIZE=address,undefined check
 #                             the same with sanitizers, in build-san/
 #   make demo                 convert the bundled recording and say where the output is
-#   make fuzz                 run each fuzz target (perf.data, jitdump, perf map, unwinder) for
-#                             FUZZ_SECONDS (60) each, with ASan and UBSan
+#   make fuzz                 run each fuzz target (perf.data, jitdump, perf map, unwinder,
+#                             the whole pipeline) for FUZZ_SECONDS (60) each, with ASan
+#                             and UBSan, seeded from tests/corpus and the real recordings
+#   make fuzz-keep            merge the campaign's small finds into tests/corpus
 #   make bench                run bench/run.sh
 
 CC ?= cc
@@ -102,7 +104,7 @@ GEN_HDR := $(BUILD)/gen/profile.pb-c.h
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 
-.PHONY: all check demo fuzz bench clean deps unit e2e corpus layers
+.PHONY: all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers
 
 all: $(BIN)
 
@@ -148,7 +150,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(BUILD)/tests/testutil.o $(LIB
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
 # The corpus replayers: run each reader over every committed bad input.
-FUZZ_TARGETS := perfdata jitdump perfmap unwind
+FUZZ_TARGETS := perfdata jitdump perfmap unwind pipeline
 REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay_main.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
@@ -185,14 +187,43 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) build-fuzz/gen/profile.pb-c.c | $(D
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
 
-# Each target runs for FUZZ_SECONDS (CI gives each 40 s: two minutes in all).
-fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
+# Each target runs for FUZZ_SECONDS (CI gives each 60 s), from the committed corpus and
+# the real recordings (megabytes: -max_len is the largest of them); what the campaign
+# finds stays in build-fuzz/corpus-TARGET for the next run. `make fuzz-keep` merges its
+# small finds (64 KB at most: tests/corpus stays a few MB) into tests/corpus to commit.
+FUZZ_MAX_LEN := 8388608
+FUZZ_KEEP_MAX := 65536
+FUZZ_SEEDS_perfdata := testdata/*.data testdata/mt-threads.data/data tests/hostile/*.data
+FUZZ_SEEDS_jitdump := testdata/jit/*.dump
+FUZZ_SEEDS_perfmap := testdata/jit/*.map
+# the pipeline's seeds: each JIT recording with its dump, one input each (fuzz/pair.py)
+fuzz-seeds: | $(DEPS_MK)
+	$(Q)for t in $(FUZZ_TARGETS); do mkdir -p build-fuzz/corpus-$$t; done
+	$(Q)for t in perfdata jitdump perfmap; do \
+		case $$t in perfdata) s="$(FUZZ_SEEDS_perfdata)";; jitdump) s="$(FUZZ_SEEDS_jitdump)";; \
+			perfmap) s="$(FUZZ_SEEDS_perfmap)";; esac; \
+		for f in $$s; do [ -f "$$f" ] && cp -n "$$f" build-fuzz/corpus-$$t/seed-$$(echo $$f | tr / _); done; \
+	done; true
+	$(Q)while read name pid file; do case "$$name" in \#*|"") continue;; esac; \
+		case "$$file" in *.dump) python3 fuzz/pair.py testdata/jit/$$name.data testdata/jit/$$file \
+			build-fuzz/corpus-pipeline/seed-$$name;; esac; \
+	done < testdata/jit/RECORDINGS
+
+fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%) fuzz-seeds
 	$(Q)for t in $(FUZZ_TARGETS); do \
-		mkdir -p build-fuzz/corpus-$$t && \
 		{ cp -n tests/corpus/$$t/* build-fuzz/corpus-$$t/ 2>/dev/null || true; } && \
-		build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-			-print_final_stats=1 build-fuzz/corpus-$$t tests/corpus/$$t || exit 1; \
+		build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
+			-rss_limit_mb=4096 -timeout=25 -print_final_stats=1 \
+			build-fuzz/corpus-$$t tests/corpus/$$t || exit 1; \
 	done
+
+fuzz-keep: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		rm -rf build-fuzz/small-$$t && mkdir -p build-fuzz/small-$$t && \
+		find build-fuzz/corpus-$$t -type f -size -$$(($(FUZZ_KEEP_MAX) / 1024))k \
+			-exec cp {} build-fuzz/small-$$t/ \; && \
+		build-fuzz/fuzz_$$t -merge=1 tests/corpus/$$t build-fuzz/small-$$t || exit 1; \
+	done; du -sh tests/corpus
 
 bench: $(BIN)
 	$(Q)./bench/run.sh
