@@ -389,6 +389,10 @@ static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *p
 	if (elf_obj_offset_to_vaddr(slot->elf, offset, &vaddr) != 0)
 		return -1;
 	sym = elf_obj_status(slot->elf) == ELF_OBJ_OK ? elf_obj_lookup(slot->elf, vaddr) : NULL;
+	/* a call to a noreturn function as a function's last instruction pushes the
+	 * address just past it: the caller is the function holding address - 1 */
+	if (ret && !sym && vaddr > 0 && elf_obj_status(slot->elf) == ELF_OBJ_OK)
+		sym = elf_obj_lookup(slot->elf, vaddr - 1);
 	line_vaddr = vaddr;
 	if (ret && vaddr > 0 && (!sym || vaddr - 1 >= sym->start))
 		line_vaddr = vaddr - 1;

@@ -297,6 +297,46 @@ START_TEST(missing_and_mismatched_files_are_reported)
 }
 END_TEST
 
+/* Issue 12 C1: the return address of a call to a noreturn function that is a function's
+ * last instruction lies one byte past its symbol: it is looked up at address - 1, so
+ * the frame is the caller, not object+0x... (88 GC-worker frames of libjvm.so were).
+ * The fixture has no DWARF: only the symbol table can name it. */
+START_TEST(return_address_past_a_noreturn_call)
+{
+	struct symbolizer *s = new_symbolizer(1, 1);
+	struct sym_frame f[4];
+	char cmd[1200], nr[256], line[512];
+	const char *top = getenv("PERFCONV_TOP") ? getenv("PERFCONV_TOP") : ".";
+	uint64_t addr = 0, size = 0, ret_addr;
+	char saved[512];
+	FILE *p;
+	int last_is_call = 0;
+
+	snprintf(nr, sizeof(nr), "%s/noreturn", dir);
+	snprintf(cmd, sizeof(cmd), "cc -O2 -fno-omit-frame-pointer -o %s %s/tests/fixtures/noreturn.c",
+		 nr, top);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(saved, sizeof(saved), "%s", bin);
+	snprintf(bin, sizeof(bin), "%s", nr); /* nm_symbol and file_offset read `bin` */
+	ck_assert(nm_symbol("worker", &addr, &size));
+	ret_addr = addr + size;
+	/* the precondition: worker's last instruction is the call */
+	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn --start-address=0x%" PRIx64
+		 " --stop-address=0x%" PRIx64 " %s", addr, ret_addr, nr);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p))
+		if (strchr(line, ':') && strstr(line, "\t"))
+			last_is_call = strstr(line, "call") != NULL;
+	pclose(p);
+	ck_assert_msg(last_is_call, "worker does not end in a call");
+	ck_assert_uint_eq(symbolizer_native(s, 0, nr, NULL, 0, file_offset(ret_addr), 1, f, 4), 1);
+	ck_assert_str_eq(f[0].name, "worker");
+	snprintf(bin, sizeof(bin), "%s", saved);
+	symbolizer_free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("symbolize");
@@ -309,6 +349,7 @@ int main(void)
 	tcase_add_test(tc, cpp_names_demangled_system_name_kept);
 	tcase_add_test(tc, no_inline_gives_the_call_line);
 	tcase_add_test(tc, missing_and_mismatched_files_are_reported);
+	tcase_add_test(tc, return_address_past_a_noreturn_call);
 	tcase_add_test(tc, prefetched_frames_are_the_same);
 	tcase_add_test(tc, cpp_and_rust_names_demangle_as_perf_shows_them);
 	suite_add_tcase(su, tc);
