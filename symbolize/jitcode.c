@@ -86,18 +86,36 @@ struct jitcode {
 	struct jc_index timed, mapped;
 };
 
-static uint32_t add_name(struct jitcode *jc, const char *name)
+/* The first `len` bytes of `name`, NUL-terminated in the table. */
+static uint32_t add_name_n(struct jitcode *jc, const char *name, size_t len)
 {
-	size_t n = strlen(name) + 1;
+	size_t n = len + 1;
 	uint32_t off = (uint32_t)jc->names_len;
 
 	if (jc->names_len + n > UINT32_MAX)
 		return 0; /* 4 GB of names: the first one ("") stands in */
 	if (jc->names_len + n > jc->names_cap)
 		grow_array((void **)&jc->names, &jc->names_cap, jc->names_len + n, 1);
-	memcpy(jc->names + jc->names_len, name, n);
+	memcpy(jc->names + jc->names_len, name, len);
+	jc->names[jc->names_len + len] = 0;
 	jc->names_len += n;
 	return off;
+}
+
+static uint32_t add_name(struct jitcode *jc, const char *name)
+{
+	return add_name_n(jc, name, strlen(name));
+}
+
+#define PROLOGUE_SUFFIX "-CodeInfoPrologue"
+
+size_t jitcode_function_name_len(const char *name)
+{
+	size_t n = strlen(name), k = sizeof(PROLOGUE_SUFFIX) - 1;
+
+	if (n > k && memcmp(name + n - k, PROLOGUE_SUFFIX, k) == 0)
+		return n - k;
+	return n;
 }
 
 struct jitcode *jitcode_new(struct strtab *strings, int demangle)
@@ -235,10 +253,10 @@ static uint32_t new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint
 
 static void set_names(struct jitcode *jc, struct jc_code *c, const char *name)
 {
-	c->raw = add_name(jc, name);
+	c->raw = add_name_n(jc, name, jitcode_function_name_len(name));
 	c->name = c->raw;
 	if (jc->demangle) {
-		char *d = demangle_name(name);
+		char *d = demangle_name(jc->names + c->raw);
 
 		if (d) {
 			c->name = add_name(jc, d);

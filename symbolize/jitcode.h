@@ -134,4 +134,12 @@ const struct jitcode_stats *jitcode_stats(const struct jitcode *jc);
  * `/path/fib.js`): its length, 0 when the name names no file. */
 size_t jitcode_name_file(const char *name, const char **file);
 
+/*
+ * The length of a JIT function's name as its function's: BEAM (Erlang/OTP 24+) writes
+ * the code before each function's entry (its func_info) as a code of its own named
+ * "M:F/A-CodeInfoPrologue"; it is that function's, and named so (the outermost frame
+ * of every BEAM process, a return into erts_beamasm:normal_exit/0, lands in one).
+ */
+size_t jitcode_function_name_len(const char *name);
+
 #endif

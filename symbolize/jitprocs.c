@@ -597,7 +597,8 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 	if (perfmap_reader_next(p->map->r, &e) != 1)
 		return 0; /* it was read once: not reached */
 	memset(f, 0, sizeof(*f));
-	f->raw_name = strtab_str(jp->strings, strtab_intern(jp->strings, e.name));
+	f->raw_name = strtab_str(jp->strings, strtab_intern_n(jp->strings, e.name,
+							     jitcode_function_name_len(e.name)));
 	f->name = f->raw_name;
 	name = jp->s.demangle ? demangle_name(f->raw_name) : NULL;
 	if (name) {
