@@ -40,6 +40,7 @@ struct jc_code {
 	uint64_t unwind_off;     /* UNWINDING_INFO: its bytes at unwind[unwind_off ..] */
 	uint32_t unwind_len, unwind_hdr; /* bytes in all (0: none), of them .eh_frame_hdr */
 	uint8_t from_map, is_load;
+	uint8_t prologue;        /* a BEAM -CodeInfoPrologue, named as its function */
 };
 
 struct jc_move {
@@ -229,6 +230,11 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 	}
 }
 
+static uint64_t code_end(const struct jc_code *c)
+{
+	return c->start + c->size < c->start ? UINT64_MAX : c->start + c->size;
+}
+
 /* A code's size, cut at the end of user space (a hostile dump claims 2^63 bytes). */
 static uint64_t clamp_size(uint64_t start, uint64_t size)
 {
@@ -253,7 +259,10 @@ static uint32_t new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint
 
 static void set_names(struct jitcode *jc, struct jc_code *c, const char *name)
 {
-	c->raw = add_name_n(jc, name, jitcode_function_name_len(name));
+	size_t len = jitcode_function_name_len(name);
+
+	c->raw = add_name_n(jc, name, len);
+	c->prologue = name[len] != 0;
 	c->name = c->raw;
 	if (jc->demangle) {
 		char *d = demangle_name(jc->names + c->raw);
@@ -320,6 +329,15 @@ void jitcode_add_load(struct jitcode *jc, uint64_t time, uint64_t code_addr, uin
 		claim_lines(jc, ci, name);
 	else
 		drop_pending(jc);
+	/* the prologue written just before its function takes the function's file, so
+	 * that both are one function (name, file) to the writers */
+	if (ci > 0) {
+		struct jc_code *pro = &jc->codes[ci - 1], *c = &jc->codes[ci];
+
+		if (pro->is_load && pro->prologue && !c->prologue && code_end(pro) == c->start &&
+		    strcmp(jc->names + pro->raw, jc->names + c->raw) == 0)
+			pro->file = c->file;
+	}
 	jc->stats.loads++;
 }
 
@@ -534,10 +552,6 @@ static int cmp_move(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static uint64_t code_end(const struct jc_code *c)
-{
-	return c->start + c->size < c->start ? UINT64_MAX : c->start + c->size;
-}
 
 /*
  * The live codes, disjoint, as a treap keyed by start: a code's node is its index + 1
