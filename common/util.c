@@ -396,11 +396,14 @@ size_t utf8_seq_len(const unsigned char *s, size_t n, size_t *bad)
 char *utf8_sanitize(const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, w = 0, len, bad;
+	size_t n = strlen(str), i = 0, w = 0, len = 0, bad = 0;
 	char *out;
 
-	while (i < n && (s[i] < 0x80 || (len = utf8_seq_len(s + i, n - i, &bad)) != 0))
-		i += s[i] < 0x80 ? 1 : len;
+	for (; i < n; i += len) {
+		len = s[i] < 0x80 ? 1 : utf8_seq_len(s + i, n - i, &bad);
+		if (!len)
+			break;
+	}
 	if (i == n)
 		return NULL;
 	out = xmalloc(3 * n + 1); /* each ill-formed byte at most one U+FFFD of 3 */
