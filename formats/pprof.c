@@ -163,8 +163,13 @@ static uint32_t frame_function(struct pw *w, uint32_t frame)
 	if (w->frame_fn[frame])
 		return w->frame_fn[frame];
 	k.name = f->func;
-	/* a name with no other form (kernel, JIT) is as the binary has it */
+	/* a name with no other form (kernel) is as the binary has it; but JIT code has no
+	 * binary, and go tool pprof "demangles" a name equal to its system name: Java's
+	 * "byte[] f(byte[], int)" looks like C++ to it and loses its parameters (so
+	 * overloads merge). Its system name is left empty: the name is shown as it is. */
 	k.system_name = f->system_name ? f->system_name : f->func;
+	if (f->kind == FRAME_JIT && k.system_name == k.name)
+		k.system_name = 0;
 	k.file = f->file;
 	found = probe(w, &w->fn_index, hash_bytes(&k, sizeof(k)), fn_same, &k, &key);
 	if (!found) {

@@ -130,4 +130,21 @@ else
 	bad "pprof: without the binary"
 fi
 
+# 7. JIT names as the runtime wrote them, with go tool pprof's default options (which
+# strip what looks like C++ parameters from a name equal to its system name): a perf
+# map with Java names over node-map's code.
+mkdir -p "$TMP/java"
+cp $TD/jit/node-map.data "$TMP/java/"
+awk '{ if ($3 == "JS:*fibonacci") { $3 = "byte[] java.util.Arrays.copyOfRange(byte[], int, int)"; NF = 3 }
+	else if ($3 == "JS:^fibonacci") { $3 = "Main.fib(int)"; NF = 3 } print }' \
+	$TD/jit/perf-30787.map >"$TMP/java/perf-30787.map"
+"$PERFCONV" -q -i "$TMP/java/node-map.data" -o "$TMP/java.pb.gz"
+go tool pprof -top -nodecount=100000 "$TMP/java.pb.gz" >"$TMP/java.top" 2>/dev/null
+if grep -qF ' byte[] java.util.Arrays.copyOfRange(byte[], int, int)' "$TMP/java.top" &&
+	grep -qF ' Main.fib(int)' "$TMP/java.top"; then
+	ok "pprof: Java JIT names whole in go tool pprof -top (default options)"
+else
+	bad "pprof: Java JIT names: $(grep -E 'java|Main' "$TMP/java.top" | head -3)"
+fi
+
 finish e2e-pprof
