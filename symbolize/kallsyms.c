@@ -15,6 +15,7 @@
  */
 #include "symbolize/kallsyms.h"
 
+#include "common/mapfile.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -655,4 +656,36 @@ size_t kernel_live_build_id(uint8_t *id, size_t cap)
 		off = next;
 	}
 	return 0;
+}
+
+int kallsyms_same_as_running(const char *path, const char *running)
+{
+	struct mapped_file f;
+	char buf[1 << 16];
+	size_t at = 0;
+	ssize_t n;
+	int fd, same = 1;
+
+	if (mapped_file_try(&f, path) != 0)
+		return 0;
+	fd = open(running, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		mapped_file_close(&f);
+		return 0;
+	}
+	while (same && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			same = 0;
+			break;
+		}
+		if ((size_t)n > f.len - at || memcmp((const char *)f.map + at, buf, (size_t)n) != 0)
+			same = 0;
+		at += (size_t)n;
+	}
+	close(fd);
+	same = same && at == f.len && at > 0;
+	mapped_file_close(&f);
+	return same;
 }

@@ -57,4 +57,12 @@ int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char 
  */
 size_t kernel_live_build_id(uint8_t *id, size_t cap);
 
+/*
+ * 1 when the file `path` holds exactly what `running` (/proc/kallsyms) reads now. perf
+ * inject --jit copies the running kernel's kallsyms into the build-id cache under the
+ * recorded kernel's build id, even when another kernel runs: such a copy names every
+ * kernel frame wrong.
+ */
+int kallsyms_same_as_running(const char *path, const char *running);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 
 #include "common/demangle.h"
@@ -735,12 +736,32 @@ static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 		/* perf record keeps a copy of the recorded kernel's kallsyms in its cache */
 		char hex[2 * 64 + 1], path[4096];
 
+		uint8_t live[64];
+		size_t nlive;
+
 		hex_bytes(hex, bid, bidlen);
 		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", s->home_debug, hex);
-		s->ksyms = load_kallsyms(s, path, bid, bidlen, err, sizeof(err));
-		if (s->ksyms) {
-			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", path);
-			return;
+		/* perf inject --jit poisons that copy: it writes the running kernel's
+		 * kallsyms there, whatever kernel was recorded */
+		nlive = kernel_live_build_id(live, sizeof(live));
+		if (nlive && (nlive != bidlen || memcmp(live, bid, nlive) != 0) &&
+		    kallsyms_same_as_running(path, "/proc/kallsyms")) {
+			snprintf(s->kernel_warning, sizeof(s->kernel_warning),
+				 "%.250s is the running kernel's /proc/kallsyms (perf inject --jit "
+				 "copies it there), but the recording is of another kernel: not "
+				 "used; give the recorded kernel's kallsyms with --kallsyms", path);
+			if (s->opt.cache_dir) { /* nor what perfconv's cache made of it */
+				char cached[4096 + 64];
+
+				snprintf(cached, sizeof(cached), "%s/kallsyms/%s", s->opt.cache_dir, hex);
+				unlink(cached);
+			}
+		} else {
+			s->ksyms = load_kallsyms(s, path, bid, bidlen, err, sizeof(err));
+			if (s->ksyms) {
+				snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", path);
+				return;
+			}
 		}
 	}
 	if (bidlen) {

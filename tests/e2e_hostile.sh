@@ -80,4 +80,21 @@ head -c 40 $J/jit-30720.dump >"$TMP/nocode/jit-30720.dump"
 hostile jitdump-no-code "0" "nocode/jit-30720.dump: warning: no code loads" -- \
 	-q -i $J/node.data --jit-dir "$TMP/nocode" -o "$TMP/nocode.folded"
 
+# C10: perf inject --jit copies the running kernel's kallsyms into the build-id cache
+# under the recorded kernel's build id. Such a copy of another kernel is refused, said,
+# and --kallsyms suggested; kheavy.data's build ids say another kernel here.
+if [ -r /sys/kernel/notes ] && [ -r /proc/kallsyms ]; then
+	fake=$(printf '11%.0s' $(seq 20))
+	mkdir -p "$TMP/bd/[kernel.kallsyms]/$fake"
+	cat /proc/kallsyms >"$TMP/bd/[kernel.kallsyms]/$fake/kallsyms"
+	PERFCONV_CACHE_DIR=$TMP/cache hostile poisoned-kallsyms "0" \
+		"kallsyms is the running kernel's /proc/kallsyms .*another kernel: not used; give .* --kallsyms" -- \
+		-i "$TMP/h/other-kernel.data" --buildid-dir "$TMP/bd" -o "$TMP/poisoned.folded"
+	! grep -q 'entry_SYSCALL\|do_syscall' "$TMP/poisoned.folded" &&
+		ok "poisoned-kallsyms: no kernel frame named from it" ||
+		bad "poisoned-kallsyms: kernel frames named from the running kernel's symbols"
+else
+	echo "skip poisoned-kallsyms: /sys/kernel/notes or /proc/kallsyms unreadable"
+fi
+
 finish e2e_hostile

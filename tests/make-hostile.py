@@ -82,3 +82,10 @@ for off, rtype, misc, rec in pd.records():
             print('deep: %d frames at record 0x%x' % (len(deep) - 1, off))
     chunks.append(bytes(rec))
 pd.write(os.path.join(out, 'deep.data'), chunks)
+
+# other-kernel.data: kheavy.data recorded, as far as its build ids say, on another kernel
+# (issue 12 C10: the test's build-id cache holds this machine's /proc/kallsyms under it).
+kbid = bytes.fromhex(open(os.path.join(top, 'testdata', 'kernel.buildid')).read().strip())
+kheavy = open(os.path.join(top, 'testdata', 'kheavy.data'), 'rb').read()
+assert kbid in kheavy
+write('other-kernel.data', kheavy.replace(kbid, bytes([0x11]) * len(kbid)))
