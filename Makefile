@@ -190,9 +190,9 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) build-fuzz/gen/profile.pb-c.c | $(D
 # Each target runs for FUZZ_SECONDS (CI gives each 60 s), from the committed corpus and
 # the real recordings (megabytes: -max_len is the largest of them); what the campaign
 # finds stays in build-fuzz/corpus-TARGET for the next run. `make fuzz-keep` merges its
-# small finds (64 KB at most: tests/corpus stays a few MB) into tests/corpus to commit.
+# small finds (8 KB at most: tests/corpus stays a few MB) into tests/corpus to commit.
 FUZZ_MAX_LEN := 8388608
-FUZZ_KEEP_MAX := 65536
+FUZZ_KEEP_MAX := 8192
 FUZZ_SEEDS_perfdata := testdata/*.data testdata/mt-threads.data/data tests/hostile/*.data
 FUZZ_SEEDS_jitdump := testdata/jit/*.dump
 FUZZ_SEEDS_perfmap := testdata/jit/*.map
