@@ -152,14 +152,21 @@ static const char *const rec_names[] = {
 	[PERF_RECORD_COMPRESSED2] = "PERF_RECORD_COMPRESSED2",
 };
 
-static const char *rec_name(uint32_t type)
+/* A record type's name for a message; returned by value, so no buffer is shared:
+ * the caller's rec_name(t).s lives to the end of its full expression (C11 6.2.4). */
+struct rec_label {
+	char s[40];
+};
+
+static struct rec_label rec_name(uint32_t type)
 {
-	static __thread char buf[32];
+	struct rec_label l;
 
 	if (type < sizeof(rec_names) / sizeof(rec_names[0]) && rec_names[type])
-		return rec_names[type];
-	snprintf(buf, sizeof(buf), "record type %u", type);
-	return buf;
+		snprintf(l.s, sizeof(l.s), "%s", rec_names[type]);
+	else
+		snprintf(l.s, sizeof(l.s), "record type %u", type);
+	return l;
 }
 
 static const char *feat_name(unsigned feat)
@@ -1087,7 +1094,7 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 
 		if (size < 8) {
 			diag_error(r->d, f->path, pos, "%s: record size %u below header size 8",
-				   rec_name(type), size);
+				   rec_name(type).s, size);
 			goto out;
 		}
 		ext = rec_extent(q, size, sw);
@@ -1617,7 +1624,7 @@ static int decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64
 							.d.sample_type & S_TRAILER);
 		r->stats.skipped_bad++;
 		rwarn(r, cur_path(r), off, "%s: record size %u below minimum %u, skipped",
-		      rec_name(type), size, min + (unsigned)tsz);
+		      rec_name(type).s, size, min + (unsigned)tsz);
 		return 0;
 	}
 	body = size - (size_t)tsz; /* the fields end here, trailer excluded */
@@ -1746,7 +1753,7 @@ static void zfill(struct perf_reader *r)
 	ret = ZSTD_decompressStream(r->zd, &out, &in);
 	if (ZSTD_isError(ret)) {
 		rwarn(r, cur_path(r), r->zoff, "%s: zstd: %s, the compressed data of this file "
-		      "is skipped from here", rec_name(PERF_RECORD_COMPRESSED),
+		      "is skipped from here", rec_name(PERF_RECORD_COMPRESSED).s,
 		      ZSTD_getErrorName(ret));
 		r->stats.skipped_bad++;
 		r->zbroken = 1;
@@ -1874,7 +1881,7 @@ static int resync(struct perf_reader *r, struct pd_file *f, const uint8_t *p, ui
 	r->stats.skipped_bad++;
 	r->stats.resync_bytes += q;
 	rwarn(r, f->path, off, "%s: damaged record (size %u): %llu bytes skipped to %s "
-	      "0x%llx", rec_name(type), size, (unsigned long long)q,
+	      "0x%llx", rec_name(type).s, size, (unsigned long long)q,
 	      q == rem ? "the end of the data at" : "the next plausible record at offset",
 	      (unsigned long long)(off + q));
 	r->pos = off + q;
@@ -1900,7 +1907,7 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 			if (size < 8) {
 				diag_error(r->d, cur_path(r), r->zoff, "%s: record size %u below "
 					   "header size 8 inside compressed data",
-					   rec_name(ld32(p, r->swapped)), size);
+					   rec_name(ld32(p, r->swapped)).s, size);
 				return -1;
 			}
 			if (size <= avail) {
@@ -1956,7 +1963,7 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 		size = ld16(p + 6, r->swapped);
 		if (size < 8) {
 			diag_error(r->d, f->path, off, "%s: record size %u below header size 8",
-				   rec_name(ld32(p, r->swapped)), size);
+				   rec_name(ld32(p, r->swapped)).s, size);
 			return -1;
 		}
 		/* a damaged header, whose size would take the records behind it along:

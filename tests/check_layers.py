@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """check_layers: the source tree keeps its order of layers, one include style, perf's
-numbers in one header, and each header the contract of its own file.
+numbers in one header, no mutable static state, and each header the contract of its
+own file.
 
     tests/check_layers.py             check the tree (run by make check)
     tests/check_layers.py --self-test show that each rule fails on a tree that breaks it
@@ -36,6 +37,8 @@ GENERATED = {"profile.pb-c.h": 4}
 ABI_HEADER = "common/perf_abi.h"
 # a definition of a number: a #define or an enumerator
 DEF = re.compile(r"(?:^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\b|(?:^|[{,])\s*([A-Z][A-Z0-9_]*)\s*=[^=])")
+# a variable that keeps state between calls: file-scope or function-scope static, not const
+MUTABLE_STATIC = re.compile(r"^\s*static\s+(?!const\b)(?!inline\b)[^(]*[;=]")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # a function declared at the top level of a header: "type name(" ... ");"
 DECL = re.compile(r"^(?!static|typedef|#|\s|/|\*|})[A-Za-z_][\w \*]*?\b(\w+)\s*\([^;{]*?\)\s*;",
@@ -104,6 +107,9 @@ def check(top):
                     name = m.group(1) or m.group(2)
                     if name.startswith("PERF_") or name in abi_names:
                         problems.append(f"{f}:{n}: {name} defined outside {ABI_HEADER}")
+        for n, line in enumerate(strip_comments(text).split("\n"), 1):
+            if MUTABLE_STATIC.match(line):
+                problems.append(f"{f}:{n}: mutable static state: {line.strip()}")
         if f.endswith(".h"):
             impl = f[:-2] + ".c"
             body = strip_comments(text)
@@ -135,6 +141,9 @@ def self_test():
         ("formats/json.c", '#include "../common/util.h"\n', "not a path from the top"),
         ("convert/stacks.c", "#define PERF_CONTEXT_FOO 7\n", "defined outside"),
         ("formats/perfdata.c", "enum { HEADER_BUILD_ID = 2 };\n", "defined outside"),
+        ("symbolize/dwarfinfo.c", "static char *cache_dir;\n", "mutable static state"),
+        ("formats/profview.c", "void f(void)\n{\n\tstatic __thread char buf[32];\n}\n",
+         "mutable static state"),
         ("formats/folded.h", "int folded_frobnicate(const char *s);\n", "does not define"),
     ]
     failed = 0
