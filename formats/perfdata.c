@@ -1020,10 +1020,14 @@ static int read_file_header(struct perf_reader *r, struct pd_file *f, uint64_t h
  * How many bytes a record takes in the stream: its size, plus for TRACING_DATA
  * and AUXTRACE the data perf writes after the record itself.
  */
-static uint64_t rec_extent(const uint8_t *p, uint16_t size, int sw)
+static uint64_t rec_extent(const uint8_t *p, uint16_t size, int sw, uint64_t avail)
 {
 	uint32_t type = ld32(p, sw);
 
+	/* the length field after the header is read only when the header's size says
+	 * it is there and the bytes are: a size past them is cut short anyway */
+	if (size > avail)
+		return size;
 	if (type == PERF_RECORD_HEADER_TRACING_DATA && size >= 12)
 		return size + (((uint64_t)ld32(p + 8, sw) + 7) & ~7ULL);
 	if (type == PERF_RECORD_AUXTRACE && size >= 16) {
@@ -1097,7 +1101,7 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 				   rec_name(type).s, size);
 			goto out;
 		}
-		ext = rec_extent(q, size, sw);
+		ext = rec_extent(q, size, sw, f->size - pos);
 		if (ext > f->size - pos)
 			break; /* cut short: next() warns when it gets there */
 		switch (type) {
@@ -1156,7 +1160,7 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 	for (pos = PIPE_HEADER_SIZE; nfeat_names && f->size - pos >= 8;) {
 		const uint8_t *q = p + pos;
 		uint16_t size = ld16(q + 6, sw);
-		uint64_t ext = rec_extent(q, size, sw);
+		uint64_t ext = rec_extent(q, size, sw, f->size - pos);
 
 		if (size < 8 || ext > f->size - pos)
 			break;
@@ -1518,7 +1522,7 @@ static int header_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem
 		return 0;
 	type = ld32(p, r->swapped);
 	size = ld16(p + 6, r->swapped);
-	if (size < 8 || rec_extent(p, size, r->swapped) > rem)
+	if (size < 8 || rec_extent(p, size, r->swapped, rem) > rem)
 		return 0;
 	if (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID) {
 		if (size % 8 || size < rec_min(type))
@@ -1543,7 +1547,7 @@ static int headers_ok(const struct perf_reader *r, const uint8_t *p, uint64_t re
 
 	if (!header_ok(r, p, rem))
 		return 0;
-	ext = rec_extent(p, ld16(p + 6, r->swapped), r->swapped);
+	ext = rec_extent(p, ld16(p + 6, r->swapped), r->swapped, rem);
 	return ext == rem || header_ok(r, p + ext, rem - ext);
 }
 
@@ -1844,7 +1848,7 @@ static int resync(struct perf_reader *r, struct pd_file *f, const uint8_t *p, ui
 {
 	uint32_t type = ld32(p, r->swapped);
 	uint16_t size = ld16(p + 6, r->swapped);
-	uint64_t ext = rec_extent(p, size, r->swapped), q;
+	uint64_t ext = rec_extent(p, size, r->swapped, rem), q;
 	int known = (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID) ||
 		    (type >= PERF_RECORD_HEADER_ATTR && type <= PERF_RECORD_COMPRESSED2);
 
@@ -1864,7 +1868,7 @@ static int resync(struct perf_reader *r, struct pd_file *f, const uint8_t *p, ui
 			at += sz;
 			n++;
 		}
-		if (n && (at == rem || (ld32(p + at, r->swapped) != type &&
+		if (n && (at == rem || (rem - at >= 8 && ld32(p + at, r->swapped) != type &&
 					headers_ok(r, p + at, rem - at)))) {
 			if (!r->stats.first_unknown)
 				r->stats.first_unknown = off + 1;
@@ -1970,7 +1974,7 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 		 * skipped to the next plausible one, and said (once a pass saw it) */
 		if (!header_ok(r, p, rem) && resync(r, f, p, off, rem))
 			continue;
-		ext = rec_extent(p, size, r->swapped);
+		ext = rec_extent(p, size, r->swapped, rem);
 		if (ext > rem) {
 			rwarn(r, f->path, off, "data section cut short: %llu bytes of a %llu-byte "
 			      "record missing, reading stops here",
