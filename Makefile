@@ -177,7 +177,7 @@ check: $(BIN) $(CHECK_BINS) $(REPLAY_BINS)
 
 demo: $(BIN)
 	$(Q)./$(BIN) -i testdata/mt-g.data -o build/demo.folded
-	@echo "demo: wrote build/demo.folded ($$(wc -l < build/demo.folded) unique stacks); the hottest:"
+	@echo "demo: wrote build/demo.folded ($$(wc -l < build/demo.folded) lines, one per thread name and stack); the hottest:"
 	@sort -t' ' -k2 -nr build/demo.folded | head -5 | cut -c1-160
 
 # libFuzzer targets, with ASan and UBSan, built with clang.
