@@ -8,7 +8,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,22 +147,6 @@ static const char *call_graph_mode(const struct perf_event_desc *e)
 	if (e->sample_type & PERF_SAMPLE_CALLCHAIN)
 		return "fp";
 	return "none";
-}
-
-static char *input_dir_of(const char *input)
-{
-	char *copy, *dir;
-	size_t len;
-
-	if (strcmp(input, "-") == 0)
-		return xstrdup(".");
-	copy = xstrdup(input);
-	len = strlen(copy);
-	while (len > 1 && copy[len - 1] == '/')
-		copy[--len] = '\0';
-	dir = xstrdup(dirname(copy));
-	free(copy);
-	return dir;
 }
 
 static const char *dso_kind(const struct replay_dso *x, const char *path)
@@ -325,7 +308,7 @@ static cJSON *gather(const struct info_options *o, struct perf_reader *r, struct
 	u64map_init(&c.proc_index);
 	u64map_init(&c.thread_index);
 	if (!so.input_dir)
-		so.input_dir = dir = input_dir_of(o->input);
+		so.input_dir = dir = recording_input_dir(o->input);
 	sym = symbolizer_new(&so, d);
 	rp = replay_new(&p.strings);
 	jits = jit_procs_new(&p.strings);

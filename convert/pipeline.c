@@ -1,7 +1,6 @@
 /* pipeline: perf.data in, profile model out; the order of the passes. */
 #include "convert/pipeline.h"
 
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -137,24 +136,6 @@ static void load_jit(const struct convert_options *o, struct jit_procs *jits,
 	jit_procs_load(jits, &s, d, o->quiet);
 }
 
-/* The directory beside the input: where its binaries and dumps may be. Freed by the caller. */
-static char *input_dir_of(const char *input)
-{
-	char *copy, *dir;
-	size_t len;
-
-	if (strcmp(input, "-") == 0)
-		return xstrdup(".");
-	copy = xstrdup(input);
-	len = strlen(copy);
-	/* a --threads directory: its files' neighbours are beside the directory */
-	while (len > 1 && copy[len - 1] == '/')
-		copy[--len] = '\0';
-	dir = xstrdup(dirname(copy));
-	free(copy);
-	return dir;
-}
-
 int convert_read(const struct convert_options *o, struct profile *p, struct convert_stats *st,
 		 struct diag *d)
 {
@@ -179,7 +160,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	if (!r)
 		return -1;
 	if (!so.input_dir)
-		so.input_dir = dir = input_dir_of(o->input);
+		so.input_dir = dir = recording_input_dir(o->input);
 	sym = symbolizer_new(&so, d);
 	rp = replay_new(&p->strings);
 	jits = jit_procs_new(&p->strings);

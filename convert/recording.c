@@ -1,6 +1,8 @@
 /* recording: what a recording's header says, for the passes and for the profile. */
 #include "convert/recording.h"
 
+#include <libgen.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -85,4 +87,21 @@ int recording_made_here(const struct perf_reader *r)
 		return 0;
 	here[sizeof(here) - 1] = '\0';
 	return rec && strcmp(rec, here) == 0;
+}
+
+char *recording_input_dir(const char *input)
+{
+	char *copy, *dir;
+	size_t len;
+
+	if (strcmp(input, "-") == 0)
+		return xstrdup(".");
+	copy = xstrdup(input);
+	len = strlen(copy);
+	/* a --threads directory: its files' neighbours are beside the directory */
+	while (len > 1 && copy[len - 1] == '/')
+		copy[--len] = '\0';
+	dir = xstrdup(dirname(copy));
+	free(copy);
+	return dir;
 }

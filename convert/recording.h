@@ -32,6 +32,10 @@ int recording_clock_monotonic(const struct perf_reader *r);
 /* Was the recording made on this machine (so that /tmp/perf-PID.map is its own)? */
 int recording_made_here(const struct perf_reader *r);
 
+/* The folder beside input `input` ("." for "-"; a --threads directory's parent): where
+ * its binaries and dumps may be. Malloc'ed, the caller frees it. */
+char *recording_input_dir(const char *input);
+
 /*
  * The time a record is ordered by: its sample_id time, or, in a recording without
  * times, its position in the file (which gives file-order semantics).
