@@ -21,30 +21,16 @@ static uint32_t frame(const char *name, int kind, uint64_t addr, int symbolized)
 	return profile_frame(&p, &f);
 }
 
+/* A sample at a time: the samples writer shows it. */
 static void sample(const char *comm, uint32_t pid, uint32_t tid, uint32_t node, uint64_t period,
 		   uint64_t time)
 {
-	struct pc_sample s;
-
-	memset(&s, 0, sizeof(s));
-	s.comm = profile_str(&p, comm);
-	s.pid = pid;
-	s.tid = tid;
-	s.stack = node;
-	s.period = period;
-	s.time = time;
-	profile_add_sample(&p, &s);
+	test_sample(&p, comm, pid, tid, node, period, time, 0);
 }
 
 static char *render(const struct write_options *o, profile_writer w)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_int_eq(w(&p, o, f), 0);
-	fclose(f);
-	return buf;
+	return test_render(&p, w, o);
 }
 
 /* The fixture's profile into `p`; with `aggregate`, each sample is added `times` times. */

@@ -22,30 +22,16 @@ static uint32_t frame(const char *name, int kind, uint64_t addr, const char *fil
 	return profile_frame(&p, &f);
 }
 
+/* A sample with its event: the SVG shows one event. */
 static void sample(const char *comm, uint32_t pid, uint32_t tid, uint32_t node, uint64_t period,
 		   uint16_t event)
 {
-	struct pc_sample s;
-
-	memset(&s, 0, sizeof(s));
-	s.comm = profile_str(&p, comm);
-	s.pid = pid;
-	s.tid = tid;
-	s.stack = node;
-	s.period = period;
-	s.event = event;
-	profile_add_sample(&p, &s);
+	test_sample(&p, comm, pid, tid, node, period, 0, event);
 }
 
 static char *render(const struct write_options *o)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_int_eq(svg_write(&p, o, f), 0);
-	fclose(f);
-	return buf;
+	return test_render(&p, svg_write, o);
 }
 
 static size_t count(const char *hay, const char *needle)

@@ -75,3 +75,31 @@ uint32_t test_stack(struct profile *p, const uint32_t *frames, size_t n)
 		node = profile_node(p, node, frames[i]);
 	return node;
 }
+
+void test_sample(struct profile *p, const char *comm, uint32_t pid, uint32_t tid, uint32_t node,
+		 uint64_t period, uint64_t time, uint16_t event)
+{
+	struct pc_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.comm = profile_str(p, comm);
+	s.pid = pid;
+	s.tid = tid;
+	s.stack = node;
+	s.period = period;
+	s.time = time;
+	s.event = event;
+	profile_add_sample(p, &s);
+}
+
+char *test_render(const struct profile *p, profile_writer w, const struct write_options *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(w(p, o, f), 0);
+	fclose(f);
+	return buf;
+}

@@ -8,6 +8,7 @@
 
 #include "common/diag.h"
 #include "formats/profile.h"
+#include "formats/writer.h"
 
 typedef struct Suite Suite;
 
@@ -34,5 +35,13 @@ int run_suite(Suite *s);
 
 /* The stack node for frame ids given root first. */
 uint32_t test_stack(struct profile *p, const uint32_t *frames, size_t n);
+
+/* Add a sample of stack `node` (count 1) with these fields, the others 0. */
+void test_sample(struct profile *p, const char *comm, uint32_t pid, uint32_t tid, uint32_t node,
+		 uint64_t period, uint64_t time, uint16_t event);
+
+/* What writer `w` writes of `p`, NUL-terminated; the test fails when it fails. The
+ * caller frees it. */
+char *test_render(const struct profile *p, profile_writer w, const struct write_options *o);
 
 #endif
