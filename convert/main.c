@@ -299,6 +299,49 @@ static void info_usage(FILE *f)
 		"  -h, --help            this text\n");
 }
 
+/* The options that say where files are: the same for a conversion and for info. */
+struct where_opts {
+	struct sym_options *sym;
+	const char **jit_dirs;
+	size_t njit_dirs, jit_dirs_cap;
+	const char *cache_dir;
+	char *default_cache;
+	int no_cache;
+};
+
+/* Take option `c` if it is one of them: 1, else 0. */
+static int where_option(struct where_opts *w, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_SYMFS: w->sym->symfs = arg; return 1;
+	case OPT_KALLSYMS: w->sym->kallsyms = arg; return 1;
+	case OPT_BUILDID_DIR: w->sym->buildid_dir = arg; return 1;
+	case OPT_CACHE_DIR: w->cache_dir = arg; return 1;
+	case OPT_JIT_DIR: VEC_PUSH(w->jit_dirs, w->njit_dirs, w->jit_dirs_cap, arg); return 1;
+	case OPT_NO_CACHE: w->no_cache = 1; return 1;
+	default: return 0;
+	}
+}
+
+/* After the options: the cache directory chosen, each --jit-dir checked. 0, or -1 after
+ * saying what is wrong through `d`. */
+static int where_finish(struct where_opts *w, struct diag *d)
+{
+	if (!w->no_cache)
+		w->sym->cache_dir = w->cache_dir ? w->cache_dir
+						 : (w->default_cache = default_cache_dir());
+	for (size_t i = 0; i < w->njit_dirs; i++)
+		if (!is_dir(w->jit_dirs[i], d))
+			return -1;
+	return 0;
+}
+
+static void where_release(struct where_opts *w)
+{
+	free(w->default_cache);
+	free(w->jit_dirs);
+}
+
 /* perfconv info: its own options; the ones that say where files are as for a conversion. */
 static int info_main(int argc, char **argv)
 {
@@ -317,13 +360,12 @@ static int info_main(int argc, char **argv)
 	};
 	struct info_options io;
 	struct diag d;
-	const char **jit_dirs = NULL;
-	size_t jit_dirs_cap = 0;
-	const char *cache_dir = NULL;
-	char *default_cache = NULL;
-	int c, no_cache = 0, rc;
+	struct where_opts w;
+	int c, rc;
 
 	memset(&io, 0, sizeof(io));
+	memset(&w, 0, sizeof(w));
+	w.sym = &io.sym;
 	io.input = "perf.data";
 	io.top = 10;
 	io.sym.demangle = 1;
@@ -333,38 +375,34 @@ static int info_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': io.input = optarg; break;
-		case 'h': info_usage(stdout); free(jit_dirs); return 0;
+		case 'h': info_usage(stdout); where_release(&w); return 0;
 		case 'j': io.json = 1; break;
 		case 't': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
 
 			if (*end || end == optarg || v == 0 || v > 1000000) {
-				free(jit_dirs);
+				where_release(&w);
 				return bad_usage("--top takes a positive number", optarg);
 			}
 			io.top = v;
 			break;
 		}
-		case OPT_SYMFS: io.sym.symfs = optarg; break;
-		case OPT_KALLSYMS: io.sym.kallsyms = optarg; break;
-		case OPT_BUILDID_DIR: io.sym.buildid_dir = optarg; break;
-		case OPT_CACHE_DIR: cache_dir = optarg; break;
-		case OPT_JIT_DIR: VEC_PUSH(jit_dirs, io.njit_dirs, jit_dirs_cap, optarg); break;
-		case OPT_NO_CACHE: no_cache = 1; break;
-		default: free(jit_dirs); return bad_usage("unknown option", NULL);
+		default:
+			if (where_option(&w, c, optarg))
+				break;
+			where_release(&w);
+			return bad_usage("unknown option", NULL);
 		}
 	}
 	if (optind < argc) {
-		free(jit_dirs);
+		where_release(&w);
 		return bad_usage("unexpected argument", argv[optind]);
 	}
-	io.jit_dirs = jit_dirs;
-	if (!no_cache)
-		io.sym.cache_dir = cache_dir ? cache_dir : (default_cache = default_cache_dir());
-	rc = info_run(&io, stdout, &d) ? 1 : 0;
-	free(default_cache);
-	free(jit_dirs);
+	io.jit_dirs = w.jit_dirs;
+	io.njit_dirs = w.njit_dirs;
+	rc = where_finish(&w, &d) || info_run(&io, stdout, &d) ? 1 : 0;
+	where_release(&w);
 	return rc;
 }
 
@@ -377,11 +415,8 @@ int main(int argc, char **argv)
 	struct diag d;
 	const char *output = "-", *format = NULL, *event = NULL;
 	const struct output_format *of;
-	int c, weight_set = 0, rc = 0, no_cache = 0, w;
-	const char *cache_dir = NULL;
-	const char **jit_dirs = NULL;
-	size_t jit_dirs_cap = 0;
-	char *default_cache = NULL;
+	int c, weight_set = 0, rc = 0, w;
+	struct where_opts where;
 
 	/* a closed stderr (2>&1 | head -1) must not end the conversion before its
 	 * output is renamed into place: writes fail with EPIPE instead */
@@ -394,6 +429,8 @@ int main(int argc, char **argv)
 	co.input = "perf.data";
 	co.sym.demangle = 1;
 	co.sym.inline_frames = 1;
+	memset(&where, 0, sizeof(where));
+	where.sym = &co.sym;
 	diag_init(&d);
 	while ((c = getopt_long(argc, argv, "i:o:f:qh", long_options, NULL)) != -1) {
 		switch (c) {
@@ -402,9 +439,6 @@ int main(int argc, char **argv)
 		case 'f': format = optarg; break;
 		case 'q': co.quiet = 1; break;
 		case 'h': usage(stdout); return 0;
-		case OPT_SYMFS: co.sym.symfs = optarg; break;
-		case OPT_KALLSYMS: co.sym.kallsyms = optarg; break;
-		case OPT_BUILDID_DIR: co.sym.buildid_dir = optarg; break;
 		case OPT_NO_DEMANGLE: co.sym.demangle = 0; break;
 		case OPT_NO_SYMBOLS: co.no_symbols = 1; break;
 		case OPT_NO_INLINE: co.sym.inline_frames = 0; break;
@@ -431,9 +465,6 @@ int main(int argc, char **argv)
 		case OPT_WITH_TID: wo.with_tid = 1; break;
 		case OPT_ANNOTATE: wo.annotate = 1; break;
 		case OPT_SRCLINE: wo.srcline = 1; break;
-		case OPT_CACHE_DIR: cache_dir = optarg; break;
-		case OPT_JIT_DIR: VEC_PUSH(jit_dirs, co.njit_dirs, jit_dirs_cap, optarg); break;
-		case OPT_NO_CACHE: no_cache = 1; break;
 		case OPT_CPU_LABEL: wo.cpu_label = 1; break;
 		case OPT_TITLE: wo.title = optarg; break;
 		case OPT_INVERTED: wo.inverted = 1; break;
@@ -456,7 +487,9 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_VERSION: printf("perfconv %s\n", PERFCONV_VERSION); return 0;
-		default: return bad_usage("unknown option", NULL);
+		default:
+			if (!where_option(&where, c, optarg))
+				return bad_usage("unknown option", NULL);
 		}
 	}
 	if (optind < argc)
@@ -473,16 +506,12 @@ int main(int argc, char **argv)
 	if (!weight_set)
 		wo.weight_period = of->weight_period;
 
-	co.jit_dirs = jit_dirs;
-	if (!no_cache)
-		co.sym.cache_dir = cache_dir ? cache_dir : (default_cache = default_cache_dir());
+	co.jit_dirs = where.jit_dirs;
+	co.njit_dirs = where.njit_dirs;
 	profile_init(&p);
 	p.aggregate = of->totals_only;
-	for (size_t i = 0; i < co.njit_dirs && !rc; i++)
-		if (!is_dir(jit_dirs[i], &d))
-			rc = 1;
-	if (rc)
-		;
+	if (where_finish(&where, &d) != 0)
+		rc = 1;
 	else if (convert_read(&co, &p, &st, &d) != 0)
 		rc = 1;
 	else if (choose_event(&p, of, event, &wo, co.quiet, &d) != 0)
@@ -490,8 +519,7 @@ int main(int argc, char **argv)
 	else if ((w = output_write(of, &p, &wo, output, &d)) != 0)
 		rc = w > 0 ? 128 + SIGPIPE : 1; /* the shell's status of a process SIGPIPE ended */
 	profile_release(&p);
-	free(default_cache);
-	free(jit_dirs);
+	where_release(&where);
 	free(co.pids);
 	free(co.tids);
 	for (size_t i = 0; i < co.ncomms; i++)

@@ -163,6 +163,12 @@ rc=$?
 	[ ! -e "$TMP/nodir.folded" ] && ok "--jit-dir that does not exist: exit 1, said why" ||
 	bad "--jit-dir that does not exist: exit $rc: $(cat "$TMP/nodir.err")"
 
+"$PERFCONV" info -i "$TMP/nomap/node-map.data" --jit-dir "$TMP/no-such-dir" >"$TMP/nodir.info" 2>"$TMP/nodir.err"
+rc=$?
+[ $rc = 1 ] && grep -q "no-such-dir: --jit-dir: No such file or directory" "$TMP/nodir.err" &&
+	ok "info with a --jit-dir that does not exist: exit 1, said why" ||
+	bad "info with a --jit-dir that does not exist: exit $rc: $(cat "$TMP/nodir.err")"
+
 # An explicit --jit-dir wins over a map beside the recording, and a map written
 # before the recording began is warned about (issue 12 C5): a stale map beside the
 # recording whose names are another program's.
