@@ -62,7 +62,7 @@ static int is_anon(const struct replay *rp, const struct strtab *st, const struc
 	const struct replay_dso *x = replay_dso_get(rp, m->dso);
 	const char *path = strtab_str(st, x->path);
 
-	return !x->kernel && strcmp(path, "[vdso]") != 0 && path_is_anonymous(path);
+	return !x->kernel && x->anonymous && strcmp(path, "[vdso]") != 0;
 }
 
 static void count_sample(struct counts *c, struct replay *rp, const struct strtab *st,
@@ -155,7 +155,7 @@ static const char *dso_kind(const struct replay_dso *x, const char *path)
 	case REPLAY_DSO_USER:
 		if (strcmp(path, "[vdso]") == 0)
 			return "vdso";
-		return path_is_anonymous(path) ? "anonymous" : "user";
+		return x->anonymous ? "anonymous" : "user";
 	case REPLAY_DSO_KSYM_BPF: return "bpf";
 	case REPLAY_DSO_KSYM_OTHER: return "kernel code (KSYMBOL)";
 	default: return "kernel";

@@ -75,7 +75,7 @@ int readahead_sample(struct readahead *ra, const struct perf_record *rec)
 			continue;
 		dso = replay_dso_get(ra->rp, m.dso);
 		path = strtab_str(ra->strings, dso->path);
-		if (path_is_anonymous(path) && strcmp(path, "[vdso]") != 0)
+		if (dso->anonymous && strcmp(path, "[vdso]") != 0)
 			continue; /* JIT code or no file: nothing to read ahead */
 		off = a - m.start + m.pgoff;
 		if (m.dso >= (1u << 22) || off >= (1ULL << 40))

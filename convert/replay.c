@@ -144,6 +144,7 @@ uint32_t replay_dso(struct replay *r, const char *path, const uint8_t *build_id,
 	d.build_id_size = (uint8_t)build_id_size;
 	d.kernel = (uint8_t)(kernel >= REPLAY_DSO_KERNEL && kernel <= REPLAY_DSO_KSYM_OTHER ?
 			     kernel : kernel ? REPLAY_DSO_KERNEL : REPLAY_DSO_USER);
+	d.anonymous = (uint8_t)path_is_anonymous(path);
 	key = hash_bytes(&d, sizeof(d)) | 1;
 	/* linear probing on collision: try successive keys until the dso matches */
 	for (;; key = hash_u64(key) | 1) {

@@ -294,8 +294,7 @@ static const struct resolved *resolve(struct resolver *r, uint32_t pid, uint64_t
 	if (!kernel_ctx && !r->c.no_symbols && jit_procs_count(r->c.jits)) {
 		int t = jit_procs_find(r->c.jits, pid);
 
-		if (t >= 0 && (!m || path_is_anonymous(profile_text(
-					     r->c.p, replay_dso_get(r->c.rp, m->dso)->path)))) {
+		if (t >= 0 && (!m || replay_dso_get(r->c.rp, m->dso)->anonymous)) {
 			const struct resolved *x = resolve_jit(r, t, m, addr, ret, time);
 
 			if (x)

@@ -105,7 +105,7 @@ static struct dso_cfi *dso_cfi(struct unwinding *u, uint32_t dso)
 
 		c->tried = 1;
 		c->name = resolve_module_name(path);
-		if (!rd->kernel && (!path_is_anonymous(path) || strcmp(path, "[vdso]") == 0) &&
+		if (!rd->kernel && (!rd->anonymous || strcmp(path, "[vdso]") == 0) &&
 		    symbolizer_object_files(u->sym, dso, path, rd->build_id, rd->build_id_size,
 					    &file, &debug)) {
 			c->mod = unwind_module_open(file, debug);
@@ -154,7 +154,7 @@ static int find_pc(void *ctx, uint64_t pc, struct unwind_where *w)
 
 	u->last_dso = UINT32_MAX;
 	if (u->jit_pid_table >= 0 &&
-	    (!m || path_is_anonymous(strtab_str(u->strings, replay_dso_get(u->rp, m->dso)->path)))) {
+	    (!m || replay_dso_get(u->rp, m->dso)->anonymous)) {
 		struct unwind_module *jm = jit_cfi(u, pc);
 
 		if (jm) {
@@ -187,17 +187,22 @@ size_t unwinding_sample(struct unwinding *u, const struct perf_record *rec, uint
 
 	if (!u || !s->regs_user || !s->has_stack_user || rec->event < 0 || cap < 8)
 		return 0;
-	/* a callchain with user addresses in it was unwound already (frame pointers) */
+	/* one pass over the callchain: its kernel part is kept as recorded, and one with
+	 * user addresses in it was unwound already (frame pointers) */
 	if (s->has_callchain) {
-		int user = 0;
+		int user = 0, kernel = 0;
 
 		for (uint64_t i = 0; i < s->nr_callchain; i++) {
 			uint64_t a = s->callchain[i];
 
-			if (a >= PERF_CONTEXT_MAX)
+			if (a >= PERF_CONTEXT_MAX) {
 				user = a == PERF_CONTEXT_USER;
-			else if (user)
+				kernel = a == PERF_CONTEXT_KERNEL;
+			} else if (user) {
 				return 0;
+			}
+			if (kernel && nw + 2 < cap)
+				words[nw++] = a;
 		}
 	}
 	if (u->other_arch) {
@@ -215,19 +220,6 @@ size_t unwinding_sample(struct unwinding *u, const struct perf_record *rec, uint
 		u->st.stopped[UNWIND_NO_REG]++;
 		u->st.no_reg = UNWIND_REG_SP;
 		return 0;
-	}
-	/* the kernel part as recorded */
-	if (s->has_callchain) {
-		int kernel = 0;
-
-		for (uint64_t i = 0; i < s->nr_callchain && nw + 2 < cap; i++) {
-			uint64_t a = s->callchain[i];
-
-			if (a >= PERF_CONTEXT_MAX)
-				kernel = a == PERF_CONTEXT_KERNEL;
-			if (kernel)
-				words[nw++] = a;
-		}
 	}
 	words[nw++] = PERF_CONTEXT_USER;
 	u->pid = pid;
