@@ -296,6 +296,22 @@ static char *find_file(struct jit_procs *jp, uint32_t pid, int kind)
 	return NULL;
 }
 
+/*
+ * Process `pid`'s dump, a malloc'ed path or NULL: jit-PID.dump, then jit-PID.dump.gz
+ * (*gz set), where find_file looks; then `expected`, the path the recording names.
+ */
+static char *find_dump(struct jit_procs *jp, uint32_t pid, const char *expected, int *gz)
+{
+	char *dump = find_file(jp, pid, FOUND_DUMP);
+
+	*gz = 0;
+	if (!dump && (dump = find_file(jp, pid, FOUND_DUMP_GZ)))
+		*gz = 1;
+	if (!dump && expected && is_file(expected))
+		dump = xstrdup(expected);
+	return dump;
+}
+
 size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char *buf,
 				 size_t size)
 {
@@ -449,11 +465,7 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 		char *dump = NULL, *map;
 		int gz = 0, got_dump = 0, got_map = 0, timeless = 0;
 
-		dump = find_file(jp, p->pid, FOUND_DUMP);
-		if (!dump && p->expected && is_file(p->expected))
-			dump = xstrdup(p->expected);
-		if (!dump && (dump = find_file(jp, p->pid, FOUND_DUMP_GZ)))
-			gz = 1;
+		dump = find_dump(jp, p->pid, p->expected, &gz);
 		map = find_file(jp, p->pid, FOUND_MAP);
 		if (!dump && !map) {
 			if (p->expected)
@@ -528,6 +540,7 @@ void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t 
 	uint32_t *v = u64map_get(&jp->index, (uint64_t)pid + 1);
 	const struct jp_proc *p = v ? &jp->procs[*v - 1] : NULL;
 	char name[64];
+	int gz;
 
 	memset(w, 0, sizeof(*w));
 	if (!jp->indexed) {
@@ -537,13 +550,8 @@ void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t 
 		jp->indexed = 1;
 	}
 	w->expected = p ? p->expected : NULL;
-	/* jit_procs_load()'s order: what the user named, beside the recording, the
-	 * recorded path */
-	w->dump = find_file(jp, pid, FOUND_DUMP);
-	if (!w->dump && w->expected && is_file(w->expected))
-		w->dump = xstrdup(w->expected);
-	if (!w->dump)
-		w->dump = find_file(jp, pid, FOUND_DUMP_GZ);
+	/* jit_procs_load()'s search */
+	w->dump = find_dump(jp, pid, w->expected, &gz);
 	w->map = find_file(jp, pid, FOUND_MAP);
 	snprintf(name, sizeof(name), "jit-%u.dump", pid);
 	for (size_t i = 0; i < s->njit_dirs; i++)
