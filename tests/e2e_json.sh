@@ -51,20 +51,6 @@ then ok "speedscope --weight samples: unit none, weights sum to the sample count
 	ok "cli: .trace.json selects chrome" || bad "cli: .trace.json"
 
 # The browser part: speedscope's schema and app, from npm, in Debian's chromium.
-BR=tests/browser
-if [ ! -d $BR/node_modules/speedscope ]; then
-	(cd $BR && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || { cat "$TMP/npm.log"; }
-fi
-if ! command -v node >/dev/null || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || [ ! -d $BR/node_modules/speedscope ]; then
-	bad "browser: needs node, $BR/node_modules (npm ci) and ${CHROMIUM:-/usr/bin/chromium}"
-else
-	mkdir -p build/screenshots
-	timeout 300 node $BR/open_in_speedscope.mjs build/screenshots "${cases[@]}" >"$TMP/browser.out" 2>&1
-	rc=$?
-	cat "$TMP/browser.out"
-	pass=$((pass + $(grep -c '^ok' "$TMP/browser.out")))
-	fail=$((fail + $(grep -c '^FAIL' "$TMP/browser.out")))
-	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$TMP/browser.out"; then bad "browser: exited $rc"; fi
-fi
+run_browser open_in_speedscope.mjs "${cases[@]}"
 
 finish e2e-json

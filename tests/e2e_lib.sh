@@ -17,6 +17,31 @@ ok() { pass=$((pass + 1)); echo "ok   $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 KS=(--kallsyms $TD/kallsyms.gz)
 
+# Run a script of tests/browser/ in Debian's chromium (node, playwright-core and the
+# speedscope app from npm, installed by npm ci when missing) and count its ok/FAIL
+# lines; screenshots go to build/screenshots. Returns 1 when it could not run.
+run_browser() { # SCRIPT.mjs ARGS...
+	local br=tests/browser script=$1 rc
+	shift
+	if [ ! -d $br/node_modules/speedscope ] || [ ! -d $br/node_modules/playwright-core ]; then
+		(cd $br && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 ||
+			cat "$TMP/npm.log"
+	fi
+	if ! command -v node >/dev/null || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] ||
+		[ ! -d $br/node_modules/speedscope ] || [ ! -d $br/node_modules/playwright-core ]; then
+		bad "browser: needs node, $br/node_modules (npm ci) and ${CHROMIUM:-/usr/bin/chromium}"
+		return 1
+	fi
+	mkdir -p build/screenshots
+	timeout 300 node $br/$script build/screenshots "$@" >"$TMP/browser.out" 2>&1
+	rc=$?
+	cat "$TMP/browser.out"
+	pass=$((pass + $(grep -c '^ok' "$TMP/browser.out")))
+	fail=$((fail + $(grep -c '^FAIL' "$TMP/browser.out")))
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$TMP/browser.out"; then bad "browser: exited $rc"; fi
+	return 0
+}
+
 # The closing line, and the script's status: NAME: N passed, M failed.
 finish() { # NAME
 	echo "$1: $pass passed, $fail failed"

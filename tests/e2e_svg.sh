@@ -69,20 +69,7 @@ then ok "--inverted --width 600 --title: root on top, 600 px, title escaped"; el
 [ $? -eq 2 ] && ok "--width 5: usage error" || bad "--width 5"
 
 # The browser part: Debian's chromium through playwright-core (tests/browser/).
-BR=tests/browser
-if [ ! -d $BR/node_modules/playwright-core ]; then
-	(cd $BR && npm ci --no-audit --no-fund >/dev/null 2>&1)
-fi
-if ! command -v node >/dev/null || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || [ ! -d $BR/node_modules/playwright-core ]; then
-	bad "browser: needs node, $BR/node_modules (npm ci) and ${CHROMIUM:-/usr/bin/chromium}"
-else
-	mkdir -p build/screenshots
-	timeout 300 node $BR/open_svg.mjs build/screenshots "${cases[@]}" >"$TMP/browser.out" 2>&1
-	rc=$?
-	cat "$TMP/browser.out"
-	pass=$((pass + $(grep -c '^ok' "$TMP/browser.out")))
-	fail=$((fail + $(grep -c '^FAIL' "$TMP/browser.out")))
-	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$TMP/browser.out"; then bad "browser: exited $rc"; fi
+if run_browser open_svg.mjs "${cases[@]}"; then
 	[ ${#cases[@]} -eq 4 ] || bad "browser: ${#cases[@]} of 4 recordings reached the browser"
 fi
 finish e2e_svg
