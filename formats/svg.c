@@ -169,30 +169,16 @@ static void tree_release(struct tree *t)
 	free(t->children);
 }
 
-/* The length of the well-formed UTF-8 sequence at s (1..4), 0 when ill-formed. */
-static size_t utf8_seq(const unsigned char *s)
+/* The UTF-8 sequence at NUL-terminated `s`: its length when well-formed, else 0, and
+ * *adv the bytes it takes (an ill-formed part is one U+FFFD, as in the other writers). */
+static size_t utf8_seq(const unsigned char *s, size_t *adv)
 {
-	size_t n;
-	uint32_t cp;
+	size_t n, bad = 1;
 
 	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
+		return *adv = 1;
+	n = utf8_seq_len(s, strnlen((const char *)s, 4), &bad);
+	*adv = n ? n : bad;
 	return n;
 }
 
@@ -207,18 +193,19 @@ static void xml_text(FILE *out, const char *s, size_t max)
 	size_t count = 0, keep = max;
 
 	for (const unsigned char *c = u; *c; count++) {
-		size_t n = utf8_seq(c);
+		size_t adv;
 
-		c += n ? n : 1;
+		utf8_seq(c, &adv);
+		c += adv;
 	}
 	if (count > max)
 		keep = max >= 2 ? max - 2 : 0;
 	for (size_t i = 0; *u && i < keep; i++) {
-		size_t n = utf8_seq(u);
+		size_t adv, n = utf8_seq(u, &adv);
 
 		if (!n) {
 			fputs("\xef\xbf\xbd", out);
-			u++;
+			u += adv;
 			continue;
 		}
 		switch (*u) {

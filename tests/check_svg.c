@@ -214,6 +214,25 @@ START_TEST(weights_events_and_options)
 }
 END_TEST
 
+/* Ill-formed UTF-8 in a name: each maximal ill-formed part is one U+FFFD, as the JSON
+ * and pprof writers make it (a truncated 3-byte sequence is one part, not two). */
+START_TEST(ill_formed_utf8_one_replacement)
+{
+	struct write_options o;
+	uint32_t f[2];
+	char *out;
+
+	f[0] = frame("main", FRAME_NATIVE, 0x100, "", 0);
+	f[1] = frame("bad\xe2\x82name", FRAME_NATIVE, 0x600, "", 0);
+	sample("my prog", 10, 13, test_stack(&p, f, 2), 100000, 0);
+	defaults(&o);
+	out = render(&o);
+	ck_assert_ptr_nonnull(strstr(out, "bad\xef\xbf\xbdname"));
+	ck_assert_ptr_null(strstr(out, "\xef\xbf\xbd\xef\xbf\xbdname"));
+	free(out);
+}
+END_TEST
+
 START_TEST(no_samples)
 {
 	struct write_options o;
@@ -244,6 +263,7 @@ int main(void)
 	tcase_add_test(tc, labels_cut_to_the_frame);
 	tcase_add_test(tc, narrow_frames_left_out_and_counted);
 	tcase_add_test(tc, weights_events_and_options);
+	tcase_add_test(tc, ill_formed_utf8_one_replacement);
 	tcase_add_test(tc, no_samples);
 	suite_add_tcase(s, tc);
 	failed = run_suite(s);
