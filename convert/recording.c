@@ -51,7 +51,7 @@ void recording_read(const struct perf_reader *r, struct profile *p, struct recor
 		memset(&pe, 0, sizeof(pe));
 		pe.name = profile_str(p, e->name ? e->name : "");
 		pe.is_clock = is_clock_event(e);
-		pe.unit = profile_str(p, pe.is_clock ? "nanoseconds" : "count");
+		pe.unit = pe.is_clock ? PC_UNIT_NANOSECONDS : PC_UNIT_COUNT;
 		pe.type = e->type;
 		pe.config = e->config;
 		pe.sample_period = e->sample_period;

@@ -325,8 +325,7 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 			event = p->samples[i].event;
 			break;
 		}
-	w.clock_event = p->has_time && event >= 0 && (size_t)event < p->nevents &&
-		p->events[event].is_clock;
+	w.clock_event = p->has_time && profile_event_unit(p, event) == PC_UNIT_NANOSECONDS;
 
 	fputs("{\"traceEvents\":[", out);
 	/* a process is named after its main thread, else its first thread by name */

@@ -121,7 +121,7 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 		a.pid = (o->with_pid || o->with_tid) ? s->pid : 0;
 		a.tid = o->with_tid ? s->tid : 0;
 		a.stack = s->stack;
-		a.weight = o->weight_period ? s->period : s->count;
+		a.weight = sample_weight(o, s);
 		key = hash_bytes(&a, offsetof(struct agg, weight)) | 1;
 		for (;; key = hash_u64(key) | 1) {
 			v = u64map_get(&seen, key);
@@ -140,22 +140,10 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 		qsort(aggs, nagg, sizeof(*aggs), agg_cmp);
 	for (size_t i = 0; i < nagg; i++) {
 		uint64_t w = aggs[i].weight;
-		char head[64];
-		size_t at;
 
 		b.len = 0;
-		sb_str(&b, profile_text(p, aggs[i].comm));
-		for (at = 0; at < b.len; at++)
-			if (b.s[at] == ' ')
-				b.s[at] = '_';
-		frame_name_sanitize(b.s);
-		if (o->with_tid)
-			snprintf(head, sizeof(head), "-%u/%u", aggs[i].pid, aggs[i].tid);
-		else if (o->with_pid)
-			snprintf(head, sizeof(head), "-%u", aggs[i].pid);
-		else
-			head[0] = '\0';
-		sb_str(&b, head);
+		sb_str(&b, root_label_all(p, o, aggs[i].comm, aggs[i].pid, aggs[i].tid, &sbufs.text,
+					  &sbufs.text_cap));
 		add_stack(p, aggs[i].stack, o, &b, &sbufs);
 		if (nlines >= lines_cap)
 			grow_array((void **)&lines, &lines_cap, nlines + 1, sizeof(*lines));

@@ -38,3 +38,23 @@ const char *frame_text_all(const struct profile *p, const struct pc_frame *f,
 	frame_text(p, f, o, *buf, *cap);
 	return *buf;
 }
+
+const char *root_label_all(const struct profile *p, const struct write_options *o, uint32_t comm,
+			   uint32_t pid, uint32_t tid, char **buf, size_t *cap)
+{
+	const char *name = profile_text(p, comm);
+	size_t len = strlen(name);
+
+	if (len + 32 > *cap)
+		grow_array((void **)buf, cap, len + 32, 1);
+	memcpy(*buf, name, len + 1);
+	for (char *c = *buf; *c; c++)
+		if (*c == ' ')
+			*c = '_';
+	frame_name_sanitize(*buf);
+	if (o->with_tid)
+		snprintf(*buf + len, *cap - len, "-%u/%u", pid, tid);
+	else if (o->with_pid)
+		snprintf(*buf + len, *cap - len, "-%u", pid);
+	return *buf;
+}

@@ -22,4 +22,12 @@ void frame_text(const struct profile *p, const struct pc_frame *f, const struct 
 const char *frame_text_all(const struct profile *p, const struct pc_frame *f,
 			   const struct write_options *o, char **buf, size_t *cap);
 
+/*
+ * The first frame of a sample's stack in folded and svg output: the thread name
+ * `comm` (spaces become '_', sanitized), with o->with_tid "-PID/TID", with
+ * o->with_pid "-PID". Whole however long, in `*buf` grown as needed; returns *buf.
+ */
+const char *root_label_all(const struct profile *p, const struct write_options *o, uint32_t comm,
+			   uint32_t pid, uint32_t tid, char **buf, size_t *cap);
+
 #endif

@@ -445,7 +445,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				vt[2 * i + 1].type = out_str(&w, tbuf);
 			}
 			vt[2 * i].unit = out_str(&w, "count");
-			vt[2 * i + 1].unit = model_str(&w, e->unit);
+			vt[2 * i + 1].unit = out_str(&w, pc_unit_name(e->unit));
 			vt_ptrs[2 * i] = &vt[2 * i];
 			vt_ptrs[2 * i + 1] = &vt[2 * i + 1];
 		}
@@ -718,7 +718,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		else
 			snprintf(tbuf, sizeof(tbuf), "%.*s", (int)base_len(name), name);
 		period_type.type = out_str(&w, tbuf);
-		period_type.unit = model_str(&w, e->unit);
+		period_type.unit = out_str(&w, pc_unit_name(e->unit));
 		prof.period_type = &period_type;
 		prof.period = event_period(p, e);
 	}

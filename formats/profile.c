@@ -4,6 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *pc_unit_name(enum pc_unit u)
+{
+	switch (u) {
+	case PC_UNIT_NANOSECONDS: return "nanoseconds";
+	case PC_UNIT_BYTES: return "bytes";
+	default: return "count";
+	}
+}
+
 void profile_init(struct profile *p)
 {
 	struct pc_node root = { 0, 0, 0 };

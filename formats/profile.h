@@ -68,11 +68,21 @@ struct pc_sample {
 	uint16_t pad;
 };
 
+/* What an event's period counts: the unit of its weight in every output. */
+enum pc_unit {
+	PC_UNIT_COUNT = 0,       /* events: page faults, cycles, switches */
+	PC_UNIT_NANOSECONDS = 1, /* time: cpu-clock, task-clock */
+	PC_UNIT_BYTES = 2,
+};
+
+/* The unit's name as pprof writes it: "count", "nanoseconds", "bytes". */
+const char *pc_unit_name(enum pc_unit u);
+
 struct pc_event {
 	uint32_t name;
-	uint32_t unit;        /* "nanoseconds" for clock events, else "count" */
-	int is_clock;         /* a clock event (cpu-clock, task-clock): periods are
-				 nanoseconds the thread was on a CPU */
+	uint8_t unit;         /* enum pc_unit: what its periods count */
+	int is_clock;         /* a CPU clock event (cpu-clock, task-clock): its periods are
+				 nanoseconds the thread was on a CPU (pprof's "cpu") */
 	uint32_t type;        /* PERF_TYPE_* */
 	uint64_t config;
 	uint64_t sample_period; /* period, or frequency when `freq` */
@@ -117,6 +127,13 @@ struct profile {
 };
 
 void profile_init(struct profile *p);
+
+/* The unit of event `event`'s periods; PC_UNIT_COUNT for no such event. */
+static inline enum pc_unit profile_event_unit(const struct profile *p, int event)
+{
+	return event >= 0 && (size_t)event < p->nevents ? (enum pc_unit)p->events[event].unit
+							 : PC_UNIT_COUNT;
+}
 void profile_release(struct profile *p);
 
 static inline uint32_t profile_str(struct profile *p, const char *s)

@@ -34,7 +34,7 @@ static const struct pc_sample *sample_at(const struct ss_writer *w, size_t k)
 
 static uint64_t weight_of(const struct ss_writer *w, const struct pc_sample *s)
 {
-	return w->o->weight_period ? s->period : s->count;
+	return sample_weight(w->o, s);
 }
 
 /* The shared frames: the functions some written stack uses, numbered in that order. */
@@ -181,9 +181,8 @@ int speedscope_write(const struct profile *p, const struct write_options *o, FIL
 			event = p->samples[i].event;
 			break;
 		}
-	w.nanoseconds = o->weight_period && p->has_time && event >= 0 &&
-		(size_t)event < p->nevents &&
-		p->events[event].is_clock;
+	w.nanoseconds = o->weight_period && p->has_time &&
+		profile_event_unit(p, event) == PC_UNIT_NANOSECONDS;
 	for (size_t i = 1; i < w.v.nthreads; i++)
 		if (w.v.threads[i].weight > w.v.threads[busiest].weight)
 			busiest = i;

@@ -103,7 +103,8 @@ static void tree_build(struct tree *t, const struct profile *p, const struct wri
 {
 	uint32_t *ftext = xcalloc(p->nframes ? p->nframes : 1, sizeof(*ftext));
 	uint32_t frames[1024];
-	char text[4096];
+	char text[4096], *label = NULL;
+	size_t label_cap = 0;
 	struct tnode root;
 
 	memset(&root, 0, sizeof(root));
@@ -114,24 +115,15 @@ static void tree_build(struct tree *t, const struct profile *p, const struct wri
 	VEC_PUSH(t->nodes, t->n, t->cap, root);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pc_sample *s = &p->samples[i];
-		uint64_t w = o->weight_period ? s->period : s->count;
+		uint64_t w = sample_weight(o, s);
 		uint32_t node;
-		size_t n, len;
+		size_t n;
 
 		if (o->event >= 0 && s->event != o->event)
 			continue;
-		snprintf(text, sizeof(text), "%s", profile_text(p, s->comm));
-		for (char *c = text; *c; c++)
-			if (*c == ' ')
-				*c = '_';
-		frame_name_sanitize(text);
-		len = strlen(text);
-		if (o->with_tid)
-			snprintf(text + len, sizeof(text) - len, "-%u/%u", s->pid, s->tid);
-		else if (o->with_pid)
-			snprintf(text + len, sizeof(text) - len, "-%u", s->pid);
 		t->nodes[0].weight += w;
-		node = tree_child(t, 0, strtab_intern(&t->names, text), KIND_PROCESS);
+		node = tree_child(t, 0, strtab_intern(&t->names, root_label_all(p, o, s->comm, s->pid,
+						s->tid, &label, &label_cap)), KIND_PROCESS);
 		t->nodes[node].weight += w;
 		n = profile_stack(p, s->stack, frames, sizeof(frames) / sizeof(frames[0]));
 		while (n-- > 0) {
@@ -158,6 +150,7 @@ static void tree_build(struct tree *t, const struct profile *p, const struct wri
 		}
 	}
 	free(ftext);
+	free(label);
 	tree_link(t);
 }
 
@@ -459,7 +452,7 @@ int svg_write(const struct profile *p, const struct write_options *o, FILE *out)
 	tree_build(&t, p, o);
 	total = t.nodes[0].weight;
 	if (o->weight_period && ev)
-		unit = strcmp(profile_text(p, ev->unit), "nanoseconds") == 0 ? "ns" : "events";
+		unit = ev->unit == PC_UNIT_NANOSECONDS ? "ns" : "events";
 	else if (o->weight_period)
 		unit = "period";
 

@@ -21,6 +21,12 @@ struct write_options {
 				0 for the default, 0.1 */
 };
 
+/* A sample's weight as the options count it: the event's period, or samples. */
+static inline uint64_t sample_weight(const struct write_options *o, const struct pc_sample *s)
+{
+	return o->weight_period ? s->period : s->count;
+}
+
 /* A writer streams the profile to `out`; returns 0, or -1 with errno set on a write error. */
 typedef int (*profile_writer)(const struct profile *p, const struct write_options *o, FILE *out);
 

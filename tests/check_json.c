@@ -169,7 +169,7 @@ static void setup(void)
 	profile_init(&p);
 	memset(&e, 0, sizeof(e));
 	e.name = profile_str(&p, "cpu-clock");
-	e.unit = profile_str(&p, "nanoseconds");
+	e.unit = PC_UNIT_NANOSECONDS;
 	e.is_clock = 1;
 	profile_add_event(&p, &e);
 	p.has_time = 1;
@@ -466,7 +466,7 @@ START_TEST(chrome_no_empty_slices)
 	/* a count event's two samples at one time: the first would last no time */
 	memset(&e, 0, sizeof(e));
 	e.name = profile_str(&p, "page-faults");
-	e.unit = profile_str(&p, "count");
+	e.unit = PC_UNIT_COUNT;
 	profile_add_event(&p, &e);
 	for (int i = 0; i < 3; i++) {
 		memset(&s, 0, sizeof(s));

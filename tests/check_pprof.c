@@ -209,13 +209,13 @@ static void setup(void)
 	profile_init(&p);
 	memset(&e, 0, sizeof(e));
 	e.name = profile_str(&p, "cpu-clock:pppH");
-	e.unit = profile_str(&p, "nanoseconds");
+	e.unit = PC_UNIT_NANOSECONDS;
 	e.is_clock = 1;
 	e.freq = 1;
 	e.sample_period = 4000;
 	profile_add_event(&p, &e);
 	e.name = profile_str(&p, "page-faults");
-	e.unit = profile_str(&p, "count");
+	e.unit = PC_UNIT_COUNT;
 	e.is_clock = 0;
 	e.freq = 0;
 	e.sample_period = 1;

@@ -57,10 +57,10 @@ static void setup(void)
 	profile_init(&p);
 	memset(&e, 0, sizeof(e));
 	e.name = profile_str(&p, "cpu-clock");
-	e.unit = profile_str(&p, "nanoseconds");
+	e.unit = PC_UNIT_NANOSECONDS;
 	profile_add_event(&p, &e);
 	e.name = profile_str(&p, "page-faults");
-	e.unit = profile_str(&p, "count");
+	e.unit = PC_UNIT_COUNT;
 	profile_add_event(&p, &e);
 	m = frame("main", FRAME_NATIVE, 0x100, "", 0);
 	w1 = frame("work", FRAME_NATIVE, 0x200, "src/work.c", 10);
