@@ -86,6 +86,9 @@ LIB_SRCS := \
 	convert/stacks.c \
 	convert/fixups.c \
 	convert/summary.c \
+	convert/session.c \
+	convert/oncpu.c \
+	convert/kinds.c \
 	convert/pipeline.c \
 	convert/info.c \
 	convert/output.c

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert/dispatch.h"
 #include "convert/recording.h"
 #include "convert/replay.h"
+#include "convert/session.h"
 #include "formats/perfdata.h"
 #include "formats/profile.h"
 #include "symbolize/jitprocs.h"
@@ -65,12 +65,27 @@ static int is_anon(const struct replay *rp, const struct strtab *st, const struc
 	return !x->kernel && x->anonymous && strcmp(path, "[vdso]") != 0;
 }
 
-static void count_sample(struct counts *c, struct replay *rp, const struct strtab *st,
-			 const struct recording_facts *f, const struct perf_record *rec)
+/* What pass 2 of info counts with. */
+struct counting {
+	struct counts *c;
+	struct replay *rp;
+	const struct strtab *st;
+};
+
+static int is_sample(uint32_t type)
 {
+	return type == PERF_RECORD_SAMPLE;
+}
+
+static void count_sample(void *arg, const struct sample_ctx *x)
+{
+	const struct counting *k = arg;
+	struct counts *c = k->c;
+	struct replay *rp = k->rp;
+	const struct strtab *st = k->st;
+	const struct perf_record *rec = x->rec;
 	const struct perf_sample *s = &rec->u.sample;
-	uint32_t pid = rec->sid.pid, tid = rec->sid.tid;
-	uint64_t t = recording_time(f, rec);
+	uint32_t pid = x->pid, tid = x->tid;
 	int kernel = rec->cpumode == PERF_RECORD_MISC_KERNEL;
 	const struct replay_map *m;
 	struct tally *pt, *tt;
@@ -90,8 +105,8 @@ static void count_sample(struct counts *c, struct replay *rp, const struct strta
 	tt = tally_of(&c->threads, &c->nthreads, &c->threads_cap, &c->thread_index,
 		      hash_u64(((uint64_t)pid << 32 | tid) + 1) | 1, pid, tid);
 	tt->samples++;
-	tt->comm = replay_thread_name(rp, pid, tid, t);
-	m = replay_find(rp, kernel ? REPLAY_KERNEL_PID : pid, t, s->ip);
+	tt->comm = x->comm;
+	m = replay_proc_find(kernel ? x->kernel : x->proc, x->time, s->ip);
 	if (m) {
 		c->objs[m->dso].leaf++;
 		if (is_anon(rp, st, m))
@@ -106,7 +121,7 @@ static void count_sample(struct counts *c, struct replay *rp, const struct strta
 			kernel = a == PERF_CONTEXT_KERNEL;
 			continue;
 		}
-		m = replay_find(rp, kernel ? REPLAY_KERNEL_PID : pid, t, a);
+		m = replay_proc_find(kernel ? x->kernel : x->proc, x->time, a);
 		if (m && c->objs[m->dso].mark != c->samples) {
 			c->objs[m->dso].mark = c->samples;
 			c->objs[m->dso].stack++;
@@ -284,55 +299,33 @@ static cJSON *jit_json(struct counts *c, struct jit_procs *jits, const struct ji
 	return arr;
 }
 
-static cJSON *gather(const struct info_options *o, struct perf_reader *r, struct diag *d)
+static cJSON *gather(const struct info_options *o, struct session *ss)
 {
+	struct perf_reader *r = ss->r;
 	const struct perf_header_info *h = perf_reader_header(r);
 	const struct perf_reader_stats *rs;
-	struct recording_facts facts;
-	struct profile p;
-	struct replay *rp;
-	struct jit_procs *jits;
-	struct symbolizer *sym;
-	struct dispatch ds;
+	const struct recording_facts *f = &ss->facts;
+	struct profile *p = ss->p;
+	struct replay *rp = ss->rp;
 	struct counts c;
-	struct perf_record rec;
+	struct counting k;
 	struct jit_search js;
-	struct sym_options so = o->sym;
 	cJSON *root = NULL, *events, *x;
-	char *dir = NULL, hex[2 * 20 + 1];
+	char hex[2 * 20 + 1];
 	const char *ksrc = NULL;
-	int ret;
 
-	profile_init(&p);
 	memset(&c, 0, sizeof(c));
 	u64map_init(&c.proc_index);
 	u64map_init(&c.thread_index);
-	if (!so.input_dir)
-		so.input_dir = dir = recording_input_dir(o->input);
-	sym = symbolizer_new(&so, d);
-	rp = replay_new(&p.strings);
-	jits = jit_procs_new(&p.strings);
-	recording_read(r, &p, &facts);
-	if (facts.records_kernel)
-		symbolizer_kernel_prefetch(sym, facts.kernel_bid, facts.kernel_bid_size);
-
-	/* pass 1: process state, samples skipped undecoded; pass 2: samples */
-	memset(&ds, 0, sizeof(ds));
-	ds.r = r;
-	ds.facts = &facts;
-	ds.rp = rp;
-	ds.jits = jits;
-	if (dispatch_pass(&ds) < 0)
+	/* pass 1: process state, samples skipped undecoded; pass 2: samples counted */
+	if (session_pass1(ss) < 0)
 		goto out;
-	replay_finish(rp);
 	c.objs = xcalloc(replay_ndsos(rp) + 1, sizeof(*c.objs));
 	c.event_samples = xcalloc(perf_reader_nevents(r) + 1, sizeof(*c.event_samples));
-	perf_reader_rewind(r);
-	perf_reader_skip_type(r, 0);
-	while ((ret = perf_reader_next(r, &rec)) == 1)
-		if (rec.type == PERF_RECORD_SAMPLE)
-			count_sample(&c, rp, &p.strings, &facts, &rec);
-	if (ret < 0)
+	k.c = &c;
+	k.rp = rp;
+	k.st = &p->strings;
+	if (session_pass2(ss, is_sample, count_sample, &k) < 0)
 		goto out;
 	rs = perf_reader_stats(r);
 
@@ -345,8 +338,8 @@ static cJSON *gather(const struct info_options *o, struct perf_reader *r, struct
 	add_str(root, "cpu", h->cpudesc);
 	add_u64(root, "cpus_online", h->nr_cpus_online);
 	add_str(root, "os_release", h->osrelease);
-	hex_bytes(hex, facts.kernel_bid, facts.kernel_bid_size);
-	add_str(root, "kernel_build_id", facts.kernel_bid_size ? hex : NULL);
+	hex_bytes(hex, f->kernel_bid, f->kernel_bid_size);
+	add_str(root, "kernel_build_id", f->kernel_bid_size ? hex : NULL);
 	add_str(root, "command", h->cmdline);
 	events = cJSON_AddArrayToObject(root, "events");
 	for (size_t i = 0; i < perf_reader_nevents(r); i++) {
@@ -382,20 +375,20 @@ static cJSON *gather(const struct info_options *o, struct perf_reader *r, struct
 	add_u64(root, "processes_with_samples", c.nprocs);
 	add_u64(root, "threads_with_samples", c.nthreads);
 	cJSON_AddItemToObject(root, "processes",
-			      tallies_json(c.procs, c.nprocs, o->top, 0, &p.strings, rp, c.last));
+			      tallies_json(c.procs, c.nprocs, o->top, 0, &p->strings, rp, c.last));
 	cJSON_AddItemToObject(root, "threads",
-			      tallies_json(c.threads, c.nthreads, o->top, 1, &p.strings, rp, c.last));
-	if (facts.records_kernel)
-		ksrc = symbolizer_kernel_source(sym);
-	cJSON_AddItemToObject(root, "objects", objects_json(&c, rp, &p.strings, sym, ksrc));
+			      tallies_json(c.threads, c.nthreads, o->top, 1, &p->strings, rp, c.last));
+	if (f->records_kernel)
+		ksrc = symbolizer_kernel_source(ss->sym);
+	cJSON_AddItemToObject(root, "objects", objects_json(&c, rp, &p->strings, ss->sym, ksrc));
 	add_u64(root, "samples_in_no_mapping", c.nomap);
-	add_str(root, "kernel_symbols", facts.records_kernel ? (ksrc ? ksrc : "none found") : NULL);
+	add_str(root, "kernel_symbols", f->records_kernel ? (ksrc ? ksrc : "none found") : NULL);
 	memset(&js, 0, sizeof(js));
-	js.input_dir = so.input_dir;
+	js.input_dir = ss->o.sym.input_dir;
 	js.jit_dirs = o->jit_dirs;
 	js.njit_dirs = o->njit_dirs;
 	js.use_tmp_maps = recording_made_here(r);
-	cJSON_AddItemToObject(root, "jit", jit_json(&c, jits, &js, &p.strings, rp, c.last));
+	cJSON_AddItemToObject(root, "jit", jit_json(&c, ss->jits, &js, &p->strings, rp, c.last));
 out:
 	free(c.procs);
 	free(c.threads);
@@ -403,11 +396,6 @@ out:
 	free(c.event_samples);
 	u64map_release(&c.proc_index);
 	u64map_release(&c.thread_index);
-	jit_procs_free(jits);
-	replay_free(rp);
-	symbolizer_free(sym);
-	profile_release(&p);
-	free(dir);
 	return root;
 }
 
@@ -536,14 +524,26 @@ static void print_text(const cJSON *root, FILE *out)
 
 int info_run(const struct info_options *o, FILE *out, struct diag *d)
 {
-	struct perf_reader *r = perf_reader_open(o->input, d);
+	struct session_options so;
+	struct session ss;
+	struct profile p;
 	cJSON *root;
 	int ret = 0;
 
-	if (!r)
+	memset(&so, 0, sizeof(so));
+	so.input = o->input;
+	so.sym = o->sym;
+	so.jit_dirs = o->jit_dirs;
+	so.njit_dirs = o->njit_dirs;
+	so.quiet = 1;
+	profile_init(&p);
+	if (session_open(&ss, &so, &p, d) < 0) {
+		profile_release(&p);
 		return -1;
-	root = gather(o, r, d);
-	perf_reader_close(r);
+	}
+	root = gather(o, &ss);
+	session_close(&ss);
+	profile_release(&p);
 	if (!root)
 		return -1;
 	if (o->json) {

@@ -1,10 +1,11 @@
 /* pipeline: perf.data in, profile model out; the order of the passes.
  *
- * recording_read (the header) -> pass 1, dispatch_pass (process state; kernel symbols
- * and the first samples' objects load on the symbolizer's thread meanwhile) ->
- * replay_finish, jit_procs_load -> pass 2, stacks_sample_node per sample (resolve:
- * addresses into frames) -> fixups (user frames expanded, kernel frames named,
- * mapping flags) -> samples sorted by time -> summary_report.
+ * convert/session.h opens the recording and runs pass 1 (process state; kernel
+ * symbols and the first samples' objects load on the symbolizer's thread meanwhile;
+ * the replay finished, the JIT files loaded) -> pass 2 hands each record to the
+ * kind that takes it (convert/kinds.h; a sample's stack through stacks_sample_node,
+ * resolve: addresses into frames) -> fixups (user frames expanded, kernel frames
+ * named, mapping flags) -> samples sorted by time -> summary_report.
  */
 #ifndef PERFCONV_PIPELINE_H
 #define PERFCONV_PIPELINE_H

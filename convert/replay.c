@@ -16,7 +16,7 @@ struct rev {
 	uint8_t type, exec;
 };
 
-struct proc {
+struct replay_proc {
 	uint32_t pid;
 	uint32_t older;       /* index + 1 of the previous process with this pid, 0 none */
 	uint64_t start_time;
@@ -61,7 +61,7 @@ struct replay {
 	struct replay_dso *dsos;
 	size_t ndsos, dsos_cap;
 	struct u64map dso_index;   /* hash(path, build id) -> dso */
-	struct proc *procs;
+	struct replay_proc *procs;
 	size_t nprocs, procs_cap;
 	struct u64map proc_index;  /* pid -> index + 1 of the newest process */
 	struct thread *threads;
@@ -290,9 +290,9 @@ static int rev_cmp(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static struct proc *new_proc(struct replay *r, uint32_t pid, uint64_t time)
+static struct replay_proc *new_proc(struct replay *r, uint32_t pid, uint64_t time)
 {
-	struct proc p;
+	struct replay_proc p;
 	uint32_t *v = u64map_get(&r->proc_index, (uint64_t)pid + 1);
 
 	memset(&p, 0, sizeof(p));
@@ -308,7 +308,7 @@ static struct proc *new_proc(struct replay *r, uint32_t pid, uint64_t time)
 }
 
 /* The newest process with this pid, created on first sight (with start time 0). */
-static struct proc *cur_proc(struct replay *r, uint32_t pid)
+static struct replay_proc *cur_proc(struct replay *r, uint32_t pid)
 {
 	uint32_t *v = u64map_get(&r->proc_index, (uint64_t)pid + 1);
 
@@ -338,7 +338,7 @@ static void name_thread(struct replay *r, uint32_t tid, uint64_t time, uint32_t 
 	VEC_PUSH(t->names, t->nnames, t->names_cap, n);
 }
 
-static void add_map(struct proc *p, const struct replay_map *m)
+static void add_map(struct replay_proc *p, const struct replay_map *m)
 {
 	uint32_t *v = m->start + 1 ? u64map_get(&p->by_start, m->start + 1) : NULL;
 	uint32_t prev = v ? *v : 0;
@@ -360,9 +360,9 @@ static void do_fork(struct replay *r, const struct rev *e)
 	if (e->pid == e->ppid)
 		return; /* a new thread shares its process */
 	{
-		struct proc *pp = cur_proc(r, e->ppid);
+		struct replay_proc *pp = cur_proc(r, e->ppid);
 		size_t ppi = (size_t)(pp - r->procs);
-		struct proc *child = new_proc(r, e->pid, e->time);
+		struct replay_proc *child = new_proc(r, e->pid, e->time);
 
 		pp = &r->procs[ppi]; /* new_proc may have moved the array */
 		for (size_t i = 0; i < pp->nmaps; i++)
@@ -373,7 +373,7 @@ static void do_fork(struct replay *r, const struct rev *e)
 
 static void do_exec(struct replay *r, const struct rev *e)
 {
-	struct proc *p = cur_proc(r, e->pid);
+	struct replay_proc *p = cur_proc(r, e->pid);
 
 	for (size_t i = 0; i < p->nmaps; i++)
 		if (p->maps[i].end_time == REPLAY_FOREVER && p->maps[i].time <= e->time)
@@ -383,7 +383,7 @@ static void do_exec(struct replay *r, const struct rev *e)
 /* The live mappings that start at `start` end at the event's time. */
 static void do_munmap(struct replay *r, const struct rev *e)
 {
-	struct proc *p = cur_proc(r, e->pid);
+	struct replay_proc *p = cur_proc(r, e->pid);
 	uint32_t *v;
 
 	if (e->start + 1 == 0) { /* a start that has no key */
@@ -465,7 +465,7 @@ void replay_finish(struct replay *r)
 	r->evs = NULL;
 	r->nevs = r->evs_cap = 0;
 	for (size_t i = 0; i < r->nprocs; i++) {
-		struct proc *p = &r->procs[i];
+		struct replay_proc *p = &r->procs[i];
 		uint64_t maxend = 0;
 
 		u64map_release(&p->by_start);
@@ -492,10 +492,10 @@ void replay_finish(struct replay *r)
 	}
 }
 
-static const struct proc *find_proc(const struct replay *r, uint32_t pid, uint64_t time)
+const struct replay_proc *replay_proc_at(const struct replay *r, uint32_t pid, uint64_t time)
 {
 	uint32_t *v = u64map_get(&r->proc_index, (uint64_t)pid + 1);
-	const struct proc *p;
+	const struct replay_proc *p;
 
 	if (!v)
 		return NULL;
@@ -505,10 +505,9 @@ static const struct proc *find_proc(const struct replay *r, uint32_t pid, uint64
 	return p;
 }
 
-const struct replay_map *replay_find(const struct replay *r, uint32_t pid, uint64_t time,
-				     uint64_t addr)
+const struct replay_map *replay_proc_find(const struct replay_proc *p, uint64_t time,
+					  uint64_t addr)
 {
-	const struct proc *p = find_proc(r, pid, time);
 	const struct replay_map *best = NULL;
 	size_t lo = 0, hi;
 
@@ -526,6 +525,12 @@ const struct replay_map *replay_find(const struct replay *r, uint32_t pid, uint6
 			best = m;
 	}
 	return best;
+}
+
+const struct replay_map *replay_find(const struct replay *r, uint32_t pid, uint64_t time,
+				     uint64_t addr)
+{
+	return replay_proc_find(replay_proc_at(r, pid, time), time, addr);
 }
 
 uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64_t time)
@@ -563,10 +568,9 @@ uint32_t replay_thread_last_name(struct replay *r, uint32_t pid, uint32_t tid, u
 	return t->names[i].name;
 }
 
-uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time,
-		     struct replay_span *span)
+uint64_t replay_proc_epoch(const struct replay *r, const struct replay_proc *p, uint64_t time,
+			   struct replay_span *span)
 {
-	const struct proc *p = find_proc(r, pid, time);
 	size_t lo;
 
 	span->from = 0;
@@ -584,4 +588,10 @@ uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time,
 	if (lo < p->nchanges && p->changes[lo] < span->until)
 		span->until = p->changes[lo];
 	return ((uint64_t)(p - r->procs + 1) << 32) | lo;
+}
+
+uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time,
+		      struct replay_span *span)
+{
+	return replay_proc_epoch(r, replay_proc_at(r, pid, time), time, span);
 }

@@ -85,10 +85,22 @@ int replay_find_so_far(const struct replay *r, uint32_t pid, uint64_t addr,
 /* Build the time-indexed state. Call once, after the last record. */
 void replay_finish(struct replay *r);
 
+/* One process over its life, from its fork or first record to the next process
+ * with the same pid (a reused pid is another process). */
+struct replay_proc;
+
+/* The process that was `pid` at `time` (REPLAY_KERNEL_PID: the kernel's mappings),
+ * or NULL when the recording has none. Valid until replay_free(). */
+const struct replay_proc *replay_proc_at(const struct replay *r, uint32_t pid, uint64_t time);
+
 /*
- * The mapping that held `addr` in process `pid` at `time`: among the mappings that
- * cover it and were live then, the one mapped last. NULL when none.
+ * The mapping that held `addr` in process `p` (NULL-safe) at `time`: among the
+ * mappings that cover it and were live then, the one mapped last. NULL when none.
  */
+const struct replay_map *replay_proc_find(const struct replay_proc *p, uint64_t time,
+					  uint64_t addr);
+
+/* The same for the process that was `pid` at `time`. */
 const struct replay_map *replay_find(const struct replay *r, uint32_t pid, uint64_t time,
 				     uint64_t addr);
 
@@ -105,6 +117,9 @@ struct replay_span {
  */
 uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time,
 		      struct replay_span *span);
+/* The same for process `p` (NULL-safe: 0). */
+uint64_t replay_proc_epoch(const struct replay *r, const struct replay_proc *p, uint64_t time,
+			   struct replay_span *span);
 
 /* The name of thread `tid` at `time` (string id); ":TID" when never named. */
 uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64_t time);

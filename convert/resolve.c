@@ -281,25 +281,22 @@ static const struct resolved *resolve_jit(struct resolver *r, int t, const struc
 }
 
 /* The resolved frames of one address, from the cache or symbolized now. */
-static const struct resolved *resolve(struct resolver *r, uint32_t pid, uint64_t time,
+static const struct resolved *resolve(struct resolver *r, const struct sample_ctx *c,
 				      uint64_t addr, int ret, int kernel_ctx)
 {
 	const struct replay_map *m;
 	uint32_t mapping = 0, *v, idx;
 	uint64_t key;
 
-	m = replay_find(r->c.rp, kernel_ctx ? REPLAY_KERNEL_PID : pid, time, addr);
+	m = replay_proc_find(kernel_ctx ? c->kernel : c->proc, c->time, addr);
 	if (!m && !kernel_ctx && addr >= X86_64_KERNEL_START)
-		m = replay_find(r->c.rp, REPLAY_KERNEL_PID, time, addr), kernel_ctx = 1;
-	if (!kernel_ctx && !r->c.no_symbols && jit_procs_count(r->c.jits)) {
-		int t = jit_procs_find(r->c.jits, pid);
+		m = replay_proc_find(c->kernel, c->time, addr), kernel_ctx = 1;
+	if (!kernel_ctx && !r->c.no_symbols && c->jit_table >= 0 &&
+	    (!m || replay_dso_get(r->c.rp, m->dso)->anonymous)) {
+		const struct resolved *x = resolve_jit(r, c->jit_table, m, addr, ret, c->time);
 
-		if (t >= 0 && (!m || replay_dso_get(r->c.rp, m->dso)->anonymous)) {
-			const struct resolved *x = resolve_jit(r, t, m, addr, ret, time);
-
-			if (x)
-				return x;
-		}
+		if (x)
+			return x;
 	}
 	if (!m) {
 		key = (addr ^ ((uint64_t)kernel_ctx << 63)) * 2 + (uint64_t)ret + 1;
@@ -332,10 +329,10 @@ static const struct resolved *resolve(struct resolver *r, uint32_t pid, uint64_t
 	return &r->res[idx];
 }
 
-const uint32_t *resolver_frames(struct resolver *r, uint32_t pid, uint64_t time, uint64_t addr,
+const uint32_t *resolver_frames(struct resolver *r, const struct sample_ctx *c, uint64_t addr,
 				int ret, int kernel, uint32_t *n)
 {
-	const struct resolved *x = resolve(r, pid, time, addr, ret, kernel);
+	const struct resolved *x = resolve(r, c, addr, ret, kernel);
 
 	*n = x->n;
 	return r->pool + x->first;

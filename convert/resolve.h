@@ -8,6 +8,7 @@
 #include "common/diag.h"
 #include "common/perf_abi.h"
 #include "convert/replay.h"
+#include "convert/session.h"
 #include "formats/profile.h"
 #include "symbolize/jitprocs.h"
 #include "symbolize/symbolizer.h"
@@ -41,15 +42,15 @@ struct resolver *resolver_new(const struct resolver_config *c);
 void resolver_free(struct resolver *r);
 
 /*
- * The frames of `addr` in process `pid` at `time`, innermost first: *n ids (1 at
- * least), valid until the next call. `ret`: a return address (its call is looked up);
+ * The frames of `addr` in the process of sample `c` at its time, innermost first:
+ * *n ids (1 at least), valid until the next call. `ret`: a return address (its call is looked up);
  * `kernel`: in kernel context. Native code through the replay's mappings and the
  * symbolizer, JIT code through the process's dump or map at that time, kernel code
  * through kallsyms or its KSYMBOL mapping; what cannot be named is one frame
  * module+0xoffset, or [unknown] outside every mapping. Cached by (mapping, offset,
  * ret), JIT code by (code, offset, ret).
  */
-const uint32_t *resolver_frames(struct resolver *r, uint32_t pid, uint64_t time, uint64_t addr,
+const uint32_t *resolver_frames(struct resolver *r, const struct sample_ctx *c, uint64_t addr,
 				int ret, int kernel, uint32_t *n);
 
 /* A user address left as a placeholder frame (defer_user). */

@@ -18,14 +18,6 @@ struct chain {
 	uint32_t flags;               /* bit 0: kernel context first; bit 1: a callchain */
 };
 
-/* The last epoch looked up for a pid, and the times it holds for. */
-struct epoch_memo {
-	int valid;
-	uint32_t pid;
-	uint64_t epoch;
-	struct replay_span span;
-};
-
 /* Raw stacks kept for the chain cache at most, in words (32 MB). */
 #define CHAIN_WORDS_MAX (4u << 20)
 
@@ -37,7 +29,6 @@ struct stack_builder {
 	struct chain *chains;
 	size_t nchains, chains_cap;
 	struct id_index chain_index;
-	struct epoch_memo user_epoch, kernel_epoch; /* consecutive samples share them */
 	uint64_t *words;
 	size_t nwords, words_cap;
 	struct unwinding *uw;
@@ -72,7 +63,7 @@ void stacks_free(struct stack_builder *b)
 
 /* The leaf node of raw stack words[0..nw): every address resolved, every frame interned. */
 static uint32_t walk_node(struct stack_builder *b, const uint64_t *words, size_t nw, int kernel_ctx,
-			  uint32_t pid, uint64_t time)
+			  const struct sample_ctx *c)
 {
 	size_t nf = 0;
 	uint32_t node = 0;
@@ -84,7 +75,7 @@ static uint32_t walk_node(struct stack_builder *b, const uint64_t *words, size_t
 	callchain_walk_init(&w, words, nw, kernel_ctx);
 	while (callchain_walk_next(&w, &a, &ret, &kernel)) {
 		uint32_t n;
-		const uint32_t *ids = resolver_frames(b->res, pid, time, a, ret, kernel, &n);
+		const uint32_t *ids = resolver_frames(b->res, c, a, ret, kernel, &n);
 
 		if (nf + n > b->frames_cap)
 			grow_array((void **)&b->frames, &b->frames_cap, nf + n, sizeof(*b->frames));
@@ -101,21 +92,9 @@ static uint64_t chain_hash(const void *items, size_t id)
 	return ((const struct chain *)items)[id].hash;
 }
 
-/* replay_epoch(), kept in `m` for as long as it holds (one lookup a change, not a sample) */
-static uint64_t epoch_at(struct stack_builder *b, struct epoch_memo *m, uint32_t pid,
-			 uint64_t time)
+uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c)
 {
-	if (!m->valid || m->pid != pid || time < m->span.from || time >= m->span.until) {
-		m->epoch = replay_epoch(b->rp, pid, time, &m->span);
-		m->pid = pid;
-		m->valid = 1;
-	}
-	return m->epoch;
-}
-
-uint32_t stacks_sample_node(struct stack_builder *b, const struct perf_record *rec, uint32_t pid,
-			    uint64_t time)
-{
+	const struct perf_record *rec = c->rec;
 	const struct perf_sample *s = &rec->u.sample;
 	int is_chain = s->has_callchain && s->nr_callchain;
 	const uint64_t *words = is_chain ? s->callchain : &s->ip;
@@ -124,7 +103,7 @@ uint32_t stacks_sample_node(struct stack_builder *b, const struct perf_record *r
 	struct chain ch;
 
 	if (b->uw) {
-		size_t k = unwinding_sample(b->uw, rec, pid, time, b->unwound, UNWINDING_MAX_WORDS);
+		size_t k = unwinding_sample(b->uw, c, b->unwound, UNWINDING_MAX_WORDS);
 
 		if (k) {
 			words = b->unwound;
@@ -132,11 +111,10 @@ uint32_t stacks_sample_node(struct stack_builder *b, const struct perf_record *r
 			is_chain = 1;
 		}
 	}
-	if ((jit_procs_count(b->jits) && jit_procs_find(b->jits, pid) >= 0) ||
-	    nw > STACKS_MAX_FRAMES)
-		return walk_node(b, words, nw, kernel_ctx, pid, time);
-	ch.user_epoch = epoch_at(b, &b->user_epoch, pid, time);
-	ch.kernel_epoch = epoch_at(b, &b->kernel_epoch, REPLAY_KERNEL_PID, time);
+	if (c->jit_table >= 0 || nw > STACKS_MAX_FRAMES)
+		return walk_node(b, words, nw, kernel_ctx, c);
+	ch.user_epoch = c->user_epoch;
+	ch.kernel_epoch = c->kernel_epoch;
 	ch.flags = (uint32_t)kernel_ctx | (uint32_t)is_chain << 1;
 	ch.hash = hash_bytes(words, nw * sizeof(*words)) ^
 		  hash_u64(ch.user_epoch ^ hash_u64(ch.kernel_epoch * 4 + ch.flags));
@@ -150,7 +128,7 @@ uint32_t stacks_sample_node(struct stack_builder *b, const struct perf_record *r
 		    memcmp(b->words + e->first, words, nw * sizeof(*words)) == 0)
 			return e->node;
 	}
-	ch.node = walk_node(b, words, nw, kernel_ctx, pid, time);
+	ch.node = walk_node(b, words, nw, kernel_ctx, c);
 	if (b->nwords + nw > CHAIN_WORDS_MAX)
 		return ch.node;
 	ch.first = b->nwords;

@@ -6,6 +6,7 @@
 
 #include "convert/resolve.h"
 #include "convert/replay.h"
+#include "convert/session.h"
 #include "convert/unwinding.h"
 #include "formats/perfdata.h"
 #include "formats/profile.h"
@@ -25,14 +26,13 @@ struct stack_builder *stacks_new(struct profile *p, const struct replay *rp, str
 void stacks_free(struct stack_builder *b);
 
 /*
- * The leaf node of sample `rec` of process `pid` at `time`: its callchain (or its
- * IP alone; or, for a --call-graph dwarf sample, its kernel part and the unwound user
- * stack, convert/unwinding.h) walked (convert/callchain.h), each address resolved into its frames,
- * the frames interned as a path from the root. A raw stack met before in the same
- * process with the same mappings (replay_epoch) is one hash lookup; processes with
- * JIT code, whose frames change without a mapping changing, are walked every time.
+ * The leaf node of sample `c`: its callchain (or its IP alone; or, for a --call-graph
+ * dwarf sample, its kernel part and the unwound user stack, convert/unwinding.h)
+ * walked (convert/callchain.h), each address resolved into its frames, the frames
+ * interned as a path from the root. A raw stack met before in the same process with
+ * the same mappings (the context's epochs) is one hash lookup; processes with JIT
+ * code, whose frames change without a mapping changing, are walked every time.
  */
-uint32_t stacks_sample_node(struct stack_builder *b, const struct perf_record *rec, uint32_t pid,
-			    uint64_t time);
+uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c);
 
 #endif

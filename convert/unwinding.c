@@ -33,7 +33,7 @@ struct unwinding {
 					 [ndsos] for code in no file */
 	size_t no_cfi_cap;
 	/* the sample being unwound */
-	uint32_t pid;
+	const struct replay_proc *proc;
 	uint64_t time;
 	uint32_t last_dso;            /* the dso of the last pc looked up (UINT32_MAX: none) */
 	struct unwinding_stats st;
@@ -148,7 +148,7 @@ static struct unwind_module *jit_cfi(struct unwinding *u, uint64_t pc)
 static int find_pc(void *ctx, uint64_t pc, struct unwind_where *w)
 {
 	struct unwinding *u = ctx;
-	const struct replay_map *m = replay_find(u->rp, u->pid, u->time, pc);
+	const struct replay_map *m = replay_proc_find(u->proc, u->time, pc);
 	struct dso_cfi *c;
 	uint64_t vaddr;
 
@@ -176,9 +176,10 @@ static int find_pc(void *ctx, uint64_t pc, struct unwind_where *w)
 	return 1;
 }
 
-size_t unwinding_sample(struct unwinding *u, const struct perf_record *rec, uint32_t pid,
-			uint64_t time, uint64_t *words, size_t cap)
+size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_t *words,
+			size_t cap)
 {
+	const struct perf_record *rec = c->rec;
 	const struct perf_sample *s = &rec->u.sample;
 	struct unwind_regs regs;
 	struct unwind_result res;
@@ -214,7 +215,7 @@ size_t unwinding_sample(struct unwinding *u, const struct perf_record *rec, uint
 		u->st.other_arch = 1;
 		return 0;
 	}
-	e = perf_reader_event(u->r, (size_t)rec->event);
+	e = c->ev;
 	if (unwind_regs_from_perf(&regs, e->sample_regs_user, s->regs_user, s->nregs_user) < 0) {
 		u->st.samples++;
 		u->st.stopped[UNWIND_NO_REG]++;
@@ -222,9 +223,9 @@ size_t unwinding_sample(struct unwinding *u, const struct perf_record *rec, uint
 		return 0;
 	}
 	words[nw++] = PERF_CONTEXT_USER;
-	u->pid = pid;
-	u->time = time;
-	u->jit_pid_table = u->jits && jit_procs_count(u->jits) ? jit_procs_find(u->jits, pid) : -1;
+	u->proc = c->proc;
+	u->time = c->time;
+	u->jit_pid_table = c->jit_table;
 	n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_pc, u, words + nw,
 			 cap - nw, &res);
 	u->st.samples++;

@@ -7,6 +7,7 @@
 
 #include "common/diag.h"
 #include "convert/replay.h"
+#include "convert/session.h"
 #include "formats/perfdata.h"
 #include "formats/profile.h"
 #include "symbolize/jitprocs.h"
@@ -49,8 +50,8 @@ void unwinding_free(struct unwinding *u);
  * the callchain's kernel part (as recorded), PERF_CONTEXT_USER and the unwound pcs
  * (leaf first), and returns the word count. Returns 0 for a sample to take as it is.
  */
-size_t unwinding_sample(struct unwinding *u, const struct perf_record *rec, uint32_t pid,
-			uint64_t time, uint64_t *words, size_t cap);
+size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_t *words,
+			size_t cap);
 
 const struct unwinding_stats *unwinding_stats(const struct unwinding *u);
 

@@ -1,0 +1,46 @@
+/* kinds: what pass 2 of a conversion does with each kind of record it takes.
+ *
+ * A kind is one file and one entry of sample_kinds[] (convert/kinds.c): the record
+ * type it takes, which of those are its own, and its handler with its own state.
+ * Today: the samples of a sampling event (convert/oncpu.c).
+ */
+#ifndef PERFCONV_KINDS_H
+#define PERFCONV_KINDS_H
+
+#include <stdint.h>
+
+#include "convert/pipeline.h"
+#include "convert/session.h"
+#include "convert/stacks.h"
+#include "convert/summary.h"
+#include "formats/profile.h"
+
+/* What a kind's handler works with: one conversion's objects. */
+struct conversion {
+	const struct convert_options *opt;
+	struct session *s;
+	struct profile *p;
+	struct convert_stats *st;
+	struct stack_builder *stacks; /* a sample's raw stack into a profile node */
+};
+
+struct sample_kind {
+	const char *name;
+	uint32_t record_type;     /* PERF_RECORD_* */
+	/* is this record of that type one of this kind's? NULL: every one */
+	int (*takes)(const struct conversion *c, const struct sample_ctx *x);
+	/* its state for one conversion (NULL when it needs none), before the first record */
+	void *(*start)(struct conversion *c);
+	void (*record)(void *state, struct conversion *c, const struct sample_ctx *x);
+	/* after the last record (NULL: nothing to do); then its state is freed */
+	void (*finish)(void *state, struct conversion *c);
+	void (*free)(void *state);
+};
+
+/* Every kind, NULL-terminated; a record goes to the first that takes it. */
+extern const struct sample_kind *const sample_kinds[];
+
+/* The kinds, each defined in its own file. */
+extern const struct sample_kind oncpu_kind;  /* convert/oncpu.c */
+
+#endif

@@ -1,0 +1,123 @@
+/* session: one recording opened for reading, with the state every pass shares.
+ *
+ * A conversion and `perfconv info` both go through it: session_open (the reader, the
+ * symbolizer, the replay and the JIT processes; the header's facts into the
+ * profile), session_pass1 (process state; kernel symbols and the first samples'
+ * objects load on the symbolizer's thread meanwhile; then the replay is finished and
+ * the JIT files loaded), session_pass2 (each record of interest with its context,
+ * built once: the process and thread it ran in and what they were then).
+ */
+#ifndef PERFCONV_SESSION_H
+#define PERFCONV_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+#include "convert/dispatch.h"
+#include "convert/readahead.h"
+#include "convert/recording.h"
+#include "convert/replay.h"
+#include "formats/perfdata.h"
+#include "formats/profile.h"
+#include "symbolize/jitprocs.h"
+#include "symbolize/symbolizer.h"
+
+struct session_options {
+	const char *input;        /* path, a --threads directory, or "-" */
+	struct sym_options sym;   /* input_dir NULL: the folder beside the input */
+	int no_symbols;           /* nothing is symbolized: no kernel symbols, no JIT files */
+	int readahead;            /* symbolize the first samples' addresses during pass 1 */
+	int load_jit;             /* read the JIT dumps and maps after pass 1 */
+	int quiet;                /* JIT loading says nothing but warnings */
+	const char *const *jit_dirs; /* --jit-dir: searched for jit-PID.dump, perf-PID.map */
+	size_t njit_dirs;
+	/* filters (empty: all), as perf report takes them */
+	const uint32_t *pids, *tids;
+	size_t npids, ntids;
+	char *const *comms;
+	size_t ncomms;
+};
+
+/* The time-dependent lookups of one process: the last answer and the times it holds for. */
+struct session_memo {
+	int valid;
+	uint32_t pid;
+	const struct replay_proc *proc;
+	uint64_t epoch;
+	struct replay_span span;
+};
+
+/* Read-only for the passes once session_open() returned 0. */
+struct session {
+	struct session_options o;
+	struct profile *p;            /* the caller's: strings, header facts, events */
+	struct diag *d;
+	struct perf_reader *r;
+	struct symbolizer *sym;
+	struct replay *rp;
+	struct jit_procs *jits;
+	struct readahead *ra;         /* pass 1 only; NULL without o.readahead */
+	struct recording_facts facts;
+	struct dispatch ds;           /* pass 1's findings: times, TIME_CONV */
+	char *input_dir;              /* owned when the options named none */
+	struct session_memo user_memo, kernel_memo; /* consecutive records share them */
+};
+
+/*
+ * The context of one record of pass 2, built once for every handler: who it ran in
+ * and what that was at its time. For a sample it is the sampled thread; for a
+ * non-sample record the thread of its sample_id_all trailer.
+ */
+struct sample_ctx {
+	const struct perf_record *rec;
+	const struct perf_event_desc *ev; /* its event, NULL when the record names none */
+	uint32_t pid, tid;
+	uint64_t time;                 /* recording_time(): the clock, or the file position */
+	uint32_t comm;                 /* the thread's name then (string id) */
+	const struct replay_proc *proc;   /* the process then; NULL when unknown */
+	const struct replay_proc *kernel; /* the kernel's mappings; NULL when none recorded */
+	uint64_t user_epoch, kernel_epoch; /* replay epochs then (replay_proc_epoch) */
+	int jit_table;                 /* the process's JIT table (jit_procs_find), -1 none */
+};
+
+/*
+ * Open `o->input` (the options' strings must outlive the session), make the
+ * symbolizer, replay and JIT processes, and copy what the header says into `p`
+ * (initialized by the caller). Returns 0, or -1 after reporting through `d`; the
+ * session is then closed.
+ */
+int session_open(struct session *s, const struct session_options *o, struct profile *p,
+		 struct diag *d);
+
+/* Pass 1 (convert/dispatch.h), then the replay finished and, with o.load_jit, the JIT
+ * files loaded. 0, or -1 on an error the reader reported. */
+int session_pass1(struct session *s);
+
+/* Called for each record of pass 2 with its context. */
+typedef void (*session_record_fn)(void *arg, const struct sample_ctx *c);
+
+/*
+ * Pass 2: from the first record again, every record whose type `wants` returns 1
+ * for goes to `fn` with its context (others are read and passed over). 0 at the
+ * end, -1 on an error the reader reported.
+ */
+int session_pass2(struct session *s, int (*wants)(uint32_t type), session_record_fn fn,
+		  void *arg);
+
+/* Do the filters (--pid, --tid, --comm) let this thread through? */
+int session_wanted(const struct session *s, uint32_t pid, uint32_t tid, uint32_t comm);
+
+/*
+ * When the recording began, in ns since the epoch, 0 when unknown: from the header's
+ * CLOCK_DATA, else from when perf finished writing the file, less what it recorded.
+ */
+uint64_t session_start_wall(const struct session *s);
+
+/* Stop the symbolizer's helper thread early (no more prefetching). */
+void session_stop_prefetch(struct session *s);
+
+/* NULL-safe; frees what the session made, not the profile. */
+void session_close(struct session *s);
+
+#endif
