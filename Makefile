@@ -49,57 +49,16 @@ else
 Q := @
 endif
 
-# The library: everything but main, so tests and fuzzers link the same code. In the
-# order of layers (tests/check_layers.py holds each file to it): common, readers and
-# the profile model, symbolize, writers, convert.
-LIB_SRCS := \
-	common/diag.c \
-	common/util.c \
-	common/demangle.c \
-	common/mapfile.c \
-	formats/perfdata.c \
-	formats/jitdump.c \
-	formats/perfmap.c \
-	formats/profile.c \
-	formats/profview.c \
-	symbolize/elfsyms.c \
-	symbolize/kallsyms.c \
-	symbolize/dwarfinfo.c \
-	symbolize/symbolizer.c \
-	symbolize/jitcode.c \
-	symbolize/jitprocs.c \
-	symbolize/unwind.c \
-	formats/frametext.c \
-	formats/folded.c \
-	formats/samples.c \
-	formats/pprof.c \
-	formats/json.c \
-	formats/speedscope.c \
-	formats/chrome.c \
-	formats/svg.c \
-	convert/replay.c \
-	convert/recording.c \
-	convert/dispatch.c \
-	convert/readahead.c \
-	convert/resolve.c \
-	convert/unwinding.c \
-	convert/stacks.c \
-	convert/fixups.c \
-	convert/summary.c \
-	convert/session.c \
-	convert/oncpu.c \
-	convert/kinds.c \
-	convert/pipeline.c \
-	convert/info.c \
-	convert/output.c
+# The library: every source of the four layers but main, so tests and fuzzers link the
+# same code (tests/check_layers.py holds each file to its folder's layer).
+LIB_SRCS := $(filter-out convert/main.c,$(wildcard common/*.c formats/*.c symbolize/*.c convert/*.c))
 
 MAIN_SRCS := convert/main.c
 
-E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_jit.sh tests/e2e_pprof.sh tests/e2e_json.sh \
-	tests/e2e_svg.sh tests/e2e_info.sh tests/e2e_dwarf.sh tests/e2e_hostile.sh
-
-
-CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json svg unwind
+# Found by their names: tests/e2e*.sh (e2e_lib.sh is what they share) and one Check
+# suite per module, tests/check_NAME.c.
+E2E_TESTS := $(filter-out tests/e2e_lib.sh,$(wildcard tests/e2e*.sh))
+CHECK_SUITES := $(patsubst tests/check_%.c,%,$(wildcard tests/check_*.c))
 
 # Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
 GEN_SRCS := $(BUILD)/gen/profile.pb-c.c

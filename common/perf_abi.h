@@ -16,6 +16,8 @@
 
 /* The most bytes of a build id perf keeps (a SHA-1; perf's BUILD_ID_SIZE). */
 #define PERF_BUILD_ID_MAX 20
+/* Room for one as lower-case hex, with the NUL. */
+#define PERF_BUILD_ID_HEX_SIZE (2 * PERF_BUILD_ID_MAX + 1)
 
 /* PERF_RECORD_*: record types. Below 64 the kernel's, from 64 on perf's own (user) records. */
 enum perf_record_type {

@@ -6,7 +6,7 @@
 
 static int is_kernel_name(const char *name)
 {
-	return strncmp(name, "[kernel.kallsyms]", 17) == 0 || strncmp(name, "[guest.kernel", 13) == 0;
+	return starts_with(name, "[kernel.kallsyms]") || starts_with(name, "[guest.kernel");
 }
 
 /* "jit-PID.dump": 1 and the pid. */

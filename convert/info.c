@@ -205,7 +205,7 @@ static cJSON *objects_json(struct counts *c, struct replay *rp, const struct str
 		const struct replay_dso *x = replay_dso_get(rp, order[i]);
 		const char *path = strtab_str(st, x->path), *kind = dso_kind(x, path);
 		cJSON *o = cJSON_CreateObject(), *looked;
-		char hex[2 * 20 + 1];
+		char hex[PERF_BUILD_ID_HEX_SIZE];
 
 		add_str(o, "path", path);
 		hex_bytes(hex, x->build_id, x->build_id_size);
@@ -311,7 +311,7 @@ static cJSON *gather(const struct info_options *o, struct session *ss)
 	struct counting k;
 	struct jit_search js;
 	cJSON *root = NULL, *events, *x;
-	char hex[2 * 20 + 1];
+	char hex[PERF_BUILD_ID_HEX_SIZE];
 	const char *ksrc = NULL;
 
 	memset(&c, 0, sizeof(c));

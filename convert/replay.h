@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/perf_abi.h"
 #include "common/util.h"
 
 /*
@@ -33,7 +34,7 @@ enum replay_dso_kind {
 /* An object that code is mapped from. */
 struct replay_dso {
 	uint32_t path;        /* string id, as the recording names it */
-	uint8_t build_id[20];
+	uint8_t build_id[PERF_BUILD_ID_MAX];
 	uint8_t build_id_size;
 	uint8_t kernel;       /* enum replay_dso_kind: non-zero for kernel code */
 	uint8_t anonymous;    /* no file holds its code (path_is_anonymous: JIT code,

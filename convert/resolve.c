@@ -72,7 +72,7 @@ static uint32_t mapping_for(struct resolver *r, const struct replay_map *m)
 	uint32_t *v = u64map_get(&r->map_ids, key);
 	const struct replay_dso *dso;
 	struct pc_mapping pm;
-	char hex[41];
+	char hex[PERF_BUILD_ID_HEX_SIZE];
 	uint32_t id;
 
 	if (v)

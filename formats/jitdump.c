@@ -195,10 +195,6 @@ const struct jitdump_stats *jitdump_reader_stats(const struct jitdump_reader *r)
 	return &r->stats;
 }
 
-const char *jitdump_reader_path(const struct jitdump_reader *r)
-{
-	return r->path;
-}
 
 /* Non-empty, printable, well-formed UTF-8. */
 static int text_ok(const uint8_t *s, size_t n)

@@ -160,7 +160,6 @@ const struct jitdump_header *jitdump_reader_header(const struct jitdump_reader *
  * tables before reading. */
 void jitdump_reader_bounds(const struct jitdump_reader *r, uint64_t *loads, uint64_t *entries);
 const struct jitdump_stats *jitdump_reader_stats(const struct jitdump_reader *r);
-const char *jitdump_reader_path(const struct jitdump_reader *r);
 
 /* NULL-safe. */
 void jitdump_reader_close(struct jitdump_reader *r);

@@ -76,10 +76,6 @@ const struct perfmap_stats *perfmap_reader_stats(const struct perfmap_reader *r)
 	return &r->stats;
 }
 
-const char *perfmap_reader_path(const struct perfmap_reader *r)
-{
-	return r->path;
-}
 
 static int is_blank(char c)
 {

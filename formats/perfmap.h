@@ -47,7 +47,6 @@ int perfmap_reader_next(struct perfmap_reader *r, struct perfmap_entry *e);
 /* Read on from file offset `offset` (an entry's `offset`, to read that entry again). */
 void perfmap_reader_seek(struct perfmap_reader *r, uint64_t offset);
 const struct perfmap_stats *perfmap_reader_stats(const struct perfmap_reader *r);
-const char *perfmap_reader_path(const struct perfmap_reader *r);
 
 /* NULL-safe. */
 void perfmap_reader_close(struct perfmap_reader *r);

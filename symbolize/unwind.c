@@ -815,16 +815,3 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 	return res->n;
 }
 
-const char *unwind_stop_str(enum unwind_stop s)
-{
-	switch (s) {
-	case UNWIND_END: return "reached the thread's start";
-	case UNWIND_STACK_SHORT: return "stack copy too small";
-	case UNWIND_NO_CFI: return "no CFI";
-	case UNWIND_NO_REG: return "a register the recording lacks";
-	case UNWIND_NO_MAP: return "a pc in no mapping";
-	case UNWIND_BAD: return "stack pointer did not move up";
-	case UNWIND_LIMIT: return "frame limit";
-	default: return "?";
-	}
-}

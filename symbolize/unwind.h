@@ -102,6 +102,4 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 		    unwind_find_fn find, void *ctx, uint64_t *pcs, size_t cap,
 		    struct unwind_result *res);
 
-const char *unwind_stop_str(enum unwind_stop s);
-
 #endif
