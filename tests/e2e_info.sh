@@ -26,6 +26,28 @@ for in in $TD/*.data $TD/jit/*.data; do
 	else
 		bad "$name: $out"
 	fi
+	# info and a conversion share the session that reads the recording: the same
+	# samples, per event too (the pprof sample types count each event's samples)
+	conv=$("$PERFCONV" -i "$in" "${KS[@]}" -o "$TMP/$name.pb.gz" 2>&1 | sed -n 's/^perfconv: \([0-9]*\) samples in .*/\1/p')
+	info=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' "$TMP/$name.json")
+	per_info=$(python3 -c 'import json,sys; print(" ".join(str(e["samples"]) for e in json.load(open(sys.argv[1]))["events"] if e["samples"]))' "$TMP/$name.json")
+	per_conv=$(go tool pprof -raw "$TMP/$name.pb.gz" 2>/dev/null | python3 -c '
+import sys
+lines = sys.stdin.read().split("\n")
+types = lines[lines.index("Samples:") + 1].split() if "Samples:" in lines else []
+cols = [i for i, t in enumerate(types) if t.endswith("-samples/count")]
+sums = [0] * len(types)
+for l in lines[lines.index("Samples:") + 2:] if "Samples:" in lines else []:
+    f = l.split(":")[0].split()
+    if len(f) >= len(types) and all(x.isdigit() for x in f[:len(types)]):
+        for i in range(len(types)):
+            sums[i] += int(f[i])
+print(" ".join(str(sums[i]) for i in cols))')
+	if [ -n "$conv" ] && [ "$conv" = "$info" ] && [ "$per_conv" = "$per_info" ]; then
+		ok "$name: info and the conversion read the same samples ($info; per event $per_info)"
+	else
+		bad "$name: info says $info samples (per event $per_info), the conversion $conv ($per_conv)"
+	fi
 done
 
 # call-graph modes: frame pointer, and none
