@@ -24,6 +24,8 @@ struct replay_proc {
 	struct replay_map *maps;
 	size_t nmaps, maps_cap;
 	uint64_t *maxend;     /* maxend[i] = max end of maps[0..i], after finish */
+	uint32_t *run_first;  /* after finish: the first map with maps[i]'s start (maps of
+				 one start are in order of (time, seq)) */
 	uint64_t *changes;    /* sorted times at which a map begins or ends, after finish */
 	size_t nchanges;
 	/* during the replay: start + 1 -> index + 1 of the newest map starting there
@@ -111,6 +113,7 @@ void replay_free(struct replay *r)
 	for (size_t i = 0; i < r->nprocs; i++) {
 		free(r->procs[i].maps);
 		free(r->procs[i].maxend);
+		free(r->procs[i].run_first);
 		free(r->procs[i].changes);
 		free(r->procs[i].same_prev);
 		u64map_release(&r->procs[i].by_start);
@@ -403,12 +406,15 @@ static void do_munmap(struct replay *r, const struct rev *e)
 	*v = 0;
 }
 
+/* By start, then by the order a lookup prefers the latest in: (time, seq). */
 static int map_start_cmp(const void *a, const void *b)
 {
 	const struct replay_map *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
@@ -476,10 +482,13 @@ void replay_finish(struct replay *r)
 		if (p->nmaps)
 			qsort(p->maps, p->nmaps, sizeof(*p->maps), map_start_cmp);
 		p->maxend = xmalloc((p->nmaps ? p->nmaps : 1) * sizeof(*p->maxend));
+		p->run_first = xmalloc((p->nmaps ? p->nmaps : 1) * sizeof(*p->run_first));
 		for (size_t j = 0; j < p->nmaps; j++) {
 			if (p->maps[j].end > maxend)
 				maxend = p->maps[j].end;
 			p->maxend[j] = maxend;
+			p->run_first[j] = j && p->maps[j - 1].start == p->maps[j].start
+					  ? p->run_first[j - 1] : (uint32_t)j;
 		}
 		p->changes = xmalloc((2 * p->nmaps + 1) * sizeof(*p->changes));
 		for (size_t j = 0; j < p->nmaps; j++) {
@@ -509,20 +518,34 @@ const struct replay_map *replay_proc_find(const struct replay_proc *p, uint64_t 
 					  uint64_t addr)
 {
 	const struct replay_map *best = NULL;
-	size_t lo = 0, hi;
+	size_t hi;
 
 	if (!p || !p->nmaps)
 		return NULL;
-	/* the last map starting at or below addr */
-	hi = p->nmaps;
-	lo = COUNT_LE(p->maps, hi, start, addr);
-	for (size_t i = lo; i-- > 0 && p->maxend[i] > addr;) {
-		const struct replay_map *m = &p->maps[i];
+	/*
+	 * Back from the last map starting at or below addr, one start at a time (a map
+	 * further back that ends at or below addr, as they all do once maxend does,
+	 * cannot hold it). Among the maps of one start, in (time, seq) order, the
+	 * latest mapped by `time` that holds addr then is that start's answer: the
+	 * maps mapped later are passed over by a binary search, the older ones are not
+	 * looked at (a process that maps one address again and again costs a search).
+	 */
+	hi = COUNT_LE(p->maps, p->nmaps, start, addr);
+	while (hi > 0 && p->maxend[hi - 1] > addr) {
+		size_t first = p->run_first[hi - 1];
+		size_t i = first + COUNT_LE(p->maps + first, hi - first, time, time);
 
-		if (addr >= m->end || m->time > time || time >= m->end_time)
-			continue;
-		if (!best || m->time > best->time || (m->time == best->time && m->seq > best->seq))
-			best = m;
+		while (i-- > first) {
+			const struct replay_map *m = &p->maps[i];
+
+			if (addr >= m->end || time >= m->end_time)
+				continue;
+			if (!best || m->time > best->time ||
+			    (m->time == best->time && m->seq > best->seq))
+				best = m;
+			break;
+		}
+		hi = first;
 	}
 	return best;
 }

@@ -186,6 +186,30 @@ START_TEST(same_dso_same_id)
 }
 END_TEST
 
+/* Maps at one start: the latest mapped by the time asked for that holds the address
+ * then wins, an unmapped later one gives way to an older one still live, and a
+ * longer older one holds the addresses past a shorter later one's end. */
+START_TEST(one_start_latest_live_wins)
+{
+	uint32_t a = replay_dso(r, "/a", NULL, 0, 0);
+	uint32_t b = replay_dso(r, "/b", NULL, 0, 0);
+	uint32_t c = replay_dso(r, "/c", NULL, 0, 0);
+
+	replay_mmap(r, 30, 7, 0x1000, 0x1000, 0, c); /* file order is not time order */
+	replay_mmap(r, 10, 7, 0x1000, 0x4000, 0, a);
+	replay_mmap(r, 20, 7, 0x1000, 0x1000, 0, b);
+	replay_munmap(r, 40, 7, 0x1000);
+	replay_finish(r);
+	ck_assert_ptr_null(replay_find(r, 7, 5, 0x1800));
+	ck_assert_str_eq(dso_path(replay_find(r, 7, 15, 0x1800)), "/a");
+	ck_assert_str_eq(dso_path(replay_find(r, 7, 25, 0x1800)), "/b");
+	ck_assert_str_eq(dso_path(replay_find(r, 7, 35, 0x1800)), "/c");
+	ck_assert_str_eq(dso_path(replay_find(r, 7, 35, 0x2800)), "/a");
+	/* the unmap at 40 ends every mapping starting there */
+	ck_assert_ptr_null(replay_find(r, 7, 45, 0x1800));
+}
+END_TEST
+
 /* Issue 12 B3: 200,000 KSYMBOL register/unregister pairs (each unregister scanned every
  * mapping of the process: quadratic, seconds); within the case's 5 s. */
 START_TEST(many_unmaps_linear)
@@ -221,6 +245,7 @@ int main(void)
 	tcase_add_test(tc, pid_reuse_gets_a_new_process);
 	tcase_add_test(tc, last_name_is_the_threads_own);
 	tcase_add_test(tc, same_dso_same_id);
+	tcase_add_test(tc, one_start_latest_live_wins);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -9,6 +9,8 @@ OUTDIR/mmap2-129.data     shapes.data with its MMAP2 of 128 bytes claiming 129
 OUTDIR/thread-map.data    shapes.data with its THREAD_MAP claiming 65,528 bytes
 OUTDIR/unknown-100.data   shapes.data with 100 samples' type made unknown (200)
 OUTDIR/deep.data          mt-g.data with one sample's callchain 3,000 frames deep
+OUTDIR/many-maps.data     mt-g.data with the program's code mapped 50,000 times more at
+                          its address (issue 21 B8: a lookup must not walk them all)
 """
 import os
 import struct
@@ -89,3 +91,16 @@ kbid = bytes.fromhex(open(os.path.join(top, 'testdata', 'kernel.buildid')).read(
 kheavy = open(os.path.join(top, 'testdata', 'kheavy.data'), 'rb').read()
 assert kbid in kheavy
 write('other-kernel.data', kheavy.replace(kbid, bytes([0x11]) * len(kbid)))
+
+# many-maps.data: the first MMAP2 of mt-g.data that maps the program's code, repeated
+# 50,000 times right after itself (the same start, one later than the other in the
+# file, as a process that maps one address again and again writes them).
+chunks = []
+done = False
+for off, rtype, misc, rec in pd.records():
+    chunks.append(bytes(rec))
+    if rtype == 10 and not done and b'/mt\0' in rec:
+        chunks.extend([bytes(rec)] * 50000)
+        done = True
+assert done
+pd.write(os.path.join(out, 'many-maps.data'), chunks)
