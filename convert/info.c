@@ -140,17 +140,29 @@ static int tally_cmp(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* JSON strings are UTF-8: COMM names and paths need not be (ill-formed bytes become
+ * U+FFFD, as in the other JSON writers). */
 static void add_str(cJSON *o, const char *key, const char *v)
 {
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
+	char *fixed;
+
+	if (!v) {
 		cJSON_AddNullToObject(o, key);
+		return;
+	}
+	fixed = utf8_sanitize(v);
+	cJSON_AddStringToObject(o, key, fixed ? fixed : v);
+	free(fixed);
 }
 
+/* Written as its digits: a double holds integers exactly only up to 2^53, and
+ * build-time counters, addresses and times go past it. */
 static void add_u64(cJSON *o, const char *key, uint64_t v)
 {
-	cJSON_AddNumberToObject(o, key, (double)v);
+	char digits[24];
+
+	snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	cJSON_AddRawToObject(o, key, digits);
 }
 
 static const char *call_graph_mode(const struct perf_event_desc *e)
@@ -410,6 +422,8 @@ static uint64_t jnum(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
+	if (cJSON_IsRaw(v))
+		return strtoull(v->valuestring, NULL, 10);
 	return cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
 }
 

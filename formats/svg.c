@@ -196,9 +196,10 @@ static void xml_text(FILE *out, const char *s, size_t max)
 	for (size_t i = 0; *u && i < keep; i++) {
 		size_t adv, n = utf8_seq(u, &adv);
 
-		if (!n) {
+		if (!n || (n == 3 && u[0] == 0xef && u[1] == 0xbf && u[2] >= 0xbe)) {
+			/* ill-formed, or U+FFFE/U+FFFF, which XML 1.0 has no place for */
 			fputs("\xef\xbf\xbd", out);
-			u += adv;
+			u += n ? n : adv;
 			continue;
 		}
 		switch (*u) {

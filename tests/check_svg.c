@@ -233,6 +233,28 @@ START_TEST(ill_formed_utf8_one_replacement)
 }
 END_TEST
 
+/* Issue 21 B6: U+FFFE and U+FFFF are well-formed UTF-8 but no XML character: a
+ * browser showed an XML error instead of the graph. They become U+FFFD too. */
+START_TEST(xml_noncharacters_replaced)
+{
+	struct write_options o;
+	uint32_t f[2];
+	char *out;
+
+	f[0] = frame("main", FRAME_NATIVE, 0x100, "", 0);
+	f[1] = frame("a\xef\xbf\xbe" "b\xef\xbf\xbf" "c", FRAME_NATIVE, 0x600, "", 0);
+	sample("my prog", 10, 13, test_stack(&p, f, 2), 100000, 0);
+	defaults(&o);
+	o.title = "t\xef\xbf\xbf";
+	out = render(&o);
+	ck_assert_ptr_nonnull(strstr(out, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c"));
+	ck_assert_ptr_nonnull(strstr(out, ">t\xef\xbf\xbd</text>"));
+	ck_assert_ptr_null(strstr(out, "\xef\xbf\xbe"));
+	ck_assert_ptr_null(strstr(out, "\xef\xbf\xbf"));
+	free(out);
+}
+END_TEST
+
 START_TEST(no_samples)
 {
 	struct write_options o;
@@ -264,6 +286,7 @@ int main(void)
 	tcase_add_test(tc, narrow_frames_left_out_and_counted);
 	tcase_add_test(tc, weights_events_and_options);
 	tcase_add_test(tc, ill_formed_utf8_one_replacement);
+	tcase_add_test(tc, xml_noncharacters_replaced);
 	tcase_add_test(tc, no_samples);
 	suite_add_tcase(s, tc);
 	failed = run_suite(s);

@@ -87,6 +87,17 @@ LIMIT=3 hostile many-maps "0" "3985 samples" -- -i "$TMP/h/many-maps.data" "${KS
 "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --symfs $TD -o "$TMP/mt-g.folded"
 cmp -s "$TMP/many-maps.folded" "$TMP/mt-g.folded" && ok "many-maps: the same profile as the intact recording" ||
 	bad "many-maps: the profile differs from mt-g.data's"
+# issue 21 B6: info --json is strict UTF-8 whatever the COMM names hold, and writes
+# a u64 as its digits (a time past 2^53 came out as 1.31176846746379e+18)
+hostile odd-info "0" "" -- info -i "$TMP/h/odd-info.data" --json --top 1000
+python3 - "$TMP/odd-info.out" <<'PY' 2>"$TMP/odd-info.py" && ok "odd-info: strict UTF-8 (U+FFFD in the name) and the time's exact digits" || bad "odd-info: $(tail -1 "$TMP/odd-info.py")"
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+d = json.loads(raw.decode("utf-8", "strict"))
+assert d["time"]["first_ns"] <= 1311768467463790320 <= d["time"]["last_ns"], d["time"]
+assert b'"last_ns":\t1311768467463790320' in raw or b'"first_ns":\t1311768467463790320' in raw, d["time"]
+assert any("\ufffd" in t["name"] for t in d["threads"]), [t["name"] for t in d["threads"]]
+PY
 # B4: a jitdump that is found but gives no code is named (it was dropped silently)
 mkdir -p "$TMP/nocode"
 head -c 40 $J/jit-30720.dump >"$TMP/nocode/jit-30720.dump"

@@ -57,6 +57,12 @@ ys = [float(g.find(NS + "rect").get("y")) for g in r.find(NS + "g[@id='frames']"
 assert ys[0] == min(ys), "root not at the top"
 PY
 then ok "--inverted --width 600 --title: root on top, 600 px, title escaped"; else bad "--inverted/--width/--title"; fi
+# issue 21 B6: U+FFFF (well-formed UTF-8, no XML character) in --title: still XML
+"$PERFCONV" -q -i $TD/mt-g.data --symfs $TD --title "$(printf 'x\xef\xbf\xbfy')" -o "$TMP/ffff.svg"
+python3 -c 'import sys, xml.etree.ElementTree as ET
+t = ET.parse(sys.argv[1]).getroot().find("{http://www.w3.org/2000/svg}text[@id=\"title\"]").text
+assert t == "x\ufffdy", repr(t)' "$TMP/ffff.svg" 2>"$TMP/ffff.err" &&
+	ok "--title with U+FFFF: well-formed XML, U+FFFD in its place" || bad "U+FFFF: $(tail -1 "$TMP/ffff.err")"
 # the .svg suffix selects the format; a narrow --minwidth draws more, a wide one fewer
 "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/suffix.svg" && head -c 200 "$TMP/suffix.svg" | grep -q '<svg' &&
 	ok ".svg suffix writes SVG" || bad ".svg suffix"

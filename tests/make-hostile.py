@@ -9,6 +9,8 @@ OUTDIR/mmap2-129.data     shapes.data with its MMAP2 of 128 bytes claiming 129
 OUTDIR/thread-map.data    shapes.data with its THREAD_MAP claiming 65,528 bytes
 OUTDIR/unknown-100.data   shapes.data with 100 samples' type made unknown (200)
 OUTDIR/deep.data          mt-g.data with one sample's callchain 3,000 frames deep
+OUTDIR/odd-info.data      mt-g.data with COMM names of ill-formed UTF-8 and one sample at
+                          time 0x123456789abcdef0 (issue 21 B6: info --json kept neither)
 OUTDIR/many-maps.data     mt-g.data with the program's code mapped 50,000 times more at
                           its address (issue 21 B8: a lookup must not walk them all)
 """
@@ -104,3 +106,20 @@ for off, rtype, misc, rec in pd.records():
         done = True
 assert done
 pd.write(os.path.join(out, 'many-maps.data'), chunks)
+
+# odd-info.data: every COMM name starts with 0xff, the first sample's time is
+# 1311768467463790320 (past 2^53: a double would round it).
+chunks = []
+comm_done = time_done = False
+tpos = 8 + 8 * sum(1 for b in [SAMPLE_IDENTIFIER, SAMPLE_IP, SAMPLE_TID] if st & b)
+for off, rtype, misc, rec in pd.records():
+    rec = bytearray(rec)
+    if rtype == 3:
+        rec[16] = 0xff
+        comm_done = True
+    if rtype == 9 and not time_done and st & SAMPLE_TIME:
+        struct.pack_into('<Q', rec, tpos, 0x123456789abcdef0)
+        time_done = True
+    chunks.append(bytes(rec))
+assert comm_done and time_done
+pd.write(os.path.join(out, 'odd-info.data'), chunks)
