@@ -2,6 +2,7 @@
 #include "convert/unwinding.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,8 @@ struct unwinding {
 	struct u64map jit_ids;        /* (table + 1) << 32 | code -> jit_mods index + 1 */
 	struct unwind_module **jit_mods; /* [0] unused; NULL for code whose table is unusable */
 	size_t njit_mods, jit_mods_cap;
+	uint8_t *jit_bad;             /* per jit_mods entry: it had a table, and it was refused */
+	size_t jit_bad_cap;
 	int jit_pid_table;            /* the sample's process's JIT table, -1 for none */
 	uint64_t *no_cfi;             /* samples stopped by a module without CFI, by dso;
 					 [ndsos] for code in no file */
@@ -38,6 +41,9 @@ struct unwinding {
 	uint32_t last_dso;            /* the dso of the last pc looked up (UINT32_MAX: none) */
 	struct unwinding_stats st;
 	int warned_arch;
+	int met_bad_cfi;              /* the sample's walk met JIT code with unusable CFI */
+	char bad_cfi_name[128];       /* the first such function, and its dump */
+	const char *bad_cfi_module;
 };
 
 struct unwinding *unwinding_new(const struct perf_reader *r, const struct replay *rp,
@@ -83,6 +89,7 @@ void unwinding_free(struct unwinding *u)
 	for (size_t i = 0; i < u->njit_mods; i++)
 		unwind_module_free(u->jit_mods[i]);
 	free(u->jit_mods);
+	free(u->jit_bad);
 	u64map_release(&u->jit_ids);
 	free(u);
 }
@@ -130,16 +137,29 @@ static struct unwind_module *jit_cfi(struct unwinding *u, uint64_t pc)
 	uint64_t key;
 	uint32_t *v;
 	struct unwind_module *mod = NULL;
+	int refused = 0;
 
 	if (!jc || !jitcode_lookup(jc, u->time, pc, &jf))
 		return NULL;
 	key = ((uint64_t)(u->jit_pid_table + 1) << 32) | jf.code;
 	v = u64map_get(&u->jit_ids, key);
-	if (v)
+	if (v) {
+		u->met_bad_cfi |= u->jit_bad[*v];
 		return u->jit_mods[*v];
-	if (jitcode_unwind_info(jc, jf.code, &data, &size, &hdr))
+	}
+	if (jitcode_unwind_info(jc, jf.code, &data, &size, &hdr)) {
 		mod = unwind_module_jit(data, size, hdr, jf.start);
+		refused = !mod;
+		if (refused && !u->st.jit_cfi_bad++) {
+			snprintf(u->bad_cfi_name, sizeof(u->bad_cfi_name), "%s", jf.name);
+			u->bad_cfi_module = jit_procs_module(u->jits, u->jit_pid_table);
+		}
+		u->met_bad_cfi |= refused;
+	}
 	u->st.jit_cfi_codes += mod != NULL;
+	if (u->njit_mods >= u->jit_bad_cap)
+		grow_array((void **)&u->jit_bad, &u->jit_bad_cap, u->njit_mods + 1, 1);
+	u->jit_bad[u->njit_mods] = (uint8_t)refused;
 	VEC_PUSH(u->jit_mods, u->njit_mods, u->jit_mods_cap, mod);
 	u64map_put(&u->jit_ids, key, (uint32_t)u->njit_mods - 1);
 	return mod;
@@ -223,12 +243,22 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 		return 0;
 	}
 	words[nw++] = PERF_CONTEXT_USER;
+	if (regs.r[UNWIND_REG_SP] == 0) {
+		/* no stack to walk (a damaged sample): its leaf, and said so, rather
+		 * than a walk that reads the copy from the wrong address */
+		u->st.samples++;
+		u->st.sp_zero++;
+		words[nw++] = s->ip;
+		return nw;
+	}
 	u->proc = c->proc;
 	u->time = c->time;
 	u->jit_pid_table = c->jit_table;
+	u->met_bad_cfi = 0;
 	n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_pc, u, words + nw,
 			 cap - nw, &res);
 	u->st.samples++;
+	u->st.jit_cfi_bad_samples += u->met_bad_cfi;
 	u->st.stopped[res.stop]++;
 	switch (res.stop) {
 	case UNWIND_STACK_SHORT:
@@ -289,7 +319,7 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 			  "their leaf only");
 	if (!st->samples)
 		return;
-	early = st->past_top;
+	early = st->past_top + st->sp_zero;
 	for (int i = 1; i < UNWIND_NSTOPS; i++)
 		early += st->stopped[i];
 	diag_note(d, "unwound %" PRIu64 " user stacks (--call-graph dwarf); %" PRIu64
@@ -297,6 +327,18 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 	if (st->jit_cfi_codes)
 		diag_note(d, "  through JIT code with the CFI of %" PRIu64 " functions' UNWINDING_INFO",
 			  st->jit_cfi_codes);
+	if (st->jit_cfi_bad)
+		diag_note(d, "  %" PRIu64 " samples met JIT code whose UNWINDING_INFO is not valid CFI "
+			  "(%" PRIu64 " functions, the first %s in %s): stepped by frame pointer "
+			  "there, or stopped", st->jit_cfi_bad_samples, st->jit_cfi_bad,
+			  u->bad_cfi_name, u->bad_cfi_module ? u->bad_cfi_module : "its dump");
+	for (size_t t = 0; u->jits && t < jit_procs_count(u->jits); t++) {
+		uint64_t bad = jitcode_stats(jit_procs_table(u->jits, (int)t))->unwind_damaged;
+
+		if (bad)
+			diag_note(d, "  %s: %" PRIu64 " UNWINDING_INFO records damaged (their sizes do "
+				  "not fit them): not used", jit_procs_module(u->jits, (int)t), bad);
+	}
 	if (st->stopped[UNWIND_STACK_SHORT])
 		diag_note(d, "  %" PRIu64 " samples: the stack copy was too small (%" PRIu64
 			  " bytes): record with --call-graph dwarf,%" PRIu64,
@@ -315,6 +357,9 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 			  "(most in %s: %" PRIu64 ")",
 			  st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP], name, st->no_cfi_top);
 	}
+	if (st->sp_zero)
+		diag_note(d, "  %" PRIu64 " samples: the recorded stack pointer is 0 (a damaged "
+			  "sample): their leaf only", st->sp_zero);
 	if (st->stopped[UNWIND_NO_REG])
 		diag_note(d, "  %" PRIu64 " samples: a register the recording lacks (DWARF "
 			  "register %u)", st->stopped[UNWIND_NO_REG], st->no_reg);

@@ -29,8 +29,12 @@ struct unwinding_stats {
 	uint32_t no_cfi_dso;
 	uint64_t no_cfi_top;
 	uint32_t no_reg;              /* UNWIND_NO_REG: the DWARF register of the last one */
+	uint64_t sp_zero;             /* samples whose recorded stack pointer is 0: not
+					 unwound, not in stopped[] */
 	int other_arch;               /* samples with registers of an architecture not handled */
 	uint64_t jit_cfi_codes;       /* JIT functions stepped through with their UNWINDING_INFO */
+	uint64_t jit_cfi_bad;         /* JIT functions whose UNWINDING_INFO is not valid CFI */
+	uint64_t jit_cfi_bad_samples; /* samples whose walk met one of them */
 };
 
 struct unwinding;

@@ -349,7 +349,11 @@ void jitcode_add_unwind(struct jitcode *jc, const uint8_t *data, uint64_t size,
 		jc->unwind_pending = 0;
 	}
 	/* an empty table (V8 writes a header alone for code without CFI) is no table */
-	if (!size || size > (1u << 24) || eh_frame_hdr_size >= size)
+	if (size > (1u << 24) || eh_frame_hdr_size > size) {
+		jc->stats.unwind_damaged++;
+		return;
+	}
+	if (!size || eh_frame_hdr_size == size)
 		return;
 	if (jc->unwind_len + size > jc->unwind_cap)
 		grow_array((void **)&jc->unwind, &jc->unwind_cap, jc->unwind_len + size, 1);
@@ -436,7 +440,9 @@ uint64_t jitcode_add_dump(struct jitcode *jc, struct jitdump_reader *r, uint32_t
 		case JITDUMP_CODE_UNWINDING_INFO: {
 			const struct jitdump_unwind *u = &rec.u.unwind;
 
-			if (u->mapped_size && u->unwinding_size <= u->data_size)
+			if (u->unwinding_size > u->data_size)
+				jc->stats.unwind_damaged++;
+			else if (u->mapped_size)
 				jitcode_add_unwind(jc, u->data, u->unwinding_size,
 						   u->eh_frame_hdr_size);
 			break;

@@ -52,6 +52,9 @@ struct jitcode_stats {
 	uint64_t moves_unmatched;   /* MOVE of code that was not there at its time */
 	uint64_t debug_infos;       /* DEBUG_INFO records attached to a load */
 	uint64_t unwind_infos;      /* UNWINDING_INFO records with a table, kept */
+	uint64_t unwind_damaged;    /* UNWINDING_INFO records whose sizes do not fit
+				       them (the table past the record, the header
+				       past the table, an implausible size): not used */
 	uint64_t debug_unmatched;   /* DEBUG_INFO records no load claimed */
 	uint64_t lines;             /* entries kept */
 	uint64_t lines_outside;     /* entries dropped: past the function's end */

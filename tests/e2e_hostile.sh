@@ -98,6 +98,31 @@ assert d["time"]["first_ns"] <= 1311768467463790320 <= d["time"]["last_ns"], d["
 assert b'"last_ns":\t1311768467463790320' in raw or b'"first_ns":\t1311768467463790320' in raw, d["time"]
 assert any("\ufffd" in t["name"] for t in d["threads"]), [t["name"] for t in d["threads"]]
 PY
+# issue 21 B7: damaged UNWINDING_INFO (one table cut, one not CFI) in the dwarf node
+# recording's dump is counted and named, not dropped without a word
+hostile unwind-bad "0" "samples met JIT code whose UNWINDING_INFO is not valid CFI \(1 functions, the first JS:\*walk" -- \
+	-i "$TMP/h/unwind-bad/node.data" "${KS[@]}" -o "$TMP/unwind-bad.folded"
+grep -q "jit-1412.dump: 1 UNWINDING_INFO records damaged" "$TMP/unwind-bad.err" &&
+	ok "unwind-bad: the cut record counted, with its dump" || bad "unwind-bad: $(grep -A8 unwound "$TMP/unwind-bad.err")"
+mkdir -p "$TMP/unwind-ok" && cp "$TMP/h/unwind-bad/node.data" "$TMP/unwind-ok/" &&
+	zcat $TD/dwarf/jit-1412.dump.gz >"$TMP/unwind-ok/jit-1412.dump"
+"$PERFCONV" -i "$TMP/unwind-ok/node.data" "${KS[@]}" -o "$TMP/unwind-ok.folded" 2>"$TMP/unwind-ok.err"
+! grep -q "UNWINDING_INFO is not valid\|UNWINDING_INFO records damaged" "$TMP/unwind-ok.err" &&
+	grep -q "with the CFI of 3 functions' UNWINDING_INFO" "$TMP/unwind-ok.err" &&
+	ok "unwind-bad: the intact dump: 3 functions' CFI used, nothing said damaged" ||
+	bad "unwind-ok: $(grep -A3 unwound "$TMP/unwind-ok.err")"
+# issue 21 B11: a stack pointer of 0 in a dwarf sample was reported as "the stack copy
+# was too small: record with --call-graph dwarf,16384" (recorded here: the committed
+# dwarf recordings are zstd-compressed)
+if perf record -q --call-graph dwarf,4096 -o "$TMP/dwl.data" -- $TD/mt 200 >/dev/null 2>&1; then
+	python3 tests/make-hostile.py --sp-zero "$TMP/dwl.data" "$TMP/sp-zero.data" 5 >/dev/null
+	hostile sp-zero "0" " 5 samples: the recorded stack pointer is 0" -- -i "$TMP/sp-zero.data" \
+		-o "$TMP/sp-zero.folded"
+	! grep -q "stack copy was too small" "$TMP/sp-zero.err" &&
+		ok "sp-zero: no advice to record a bigger copy" || bad "sp-zero: $(grep -A4 unwound "$TMP/sp-zero.err")"
+else
+	bad "sp-zero: perf record --call-graph dwarf failed here (needs root)"
+fi
 # B4: a jitdump that is found but gives no code is named (it was dropped silently)
 mkdir -p "$TMP/nocode"
 head -c 40 $J/jit-30720.dump >"$TMP/nocode/jit-30720.dump"

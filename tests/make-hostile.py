@@ -4,6 +4,8 @@ tests/e2e_hostile.sh (issue 12 B). Each is made from a committed file at test ti
 so nothing large is committed.
 
     make-hostile.py OUTDIR
+    make-hostile.py --sp-zero IN OUT N   IN (a --call-graph dwarf recording, not -z) with
+                                         its first N samples' stack pointer 0 (issue 21 B11)
 
 OUTDIR/mmap2-129.data     shapes.data with its MMAP2 of 128 bytes claiming 129
 OUTDIR/thread-map.data    shapes.data with its THREAD_MAP claiming 65,528 bytes
@@ -11,6 +13,9 @@ OUTDIR/unknown-100.data   shapes.data with 100 samples' type made unknown (200)
 OUTDIR/deep.data          mt-g.data with one sample's callchain 3,000 frames deep
 OUTDIR/odd-info.data      mt-g.data with COMM names of ill-formed UTF-8 and one sample at
                           time 0x123456789abcdef0 (issue 21 B6: info --json kept neither)
+OUTDIR/unwind-bad/         testdata/dwarf's node recording beside its jitdump with one
+                          UNWINDING_INFO in three cut (its table past the record) and one
+                          in three made invalid CFI (issue 21 B7: dropped without a word)
 OUTDIR/many-maps.data     mt-g.data with the program's code mapped 50,000 times more at
                           its address (issue 21 B8: a lookup must not walk them all)
 """
@@ -22,6 +27,38 @@ top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(top, 'scripts'))
 from perfdata_rewrite import (SAMPLE_CPU, SAMPLE_ID, SAMPLE_IDENTIFIER,  # noqa: E402
                               SAMPLE_STREAM_ID, SAMPLE_TID, SAMPLE_TIME, PerfData)
+
+
+def sp_zero(src, dst, count):
+    """The first `count` samples with user registers get SP (perf register 7) 0."""
+    pd = PerfData(src)
+    st = pd.sample_type()
+    before = [SAMPLE_IDENTIFIER, 1, SAMPLE_TID, SAMPLE_TIME, 8, SAMPLE_ID, SAMPLE_STREAM_ID,
+              SAMPLE_CPU, 256]
+    out, n = [], 0
+    for off, rtype, misc, rec in pd.records():
+        if rtype == 9 and n < count:
+            rec = bytearray(rec)
+            at = 8 + 8 * sum(1 for b in before if st & b)
+            assert not st & (1 << 4), 'PERF_SAMPLE_READ not handled'
+            if st & 32:  # CALLCHAIN
+                at += 8 + 8 * struct.unpack_from('<Q', rec, at)[0]
+            if st & 1024:  # RAW
+                at += 4 + struct.unpack_from('<I', rec, at)[0]
+            assert not st & 2048, 'BRANCH_STACK not handled'
+            assert st & 4096, 'no REGS_USER'
+            if struct.unpack_from('<Q', rec, at)[0]:
+                # perf's x86 mask 0xff0fff for --call-graph dwarf: SP is the 8th value
+                struct.pack_into('<Q', rec, at + 8 + 7 * 8, 0)
+                n += 1
+        out.append(bytes(rec))
+    pd.write(dst, out)
+    print('sp-zero: %d samples' % n)
+
+
+if sys.argv[1] == '--sp-zero':
+    sp_zero(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    sys.exit(0)
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
@@ -123,3 +160,36 @@ for off, rtype, misc, rec in pd.records():
     chunks.append(bytes(rec))
 assert comm_done and time_done
 pd.write(os.path.join(out, 'odd-info.data'), chunks)
+
+# unwind-bad/: the --call-graph dwarf node recording and its dump, every third
+# UNWINDING_INFO claiming a table longer than the record, every third (offset by one)
+# with its first CIE's length made absurd.
+import gzip  # noqa: E402
+ub = os.path.join(out, 'unwind-bad')
+os.makedirs(ub, exist_ok=True)
+dw = os.path.join(top, 'testdata', 'dwarf')
+with open(os.path.join(ub, 'node.data'), 'wb') as f:
+    f.write(gzip.open(os.path.join(dw, 'node.data.gz')).read())
+dump = bytearray(gzip.open(os.path.join(dw, 'jit-1412.dump.gz')).read())
+p = struct.unpack_from('<I', dump, 8)[0]
+n_unwind = 0
+cut = bad_cfi = 0
+while p + 16 <= len(dump):
+    rid, size = struct.unpack_from('<II', dump, p)
+    if size < 16 or p + size > len(dump):
+        break
+    if rid == 4:
+        usize, hsize = struct.unpack_from('<QQ', dump, p + 16)
+        if usize > hsize + 8:
+            if n_unwind % 3 == 0:
+                struct.pack_into('<Q', dump, p + 16, size)
+                cut += 1
+            elif n_unwind % 3 == 1:
+                struct.pack_into('<I', dump, p + 40, 0x7ffffff0)
+                bad_cfi += 1
+            n_unwind += 1
+    p += size
+with open(os.path.join(ub, 'jit-1412.dump'), 'wb') as f:
+    f.write(dump)
+print('unwind-bad: %d UNWINDING_INFO cut, %d made invalid' % (cut, bad_cfi))
+
