@@ -1,12 +1,176 @@
-/* demangle: the one rule for showing C++ and Rust names, for native and JIT code alike. */
+/* demangle: the one rule for showing C++, Rust and Java names, for native and JIT code alike. */
 #include "common/demangle.h"
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <libiberty/demangle.h>
+
+#include "common/util.h"
+
+/* A growing string. */
+struct dbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void db_add(struct dbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		grow_array((void **)&b->s, &b->cap, b->len + n + 1, 1);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void db_str(struct dbuf *b, const char *s)
+{
+	db_add(b, s, strlen(s));
+}
+
+/* The Java type of the field descriptor at *p (JVMS 4.3.2), advancing *p past it: 1,
+ * or 0 when it is not one. A class's '/' become '.'. */
+static int java_type(const char **p, struct dbuf *b, int allow_void)
+{
+	static const char *const base[][2] = {
+		{ "B", "byte" }, { "C", "char" }, { "D", "double" }, { "F", "float" },
+		{ "I", "int" }, { "J", "long" }, { "S", "short" }, { "Z", "boolean" },
+		{ "V", "void" },
+	};
+	size_t dims = 0;
+	const char *s = *p;
+
+	while (*s == '[')
+		s++, dims++;
+	if (dims > 255)
+		return 0;
+	if (*s == 'L') {
+		const char *end = strchr(s + 1, ';');
+
+		if (!end || end == s + 1)
+			return 0;
+		for (const char *c = s + 1; c < end; c++) {
+			if (*c == '(' || *c == ')' || *c == '[')
+				return 0;
+			db_add(b, *c == '/' ? "." : c, 1);
+		}
+		s = end + 1;
+	} else {
+		size_t i;
+
+		for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+			if (*s && *s == base[i][0][0])
+				break;
+		if (i == sizeof(base) / sizeof(base[0]) || (*s == 'V' && (!allow_void || dims)))
+			return 0;
+		db_str(b, base[i][1]);
+		s++;
+	}
+	while (dims--)
+		db_str(b, "[]");
+	*p = s;
+	return 1;
+}
+
+/*
+ * A JVM method as HotSpot's JVMTI agents name it: class signature, method name,
+ * method descriptor ("LHot;fib(I)I", "Ljava/lang/String;indexOf(II)I") becomes
+ * "Hot.fib(int)", "java.lang.String.indexOf(int, int)", as perf and Java tools show
+ * it (no return type). NULL when `name` is not of that form.
+ */
+static char *java_demangle(const char *name)
+{
+	struct dbuf b = { NULL, 0, 0 };
+	const char *p = name, *semi, *open;
+	int first = 1;
+
+	if (name[0] != 'L' || !(semi = strchr(name, ';')) || semi == name + 1 ||
+	    !(open = strchr(semi, '(')) || open == semi + 1)
+		return NULL;
+	for (const char *c = semi + 1; c < open; c++)
+		if (*c == '/' || *c == ';' || *c == '[' || *c == ')')
+			return NULL;
+	if (!java_type(&p, &b, 0) || p != semi + 1)
+		goto bad;
+	db_str(&b, ".");
+	db_add(&b, semi + 1, (size_t)(open - semi - 1));
+	db_str(&b, "(");
+	p = open + 1;
+	while (*p && *p != ')') {
+		if (!first)
+			db_str(&b, ", ");
+		first = 0;
+		if (!java_type(&p, &b, 0))
+			goto bad;
+	}
+	if (*p != ')')
+		goto bad;
+	p++;
+	db_str(&b, ")");
+	{
+		struct dbuf ret = { NULL, 0, 0 };
+		int ok = java_type(&p, &ret, 1) && *p == '\0';
+
+		free(ret.s);
+		if (!ok)
+			goto bad;
+	}
+	return b.s;
+bad:
+	free(b.s);
+	return NULL;
+}
+
+/* Does a _Z name end as legacy Rust names do, with "17h", 16 hex digits of hash and "E"? */
+static int rust_legacy(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n < 21 || name[n - 1] != 'E' || memcmp(name + n - 20, "17h", 3) != 0)
+		return 0;
+	for (size_t i = n - 17; i < n - 1; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static char *native_demangle(const char *name)
+{
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return NULL;
+	/* libiberty's DMGL_AUTO tries Rust first on every name: a C++ name goes to the
+	 * C++ demangler alone, a legacy Rust or a v0 (_R) name to Rust's */
+	if (name[1] == 'R' || rust_legacy(name))
+		return cplus_demangle(name, DMGL_RUST);
+	return cplus_demangle(name, DMGL_GNU_V3);
+}
 
 char *demangle_name(const char *name)
 {
-	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+	const char *sep;
+	char *d;
+
+	if (!name)
 		return NULL;
-	return cplus_demangle(name, DMGL_AUTO);
+	d = native_demangle(name);
+	if (d || (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')))
+		return d;
+	d = java_demangle(name);
+	if (d)
+		return d;
+	/* a mangled name after a prefix: "wasm_module::_ZN3fib3fib17h..E" (Wasmtime) */
+	sep = strstr(name, "::_");
+	if (sep && sep != name && (sep[3] == 'Z' || sep[3] == 'R')) {
+		char *inner = native_demangle(sep + 2);
+
+		if (inner) {
+			struct dbuf b = { NULL, 0, 0 };
+
+			db_add(&b, name, (size_t)(sep - name) + 2);
+			db_str(&b, inner);
+			free(inner);
+			return b.s;
+		}
+	}
+	return NULL;
 }

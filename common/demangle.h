@@ -1,12 +1,17 @@
-/* demangle: the one rule for showing C++ and Rust names, for native and JIT code alike. */
+/* demangle: the one rule for showing C++, Rust and Java names, for native and JIT code alike. */
 #ifndef PERFCONV_DEMANGLE_H
 #define PERFCONV_DEMANGLE_H
 
 /*
- * The demangled form of a C++ or Rust (legacy and v0) name as perf shows it: no
- * parameter lists (the mangled name tells overloads apart), no Rust hash. Returns a
- * malloc'ed string the caller frees, or NULL when `name` is not a mangled name
- * (it does not start with _Z or _R) or libiberty cannot read it.
+ * The demangled form of a name as perf shows it:
+ * - C++ or Rust (legacy and v0): no parameter lists (the mangled name tells
+ *   overloads apart), no Rust hash;
+ * - a JVM method as JVMTI agents name it ("LHot;fib(I)I"): "Hot.fib(int)", the
+ *   class with dots, the parameter types in Java's words, no return type;
+ * - a mangled name after a prefix ("wasm_module::_ZN3fib3fib17h..E", as Wasmtime
+ *   writes): the prefix kept, the rest demangled.
+ * Returns a malloc'ed string the caller frees, or NULL when `name` is none of
+ * these or libiberty cannot read it.
  */
 char *demangle_name(const char *name);
 
