@@ -1,6 +1,7 @@
 /* pipeline: perf.data in, profile model out; the order of the passes. */
 #include "convert/pipeline.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,10 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	si.quiet = o->quiet;
 	si.no_symbols = o->no_symbols;
 	summary_report(&si, st, d);
+	if (!o->quiet && stacks_kernel_leaf_added(ps.c.stacks))
+		diag_note(d, "%" PRIu64 " samples were taken in the kernel with user-space callchains "
+			  "only (--user-callchains): their kernel frame is the sampled address alone",
+			  stacks_kernel_leaf_added(ps.c.stacks));
 	if (!o->quiet)
 		unwinding_report(uw, d);
 	ret = 0;

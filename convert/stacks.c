@@ -33,6 +33,9 @@ struct stack_builder {
 	size_t nwords, words_cap;
 	struct unwinding *uw;
 	uint64_t unwound[UNWINDING_MAX_WORDS]; /* the raw stack of an unwound sample */
+	uint64_t *joined;        /* a user-only callchain with the kernel ip before it */
+	size_t joined_cap;
+	uint64_t kernel_leaf_added;
 	uint32_t *frames;        /* walk_node's, root last */
 	size_t frames_cap;
 };
@@ -58,6 +61,7 @@ void stacks_free(struct stack_builder *b)
 	id_index_release(&b->chain_index);
 	free(b->words);
 	free(b->frames);
+	free(b->joined);
 	free(b);
 }
 
@@ -92,6 +96,20 @@ static uint64_t chain_hash(const void *items, size_t id)
 	return ((const struct chain *)items)[id].hash;
 }
 
+/* Does a callchain hold kernel addresses (a kernel context marker)? */
+static int has_kernel_part(const uint64_t *words, size_t nw)
+{
+	for (size_t i = 0; i < nw; i++)
+		if (words[i] == PERF_CONTEXT_KERNEL)
+			return 1;
+	return 0;
+}
+
+uint64_t stacks_kernel_leaf_added(const struct stack_builder *b)
+{
+	return b->kernel_leaf_added;
+}
+
 uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c)
 {
 	const struct perf_record *rec = c->rec;
@@ -110,6 +128,18 @@ uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c)
 			nw = k;
 			is_chain = 1;
 		}
+	}
+	if (is_chain && kernel_ctx && !has_kernel_part(words, nw)) {
+		/* perf record --user-callchains: the sample was taken in the kernel, its
+		 * callchain holds user space only; the ip is its kernel leaf */
+		if (nw + 2 > b->joined_cap)
+			grow_array((void **)&b->joined, &b->joined_cap, nw + 2, sizeof(*b->joined));
+		b->joined[0] = PERF_CONTEXT_KERNEL;
+		b->joined[1] = s->ip;
+		memcpy(b->joined + 2, words, nw * sizeof(*words));
+		words = b->joined;
+		nw += 2;
+		b->kernel_leaf_added++;
 	}
 	if (c->jit_table >= 0 || nw > STACKS_MAX_FRAMES)
 		return walk_node(b, words, nw, kernel_ctx, c);

@@ -35,4 +35,8 @@ void stacks_free(struct stack_builder *b);
  */
 uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c);
 
+/* Samples taken in the kernel whose callchain held user space only (perf record
+ * --user-callchains): their ip was put first as their kernel leaf. */
+uint64_t stacks_kernel_leaf_added(const struct stack_builder *b);
+
 #endif

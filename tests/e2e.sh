@@ -208,4 +208,23 @@ PY
 [ "$rc" = 0 ] && [ -s "$TMP/pipe.folded" ] && ok "stderr closed: exit 0, output written" ||
 	bad "stderr closed: exit $rc, output $(ls "$TMP/pipe.folded" 2>&1)"
 
+# issue 22 item 2: perf record --user-callchains: a sample taken in the kernel has a
+# user-space callchain only, and its ip (the kernel address) was dropped. Recorded here
+# (live kernel symbols: the running kernel is the recorded one): as many samples with a
+# kernel frame as perf script shows kernel ips, and the summary says why.
+if perf record -q --user-callchains -g -o "$TMP/uc.data" -- \
+	dd if=/dev/zero of=/dev/null bs=512 count=300000 >/dev/null 2>&1; then
+	kperf=$(perf script -i "$TMP/uc.data" -G -F ip 2>/dev/null | awk '$1 ~ /^ffff/ {k++} END {print k + 0}')
+	"$PERFCONV" -i "$TMP/uc.data" --annotate -o "$TMP/uc.folded" 2>"$TMP/uc.err"
+	kconv=$(awk '/_\[k\]/ {k += $NF} END {print k + 0}' "$TMP/uc.folded")
+	if [ "$kperf" -gt 0 ] && [ "$kconv" = "$kperf" ] &&
+		grep -q "^perfconv: $kperf samples were taken in the kernel with user-space callchains only" "$TMP/uc.err"; then
+		ok "--user-callchains: $kconv samples keep their kernel leaf, as perf's ips say, and the summary says so"
+	else
+		bad "--user-callchains: $kconv samples with a kernel frame, perf has $kperf kernel ips: $(tail -2 "$TMP/uc.err")"
+	fi
+else
+	bad "--user-callchains: perf record failed here (needs root)"
+fi
+
 finish e2e
