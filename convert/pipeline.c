@@ -95,8 +95,8 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	rc.defer_kernel = !o->no_symbols && s.facts.records_kernel;
 	rc.defer_user = !o->no_symbols;
 	res = resolver_new(&rc);
-	if (!o->no_symbols)
-		uw = unwinding_new(s.r, s.rp, &p->strings, s.sym, s.jits, d);
+	/* unwinding needs the binaries' CFI, not their names: --no-symbols unwinds too */
+	uw = unwinding_new(s.r, s.rp, &p->strings, s.sym, s.jits, d);
 	ps.c.opt = o;
 	ps.c.s = &s;
 	ps.c.p = p;

@@ -37,6 +37,16 @@ if grep -q 'unwound 1966 user stacks (--call-graph dwarf); 0 stopped before' "$T
 else
 	bad "dw: summary: $(grep unwound "$TMP/dw.err")"
 fi
+# issue 22 item 7: --no-symbols unwinds too (the CFI needs the files, not their names):
+# every sample as deep as with symbols, in module+0xoffset frames
+"$PERFCONV" -q "${KS[@]}" --symfs $TD --no-symbols -f samples -i $D/dw.data -o "$TMP/dw-nosym.samples"
+if [ -s "$TMP/dw-nosym.samples" ] && cmp -s <(awk -F'\t' '{print gsub(/;/, ";", $NF)}' "$TMP/dw.samples") \
+	<(awk -F'\t' '{print gsub(/;/, ";", $NF)}' "$TMP/dw-nosym.samples") &&
+	grep -q $'\tdw+0x[0-9a-f]*;libc.so.6+0x' "$TMP/dw-nosym.samples"; then
+	ok "dw --no-symbols: every stack unwound as deep as with symbols"
+else
+	bad "dw --no-symbols: $(head -1 "$TMP/dw-nosym.samples" | cut -f7)"
+fi
 # With inlined frames (the default), a return address in sort_pass shows the calls
 # inlined there (std::sort, std::__sort), read at address - 1.
 "$PERFCONV" -q "${KS[@]}" --symfs $TD -i $D/dwpp.data -o "$TMP/dwpp.folded"
