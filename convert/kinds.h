@@ -22,7 +22,18 @@ struct conversion {
 	struct profile *p;
 	struct convert_stats *st;
 	struct stack_builder *stacks; /* a sample's raw stack into a profile node */
+	/* samples the filters left out, by process (pid + 1 -> index + 1), for saying
+	 * what the recording has when nothing matched */
+	struct u64map filtered_index;
+	struct conversion_proc {
+		uint32_t pid, comm;
+		uint64_t samples;
+	} *filtered;
+	size_t nfiltered, filtered_cap;
 };
+
+/* A sample of `x`'s thread that the filters left out: counted by process. */
+void conversion_filtered(struct conversion *c, const struct sample_ctx *x);
 
 struct sample_kind {
 	const char *name;

@@ -10,7 +10,7 @@ static void oncpu_sample(void *state, struct conversion *c, const struct sample_
 
 	(void)state;
 	if (!session_wanted(c->s, x->pid, x->tid, x->comm)) {
-		c->st->samples_filtered++;
+		conversion_filtered(c, x);
 		return;
 	}
 	memset(&ps, 0, sizeof(ps));

@@ -43,6 +43,32 @@ static void on_record(void *arg, const struct sample_ctx *x)
 	}
 }
 
+static int by_samples(const void *a, const void *b)
+{
+	const struct conversion_proc *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The filters let no sample through: say so, with the processes there are, so that
+ * an empty profile is not written (or uploaded) as if it were the answer. */
+static void nothing_matched(struct conversion *c, struct diag *d)
+{
+	const size_t top = 20;
+
+	qsort(c->filtered, c->nfiltered, sizeof(*c->filtered), by_samples);
+	diag_error(d, c->opt->input, DIAG_NO_OFFSET, "no sample matches --pid, --tid or --comm "
+		   "(%" PRIu64 " samples left out); the processes with samples:",
+		   c->st->samples_filtered);
+	for (size_t i = 0; i < c->nfiltered && i < top; i++)
+		diag_note(d, "  %8" PRIu64 "  %s (pid %u)", c->filtered[i].samples,
+			  profile_text(c->p, c->filtered[i].comm), c->filtered[i].pid);
+	if (c->nfiltered > top)
+		diag_note(d, "  ... and %zu more (perfconv info lists threads too)", c->nfiltered - top);
+}
+
 static void session_options_of(const struct convert_options *o, struct session_options *so)
 {
 	memset(so, 0, sizeof(*so));
@@ -102,6 +128,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	ps.c.p = p;
 	ps.c.st = st;
 	ps.c.stacks = stacks_new(p, s.rp, res, s.jits, uw);
+	u64map_init(&ps.c.filtered_index);
 	for (; sample_kinds[ps.nkinds] && ps.nkinds < MAX_KINDS; ps.nkinds++)
 		if (sample_kinds[ps.nkinds]->start)
 			ps.state[ps.nkinds] = sample_kinds[ps.nkinds]->start(&ps.c);
@@ -110,6 +137,10 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	for (size_t i = 0; i < ps.nkinds; i++)
 		if (sample_kinds[i]->finish)
 			sample_kinds[i]->finish(ps.state[i], &ps.c);
+	if (!st->samples && st->samples_filtered) {
+		nothing_matched(&ps.c, d);
+		goto out;
+	}
 
 	/* what pass 2 left for later */
 	if (rc.defer_user)
@@ -145,6 +176,8 @@ out:
 		if (sample_kinds[i]->free)
 			sample_kinds[i]->free(ps.state[i]);
 	stacks_free(ps.c.stacks);
+	u64map_release(&ps.c.filtered_index);
+	free(ps.c.filtered);
 	unwinding_free(uw);
 	resolver_free(res);
 	session_close(&s);

@@ -112,6 +112,16 @@ if [ -s "$TMP/tid.samples" ] && ! cut -f2 "$TMP/tid.samples" | grep -qv "/$tid\$
 else
 	bad "cli: --tid"
 fi
+# issue 22 item 12: a filter that matches nothing is an error that names the processes
+"$PERFCONV" -i $TD/mt-g.data "${KS[@]}" --pid 1 -o "$TMP/none.folded" 2>"$TMP/none.err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -e "$TMP/none.folded" ] &&
+	grep -q 'no sample matches --pid, --tid or --comm (3985 samples left out)' "$TMP/none.err" &&
+	grep -q '^perfconv: *3985  mt (pid [0-9]*)$' "$TMP/none.err"; then
+	ok "cli: --pid matching nothing: exit 1, no output, the processes named"
+else
+	bad "cli: --pid 1: exit $rc: $(cat "$TMP/none.err")"
+fi
 # --weight period sums the period: cpu-clock periods are nanoseconds
 "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --weight period -o "$TMP/period.folded"
 want=$(awk -F'\t' '{s += $6} END {print s}' "$TMP/mt-g.samples")
