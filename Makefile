@@ -25,7 +25,7 @@ BIN := $(BUILD)/perfconv
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson
+PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson libcurl
 
 # What the Debian packages give the compiler and the linker, asked of pkg-config once
 # they are installed. make builds this file first (scripts/install-deps.sh installs
@@ -88,7 +88,10 @@ LIB_SRCS := \
 	convert/summary.c \
 	convert/pipeline.c \
 	convert/info.c \
-	convert/output.c
+	convert/output.c \
+	convert/labels.c \
+	convert/upload.c \
+	convert/watch.c
 
 MAIN_SRCS := convert/main.c
 

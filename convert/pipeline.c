@@ -132,7 +132,7 @@ static void load_jit(const struct convert_options *o, struct jit_procs *jits,
 	s.clock_monotonic = recording_clock_monotonic(r);
 	s.time_conv = ds->have_time_conv ? &ds->time_conv : NULL;
 	s.demangle = o->sym.demangle;
-	s.recording_start_wall_ns = recording_start_wall(o, p, ds);
+	s.recording_start_wall_ns = p->start_wall_ns;
 	jit_procs_load(jits, &s, d, o->quiet);
 }
 
@@ -180,6 +180,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	if (dispatch_pass(&ds) < 0)
 		goto out;
 	replay_finish(rp);
+	p->start_wall_ns = recording_start_wall(o, p, &ds);
 	if (!o->no_symbols)
 		load_jit(o, jits, r, &ds, so.input_dir, p, d);
 
