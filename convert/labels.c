@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "common/util.h"
@@ -218,6 +219,30 @@ static int has_key(const struct meta_options *o, const char *k)
 	return 0;
 }
 
+/*
+ * A `perf record --threads` directory: the time of its header file (`data`), which
+ * perf writes last, less what the recording spans. 1 with *ns set, or 0.
+ */
+static int dir_time(const char *input, const struct profile *p, int64_t *ns)
+{
+	struct stat st;
+	char *path;
+	int ok;
+
+	if (stat(input, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	path = xmalloc(strlen(input) + 8);
+	sprintf(path, "%s/data", input);
+	ok = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	free(path);
+	if (!ok)
+		return 0;
+	*ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	if (p->has_time && p->first_time_set)
+		*ns -= (int64_t)(p->last_time - p->first_time);
+	return 1;
+}
+
 void profile_meta_make(const struct meta_options *o, const struct profile *p, const char *input,
 		       int quiet, struct profile_meta *m, struct diag *d)
 {
@@ -237,8 +262,9 @@ void profile_meta_make(const struct meta_options *o, const struct profile *p, co
 		/* as the pprof writer has always written time_nanos */
 		m->start_ns = (int64_t)(p->first_time - p->clock_ns + p->wall_ns);
 		m->start_from = START_CLOCK_DATA;
-	} else if (p->start_wall_ns) {
-		m->start_ns = (int64_t)p->start_wall_ns;
+	} else if (p->start_wall_ns || dir_time(input, p, &m->start_ns)) {
+		if (p->start_wall_ns)
+			m->start_ns = (int64_t)p->start_wall_ns;
 		m->start_from = START_FILE_TIME;
 		if (!quiet)
 			diag_note(d, "%s: no clock data (perf record -k 1 writes it): start time "

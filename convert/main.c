@@ -862,7 +862,17 @@ static int upload_main(int argc, char **argv)
 			continue;
 		case OPT_URL: uo.url = optarg; continue;
 		case OPT_TENANT: uo.tenant = optarg; continue;
-		case OPT_API_KEY_FILE: uo.api_key_file = optarg; continue;
+		case OPT_API_KEY_FILE:
+			/* getopt takes a prefix: "--api-key KEY" must not pass for a file name
+			 * (the key would then be shown in an error) */
+			if (strncmp(argv[optind - 1], "--api-key-file", 14) != 0 &&
+			    strncmp(argv[optind - 2 >= 0 ? optind - 2 : 0], "--api-key-file", 14) != 0) {
+				rc = bad_usage("the API key comes from DD_API_KEY or --api-key-file FILE, "
+					       "never the command line", NULL);
+				goto out;
+			}
+			uo.api_key_file = optarg;
+			continue;
 		case OPT_ALLOW_HTTP: uo.allow_http = 1; continue;
 		case OPT_DRY_RUN: dry_run = 1; continue;
 		case OPT_WATCH: wopt.dir = optarg; continue;

@@ -129,7 +129,8 @@ static char *read_api_key(const struct upload_options *o, int *bad, struct diag 
 		char line[512];
 
 		if (!f || !fgets(line, sizeof(line), f)) {
-			diag_error(d, o->api_key_file, DIAG_NO_OFFSET, "--api-key-file: %s",
+			/* the path is not repeated: a key given in its place must not be shown */
+			diag_error(d, NULL, DIAG_NO_OFFSET, "--api-key-file: cannot read the file: %s",
 				   f ? "empty" : strerror(errno));
 			if (f)
 				fclose(f);
@@ -147,8 +148,8 @@ static char *read_api_key(const struct upload_options *o, int *bad, struct diag 
 	/* a header value: printable ASCII only, so nothing can be injected */
 	for (const char *c = key; *c; c++)
 		if ((unsigned char)*c <= 0x20 || (unsigned char)*c >= 0x7f) {
-			diag_error(d, o->api_key_file ? o->api_key_file : "DD_API_KEY", DIAG_NO_OFFSET,
-				   "the API key holds a character that is not printable ASCII");
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the API key holds a character that is "
+				   "not printable ASCII", o->api_key_file ? "--api-key-file" : "DD_API_KEY");
 			free(key);
 			*bad = 1;
 			return NULL;

@@ -169,13 +169,14 @@ struct backlog {
 	size_t nskip;
 	size_t reported;      /* the backlog last said */
 	char reason[600];
+	int reason_said;      /* the current reason was said */
 	struct diag *d;
 };
 
 /* Say the backlog when it grew since it was last said. */
 static void say_backlog(struct backlog *b, size_t n, const char *oldest)
 {
-	if (n > b->reported && n > 1 && !b->o->quiet)
+	if (n > b->reported && (n > 1 || b->reason[0]) && !b->o->quiet)
 		diag_note(b->d, "%s: backlog of %zu chunks (oldest %s): %s", b->o->dir, n, oldest,
 			  b->reason[0] ? b->reason : "converting and sending");
 	b->reported = n;
@@ -190,6 +191,11 @@ static void on_retry(void *ctx, const struct upload_result *r, unsigned wait)
 	snprintf(b->reason, sizeof(b->reason), "the backend answered %s; trying again in %u s",
 		 r->what, wait);
 	n = scan(b->o->dir, b->skip, b->nskip, &list, &cap);
+	if (!b->reason_said) {
+		/* the first failure of a run of them is said, whatever the count */
+		b->reported = 0;
+		b->reason_said = 1;
+	}
 	if (n)
 		say_backlog(b, n, list[0].name);
 	free_chunks(list, n);
