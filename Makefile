@@ -99,7 +99,7 @@ E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_jit.sh tests/e2e_pprof.
 	tests/e2e_svg.sh tests/e2e_info.sh tests/e2e_dwarf.sh tests/e2e_hostile.sh tests/e2e_upload.sh
 
 
-CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json svg unwind
+CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json svg unwind labels
 
 # Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
 GEN_SRCS := $(BUILD)/gen/profile.pb-c.c
