@@ -774,7 +774,7 @@ static int job_make(void *ctx, const char *input, struct upload_profile *up, voi
 		return -1;
 	}
 	mem = open_memstream(&j->buf, &j->len);
-	if (!mem || x->of->write(&j->p, &x->c->wo, mem) != 0 || fclose(mem) != 0) {
+	if (!mem || (x->of->write(&j->p, &x->c->wo, mem) != 0) + (fclose(mem) != 0)) {
 		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its pprof: %s", strerror(errno));
 		job_free(NULL, j);
 		return -1;

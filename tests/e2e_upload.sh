@@ -201,6 +201,15 @@ else
 	bad "reset, 503, 429: $(tail -5 "$TMP/err")"
 fi
 stop_receiver fa
+# Pyroscope's tenant; Datadog's agent found from DD_AGENT_HOST and DD_TRACE_AGENT_PORT
+start_receiver te pyroscope
+timeout 60 "$PERFCONV" upload -q --to pyroscope --url "$URL_te" --tenant team-a -i $TD/mt-g.data "${KS[@]}" &&
+	[ "$("${LOGQ[@]}" "$LOG_te" last tenant)" = team-a ] && ok "--tenant team-a: X-Scope-OrgID: team-a" || bad "--tenant: $("${LOGQ[@]}" "$LOG_te" last tenant)"
+stop_receiver te
+start_receiver ah datadog
+DD_AGENT_HOST=127.0.0.1 DD_TRACE_AGENT_PORT=${URL_ah##*:} timeout 60 "$PERFCONV" upload -q --to datadog -i $TD/mt-g.data "${KS[@]}" &&
+	[ "$("${LOGQ[@]}" "$LOG_ah" count accepted)" = 1 ] && ok "datadog agent at DD_AGENT_HOST:DD_TRACE_AGENT_PORT: accepted" || bad "DD_AGENT_HOST: $("${LOGQ[@]}" "$LOG_ah" refusals)"
+stop_receiver ah
 # a refusal: exit 1 naming the file and the answer
 start_receiver fb parca --faults 400
 timeout 60 "$PERFCONV" upload -q --to parca --url "$URL_fb" -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err"
