@@ -51,7 +51,7 @@ static void load_jit(struct session *s)
 	js.clock_monotonic = recording_clock_monotonic(s->r);
 	js.time_conv = s->ds.have_time_conv ? &s->ds.time_conv : NULL;
 	js.demangle = s->o.sym.demangle;
-	js.recording_start_wall_ns = session_start_wall(s);
+	js.recording_start_wall_ns = s->p->start_wall_ns;
 	jit_procs_load(s->jits, &js, s->d, s->o.quiet);
 }
 
@@ -69,6 +69,7 @@ int session_pass1(struct session *s)
 	if (dispatch_pass(&s->ds) < 0)
 		return -1;
 	replay_finish(s->rp);
+	s->p->start_wall_ns = session_start_wall(s);
 	if (!s->o.no_symbols && s->o.load_jit)
 		load_jit(s);
 	return 0;

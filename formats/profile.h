@@ -106,6 +106,12 @@ struct profile {
 	uint64_t wall_ns, clock_ns;
 	uint64_t first_time, last_time;
 	int first_time_set;
+	/*
+	 * When the recording began, ns since the epoch, 0 when unknown: from CLOCK_DATA
+	 * (has_wall_clock), else the file's modification time less what the recording
+	 * spans (set by the conversion after its first pass).
+	 */
+	uint64_t start_wall_ns;
 
 	/*
 	 * Set before samples are added, for writers that show totals only (folded,
