@@ -125,6 +125,14 @@ static void build_ctx(struct session *s, const struct perf_record *rec, struct s
 	c->pid = rec->sid.pid;
 	c->tid = rec->sid.tid;
 	c->time = recording_time(&s->facts, rec);
+	if (!rec->sid.has_tid) {
+		/* a record of no thread (FINISHED_ROUND, ...): no process to look up */
+		c->comm = 0;
+		c->proc = c->kernel = NULL;
+		c->user_epoch = c->kernel_epoch = 0;
+		c->jit_table = -1;
+		return;
+	}
 	c->comm = replay_thread_name(s->rp, c->pid, c->tid, c->time);
 	memo_at(s, &s->user_memo, c->pid, c->time);
 	memo_at(s, &s->kernel_memo, REPLAY_KERNEL_PID, c->time);
