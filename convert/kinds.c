@@ -5,6 +5,7 @@
 
 const struct sample_kind *const sample_kinds[] = {
 	&oncpu_kind,
+	&offcpu_kind,
 	NULL,
 };
 

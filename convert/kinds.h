@@ -50,8 +50,10 @@ struct sample_kind {
 	/* its state for one conversion (NULL when it needs none), before the first record */
 	void *(*start)(struct conversion *c);
 	void (*record)(void *state, struct conversion *c, const struct sample_ctx *x);
-	/* after the last record (NULL: nothing to do); then its state is freed */
+	/* after the last record (NULL: nothing to do) */
 	void (*finish)(void *state, struct conversion *c);
+	/* its lines of the closing summary (NULL: none); then its state is freed */
+	void (*report)(void *state, struct conversion *c, struct diag *d);
 	void (*free)(void *state);
 };
 
@@ -60,5 +62,6 @@ extern const struct sample_kind *const sample_kinds[];
 
 /* The kinds, each defined in its own file. */
 extern const struct sample_kind oncpu_kind;  /* convert/oncpu.c */
+extern const struct sample_kind offcpu_kind; /* convert/offcpu.c */
 
 #endif

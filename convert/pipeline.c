@@ -176,6 +176,9 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 			  stacks_kernel_leaf_added(ps.c.stacks));
 	if (!o->quiet)
 		unwinding_report(uw, d);
+	for (size_t i = 0; i < ps.nkinds && !o->quiet; i++)
+		if (sample_kinds[i]->report)
+			sample_kinds[i]->report(ps.state[i], &ps.c, d);
 	ret = 0;
 out:
 	for (size_t i = 0; i < ps.nkinds; i++)
