@@ -62,6 +62,7 @@ LIB_SRCS := \
 	formats/perfmap.c \
 	formats/profile.c \
 	formats/profview.c \
+	symbolize/locate.c \
 	symbolize/elfsyms.c \
 	symbolize/kallsyms.c \
 	symbolize/dwarfinfo.c \
@@ -96,7 +97,7 @@ E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_jit.sh tests/e2e_pprof.
 	tests/e2e_svg.sh tests/e2e_info.sh tests/e2e_dwarf.sh tests/e2e_hostile.sh
 
 
-CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json svg unwind
+CHECK_SUITES := perfdata jitdump perfmap jitcode locate elfsyms kallsyms replay folded symbolize pprof json svg unwind
 
 # Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
 GEN_SRCS := $(BUILD)/gen/profile.pb-c.c

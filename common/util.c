@@ -3,6 +3,7 @@
 #include "common/util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,10 +336,37 @@ const char *path_base(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-int path_is_anonymous(const char *path)
+char *path_join(const char *a, const char *b)
 {
-	return path[0] != '/' || strncmp(path, "//", 2) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
-	       strstr(path, " (deleted)") != NULL;
+	size_t na = strlen(a), nb = strlen(b);
+	char *p;
+
+	while (na > 0 && a[na - 1] == '/')
+		na--;
+	p = xmalloc(na + nb + 2);
+	memcpy(p, a, na);
+	if (b[0] != '/')
+		p[na++] = '/';
+	memcpy(p + na, b, nb + 1);
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
 }
 
 void hex_bytes(char *out, const uint8_t *bytes, size_t n)

@@ -122,12 +122,18 @@ int make_dirs(const char *dir);
 
 /* basename without modifying its argument. */
 const char *path_base(const char *path);
-
-/*
- * A mapping's path that names no ELF file: [anon:...], [heap], [stack], //anon,
- * /memfd:x, a deleted file, anon_inode:... (where JIT runtimes put their code).
- */
-int path_is_anonymous(const char *path);
+/* `a`/`b`, malloc'ed: `a`'s trailing slashes dropped, one slash between them. */
+char *path_join(const char *a, const char *b);
+/* Whether `s` begins with `prefix`. */
+static inline int starts_with(const char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return 0;
+	return 1;
+}
+/* printf into a malloc'ed string. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * The length of the well-formed UTF-8 sequence at `s` (at most `n` bytes, s[0] >= 0x80),

@@ -17,6 +17,7 @@
 #include "formats/perfdata.h"
 #include "formats/profile.h"
 #include "symbolize/jitprocs.h"
+#include "symbolize/locate.h"
 
 /* perf_event_attr.branch_sample_type: the call stack from LBR (perf record --call-graph lbr) */
 #define BRANCH_CALL_STACK (1ULL << 11)
@@ -60,9 +61,8 @@ static struct tally *tally_of(struct tally **v, size_t *n, size_t *cap, struct u
 static int is_anon(const struct replay *rp, const struct strtab *st, const struct replay_map *m)
 {
 	const struct replay_dso *x = replay_dso_get(rp, m->dso);
-	const char *path = strtab_str(st, x->path);
 
-	return !x->kernel && x->anonymous && strcmp(path, "[vdso]") != 0;
+	return !x->kernel && x->anonymous;
 }
 
 static void count_sample(struct counts *c, struct replay *rp, const struct strtab *st,
@@ -153,7 +153,7 @@ static const char *dso_kind(const struct replay_dso *x, const char *path)
 {
 	switch (x->kernel) {
 	case REPLAY_DSO_USER:
-		if (strcmp(path, "[vdso]") == 0)
+		if (map_origin(path) == MAP_VDSO)
 			return "vdso";
 		return x->anonymous ? "anonymous" : "user";
 	case REPLAY_DSO_KSYM_BPF: return "bpf";

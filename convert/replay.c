@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/locate.h"
+
 enum { EV_MMAP, EV_MUNMAP, EV_COMM, EV_FORK, EV_EXIT };
 
 struct rev {
@@ -144,7 +146,7 @@ uint32_t replay_dso(struct replay *r, const char *path, const uint8_t *build_id,
 	d.build_id_size = (uint8_t)build_id_size;
 	d.kernel = (uint8_t)(kernel >= REPLAY_DSO_KERNEL && kernel <= REPLAY_DSO_KSYM_OTHER ?
 			     kernel : kernel ? REPLAY_DSO_KERNEL : REPLAY_DSO_USER);
-	d.anonymous = (uint8_t)path_is_anonymous(path);
+	d.anonymous = map_origin(path) == MAP_NO_FILE;
 	key = hash_bytes(&d, sizeof(d)) | 1;
 	/* linear probing on collision: try successive keys until the dso matches */
 	for (;; key = hash_u64(key) | 1) {

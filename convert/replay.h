@@ -36,8 +36,8 @@ struct replay_dso {
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 	uint8_t kernel;       /* enum replay_dso_kind: non-zero for kernel code */
-	uint8_t anonymous;    /* no file holds its code (path_is_anonymous: JIT code,
-				 [vdso], a deleted file): decided once, not per address */
+	uint8_t anonymous;    /* no file holds its code (map_origin() is MAP_NO_FILE: JIT
+				 code, [heap], memfd:): decided once, not per address */
 };
 
 struct replay_map {

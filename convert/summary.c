@@ -16,13 +16,6 @@ struct unsym {
 	size_t nanon, anon_cap, nanon_pid, anon_pid_cap;
 };
 
-/* Memory that holds code but no file: where JIT compilers put theirs. */
-static int is_anonymous_code(const char *path)
-{
-	return strncmp(path, "//anon", 6) == 0 || strncmp(path, "[anon", 5) == 0 ||
-	       strncmp(path, "/memfd:", 7) == 0 || strcmp(path, "[heap]") == 0;
-}
-
 static void count_anon(struct unsym *u, uint32_t pid, uint64_t n)
 {
 	uint32_t *v = u64map_get(&u->anon_index, (uint64_t)pid + 1);
@@ -48,7 +41,7 @@ static void count_unsymbolized(const struct summary_input *in, struct convert_st
 	for (size_t i = 0; i < ndsos; i++) {
 		const struct replay_dso *x = replay_dso_get(in->rp, (uint32_t)i);
 
-		anon[i] = !x->kernel && is_anonymous_code(profile_text(p, x->path));
+		anon[i] = !x->kernel && x->anonymous;
 	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		uint64_t n = p->samples[i].count;

@@ -22,6 +22,7 @@
 
 #include "common/bytes.h"
 #include "common/util.h"
+#include "symbolize/locate.h"
 
 /* A function or an inlined call of a CU, with the nearest enclosing one. */
 struct die_node {
@@ -152,19 +153,18 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(mod, &bits, &vaddr);
-	char *cached = NULL;
+	char *cached = NULL, hex[2 * 64 + 1] = "";
 	int fd;
 
 	const struct find_hint *fh = userdata ? *userdata : NULL;
 	const char *hint = fh ? fh->debug_file : NULL;
 	const char *cache_dir = fh ? fh->cache_dir : NULL;
-	const char *urls = getenv("DEBUGINFOD_URLS");
 
-	if (cache_dir && len > 0 && len <= 64) {
-		cached = xmalloc(strlen(cache_dir) + 2 * (size_t)len + 16);
-		sprintf(cached, "%s/debug/", cache_dir);
-		hex_bytes(cached + strlen(cached), bits, (size_t)len);
-		strcat(cached, ".debug");
+	if (len > 0 && len <= 64) {
+		hex_bytes(hex, bits, (size_t)len);
+		cached = cache_entry_path(cache_dir, CACHE_DEBUG, hex, 0);
+	}
+	if (cached) {
 		fd = open(cached, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			*debuginfo_file_name = cached;
@@ -172,11 +172,12 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 		}
 	}
 	if (hint) {
-		/* the separate debug file the symbol table came from: no search needed */
+		/* the separate debug file the symbol table came from (found at the
+		 * places of locate's table): no search needed */
 		fd = open(hint, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0)
 			*debuginfo_file_name = xstrdup(hint);
-	} else if (urls && urls[0]) {
+	} else if (locate_uses_debuginfod()) {
 		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						  debuglink_file, debuglink_crc, debuginfo_file_name);
 	} else {
@@ -188,10 +189,9 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 		fd = -1;
 	}
 	if (fd >= 0 && cached && *debuginfo_file_name && has_compressed_debug(fd)) {
-		char dir[4096];
-
-		snprintf(dir, sizeof(dir), "%s/debug", cache_dir);
-		if (make_dirs(dir) == 0 && write_decompressed(*debuginfo_file_name, cached) == 0) {
+		free(cached); /* the same name, its directory made */
+		cached = cache_entry_path(cache_dir, CACHE_DEBUG, hex, 1);
+		if (cached && write_decompressed(*debuginfo_file_name, cached) == 0) {
 			int cfd = open(cached, O_RDONLY | O_CLOEXEC);
 
 			if (cfd >= 0) {

@@ -16,6 +16,7 @@
 #include "symbolize/dwarfinfo.h"
 #include "symbolize/elfsyms.h"
 #include "symbolize/kallsyms.h"
+#include "symbolize/locate.h"
 
 #define MAX_FRAMES 64   /* frames kept per address: inlined calls, then the function */
 
@@ -65,6 +66,7 @@ struct prefetch_req {
 
 struct symbolizer {
 	struct sym_options opt;
+	struct loc_places places;  /* where files are looked for, from opt */
 	struct diag *diag;
 	pthread_mutex_t objs_lock; /* guards objs and preloads; slots do not move */
 	struct obj_slot **objs;    /* by object id; may point at a preloaded slot */
@@ -113,6 +115,10 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 		s->home_debug = xmalloc(strlen(home) + 8);
 		sprintf(s->home_debug, "%s/.debug", home);
 	}
+	s->places.symfs = o->symfs;
+	s->places.input_dir = o->input_dir;
+	s->places.buildid_dir = s->home_debug;
+	s->places.kallsyms = o->kallsyms;
 	return s;
 }
 
@@ -161,12 +167,6 @@ const char *sym_obj_problem_str(enum sym_obj_problem p)
 	return "?";
 }
 
-/* The kernel's vDSO: perf names it [vdso]; its image is not a file. */
-static int is_vdso(const char *path)
-{
-	return strcmp(path, "[vdso]") == 0 || strncmp(path, "/tmp/perf-vdso.so-", 18) == 0;
-}
-
 /* How good a loaded candidate is: 3 full .symtab, 2 .dynsym only, 1 no symbols but
  * loadable (DWARF, perhaps from debuginfod, may still name its code), 0 unusable
  * (including a debug file found alone: its offsets cannot be translated). */
@@ -186,17 +186,17 @@ static int candidate_rank(const struct elf_obj *o)
  * the search can stop (a full symbol table).
  */
 static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int *best,
-			 const char *file, const uint8_t *bid, size_t bidlen, const char *sysroot)
+			 const struct loc_candidate *c, const uint8_t *bid, size_t bidlen)
 {
 	const char *cache_dir = s->opt.cache_dir;
-	struct elf_obj *o = elf_obj_load_cached(file, bid, bidlen, sysroot, cache_dir);
+	struct elf_obj *o = elf_obj_load_cached(c->path + c->under, bid, bidlen, c->sysroot,
+						cache_dir);
 	int rank = candidate_rank(o);
 
 	if (slot->trace && slot->trace->ntried < SYM_LOCATION_TRIED) {
 		struct sym_tried *t = &slot->trace->tried[slot->trace->ntried++];
 
-		snprintf(t->path, sizeof(t->path), "%s%s%s", sysroot ? sysroot : "",
-			 sysroot && file[0] != '/' ? "/" : "", file);
+		snprintf(t->path, sizeof(t->path), "%s", c->path);
 		t->result = rank == 3 ? "full symbol table" : rank == 2 ? "exported symbols only (.dynsym)"
 			  : rank == 1 ? "no symbols (stripped)"
 			  : elf_obj_status(o) == ELF_OBJ_OK || elf_obj_status(o) == ELF_OBJ_STRIPPED
@@ -218,57 +218,27 @@ static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int 
 	return rank == 3;
 }
 
+/* The object's file: each place of locate's table in turn, until one gives a full
+ * symbol table; the best candidate is kept. */
 static void find_object(struct symbolizer *s, struct obj_slot *slot, const char *path,
 			const uint8_t *bid, size_t bidlen)
 {
-	char buf[4096], hex[2 * 64 + 1];
+	struct loc_query q = { .path = path, .build_id = bid, .build_id_size = bidlen };
+	enum map_origin origin = map_origin(path);
+	struct loc_list places;
 	int best = 0;
 
 	slot->tried = 1;
 	slot->problem = SYM_OBJ_MISSING;
-	hex_bytes(hex, bid, bidlen);
-	if (is_vdso(path)) {
-		/* perf's saved copy in its build-id cache, or one saved beside the recording */
-		if (bidlen && s->home_debug) {
-			snprintf(buf, sizeof(buf), "%s/[vdso]/%s/vdso", s->home_debug, hex);
-			if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-				return;
-		}
-		if (s->opt.symfs) {
-			snprintf(buf, sizeof(buf), "%s/vdso.so", s->opt.symfs);
-			if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-				return;
-		}
-		if (s->opt.input_dir) {
-			snprintf(buf, sizeof(buf), "%s/vdso.so", s->opt.input_dir);
-			if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-				return;
-		}
-		return;
-	}
-	if (path_is_anonymous(path)) {
+	if (origin == MAP_NO_FILE) {
 		slot->problem = SYM_OBJ_NOT_ELF;
 		return;
 	}
-	if (s->opt.symfs) {
-		if (try_candidate(s, slot, &best, path, bid, bidlen, s->opt.symfs))
-			return;
-		snprintf(buf, sizeof(buf), "%s/%s", s->opt.symfs, path_base(path));
-		if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-			return;
-	}
-	if (try_candidate(s, slot, &best, path, bid, bidlen, NULL))
-		return;
-	if (s->opt.input_dir) {
-		snprintf(buf, sizeof(buf), "%s/%s", s->opt.input_dir, path_base(path));
-		if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-			return;
-	}
-	if (bidlen && s->home_debug) {
-		snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s/elf", s->home_debug, hex, hex + 2);
-		if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-			return;
-	}
+	locate_list(&s->places, origin == MAP_VDSO ? LOC_VDSO : LOC_OBJECT, &q, &places);
+	for (size_t i = 0; i < places.n; i++)
+		if (try_candidate(s, slot, &best, &places.v[i], bid, bidlen))
+			break;
+	loc_list_release(&places);
 	if (!best && slot->problem == SYM_OBJ_MISMATCH)
 		slot->warn_mismatch = 1; /* said by the main thread: this may be the prefetch one */
 }
@@ -700,85 +670,80 @@ static struct kallsyms *load_kallsyms(struct symbolizer *s, const char *path,
 {
 	struct file_id src;
 	struct kallsyms *k;
-	char dir[4096], file[4096 + 48], hex[2 * 20 + 1];
+	char hex[2 * 20 + 1], *file;
 
 	if (!s->opt.cache_dir || !bidlen || bidlen > 20 || file_id_of(path, &src) != 0)
 		return kallsyms_load(path, err, errlen);
 	hex_bytes(hex, bid, bidlen);
-	snprintf(dir, sizeof(dir), "%s/kallsyms", s->opt.cache_dir);
-	snprintf(file, sizeof(file), "%s/%s", dir, hex);
-	k = kallsyms_cache_open(file, path, &src, bid, bidlen);
-	if (k)
-		return k;
-	k = kallsyms_load(path, err, errlen);
-	if (k && make_dirs(dir) == 0)
-		kallsyms_cache_write(k, file, path, &src, bid, bidlen);
+	file = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 0);
+	k = file ? kallsyms_cache_open(file, path, &src, bid, bidlen) : NULL;
+	if (!k) {
+		k = kallsyms_load(path, err, errlen);
+		free(file);
+		file = k ? cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 1) : NULL;
+		if (file)
+			kallsyms_cache_write(k, file, path, &src, bid, bidlen);
+	}
+	free(file);
 	return k;
 }
 
-/* Runs on the prefetch thread or the main one: touches only the kernel fields. */
+/* Runs on the prefetch thread or the main one: touches only the kernel fields. The
+ * places of locate's table in turn, until one gives symbols. */
 static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 {
+	struct loc_query q = { .build_id = bid, .build_id_size = bidlen };
+	struct loc_list places;
+	uint8_t live[64];
+	size_t nlive = kernel_live_build_id(live, sizeof(live));
+	int same = nlive == bidlen && memcmp(live, bid, nlive) == 0;
 	char err[256];
 
-	if (s->opt.kallsyms) {
-		s->ksyms = load_kallsyms(s, s->opt.kallsyms, bid, bidlen, err, sizeof(err));
-		if (!s->ksyms) {
-			snprintf(s->kernel_warning, sizeof(s->kernel_warning), "%s", err);
-			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s: %s",
-				 s->opt.kallsyms, err);
-		} else {
-			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", s->opt.kallsyms);
-		}
-		return;
-	}
-	if (bidlen && s->home_debug) {
-		/* perf record keeps a copy of the recorded kernel's kallsyms in its cache */
-		char hex[2 * 64 + 1], path[4096];
+	locate_list(&s->places, LOC_KALLSYMS, &q, &places);
+	for (size_t i = 0; i < places.n; i++) {
+		const struct loc_candidate *c = &places.v[i];
 
-		uint8_t live[64];
-		size_t nlive;
-
-		hex_bytes(hex, bid, bidlen);
-		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", s->home_debug, hex);
-		/* perf inject --jit poisons that copy: it writes the running kernel's
+		/* perf inject --jit poisons perf's copy: it writes the running kernel's
 		 * kallsyms there, whatever kernel was recorded */
-		nlive = kernel_live_build_id(live, sizeof(live));
-		if (nlive && (nlive != bidlen || memcmp(live, bid, nlive) != 0) &&
-		    kallsyms_same_as_running(path, "/proc/kallsyms")) {
+		if (c->place == LOC_BUILDID_KALLSYMS && nlive && !same &&
+		    kallsyms_same_as_running(c->path, "/proc/kallsyms")) {
+			char hex[2 * 64 + 1], *cached;
+
 			snprintf(s->kernel_warning, sizeof(s->kernel_warning),
 				 "%.250s is the running kernel's /proc/kallsyms (perf inject --jit "
 				 "copies it there), but the recording is of another kernel: not "
-				 "used; give the recorded kernel's kallsyms with --kallsyms", path);
-			if (s->opt.cache_dir) { /* nor what perfconv's cache made of it */
-				char cached[4096 + 64];
-
-				snprintf(cached, sizeof(cached), "%s/kallsyms/%s", s->opt.cache_dir, hex);
+				 "used; give the recorded kernel's kallsyms with --kallsyms", c->path);
+			hex_bytes(hex, bid, bidlen);
+			/* nor what perfconv's cache made of it */
+			cached = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 0);
+			if (cached)
 				unlink(cached);
+			free(cached);
+			continue;
+		}
+		if (c->flags & LOC_F_SAME_KERNEL) {
+			/* it changes as modules load: parsed, never cached */
+			if (bidlen && !same) {
+				snprintf(s->kernel_source, sizeof(s->kernel_source),
+					 "the running kernel is not the recorded one: give --kallsyms");
+				break;
 			}
+			s->ksyms = kallsyms_load(c->path, err, sizeof(err));
 		} else {
-			s->ksyms = load_kallsyms(s, path, bid, bidlen, err, sizeof(err));
-			if (s->ksyms) {
-				snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", path);
-				return;
-			}
+			s->ksyms = load_kallsyms(s, c->path, bid, bidlen, err, sizeof(err));
+		}
+		if (s->ksyms) {
+			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", c->path);
+			break;
+		}
+		if (c->flags & (LOC_F_ONLY | LOC_F_SAME_KERNEL))
+			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s: %s", c->path, err);
+		if (c->flags & LOC_F_ONLY) {
+			snprintf(s->kernel_warning, sizeof(s->kernel_warning), "%s", err);
+			break;
 		}
 	}
-	if (bidlen) {
-		uint8_t live[64];
-		size_t n = kernel_live_build_id(live, sizeof(live));
-
-		if (n != bidlen || memcmp(live, bid, n) != 0) {
-			snprintf(s->kernel_source, sizeof(s->kernel_source),
-				 "the running kernel is not the recorded one: give --kallsyms");
-			return;
-		}
-	}
-	s->ksyms = kallsyms_load("/proc/kallsyms", err, sizeof(err));
-	if (s->ksyms)
-		snprintf(s->kernel_source, sizeof(s->kernel_source), "/proc/kallsyms");
-	else
-		snprintf(s->kernel_source, sizeof(s->kernel_source), "/proc/kallsyms: %s", err);
+	loc_list_release(&places);
 }
 
 void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,

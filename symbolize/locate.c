@@ -1,0 +1,330 @@
+/* locate: where every file perfconv reads is looked for, as one table; where its cache
+ * keeps what it makes; and whether a mapping's code is in a file at all.
+ *
+ * The places follow perf's own search where perf has one (tools/perf/util/symbol.c,
+ * dso__load and its binary types; build-id.c for the build-id cache layout;
+ * jitdump.c and map.c for jitdumps and perf maps), in the order that lets what the
+ * user names win.
+ */
+#include "symbolize/locate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+static const struct loc_row table[] = {
+	/* the file a mapping's code came from */
+	{ LOC_OBJECT, LOC_SYMFS_PATH, 0, "--symfs DIR: DIR/recorded/path (its debug files under DIR too)" },
+	{ LOC_OBJECT, LOC_SYMFS_NAME, 0, "--symfs DIR: DIR/NAME" },
+	{ LOC_OBJECT, LOC_RECORDED, 0, "the recorded path" },
+	{ LOC_OBJECT, LOC_BESIDE_INPUT, 0, "NAME beside the input perf.data" },
+	{ LOC_OBJECT, LOC_BUILDID_ELF, 0,
+	  "perf's build-id cache (--buildid-dir, else ~/.debug): .build-id/xx/rest/elf, "
+	  "when the recording has the build id" },
+	/* the vDSO: perf record saves its image */
+	{ LOC_VDSO, LOC_BUILDID_VDSO, 0, "perf's build-id cache: [vdso]/BUILDID/vdso" },
+	{ LOC_VDSO, LOC_SYMFS_VDSO, 0, "--symfs DIR: DIR/vdso.so" },
+	{ LOC_VDSO, LOC_BESIDE_VDSO, 0, "vdso.so beside the input perf.data" },
+	/* an object's separate debug file, for a stripped object's .symtab and DWARF */
+	{ LOC_DEBUG, LOC_DEBUG_BUILDID, 0,
+	  "[DIR]/usr/lib/debug/.build-id/xx/rest.debug (DIR: the --symfs the object is under)" },
+	{ LOC_DEBUG, LOC_DEBUGLINK_DIR, LOC_F_CRC, "the .gnu_debuglink NAME in the object's directory" },
+	{ LOC_DEBUG, LOC_DEBUGLINK_DOTDEBUG, LOC_F_CRC, "the .gnu_debuglink NAME in its .debug/" },
+	{ LOC_DEBUG, LOC_DEBUGLINK_USRLIB, LOC_F_CRC, "/usr/lib/debug/OBJECT_DIR/NAME (.gnu_debuglink)" },
+	{ LOC_DEBUG, LOC_DEBUG_PATH_DEBUG, 0, "/usr/lib/debug/PATH.debug, with a build id to check" },
+	{ LOC_DEBUG, LOC_DEBUG_PATH, 0, "/usr/lib/debug/PATH, with a build id to check" },
+	{ LOC_DEBUG, LOC_DEBUGINFOD, LOC_F_LIBDW,
+	  "debuginfod, through libdw, when DEBUGINFOD_URLS is set (DWARF only)" },
+	/* kernel symbols */
+	{ LOC_KALLSYMS, LOC_KALLSYMS_OPTION, LOC_F_ONLY, "--kallsyms FILE: then the only place" },
+	{ LOC_KALLSYMS, LOC_BUILDID_KALLSYMS, 0, "perf's build-id cache: [kernel.kallsyms]/BUILDID/kallsyms" },
+	{ LOC_KALLSYMS, LOC_PROC_KALLSYMS, LOC_F_SAME_KERNEL,
+	  "/proc/kallsyms, when the running kernel's build id is the recorded one" },
+	/* JIT code: what the user names first, then what the recording names */
+	{ LOC_JITDUMP, LOC_JIT_DIRS, LOC_F_BELOW | LOC_F_GZ_TOO, "jit-PID.dump[.gz] anywhere below each --jit-dir" },
+	{ LOC_JITDUMP, LOC_BESIDE_INPUT, LOC_F_GZ_TOO, "jit-PID.dump[.gz] beside the input perf.data" },
+	{ LOC_JITDUMP, LOC_RECORDED, 0, "the jit-PID.dump the process mapped, at its recorded path" },
+	{ LOC_PERFMAP, LOC_JIT_DIRS, LOC_F_BELOW, "perf-PID.map anywhere below each --jit-dir" },
+	{ LOC_PERFMAP, LOC_BESIDE_INPUT, 0, "perf-PID.map beside the input perf.data" },
+	{ LOC_PERFMAP, LOC_TMP, 0, "/tmp/perf-PID.map, when the recording was made on this host" },
+};
+
+int locate_row(size_t i, struct loc_row *out)
+{
+	if (i >= sizeof(table) / sizeof(table[0]))
+		return 0;
+	*out = table[i];
+	return 1;
+}
+
+/* "jit-123.dump" or "perf-123.map" as a whole name. */
+static int is_jit_file_name(const char *name)
+{
+	const char *p = starts_with(name, "jit-") ? name + 4 : starts_with(name, "perf-") ? name + 5 : NULL;
+	char *end;
+
+	if (!p || *p < '0' || *p > '9')
+		return 0;
+	strtoul(p, &end, 10);
+	return name[0] == 'j' ? strcmp(end, ".dump") == 0 : strcmp(end, ".map") == 0;
+}
+
+enum map_origin map_origin(const char *path)
+{
+	/* perf names the vDSO [vdso]; a copy it extracted to read is /tmp/perf-vdso.so-* */
+	if (strcmp(path, "[vdso]") == 0 || starts_with(path, "/tmp/perf-vdso.so-"))
+		return MAP_VDSO;
+	/* anonymous memory as the kernel names it ([heap], [stack], [anon:NAME],
+	 * anon_inode:..., //anon), memory files, and what perf's map.c calls no-dso or
+	 * anonymous memory */
+	if (path[0] != '/' || starts_with(path, "//") || starts_with(path, "/memfd:") ||
+	    starts_with(path, "/dev/zero") || starts_with(path, "/anon_hugepage") ||
+	    starts_with(path, "/SYSV") || starts_with(path, "/dev/shm/"))
+		return MAP_NO_FILE;
+	/* a runtime maps its jitdump to mark it for perf; perf inject names JIT code by
+	 * the perf map */
+	if (is_jit_file_name(path_base(path)))
+		return MAP_NO_FILE;
+	return MAP_FILE;
+}
+
+char *locate_debug_build_id_path(const char *sysroot, const uint8_t *id, size_t n)
+{
+	char rel[64 + 2 * 64];
+	size_t k;
+
+	if (n < 2 || n > 64)
+		return NULL;
+	k = (size_t)snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	hex_bytes(rel + k, id + 1, n - 1);
+	strcat(rel, ".debug");
+	return sysroot ? path_join(sysroot, rel) : xstrdup(rel);
+}
+
+int locate_uses_debuginfod(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	return urls && urls[0];
+}
+
+static void add(struct loc_list *l, const struct loc_row *r, char *path)
+{
+	struct loc_candidate c;
+
+	memset(&c, 0, sizeof(c));
+	c.place = r->place;
+	c.flags = r->flags;
+	c.path = path;
+	VEC_PUSH(l->v, l->n, l->cap, c);
+}
+
+/* The debug places, which need the object's directory (as below the sysroot). */
+static void add_debug(struct loc_list *l, const struct loc_row *r, const struct loc_query *q)
+{
+	const char *path = q->path ? q->path : "";
+	int bid = q->build_id && q->build_id_size;
+	char *dir, *slash, *p = NULL;
+
+	switch (r->place) {
+	case LOC_DEBUG_BUILDID:
+		p = bid ? locate_debug_build_id_path(q->sysroot, q->build_id, q->build_id_size) : NULL;
+		break;
+	case LOC_DEBUGLINK_DIR:
+	case LOC_DEBUGLINK_DOTDEBUG:
+	case LOC_DEBUGLINK_USRLIB:
+		if (!q->debuglink || !q->debuglink[0] || strchr(q->debuglink, '/'))
+			return;
+		dir = xstrdup(path);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		else
+			dir[0] = 0;
+		p = r->place == LOC_DEBUGLINK_DIR ? xasprintf("%s/%s", dir, q->debuglink)
+		  : r->place == LOC_DEBUGLINK_DOTDEBUG ? xasprintf("%s/.debug/%s", dir, q->debuglink)
+		  : xasprintf("/usr/lib/debug%s/%s", dir, q->debuglink);
+		free(dir);
+		break;
+	case LOC_DEBUG_PATH_DEBUG:
+	case LOC_DEBUG_PATH:
+		/* these names carry no checksum: only where a build id can vouch */
+		if (path[0] == '/' && bid)
+			p = xasprintf("/usr/lib/debug%s%s", path,
+				      r->place == LOC_DEBUG_PATH_DEBUG ? ".debug" : "");
+		break;
+	case LOC_DEBUGINFOD:
+		if (locate_uses_debuginfod())
+			add(l, r, NULL);
+		return;
+	default:
+		return;
+	}
+	if (!p)
+		return;
+	if (r->place != LOC_DEBUG_BUILDID && q->sysroot) {
+		char *full = path_join(q->sysroot, p);
+
+		free(p);
+		p = full;
+	}
+	add(l, r, p);
+}
+
+static void add_jit(struct loc_list *l, const struct loc_row *r, const struct loc_places *pl,
+		    const struct loc_query *q)
+{
+	char name[64];
+
+	if (r->kind == LOC_JITDUMP)
+		snprintf(name, sizeof(name), "jit-%u.dump", q->pid);
+	else
+		snprintf(name, sizeof(name), "perf-%u.map", q->pid);
+	switch (r->place) {
+	case LOC_JIT_DIRS:
+		for (size_t i = 0; i < pl->njit_dirs; i++) {
+			add(l, r, xstrdup(pl->jit_dirs[i]));
+			l->v[l->n - 1].instance = i;
+			snprintf(l->v[l->n - 1].name, sizeof(l->v[0].name), "%s", name);
+		}
+		break;
+	case LOC_BESIDE_INPUT:
+		if (pl->input_dir)
+			add(l, r, xasprintf("%s/%s", pl->input_dir, name));
+		break;
+	case LOC_RECORDED:
+		if (q->path)
+			add(l, r, xstrdup(q->path));
+		break;
+	case LOC_TMP:
+		if (pl->here)
+			add(l, r, xasprintf("/tmp/%s", name));
+		break;
+	default:
+		break;
+	}
+}
+
+void locate_list(const struct loc_places *pl, enum loc_kind kind, const struct loc_query *q,
+		 struct loc_list *out)
+{
+	static const struct loc_places none;
+	char hex[2 * 64 + 1] = "";
+	int bid = q->build_id && q->build_id_size && q->build_id_size <= 64;
+	const char *path = q->path ? q->path : "";
+
+	memset(out, 0, sizeof(*out));
+	if (!pl)
+		pl = &none;
+	if (bid)
+		hex_bytes(hex, q->build_id, q->build_id_size);
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		const struct loc_row *r = &table[i];
+		char *p = NULL;
+
+		if (r->kind != kind)
+			continue;
+		if (kind == LOC_DEBUG) {
+			add_debug(out, r, q);
+			continue;
+		}
+		if (kind == LOC_JITDUMP || kind == LOC_PERFMAP) {
+			add_jit(out, r, pl, q);
+			continue;
+		}
+		switch (r->place) {
+		case LOC_SYMFS_PATH:
+			if (pl->symfs && path[0]) {
+				size_t root = strlen(pl->symfs);
+
+				while (root > 0 && pl->symfs[root - 1] == '/')
+					root--;
+				add(out, r, path_join(pl->symfs, path));
+				out->v[out->n - 1].sysroot = pl->symfs;
+				out->v[out->n - 1].under = root;
+			}
+			continue;
+		case LOC_SYMFS_NAME:
+			if (pl->symfs && path[0])
+				p = path_join(pl->symfs, path_base(path));
+			break;
+		case LOC_RECORDED:
+			if (path[0])
+				p = xstrdup(path);
+			break;
+		case LOC_BESIDE_INPUT:
+			if (pl->input_dir && path[0])
+				p = xasprintf("%s/%s", pl->input_dir, path_base(path));
+			break;
+		case LOC_BUILDID_ELF:
+			if (bid && pl->buildid_dir)
+				p = xasprintf("%s/.build-id/%.2s/%s/elf", pl->buildid_dir, hex, hex + 2);
+			break;
+		case LOC_BUILDID_VDSO:
+			if (bid && pl->buildid_dir)
+				p = xasprintf("%s/[vdso]/%s/vdso", pl->buildid_dir, hex);
+			break;
+		case LOC_SYMFS_VDSO:
+			if (pl->symfs)
+				p = xasprintf("%s/vdso.so", pl->symfs);
+			break;
+		case LOC_BESIDE_VDSO:
+			if (pl->input_dir)
+				p = xasprintf("%s/vdso.so", pl->input_dir);
+			break;
+		case LOC_KALLSYMS_OPTION:
+			if (pl->kallsyms)
+				p = xstrdup(pl->kallsyms);
+			break;
+		case LOC_BUILDID_KALLSYMS:
+			if (bid && pl->buildid_dir)
+				p = xasprintf("%s/[kernel.kallsyms]/%s/kallsyms", pl->buildid_dir, hex);
+			break;
+		case LOC_PROC_KALLSYMS:
+			p = xstrdup("/proc/kallsyms");
+			break;
+		default:
+			break;
+		}
+		if (p)
+			add(out, r, p);
+		if (p && (r->flags & LOC_F_ONLY))
+			break;
+	}
+}
+
+void loc_list_release(struct loc_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+const char *loc_candidate_shown(const struct loc_candidate *c, char *buf, size_t size)
+{
+	if (c->flags & LOC_F_LIBDW)
+		snprintf(buf, size, "debuginfod (DEBUGINFOD_URLS)");
+	else
+		snprintf(buf, size, "%s%s%s%s", c->path, c->flags & LOC_F_BELOW ? "/.../" : "",
+			 c->flags & LOC_F_BELOW ? c->name : "", c->flags & LOC_F_GZ_TOO ? "[.gz]" : "");
+	return buf;
+}
+
+char *cache_entry_path(const char *dir, enum cache_kind kind, const char *key, int make)
+{
+	static const char *const sub[] = { "symbols", "debug", "kallsyms" };
+	char *d;
+
+	if (!dir || !dir[0] || !key || !key[0])
+		return NULL;
+	d = xasprintf("%s/%s", dir, sub[kind]);
+	if (make && make_dirs(d) != 0) {
+		free(d);
+		return NULL;
+	}
+	free(d);
+	return xasprintf("%s/%s/%s%s", dir, sub[kind], key, kind == CACHE_DEBUG ? ".debug" : "");
+}
