@@ -79,29 +79,84 @@ int file_id_of(const char *path, struct file_id *id)
 	return 0;
 }
 
+int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode)
+{
+	size_t n = strlen(path) + 16;
+
+	f->fd = -1;
+	f->path = strdup(path);
+	f->tmp = malloc(n);
+	if (!f->path || !f->tmp) {
+		atomic_file_abort(f);
+		errno = ENOMEM;
+		return -1;
+	}
+	snprintf(f->tmp, n, "%s.tmp.XXXXXX", path);
+	f->fd = mkostemp(f->tmp, O_CLOEXEC);
+	if (f->fd < 0) { /* nothing made: nothing to remove */
+		free(f->tmp);
+		f->tmp = NULL;
+	}
+	/* mkstemp makes the file 0600 */
+	if (f->fd < 0 || fchmod(f->fd, (mode_t)mode) != 0) {
+		int err = errno;
+
+		atomic_file_abort(f);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int atomic_file_commit(struct atomic_file *f)
+{
+	int ok = f->fd >= 0, err = 0;
+
+	if (ok && close(f->fd) != 0)
+		ok = 0, err = errno;
+	f->fd = -1;
+	if (ok && rename(f->tmp, f->path) != 0)
+		ok = 0, err = errno;
+	if (!ok) {
+		atomic_file_abort(f);
+		errno = err ? err : EBADF;
+		return -1;
+	}
+	free(f->tmp);
+	free(f->path);
+	f->tmp = f->path = NULL;
+	return 0;
+}
+
+void atomic_file_abort(struct atomic_file *f)
+{
+	if (!f)
+		return;
+	if (f->fd >= 0)
+		close(f->fd);
+	if (f->tmp)
+		unlink(f->tmp);
+	f->fd = -1;
+	free(f->tmp);
+	free(f->path);
+	f->tmp = f->path = NULL;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
-	size_t n = strlen(path) + 16, done = 0;
-	char *tmp = malloc(n);
-	int fd, ok;
+	struct atomic_file f;
+	size_t done = 0;
 
-	if (!tmp)
+	if (atomic_file_open(&f, path, 0644) != 0)
 		return -1;
-	snprintf(tmp, n, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	ok = fd >= 0;
-	while (ok && done < len) {
-		ssize_t r = write(fd, (const char *)data + done, len - done);
+	while (done < len) {
+		ssize_t r = write(f.fd, (const char *)data + done, len - done);
 
-		ok = r > 0;
-		done += ok ? (size_t)r : 0;
+		if (r <= 0) {
+			atomic_file_abort(&f);
+			return -1;
+		}
+		done += (size_t)r;
 	}
-	if (fd >= 0 && close(fd) != 0)
-		ok = 0;
-	if (ok && (fchmodat(AT_FDCWD, tmp, 0644, 0) != 0 || rename(tmp, path) != 0))
-		ok = 0;
-	if (!ok && fd >= 0)
-		unlink(tmp);
-	free(tmp);
-	return ok ? 0 : -1;
+	return atomic_file_commit(&f);
 }

@@ -35,9 +35,26 @@ struct file_id {
 /* 0 and *id filled for a regular file of nonzero size (not /proc's), else -1. */
 int file_id_of(const char *path, struct file_id *id);
 
-/* Write `len` bytes as the file `path`, through a temporary name beside it renamed when
- * complete (mode 0644), so that a reader never sees half a file. 0, or -1 with nothing
- * left behind. */
+/*
+ * A file written whole or not at all: written to a temporary file beside `path`
+ * (`path`.tmp.XXXXXX), which takes the name `path` only when complete, so that a
+ * reader never sees half a file and a failed write leaves the old one in place.
+ */
+struct atomic_file {
+	int fd;        /* write (and read) here */
+	char *path;    /* the name it takes */
+	char *tmp;     /* its name until then */
+};
+/* 0 and `f` ready, its mode `mode` (as given: the caller applies its umask), or -1
+ * with errno set. */
+int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode);
+/* Close it and give it its name: 0, or -1 with errno set and nothing left behind. */
+int atomic_file_commit(struct atomic_file *f);
+/* Close and remove it: nothing left behind. NULL-safe, and safe after a commit. */
+void atomic_file_abort(struct atomic_file *f);
+
+/* Write `len` bytes as the file `path` (mode 0644) through an atomic_file. 0, or -1
+ * with nothing left behind. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/mapfile.h"
 #include "formats/chrome.h"
 #include "formats/folded.h"
 #include "formats/pprof.h"
@@ -73,8 +74,8 @@ const struct output_format *output_by_path(const char *path)
 int output_write(const struct output_format *f, const struct profile *p,
 		 const struct write_options *o, const char *path, struct diag *d)
 {
+	struct atomic_file af;
 	struct stat st;
-	char *tmp;
 	FILE *out;
 	int fd, err;
 
@@ -110,25 +111,23 @@ int output_write(const struct output_format *f, const struct profile *p,
 		}
 		return 0;
 	}
-	tmp = xmalloc(strlen(path) + 16);
-	sprintf(tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		diag_error(d, path, DIAG_NO_OFFSET, "cannot create output: %s", strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	/* mkstemp makes the file 0600; an output file is as readable as any other */
 	{
+		/* an output file is as readable as any other the user makes */
 		mode_t mask = umask(0);
 
 		umask(mask);
-		(void)fchmod(fd, 0666 & ~mask);
+		if (atomic_file_open(&af, path, 0666 & ~mask) != 0) {
+			diag_error(d, path, DIAG_NO_OFFSET, "cannot create output: %s",
+				   strerror(errno));
+			return -1;
+		}
 	}
-	out = fdopen(fd, "w");
+	fd = dup(af.fd);
+	out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!out) {
 		err = errno;
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		goto fail;
 	}
 	if (f->write(p, o, out) != 0) {
@@ -140,15 +139,13 @@ int output_write(const struct output_format *f, const struct profile *p,
 		err = errno;
 		goto fail;
 	}
-	if (rename(tmp, path) != 0) {
+	if (atomic_file_commit(&af) != 0) {
 		err = errno;
 		goto fail;
 	}
-	free(tmp);
 	return 0;
 fail:
-	unlink(tmp);
-	free(tmp);
+	atomic_file_abort(&af);
 	diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s", strerror(err));
 	return -1;
 }

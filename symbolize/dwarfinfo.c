@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/mapfile.h"
 #include "common/util.h"
 #include "symbolize/locate.h"
 
@@ -99,25 +100,27 @@ static int has_compressed_debug(int fd)
 	return found;
 }
 
-/* Write `src` with its compressed sections inflated to `dst` (through a temporary
- * name, so that a reader never sees half a file). 0 on success. */
+/* Write `src` with its compressed sections inflated to `dst` (as an atomic_file, so
+ * that a reader never sees half a file). 0 on success. */
 static int write_decompressed(const char *src, const char *dst)
 {
-	char *tmp = xmalloc(strlen(dst) + 16);
-	int in, out, ok = 0;
+	struct atomic_file out;
+	int in, ok = 0;
 	struct stat st;
 	off_t off = 0;
 	Elf *e = NULL;
 
-	sprintf(tmp, "%s.tmp.XXXXXX", dst);
-	in = open(src, O_RDONLY | O_CLOEXEC);
-	out = mkstemp(tmp);
-	if (in < 0 || out < 0 || fstat(in, &st) != 0)
-		goto out;
+	in = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (in < 0)
+		return -1;
+	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || atomic_file_open(&out, dst, 0644) != 0) {
+		close(in);
+		return -1;
+	}
 	while (off < st.st_size)
-		if (sendfile(out, in, &off, (size_t)(st.st_size - off)) <= 0)
+		if (sendfile(out.fd, in, &off, (size_t)(st.st_size - off)) <= 0)
 			goto out;
-	e = elf_begin(out, ELF_C_RDWR, NULL);
+	e = elf_begin(out.fd, ELF_C_RDWR, NULL);
 	if (!e)
 		goto out;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
@@ -130,16 +133,11 @@ static int write_decompressed(const char *src, const char *dst)
 	ok = elf_update(e, ELF_C_WRITE) >= 0;
 out:
 	elf_end(e);
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out) != 0)
-		ok = 0;
-	if (ok && (fchmodat(AT_FDCWD, tmp, 0644, 0) != 0 || rename(tmp, dst) != 0))
-		ok = 0;
-	if (!ok)
-		unlink(tmp);
-	free(tmp);
-	return ok ? 0 : -1;
+	close(in);
+	if (ok && atomic_file_commit(&out) == 0)
+		return 0;
+	atomic_file_abort(&out);
+	return -1;
 }
 
 /*
