@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Map `path`; with `d` NULL, fail without a word. */
@@ -79,25 +80,88 @@ int file_id_of(const char *path, struct file_id *id)
 	return 0;
 }
 
-int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode)
+char *path_follow_links(const char *path)
 {
-	size_t n = strlen(path) + 16;
+	char *cur = strdup(path);
 
+	/* as many links as the kernel follows (MAXSYMLINKS) */
+	for (int hops = 0; cur && hops < 40; hops++) {
+		char target[4096], *next, *slash;
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode) ||
+		    (n = readlink(cur, target, sizeof(target) - 1)) < 0)
+			break;
+		target[n] = 0;
+		slash = strrchr(cur, '/');
+		if (target[0] == '/' || !slash) {
+			next = strdup(target);
+		} else {
+			next = malloc((size_t)(slash - cur) + (size_t)n + 2);
+			if (next)
+				sprintf(next, "%.*s/%s", (int)(slash - cur), cur, target);
+		}
+		free(cur);
+		cur = next;
+	}
+	return cur;
+}
+
+/* The directory of `path` ("." for a bare name), malloc'ed. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *d;
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	d = malloc((size_t)(slash - path) + 1);
+	if (d) {
+		memcpy(d, path, (size_t)(slash - path));
+		d[slash - path] = 0;
+	}
+	return d;
+}
+
+int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode, int flags)
+{
+	char *dir;
+	size_t n;
+
+	memset(f, 0, sizeof(*f));
 	f->fd = -1;
-	f->path = strdup(path);
-	f->tmp = malloc(n);
-	if (!f->path || !f->tmp) {
+	f->path = flags & ATOMIC_FOLLOW_LINKS ? path_follow_links(path) : strdup(path);
+	dir = f->path ? dir_of(f->path) : NULL;
+	if (!dir) {
 		atomic_file_abort(f);
 		errno = ENOMEM;
 		return -1;
 	}
-	snprintf(f->tmp, n, "%s.tmp.XXXXXX", path);
-	f->fd = mkostemp(f->tmp, O_CLOEXEC);
-	if (f->fd < 0) { /* nothing made: nothing to remove */
-		free(f->tmp);
-		f->tmp = NULL;
+	/* unnamed until complete: nothing to leave behind */
+	f->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	free(dir);
+	if (f->fd >= 0) {
+		f->unnamed = 1;
+	} else {
+		/* no O_TMPFILE here (EOPNOTSUPP, EISDIR on kernels without it): a name */
+		n = strlen(f->path) + 16;
+		f->tmp = malloc(n);
+		if (!f->tmp) {
+			atomic_file_abort(f);
+			errno = ENOMEM;
+			return -1;
+		}
+		snprintf(f->tmp, n, "%s.tmp.XXXXXX", f->path);
+		f->fd = mkostemp(f->tmp, O_CLOEXEC);
+		if (f->fd < 0) { /* nothing made: nothing to remove */
+			free(f->tmp);
+			f->tmp = NULL;
+		}
 	}
-	/* mkstemp makes the file 0600 */
+	/* O_TMPFILE and mkstemp make the file 0600 (the former less the umask) */
 	if (f->fd < 0 || fchmod(f->fd, (mode_t)mode) != 0) {
 		int err = errno;
 
@@ -108,14 +172,59 @@ int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode)
 	return 0;
 }
 
+/* Give the unnamed file `fd` the name `to`: 0, or -1 (EEXIST when `to` exists). */
+static int link_unnamed(int fd, const char *to)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	/* no /proc: this needs CAP_DAC_READ_SEARCH */
+	return linkat(fd, "", AT_FDCWD, to, AT_EMPTY_PATH);
+}
+
+/* An unnamed file into place: straight to its name when that is free, else through a
+ * temporary name renamed over the old file (rename replaces in one step; link cannot). */
+static int name_unnamed(struct atomic_file *f)
+{
+	struct timespec ts;
+	size_t n = strlen(f->path) + 32;
+
+	if (link_unnamed(f->fd, f->path) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+	f->tmp = malloc(n);
+	if (!f->tmp)
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (unsigned i = 0; i < 100; i++) {
+		unsigned long r = (unsigned long)ts.tv_nsec * 2654435761u + (unsigned long)getpid() * 40503u + i * 7919u;
+
+		snprintf(f->tmp, n, "%s.tmp.%06lx", f->path, r & 0xffffff);
+		if (link_unnamed(f->fd, f->tmp) == 0)
+			return rename(f->tmp, f->path);
+		if (errno != EEXIST)
+			break;
+	}
+	free(f->tmp);
+	f->tmp = NULL; /* nothing named: nothing to remove */
+	return -1;
+}
+
 int atomic_file_commit(struct atomic_file *f)
 {
 	int ok = f->fd >= 0, err = 0;
 
-	if (ok && close(f->fd) != 0)
+	if (ok && f->unnamed && name_unnamed(f) != 0)
+		ok = 0, err = errno;
+	if (close(f->fd) != 0 && ok)
 		ok = 0, err = errno;
 	f->fd = -1;
-	if (ok && rename(f->tmp, f->path) != 0)
+	if (ok && !f->unnamed && rename(f->tmp, f->path) != 0)
 		ok = 0, err = errno;
 	if (!ok) {
 		atomic_file_abort(f);
@@ -147,7 +256,7 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	struct atomic_file f;
 	size_t done = 0;
 
-	if (atomic_file_open(&f, path, 0644) != 0)
+	if (atomic_file_open(&f, path, 0644, 0) != 0)
 		return -1;
 	while (done < len) {
 		ssize_t r = write(f.fd, (const char *)data + done, len - done);

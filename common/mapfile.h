@@ -36,22 +36,33 @@ struct file_id {
 int file_id_of(const char *path, struct file_id *id);
 
 /*
- * A file written whole or not at all: written to a temporary file beside `path`
- * (`path`.tmp.XXXXXX), which takes the name `path` only when complete, so that a
- * reader never sees half a file and a failed write leaves the old one in place.
+ * A file written whole or not at all: written to an unnamed file in the directory of
+ * `path` (O_TMPFILE) that takes the name only when complete, so that a reader never
+ * sees half a file, a failed write leaves the old one in place, and a process killed
+ * meanwhile (even with SIGKILL) leaves nothing behind. An existing `path` is replaced
+ * through a temporary name (`path`.tmp.XXXXXX) linked and renamed in one moment;
+ * where the filesystem has no O_TMPFILE, the file is written under that temporary
+ * name.
  */
 struct atomic_file {
 	int fd;        /* write (and read) here */
 	char *path;    /* the name it takes */
-	char *tmp;     /* its name until then */
+	char *tmp;     /* its name until then; NULL while it has none (O_TMPFILE) */
+	int unnamed;   /* an O_TMPFILE file */
 };
+/* `path` may be a symbolic link: the file it leads to is written, the link kept. */
+#define ATOMIC_FOLLOW_LINKS 1
 /* 0 and `f` ready, its mode `mode` (as given: the caller applies its umask), or -1
- * with errno set. */
-int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode);
+ * with errno set. `flags`: 0 or ATOMIC_FOLLOW_LINKS. */
+int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode, int flags);
 /* Close it and give it its name: 0, or -1 with errno set and nothing left behind. */
 int atomic_file_commit(struct atomic_file *f);
 /* Close and remove it: nothing left behind. NULL-safe, and safe after a commit. */
 void atomic_file_abort(struct atomic_file *f);
+
+/* The file a chain of symbolic links starting at `path` ends at (which need not
+ * exist), malloc'ed; `path` itself when it is no link. */
+char *path_follow_links(const char *path);
 
 /* Write `len` bytes as the file `path` (mode 0644) through an atomic_file. 0, or -1
  * with nothing left behind. */

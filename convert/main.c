@@ -512,6 +512,8 @@ int main(int argc, char **argv)
 	p.aggregate = of->totals_only;
 	if (where_finish(&where, &d) != 0)
 		rc = 1;
+	else if (output_check_not_input(output, co.input, &d) != 0)
+		rc = 1;
 	else if (convert_read(&co, &p, &st, &d) != 0)
 		rc = 1;
 	else if (choose_event(&p, of, event, &wo, co.quiet, &d) != 0)

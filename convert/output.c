@@ -1,7 +1,9 @@
 /* output: the table of output formats, and writing a file safely. */
 #include "convert/output.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -116,7 +118,7 @@ int output_write(const struct output_format *f, const struct profile *p,
 		mode_t mask = umask(0);
 
 		umask(mask);
-		if (atomic_file_open(&af, path, 0666 & ~mask) != 0) {
+		if (atomic_file_open(&af, path, 0666 & ~mask, ATOMIC_FOLLOW_LINKS) != 0) {
 			diag_error(d, path, DIAG_NO_OFFSET, "cannot create output: %s",
 				   strerror(errno));
 			return -1;
@@ -147,5 +149,34 @@ int output_write(const struct output_format *f, const struct profile *p,
 fail:
 	atomic_file_abort(&af);
 	diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s", strerror(err));
+	return -1;
+}
+
+int output_check_not_input(const char *path, const char *input, struct diag *d)
+{
+	struct stat out, in;
+	DIR *dir;
+	struct dirent *e;
+	int same = 0;
+
+	if (strcmp(path, "-") == 0 || strcmp(input, "-") == 0 || stat(path, &out) != 0 ||
+	    !S_ISREG(out.st_mode) || stat(input, &in) != 0)
+		return 0; /* nothing there to destroy, or written in place (a device) */
+	if (S_ISREG(in.st_mode)) {
+		same = in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+	} else if (S_ISDIR(in.st_mode) && (dir = opendir(input)) != NULL) {
+		/* a --threads directory: each of its files */
+		while (!same && (e = readdir(dir)) != NULL) {
+			struct stat f;
+
+			same = fstatat(dirfd(dir), e->d_name, &f, 0) == 0 && S_ISREG(f.st_mode) &&
+			       f.st_dev == out.st_dev && f.st_ino == out.st_ino;
+		}
+		closedir(dir);
+	}
+	if (!same)
+		return 0;
+	diag_error(d, path, DIAG_NO_OFFSET, "-o names %s (%s): refused, the recording would be lost",
+		   S_ISDIR(in.st_mode) ? "a file of the input" : "the input", input);
 	return -1;
 }

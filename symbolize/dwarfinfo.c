@@ -113,7 +113,7 @@ static int write_decompressed(const char *src, const char *dst)
 	in = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (in < 0)
 		return -1;
-	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || atomic_file_open(&out, dst, 0644) != 0) {
+	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || atomic_file_open(&out, dst, 0644, 0) != 0) {
 		close(in);
 		return -1;
 	}
