@@ -11,27 +11,33 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Map `path`; with `d` NULL, fail without a word. */
-static int map_whole(struct mapped_file *f, const char *path, struct diag *d)
+/* Map `path`; with `d` NULL, fail without a word (but *why). -1 for no such file, -2
+ * for any other failure. `st` is filled for the file mapped. */
+static int map_whole(struct mapped_file *f, const char *path, struct diag *d, const char **why,
+		     struct stat *stp)
 {
-	struct stat st;
+	struct stat mine, *st = stp ? stp : &mine;
 	/* non-blocking: opening a FIFO with no writer would wait forever */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	f->map = NULL;
 	f->len = 0;
 	if (fd < 0) {
+		int missing = errno == ENOENT || errno == ENOTDIR;
+
 		if (d)
 			diag_error(d, path, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
-		return -1;
+		*why = "cannot be opened";
+		return missing ? -1 : -2;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
 		if (d)
 			diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
+		*why = "not a regular file";
 		close(fd);
-		return -1;
+		return -2;
 	}
-	f->len = (size_t)st.st_size;
+	f->len = (size_t)st->st_size;
 	if (f->len) {
 		f->map = mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (f->map == MAP_FAILED) {
@@ -40,8 +46,9 @@ static int map_whole(struct mapped_file *f, const char *path, struct diag *d)
 			if (d)
 				diag_error(d, path, DIAG_NO_OFFSET, "cannot map: %s",
 					   strerror(errno));
+			*why = "cannot be mapped";
 			close(fd);
-			return -1;
+			return -2;
 		}
 	}
 	close(fd);
@@ -50,12 +57,23 @@ static int map_whole(struct mapped_file *f, const char *path, struct diag *d)
 
 int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d)
 {
-	return map_whole(f, path, d);
+	const char *why;
+
+	return map_whole(f, path, d, &why, NULL) ? -1 : 0;
 }
 
 int mapped_file_try(struct mapped_file *f, const char *path)
 {
-	return map_whole(f, path, NULL);
+	const char *why;
+
+	return map_whole(f, path, NULL, &why, NULL) ? -1 : 0;
+}
+
+int mapped_file_try_why(struct mapped_file *f, const char *path, const char **why,
+			struct stat *st)
+{
+	*why = NULL;
+	return map_whole(f, path, NULL, why, st);
 }
 
 void mapped_file_close(struct mapped_file *f)

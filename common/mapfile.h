@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "common/diag.h"
 
@@ -18,6 +19,12 @@ int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d);
 /* The same without a word: -1 when the file is missing, not regular, or cannot be
  * mapped (a cache file that may not be there). */
 int mapped_file_try(struct mapped_file *f, const char *path);
+/* mapped_file_try() that says why not: -1 when there is no file by that name, -2 when
+ * there is something that is not a regular file or cannot be opened or mapped (*why
+ * says which). Never waits: a FIFO is not read. `st` (may be NULL) gets the mapped
+ * file's status. */
+int mapped_file_try_why(struct mapped_file *f, const char *path, const char **why,
+			struct stat *st);
 /* NULL-safe for an unmapped or empty file. */
 void mapped_file_close(struct mapped_file *f);
 /* Whether `n` items of `size` bytes at offset `off`, 8-aligned, lie within the file. */

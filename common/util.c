@@ -86,6 +86,23 @@ uint64_t hash_bytes(const void *p, size_t n)
 	return hash_u64(h ^ v);
 }
 
+uint64_t checksum64(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h[4] = { 0x9e3779b97f4a7c15ULL ^ n, 0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL,
+			  0x27d4eb2f165667c5ULL }, v;
+	size_t i = 0;
+
+	/* independent lanes: the multiplications overlap */
+	for (; n - i >= 32; i += 32)
+		for (int k = 0; k < 4; k++) {
+			memcpy(&v, s + i + 8 * (size_t)k, 8);
+			h[k] = (h[k] ^ v) * 0xff51afd7ed558ccdULL;
+			h[k] ^= h[k] >> 32;
+		}
+	return hash_u64(h[0] ^ hash_u64(h[1] ^ hash_u64(h[2] ^ hash_u64(h[3] ^ hash_bytes(s + i, n - i)))));
+}
+
 void sort_pairs(struct sort_pair *v, struct sort_pair *tmp, size_t n)
 {
 	size_t count[8][256];

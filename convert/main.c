@@ -327,6 +327,11 @@ static int where_option(struct where_opts *w, int c, const char *arg)
  * saying what is wrong through `d`. */
 static int where_finish(struct where_opts *w, struct diag *d)
 {
+	if (w->cache_dir && !w->cache_dir[0] && !w->no_cache) {
+		/* not the filesystem's root, nor the working directory: none */
+		diag_warn(d, NULL, DIAG_NO_OFFSET, "--cache-dir \"\" names no directory: no cache used");
+		w->no_cache = 1;
+	}
 	if (!w->no_cache)
 		w->sym->cache_dir = w->cache_dir ? w->cache_dir
 						 : (w->default_cache = default_cache_dir());

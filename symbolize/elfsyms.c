@@ -939,28 +939,27 @@ void elf_obj_free(struct elf_obj *o)
 
 /*
  * File format of a cache file (host byte order, written and read by this code only):
- * struct scache_header; the key (the path opened) and the symbol file's path, each
+ * struct scache_header (its head: locate's cache_head, with the checksum); the key (the path opened) and the symbol file's path, each
  * NUL-terminated; then at 8-aligned offsets nsegs struct load_seg, nsyms struct
  * scache_sym, nsyms u32 parents, nsyms u32 offsets of the raw names, and the names,
  * NUL-terminated, the last byte a NUL.
  */
 #define SCACHE_MAGIC "PCSYMS1"
-#define SCACHE_VERSION 1
+#define SCACHE_VERSION 2
 
 struct scache_sym {
 	uint64_t start, end, name;
 };
 
 struct scache_header {
-	char magic[8];
-	uint32_t version, header_size;
+	struct cache_head head;
 	struct file_id file_id, sym_id;  /* the object and its symbol file, as read */
 	uint8_t want[BUILD_ID_MAX], build_id[BUILD_ID_MAX];
 	uint32_t want_size, build_id_size;
 	uint32_t is_rel, has_symtab;
 	uint32_t key_len, symfile_len;
 	uint64_t nsegs, nsyms, names_len;
-	uint64_t segs_off, syms_off, parent_off, raw_off, names_off, file_size;
+	uint64_t segs_off, syms_off, parent_off, raw_off, names_off;
 };
 
 static uint64_t align8(uint64_t x)
@@ -969,9 +968,11 @@ static uint64_t align8(uint64_t x)
 }
 
 /* An object from cache `cfile`, when it was made from `full` as `fid` describes it,
- * for the build id `want`, and its symbol file is unchanged; else NULL. */
+ * for the build id `want`, and its symbol file is unchanged; else NULL, and *verdict
+ * says why (*why too for damage). */
 static struct elf_obj *scache_open(const char *cfile, const char *full,
-				   const struct file_id *fid, const uint8_t *want, size_t nwant)
+				   const struct file_id *fid, const uint8_t *want, size_t nwant,
+				   enum cache_verdict *verdict, const char **why)
 {
 	struct scache_header h;
 	struct mapped_file mf;
@@ -982,18 +983,25 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 	const uint32_t *parent, *raw;
 	size_t strings;
 
-	if (mapped_file_try(&mf, cfile) != 0)
+	*verdict = cache_entry_open(cfile, SCACHE_MAGIC, SCACHE_VERSION, sizeof(h), &mf, why);
+	if (*verdict != CACHE_GOOD)
 		return NULL;
 	m = mf.map;
-	if (mf.len >= sizeof(h))
-		memcpy(&h, m, sizeof(h));
-	strings = mf.len >= sizeof(h) ? mf.len - sizeof(h) : 0;
-	/* made for this file as it is, and what it holds within it */
-	if (mf.len < sizeof(h) || memcmp(h.magic, SCACHE_MAGIC, 8) ||
-	    h.version != SCACHE_VERSION || h.header_size != sizeof(h) || h.file_size != mf.len ||
-	    memcmp(&h.file_id, fid, sizeof(*fid)) || h.want_size != nwant ||
-	    memcmp(h.want, want, nwant) || h.build_id_size > BUILD_ID_MAX ||
-	    h.key_len != strlen(full) || h.names_len == 0 || h.nsyms == 0 ||
+	memcpy(&h, m, sizeof(h));
+	strings = mf.len - sizeof(h);
+	*verdict = CACHE_STALE;
+	/* made for this file as it is */
+	if (memcmp(&h.file_id, fid, sizeof(*fid)) || h.want_size != nwant ||
+	    memcmp(h.want, want, nwant) || h.key_len != strlen(full) ||
+	    h.key_len >= strings || memcmp(m + sizeof(h), full, h.key_len + 1)) {
+		mapped_file_close(&mf);
+		return NULL;
+	}
+	/* what it holds lies within it: a checksum that matched over bytes that do not
+	 * hold together is a perfconv bug, or damage the checksum missed */
+	*verdict = CACHE_DAMAGED;
+	*why = "inconsistent";
+	if (h.build_id_size > BUILD_ID_MAX || h.names_len == 0 || h.nsyms == 0 ||
 	    h.nsyms > UINT32_MAX || h.key_len >= strings || h.symfile_len + 1 >= strings - h.key_len ||
 	    !mapped_file_holds(&mf, h.segs_off, h.nsegs, sizeof(struct load_seg)) ||
 	    !mapped_file_holds(&mf, h.syms_off, h.nsyms, sizeof(struct scache_sym)) ||
@@ -1004,11 +1012,8 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 		return NULL;
 	}
 	symfile = m + sizeof(h) + h.key_len + 1;
-	/* the key and the symbol file: the same names, the symbol file unchanged */
-	if (memcmp(m + sizeof(h), full, h.key_len + 1) || symfile[h.symfile_len] ||
-	    strlen(symfile) != h.symfile_len || m[h.names_off + h.names_len - 1] ||
-	    (strcmp(symfile, full) &&
-	     (file_id_of(symfile, &sid) || memcmp(&sid, &h.sym_id, sizeof(sid))))) {
+	if (symfile[h.symfile_len] || strlen(symfile) != h.symfile_len ||
+	    m[h.names_off + h.names_len - 1]) {
 		mapped_file_close(&mf);
 		return NULL;
 	}
@@ -1021,6 +1026,14 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 			mapped_file_close(&mf);
 			return NULL;
 		}
+	/* the symbol file unchanged */
+	*verdict = CACHE_STALE;
+	if (strcmp(symfile, full) &&
+	    (file_id_of(symfile, &sid) || memcmp(&sid, &h.sym_id, sizeof(sid)))) {
+		mapped_file_close(&mf);
+		return NULL;
+	}
+	*verdict = CACHE_GOOD;
 	o = xcalloc(1, sizeof(*o));
 	o->status = ELF_OBJ_OK;
 	o->file = xstrdup(full);
@@ -1057,9 +1070,6 @@ static void scache_write(const struct elf_obj *o, const char *cfile, const char 
 	memset(&h, 0, sizeof(h));
 	if (o->symfile && strcmp(o->symfile, full) && file_id_of(o->symfile, &h.sym_id) != 0)
 		return;
-	memcpy(h.magic, SCACHE_MAGIC, 8);
-	h.version = SCACHE_VERSION;
-	h.header_size = sizeof(h);
 	h.file_id = *fid;
 	memcpy(h.want, want, nwant);
 	h.want_size = (uint32_t)nwant;
@@ -1086,8 +1096,7 @@ static void scache_write(const struct elf_obj *o, const char *cfile, const char 
 	h.parent_off = align8(h.syms_off + h.nsyms * sizeof(*syms));
 	h.raw_off = align8(h.parent_off + h.nsyms * 4);
 	h.names_off = align8(h.raw_off + h.nsyms * 4);
-	h.file_size = h.names_off + h.names_len;
-	size = (size_t)h.file_size;
+	size = (size_t)(h.names_off + h.names_len);
 	out = xcalloc(1, size);
 	memcpy(out, &h, sizeof(h));
 	memcpy(out + sizeof(h), full, h.key_len);
@@ -1100,14 +1109,17 @@ static void scache_write(const struct elf_obj *o, const char *cfile, const char 
 	memcpy(out + h.parent_off, o->parent, o->nsyms * 4);
 	memcpy(out + h.raw_off, o->raw, o->nsyms * 4);
 	memcpy(out + h.names_off, o->arena, (size_t)h.names_len);
+	cache_head_seal(out, size, SCACHE_MAGIC, SCACHE_VERSION, sizeof(h));
 	write_file_atomic(cfile, out, size);
 	free(out);
 }
 
 struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 				    size_t build_id_size, const char *sysroot,
-				    const char *cache_dir)
+				    const struct cache_ctx *cache)
 {
+	const char *cache_dir = cache ? cache->dir : NULL, *why = NULL;
+	enum cache_verdict verdict;
 	static const uint8_t none[1];
 	struct file_id fid;
 	struct elf_obj *o;
@@ -1126,7 +1138,9 @@ struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 	key = hash_bytes(full, strlen(full)) ^ hash_u64(hash_bytes(want, nwant) + nwant);
 	snprintf(key16, sizeof(key16), "%016llx", (unsigned long long)key);
 	cfile = cache_entry_path(cache_dir, CACHE_SYMBOLS, key16, 0);
-	o = scache_open(cfile, full, &fid, want, nwant);
+	o = scache_open(cfile, full, &fid, want, nwant, &verdict, &why);
+	if (verdict == CACHE_DAMAGED)
+		cache_damaged(cache, cfile, why);
 	if (!o) {
 		o = elf_obj_load(path, build_id, build_id_size, sysroot);
 		/*

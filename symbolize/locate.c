@@ -8,9 +8,12 @@
  */
 #include "symbolize/locate.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/util.h"
 
@@ -327,4 +330,134 @@ char *cache_entry_path(const char *dir, enum cache_kind kind, const char *key, i
 	}
 	free(d);
 	return xasprintf("%s/%s/%s%s", dir, sub[kind], key, kind == CACHE_DEBUG ? ".debug" : "");
+}
+
+/* File format of a stamp: "PCSTAMP1", then u64 device, inode, size, mtime_ns and
+ * ctime_ns of the entry (host byte order). */
+struct entry_stamp {
+	char magic[8];
+	uint64_t dev, ino, size, mtime_ns, ctime_ns;
+};
+
+static void stamp_of(const struct stat *st, struct entry_stamp *s)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s->magic, "PCSTAMP1", 8);
+	s->dev = (uint64_t)st->st_dev;
+	s->ino = (uint64_t)st->st_ino;
+	s->size = (uint64_t)st->st_size;
+	s->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+	s->ctime_ns = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
+}
+
+int cache_entry_stamped(const char *entry, const struct stat *st)
+{
+	struct entry_stamp want;
+	struct mapped_file mf;
+	char *path = xasprintf("%s.ok", entry);
+	int ok = mapped_file_try(&mf, path) == 0;
+
+	free(path);
+	if (!ok)
+		return 0;
+	stamp_of(st, &want);
+	ok = mf.len == sizeof(want) && memcmp(mf.map, &want, sizeof(want)) == 0;
+	mapped_file_close(&mf);
+	return ok;
+}
+
+void cache_entry_stamp(const char *entry, const struct stat *st)
+{
+	struct entry_stamp s;
+	struct timespec now;
+	char *path;
+
+	/* 50 ms: well past a coarse clock's tick (4 ms at HZ=250) */
+	if (clock_gettime(CLOCK_REALTIME, &now) != 0 || now.tv_sec < st->st_ctim.tv_sec ||
+	    (uint64_t)(now.tv_sec - st->st_ctim.tv_sec) * 1000000000u + (uint64_t)now.tv_nsec <
+		    (uint64_t)st->st_ctim.tv_nsec + 50000000u)
+		return;
+	stamp_of(st, &s);
+	path = xasprintf("%s.ok", entry);
+	(void)write_file_atomic(path, &s, sizeof(s));
+	free(path);
+}
+
+void cache_damaged(const struct cache_ctx *c, const char *entry, const char *why)
+{
+	char *stamp = xasprintf("%s.ok", entry);
+
+	/* a FIFO or a file: gone, so that the remade entry can take the name */
+	unlink(entry);
+	unlink(stamp);
+	free(stamp);
+	if (c && c->damaged)
+		c->damaged(c->arg, entry, why);
+}
+
+uint64_t cache_entry_sum(const void *entry, size_t len, size_t at)
+{
+	const unsigned char *p = entry;
+	size_t after = at + 8 <= len ? at + 8 : len;
+
+	return hash_u64(checksum64(p, at) ^ hash_u64(checksum64(p + after, len - after) + len));
+}
+
+void cache_head_seal(void *entry, size_t len, const char *magic, uint32_t version,
+		     size_t header_size)
+{
+	struct cache_head h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, magic, strnlen(magic, sizeof(h.magic)));
+	h.version = version;
+	h.header_size = (uint32_t)header_size;
+	h.file_size = len;
+	memcpy(entry, &h, sizeof(h));
+	h.checksum = cache_entry_sum(entry, len, offsetof(struct cache_head, checksum));
+	memcpy(entry, &h, sizeof(h));
+}
+
+enum cache_verdict cache_entry_open(const char *file, const char *magic, uint32_t version,
+				    size_t header_size, struct mapped_file *mf, const char **why)
+{
+	struct cache_head h, want;
+	struct stat st;
+	int r = mapped_file_try_why(mf, file, why, &st);
+
+	if (r == -1) {
+		*why = NULL;
+		return CACHE_MISSING;
+	}
+	if (r != 0)
+		return CACHE_DAMAGED;
+	memset(&want, 0, sizeof(want));
+	memcpy(want.magic, magic, strnlen(magic, sizeof(want.magic)));
+	memset(&h, 0, sizeof(h));
+	memcpy(&h, mf->map, mf->len < sizeof(h) ? mf->len : sizeof(h));
+	*why = NULL;
+	if (mf->len < offsetof(struct cache_head, header_size))
+		*why = "truncated";
+	else if (memcmp(h.magic, want.magic, sizeof(h.magic)) != 0)
+		*why = "not an entry of this kind";
+	else if (h.version != version)
+		goto stale; /* another version's layout: not damage */
+	else if (mf->len < sizeof(h) || h.header_size != header_size || mf->len < header_size)
+		*why = "truncated";
+	else if (h.file_size != mf->len)
+		*why = h.file_size > mf->len ? "truncated" : "longer than it was written";
+	else if (!cache_entry_stamped(file, &st)) {
+		if (h.checksum != cache_entry_sum(mf->map, mf->len, offsetof(struct cache_head, checksum)))
+			*why = "checksum differs: altered since it was written";
+		else
+			cache_entry_stamp(file, &st);
+	}
+	if (!*why)
+		return CACHE_GOOD;
+	mapped_file_close(mf);
+	return CACHE_DAMAGED;
+stale:
+	mapped_file_close(mf);
+	*why = NULL;
+	return CACHE_STALE;
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/mapfile.h"
+
 /*
  * Where a mapping's code lies, from the name the recording gives it. One rule for
  * every part of perfconv that asks.
@@ -142,5 +144,68 @@ enum cache_kind { CACHE_SYMBOLS, CACHE_DEBUG, CACHE_KALLSYMS };
 /* The file of the entry `key` (hex), malloc'ed, its directory made first when `make`
  * (NULL when it cannot be); NULL too when there is no cache (`dir` NULL or ""). */
 char *cache_entry_path(const char *dir, enum cache_kind kind, const char *key, int make);
+
+/*
+ * Each entry carries what it was made from (the source file's size, modification
+ * time, inode and device; the build id) and a checksum of its bytes. What reading
+ * one found:
+ */
+enum cache_verdict {
+	CACHE_MISSING, /* none: made now */
+	CACHE_GOOD,    /* used */
+	CACHE_STALE,   /* made from another file or build id, or by another version of
+			  perfconv: made again without a word */
+	CACHE_DAMAGED, /* there, but truncated, altered, replaced by something else, or not
+			  a regular file: removed and made again, with a warning */
+};
+
+/* The cache as the code that reads and writes entries holds it. */
+struct cache_ctx {
+	const char *dir; /* NULL or "": no cache */
+	/* told of each damaged entry (the entry's path, what is wrong with it); may be NULL */
+	void (*damaged)(void *arg, const char *entry, const char *why);
+	void *arg;
+};
+/* Tell `c` that `entry` is damaged (`why`), and remove it, so that it can be made again.
+ * NULL-safe. */
+void cache_damaged(const struct cache_ctx *c, const char *entry, const char *why);
+/* The checksum an entry of `len` bytes keeps in its 8 bytes at offset `at` (`at` + 8 <=
+ * `len`, or `at` == `len` for none inside): of all its other bytes. */
+uint64_t cache_entry_sum(const void *entry, size_t len, size_t at);
+
+/* The first bytes of a symbol table or kallsyms entry (host byte order). */
+struct cache_head {
+	char magic[8];        /* which kind of entry */
+	uint32_t version;     /* of its layout: another is an older (or newer) perfconv's */
+	uint32_t header_size; /* of the kind's whole header, this included */
+	uint64_t file_size;   /* of the entry */
+	uint64_t checksum;    /* cache_entry_sum() of the entry, at this field */
+};
+/*
+ * Computing a checksum over a 10 MB entry costs milliseconds on every run, so a stamp
+ * beside the entry (ENTRY.ok) records the entry's file (device, inode, size,
+ * modification and change times) as it was when its checksum last held; while the
+ * file is exactly that, the checksum is not computed again. Any write to the file
+ * moves its change time, which no one can set back.
+ */
+/* 1 when the stamp of `entry` (open, with status `st`) vouches for it as it is. */
+int cache_entry_stamped(const char *entry, const struct stat *st);
+/* Its checksum held: stamp `entry` (status `st`). Not done while its change time is
+ * within the clock's coarse resolution of now (a write in that tick could not be told
+ * apart); the next run stamps it then. */
+void cache_entry_stamp(const char *entry, const struct stat *st);
+
+/* Fill `entry`'s head (its first bytes) for an entry of `len` bytes and seal it with
+ * its checksum: the last thing done before writing it. */
+void cache_head_seal(void *entry, size_t len, const char *magic, uint32_t version,
+		     size_t header_size);
+/*
+ * Map the entry `file` and check its head: CACHE_GOOD with `mf` mapped (the caller
+ * then checks what the entry was made from, and closes it), or another verdict
+ * with nothing mapped; *why says what is wrong for CACHE_DAMAGED, and is NULL
+ * otherwise. Never waits on a FIFO.
+ */
+enum cache_verdict cache_entry_open(const char *file, const char *magic, uint32_t version,
+				    size_t header_size, struct mapped_file *mf, const char **why);
 
 #endif

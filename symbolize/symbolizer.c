@@ -67,7 +67,13 @@ struct prefetch_req {
 struct symbolizer {
 	struct sym_options opt;
 	struct loc_places places;  /* where files are looked for, from opt */
+	struct cache_ctx cache;    /* opt.cache_dir, damaged entries told to queue_damaged */
 	struct diag *diag;
+	/* damaged cache entries met on either thread, said by the main one */
+	pthread_mutex_t damaged_lock;
+	char **damaged;            /* "ENTRY\tWHY", each entry once */
+	size_t ndamaged, damaged_said, damaged_cap;
+	atomic_int damaged_new;    /* some not said yet: looked at without the lock */
 	pthread_mutex_t objs_lock; /* guards objs and preloads; slots do not move */
 	struct obj_slot **objs;    /* by object id; may point at a preloaded slot */
 	size_t nobjs;
@@ -96,6 +102,40 @@ struct symbolizer {
 enum { KERNEL_NONE, KERNEL_QUEUED, KERNEL_LOADING, KERNEL_DONE };
 
 static void kernel_ready(struct symbolizer *s);
+
+/* cache_ctx's `damaged`: runs on either thread. */
+static void queue_damaged(void *arg, const char *entry, const char *why)
+{
+	struct symbolizer *s = arg;
+	size_t len = strlen(entry);
+
+	pthread_mutex_lock(&s->damaged_lock);
+	for (size_t i = 0; i < s->ndamaged; i++)
+		if (strncmp(s->damaged[i], entry, len) == 0 && s->damaged[i][len] == '\t') {
+			pthread_mutex_unlock(&s->damaged_lock);
+			return;
+		}
+	VEC_PUSH(s->damaged, s->ndamaged, s->damaged_cap, xasprintf("%s\t%s", entry, why));
+	atomic_store(&s->damaged_new, 1);
+	pthread_mutex_unlock(&s->damaged_lock);
+}
+
+/* Say the damaged cache entries not said yet: on the main thread. */
+static void say_damaged(struct symbolizer *s)
+{
+	if (!atomic_exchange(&s->damaged_new, 0))
+		return;
+	pthread_mutex_lock(&s->damaged_lock);
+	for (; s->damaged_said < s->ndamaged; s->damaged_said++) {
+		char *e = s->damaged[s->damaged_said], *tab = strchr(e, '\t');
+
+		*tab = 0;
+		diag_warn(s->diag, e, DIAG_NO_OFFSET, "damaged cache entry (%s): not used, made again",
+			  tab + 1);
+		*tab = '\t';
+	}
+	pthread_mutex_unlock(&s->damaged_lock);
+}
 static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen);
 
 struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
@@ -119,6 +159,10 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 	s->places.input_dir = o->input_dir;
 	s->places.buildid_dir = s->home_debug;
 	s->places.kallsyms = o->kallsyms;
+	s->cache.dir = o->cache_dir;
+	s->cache.damaged = queue_damaged;
+	s->cache.arg = s;
+	pthread_mutex_init(&s->damaged_lock, NULL);
 	return s;
 }
 
@@ -128,6 +172,11 @@ void symbolizer_free(struct symbolizer *s)
 		return;
 	kernel_ready(s);
 	symbolizer_prefetch_stop(s);
+	say_damaged(s);
+	for (size_t i = 0; i < s->ndamaged; i++)
+		free(s->damaged[i]);
+	free(s->damaged);
+	pthread_mutex_destroy(&s->damaged_lock);
 	for (size_t i = 0; i < s->nobjs + s->npreloads; i++) {
 		struct obj_slot *slot = i < s->nobjs ? s->objs[i] : s->preloads[i - s->nobjs];
 
@@ -188,9 +237,8 @@ static int candidate_rank(const struct elf_obj *o)
 static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int *best,
 			 const struct loc_candidate *c, const uint8_t *bid, size_t bidlen)
 {
-	const char *cache_dir = s->opt.cache_dir;
 	struct elf_obj *o = elf_obj_load_cached(c->path + c->under, bid, bidlen, c->sysroot,
-						cache_dir);
+						&s->cache);
 	int rank = candidate_rank(o);
 
 	if (slot->trace && slot->trace->ntried < SYM_LOCATION_TRIED) {
@@ -272,6 +320,7 @@ void symbolizer_locate(struct symbolizer *s, const char *path, const uint8_t *bu
 	strtab_release(&slot->names);
 	pthread_mutex_destroy(&slot->lock);
 	free(slot);
+	say_damaged(s);
 }
 
 /* The slot of object `obj`, made on first use, or the preloaded slot of the same
@@ -319,7 +368,7 @@ static void open_dwarf(struct symbolizer *s, struct obj_slot *slot)
 	file = elf_obj_file(slot->elf);
 	symfile = elf_obj_symbol_file(slot->elf);
 	slot->dwarf = dwarf_info_open(file, symfile && strcmp(symfile, file) ? symfile : NULL,
-					s->opt.cache_dir);
+					&s->cache);
 }
 
 /* The demangled form of a C++ or Rust name, kept in the slot. */
@@ -437,6 +486,7 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 		diag_warn(s->diag, path, DIAG_NO_OFFSET,
 			  "only files with another build id were found: not used for symbols");
 	}
+	say_damaged(s);
 	if (idx >= 0 && cap) {
 		r = &slot->results[idx];
 		/* too many for `cap`: the innermost inlined calls and the function */
@@ -468,6 +518,7 @@ int symbolizer_object_files(struct symbolizer *s, uint32_t obj, const char *path
 			*debug_file = xstrdup(sf);
 	}
 	pthread_mutex_unlock(&slot->lock);
+	say_damaged(s);
 	return *file != NULL;
 }
 
@@ -642,6 +693,7 @@ void symbolizer_prefetch_stop(struct symbolizer *s)
 		pthread_join(s->prefetch_tid, NULL);
 		s->prefetch_thread = 0;
 	}
+	say_damaged(s);
 }
 
 enum sym_obj_problem symbolizer_problem(struct symbolizer *s, uint32_t obj)
@@ -671,12 +723,15 @@ static struct kallsyms *load_kallsyms(struct symbolizer *s, const char *path,
 	struct file_id src;
 	struct kallsyms *k;
 	char hex[2 * 20 + 1], *file;
+	const char *damage = NULL;
 
 	if (!s->opt.cache_dir || !bidlen || bidlen > 20 || file_id_of(path, &src) != 0)
 		return kallsyms_load(path, err, errlen);
 	hex_bytes(hex, bid, bidlen);
 	file = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 0);
-	k = file ? kallsyms_cache_open(file, path, &src, bid, bidlen) : NULL;
+	k = file ? kallsyms_cache_open(file, path, &src, bid, bidlen, &damage) : NULL;
+	if (damage)
+		cache_damaged(&s->cache, file, damage);
 	if (!k) {
 		k = kallsyms_load(path, err, errlen);
 		free(file);
@@ -786,6 +841,7 @@ static void kernel_ready(struct symbolizer *s)
 		diag_warn(s->diag, s->opt.kallsyms, DIAG_NO_OFFSET, "%s", s->kernel_warning);
 		s->kernel_warning[0] = 0;
 	}
+	say_damaged(s);
 }
 
 int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_id,
