@@ -94,7 +94,7 @@ LIB_SRCS := \
 MAIN_SRCS := convert/main.c
 
 E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_jit.sh tests/e2e_pprof.sh tests/e2e_json.sh \
-	tests/e2e_svg.sh tests/e2e_info.sh tests/e2e_dwarf.sh tests/e2e_hostile.sh
+	tests/e2e_svg.sh tests/e2e_info.sh tests/e2e_dwarf.sh tests/e2e_hostile.sh tests/e2e_files.sh
 
 
 CHECK_SUITES := perfdata jitdump perfmap jitcode locate elfsyms kallsyms replay folded symbolize pprof json svg unwind
