@@ -204,8 +204,9 @@ static cJSON *objects_json(struct counts *c, struct replay *rp, const struct str
 		} else if (strcmp(kind, "user") == 0 || strcmp(kind, "vdso") == 0) {
 			struct sym_location loc;
 
-			symbolizer_locate(sym, path, x->build_id, x->build_id_size, &loc);
+			symbolizer_locate_object(sym, order[i], path, x->build_id, x->build_id_size, &loc);
 			add_str(o, "found", loc.found[0] ? loc.found : NULL);
+			add_str(o, "not_verified", loc.found[0] ? loc.unverified : NULL);
 			add_str(o, "symbols", loc.found[0] ? loc.symbols : NULL);
 			if (loc.symbols_from[0] && strcmp(loc.symbols_from, loc.found) != 0)
 				add_str(o, "symbols_from", loc.symbols_from);
@@ -322,6 +323,7 @@ static cJSON *gather(const struct info_options *o, struct perf_reader *r, struct
 	ds.facts = &facts;
 	ds.rp = rp;
 	ds.jits = jits;
+	ds.sym = sym;
 	if (dispatch_pass(&ds) < 0)
 		goto out;
 	replay_finish(rp);
@@ -493,7 +495,10 @@ static void print_text(const cJSON *root, FILE *out)
 			jnum(e, "in_stacks"), jstr(e, "path"), jstr(e, "kind"),
 			or_unknown(jstr(e, "build_id")));
 		if (found && !problem)
-			fprintf(out, "%21sfound: %s%s%s%s%s\n", "", found,
+			fprintf(out, "%21sfound: %s%s%s%s%s%s%s%s\n", "", found,
+				jstr(e, "not_verified") ? " (" : "",
+				jstr(e, "not_verified") ? jstr(e, "not_verified") : "",
+				jstr(e, "not_verified") ? ")" : "",
 				jstr(e, "symbols") ? "; symbols: " : "",
 				jstr(e, "symbols") ? jstr(e, "symbols") : "",
 				jstr(e, "symbols_from") ? " from " : "",

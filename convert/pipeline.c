@@ -173,6 +173,7 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	ds.facts = &facts;
 	ds.rp = rp;
 	ds.jits = jits;
+	ds.sym = sym;
 	if (!o->no_symbols && facts.records_kernel)
 		symbolizer_kernel_prefetch(sym, facts.kernel_bid, facts.kernel_bid_size);
 	if (!o->no_symbols)

@@ -80,6 +80,57 @@ static void count_unsymbolized(const struct summary_input *in, struct convert_st
 	free(anon);
 }
 
+/*
+ * Files used that could not be checked against the recording (no build id: issue 22
+ * item 4): the samples with a frame in each, said so that a rebuilt file's names are
+ * not taken on trust.
+ */
+static void report_unverified(const struct summary_input *in, struct diag *d)
+{
+	const struct profile *p = in->p;
+	size_t ndsos = replay_ndsos(in->rp), n = 0;
+	uint64_t *count, *mark, total = 0;
+	uint8_t *unverified = xcalloc(ndsos + 1, 1);
+
+	for (size_t i = 0; i < ndsos; i++)
+		n += unverified[i] = symbolizer_unverified(in->sym, (uint32_t)i, NULL) != NULL;
+	if (!n) {
+		free(unverified);
+		return;
+	}
+	count = xcalloc(ndsos, sizeof(*count));
+	mark = xcalloc(ndsos, sizeof(*mark));
+	for (size_t i = 0; i < p->nsamples; i++) {
+		int any = 0;
+
+		for (uint32_t node = p->samples[i].stack; node; node = p->nodes[node].parent) {
+			uint32_t dso = resolver_mapping_dso(in->res,
+							    p->frames[p->nodes[node].frame].mapping);
+
+			if (dso < ndsos && unverified[dso] && mark[dso] != i + 1) {
+				mark[dso] = i + 1;
+				count[dso] += p->samples[i].count;
+				any = 1;
+			}
+		}
+		total += any ? p->samples[i].count : 0;
+	}
+	diag_note(d, "%" PRIu64 " samples have frames from files that could not be checked "
+		  "against the recording:", total);
+	for (size_t i = 0; i < ndsos; i++) {
+		const char *file, *why;
+
+		if (!unverified[i])
+			continue;
+		why = symbolizer_unverified(in->sym, (uint32_t)i, &file);
+		diag_note(d, "  %8" PRIu64 " in %s: %s (%s)", count[i],
+			  profile_text(p, replay_dso_get(in->rp, (uint32_t)i)->path), file, why);
+	}
+	free(count);
+	free(mark);
+	free(unverified);
+}
+
 static int dso_cmp_count(const void *a, const void *b, void *arg)
 {
 	const uint64_t *counts = arg;
@@ -137,6 +188,7 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 		diag_note(d, "%" PRIu64 " records of unknown type skipped", rs->skipped_unknown);
 	if (in->no_symbols)
 		return;
+	report_unverified(in, d);
 	count_unsymbolized(in, st, &u);
 	if (!st->samples_unsymbolized)
 		goto out;

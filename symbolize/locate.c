@@ -19,6 +19,7 @@
 
 static const struct loc_row table[] = {
 	/* the file a mapping's code came from */
+	/* (for a mapping named "PATH (deleted)", the first four as named, then as PATH) */
 	{ LOC_OBJECT, LOC_SYMFS_PATH, 0, "--symfs DIR: DIR/recorded/path (its debug files under DIR too)" },
 	{ LOC_OBJECT, LOC_SYMFS_NAME, 0, "--symfs DIR: DIR/NAME" },
 	{ LOC_OBJECT, LOC_RECORDED, 0, "the recorded path" },
@@ -210,6 +211,56 @@ static void add_jit(struct loc_list *l, const struct loc_row *r, const struct lo
 	}
 }
 
+size_t deleted_path_len(const char *path)
+{
+	static const char mark[] = " (deleted)";
+	size_t n = strlen(path), m = sizeof(mark) - 1;
+
+	return n > m && strcmp(path + n - m, mark) == 0 ? n - m : 0;
+}
+
+/* The places that take the object's name: `path` below --symfs, its base name there,
+ * the path itself, its base name beside the input. */
+static void add_named(struct loc_list *l, const struct loc_row *r, const struct loc_places *pl,
+		      const char *path, unsigned flags)
+{
+	char *p = NULL;
+
+	if (!path[0])
+		return;
+	switch (r->place) {
+	case LOC_SYMFS_PATH:
+		if (pl->symfs) {
+			size_t root = strlen(pl->symfs);
+
+			while (root > 0 && pl->symfs[root - 1] == '/')
+				root--;
+			add(l, r, path_join(pl->symfs, path));
+			l->v[l->n - 1].sysroot = pl->symfs;
+			l->v[l->n - 1].under = root;
+			l->v[l->n - 1].flags |= flags;
+		}
+		return;
+	case LOC_SYMFS_NAME:
+		if (pl->symfs)
+			p = path_join(pl->symfs, path_base(path));
+		break;
+	case LOC_RECORDED:
+		p = xstrdup(path);
+		break;
+	case LOC_BESIDE_INPUT:
+		if (pl->input_dir)
+			p = xasprintf("%s/%s", pl->input_dir, path_base(path));
+		break;
+	default:
+		break;
+	}
+	if (p) {
+		add(l, r, p);
+		l->v[l->n - 1].flags |= flags;
+	}
+}
+
 void locate_list(const struct loc_places *pl, enum loc_kind kind, const struct loc_query *q,
 		 struct loc_list *out)
 {
@@ -239,28 +290,19 @@ void locate_list(const struct loc_places *pl, enum loc_kind kind, const struct l
 		}
 		switch (r->place) {
 		case LOC_SYMFS_PATH:
-			if (pl->symfs && path[0]) {
-				size_t root = strlen(pl->symfs);
+		case LOC_SYMFS_NAME:
+		case LOC_RECORDED:
+		case LOC_BESIDE_INPUT:
+			/* a deleted file: the name as recorded (a file may be called that),
+			 * then the path it had */
+			add_named(out, r, pl, path, 0);
+			if (deleted_path_len(path)) {
+				char *undeleted = xstrndup(path, deleted_path_len(path));
 
-				while (root > 0 && pl->symfs[root - 1] == '/')
-					root--;
-				add(out, r, path_join(pl->symfs, path));
-				out->v[out->n - 1].sysroot = pl->symfs;
-				out->v[out->n - 1].under = root;
+				add_named(out, r, pl, undeleted, LOC_F_UNDELETED);
+				free(undeleted);
 			}
 			continue;
-		case LOC_SYMFS_NAME:
-			if (pl->symfs && path[0])
-				p = path_join(pl->symfs, path_base(path));
-			break;
-		case LOC_RECORDED:
-			if (path[0])
-				p = xstrdup(path);
-			break;
-		case LOC_BESIDE_INPUT:
-			if (pl->input_dir && path[0])
-				p = xasprintf("%s/%s", pl->input_dir, path_base(path));
-			break;
 		case LOC_BUILDID_ELF:
 			if (bid && pl->buildid_dir)
 				p = xasprintf("%s/.build-id/%.2s/%s/elf", pl->buildid_dir, hex, hex + 2);

@@ -14,7 +14,8 @@
  */
 enum map_origin {
 	MAP_FILE,    /* an ELF file at that path; also "PATH (deleted)": the file that was
-			at PATH when it was mapped (removed or replaced while it ran) */
+			at PATH when it was mapped (removed or replaced while it ran), looked
+			for at each place as named, then as PATH */
 	MAP_VDSO,    /* [vdso]: the kernel's image, which perf saves in its build-id cache */
 	MAP_NO_FILE, /* code in no file: //anon, [anon:...], [heap], [stack], other [names],
 			memfd:, /dev/zero, /anon_hugepage, SysV and /dev/shm memory, a mapped
@@ -63,6 +64,7 @@ enum loc_place {
 #define LOC_F_LIBDW      8u  /* not a path: libdw's own search (debuginfod) */
 #define LOC_F_ONLY      16u  /* given, it is the only place (--kallsyms) */
 #define LOC_F_SAME_KERNEL 32u /* only when the running kernel's build id is the recorded one */
+#define LOC_F_UNDELETED 64u  /* OBJECT: the recorded "PATH (deleted)" looked for as PATH */
 
 /* Where the user said files are. Strings borrowed; each NULL when not given. */
 struct loc_places {
@@ -103,6 +105,10 @@ struct loc_list {
 	struct loc_candidate *v;
 	size_t n, cap;
 };
+
+/* The length of `path` without a trailing " (deleted)" (the kernel's mark of a file
+ * removed after it was mapped), or 0 when it has none. */
+size_t deleted_path_len(const char *path);
 
 /*
  * Every place to look for a file of `kind` for `q`, in the table's order, skipping

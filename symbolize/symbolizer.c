@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 
@@ -51,6 +55,9 @@ struct obj_slot {
 	size_t preload_bidlen;
 	int taken;
 	struct sym_location *trace; /* symbolizer_locate(): every file tried goes here */
+	struct sym_file_id fid;    /* what the recording says of the file (has_fid) */
+	int has_fid;
+	const char *unverified;    /* the file used could not be checked: why (static) */
 };
 
 /* An address the prefetch thread is to symbolize, or (`preload`) an object to load. */
@@ -79,6 +86,9 @@ struct symbolizer {
 	size_t nobjs;
 	struct obj_slot **preloads;
 	size_t npreloads, preloads_cap;
+	struct sym_file_id *fids;  /* by object id, under objs_lock: what the recording */
+	uint8_t *has_fid;          /* says of each file (symbolizer_object_file_id) */
+	size_t nfids;
 	char *home_debug;
 	/* native prefetch: addresses first, then objects to load */
 	pthread_mutex_t queue_lock;
@@ -193,6 +203,8 @@ void symbolizer_free(struct symbolizer *s)
 	}
 	free(s->objs);
 	free(s->preloads);
+	free(s->fids);
+	free(s->has_fid);
 	free(s->home_debug);
 	free(s->queue);
 	free(s->objq);
@@ -235,7 +247,8 @@ static int candidate_rank(const struct elf_obj *o)
  * the search can stop (a full symbol table).
  */
 static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int *best,
-			 const struct loc_candidate *c, const uint8_t *bid, size_t bidlen)
+			 const struct loc_candidate *c, const uint8_t *bid, size_t bidlen,
+			 int *taken)
 {
 	struct elf_obj *o = elf_obj_load_cached(c->path + c->under, bid, bidlen, c->sysroot,
 						&s->cache);
@@ -261,9 +274,46 @@ static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int 
 		slot->trace->symbols = slot->trace->tried[slot->trace->ntried - 1].result;
 	elf_obj_free(slot->elf);
 	slot->elf = o;
+	*taken = 1;
 	*best = rank;
 	slot->problem = rank >= 2 ? SYM_OBJ_FINE : SYM_OBJ_STRIPPED;
 	return rank == 3;
+}
+
+/* Whether the file at `path` is the one the recording names by device and inode. */
+static int same_file(const char *path, const struct sym_file_id *id)
+{
+	struct stat st;
+	unsigned v;
+	int fd, same;
+
+	if (stat(path, &st) != 0 || major(st.st_dev) != id->maj || minor(st.st_dev) != id->min ||
+	    (uint64_t)st.st_ino != id->ino)
+		return 0;
+	if (!id->generation)
+		return 1;
+	/* the inode's generation, where the filesystem keeps one (ext4, xfs, btrfs) */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	same = fd < 0 || ioctl(fd, FS_IOC_GETVERSION, &v) != 0 || v == id->generation;
+	if (fd >= 0)
+		close(fd);
+	return same;
+}
+
+/*
+ * An object without a build id in the recording: the file `c` taken for it can be
+ * checked only when it is at the recorded path of a recording made here, against the
+ * MMAP2 record's device and inode. NULL when that holds, else what to say.
+ */
+static const char *check_unchecked(const struct obj_slot *slot, const struct loc_candidate *c)
+{
+	if (c->place != LOC_RECORDED || (c->flags & LOC_F_UNDELETED) || !slot->has_fid ||
+	    !slot->fid.same_host || !slot->fid.ino)
+		return "not verified: no build id";
+	if (same_file(c->path, &slot->fid))
+		return NULL;
+	return "not verified: no build id, and the file there now is not the one recorded "
+	       "(another inode)";
 }
 
 /* The object's file: each place of locate's table in turn, until one gives a full
@@ -274,6 +324,7 @@ static void find_object(struct symbolizer *s, struct obj_slot *slot, const char 
 	struct loc_query q = { .path = path, .build_id = bid, .build_id_size = bidlen };
 	enum map_origin origin = map_origin(path);
 	struct loc_list places;
+	size_t chosen = 0;
 	int best = 0;
 
 	slot->tried = 1;
@@ -283,9 +334,16 @@ static void find_object(struct symbolizer *s, struct obj_slot *slot, const char 
 		return;
 	}
 	locate_list(&s->places, origin == MAP_VDSO ? LOC_VDSO : LOC_OBJECT, &q, &places);
-	for (size_t i = 0; i < places.n; i++)
-		if (try_candidate(s, slot, &best, &places.v[i], bid, bidlen))
+	for (size_t i = 0; i < places.n; i++) {
+		int taken = 0, done = try_candidate(s, slot, &best, &places.v[i], bid, bidlen, &taken);
+
+		if (taken)
+			chosen = i;
+		if (done)
 			break;
+	}
+	if (slot->elf && !bidlen)
+		slot->unverified = check_unchecked(slot, &places.v[chosen]);
 	loc_list_release(&places);
 	if (!best && slot->problem == SYM_OBJ_MISMATCH)
 		slot->warn_mismatch = 1; /* said by the main thread: this may be the prefetch one */
@@ -301,16 +359,24 @@ static struct obj_slot *new_slot(void)
 	return slot;
 }
 
-void symbolizer_locate(struct symbolizer *s, const char *path, const uint8_t *build_id,
-		       size_t build_id_size, struct sym_location *out)
+/* symbolizer_locate() with `obj`'s file identity, or none (obj UINT32_MAX). */
+static void locate(struct symbolizer *s, uint32_t obj, const char *path, const uint8_t *build_id,
+		   size_t build_id_size, struct sym_location *out)
 {
 	struct obj_slot *slot = new_slot();
 	const char *f;
 
 	memset(out, 0, sizeof(*out));
 	slot->trace = out;
+	pthread_mutex_lock(&s->objs_lock);
+	if (obj < s->nfids && s->has_fid[obj]) {
+		slot->fid = s->fids[obj];
+		slot->has_fid = 1;
+	}
+	pthread_mutex_unlock(&s->objs_lock);
 	find_object(s, slot, path, build_id, build_id_size);
 	out->problem = slot->problem;
+	out->unverified = slot->unverified;
 	if (slot->elf && (f = elf_obj_file(slot->elf)))
 		snprintf(out->found, sizeof(out->found), "%s", f);
 	if (slot->elf && (f = elf_obj_symbol_file(slot->elf)))
@@ -321,6 +387,61 @@ void symbolizer_locate(struct symbolizer *s, const char *path, const uint8_t *bu
 	pthread_mutex_destroy(&slot->lock);
 	free(slot);
 	say_damaged(s);
+}
+
+void symbolizer_locate(struct symbolizer *s, const char *path, const uint8_t *build_id,
+		       size_t build_id_size, struct sym_location *out)
+{
+	locate(s, UINT32_MAX, path, build_id, build_id_size, out);
+}
+
+void symbolizer_locate_object(struct symbolizer *s, uint32_t obj, const char *path,
+			      const uint8_t *build_id, size_t build_id_size,
+			      struct sym_location *out)
+{
+	locate(s, obj, path, build_id, build_id_size, out);
+}
+
+void symbolizer_object_file_id(struct symbolizer *s, uint32_t obj, const struct sym_file_id *id)
+{
+	pthread_mutex_lock(&s->objs_lock);
+	if (obj >= s->nfids) {
+		size_t n = s->nfids ? s->nfids : 16, old = s->nfids;
+
+		while (n <= obj)
+			n *= 2;
+		s->fids = xrealloc(s->fids, n * sizeof(*s->fids));
+		s->has_fid = xrealloc(s->has_fid, n);
+		memset(s->has_fid + old, 0, n - old);
+		s->nfids = n;
+	}
+	if (!s->has_fid[obj]) {
+		s->fids[obj] = *id;
+		s->has_fid[obj] = 1;
+	}
+	pthread_mutex_unlock(&s->objs_lock);
+}
+
+const char *symbolizer_unverified(struct symbolizer *s, uint32_t obj, const char **file)
+{
+	struct obj_slot *slot;
+	const char *why = NULL;
+
+	if (file)
+		*file = NULL;
+	pthread_mutex_lock(&s->objs_lock);
+	slot = obj < s->nobjs ? s->objs[obj] : NULL;
+	pthread_mutex_unlock(&s->objs_lock);
+	if (!slot)
+		return NULL;
+	pthread_mutex_lock(&slot->lock);
+	if (slot->tried && slot->elf && slot->unverified) {
+		why = slot->unverified;
+		if (file)
+			*file = elf_obj_file(slot->elf);
+	}
+	pthread_mutex_unlock(&slot->lock);
+	return why;
 }
 
 /* The slot of object `obj`, made on first use, or the preloaded slot of the same
@@ -351,8 +472,13 @@ static struct obj_slot *slot_for(struct symbolizer *s, uint32_t obj, const char 
 			slot = s->objs[obj] = p;
 		}
 	}
-	if (!slot)
+	if (!slot) {
 		slot = s->objs[obj] = new_slot();
+		if (obj < s->nfids && s->has_fid[obj]) {
+			slot->fid = s->fids[obj];
+			slot->has_fid = 1;
+		}
+	}
 	pthread_mutex_unlock(&s->objs_lock);
 	return slot;
 }
