@@ -402,6 +402,17 @@ void symbolizer_locate_object(struct symbolizer *s, uint32_t obj, const char *pa
 	locate(s, obj, path, build_id, build_id_size, out);
 }
 
+/* The slot of object `obj` if it was ever used, else NULL. */
+static struct obj_slot *existing_slot(struct symbolizer *s, uint32_t obj)
+{
+	struct obj_slot *slot;
+
+	pthread_mutex_lock(&s->objs_lock);
+	slot = obj < s->nobjs ? s->objs[obj] : NULL;
+	pthread_mutex_unlock(&s->objs_lock);
+	return slot;
+}
+
 void symbolizer_object_file_id(struct symbolizer *s, uint32_t obj, const struct sym_file_id *id)
 {
 	pthread_mutex_lock(&s->objs_lock);
@@ -429,9 +440,7 @@ const char *symbolizer_unverified(struct symbolizer *s, uint32_t obj, const char
 
 	if (file)
 		*file = NULL;
-	pthread_mutex_lock(&s->objs_lock);
-	slot = obj < s->nobjs ? s->objs[obj] : NULL;
-	pthread_mutex_unlock(&s->objs_lock);
+	slot = existing_slot(s, obj);
 	if (!slot)
 		return NULL;
 	pthread_mutex_lock(&slot->lock);
@@ -827,9 +836,7 @@ enum sym_obj_problem symbolizer_problem(struct symbolizer *s, uint32_t obj)
 	struct obj_slot *slot;
 	enum sym_obj_problem p;
 
-	pthread_mutex_lock(&s->objs_lock);
-	slot = obj < s->nobjs ? s->objs[obj] : NULL;
-	pthread_mutex_unlock(&s->objs_lock);
+	slot = existing_slot(s, obj);
 	if (!slot)
 		return SYM_OBJ_FINE;
 	pthread_mutex_lock(&slot->lock);
