@@ -184,7 +184,7 @@ END_TEST
 
 START_TEST(test_cache_layout)
 {
-	char dir[] = "/tmp/check_locate.XXXXXX", *p;
+	char dir[64] = "/tmp/check_locate.XXXXXX", *p; /* room for "/debug" after it */
 	struct stat st;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
