@@ -16,13 +16,6 @@ struct unsym {
 	size_t nanon, anon_cap, nanon_pid, anon_pid_cap;
 };
 
-/* Memory that holds code but no file: where JIT compilers put theirs. */
-static int is_anonymous_code(const char *path)
-{
-	return strncmp(path, "//anon", 6) == 0 || strncmp(path, "[anon", 5) == 0 ||
-	       strncmp(path, "/memfd:", 7) == 0 || strcmp(path, "[heap]") == 0;
-}
-
 static void count_anon(struct unsym *u, uint32_t pid, uint64_t n)
 {
 	uint32_t *v = u64map_get(&u->anon_index, (uint64_t)pid + 1);
@@ -48,7 +41,7 @@ static void count_unsymbolized(const struct summary_input *in, struct convert_st
 	for (size_t i = 0; i < ndsos; i++) {
 		const struct replay_dso *x = replay_dso_get(in->rp, (uint32_t)i);
 
-		anon[i] = !x->kernel && is_anonymous_code(profile_text(p, x->path));
+		anon[i] = !x->kernel && x->anonymous;
 	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		uint64_t n = p->samples[i].count;
@@ -85,6 +78,57 @@ static void count_unsymbolized(const struct summary_input *in, struct convert_st
 	}
 	free(mark);
 	free(anon);
+}
+
+/*
+ * Files used that could not be checked against the recording (no build id: issue 22
+ * item 4): the samples with a frame in each, said so that a rebuilt file's names are
+ * not taken on trust.
+ */
+static void report_unverified(const struct summary_input *in, struct diag *d)
+{
+	const struct profile *p = in->p;
+	size_t ndsos = replay_ndsos(in->rp), n = 0;
+	uint64_t *count, *mark, total = 0;
+	uint8_t *unverified = xcalloc(ndsos + 1, 1);
+
+	for (size_t i = 0; i < ndsos; i++)
+		n += unverified[i] = symbolizer_unverified(in->sym, (uint32_t)i, NULL) != NULL;
+	if (!n) {
+		free(unverified);
+		return;
+	}
+	count = xcalloc(ndsos, sizeof(*count));
+	mark = xcalloc(ndsos, sizeof(*mark));
+	for (size_t i = 0; i < p->nsamples; i++) {
+		int any = 0;
+
+		for (uint32_t node = p->samples[i].stack; node; node = p->nodes[node].parent) {
+			uint32_t dso = resolver_mapping_dso(in->res,
+							    p->frames[p->nodes[node].frame].mapping);
+
+			if (dso < ndsos && unverified[dso] && mark[dso] != i + 1) {
+				mark[dso] = i + 1;
+				count[dso] += p->samples[i].count;
+				any = 1;
+			}
+		}
+		total += any ? p->samples[i].count : 0;
+	}
+	diag_note(d, "%" PRIu64 " samples have frames from files that could not be checked "
+		  "against the recording:", total);
+	for (size_t i = 0; i < ndsos; i++) {
+		const char *file, *why;
+
+		if (!unverified[i])
+			continue;
+		why = symbolizer_unverified(in->sym, (uint32_t)i, &file);
+		diag_note(d, "  %8" PRIu64 " in %s: %s (%s)", count[i],
+			  profile_text(p, replay_dso_get(in->rp, (uint32_t)i)->path), file, why);
+	}
+	free(count);
+	free(mark);
+	free(unverified);
 }
 
 static int dso_cmp_count(const void *a, const void *b, void *arg)
@@ -144,6 +188,7 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 		diag_note(d, "%" PRIu64 " records of unknown type skipped", rs->skipped_unknown);
 	if (in->no_symbols)
 		return;
+	report_unverified(in, d);
 	count_unsymbolized(in, st, &u);
 	if (!st->samples_unsymbolized)
 		goto out;

@@ -57,7 +57,8 @@ HEADER_RE = re.compile(
     r"(?P<sec>\d+)\.(?P<nsec>\d{9}):\s+"
     r"(?P<period>\d+)\s+(?P<event>\S+):(?:\s+(?P<rest>.*))?$")
 # the DSO is the last parenthesized part: C++ names hold " (" themselves
-FRAME_RE = re.compile(r"^\s*(?P<ip>[0-9a-f]+)\s+(?P<sym>.*?)\s+\((?P<dso>[^()]*)\)\s*$")
+# a deleted file's dso is "PATH (deleted)", as the kernel names the mapping
+FRAME_RE = re.compile(r"^\s*(?P<ip>[0-9a-f]+)\s+(?P<sym>.*?)\s+\((?P<dso>[^()]*(?: \(deleted\))?)\)\s*$")
 # a version suffix, but not perf's "@plt" for PLT entries
 VERSION_RE = re.compile(r"@@?(?!plt$)[A-Za-z_][A-Za-z0-9_.]*$")
 OFFSET_RE = re.compile(r"^(?P<module>.+)\+0x[0-9a-fA-F]+$")
