@@ -10,6 +10,8 @@
 #                             and UBSan, seeded from tests/corpus and the real recordings
 #   make fuzz-keep            merge the campaign's small finds into tests/corpus
 #   make bench                run bench/run.sh
+#   make jvmti                build/libperfconv-jvmti.so, the JVMTI agent that makes
+#                             HotSpot write jit-PID.dump (java -agentpath:...)
 
 CC ?= cc
 SANITIZE ?=
@@ -66,7 +68,7 @@ GEN_HDR := $(BUILD)/gen/profile.pb-c.h
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 
-.PHONY: all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers
+.PHONY: all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti
 
 all: $(BIN)
 
@@ -125,9 +127,25 @@ corpus: $(REPLAY_BINS)
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		printf '%s: ' $$t; $(BUILD)/fuzz/replay_$$t tests/corpus/$$t/* || exit 1; done
 
-e2e: $(BIN)
+e2e: $(BIN) $(JVMTI_LIB)
 	$(Q)fail=0; for t in $(E2E_TESTS); do \
 		PERFCONV=$(CURDIR)/$(BIN) $$t || fail=1; done; exit $$fail
+
+# The JVMTI agent: a shared library that HotSpot loads, built against the headers of
+# the JDK that javac belongs to (else Debian's default-java; JDK_HOME=... chooses),
+# never with the sanitizers (they would have to be loaded into java first).
+JDK_HOME ?= $(firstword $(foreach d,$(shell j=$$(command -v javac 2>/dev/null) && \
+	dirname "$$(dirname "$$(readlink -f "$$j")")") /usr/lib/jvm/default-java,\
+	$(if $(wildcard $(d)/include/jvmti.h),$(d))))
+JVMTI_LIB := build/libperfconv-jvmti.so
+jvmti: $(JVMTI_LIB)
+$(JVMTI_LIB): jvmti/perfconv-jvmti.c | $(DEPS_MK)
+	@test -f "$(JDK_HOME)/include/jvmti.h" || { echo "jvmti: no JDK headers found \
+		(scripts/install-deps.sh installs default-jdk-headless; or set JDK_HOME)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	@echo "  CC $@"
+	$(Q)$(CC) -std=c11 $(WARN) $(CFLAGS) -fPIC -shared -isystem "$(JDK_HOME)/include" \
+		-isystem "$(JDK_HOME)/include/linux" -o $@ $< -lpthread
 
 # The order of layers, one include style, perf's numbers in one header (and that the
 # check catches each rule broken).
