@@ -174,7 +174,7 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) build-fuzz/gen/profile.pb-c.c | $(D
 FUZZ_MAX_LEN := 8388608
 FUZZ_KEEP_MAX := 8192
 FUZZ_SEEDS_perfdata := testdata/*.data testdata/mt-threads.data/data tests/hostile/*.data
-FUZZ_SEEDS_jitdump := testdata/jit/*.dump
+FUZZ_SEEDS_jitdump := testdata/jit/*.dump testdata/java/*.dump
 FUZZ_SEEDS_perfmap := testdata/jit/*.map
 # the pipeline's seeds: each JIT recording with its dump, one input each (fuzz/pair.py)
 fuzz-seeds: | $(DEPS_MK)
@@ -184,10 +184,11 @@ fuzz-seeds: | $(DEPS_MK)
 			perfmap) s="$(FUZZ_SEEDS_perfmap)";; esac; \
 		for f in $$s; do [ -f "$$f" ] && cp -n "$$f" build-fuzz/corpus-$$t/seed-$$(echo $$f | tr / _); done; \
 	done; true
-	$(Q)while read name pid file; do case "$$name" in \#*|"") continue;; esac; \
-		case "$$file" in *.dump) python3 fuzz/pair.py testdata/jit/$$name.data testdata/jit/$$file \
+	$(Q)for d in testdata/jit testdata/java; do \
+	while read name pid file; do case "$$name" in \#*|"") continue;; esac; \
+		case "$$file" in *.dump) python3 fuzz/pair.py $$d/$$name.data $$d/$$file \
 			build-fuzz/corpus-pipeline/seed-$$name;; esac; \
-	done < testdata/jit/RECORDINGS
+	done < $$d/RECORDINGS; done
 
 fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%) fuzz-seeds
 	$(Q)for t in $(FUZZ_TARGETS); do \
