@@ -14,6 +14,10 @@ struct unsym {
 	uint32_t *anon_pid;
 	uint64_t *anon;
 	size_t nanon, anon_cap, nanon_pid, anon_pid_cap;
+	/* of a process whose dump or map was read: why it names no code there, per
+	 * enum jitcode_absence, for each of anon */
+	uint64_t (*why)[3];
+	size_t nwhy, why_cap;
 };
 
 static void count_anon(struct unsym *u, uint32_t pid, uint64_t n)
@@ -27,6 +31,50 @@ static void count_anon(struct unsym *u, uint32_t pid, uint64_t n)
 	VEC_PUSH(u->anon_pid, u->nanon_pid, u->anon_pid_cap, pid);
 	VEC_PUSH(u->anon, u->nanon, u->anon_cap, n);
 	u64map_put(&u->anon_index, (uint64_t)pid + 1, (uint32_t)u->nanon);
+}
+
+/* After count_anon: a sample in anonymous code of a process whose JIT file was read,
+ * with why that file names no code at `addr` at the sample's time (an aggregate's
+ * time is its first sample's). */
+static void count_why(const struct summary_input *in, struct unsym *u,
+		      const struct pc_sample *s, uint64_t addr)
+{
+	int t = in->jits ? jit_procs_find(in->jits, s->pid) : -1;
+	size_t k;
+
+	if (t < 0)
+		return;
+	k = *u64map_get(&u->anon_index, (uint64_t)s->pid + 1) - 1;
+	if (k >= u->nwhy) {
+		grow_array((void **)&u->why, &u->why_cap, k + 1, sizeof(*u->why));
+		memset(u->why + u->nwhy, 0, (k + 1 - u->nwhy) * sizeof(*u->why));
+		u->nwhy = k + 1;
+	}
+	u->why[k][jitcode_why_absent(jit_procs_table(in->jits, t), s->time, addr)] += s->count;
+}
+
+/* What a process's JIT file says of its samples in anonymous code it names nothing
+ * at: "jit-42.dump names no code there at their time: ..." */
+static void describe_absent(const struct summary_input *in, uint32_t pid, const uint64_t *why,
+			    char *buf, size_t size)
+{
+	static const char *const what[3] = {
+		"where it names no code then",
+		"before its first code load (code made before the agent or runtime began to "
+		"write it)",
+		"in code loaded there later (its load written after the code began to run, as "
+		"HotSpot does)",
+	};
+	size_t n = (size_t)snprintf(buf, size, "%s names no code there at their time",
+				    jit_procs_module(in->jits, jit_procs_find(in->jits, pid)));
+	const char *sep = ": ";
+
+	for (int k = 2; k >= 0; k--) {
+		if (!why[k] || n >= size)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%" PRIu64 " %s", sep, why[k], what[k]);
+		sep = ", ";
+	}
 }
 
 static void count_unsymbolized(const struct summary_input *in, struct convert_stats *st,
@@ -69,8 +117,10 @@ static void count_unsymbolized(const struct summary_input *in, struct convert_st
 				u->kernel += n;
 			else if (slot == ndsos + 1)
 				u->nomap += n;
-			else if (anon[slot])
+			else if (anon[slot]) {
 				count_anon(u, p->samples[i].pid, n);
+				count_why(in, u, &p->samples[i], f->addr);
+			}
 			else
 				u->dso[slot] += n;
 		}
@@ -214,7 +264,10 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 	for (size_t i = 0; i < u.nanon && i < 10; i++) {
 		char where[1024];
 
-		jit_procs_describe_search(in->jits, u.anon_pid[i], where, sizeof(where));
+		if (i < u.nwhy && (u.why[i][0] || u.why[i][1] || u.why[i][2]))
+			describe_absent(in, u.anon_pid[i], u.why[i], where, sizeof(where));
+		else
+			jit_procs_describe_search(in->jits, u.anon_pid[i], where, sizeof(where));
 		diag_note(d, "  %8" PRIu64 " in anonymous (JIT) code of pid %u (%s): %s",
 			  u.anon[i], u.anon_pid[i],
 			  profile_text(in->p, replay_thread_name(in->rp, u.anon_pid[i], u.anon_pid[i],
@@ -230,5 +283,6 @@ out:
 	free(u.dso);
 	free(u.anon);
 	free(u.anon_pid);
+	free(u.why);
 	u64map_release(&u.anon_index);
 }

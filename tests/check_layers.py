@@ -33,6 +33,9 @@ ONE_JOB = {
     "formats/perfdata.c": "the perf.data reader, being split by job (issue 17)",
     "symbolize/symbolizer.c": "native and kernel symbolization, to be split with the "
                               "reader's private-header rule (issue 17)",
+    "symbolize/jitcode.c": "one process's JIT code over time: its loads, moves and map "
+                           "lines, their source lines, and the time index they are "
+                           "looked up in, all on one private table",
 }
 # a definition of a number: a #define or an enumerator
 DEF = re.compile(r"(?:^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\b|(?:^|[{,])\s*([A-Z][A-Z0-9_]*)\s*=[^=])")
