@@ -58,6 +58,11 @@ LIB_SRCS := \
 	common/demangle.c \
 	common/mapfile.c \
 	formats/perfdata.c \
+	formats/perfdata_input.c \
+	formats/perfdata_events.c \
+	formats/perfdata_header.c \
+	formats/perfdata_record.c \
+	formats/perfdata_stream.c \
 	formats/jitdump.c \
 	formats/perfmap.c \
 	formats/profile.c \

@@ -8,7 +8,7 @@ own file.
 
 Layers, lowest first; a file includes only files of its own layer or lower ones:
   1 common/                 containers, diagnostics, file mapping, byte loaders, perf's ABI
-  2 readers and the model   formats/perfdata, jitdump, perfmap; formats/profile, profview
+  2 readers and the model   formats/perfdata*, jitdump, perfmap; formats/profile, profview
   3 symbolize/              addresses to frames: native, kernel, JIT, unwinding
   4 writers                 the rest of formats/
   5 convert/                the passes and the output table
@@ -24,7 +24,7 @@ import tempfile
 
 LAYERS = [
     (1, "common", ["common/*"]),
-    (2, "readers and model", ["formats/perfdata.*", "formats/jitdump.*", "formats/perfmap.*",
+    (2, "readers and model", ["formats/perfdata*", "formats/jitdump.*", "formats/perfmap.*",
                               "formats/profile.[ch]", "formats/profview.*"]),
     (3, "symbolize", ["symbolize/*"]),
     (4, "writers", ["formats/*"]),
@@ -116,10 +116,17 @@ def check(top):
             names = [m.group(1) for m in DECL.finditer(body)]
             if not names:
                 continue
+            impls = [impl]
+            if f.endswith("_internal.h"):
+                # a module's private header is the contract of all its parts, X*.c
+                prefix = f[:-len("_internal.h")]
+                impl = prefix + "*.c"
+                impls = [s for s in files if fnmatch.fnmatch(s, impl)]
             impl_text = ""
-            if os.path.isfile(os.path.join(top, impl)):
-                impl_text = strip_comments(open(os.path.join(top, impl), encoding="utf-8",
-                                                errors="replace").read())
+            for i in impls:
+                if os.path.isfile(os.path.join(top, i)):
+                    impl_text += strip_comments(open(os.path.join(top, i), encoding="utf-8",
+                                                     errors="replace").read())
             for name in names:
                 defined = re.search(r"^[A-Za-z_][\w \*]*?\b" + re.escape(name) +
                                     r"\s*\([^;{]*\)\s*\{", impl_text, re.M | re.S)
@@ -145,6 +152,7 @@ def self_test():
         ("formats/profview.c", "void f(void)\n{\n\tstatic __thread char buf[32];\n}\n",
          "mutable static state"),
         ("formats/folded.h", "int folded_frobnicate(const char *s);\n", "does not define"),
+        ("formats/perfdata_internal.h", "int pd_frobnicate(void);\n", "does not define"),
     ]
     failed = 0
     for path, line, expect in cases:
