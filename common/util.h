@@ -120,6 +120,9 @@ static inline size_t strtab_count(const struct strtab *t)
 /* mkdir -p: 0 when the directory exists afterwards. */
 int make_dirs(const char *dir);
 
+/* Does `s` begin with `prefix`? (No hand-counted prefix lengths.) */
+int starts_with(const char *s, const char *prefix);
+
 /* basename without modifying its argument. */
 const char *path_base(const char *path);
 

@@ -290,11 +290,6 @@ const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r)
 	return &r->stats;
 }
 
-const char *perf_reader_path(const struct perf_reader *r)
-{
-	return r->path;
-}
-
 void perf_reader_close(struct perf_reader *r)
 {
 	struct perf_header_info *h;

@@ -222,7 +222,6 @@ const struct perf_header_info *perf_reader_header(const struct perf_reader *r);
 size_t perf_reader_nevents(const struct perf_reader *r);
 const struct perf_event_desc *perf_reader_event(const struct perf_reader *r, size_t i);
 const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r);
-const char *perf_reader_path(const struct perf_reader *r);
 
 /* NULL-safe. */
 void perf_reader_close(struct perf_reader *r);

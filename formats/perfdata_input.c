@@ -4,6 +4,7 @@
 #include "formats/perfdata_internal.h"
 
 #include "common/bytes.h"
+#include "common/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -211,7 +212,7 @@ int pd_open_dir(struct perf_reader *r, const char *dir)
 		const char *s = de->d_name;
 		char **nn;
 
-		if (strncmp(s, "data.", 5) || !s[5] || strspn(s + 5, "0123456789") != strlen(s + 5))
+		if (!starts_with(s, "data.") || !s[5] || strspn(s + 5, "0123456789") != strlen(s + 5))
 			continue;
 		if (n >= MAX_FILES)
 			break;
