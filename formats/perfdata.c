@@ -52,6 +52,7 @@ static void start_file(struct perf_reader *r, size_t i)
 	r->cur = i;
 	r->pos = i < r->nfiles ? r->files[i].start : 0;
 	r->released = 0;
+	r->plausible_at = 0;
 	pd_reset_stream(r);
 }
 
@@ -75,6 +76,7 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 	for (;;) {
 		size_t avail = r->dlen - r->dhead;
 		struct pd_file *f;
+		struct pd_frame fr;
 		const uint8_t *p;
 		uint64_t rem, ext, off;
 		uint16_t size;
@@ -87,10 +89,12 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 			p = r->dbuf + r->dhead;
 			size = ld16(p + 6, r->swapped);
 			if (size < 8) {
-				diag_error(r->d, pd_cur_path(r), r->zoff, "%s: record size %u below "
-					   "header size 8 inside compressed data",
-					   pd_rec_name(ld32(p, r->swapped)).s, size);
-				return -1;
+				pd_warn(r, pd_cur_path(r), r->zoff, "%s: record size %u below "
+					"header size 8 inside compressed data, the compressed data "
+					"of this file is skipped from here",
+					pd_rec_name(ld32(p, r->swapped)).s, size);
+				pd_zstop(r);
+				continue;
 			}
 			if (size <= avail) {
 				r->dhead += size;
@@ -131,6 +135,8 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 		rem = f->end - off;
 		p = f->base + off;
 		r->seq++;
+		r->cur_type = 0; /* framing: its warnings come in the first pass, whatever
+				    is skipped (skipped() names the type once it is framed) */
 		if (f->map && f->size >= RELEASE_MIN && off - r->released >= RELEASE_STEP)
 			pd_release_behind(r, f, off);
 		if (rem < 8) {
@@ -143,16 +149,23 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 			continue;
 		}
 		size = ld16(p + 6, r->swapped);
-		if (size < 8) {
-			diag_error(r->d, f->path, off, "%s: record size %u below header size 8",
-				   pd_rec_name(ld32(p, r->swapped)).s, size);
-			return -1;
-		}
-		/* a damaged header, whose size would take the records behind it along:
-		 * skipped to the next plausible one, and said (once a pass saw it) */
-		if (!pd_header_ok(r, p, rem) && pd_resync(r, f, p, off, rem))
+		/* a damaged header (a size below 8, or one that would take the records
+		 * behind it along), or a size that leads into the middle of the next
+		 * record: skipped to the next plausible one, and said (once a pass saw it) */
+		pd_frame(r, p, rem, r->plausible_at == off + 1, &fr);
+		r->plausible_at = fr.next_plausible ? off + fr.len + 1 : 0;
+		if (fr.kind == PD_DAMAGE || fr.kind == PD_OVERSIZED) {
+			pd_skip_damage(r, f, p, off, fr.len, rem);
 			continue;
-		ext = pd_rec_extent(p, size, r->swapped, rem);
+		}
+		if (fr.kind == PD_UNKNOWN_RUN) {
+			if (!r->stats.first_unknown)
+				r->stats.first_unknown = off + 1;
+			r->stats.skipped_unknown += fr.n;
+			r->pos = off + fr.len;
+			continue;
+		}
+		ext = fr.len;
 		if (ext > rem) {
 			pd_warn(r, f->path, off, "data section cut short: %llu bytes of a %llu-byte "
 				"record missing, reading stops here",

@@ -253,6 +253,7 @@ int pd_finish_events(struct perf_reader *r)
 			return -1;
 		}
 	}
+	r->ready = 1;
 	return 0;
 nomem:
 	diag_error(r->d, r->path, DIAG_NO_OFFSET, "out of memory");

@@ -450,16 +450,21 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 		const uint8_t *q = p + pos;
 		uint32_t type = ld32(q, sw);
 		uint16_t size = ld16(q + 6, sw);
-		uint64_t ext;
+		struct pd_frame fr;
 
-		if (size < 8) {
-			diag_error(r->d, f->path, pos, "%s: record size %u below header size 8",
-				   pd_rec_name(type).s, size);
-			goto out;
+		/* framed as next() frames it, which warns about damage when it gets there;
+		 * a header record whose size is too large is read to where the next
+		 * record is (an attr's ids then end there) */
+		pd_frame(r, q, f->size - pos, 0, &fr);
+		if (fr.kind == PD_OVERSIZED && type >= PERF_RECORD_HEADER_ATTR &&
+		    fr.len >= 8 && fr.len < size)
+			size = (uint16_t)fr.len;
+		else if (fr.kind != PD_RECORD) {
+			pos += fr.len;
+			continue;
 		}
-		ext = pd_rec_extent(q, size, sw, f->size - pos);
-		if (ext > f->size - pos)
-			break; /* cut short: next() warns when it gets there */
+		if (fr.len > f->size - pos)
+			break; /* cut short */
 		switch (type) {
 		case PERF_RECORD_HEADER_ATTR:
 			if (pipe_attr(r, q, size, pos) < 0)
@@ -505,7 +510,7 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 		default:
 			break;
 		}
-		pos += ext;
+		pos += fr.len;
 	}
 	if (pd_finish_events(r) < 0)
 		goto out;
@@ -516,11 +521,15 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 	for (pos = PIPE_HEADER_SIZE; nfeat_names && f->size - pos >= 8;) {
 		const uint8_t *q = p + pos;
 		uint16_t size = ld16(q + 6, sw);
-		uint64_t ext = pd_rec_extent(q, size, sw, f->size - pos);
+		struct pd_frame fr;
 
-		if (size < 8 || ext > f->size - pos)
+		pd_frame(r, q, f->size - pos, 0, &fr);
+		if (fr.kind == PD_RECORD && fr.len > f->size - pos)
 			break;
-		if (ld32(q, sw) == PERF_RECORD_HEADER_FEATURE && size >= 16) {
+		if (fr.kind == PD_OVERSIZED && fr.len < size)
+			size = (uint16_t)fr.len; /* as the scan above reads it */
+		if (fr.kind != PD_DAMAGE && ld32(q, sw) == PERF_RECORD_HEADER_FEATURE &&
+		    size >= 16) {
 			uint64_t feat = ld64(q + 8, sw);
 
 			if (feat < HEADER_FEAT_BITS && process_feature(r, (unsigned)feat, q + 16,
@@ -528,7 +537,7 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 				diag_warn(r->d, f->path, pos, "feature %s: damaged section, ignored",
 					  feat_name((unsigned)feat));
 		}
-		pos += ext;
+		pos += fr.len;
 	}
 	ret = 0;
 	goto out;

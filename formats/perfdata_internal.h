@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <zstd.h>
 
+#include "common/bytes.h"
 #include "common/diag.h"
 #include "formats/perfdata.h"
 
@@ -80,6 +81,7 @@ struct perf_reader {
 	size_t nids;
 	struct evtype *evtypes;
 	size_t nevtypes;
+	int ready;              /* events indexed (pd_finish_events): trailers have a size */
 	struct perf_reader_stats stats;
 
 	/* iteration */
@@ -89,6 +91,8 @@ struct perf_reader {
 	uint64_t seq;           /* file records consumed in this pass */
 	uint64_t warned_seq;    /* warnings up to here were printed in an earlier pass */
 	uint64_t released;      /* the current file's pages below this were let go */
+	uint64_t plausible_at;  /* the header at this offset - 1 of the current file is
+				   plausible (0: none known) */
 	uint64_t index;         /* records framed in this pass, returned or not */
 	uint32_t skip_type;     /* records of this type are not decoded (0: none) */
 	uint32_t prev_skip;     /* skip_type of the pass before: not warned about then */
@@ -109,6 +113,53 @@ struct perf_reader {
 	uint64_t regs_user[64]; /* a sample's REGS_USER values, in host byte order */
 	char *str;              /* REC_MAX + 1 bytes */
 };
+
+/* ---- framing helpers, on every record's path ---- */
+
+/* A record type this reader knows (the kernel's 1-21, perf's 64-83). */
+static inline int pd_type_known(uint32_t type)
+{
+	return (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID) ||
+	       (type >= PERF_RECORD_HEADER_ATTR && type <= PERF_RECORD_COMPRESSED2);
+}
+
+/* Fixed part of the records we decode, header included. */
+static inline unsigned pd_rec_min(uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_MMAP: return 40;
+	case PERF_RECORD_MMAP2: return 72;
+	case PERF_RECORD_COMM: return 16;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: return 32;
+	case PERF_RECORD_LOST: return 24;
+	case PERF_RECORD_LOST_SAMPLES: return 16;
+	case PERF_RECORD_KSYMBOL: return 24;
+	default: return 8;
+	}
+}
+
+/*
+ * How many bytes a record takes in the stream: its size, plus for TRACING_DATA
+ * and AUXTRACE the data perf writes after the record itself.
+ */
+static inline uint64_t pd_rec_extent(const uint8_t *p, uint16_t size, int sw, uint64_t avail)
+{
+	uint32_t type = ld32(p, sw);
+
+	/* the length field after the header is read only when the header's size says
+	 * it is there and the bytes are: a size past them is cut short anyway */
+	if (size > avail)
+		return size;
+	if (type == PERF_RECORD_HEADER_TRACING_DATA && size >= 12)
+		return size + (((uint64_t)ld32(p + 8, sw) + 7) & ~7ULL);
+	if (type == PERF_RECORD_AUXTRACE && size >= 16) {
+		uint64_t n = ld64(p + 8, sw);
+
+		return n > UINT64_MAX - size ? UINT64_MAX : size + n;
+	}
+	return size;
+}
 
 /* ---- perfdata.c: passes ---- */
 
@@ -164,8 +215,11 @@ struct rec_label {
 	char s[40];
 };
 struct rec_label pd_rec_name(uint32_t type);
-/* Fixed part of the records we decode, header included. */
-unsigned pd_rec_min(uint32_t type);
+/* Do the record's own counts (nr, a string's NUL and padding, a fixed layout, the
+ * sample_id_all trailer) agree with its size? 1 also when it is too small to tell
+ * (pd_decode() reports that) or of a type without such counts. Before the events are
+ * indexed (while the pipe header is read), trailers of any size are allowed. */
+int pd_rec_consistent(const struct perf_reader *r, const uint8_t *p, uint16_t size);
 /* Decode the record of `size` bytes at p (file offset `off`). 1 when *rec is to be
  * returned, 0 when consumed or skipped, -1 on error. */
 int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t off,
@@ -173,21 +227,37 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 
 /* ---- perfdata_stream.c: framing, resync, decompression, pages ---- */
 
-/* How many bytes a record takes in the stream (its size, plus the data TRACING_DATA
- * and AUXTRACE carry after it), given `avail` bytes at p. */
-uint64_t pd_rec_extent(const uint8_t *p, uint16_t size, int sw, uint64_t avail);
 /* Is there a plausible record header at p (rem bytes left)? */
 int pd_header_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem);
-/* The record at `off` is not plausible: 1 when r->pos moved past the damage (warned
- * and counted), 0 to let the caller handle the record. */
-int pd_resync(struct perf_reader *r, struct pd_file *f, const uint8_t *p, uint64_t off,
-	      uint64_t rem);
+/* How the bytes at p (`rem` bytes left) are framed (pd_frame). */
+struct pd_frame {
+	enum {
+		PD_RECORD,      /* a record of `len` bytes (more than rem: cut short) */
+		PD_UNKNOWN_RUN, /* `n` records of an unknown type, `len` bytes in all */
+		PD_DAMAGE,      /* damage: the next plausible record is `len` bytes on
+				   (rem: none) */
+		PD_OVERSIZED,   /* damage: a plausible record whose size leads into the
+				   middle of the next one, which is `len` bytes on */
+	} kind;
+	uint64_t len, n;
+	int next_plausible;     /* PD_RECORD: the header `len` bytes on is plausible */
+};
+/* Frame the record at p without reading it: the same answer in every pass and for the
+ * pipe header's scan. rem >= 8. `plausible`: pd_header_ok() said so already (the
+ * next_plausible of the record before). */
+void pd_frame(const struct perf_reader *r, const uint8_t *p, uint64_t rem, int plausible,
+	      struct pd_frame *fr);
+/* Damage at `off` of `f`: counted, warned about, and r->pos moved `q` bytes on. */
+void pd_skip_damage(struct perf_reader *r, struct pd_file *f, const uint8_t *p, uint64_t off,
+		    uint64_t q, uint64_t rem);
 /* Let go of the current file's mapped pages before `off`. */
 void pd_release_behind(struct perf_reader *r, const struct pd_file *f, uint64_t off);
 /* Forget the compressed data being inflated (a new file, a new pass). */
 void pd_reset_stream(struct perf_reader *r);
 /* Inflate the next chunk of the current compressed record behind what is left. */
 void pd_zfill(struct perf_reader *r);
+/* The compressed data of the current file is damaged: skip the rest of it. */
+void pd_zstop(struct perf_reader *r);
 /* A COMPRESSED or COMPRESSED2 record: its payload becomes the input of pd_zfill.
  * 0, or -1 after an error. */
 int pd_start_compressed(struct perf_reader *r, const uint8_t *p, uint16_t size,

@@ -74,6 +74,25 @@ static int event_of_id(const struct perf_reader *r, uint64_t id)
 	return ev < 0 ? -2 : ev;
 }
 
+/* The size of the sample_id_all trailer of the non-sample record at p, as its event's
+ * sample_type says, and that event in *ev (-1 when the record does not say which). */
+static int trailer_size(const struct perf_reader *r, const uint8_t *p, uint16_t size, int *ev)
+{
+	*ev = r->nev == 1 ? 0 : -1;
+	if (!r->sample_id_all)
+		return 0;
+	*ev = 0;
+	if (r->nev > 1) {
+		*ev = -1;
+		if (r->is_pos > 0 && size >= 8 + 8 * r->is_pos) {
+			*ev = event_of_id(r, ld64(p + size - 8 * r->is_pos, r->swapped));
+			if (*ev < 0)
+				*ev = -1;
+		}
+	}
+	return 8 * __builtin_popcountll(r->ev[*ev < 0 ? 0 : *ev].d.sample_type & S_TRAILER);
+}
+
 /*
  * File format (sample_id_all trailer, at the end of a non-sample record):
  *	{ u32 pid, tid; }	&& TID
@@ -90,23 +109,12 @@ static int decode_trailer(struct perf_reader *r, const uint8_t *p, uint16_t size
 	int sw = r->swapped;
 	uint64_t st;
 	const uint8_t *q;
-	int tsz, ev = 0;
+	int tsz;
 
-	if (!r->sample_id_all) {
-		rec->event = r->nev == 1 ? 0 : -1;
+	tsz = trailer_size(r, p, size, &rec->event);
+	if (!r->sample_id_all)
 		return 0;
-	}
-	if (r->nev > 1) {
-		ev = -1;
-		if (r->is_pos > 0 && size >= 8 + 8 * r->is_pos) {
-			ev = event_of_id(r, ld64(p + size - 8 * r->is_pos, sw));
-			if (ev < 0)
-				ev = -1;
-		}
-	}
-	rec->event = ev;
-	st = r->ev[ev < 0 ? 0 : ev].d.sample_type;
-	tsz = 8 * __builtin_popcountll(st & S_TRAILER);
+	st = r->ev[rec->event < 0 ? 0 : rec->event].d.sample_type;
 	if (size < 8 + tsz)
 		return -1;
 	q = p + size - tsz;
@@ -365,20 +373,108 @@ overrun:
 	return 0;
 }
 
-/* Fixed part of the records we decode, header included. */
-unsigned pd_rec_min(uint32_t type)
+/*
+ * File format (the kernel's records whose size their fields fix, sample_id_all
+ * trailer excluded; a string is NUL-terminated and padded to a u64 word):
+ *	MMAP		u32 pid, tid; u64 start, len, pgoff; char filename[];
+ *	MMAP2		u32 pid, tid; u64 start, len, pgoff; 24 bytes of device and
+ *			inode or build id; u32 prot, flags; char filename[];
+ *	COMM		u32 pid, tid; char comm[];
+ *	KSYMBOL		u64 addr; u32 len; u16 type, flags; char name[];
+ *	CGROUP		u64 id; char path[];
+ *	FORK, EXIT	u32 pid, ppid, tid, ptid; u64 time;		(32 bytes)
+ *	LOST		u64 id, lost;					(24)
+ *	THROTTLE, UNTHROTTLE	u64 time, id, stream_id;		(32)
+ *	LOST_SAMPLES	u64 lost;					(16)
+ *	SWITCH		nothing						(8)
+ *	SWITCH_CPU_WIDE, ITRACE_START	u32 pid, tid;			(16)
+ *	AUX		u64 aux_offset, aux_size, flags;		(32)
+ *	BPF_EVENT	u16 type, flags; u32 id; u8 tag[8];		(24)
+ *	AUX_OUTPUT_HW_ID	u64 hw_id;				(16)
+ *	NAMESPACES	u32 pid, tid; u64 nr; { u64 dev, ino; } [nr];
+ * and perf's (no trailer):
+ *	HEADER_ATTR	struct perf_event_attr attr; u64 ids[];	(attr.size: 64, 72, ...)
+ *	HEADER_FEATURE	u64 feat_id; the feature's section	(feat_id < 256)
+ *	EVENT_UPDATE	u64 type; u64 id; ...			(type: UNIT, SCALE, NAME, CPUS)
+ *	TIME_CONV	u64 time_shift, time_mult, time_zero; [u64 time_cycles, time_mask;
+ *			u8 cap_user_time_zero, cap_user_time_short, reserved[6]]
+ *	ID_INDEX	u64 nr; { u64 id, idx, cpu, tid; } [nr]
+ *			[ { u64 machine_pid, vcpu; } [nr] ]
+ *	THREAD_MAP	u64 nr; { u64 pid; char comm[16]; } [nr]
+ *	FINISHED_ROUND, FINISHED_INIT	nothing				(8)
+ */
+int pd_rec_consistent(const struct perf_reader *r, const uint8_t *p, uint16_t size)
 {
+	int sw = r->swapped, ev, tsz;
+	uint32_t type = ld32(p, sw);
+	size_t fixed = 0, str = 0;
+	uint64_t n;
+
 	switch (type) {
-	case PERF_RECORD_MMAP: return 40;
-	case PERF_RECORD_MMAP2: return 72;
-	case PERF_RECORD_COMM: return 16;
+	case PERF_RECORD_ID_INDEX:
+		if (size < 16)
+			return 0;
+		n = ld64(p + 8, sw);
+		return n <= (size - 16u) / 32 && (size - 16u == 32 * n || size - 16u == 48 * n);
+	case PERF_RECORD_THREAD_MAP:
+		return size >= 16 && ld64(p + 8, sw) == (uint64_t)(size - 16) / 24 &&
+		       (size - 16) % 24 == 0;
+	case PERF_RECORD_FINISHED_ROUND:
+	case PERF_RECORD_FINISHED_INIT:
+		return size == 8;
+	case PERF_RECORD_HEADER_ATTR:
+		if (size < 16)
+			return 0;
+		n = ld32(p + 12, sw) ? ld32(p + 12, sw) : 64;
+		return n >= 64 && n <= size - 8u && (size - 8u - n) % 8 == 0;
+	case PERF_RECORD_HEADER_FEATURE:
+		return size >= 16 && ld64(p + 8, sw) < HEADER_FEAT_BITS;
+	case PERF_RECORD_EVENT_UPDATE:
+		return size >= 24 && ld64(p + 8, sw) < 16;
+	case PERF_RECORD_TIME_CONV:
+		return size >= 32 && size <= 64;
+	case PERF_RECORD_MMAP: str = 40; break;
+	case PERF_RECORD_MMAP2: str = 72; break;
+	case PERF_RECORD_COMM: str = 16; break;
+	case PERF_RECORD_KSYMBOL: str = 24; break;
+	case PERF_RECORD_CGROUP: str = 16; break;
+	case PERF_RECORD_SWITCH: fixed = 8; break;
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+	case PERF_RECORD_ITRACE_START:
+	case PERF_RECORD_AUX_OUTPUT_HW_ID: fixed = 16; break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_BPF_EVENT: fixed = 24; break;
 	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: return 32;
-	case PERF_RECORD_LOST: return 24;
-	case PERF_RECORD_LOST_SAMPLES: return 16;
-	case PERF_RECORD_KSYMBOL: return 24;
-	default: return 8;
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_AUX: fixed = 32; break;
+	case PERF_RECORD_NAMESPACES:
+		if (size < 24)
+			return 1;
+		n = ld64(p + 16, sw);
+		if (n > (size - 24u) / 16)
+			return 0;
+		fixed = 24 + 16 * (size_t)n;
+		break;
+	default:
+		return 1;
 	}
+	if (str) {
+		const uint8_t *nul = size > str ? memchr(p + str, 0, size - str) : NULL;
+
+		if (!nul)
+			return size < str + 8; /* a smaller one pd_decode() reports */
+		fixed = str + (((size_t)(nul - p) - str + 8) & ~(size_t)7);
+	}
+	if (!r->ready) /* the header is being read: the trailer's size is not known yet,
+			  but it holds at most six u64 fields */
+		return size >= fixed && size - fixed <= 48;
+	tsz = trailer_size(r, p, size, &ev);
+	if (size < pd_rec_min(type) + (size_t)tsz)
+		return 1; /* pd_decode() reports it */
+	return size == fixed + (size_t)tsz;
 }
 
 /* Returns 1 when *rec is to be returned, 0 when consumed or skipped, -1 on error. */
@@ -407,8 +503,7 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 	default:
 		break;
 	}
-	if ((type > PERF_RECORD_AUX_OUTPUT_HW_ID && type < PERF_RECORD_HEADER_ATTR) ||
-	    type > PERF_RECORD_COMPRESSED2 || type == 0) {
+	if (!pd_type_known(type)) {
 		r->stats.skipped_unknown++;
 		return 0;
 	}

@@ -9,28 +9,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/*
- * How many bytes a record takes in the stream: its size, plus for TRACING_DATA
- * and AUXTRACE the data perf writes after the record itself.
- */
-uint64_t pd_rec_extent(const uint8_t *p, uint16_t size, int sw, uint64_t avail)
-{
-	uint32_t type = ld32(p, sw);
-
-	/* the length field after the header is read only when the header's size says
-	 * it is there and the bytes are: a size past them is cut short anyway */
-	if (size > avail)
-		return size;
-	if (type == PERF_RECORD_HEADER_TRACING_DATA && size >= 12)
-		return size + (((uint64_t)ld32(p + 8, sw) + 7) & ~7ULL);
-	if (type == PERF_RECORD_AUXTRACE && size >= 16) {
-		uint64_t n = ld64(p + 8, sw);
-
-		return n > UINT64_MAX - size ? UINT64_MAX : size + n;
-	}
-	return size;
-}
-
 /* The most a record of a kernel type with a path or a name can hold: the fields, a
  * path of PATH_MAX and a sample_id trailer. */
 #define REC_NAME_MAX (4096 + 64)
@@ -38,8 +16,9 @@ uint64_t pd_rec_extent(const uint8_t *p, uint16_t size, int sw, uint64_t avail)
 /*
  * Is there a plausible record header at p (rem bytes left)? A known type, a size that
  * fits and is not below the type's minimum; the kernel's records are whole u64 words
- * and their paths and names bounded; a THREAD_MAP holds exactly its entries. What perf
- * checks before it processes a record (session.c), for resynchronizing after damage.
+ * and their paths and names bounded; the record's own counts agree with its size
+ * (pd_rec_consistent). What perf checks before it processes a record (session.c) and
+ * more, for resynchronizing after damage.
  */
 int pd_header_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
 {
@@ -58,14 +37,12 @@ int pd_header_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
 		if ((type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
 		     type == PERF_RECORD_COMM) && size > pd_rec_min(type) + REC_NAME_MAX)
 			return 0;
-		return 1;
+		/* samples have no counts to check here (pd_decode checks each field) */
+		return type == PERF_RECORD_SAMPLE || pd_rec_consistent(r, p, size);
 	}
 	if (type < PERF_RECORD_HEADER_ATTR || type > PERF_RECORD_COMPRESSED2)
 		return 0;
-	if (type == PERF_RECORD_THREAD_MAP) /* u64 nr; {u64 pid; char comm[16]} [nr] */
-		return size >= 16 && ld64(p + 8, r->swapped) == (uint64_t)(size - 16) / 24 &&
-		       (size - 16) % 24 == 0;
-	return 1;
+	return pd_rec_consistent(r, p, size);
 }
 
 /* A header and the one after it both plausible (or the first ends the data). */
@@ -79,6 +56,140 @@ static int headers_ok(const struct perf_reader *r, const uint8_t *p, uint64_t re
 	return ext == rem || pd_header_ok(r, p + ext, rem - ext);
 }
 
+/*
+ * The first q in [from, limit) where two plausible headers follow each other (or one
+ * ends the data), `rem` when there is none. Byte by byte: records need not lie at
+ * offsets of whole words (pipe-mode header records of 4 mod 8 bytes and COMPRESSED
+ * records of any size put the records after them anywhere).
+ */
+static uint64_t scan(const struct perf_reader *r, const uint8_t *p, uint64_t rem,
+		     uint64_t from, uint64_t limit)
+{
+	uint64_t q;
+
+	for (q = from; q < limit && q + 8 <= rem; q++)
+		if (headers_ok(r, p + q, rem - q))
+			return q;
+	return rem;
+}
+
+/* Types the kernel (below 64) and perf (from 64) may add, which this reader skips by
+ * their size; bytes that are not a record header, read as a type, are mostly larger. */
+#define UNKNOWN_TYPE_MAX 1024
+
+static int unknown_ok(uint32_t type)
+{
+	return type && type < UNKNOWN_TYPE_MAX && !pd_type_known(type);
+}
+
+/* Is the header at p, which is not plausible, of a type this reader does not know (a
+ * newer perf or kernel) with a size of whole u64 words that fits: one to read on to? */
+static int unknown_fits(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
+{
+	uint32_t type;
+	uint16_t size;
+
+	if (rem < 8)
+		return 0;
+	type = ld32(p, r->swapped);
+	size = ld16(p + 6, r->swapped);
+	return unknown_ok(type) && size >= 8 && size % 8 == 0 && size <= rem;
+}
+
+/*
+ * A plausible record whose successor is not: when two plausible headers stand inside
+ * its extent, its size is what is damaged (too large, it took the start of the next
+ * record along: damage); otherwise the damage is in the next record, framed from there.
+ */
+__attribute__((noinline))
+static void frame_next_bad(const struct perf_reader *r, const uint8_t *p, uint64_t rem,
+			   uint64_t ext, struct pd_frame *fr)
+{
+	uint64_t q;
+
+	if (!unknown_fits(r, p + ext, rem - ext) && (q = scan(r, p, rem, 8, ext)) < ext) {
+		fr->kind = PD_OVERSIZED;
+		fr->len = q;
+	}
+}
+
+/*
+ * A record that is not plausible: one whose size leads to two plausible headers is
+ * trusted: of an unknown type (a newer perf or kernel), a run of them is skipped by
+ * their sizes and counted; of a known type whose own counts agree with its size,
+ * pd_decode() says what is wrong. Anything else (a size below 8 too) is damage: the
+ * reader moves on to where two plausible headers follow each other.
+ */
+__attribute__((noinline))
+static void frame_bad(const struct perf_reader *r, const uint8_t *p, uint64_t rem,
+		      struct pd_frame *fr)
+{
+	uint32_t type = ld32(p, r->swapped);
+	uint16_t size = ld16(p + 6, r->swapped);
+	uint64_t ext = fr->len;
+	int known = pd_type_known(type);
+
+	if (ext > rem && ((known && size % 8 == 0) || unknown_ok(type)))
+		return; /* the data section's end cut it: reported as such */
+	if (size >= 8 && size % 8 == 0 && known && ext < rem && pd_rec_consistent(r, p, size) &&
+	    headers_ok(r, p + ext, rem - ext))
+		return; /* its size leads on to records: too short, pd_decode() says so */
+	if (size % 8 == 0 && unknown_ok(type)) {
+		/* a run of records of this type, each by its size, then plausible ones */
+		uint64_t at = 0, n = 0;
+
+		while (at + 8 <= rem && ld32(p + at, r->swapped) == type) {
+			uint16_t sz = ld16(p + at + 6, r->swapped);
+
+			if (sz < 8 || sz % 8 || sz > rem - at)
+				break;
+			at += sz;
+			n++;
+		}
+		if (n && (at == rem || (rem - at >= 8 && ld32(p + at, r->swapped) != type &&
+					headers_ok(r, p + at, rem - at)))) {
+			fr->kind = PD_UNKNOWN_RUN;
+			fr->len = at;
+			fr->n = n;
+			return;
+		}
+	}
+	fr->kind = PD_DAMAGE;
+	fr->len = scan(r, p, rem, 8, rem);
+}
+
+void pd_frame(const struct perf_reader *r, const uint8_t *p, uint64_t rem, int plausible,
+	      struct pd_frame *fr)
+{
+	uint64_t ext = pd_rec_extent(p, ld16(p + 6, r->swapped), r->swapped, rem);
+
+	fr->kind = PD_RECORD;
+	fr->len = ext;
+	fr->n = 1;
+	fr->next_plausible = 0;
+	if (!plausible && !pd_header_ok(r, p, rem)) {
+		frame_bad(r, p, rem, fr);
+		return;
+	}
+	if (ext < rem) {
+		fr->next_plausible = pd_header_ok(r, p + ext, rem - ext);
+		if (!fr->next_plausible)
+			frame_next_bad(r, p, rem, ext, fr);
+	}
+}
+
+void pd_skip_damage(struct perf_reader *r, struct pd_file *f, const uint8_t *p, uint64_t off,
+		    uint64_t q, uint64_t rem)
+{
+	r->stats.skipped_bad++;
+	r->stats.resync_bytes += q;
+	pd_warn(r, f->path, off, "%s: damaged record (size %u): %llu bytes skipped to %s "
+		"0x%llx", pd_rec_name(ld32(p, r->swapped)).s, ld16(p + 6, r->swapped),
+		(unsigned long long)q,
+		q == rem ? "the end of the data at" : "the next plausible record at offset",
+		(unsigned long long)(off + q));
+	r->pos = off + q;
+}
 
 void pd_reset_stream(struct perf_reader *r)
 {
@@ -111,6 +222,15 @@ void pd_release_behind(struct perf_reader *r, const struct pd_file *f, uint64_t 
 	r->released = to;
 }
 
+void pd_zstop(struct perf_reader *r)
+{
+	r->stats.skipped_bad++;
+	r->zbroken = 1;
+	r->zin = NULL;
+	r->zmore = 0;
+	r->dhead = r->dlen = 0;
+}
+
 /* Inflate the next chunk of the current compressed record behind what is left. */
 void pd_zfill(struct perf_reader *r)
 {
@@ -130,11 +250,7 @@ void pd_zfill(struct perf_reader *r)
 		pd_warn(r, pd_cur_path(r), r->zoff, "%s: zstd: %s, the compressed data of this file "
 			"is skipped from here", pd_rec_name(PERF_RECORD_COMPRESSED).s,
 			ZSTD_getErrorName(ret));
-		r->stats.skipped_bad++;
-		r->zbroken = 1;
-		r->zin = NULL;
-		r->zmore = 0;
-		r->dhead = r->dlen = 0;
+		pd_zstop(r);
 		return;
 	}
 	r->zin_pos = in.pos;
@@ -190,61 +306,4 @@ int pd_start_compressed(struct perf_reader *r, const uint8_t *p, uint16_t size,
 	r->zoff = off;
 	r->zmore = 0;
 	return 0;
-}
-
-
-/*
- * The record at `off` is not plausible. One whose size leads to two plausible headers
- * is trusted: of an unknown type (a newer perf or kernel), it is skipped by its size
- * and counted; of a known type, pd_decode() says what is wrong. Anything else is damage: the reader moves on to the next offset, in u64 steps, where
- * two plausible headers follow each other, and says how much it passed over. 1 when
- * r->pos moved; 0 to let the caller handle the record (a size cut short by the end).
- */
-int pd_resync(struct perf_reader *r, struct pd_file *f, const uint8_t *p, uint64_t off,
-	      uint64_t rem)
-{
-	uint32_t type = ld32(p, r->swapped);
-	uint16_t size = ld16(p + 6, r->swapped);
-	uint64_t ext = pd_rec_extent(p, size, r->swapped, rem), q;
-	int known = (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID) ||
-		    (type >= PERF_RECORD_HEADER_ATTR && type <= PERF_RECORD_COMPRESSED2);
-
-	if (ext > rem && (size % 8 == 0 || !known))
-		return 0; /* the data section's end cut it: reported as such */
-	if (size % 8 == 0 && known && ext < rem && headers_ok(r, p + ext, rem - ext))
-		return 0; /* its size leads on to records: too short, pd_decode() says so */
-	if (size % 8 == 0 && !known) {
-		/* a run of records of this type, each by its size, then plausible ones */
-		uint64_t at = 0, n = 0;
-
-		while (at + 8 <= rem && ld32(p + at, r->swapped) == type) {
-			uint16_t sz = ld16(p + at + 6, r->swapped);
-
-			if (sz < 8 || sz % 8 || sz > rem - at)
-				break;
-			at += sz;
-			n++;
-		}
-		if (n && (at == rem || (rem - at >= 8 && ld32(p + at, r->swapped) != type &&
-					headers_ok(r, p + at, rem - at)))) {
-			if (!r->stats.first_unknown)
-				r->stats.first_unknown = off + 1;
-			r->stats.skipped_unknown += n;
-			r->pos = off + at;
-			return 1;
-		}
-	}
-	for (q = 8; q + 8 <= rem; q += 8)
-		if (headers_ok(r, p + q, rem - q))
-			break;
-	if (q + 8 > rem)
-		q = rem;
-	r->stats.skipped_bad++;
-	r->stats.resync_bytes += q;
-	pd_warn(r, f->path, off, "%s: damaged record (size %u): %llu bytes skipped to %s "
-		"0x%llx", pd_rec_name(type).s, size, (unsigned long long)q,
-		q == rem ? "the end of the data at" : "the next plausible record at offset",
-		(unsigned long long)(off + q));
-	r->pos = off + q;
-	return 1;
 }

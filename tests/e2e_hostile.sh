@@ -70,6 +70,18 @@ damaged() { # NAME SAMPLES PATTERN
 damaged mmap2-129 2006 "offset 0x[0-9a-f]+: warning: PERF_RECORD_MMAP2: damaged record \(size 129\)"
 damaged thread-map 2006 "PERF_RECORD_THREAD_MAP: damaged record \(size 65528\)"
 damaged unknown-100 1906 "warning: 100 records of unknown type skipped"
+# issue 21 B1, B2: one size field wrong (8 too large, 0: the reader lands inside the
+# next record; up to 65,528 bytes that end on a record, against the record's own count
+# or filename) is damage: skipped to the next plausible record with a warning naming
+# its offset, and every other sample kept (NAME.expect: the samples, the warning)
+for n in sample-plus8 sample-zero pipe-plus8 id-index-claims kernel-mmap-claims thread-map-claims; do
+	want=$(sed -n 1p "$TMP/h/$n.expect")
+	warn=$(sed -n 2p "$TMP/h/$n.expect")
+	hostile "$n" "0" "warning: " -- -i "$TMP/h/$n.data" -f samples --no-symbols -o "$TMP/$n.samples"
+	grep -qF -- "$warn" "$TMP/$n.err" && ok "$n: warned: $warn" || bad "$n: no '$warn' in: $(head -2 "$TMP/$n.err")"
+	got=$(wc -l <"$TMP/$n.samples" 2>/dev/null)
+	[ "$got" = "$want" ] && ok "$n: $got samples kept" || bad "$n: ${got:-no} samples, not $want"
+done
 # B4: a stack of 3,002 frames keeps them all (1,024 were kept, the outermost cut silently)
 hostile deep-stack "0" "samples in" -- -i "$TMP/h/deep.data" "${KS[@]}" --symfs $TD -o "$TMP/deep.folded"
 depth=$(awk -F';' '{ if (NF > m) m = NF } END { print m - 1 }' "$TMP/deep.folded" 2>/dev/null)
