@@ -59,6 +59,7 @@ LIB_SRCS := \
 	common/mapfile.c \
 	formats/perfdata.c \
 	formats/perfdata_input.c \
+	formats/perfdata_spool.c \
 	formats/perfdata_events.c \
 	formats/perfdata_header.c \
 	formats/perfdata_record.c \

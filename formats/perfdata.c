@@ -244,9 +244,9 @@ struct perf_reader *perf_reader_open(const char *path, struct diag *d)
 			goto fail;
 		}
 		if (strcmp(path, "-") == 0) {
-			if (pd_map_fd(STDIN_FILENO, path, f, d, 0) < 0)
+			if (pd_map_fd(r, STDIN_FILENO, path, f, 0) < 0)
 				goto fail;
-		} else if (pd_map_path(path, path, f, d, 0) < 0) {
+		} else if (pd_map_path(r, path, path, f, 0) < 0) {
 			goto fail;
 		}
 		if (pd_read_header(r) < 0)

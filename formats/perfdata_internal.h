@@ -2,7 +2,8 @@
  *
  * The reader (formats/perfdata.h) is split by job, as libbpf's libbpf_internal.h and
  * linux-perf-data's file_reader/header/features/record split it:
- *	perfdata_input.c	the input: a file mapped, a pipe spooled, a --threads directory
+ *	perfdata_input.c	the input: a file mapped, a --threads directory
+ *	perfdata_spool.c	a pipe spooled, framed as it comes
  *	perfdata_events.c	the events: attrs, their ids and names
  *	perfdata_header.c	the file and pipe headers and the feature sections
  *	perfdata_record.c	one record's bytes decoded into a struct perf_record
@@ -175,14 +176,21 @@ const char *pd_cur_path(const struct perf_reader *r);
 /* Map `fd` (regular file) or spool it (pipe, terminal, fifo) first; with `regular`,
  * only a regular file will do (a --threads directory's data.N has no magic to check).
  * 0, or -1 after one error through `d`. */
-int pd_map_fd(int fd, const char *name, struct pd_file *f, struct diag *d, int regular);
-int pd_map_path(const char *path, const char *name, struct pd_file *f, struct diag *d,
+int pd_map_fd(struct perf_reader *r, int fd, const char *name, struct pd_file *f, int regular);
+int pd_map_path(struct perf_reader *r, const char *path, const char *name, struct pd_file *f,
 		int regular);
 void pd_free_file(struct pd_file *f);
 /* A new zeroed file of `path` at the end of r->files; NULL when out of memory. */
 struct pd_file *pd_add_file(struct perf_reader *r, const char *path);
 /* `perf record --threads`: DIR/data holds the header, DIR/data.N the records. 0 or -1. */
 int pd_open_dir(struct perf_reader *r, const char *dir);
+
+/* ---- perfdata_spool.c: a pipe ---- */
+
+/* Spool `fd` to an unlinked temporary file and map it into `f`, framing the records as
+ * they come (r->swapped is set from the magic): the spool ends where the bytes stop
+ * being perf.data, with a warning. 0, or -1 after one error through r->d. */
+int pd_spool(struct perf_reader *r, int fd, const char *name, struct pd_file *f);
 
 /* ---- perfdata_events.c: events, ids and names ---- */
 

@@ -49,6 +49,35 @@ yes | timeout -k 1 $LIMIT "$PERFCONV" -i - -o "$TMP/yes.folded" 2>"$TMP/yes.err"
 rc=${PIPESTATUS[1]}
 [ $rc -eq 1 ] && grep -q "bad magic" "$TMP/yes.err" && ok "endless stdin: exit 1 at once: $(cat "$TMP/yes.err")" ||
 	bad "endless stdin: exit $rc after $(($(date +%s) - t0)) s: $(head -2 "$TMP/yes.err")"
+# issue 21 B5: a pipe header, or a whole pipe recording, followed by endless bytes: the
+# records are framed while they are spooled, and the spool ends at the first stretch
+# that holds no record (it was spooled to $TMPDIR without bound)
+endless() { # NAME RC SAMPLES PATTERN -- PRODUCER...: PRODUCER | perfconv -i -
+	local name=$1 rc=$2 want=$3 pat=$4 t0 got
+	shift 5
+	t0=$(date +%s%N)
+	"$@" 2>/dev/null | timeout -k 1 $LIMIT "$PERFCONV" -i - -f samples --no-symbols \
+		-o "$TMP/$name.samples" 2>"$TMP/$name.err"
+	got=${PIPESTATUS[1]}
+	if [ "$got" != "$rc" ]; then
+		bad "$name: exit $got, not $rc, after $((($(date +%s%N) - t0) / 1000000)) ms: $(head -2 "$TMP/$name.err")"
+	elif ! grep -qE -- "$pat" "$TMP/$name.err"; then
+		bad "$name: stderr lacks /$pat/: $(head -2 "$TMP/$name.err")"
+	else
+		ok "$name: exit $rc in $((($(date +%s%N) - t0) / 1000000)) ms: $(grep -E -m1 -- "$pat" "$TMP/$name.err")"
+		if [ "$want" != - ]; then
+			got=$(wc -l <"$TMP/$name.samples")
+			[ "$got" = "$want" ] && ok "$name: $got samples" || bad "$name: $got samples, not $want"
+		fi
+	fi
+}
+endless pipe-header-zeros 1 - "offset 0x10: warning: not a perf.data record here nor in the 262144 bytes after it: the input is read no further" -- \
+	sh -c "head -c 16 $TD/mt-pipe.data; cat /dev/zero"
+endless pipe-header-yes 1 - "offset 0x10: warning: not a perf.data record here" -- sh -c "head -c 16 $TD/mt-pipe.data; yes"
+endless pipe-then-urandom 0 3157 "offset 0x54174: warning: not a perf.data record here" -- \
+	sh -c "cat $TD/mt-pipe.data; cat /dev/urandom"
+endless file-then-zeros 0 3985 "offset 0x5ad58: warning: the input goes on after the recording's last feature section" -- \
+	sh -c "cat $TD/mt-g.data; cat /dev/zero"
 # a --threads directory whose data.1 is /dev/zero, or a FIFO
 cp -r $TD/mt-threads.data "$TMP/thr.data"
 ln -sf /dev/zero "$TMP/thr.data/data.1"
