@@ -244,6 +244,7 @@ static int process_feature(struct perf_reader *r, unsigned feat, const uint8_t *
 		if (cur_u64(&c, &x) < 0)
 			return -1;
 		h->directory = 1;
+		r->dir_version = x;
 		return 0;
 	case HEADER_BUILD_ID:
 		for (pos = 0; len - pos >= 8;) {

@@ -87,23 +87,63 @@ struct pd_file *pd_add_file(struct perf_reader *r, const char *path)
 	return n;
 }
 
-static int cmp_num_suffix(const void *a, const void *b)
-{
-	unsigned long x = strtoul(strrchr(*(char *const *)a, '.') + 1, NULL, 10);
-	unsigned long y = strtoul(strrchr(*(char *const *)b, '.') + 1, NULL, 10);
+/* A file of the directory and the number in its name. */
+struct dir_ent {
+	unsigned long n;
+	char *name;
+};
 
-	return x < y ? -1 : x > y;
+static int cmp_dir_ent(const void *a, const void *b)
+{
+	const struct dir_ent *x = a, *y = b;
+
+	return x->n < y->n ? -1 : x->n > y->n;
 }
 
-/* `perf record --threads`: DIR/data holds the header, DIR/data.N the records. */
+/* The N of "data.N" as perf writes it ("%d": no sign, no leading zero); -1 otherwise. */
+static long data_index(const char *name)
+{
+	const char *s = name + strlen("data.");
+	size_t len = strlen(s);
+
+	if (!len || len > 9 || strspn(s, "0123456789") != len || (s[0] == '0' && len > 1))
+		return -1;
+	return strtol(s, NULL, 10);
+}
+
+/* Why a file of the directory is not read: counted, and the first named. */
+struct not_read {
+	size_t n;
+	char first[256];
+};
+
+static void not_read(struct not_read *w, const char *name)
+{
+	if (!w->n++)
+		snprintf(w->first, sizeof(w->first), "%s", name);
+}
+
+/*
+ * File format (`perf record --threads`, feature DIR_FORMAT = { u64 version; }, version
+ * 1): DIR/data holds the header and the records perf synthesized, and DIR/data.N
+ * ("%d", N from 0) the records of each of its mmaps, one per recorded CPU: fewer than
+ * the NRCPUS feature's CPUs. Other names (data.01), files beyond the CPUs and a file
+ * that is one already read (a symlink or hard link to data.0) hold no records of the
+ * recording: not read, and said.
+ */
 int pd_open_dir(struct perf_reader *r, const char *dir)
 {
 	char path[4096];
-	char **names = NULL;
-	size_t n = 0, i;
+	struct dir_ent *ents = NULL, *grown;
+	struct not_read odd = { 0 }, beyond = { 0 }, same = { 0 };
+	dev_t *devs = NULL;
+	ino_t *inos = NULL;
+	size_t n = 0, i, j, nread = 0;
+	unsigned long limit;
 	DIR *dh;
 	struct dirent *de;
 	struct pd_file *f;
+	struct stat st;
 	int ret = -1;
 
 	snprintf(path, sizeof(path), "%s/data", dir);
@@ -112,7 +152,17 @@ int pd_open_dir(struct perf_reader *r, const char *dir)
 		goto nomem;
 	if (pd_map_path(r, path, f->path, f, 1) < 0 || pd_read_header(r) < 0)
 		return -1;
+	if (!r->hdr.directory)
+		diag_warn(r->d, path, DIAG_NO_OFFSET, "no DIR_FORMAT feature in the header of a "
+			  "directory: its data.N files are read as perf record --threads writes "
+			  "them");
+	else if (r->dir_version != 1)
+		diag_warn(r->d, path, DIAG_NO_OFFSET, "DIR_FORMAT version %llu (this reader "
+			  "knows 1): its data.N files are read as version 1",
+			  (unsigned long long)r->dir_version);
 	r->hdr.directory = 1;
+	limit = r->hdr.nr_cpus_avail && r->hdr.nr_cpus_avail < MAX_FILES ?
+		r->hdr.nr_cpus_avail : MAX_FILES;
 	dh = opendir(dir);
 	if (!dh) {
 		diag_error(r->d, dir, DIAG_NO_OFFSET, "cannot read the directory: %s",
@@ -121,25 +171,50 @@ int pd_open_dir(struct perf_reader *r, const char *dir)
 	}
 	while ((de = readdir(dh))) {
 		const char *s = de->d_name;
-		char **nn;
+		long k;
 
-		if (!starts_with(s, "data.") || !s[5] || strspn(s + 5, "0123456789") != strlen(s + 5))
+		if (!starts_with(s, "data."))
 			continue;
-		if (n >= MAX_FILES)
-			break;
-		nn = realloc(names, (n + 1) * sizeof(*names));
-		if (!nn || !(nn[n] = strdup(s))) {
-			names = nn ? nn : names;
+		k = data_index(s);
+		if (k < 0) {
+			not_read(&odd, s);
+			continue;
+		}
+		if ((unsigned long)k >= limit) {
+			not_read(&beyond, s);
+			continue;
+		}
+		grown = realloc(ents, (n + 1) * sizeof(*ents));
+		if (!grown || !(grown[n].name = strdup(s))) {
+			ents = grown ? grown : ents;
 			closedir(dh);
 			goto nomem;
 		}
-		names = nn;
-		n++;
+		ents = grown;
+		ents[n++].n = (unsigned long)k;
 	}
 	closedir(dh);
-	qsort(names, n, sizeof(*names), cmp_num_suffix);
+	qsort(ents, n, sizeof(*ents), cmp_dir_ent);
+	devs = malloc((n + 1) * sizeof(*devs));
+	inos = malloc((n + 1) * sizeof(*inos));
+	if (!devs || !inos)
+		goto nomem;
+	if (stat(r->files[0].path, &st) == 0) {
+		devs[nread] = st.st_dev;
+		inos[nread++] = st.st_ino;
+	}
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, ents[i].name);
+		if (stat(path, &st) == 0) {
+			for (j = 0; j < nread && (devs[j] != st.st_dev || inos[j] != st.st_ino); j++)
+				;
+			if (j < nread) {
+				not_read(&same, ents[i].name);
+				continue;
+			}
+			devs[nread] = st.st_dev;
+			inos[nread++] = st.st_ino;
+		}
 		f = pd_add_file(r, path);
 		if (!f)
 			goto nomem;
@@ -148,13 +223,27 @@ int pd_open_dir(struct perf_reader *r, const char *dir)
 		f->start = 0;
 		f->end = f->declared_end = f->size;
 	}
+	if (odd.n)
+		diag_warn(r->d, dir, DIAG_NO_OFFSET, "%zu file%s named like data files not read: "
+			  "not a name perf writes (data.N), such as %s", odd.n,
+			  odd.n == 1 ? "" : "s", odd.first);
+	if (beyond.n)
+		diag_warn(r->d, dir, DIAG_NO_OFFSET, "%zu file%s not read: beyond the %lu CPUs of "
+			  "the recording (data.0 to data.%lu), such as %s", beyond.n,
+			  beyond.n == 1 ? "" : "s", limit, limit - 1, beyond.first);
+	if (same.n)
+		diag_warn(r->d, dir, DIAG_NO_OFFSET, "%zu file%s not read: the same file as one "
+			  "read already (a link), such as %s", same.n, same.n == 1 ? "" : "s",
+			  same.first);
 	ret = 0;
 	goto out;
 nomem:
 	diag_error(r->d, dir, DIAG_NO_OFFSET, "out of memory");
 out:
 	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+		free(ents[i].name);
+	free(ents);
+	free(devs);
+	free(inos);
 	return ret;
 }

@@ -83,6 +83,7 @@ struct perf_reader {
 	struct evtype *evtypes;
 	size_t nevtypes;
 	int ready;              /* events indexed (pd_finish_events): trailers have a size */
+	uint64_t dir_version;   /* feature DIR_FORMAT (0: absent) */
 	struct perf_reader_stats stats;
 
 	/* iteration */
@@ -182,7 +183,8 @@ int pd_map_path(struct perf_reader *r, const char *path, const char *name, struc
 void pd_free_file(struct pd_file *f);
 /* A new zeroed file of `path` at the end of r->files; NULL when out of memory. */
 struct pd_file *pd_add_file(struct perf_reader *r, const char *path);
-/* `perf record --threads`: DIR/data holds the header, DIR/data.N the records. 0 or -1. */
+/* `perf record --threads`: DIR/data holds the header, DIR/data.N the records, each file
+ * read once. 0 or -1. */
 int pd_open_dir(struct perf_reader *r, const char *dir);
 
 /* ---- perfdata_spool.c: a pipe ---- */

@@ -78,6 +78,26 @@ endless pipe-then-urandom 0 3157 "offset 0x54174: warning: not a perf.data recor
 	sh -c "cat $TD/mt-pipe.data; cat /dev/urandom"
 endless file-then-zeros 0 3985 "offset 0x5ad58: warning: the input goes on after the recording's last feature section" -- \
 	sh -c "cat $TD/mt-g.data; cat /dev/zero"
+# issue 21 B9: a --threads directory is read as DIR_FORMAT names its files (data.N,
+# N below the recorded CPUs), each once: data.01 beside data.1 and 1,990 symlinks to
+# data.0 gave 3.7 M samples instead of 3,328
+cp -r $TD/mt-threads.data "$TMP/thr-extra.data"
+cp "$TMP/thr-extra.data/data.1" "$TMP/thr-extra.data/data.01"
+for i in $(seq 2 1991); do ln -s data.0 "$TMP/thr-extra.data/data.$i"; done
+hostile threads-extra "0" "warning: 1990 files not read: beyond the 2 CPUs of the recording \(data.0 to data.1\), such as data\.[0-9]+" -- \
+	-i "$TMP/thr-extra.data" -f samples --no-symbols -o "$TMP/thr-extra.samples"
+grep -q "warning: 1 file named like data files not read: not a name perf writes (data.N), such as data.01" "$TMP/threads-extra.err" &&
+	ok "threads-extra: data.01 named" || bad "threads-extra: data.01 not named: $(cat "$TMP/threads-extra.err")"
+n=$(wc -l <"$TMP/thr-extra.samples")
+[ "$n" = 3328 ] && ok "threads-extra: $n samples, as the directory perf wrote" || bad "threads-extra: $n samples, not 3328"
+# ... and a data.1 that is a link to data.0 is not read twice: data.0's samples alone
+cp -r $TD/mt-threads.data "$TMP/thr-link.data" && rm "$TMP/thr-link.data/data.1"
+want=$("$PERFCONV" -q -i "$TMP/thr-link.data" -f samples --no-symbols -o - | wc -l)
+ln -s data.0 "$TMP/thr-link.data/data.1"
+hostile threads-link "0" "warning: 1 file not read: the same file as one read already \(a link\), such as data.1" -- \
+	-i "$TMP/thr-link.data" -f samples --no-symbols -o "$TMP/thr-link.samples"
+n=$(wc -l <"$TMP/thr-link.samples")
+[ "$n" = "$want" ] && [ "$n" -gt 0 ] && ok "threads-link: $n samples, data.0's" || bad "threads-link: $n samples, not $want"
 # a --threads directory whose data.1 is /dev/zero, or a FIFO
 cp -r $TD/mt-threads.data "$TMP/thr.data"
 ln -sf /dev/zero "$TMP/thr.data/data.1"
