@@ -131,6 +131,25 @@ for n in sample-plus8 sample-zero pipe-plus8 id-index-claims kernel-mmap-claims 
 	got=$(wc -l <"$TMP/$n.samples" 2>/dev/null)
 	[ "$got" = "$want" ] && ok "$n: $got samples kept" || bad "$n: ${got:-no} samples, not $want"
 done
+# issue 21 B10: the fuzzing seeds are the recordings cut small (fuzz/cut.py), still
+# converting as perf.data; the pipeline's keeps the JIT code its samples are in
+python3 fuzz/cut.py $TD/mt-g.data "$TMP/cut.data"
+n=$("$PERFCONV" -q -i "$TMP/cut.data" -f samples --no-symbols -o - | wc -l)
+sz=$(stat -c %s "$TMP/cut.data")
+[ "$n" = 200 ] && [ "$sz" -lt 65536 ] && ok "fuzz seed: mt-g.data cut to $n samples, $sz bytes" ||
+	bad "fuzz seed: mt-g.data cut to $n samples, $sz bytes (want 200, under 64 KB)"
+python3 fuzz/pair.py --samples 200 --dump-max 32768 $J/node.data $J/jit-30720.dump "$TMP/pair"
+mkdir -p "$TMP/pair.d"
+python3 -c 'import struct, sys
+b = open(sys.argv[1], "rb").read()
+n = struct.unpack_from("<I", b)[0]
+open(sys.argv[2] + "/node.data", "wb").write(b[4:4 + n])
+open(sys.argv[2] + "/jit-30720.dump", "wb").write(b[4 + n:])' "$TMP/pair" "$TMP/pair.d"
+sz=$(stat -c %s "$TMP/pair")
+"$PERFCONV" -q -i "$TMP/pair.d/node.data" --jit-dir "$TMP/pair.d" -o "$TMP/pair.folded"
+n=$(grep -c 'JS:\*fibonacci' "$TMP/pair.folded")
+[ "$sz" -lt 131072 ] && [ "$n" -gt 0 ] && ok "fuzz seed: node.data and its dump in $sz bytes, $n stacks in JS:*fibonacci" ||
+	bad "fuzz seed: node.data and its dump in $sz bytes, $n stacks in JS:*fibonacci"
 # B4: a stack of 3,002 frames keeps them all (1,024 were kept, the outermost cut silently)
 hostile deep-stack "0" "samples in" -- -i "$TMP/h/deep.data" "${KS[@]}" --symfs $TD -o "$TMP/deep.folded"
 depth=$(awk -F';' '{ if (NF > m) m = NF } END { print m - 1 }' "$TMP/deep.folded" 2>/dev/null)
