@@ -5,8 +5,8 @@
 #   make SANITIZE=address,undefined check
 #                             the same with sanitizers, in build-san/
 #   make demo                 convert the bundled recording and say where the output is
-#   make fuzz                 run each fuzz target (perf.data, jitdump, perf map, unwinder,
-#                             the whole pipeline) for FUZZ_SECONDS (60) each, with ASan
+#   make fuzz                 run each fuzz target (perf.data, tracepoint formats, jitdump,
+#                             perf map, unwinder, the whole pipeline) for FUZZ_SECONDS (60) each, with ASan
 #                             and UBSan, seeded from tests/corpus and the real recordings
 #   make fuzz-keep            merge the campaign's small finds into tests/corpus
 #   make bench                run bench/run.sh
@@ -64,6 +64,7 @@ LIB_SRCS := \
 	formats/perfdata_header.c \
 	formats/perfdata_record.c \
 	formats/perfdata_stream.c \
+	formats/tracefmt.c \
 	formats/jitdump.c \
 	formats/perfmap.c \
 	formats/profile.c \
@@ -102,7 +103,7 @@ E2E_TESTS := tests/e2e.sh tests/e2e_symbols.sh tests/e2e_jit.sh tests/e2e_pprof.
 	tests/e2e_svg.sh tests/e2e_info.sh tests/e2e_dwarf.sh tests/e2e_hostile.sh
 
 
-CHECK_SUITES := perfdata jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json svg unwind
+CHECK_SUITES := perfdata tracefmt jitdump perfmap jitcode elfsyms kallsyms replay folded symbolize pprof json svg unwind
 
 # Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
 GEN_SRCS := $(BUILD)/gen/profile.pb-c.c
@@ -156,7 +157,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(BUILD)/tests/testutil.o $(LIB
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
 # The corpus replayers: run each reader over every committed bad input.
-FUZZ_TARGETS := perfdata jitdump perfmap unwind pipeline
+FUZZ_TARGETS := perfdata tracefmt jitdump perfmap unwind pipeline
 REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay_main.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)

@@ -303,6 +303,12 @@ const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r)
 	return &r->stats;
 }
 
+const void *perf_reader_tracing_data(const struct perf_reader *r, size_t *len)
+{
+	*len = r->tracing_len;
+	return r->tracing;
+}
+
 void perf_reader_close(struct perf_reader *r)
 {
 	struct perf_header_info *h;

@@ -240,6 +240,10 @@ static int process_feature(struct perf_reader *r, unsigned feat, const uint8_t *
 		h->first_sample_time = x;
 		h->last_sample_time = y;
 		return 0;
+	case HEADER_TRACING_DATA: /* parsed by formats/tracefmt.c when asked for */
+		r->tracing = p;
+		r->tracing_len = len;
+		return 0;
 	case HEADER_DIR_FORMAT:
 		if (cur_u64(&c, &x) < 0)
 			return -1;
@@ -507,6 +511,13 @@ static int read_pipe_header(struct perf_reader *r, struct pd_file *f)
 			break;
 		case PERF_RECORD_HEADER_FEATURE:
 			nfeat_names++;
+			break;
+		case PERF_RECORD_HEADER_TRACING_DATA:
+			/* u32 size; then that many bytes after the record (pd_rec_extent) */
+			if (!r->tracing && fr.len > size) {
+				r->tracing = q + size;
+				r->tracing_len = (size_t)(fr.len - size);
+			}
 			break;
 		default:
 			break;

@@ -84,6 +84,8 @@ struct perf_reader {
 	size_t nevtypes;
 	int ready;              /* events indexed (pd_finish_events): trailers have a size */
 	uint64_t dir_version;   /* feature DIR_FORMAT (0: absent) */
+	const uint8_t *tracing; /* the tracing data, borrowed from the input, or NULL */
+	size_t tracing_len;
 	struct perf_reader_stats stats;
 
 	/* iteration */

@@ -8,7 +8,8 @@ own file.
 
 Layers, lowest first; a file includes only files of its own layer or lower ones:
   1 common/                 containers, diagnostics, file mapping, byte loaders, perf's ABI
-  2 readers and the model   formats/perfdata*, jitdump, perfmap; formats/profile, profview
+  2 readers and the model   formats/perfdata*, tracefmt, jitdump, perfmap; formats/profile,
+                            profview
   3 symbolize/              addresses to frames: native, kernel, JIT, unwinding
   4 writers                 the rest of formats/
   5 convert/                the passes and the output table
@@ -24,7 +25,7 @@ import tempfile
 
 LAYERS = [
     (1, "common", ["common/*"]),
-    (2, "readers and model", ["formats/perfdata*", "formats/jitdump.*", "formats/perfmap.*",
+    (2, "readers and model", ["formats/perfdata*", "formats/tracefmt.*", "formats/jitdump.*", "formats/perfmap.*",
                               "formats/profile.[ch]", "formats/profview.*"]),
     (3, "symbolize", ["symbolize/*"]),
     (4, "writers", ["formats/*"]),
