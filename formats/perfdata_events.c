@@ -16,13 +16,6 @@ static int attr_flag(const uint8_t *bits, int file_be, unsigned k)
 	return (bits[k / 8] >> (k % 8)) & 1;
 }
 
-int pd_host_big_endian(void)
-{
-	const uint16_t one = 1;
-
-	return *(const uint8_t *)&one == 0;
-}
-
 static const char *const hw_names[] = {
 	"cycles", "instructions", "cache-references", "cache-misses", "branches",
 	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
@@ -95,7 +88,7 @@ int pd_add_event(struct perf_reader *r, const uint8_t *p, uint32_t sz)
 {
 	uint8_t a[160];
 	struct pd_event *n, *e;
-	int sw = r->swapped, be = r->swapped ^ pd_host_big_endian();
+	int sw = r->swapped, be = r->swapped ^ host_big_endian();
 	const uint8_t *bits = a + 40;
 
 	n = realloc(r->ev, (r->nev + 1) * sizeof(*n));

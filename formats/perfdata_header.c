@@ -574,7 +574,7 @@ int pd_read_header(struct perf_reader *r)
 		return -1;
 	}
 	magic = ld64(f->base, 0);
-	native = pd_host_big_endian() ? __builtin_bswap64(PERF_FILE_MAGIC2) : PERF_FILE_MAGIC2;
+	native = host_big_endian() ? __builtin_bswap64(PERF_FILE_MAGIC2) : PERF_FILE_MAGIC2;
 	if (magic == __builtin_bswap64(native)) {
 		r->swapped = 1;
 	} else if (magic != native) {

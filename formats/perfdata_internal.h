@@ -198,7 +198,6 @@ int pd_spool(struct perf_reader *r, int fd, const char *name, struct pd_file *f)
 
 /* ---- perfdata_events.c: events, ids and names ---- */
 
-int pd_host_big_endian(void);
 /* One attr of `sz` bytes at p appended to r->ev; -1 when out of memory. */
 int pd_add_event(struct perf_reader *r, const uint8_t *p, uint32_t sz);
 /* `n` u64 ids at p (in the file's byte order) given to `e`; -1 when out of memory. */

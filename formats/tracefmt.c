@@ -66,13 +66,6 @@ static const char *take_cstr(struct cur *c)
 	return (const char *)s;
 }
 
-static int host_big_endian(void)
-{
-	const uint16_t one = 1;
-
-	return *(const uint8_t *)&one == 0;
-}
-
 /* ---- the print fmt's __print_flags() and __print_symbolic() tables ---- */
 
 /* The end of the argument at s (a top-level comma or the closing parenthesis),
