@@ -328,11 +328,6 @@ int make_dirs(const char *dir)
 	return ret;
 }
 
-int starts_with(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 const char *path_base(const char *path)
 {
 	const char *slash = strrchr(path, '/');

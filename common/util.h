@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Allocation failure aborts with a message: perfconv cannot continue without memory. */
 void *xmalloc(size_t n);
@@ -120,8 +121,11 @@ static inline size_t strtab_count(const struct strtab *t)
 /* mkdir -p: 0 when the directory exists afterwards. */
 int make_dirs(const char *dir);
 
-/* Does `s` begin with `prefix`? (No hand-counted prefix lengths.) */
-int starts_with(const char *s, const char *prefix);
+/* Does `s` begin with `prefix`? */
+static inline int starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
 
 /* basename without modifying its argument. */
 const char *path_base(const char *path);
