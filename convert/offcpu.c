@@ -272,7 +272,7 @@ static void *offcpu_start(struct conversion *c)
 	u64map_init(&o->thread_index);
 	/* a --threads directory is read file by file: its rounds say nothing across them */
 	o->ordered_whole = perf_reader_header(r)->directory;
-	if (sched_switch_format(r, &o->fmt_store)) {
+	if (sched_switch_format(r, c->opt->input, &o->fmt_store, c->s->d)) {
 		o->fmt = &o->fmt_store;
 		o->has_tp = 1;
 	}
@@ -429,6 +429,7 @@ static void offcpu_free(void *state)
 
 	if (!o)
 		return;
+	sched_switch_release(&o->fmt_store);
 	free(o->heap);
 	free(o->threads);
 	u64map_release(&o->thread_index);
