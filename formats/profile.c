@@ -1,6 +1,7 @@
 /* profile: the format-neutral model every writer consumes. */
 #include "formats/profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,16 @@ const char *pc_state_name(enum pc_state s)
 	case PC_STATE_BLOCKED: return "blocked";
 	case PC_STATE_OTHER: return "other";
 	default: return "";
+	}
+}
+
+void profile_name_states(struct profile *p)
+{
+	for (int s = PC_STATE_NONE + 1; s < PC_NSTATES; s++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "[off-CPU: %s]", pc_state_name((enum pc_state)s));
+		p->state_name[s] = profile_str(p, name);
 	}
 }
 

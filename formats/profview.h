@@ -44,6 +44,9 @@ struct profview {
 	 * grouped by thread, each thread's in time order. */
 	struct pc_thread *threads; size_t nthreads;
 	uint32_t *order; size_t norder;
+	/* an off-CPU interval's stack ends in a function for its state ("[off-CPU:
+	 * sleeping]", kind FRAME_NATIVE, no file): (fnode << 8 | state) + 1 -> fnode */
+	struct u64map state_fnodes;
 };
 
 /*
@@ -54,10 +57,18 @@ struct profview {
 void profview_init(struct profview *v, const struct profile *p, int event, int weight_period);
 void profview_release(struct profview *v);
 
-/* The fnode of a sample's stack. */
+/* The fnode of a sample's stack, its state's function at the leaf when it has one. */
 static inline uint32_t profview_fnode(const struct profview *v, const struct pc_sample *s)
 {
-	return v->fnode_of_node[s->stack];
+	uint32_t f = v->fnode_of_node[s->stack];
+
+	if (s->state) {
+		const uint32_t *x = u64map_get(&v->state_fnodes, ((uint64_t)f << 8 | s->state) + 1);
+
+		if (x)
+			return *x;
+	}
+	return f;
 }
 
 #endif
