@@ -4,7 +4,8 @@
 
 /*
  * The demangled form of a C++ or Rust (legacy and v0) name as perf shows it: no
- * parameter lists (the mangled name tells overloads apart), no Rust hash. Returns a
+ * parameter lists (the mangled name tells overloads apart), no Rust hash; a PLT
+ * entry's "@plt" kept after it ("operator delete@plt"). Returns a
  * malloc'ed string the caller frees, or NULL when `name` is not a mangled name
  * (it does not start with _Z or _R) or libiberty cannot read it.
  */
