@@ -136,8 +136,25 @@ static int rust_legacy(const char *name)
 
 static char *native_demangle(const char *name)
 {
+	static const char plt[] = "@plt";
+	size_t len = strlen(name), sl = sizeof(plt) - 1;
+
 	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return NULL;
+	if (len > sl && strcmp(name + len - sl, plt) == 0) {
+		/* a PLT entry (elfsyms names them NAME@plt): libiberty drops the suffix,
+		 * perf shows it after the demangled name */
+		char *base = xstrndup(name, len - sl), *d = native_demangle(base);
+		struct dbuf b = { NULL, 0, 0 };
+
+		free(base);
+		if (!d)
+			return NULL;
+		db_str(&b, d);
+		db_str(&b, plt);
+		free(d);
+		return b.s;
+	}
 	/* libiberty's DMGL_AUTO tries Rust first on every name: a C++ name goes to the
 	 * C++ demangler alone, a legacy Rust or a v0 (_R) name to Rust's */
 	if (name[1] == 'R' || rust_legacy(name))

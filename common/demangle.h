@@ -5,7 +5,8 @@
 /*
  * The demangled form of a name as perf shows it:
  * - C++ or Rust (legacy and v0): no parameter lists (the mangled name tells
- *   overloads apart), no Rust hash;
+ *   overloads apart), no Rust hash; a PLT entry's "@plt" kept after it
+ *   ("operator delete@plt");
  * - a JVM method as JVMTI agents name it ("LHot;fib(I)I"): "Hot.fib(int)", the
  *   class with dots, the parameter types in Java's words, no return type;
  * - a mangled name after a prefix ("wasm_module::_ZN3fib3fib17h..E", as Wasmtime

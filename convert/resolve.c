@@ -228,9 +228,11 @@ static uint32_t resolve_new(struct resolver *r, const struct replay_map *m, uint
 }
 
 /* JIT code at `addr` in process table `t` at `time`: its frame, or NULL when the
- * table has no code there then. */
+ * table has no code there then. `m`: the anonymous mapping around it, or NULL; with
+ * `in_file`, `m` is a file's mapping, and only code a jitdump loaded counts (V8's
+ * builtins, in node's own text), as perf inject --jit maps it over the file. */
 static const struct resolved *resolve_jit(struct resolver *r, int t, const struct replay_map *m,
-					  uint64_t addr, int ret, uint64_t time)
+					  uint64_t addr, int ret, uint64_t time, int in_file)
 {
 	struct jitcode_frame jf;
 	struct pc_frame f;
@@ -247,10 +249,14 @@ static const struct resolved *resolve_jit(struct resolver *r, int t, const struc
 		r->jit_cache = xcalloc(r->njit_cache + 1, sizeof(*r->jit_cache));
 	}
 	if (!jitcode_lookup(jit_procs_table(r->c.jits, t), time, at, &jf)) {
-		if (!jit_procs_fallback(r->c.jits, t, at, r->c.d, &jf, &module))
+		if (in_file || !jit_procs_fallback(r->c.jits, t, at, r->c.d, &jf, &module))
 			return NULL;
 		fallback = 1ULL << 63;
+	} else if (in_file && jf.from_map) {
+		return NULL;
 	}
+	if (in_file)
+		m = NULL;
 	off = addr - jf.start;
 	if (off < (1ULL << 30)) {
 		key = ((((uint64_t)jf.code << 32) | (off << 1) | (uint64_t)ret) + 1) | fallback;
@@ -291,9 +297,10 @@ static const struct resolved *resolve(struct resolver *r, const struct sample_ct
 	m = replay_proc_find(kernel_ctx ? c->kernel : c->proc, c->time, addr);
 	if (!m && !kernel_ctx && addr >= X86_64_KERNEL_START)
 		m = replay_proc_find(c->kernel, c->time, addr), kernel_ctx = 1;
-	if (!kernel_ctx && !r->c.no_symbols && c->jit_table >= 0 &&
-	    (!m || replay_dso_get(r->c.rp, m->dso)->anonymous)) {
-		const struct resolved *x = resolve_jit(r, c->jit_table, m, addr, ret, c->time);
+	if (!kernel_ctx && !r->c.no_symbols && c->jit_table >= 0) {
+		int in_file = m && !replay_dso_get(r->c.rp, m->dso)->anonymous;
+		const struct resolved *x = resolve_jit(r, c->jit_table, m, addr, ret, c->time,
+						       in_file);
 
 		if (x)
 			return x;

@@ -1,9 +1,12 @@
 #!/bin/sh
-# install-deps: install what perfconv needs to build and test, on Debian 12. Idempotent:
-# when every package is present it returns at once without touching apt.
+# install-deps: install what perfconv needs to build and test on Debian 12, from nothing
+# but a shell: make and the compilers, the libraries, perf, and the tools the tests run
+# (Go's pprof, node and npm, chromium, debuginfod). Idempotent: when every package is
+# present it returns at once without touching apt. As root it runs apt-get; otherwise
+# through sudo when there is a sudo, else it names the packages to install and fails.
 set -e
 
-PKGS="build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libiberty-dev \
+PKGS="make build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libiberty-dev \
 protobuf-c-compiler libprotobuf-c-dev golang-go \
 check elfutils linux-perf clang libclang-rt-14-dev time python3 binutils gzip debuginfod g++ \
 libcjson-dev libcurl4-openssl-dev chromium openjdk-17-jdk-headless libc6-dbg"
@@ -18,8 +21,34 @@ for p in $PKGS; do
 done
 [ -z "$missing" ] && exit 0
 
-echo "install-deps: installing:$missing" >&2
 SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO=sudo
+if [ "$(id -u)" -ne 0 ]; then
+	if ! command -v sudo >/dev/null; then
+		echo "install-deps: run as root, or install these packages:$missing" >&2
+		exit 1
+	fi
+	SUDO=sudo
+fi
+
+echo "install-deps: installing with apt-get (Debian 12; on a bare system about 850 packages," \
+	"550 MB, several minutes):$missing" >&2
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+# apt's own lines go to $log; what it is doing is said every tenth of the packages.
+# The exit status is apt-get's (through fd 3: sh has no pipefail).
+status=$({ { $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o Dpkg::Use-Pty=0 \
+	$missing 2>&1; echo $? >&3; } | tee "$log" | awk '
+	BEGIN { step = 50 }
+	function say(s) { print "install-deps: " s; fflush() }
+	/ newly installed, / { total = $3 + $1; step = int(total / 10) + 1; say($0) }
+	/^Need to get / { say($0) }
+	/^Get:[0-9]+ / { got++; if (got % step == 0) say("downloaded " got " of " total " packages") }
+	/^Unpacking / { unp++; if (unp % step == 0) say("unpacked " unp " of " total " packages") }
+	/^Setting up / { set++; if (set % step == 0 || set == total) say("set up " set " of " total " packages (" $3 ")") }
+	/^(E|W): / { print; fflush() }' >&2; } 3>&1)
+if [ "$status" -ne 0 ]; then
+	tail -n 20 "$log" >&2
+	echo "install-deps: apt-get install failed (exit $status)" >&2
+	exit 1
+fi

@@ -33,6 +33,8 @@ ONE_JOB = {
                            "aliases, the cached form",
     "symbolize/symbolizer.c": "native and kernel symbolization, to be split with the "
                               "reader's private-header rule (issue 17)",
+    "convert/main.c": "the command line: perfconv's, info's and upload's options, their "
+                      "help and their checks",
     "symbolize/jitcode.c": "one process's JIT code over time: its loads, moves and map "
                            "lines, their source lines, and the time index they are "
                            "looked up in, all on one private table",

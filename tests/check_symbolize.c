@@ -219,6 +219,7 @@ START_TEST(cpp_and_rust_names_demangle_as_perf_shows_them)
 		{ "_RNvCskwGfYPst2Cb_3foo16example_function", "foo::example_function" }, /* v0 */
 		{ "_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h6bd5a2b8c3e4f5a6E",
 		  "std::rt::lang_start::{{closure}}" },
+		{ "_ZdlPv@plt", "operator delete@plt" }, /* a PLT entry, as perf names it */
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

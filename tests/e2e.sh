@@ -153,7 +153,7 @@ if mknod "$TMP/null" c 1 3 2>/dev/null; then
 		ok "cli: -o to a character device writes into it, the device stays" ||
 		bad "cli: -o to a character device replaced it: $(ls -la "$TMP/null")"
 else
-	echo "skip cli: -o to a device (mknod needs root)"
+	skip "cli: -o to a device (mknod needs root)"
 fi
 mkfifo "$TMP/fifo"
 (cat "$TMP/fifo" >"$TMP/fifo.out" &)

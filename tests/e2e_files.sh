@@ -58,7 +58,7 @@ run ref-dw "$C1" -i $TD/dwarf/dw.data --annotate --srcline -o "$TMP/dw.ref"
 lines=$(grep -o '(msort.c:[0-9]*)' "$TMP/dw.ref" | wc -l)
 inl=$(grep -o 'msort_with_tmp (msort.c:[0-9]*)_\[i\]' "$TMP/dw.ref" | wc -l)
 if [ ! -f "$D" ]; then
-	echo "skip debug copy: no $D (libc6-dbg of libc $LIBC_BID is not installed)"
+	skip "debug copy: no $D (libc6-dbg of libc $LIBC_BID is not installed: scripts/install-deps.sh installs it)"
 elif [ "$lines" -lt 100 ] || [ "$inl" -lt 100 ]; then
 	bad "debug copy: the reference has $lines msort.c lines and $inl inlined frames"
 else

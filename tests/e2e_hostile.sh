@@ -223,7 +223,7 @@ if [ -r /sys/kernel/notes ] && [ -r /proc/kallsyms ]; then
 		ok "poisoned-kallsyms: no kernel frame named from it" ||
 		bad "poisoned-kallsyms: kernel frames named from the running kernel's symbols"
 else
-	echo "skip poisoned-kallsyms: /sys/kernel/notes or /proc/kallsyms unreadable"
+	skip "poisoned-kallsyms: /sys/kernel/notes or /proc/kallsyms unreadable"
 fi
 
 finish e2e_hostile
