@@ -55,6 +55,8 @@ struct offcpu {
 	size_t nheap, heap_cap;
 	uint64_t seq;
 	uint64_t round_max, prev_round_max;
+	uint64_t flushed;             /* records up to this time were applied */
+	uint64_t late_max;            /* how far behind it the latest late record was */
 	int have_round;
 	int ordered_whole;            /* no round markers to trust: order all at the end */
 	uint64_t last_lost;           /* time of the latest lost-events record, 0 none */
@@ -250,6 +252,8 @@ static void flush_until(struct offcpu *o, struct conversion *c, uint64_t limit)
 	while (o->nheap && o->heap[0].time <= limit) {
 		struct sw_ev e = heap_pop(o);
 
+		if (e.time > o->flushed)
+			o->flushed = e.time;
 		apply(o, c, &e);
 	}
 }
@@ -257,8 +261,11 @@ static void flush_until(struct offcpu *o, struct conversion *c, uint64_t limit)
 static void queue(struct offcpu *o, struct sw_ev *e)
 {
 	e->seq = o->seq++;
-	if (o->have_round && e->time < o->prev_round_max && !o->ordered_whole)
+	if (o->have_round && e->time < o->flushed && !o->ordered_whole) {
 		o->late++; /* behind what was flushed already: applied late */
+		if (o->flushed - e->time > o->late_max)
+			o->late_max = o->flushed - e->time;
+	}
 	if (e->time > o->round_max)
 		o->round_max = e->time;
 	heap_push(o, e);
@@ -423,7 +430,7 @@ static void offcpu_report(void *state, struct conversion *c, struct diag *d)
 			  o->missed_in);
 	if (o->late)
 		diag_note(d, "  %" PRIu64 " records came after their round was ordered: applied "
-			  "late", o->late);
+			  "late (by up to %" PRIu64 " us)", o->late, o->late_max / 1000);
 }
 
 static void offcpu_free(void *state)
