@@ -497,7 +497,10 @@ static Dwarf_Frame *frame_at(struct unwind_module *m, uint64_t vaddr)
 			m->debug_opened = 1;
 			if (m->has_debug_frame)
 				src_debug_frame(&m->src[1], m->src[0].elf);
-			if (m->debug_file && src_open_elf(&m->src[2], m->debug_file) == 0)
+			/* most separate debug files have no .debug_frame (Debian's libc6-dbg):
+			 * libdw would inflate all their sections to say so */
+			if (m->debug_file && src_open_elf(&m->src[2], m->debug_file) == 0 &&
+			    has_section(m->src[2].elf, ".debug_frame"))
 				src_debug_frame(&m->src[2], m->src[2].elf);
 		}
 		if (m->src[i].cfi && dwarf_cfi_addrframe(m->src[i].cfi, vaddr, &f) != 0)
