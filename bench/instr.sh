@@ -5,11 +5,12 @@
 # two builds with it in a commit message, beside bench/ab.sh's times.
 #
 #   bench/instr.sh BINARY...      one column per binary; with two, the second's count over the first's
+#   CASES=REGEX bench/instr.sh ... only the cases whose label matches (CASES=dwarf)
 #
 # The cases: the committed frame-pointer recording (testdata/mt-g.data) and the Erlang
 # JIT one, to folded, cold (HOME and --cache-dir new and empty) and warm; the committed
-# --call-graph dwarf recordings to pprof; and, when bench/run.sh has recorded it,
-# bench/work/native.data to folded and speedscope.
+# --call-graph dwarf recordings to pprof; and, when bench/run.sh has recorded them,
+# bench/work/dwarf.data to pprof and bench/work/native.data to folded and speedscope.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bench/instr.sh BINARY..." >&2; exit 2; }
@@ -51,6 +52,7 @@ ir() {
 case_() { # LABEL COLD ARGS...
 	local label=$1 cold=$2 b n line first=
 	shift 2
+	[[ "$label" =~ ${CASES:-.} ]] || return 0
 	line=$(printf '%-36s' "$label")
 	for b in "${BINS[@]}"; do
 		n=$(ir "$b" "$cold" "$@")
@@ -73,6 +75,9 @@ case_ "erlang folded, cold" 1 -i testdata/jit/erlang.data "${KS[@]}" -f folded
 case_ "erlang folded, warm" 0 -i testdata/jit/erlang.data "${KS[@]}" -f folded
 case_ "dwarf/dw pprof, warm" 0 -i testdata/dwarf/dw.data "${KS[@]}" -f pprof
 case_ "dwarf/dwpp pprof, warm" 0 -i testdata/dwarf/dwpp.data "${KS[@]}" -f pprof
+if [ -e "$W/dwarf.data" ]; then
+	case_ "bench dwarf pprof, warm" 0 -i "$W/dwarf.data" -f pprof
+fi
 if [ -e "$W/native.data" ]; then
 	case_ "native folded, warm" 0 -i "$W/native.data" -f folded
 	case_ "native speedscope, warm" 0 -i "$W/native.data" -f speedscope
