@@ -25,7 +25,7 @@ BIN := $(BUILD)/perfconv
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson
+PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson libcurl
 
 # What the Debian packages give the compiler and the linker, asked of pkg-config once
 # they are installed. make builds this file first (scripts/install-deps.sh installs

@@ -79,6 +79,8 @@ enum perf_record_misc_cpumode {
 #define PERF_RECORD_MISC_MMAP_DATA (1u << 13)      /* MMAP, MMAP2: not executable */
 #define PERF_RECORD_MISC_MMAP_BUILD_ID (1u << 14)  /* MMAP2: a build id, not maj/min/ino */
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1u << 15)  /* HEADER_BUILD_ID: `size` is valid */
+#define PERF_RECORD_MISC_SWITCH_OUT (1u << 13)     /* SWITCH: out, not in */
+#define PERF_RECORD_MISC_SWITCH_OUT_PREEMPT (1u << 14) /* SWITCH out: preempted (runnable) */
 
 /* Callchain context markers: entries at or above PERF_CONTEXT_MAX are not addresses. */
 #define PERF_CONTEXT_HV ((uint64_t)-32)

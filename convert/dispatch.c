@@ -135,6 +135,10 @@ int dispatch_pass(struct dispatch *d)
 		case PERF_RECORD_EXIT:
 			replay_exit(d->rp, t, rec.u.fork.pid, rec.u.fork.tid);
 			break;
+		case PERF_RECORD_SWITCH:
+		case PERF_RECORD_SWITCH_CPU_WIDE:
+			d->switch_records = 1;
+			break;
 		default:
 			break;
 		}

@@ -27,6 +27,7 @@ struct dispatch {
 	int have_time_conv;
 	uint64_t first_time, last_time; /* of the records with times (facts->has_time) */
 	int have_times;
+	int switch_records;             /* PERF_RECORD_SWITCH or SWITCH_CPU_WIDE seen */
 };
 
 /* Read the recording from where the reader is to its end. The reader's result:

@@ -5,6 +5,7 @@
 
 const struct sample_kind *const sample_kinds[] = {
 	&oncpu_kind,
+	&offcpu_kind,
 	NULL,
 };
 
@@ -23,4 +24,13 @@ void conversion_filtered(struct conversion *c, const struct sample_ctx *x)
 	c->filtered[*v - 1].samples++;
 	if (x->pid == x->tid)
 		c->filtered[*v - 1].comm = x->comm; /* a process by its main thread's name */
+}
+
+uint32_t conversion_stack(struct conversion *c, const struct sample_ctx *x)
+{
+	if (c->stack_of != x->rec->index + 1) {
+		c->stack_node = stacks_sample_node(c->stacks, x);
+		c->stack_of = x->rec->index + 1;
+	}
+	return c->stack_node;
 }

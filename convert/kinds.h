@@ -22,6 +22,8 @@ struct conversion {
 	struct profile *p;
 	struct convert_stats *st;
 	struct stack_builder *stacks; /* a sample's raw stack into a profile node */
+	uint64_t stack_of;            /* conversion_stack()'s last record (index + 1) ... */
+	uint32_t stack_node;          /* ... and its node */
 	/* samples the filters left out, by process (pid + 1 -> index + 1), for saying
 	 * what the recording has when nothing matched */
 	struct u64map filtered_index;
@@ -32,26 +34,34 @@ struct conversion {
 	size_t nfiltered, filtered_cap;
 };
 
+/* The profile node of sample `x`'s stack, made once however many kinds ask. */
+uint32_t conversion_stack(struct conversion *c, const struct sample_ctx *x);
+
 /* A sample of `x`'s thread that the filters left out: counted by process. */
 void conversion_filtered(struct conversion *c, const struct sample_ctx *x);
 
+#define KIND_MAX_TYPES 8
+
 struct sample_kind {
 	const char *name;
-	uint32_t record_type;     /* PERF_RECORD_* */
-	/* is this record of that type one of this kind's? NULL: every one */
+	uint32_t types[KIND_MAX_TYPES]; /* the PERF_RECORD_* it takes, 0-terminated */
+	/* is this record one of this kind's? NULL: every one of its types */
 	int (*takes)(const struct conversion *c, const struct sample_ctx *x);
 	/* its state for one conversion (NULL when it needs none), before the first record */
 	void *(*start)(struct conversion *c);
 	void (*record)(void *state, struct conversion *c, const struct sample_ctx *x);
-	/* after the last record (NULL: nothing to do); then its state is freed */
+	/* after the last record (NULL: nothing to do) */
 	void (*finish)(void *state, struct conversion *c);
+	/* its lines of the closing summary (NULL: none); then its state is freed */
+	void (*report)(void *state, struct conversion *c, struct diag *d);
 	void (*free)(void *state);
 };
 
-/* Every kind, NULL-terminated; a record goes to the first that takes it. */
+/* Every kind, NULL-terminated; a record goes to each kind that takes it, in order. */
 extern const struct sample_kind *const sample_kinds[];
 
 /* The kinds, each defined in its own file. */
 extern const struct sample_kind oncpu_kind;  /* convert/oncpu.c */
+extern const struct sample_kind offcpu_kind; /* convert/offcpu.c */
 
 #endif

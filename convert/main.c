@@ -11,8 +11,12 @@
 #include "common/util.h"
 #include "common/version.h"
 #include "convert/info.h"
+#include "convert/labels.h"
 #include "convert/output.h"
 #include "convert/pipeline.h"
+#include "convert/upload.h"
+#include "convert/watch.h"
+#include "formats/pprof.h"
 
 enum {
 	OPT_SYMFS = 256,
@@ -39,38 +43,61 @@ enum {
 	OPT_INVERTED,
 	OPT_WIDTH,
 	OPT_MINWIDTH,
+	OPT_FOR,
+	OPT_SERVICE,
+	OPT_LABEL,
+	OPT_START_TIME,
+	/* perfconv upload's own */
+	OPT_TO,
+	OPT_URL,
+	OPT_TENANT,
+	OPT_API_KEY_FILE,
+	OPT_ALLOW_HTTP,
+	OPT_DRY_RUN,
+	OPT_WATCH,
+	OPT_DELETE_SENT,
+	OPT_TIMEOUT,
+	OPT_RETRY_CAP,
 };
 
+/* The conversion's options, shared by `perfconv` and `perfconv upload`. */
+#define CONVERT_OPTIONS \
+	{ "input", required_argument, NULL, 'i' }, \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "format", required_argument, NULL, 'f' }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "symfs", required_argument, NULL, OPT_SYMFS }, \
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS }, \
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR }, \
+	{ "pid", required_argument, NULL, OPT_PID }, \
+	{ "tid", required_argument, NULL, OPT_TID }, \
+	{ "comm", required_argument, NULL, OPT_COMM }, \
+	{ "weight", required_argument, NULL, OPT_WEIGHT }, \
+	{ "with-pid", no_argument, NULL, OPT_WITH_PID }, \
+	{ "with-tid", no_argument, NULL, OPT_WITH_TID }, \
+	{ "annotate", no_argument, NULL, OPT_ANNOTATE }, \
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, \
+	{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS }, \
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE }, \
+	{ "event", required_argument, NULL, OPT_EVENT }, \
+	{ "srcline", no_argument, NULL, OPT_SRCLINE }, \
+	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR }, \
+	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }, \
+	{ "no-cache", no_argument, NULL, OPT_NO_CACHE }, \
+	{ "cpu-label", no_argument, NULL, OPT_CPU_LABEL }, \
+	{ "version", no_argument, NULL, OPT_VERSION }, \
+	{ "title", required_argument, NULL, OPT_TITLE }, \
+	{ "inverted", no_argument, NULL, OPT_INVERTED }, \
+	{ "width", required_argument, NULL, OPT_WIDTH }, \
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH }, \
+	{ "for", required_argument, NULL, OPT_FOR }, \
+	{ "service", required_argument, NULL, OPT_SERVICE }, \
+	{ "label", required_argument, NULL, OPT_LABEL }, \
+	{ "start-time", required_argument, NULL, OPT_START_TIME },
+
 static const struct option long_options[] = {
-	{ "input", required_argument, NULL, 'i' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "symfs", required_argument, NULL, OPT_SYMFS },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "tid", required_argument, NULL, OPT_TID },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "weight", required_argument, NULL, OPT_WEIGHT },
-	{ "with-pid", no_argument, NULL, OPT_WITH_PID },
-	{ "with-tid", no_argument, NULL, OPT_WITH_TID },
-	{ "annotate", no_argument, NULL, OPT_ANNOTATE },
-	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
-	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
-	{ "event", required_argument, NULL, OPT_EVENT },
-	{ "srcline", no_argument, NULL, OPT_SRCLINE },
-	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
-	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR },
-	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
-	{ "cpu-label", no_argument, NULL, OPT_CPU_LABEL },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "inverted", no_argument, NULL, OPT_INVERTED },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	CONVERT_OPTIONS
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -139,6 +166,17 @@ static void usage(FILE *f)
 		"      --minwidth PIXELS svg: frames narrower than this are not drawn, their\n"
 		"                        weight staying in their callers' (default 0.1; 0 draws\n"
 		"                        every frame); the file says how many were left out\n"
+		"\n"
+		"pprof for a backend (docs/BACKENDS.md; perfconv upload --help sends it):\n"
+		"      --for datadog|pyroscope|parca|go\n"
+		"                        shape the pprof for it: its sample type and label names,\n"
+		"                        no frame it would drop, time_nanos always set (perf's\n"
+		"                        clock data, else the file's time less the recording's\n"
+		"                        length), process_name, host and kernel_release labels\n"
+		"      --service NAME    pprof: a `service` label on every sample\n"
+		"      --label KEY=VALUE pprof: a label on every sample (repeatable)\n"
+		"      --start-time RFC3339|UNIX\n"
+		"                        pprof: the recording's start (time_nanos)\n"
 		"  -h, --help            this text\n"
 		"      --version         perfconv's version\n"
 		"\n"
@@ -406,124 +444,549 @@ static int info_main(int argc, char **argv)
 	return rc;
 }
 
-int main(int argc, char **argv)
-{
+static int upload_main(int argc, char **argv);
+
+/* A command line of `perfconv` or `perfconv upload`: the conversion's options. */
+struct cli {
 	struct convert_options co;
 	struct write_options wo;
-	struct convert_stats st;
-	struct profile p;
-	struct diag d;
-	const char *output = "-", *format = NULL, *event = NULL;
-	const struct output_format *of;
-	int c, weight_set = 0, rc = 0, w;
 	struct where_opts where;
+	struct meta_options meta;
+	const char *output, *format, *event;
+	int weight_set;
+	int pprof_for;            /* -1: no --for */
+	int upload;               /* the labels go to the backend's own, not on samples */
+};
+
+static void cli_init(struct cli *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->wo.event = -1;
+	c->co.input = "perf.data";
+	c->co.sym.demangle = 1;
+	c->co.sym.inline_frames = 1;
+	c->where.sym = &c->co.sym;
+	c->output = "-";
+	c->pprof_for = -1;
+}
+
+static void cli_release(struct cli *c)
+{
+	where_release(&c->where);
+	meta_options_release(&c->meta);
+	free(c->co.pids);
+	free(c->co.tids);
+	for (size_t i = 0; i < c->co.ncomms; i++)
+		free(c->co.comms[i]);
+	free(c->co.comms);
+}
+
+/*
+ * Take conversion option `opt`: 0; 1 when it is not one (the caller's own, or
+ * unknown); 2 after saying why its argument is bad (usage).
+ */
+static int convert_option(struct cli *c, int opt, const char *arg)
+{
+	const char *why;
+
+	switch (opt) {
+	case 'i': c->co.input = arg; break;
+	case 'o': c->output = arg; break;
+	case 'f': c->format = arg; break;
+	case 'q': c->co.quiet = 1; break;
+	case OPT_NO_DEMANGLE: c->co.sym.demangle = 0; break;
+	case OPT_NO_SYMBOLS: c->co.no_symbols = 1; break;
+	case OPT_NO_INLINE: c->co.sym.inline_frames = 0; break;
+	case OPT_EVENT: c->event = arg; break;
+	case OPT_PID:
+		if (parse_u32_list(arg, &c->co.pids, &c->co.npids))
+			return bad_usage("--pid takes a comma-separated list of numbers", arg);
+		break;
+	case OPT_TID:
+		if (parse_u32_list(arg, &c->co.tids, &c->co.ntids))
+			return bad_usage("--tid takes a comma-separated list of numbers", arg);
+		break;
+	case OPT_COMM: parse_str_list(arg, &c->co.comms, &c->co.ncomms); break;
+	case OPT_WEIGHT:
+		if (strcmp(arg, "samples") == 0)
+			c->wo.weight_period = 0;
+		else if (strcmp(arg, "period") == 0)
+			c->wo.weight_period = 1;
+		else
+			return bad_usage("--weight takes samples or period", arg);
+		c->weight_set = 1;
+		break;
+	case OPT_WITH_PID: c->wo.with_pid = 1; break;
+	case OPT_WITH_TID: c->wo.with_tid = 1; break;
+	case OPT_ANNOTATE: c->wo.annotate = 1; break;
+	case OPT_SRCLINE: c->wo.srcline = 1; break;
+	case OPT_CPU_LABEL: c->wo.cpu_label = 1; break;
+	case OPT_TITLE: c->wo.title = arg; break;
+	case OPT_INVERTED: c->wo.inverted = 1; break;
+	case OPT_WIDTH: {
+		char *end;
+		unsigned long v = strtoul(arg, &end, 10);
+
+		if (*end || end == arg || v < 100 || v > 100000)
+			return bad_usage("--width takes a number of pixels, 100 to 100000", arg);
+		c->wo.width = (unsigned)v;
+		break;
+	}
+	case OPT_MINWIDTH: {
+		char *end;
+		double v = strtod(arg, &end);
+
+		if (*end || end == arg || !(v >= 0) || v > 1000)
+			return bad_usage("--minwidth takes a number of pixels, 0 to 1000", arg);
+		c->wo.minwidth = v > 0 ? v : 1e-9;
+		break;
+	}
+	case OPT_FOR:
+		c->pprof_for = pprof_for_by_name(arg);
+		if (c->pprof_for < 0)
+			return bad_usage("--for takes datadog, pyroscope, parca or go", arg);
+		break;
+	case OPT_SERVICE:
+		if (meta_set_service(&c->meta, arg, &why) != 0)
+			return bad_usage(why, arg);
+		break;
+	case OPT_LABEL:
+		if (meta_add_label(&c->meta, arg, &why) != 0)
+			return bad_usage(why, arg);
+		break;
+	case OPT_START_TIME:
+		if (meta_parse_time(arg, &c->meta.start_time) != 0)
+			return bad_usage("--start-time takes RFC 3339 (2026-05-01T12:00:00Z) or Unix seconds",
+					 arg);
+		c->meta.start_time_set = 1;
+		break;
+	default:
+		return where_option(&c->where, opt, arg) ? 0 : 1;
+	}
+	return 0;
+}
+
+/* The options that apply to every input, checked once: 0, or -1 after saying why. */
+static int cli_finish(struct cli *c, struct diag *d)
+{
+	c->co.jit_dirs = c->where.jit_dirs;
+	c->co.njit_dirs = c->where.njit_dirs;
+	return where_finish(&c->where, d);
+}
+
+/*
+ * Convert c->co.input into `p` (initialized by the caller) for format `of`: the
+ * event chosen, and for a pprof shaped for a backend or given a time or labels, its
+ * facts in `m` and c->wo set to write them (pointing into `m`). 0, or 1 (bad input).
+ */
+static int convert_one(struct cli *c, const struct output_format *of, struct profile *p,
+		       struct profile_meta *m, struct diag *d)
+{
+	struct convert_stats st;
+
+	p->aggregate = of->totals_only;
+	if (!c->weight_set)
+		c->wo.weight_period = of->weight_period;
+	if (convert_read(&c->co, p, &st, d) != 0)
+		return 1;
+	c->wo.event = -1;
+	if (choose_event(p, of, c->event, &c->wo, c->co.quiet, d) != 0)
+		return 1;
+	memset(m, 0, sizeof(*m));
+	c->wo.pprof_for = c->pprof_for > 0 ? c->pprof_for : 0;
+	if (c->pprof_for > 0 || c->meta.start_time_set || c->meta.service || c->meta.nlabels) {
+		profile_meta_make(&c->meta, p, c->co.input, c->co.quiet || c->pprof_for <= 0, m, d);
+		if (c->pprof_for > 0 || c->meta.start_time_set)
+			c->wo.time_nanos = m->start_ns;
+		/* a plain pprof file gets the labels asked for; a shaped one also the
+		 * recording's host and kernel; an upload sends them as the backend's
+		 * labels or tags instead (Parca would rename a sample label that is
+		 * also a series label to exported_KEY) */
+		c->wo.labels = c->upload ? NULL : m->labels;
+		c->wo.nlabels = c->upload ? 0 : c->pprof_for > 0 ? m->nlabels : m->nuser;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	struct profile p;
+	struct profile_meta m;
+	struct diag d;
+	const struct output_format *of;
+	int opt, rc = 0, w;
 
 	/* a closed stderr (2>&1 | head -1) must not end the conversion before its
 	 * output is renamed into place: writes fail with EPIPE instead */
 	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "info") == 0)
 		return info_main(argc - 1, argv + 1);
-	memset(&co, 0, sizeof(co));
-	memset(&wo, 0, sizeof(wo));
-	wo.event = -1;
-	co.input = "perf.data";
-	co.sym.demangle = 1;
-	co.sym.inline_frames = 1;
-	memset(&where, 0, sizeof(where));
-	where.sym = &co.sym;
+	if (argc > 1 && strcmp(argv[1], "upload") == 0)
+		return upload_main(argc - 1, argv + 1);
+	cli_init(&c);
 	diag_init(&d);
-	while ((c = getopt_long(argc, argv, "i:o:f:qh", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'i': co.input = optarg; break;
-		case 'o': output = optarg; break;
-		case 'f': format = optarg; break;
-		case 'q': co.quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		case OPT_NO_DEMANGLE: co.sym.demangle = 0; break;
-		case OPT_NO_SYMBOLS: co.no_symbols = 1; break;
-		case OPT_NO_INLINE: co.sym.inline_frames = 0; break;
-		case OPT_EVENT: event = optarg; break;
-		case OPT_PID:
-			if (parse_u32_list(optarg, &co.pids, &co.npids))
-				return bad_usage("--pid takes a comma-separated list of numbers", optarg);
-			break;
-		case OPT_TID:
-			if (parse_u32_list(optarg, &co.tids, &co.ntids))
-				return bad_usage("--tid takes a comma-separated list of numbers", optarg);
-			break;
-		case OPT_COMM: parse_str_list(optarg, &co.comms, &co.ncomms); break;
-		case OPT_WEIGHT:
-			if (strcmp(optarg, "samples") == 0)
-				wo.weight_period = 0;
-			else if (strcmp(optarg, "period") == 0)
-				wo.weight_period = 1;
-			else
-				return bad_usage("--weight takes samples or period", optarg);
-			weight_set = 1;
-			break;
-		case OPT_WITH_PID: wo.with_pid = 1; break;
-		case OPT_WITH_TID: wo.with_tid = 1; break;
-		case OPT_ANNOTATE: wo.annotate = 1; break;
-		case OPT_SRCLINE: wo.srcline = 1; break;
-		case OPT_CPU_LABEL: wo.cpu_label = 1; break;
-		case OPT_TITLE: wo.title = optarg; break;
-		case OPT_INVERTED: wo.inverted = 1; break;
-		case OPT_WIDTH: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || v < 100 || v > 100000)
-				return bad_usage("--width takes a number of pixels, 100 to 100000", optarg);
-			wo.width = (unsigned)v;
-			break;
+	while ((opt = getopt_long(argc, argv, "i:o:f:qh", long_options, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			cli_release(&c);
+			return 0;
 		}
-		case OPT_MINWIDTH: {
-			char *end;
-			double v = strtod(optarg, &end);
-
-			if (*end || end == optarg || !(v >= 0) || v > 1000)
-				return bad_usage("--minwidth takes a number of pixels, 0 to 1000", optarg);
-			wo.minwidth = v > 0 ? v : 1e-9;
-			break;
+		if (opt == OPT_VERSION) {
+			printf("perfconv %s\n", PERFCONV_VERSION);
+			cli_release(&c);
+			return 0;
 		}
-		case OPT_VERSION: printf("perfconv %s\n", PERFCONV_VERSION); return 0;
-		default:
-			if (!where_option(&where, c, optarg))
-				return bad_usage("unknown option", NULL);
+		if ((w = convert_option(&c, opt, optarg)) != 0) {
+			cli_release(&c);
+			return w == 2 ? 2 : bad_usage("unknown option", NULL);
 		}
 	}
-	if (optind < argc)
+	if (optind < argc) {
+		cli_release(&c);
 		return bad_usage("unexpected argument", argv[optind]);
-	if (format) {
-		of = output_by_name(format);
-		if (!of)
-			return bad_usage("unknown format", format);
+	}
+	if (c.format) {
+		of = output_by_name(c.format);
+		if (!of) {
+			cli_release(&c);
+			return bad_usage("unknown format", c.format);
+		}
 	} else {
-		of = strcmp(output, "-") ? output_by_path(output) : NULL;
+		of = strcmp(c.output, "-") ? output_by_path(c.output) : NULL;
 		if (!of)
 			of = output_by_name("folded");
 	}
-	if (!weight_set)
-		wo.weight_period = of->weight_period;
-
-	co.jit_dirs = where.jit_dirs;
-	co.njit_dirs = where.njit_dirs;
+	if ((c.pprof_for > 0 || c.meta.service || c.meta.nlabels || c.meta.start_time_set) &&
+	    strcmp(of->name, "pprof") != 0) {
+		cli_release(&c);
+		return bad_usage("--for, --service, --label and --start-time are for pprof output", NULL);
+	}
 	profile_init(&p);
-	p.aggregate = of->totals_only;
-	if (where_finish(&where, &d) != 0)
+	memset(&m, 0, sizeof(m));
+	if (cli_finish(&c, &d) != 0)
 		rc = 1;
-	else if (convert_read(&co, &p, &st, &d) != 0)
+	else if (convert_one(&c, of, &p, &m, &d) != 0)
 		rc = 1;
-	else if (choose_event(&p, of, event, &wo, co.quiet, &d) != 0)
-		rc = 1;
-	else if ((w = output_write(of, &p, &wo, output, &d)) != 0)
+	else if ((w = output_write(of, &p, &c.wo, c.output, &d)) != 0)
 		rc = w > 0 ? 128 + SIGPIPE : 1; /* the shell's status of a process SIGPIPE ended */
+	profile_meta_release(&m);
 	profile_release(&p);
-	where_release(&where);
-	free(co.pids);
-	free(co.tids);
-	for (size_t i = 0; i < co.ncomms; i++)
-		free(co.comms[i]);
-	free(co.comms);
+	cli_release(&c);
+	return rc;
+}
+
+static void upload_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perfconv upload --to datadog|pyroscope|parca [--url URL] [-i FILE]...\n"
+		"                       [--service NAME] [--label KEY=VALUE]... [options]\n"
+		"       perfconv upload --to ... --watch DIR [--delete-sent]\n"
+		"\n"
+		"Convert each input to pprof shaped for the backend (--for) and send it: one\n"
+		"profile per input. Takes every conversion option of perfconv (perfconv --help).\n"
+		"\n"
+		"      --to BACKEND      datadog: the agent's /profiling/v1/input (default\n"
+		"                        http://localhost:8126, $DD_TRACE_AGENT_URL (unix:// too),\n"
+		"                        $DD_AGENT_HOST and $DD_TRACE_AGENT_PORT), or with an API\n"
+		"                        key the intake of $DD_SITE (default datadoghq.com);\n"
+		"                        pyroscope: /ingest (default http://localhost:4040);\n"
+		"                        parca: /profiles/writeraw (default http://localhost:7070)\n"
+		"      --url URL         where the backend (or agent) is, without a path\n"
+		"      --tenant ID       pyroscope: X-Scope-OrgID\n"
+		"      --api-key-file FILE  datadog intake: the API key, its first line (else\n"
+		"                        $DD_API_KEY; never on the command line)\n"
+		"      --allow-http      send over http:// to a host not on loopback\n"
+		"      --dry-run         say what would be sent, send nothing; with -o PREFIX\n"
+		"                        also write the bodies to PREFIX.* files\n"
+		"      --timeout SECONDS one request's limit (default 60)\n"
+		"      --retry-cap SECONDS  the longest wait between tries (default 300)\n"
+		"      --watch DIR       send each chunk `perf record --switch-output` finishes\n"
+		"                        in DIR, oldest first, until SIGINT or SIGTERM; a chunk\n"
+		"                        sent (a 2xx) is moved to DIR/sent/\n"
+		"      --delete-sent     with --watch: delete a sent chunk instead\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"Exit status: 0 every profile sent (or watching stopped), 1 one was refused or\n"
+		"could not be sent, or an input is bad, 2 usage.\n");
+}
+
+/* What an upload of one input holds until it is sent. */
+struct job {
+	struct profile p;
+	struct profile_meta m;
+	char *buf;
+	size_t len;
+	char name[128];
+};
+
+struct upload_ctx {
+	struct cli *c;
+	const struct output_format *of;
+	int backend;
+};
+
+/* Parca's __name__ and the like: process_cpu for CPU time, else the event's name. */
+static void profile_name(const struct profile *p, int event, char *buf, size_t cap)
+{
+	const struct pc_event *e = NULL;
+
+	for (size_t i = 0; i < p->nevents && !e; i++)
+		if (event >= 0 ? (size_t)event == i : p->events[i].nsamples > 0)
+			e = &p->events[i];
+	if (!e || e->is_clock) {
+		snprintf(buf, cap, "process_cpu");
+		return;
+	}
+	snprintf(buf, cap, "%s", profile_text(p, e->name));
+	buf[strcspn(buf, ":")] = '\0';
+	for (char *s = buf; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+			*s = '_';
+}
+
+static void job_free(void *ctx, void *job)
+{
+	struct job *j = job;
+
+	(void)ctx;
+	if (!j)
+		return;
+	profile_meta_release(&j->m);
+	profile_release(&j->p);
+	free(j->buf);
+	free(j);
+}
+
+/* Convert `input` into a job ready to send: 0, or -1 after saying why. */
+static int job_make(void *ctx, const char *input, struct upload_profile *up, void **out,
+		    struct diag *d)
+{
+	struct upload_ctx *x = ctx;
+	struct job *j = xcalloc(1, sizeof(*j));
+	FILE *mem;
+
+	*out = NULL;
+	profile_init(&j->p);
+	x->c->co.input = input;
+	if (convert_one(x->c, x->of, &j->p, &j->m, d) != 0) {
+		job_free(NULL, j);
+		return -1;
+	}
+	mem = open_memstream(&j->buf, &j->len);
+	if (!mem || (x->of->write(&j->p, &x->c->wo, mem) != 0) + (fclose(mem) != 0)) {
+		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its pprof: %s", strerror(errno));
+		job_free(NULL, j);
+		return -1;
+	}
+	profile_name(&j->p, x->c->wo.event, j->name, sizeof(j->name));
+	memset(up, 0, sizeof(*up));
+	up->input = input;
+	up->pprof = (const uint8_t *)j->buf;
+	up->len = j->len;
+	up->start_ns = j->m.start_ns;
+	up->duration_ns = j->m.duration_ns;
+	up->service = x->c->meta.service;
+	up->labels = j->m.labels;
+	up->nlabels = j->m.nlabels;
+	up->host = j->m.host;
+	up->kernel_release = j->m.kernel_release;
+	up->name = j->name;
+	*out = j;
+	return 0;
+}
+
+static void say_retry(void *ctx, const struct upload_result *r, unsigned wait)
+{
+	const struct upload_profile *up = ctx;
+
+	fprintf(stderr, "perfconv: %s: %s; trying again in %u s\n", up->input, r->what, wait);
+}
+
+static int upload_main(int argc, char **argv)
+{
+	static const struct option own[] = {
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "url", required_argument, NULL, OPT_URL },
+		{ "tenant", required_argument, NULL, OPT_TENANT },
+		{ "api-key-file", required_argument, NULL, OPT_API_KEY_FILE },
+		{ "allow-http", no_argument, NULL, OPT_ALLOW_HTTP },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "watch", required_argument, NULL, OPT_WATCH },
+		{ "delete-sent", no_argument, NULL, OPT_DELETE_SENT },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "retry-cap", required_argument, NULL, OPT_RETRY_CAP },
+	};
+	static const struct option conv[] = { CONVERT_OPTIONS };
+	struct option opts[sizeof(own) / sizeof(own[0]) + sizeof(conv) / sizeof(conv[0]) + 1];
+	struct upload_options uo;
+	struct watch_options wopt;
+	struct upload_ctx x;
+	struct cli c;
+	struct diag d;
+	struct uploader *u = NULL;
+	const char **inputs = NULL;
+	size_t ninputs = 0, inputs_cap = 0;
+	int opt, w, rc = 0, dry_run = 0;
+
+	memcpy(opts, own, sizeof(own));
+	memcpy(opts + sizeof(own) / sizeof(own[0]), conv, sizeof(conv));
+	memset(&opts[sizeof(opts) / sizeof(opts[0]) - 1], 0, sizeof(opts[0]));
+	memset(&uo, 0, sizeof(uo));
+	memset(&wopt, 0, sizeof(wopt));
+	cli_init(&c);
+	c.output = NULL;
+	diag_init(&d);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "i:o:f:qh", opts, NULL)) != -1) {
+		char *end;
+		unsigned long v;
+
+		switch (opt) {
+		case 'h':
+			upload_usage(stdout);
+			goto out;
+		case 'i': VEC_PUSH(inputs, ninputs, inputs_cap, optarg); continue;
+		case 'f':
+			rc = bad_usage("perfconv upload sends pprof: no -f", optarg);
+			goto out;
+		case OPT_FOR:
+			rc = bad_usage("perfconv upload shapes the pprof for --to's backend: no --for", NULL);
+			goto out;
+		case OPT_TO:
+			uo.backend = backend_by_name(optarg);
+			if (!uo.backend) {
+				rc = bad_usage("--to takes datadog, pyroscope or parca", optarg);
+				goto out;
+			}
+			continue;
+		case OPT_URL: uo.url = optarg; continue;
+		case OPT_TENANT: uo.tenant = optarg; continue;
+		case OPT_API_KEY_FILE:
+			/* getopt takes a prefix: "--api-key KEY" must not pass for a file name
+			 * (the key would then be shown in an error) */
+			if (strncmp(argv[optind - 1], "--api-key-file", 14) != 0 &&
+			    strncmp(argv[optind - 2 >= 0 ? optind - 2 : 0], "--api-key-file", 14) != 0) {
+				rc = bad_usage("the API key comes from DD_API_KEY or --api-key-file FILE, "
+					       "never the command line", NULL);
+				goto out;
+			}
+			uo.api_key_file = optarg;
+			continue;
+		case OPT_ALLOW_HTTP: uo.allow_http = 1; continue;
+		case OPT_DRY_RUN: dry_run = 1; continue;
+		case OPT_WATCH: wopt.dir = optarg; continue;
+		case OPT_DELETE_SENT: wopt.delete_sent = 1; continue;
+		case OPT_TIMEOUT:
+		case OPT_RETRY_CAP:
+			v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || v == 0 || v > 86400) {
+				rc = bad_usage("takes a number of seconds, 1 to 86400", optarg);
+				goto out;
+			}
+			if (opt == OPT_TIMEOUT)
+				uo.timeout_s = (long)v;
+			else
+				uo.retry_cap_s = (unsigned)v;
+			continue;
+		}
+		if ((w = convert_option(&c, opt, optarg)) != 0) {
+			rc = w == 2 ? 2 : bad_usage("unknown option", NULL);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		rc = bad_usage("unexpected argument", argv[optind]);
+		goto out;
+	}
+	if (!uo.backend) {
+		rc = bad_usage("perfconv upload needs --to datadog|pyroscope|parca", NULL);
+		goto out;
+	}
+	if (wopt.dir && (ninputs || dry_run)) {
+		rc = bad_usage("--watch takes its inputs from DIR: no -i or --dry-run", NULL);
+		goto out;
+	}
+	if (wopt.delete_sent && !wopt.dir) {
+		rc = bad_usage("--delete-sent goes with --watch", NULL);
+		goto out;
+	}
+	if (c.output && !dry_run) {
+		rc = bad_usage("perfconv upload writes no file: -o goes with --dry-run", NULL);
+		goto out;
+	}
+	if (!ninputs)
+		VEC_PUSH(inputs, ninputs, inputs_cap, "perf.data");
+	c.pprof_for = backend_pprof_for(uo.backend);
+	c.upload = 1;
+	uo.quiet = c.co.quiet;
+	if (cli_finish(&c, &d) != 0 || !(u = uploader_new(&uo, &d))) {
+		rc = 1;
+		goto out;
+	}
+	x.c = &c;
+	x.of = output_by_name("pprof");
+	x.backend = uo.backend;
+	if (wopt.dir) {
+		struct upload_stop stop;
+
+		if (upload_stop_init(&stop) != 0) {
+			diag_error(&d, NULL, DIAG_NO_OFFSET, "cannot take SIGINT and SIGTERM: %s",
+				   strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		wopt.quiet = c.co.quiet;
+		/* one summary a chunk would be noise: errors and warnings still print */
+		c.co.quiet = 1;
+		if (!uo.quiet)
+			diag_note(&d, "watching %s: each finished chunk to %s", wopt.dir, uploader_url(u));
+		rc = watch_run(&wopt, u, job_make, job_free, &x, &stop, &d) ? 1 : 0;
+		if (!uo.quiet)
+			diag_note(&d, "stopped watching %s", wopt.dir);
+		upload_stop_release(&stop);
+		goto out;
+	}
+	for (size_t i = 0; i < ninputs; i++) {
+		struct upload_profile up;
+		struct upload_result r;
+		void *job;
+
+		if (job_make(&x, inputs[i], &up, &job, &d) != 0) {
+			rc = 1;
+			continue;
+		}
+		if (dry_run) {
+			char *prefix = NULL;
+
+			if (c.output) {
+				prefix = xmalloc(strlen(c.output) + 24);
+				if (ninputs > 1)
+					sprintf(prefix, "%s.%zu", c.output, i + 1);
+				else
+					strcpy(prefix, c.output);
+			}
+			if (uploader_dry_run(u, &up, stdout, prefix) != 0) {
+				diag_error(&d, prefix ? prefix : "standard output", DIAG_NO_OFFSET,
+					   "cannot write: %s", strerror(errno));
+				rc = 1;
+			}
+			free(prefix);
+		} else if (uploader_send_retrying(u, &up, 4, NULL, c.co.quiet ? NULL : say_retry, &up,
+						  &r) == UPLOAD_SENT) {
+			if (!c.co.quiet)
+				diag_note(&d, "%s: sent to %s (%s)", inputs[i], uploader_url(u), r.what);
+		} else {
+			diag_error(&d, inputs[i], DIAG_NO_OFFSET, "%s %s: %s", backend_name(uo.backend),
+				   r.outcome == UPLOAD_REFUSED ? "refused the profile" : "could not be reached",
+				   r.what);
+			rc = 1;
+		}
+		job_free(NULL, job);
+	}
+out:
+	uploader_free(u);
+	free(inputs);
+	cli_release(&c);
 	return rc;
 }

@@ -15,7 +15,7 @@ static void oncpu_sample(void *state, struct conversion *c, const struct sample_
 	}
 	memset(&ps, 0, sizeof(ps));
 	ps.comm = x->comm;
-	ps.stack = stacks_sample_node(c->stacks, x);
+	ps.stack = conversion_stack(c, x);
 	ps.time = c->s->facts.has_time ? x->time : 0;
 	ps.pid = x->pid;
 	ps.tid = x->tid;
@@ -29,6 +29,6 @@ static void oncpu_sample(void *state, struct conversion *c, const struct sample_
 
 const struct sample_kind oncpu_kind = {
 	.name = "sample",
-	.record_type = PERF_RECORD_SAMPLE,
+	.types = { PERF_RECORD_SAMPLE },
 	.record = oncpu_sample,
 };

@@ -21,10 +21,18 @@ struct pass2 {
 	size_t nkinds;
 };
 
+static int kind_takes_type(const struct sample_kind *k, uint32_t type)
+{
+	for (size_t i = 0; i < KIND_MAX_TYPES && k->types[i]; i++)
+		if (k->types[i] == type)
+			return 1;
+	return 0;
+}
+
 static int record_type_wanted(uint32_t type)
 {
 	for (size_t i = 0; sample_kinds[i]; i++)
-		if (sample_kinds[i]->record_type == type)
+		if (kind_takes_type(sample_kinds[i], type))
 			return 1;
 	return 0;
 }
@@ -36,10 +44,8 @@ static void on_record(void *arg, const struct sample_ctx *x)
 	for (size_t i = 0; i < ps->nkinds; i++) {
 		const struct sample_kind *k = sample_kinds[i];
 
-		if (k->record_type == x->rec->type && (!k->takes || k->takes(&ps->c, x))) {
+		if (kind_takes_type(k, x->rec->type) && (!k->takes || k->takes(&ps->c, x)))
 			k->record(ps->state[i], &ps->c, x);
-			return;
-		}
 	}
 }
 
@@ -170,6 +176,9 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 			  stacks_kernel_leaf_added(ps.c.stacks));
 	if (!o->quiet)
 		unwinding_report(uw, d);
+	for (size_t i = 0; i < ps.nkinds && !o->quiet; i++)
+		if (sample_kinds[i]->report)
+			sample_kinds[i]->report(ps.state[i], &ps.c, d);
 	ret = 0;
 out:
 	for (size_t i = 0; i < ps.nkinds; i++)

@@ -51,7 +51,7 @@ static void load_jit(struct session *s)
 	js.clock_monotonic = recording_clock_monotonic(s->r);
 	js.time_conv = s->ds.have_time_conv ? &s->ds.time_conv : NULL;
 	js.demangle = s->o.sym.demangle;
-	js.recording_start_wall_ns = session_start_wall(s);
+	js.recording_start_wall_ns = s->p->start_wall_ns;
 	jit_procs_load(s->jits, &js, s->d, s->o.quiet);
 }
 
@@ -69,6 +69,7 @@ int session_pass1(struct session *s)
 	if (dispatch_pass(&s->ds) < 0)
 		return -1;
 	replay_finish(s->rp);
+	s->p->start_wall_ns = session_start_wall(s);
 	if (!s->o.no_symbols && s->o.load_jit)
 		load_jit(s);
 	return 0;
@@ -124,6 +125,14 @@ static void build_ctx(struct session *s, const struct perf_record *rec, struct s
 	c->pid = rec->sid.pid;
 	c->tid = rec->sid.tid;
 	c->time = recording_time(&s->facts, rec);
+	if (!rec->sid.has_tid) {
+		/* a record of no thread (FINISHED_ROUND, ...): no process to look up */
+		c->comm = 0;
+		c->proc = c->kernel = NULL;
+		c->user_epoch = c->kernel_epoch = 0;
+		c->jit_table = -1;
+		return;
+	}
 	c->comm = replay_thread_name(s->rp, c->pid, c->tid, c->time);
 	memo_at(s, &s->user_memo, c->pid, c->time);
 	memo_at(s, &s->kernel_memo, REPLAY_KERNEL_PID, c->time);

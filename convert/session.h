@@ -67,7 +67,8 @@ struct session {
 /*
  * The context of one record of pass 2, built once for every handler: who it ran in
  * and what that was at its time. For a sample it is the sampled thread; for a
- * non-sample record the thread of its sample_id_all trailer.
+ * non-sample record the thread of its sample_id_all trailer; a record without one
+ * (FINISHED_ROUND) has comm 0, no process and no JIT table.
  */
 struct sample_ctx {
 	const struct perf_record *rec;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/perf_abi.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
@@ -33,8 +34,34 @@ typedef Perftools__Profiles__Function pb_function;
  */
 #define LABEL_PID "process_id"
 #define LABEL_TID "thread id"
+#define LABEL_TID_PROM "thread_id" /* a Prometheus label name: Pyroscope, Parca, Go */
 #define LABEL_COMM "thread_name"
 #define LABEL_CPU "cpu"
+#define LABEL_PROCESS "process_name" /* ddprof's */
+
+static const char *const for_names[] = { "", "datadog", "pyroscope", "parca", "go" };
+
+int pprof_for_by_name(const char *name)
+{
+	for (size_t i = 1; i < sizeof(for_names) / sizeof(for_names[0]); i++)
+		if (strcmp(for_names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *pprof_for_name(int pprof_for)
+{
+	if (pprof_for < 0 || (size_t)pprof_for >= sizeof(for_names) / sizeof(for_names[0]))
+		return "";
+	return for_names[pprof_for];
+}
+
+/* Go's and Prometheus's names: sample types and label keys without `-` or `:`. */
+static int go_names(const struct write_options *o)
+{
+	return o->pprof_for == PPROF_FOR_PYROSCOPE || o->pprof_for == PPROF_FOR_PARCA ||
+	       o->pprof_for == PPROF_FOR_GO;
+}
 
 /* zlib level: 1 keeps writing within a quarter of folded output's cost (bench/). */
 #define GZIP_LEVEL 1
@@ -287,27 +314,50 @@ static int row_cmp(const void *a, const void *b)
 	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
-/* The event's name without perf's modifiers: "cpu-clock:pppH" -> "cpu-clock". */
-static size_t base_len(const char *name)
+/*
+ * The event's name without perf's modifiers: "cpu-clock:pppH" -> "cpu-clock". A
+ * tracepoint's name holds a colon of its own: "sched:sched_switch:u" ->
+ * "sched:sched_switch".
+ */
+static size_t base_len(const struct pc_event *e, const char *name)
 {
 	const char *colon = strchr(name, ':');
 
+	if (colon && e->type == PERF_TYPE_TRACEPOINT)
+		colon = strchr(colon + 1, ':');
 	return colon ? (size_t)(colon - name) : strlen(name);
 }
 
 /* Does another shown event have the same name without modifiers? */
 static int base_clash(const struct profile *p, const int *shown, size_t nshown, size_t i)
 {
-	const char *a = profile_text(p, p->events[shown[i]].name);
-	size_t la = base_len(a);
+	const struct pc_event *ea = &p->events[shown[i]];
+	const char *a = profile_text(p, ea->name);
+	size_t la = base_len(ea, a);
 
 	for (size_t j = 0; j < nshown; j++) {
-		const char *b = profile_text(p, p->events[shown[j]].name);
+		const struct pc_event *eb = &p->events[shown[j]];
+		const char *b = profile_text(p, eb->name);
 
-		if (j != i && base_len(b) == la && strncmp(a, b, la) == 0)
+		if (j != i && base_len(eb, b) == la && strncmp(a, b, la) == 0)
 			return 1;
 	}
 	return 0;
+}
+
+/* `len` bytes of `name` into `buf` (size `cap`), `suffix` after; with `go` every byte
+ * outside [A-Za-z0-9_] becomes `_` (Pyroscope refuses a sample type with `-`, and
+ * its profile type ids are split at `:`). */
+static void type_name(char *buf, size_t cap, const char *name, size_t len, const char *suffix,
+		      int go)
+{
+	snprintf(buf, cap, "%.*s%s", (int)len, name, suffix);
+	if (!go)
+		return;
+	for (char *c = buf; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_'))
+			*c = '_';
 }
 
 /* The number of events between samples, in the event's unit. */
@@ -354,6 +404,84 @@ static int write_gzip(const uint8_t *buf, size_t len, FILE *out)
 	return ret;
 }
 
+/* A process's name: its main thread's name, the one most of its samples had. */
+struct proc_name {
+	uint32_t pid, comm;
+	int64_t samples;
+};
+
+static int proc_cmp_comm(const void *a, const void *b)
+{
+	const struct proc_name *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->comm > y->comm) - (x->comm < y->comm);
+}
+
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct proc_name *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return (x->comm > y->comm) - (x->comm < y->comm);
+}
+
+/*
+ * Each process's name, as ddprof's process_name: the name of its main thread (tid ==
+ * pid), of the most samples when it had several (exec, prctl). A process whose main
+ * thread has no sample has none. Sorted by pid, the chosen name first.
+ */
+static void process_names(const struct row *rows, size_t nrows, const int64_t *acc,
+			  size_t nvalues, struct proc_name **out, size_t *n)
+{
+	size_t cap = 0, k = 0;
+
+	for (size_t i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		struct proc_name pn;
+
+		if (r->tid != r->pid || !r->comm)
+			continue;
+		pn.pid = r->pid;
+		pn.comm = r->comm;
+		pn.samples = 0;
+		for (size_t v = 0; v < nvalues; v += 2)
+			pn.samples += acc[(size_t)r->acc * nvalues + v];
+		VEC_PUSH(*out, *n, cap, pn);
+	}
+	if (*n < 2)
+		return;
+	/* one entry per (pid, comm), then each pid's most sampled name first */
+	qsort(*out, *n, sizeof(**out), proc_cmp_comm);
+	for (size_t i = 0; i < *n; i++) {
+		if (k && (*out)[k - 1].pid == (*out)[i].pid && (*out)[k - 1].comm == (*out)[i].comm)
+			(*out)[k - 1].samples += (*out)[i].samples;
+		else
+			(*out)[k++] = (*out)[i];
+	}
+	*n = k;
+	qsort(*out, *n, sizeof(**out), proc_cmp);
+}
+
+static uint32_t process_name(const struct proc_name *procs, size_t n, uint32_t pid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && procs[lo].pid == pid ? procs[lo].comm : 0;
+}
+
 /* Add `text` to the comments when `id` names a header string. */
 static void add_comment(struct pw *w, int64_t *comments, size_t *n, const char *what, uint32_t id)
 {
@@ -390,7 +518,8 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	int *shown = NULL, *col_of = NULL;
 	uint32_t *leaf_map = NULL, main_map = 0;
 	size_t nshown = 0, nrows = 0, nmerged = 0, nloc_ids = 0, loc_ids_cap = 0, ncomments = 0;
-	size_t nlabels = 0, nvalues, nmaps_out = 0;
+	size_t nlabels = 0, nvalues, nmaps_out = 0, per_sample, nprocs = 0;
+	struct proc_name *procs = NULL;
 	uint32_t stack[MAX_DEPTH];
 	uint8_t *buf = NULL;
 	size_t len;
@@ -425,23 +554,24 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		for (size_t i = 0; i < nshown; i++) {
 			const struct pc_event *e = &p->events[shown[i]];
 			const char *name = profile_text(p, e->name);
-			size_t bl = base_clash(p, shown, nshown, i) ? strlen(name) : base_len(name);
+			size_t bl = base_clash(p, shown, nshown, i) ? strlen(name) : base_len(e, name);
 			char tbuf[256];
 			pb_value_type init = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+			int go = go_names(o);
 
 			col_of[shown[i]] = (int)(2 * i);
 			vt[2 * i] = init;
 			vt[2 * i + 1] = init;
 			if (e->is_clock && !clock_named) {
-				/* what Datadog's native profiler sends for CPU time */
+				/* what Datadog's native profiler sends for CPU time; Go's CPU
+				 * profile's names for Pyroscope, Parca and Go */
 				clock_named = 1;
-				vt[2 * i].type = out_str(&w, "cpu-samples");
-				vt[2 * i + 1].type = out_str(&w, "cpu-time");
+				vt[2 * i].type = out_str(&w, go ? "samples" : "cpu-samples");
+				vt[2 * i + 1].type = out_str(&w, go ? "cpu" : "cpu-time");
 			} else {
-				snprintf(tbuf, sizeof(tbuf), "%.*s-samples", (int)bl, name);
+				type_name(tbuf, sizeof(tbuf), name, bl, "-samples", go);
 				vt[2 * i].type = out_str(&w, tbuf);
-				snprintf(tbuf, sizeof(tbuf), "%.*s%s", (int)bl, name,
-					 e->is_clock ? "-time" : "");
+				type_name(tbuf, sizeof(tbuf), name, bl, e->is_clock ? "-time" : "", go);
 				vt[2 * i + 1].type = out_str(&w, tbuf);
 			}
 			vt[2 * i].unit = out_str(&w, "count");
@@ -511,11 +641,16 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	loc_first = xcalloc(nmerged + 1, sizeof(*loc_first));
 	sample_ptrs = xcalloc(nmerged + 1, sizeof(*sample_ptrs));
 	values = xcalloc(nmerged * nvalues + 1, sizeof(*values));
-	labels = xcalloc(nmerged * 4 + 1, sizeof(*labels));
-	label_ptrs = xcalloc(nmerged * 4 + 1, sizeof(*label_ptrs));
+	per_sample = 4 + (o->pprof_for ? 1 : 0) + o->nlabels;
+	labels = xcalloc(nmerged * per_sample + 1, sizeof(*labels));
+	label_ptrs = xcalloc(nmerged * per_sample + 1, sizeof(*label_ptrs));
+	if (o->pprof_for)
+		process_names(rows, nrows, acc, nvalues, &procs, &nprocs);
 	{
-		uint32_t k_pid = out_str(&w, LABEL_PID), k_tid = out_str(&w, LABEL_TID);
+		uint32_t k_pid = out_str(&w, LABEL_PID);
+		uint32_t k_tid = out_str(&w, go_names(o) ? LABEL_TID_PROM : LABEL_TID);
 		uint32_t k_comm = out_str(&w, LABEL_COMM), k_cpu = o->cpu_label ? out_str(&w, LABEL_CPU) : 0;
+		uint32_t k_proc = o->pprof_for ? out_str(&w, LABEL_PROCESS) : 0;
 		size_t m = 0;
 
 		for (size_t i = 0; i < nrows; i++, m++) {
@@ -563,6 +698,20 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				labels[nlabels].key = k_cpu;
 				labels[nlabels++].str = out_num(&w, r->cpu);
 			}
+			if (k_proc) {
+				uint32_t name = process_name(procs, nprocs, r->pid);
+
+				if (name) {
+					labels[nlabels] = linit;
+					labels[nlabels].key = k_proc;
+					labels[nlabels++].str = model_str(&w, name);
+				}
+			}
+			for (size_t l = 0; l < o->nlabels; l++) {
+				labels[nlabels] = linit;
+				labels[nlabels].key = out_str(&w, o->labels[l].key);
+				labels[nlabels++].str = out_str(&w, o->labels[l].value);
+			}
 			for (size_t l = first_label; l < nlabels; l++)
 				label_ptrs[l] = &labels[l];
 			s->label = &label_ptrs[first_label];
@@ -598,8 +747,11 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				pb_line linit = PERFTOOLS__PROFILES__LINE__INIT;
 				pb_line *ln = &lines[l->first + j];
 
-				/* no symbol: address and mapping only, for a reader to symbolize */
-				if (!f->symbolized)
+				/* no symbol: address and mapping only, for a reader to symbolize;
+				 * but at address 0 there is nothing to symbolize, and Pyroscope
+				 * drops the samples of a Location with neither line nor address:
+				 * shaped for a backend, it gets a line naming it ([unknown]) */
+				if (!f->symbolized && (l->addr || !o->pprof_for))
 					break;
 				*ln = linit;
 				ln->function_id = frame_function(&w, fr);
@@ -716,7 +868,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		if (e->is_clock)
 			snprintf(tbuf, sizeof(tbuf), "cpu");
 		else
-			snprintf(tbuf, sizeof(tbuf), "%.*s", (int)base_len(name), name);
+			type_name(tbuf, sizeof(tbuf), name, base_len(e, name), "", go_names(o));
 		period_type.type = out_str(&w, tbuf);
 		period_type.unit = out_str(&w, pc_unit_name(e->unit));
 		prof.period_type = &period_type;
@@ -728,6 +880,8 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			prof.time_nanos = (int64_t)(p->first_time - p->clock_ns + p->wall_ns);
 		prof.duration_nanos = (int64_t)(p->last_time - p->first_time);
 	}
+	if (o->time_nanos)
+		prof.time_nanos = o->time_nanos;
 	/* last: every string is in the table now */
 	prof.n_string_table = strtab_count(&w.out);
 	prof.string_table = (char **)(uintptr_t)w.out.strs;
@@ -749,6 +903,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	free(loc_ptrs);
 	free(labels);
 	free(label_ptrs);
+	free(procs);
 	free(values);
 	free(loc_ids);
 	free(samples);

@@ -13,6 +13,20 @@ const char *pc_unit_name(enum pc_unit u)
 	}
 }
 
+const char *pc_state_name(enum pc_state s)
+{
+	switch (s) {
+	case PC_STATE_PREEMPTED: return "preempted";
+	case PC_STATE_SLEEPING: return "sleeping";
+	case PC_STATE_DISK: return "disk";
+	case PC_STATE_STOPPED: return "stopped";
+	case PC_STATE_IDLE: return "idle";
+	case PC_STATE_BLOCKED: return "blocked";
+	case PC_STATE_OTHER: return "other";
+	default: return "";
+	}
+}
+
 void profile_init(struct profile *p)
 {
 	struct pc_node root = { 0, 0, 0 };
@@ -132,7 +146,7 @@ uint32_t profile_add_event(struct profile *p, const struct pc_event *e)
 static int sample_twins(const struct pc_sample *a, const struct pc_sample *b)
 {
 	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu &&
-	       a->comm == b->comm && a->event == b->event;
+	       a->comm == b->comm && a->event == b->event && a->state == b->state;
 }
 
 static uint64_t sample_hash(const struct pc_sample *s)
@@ -140,7 +154,7 @@ static uint64_t sample_hash(const struct pc_sample *s)
 	uint64_t h = hash_u64(((uint64_t)s->stack << 32) ^ s->tid);
 
 	h = hash_u64(h ^ ((uint64_t)s->pid << 32) ^ s->cpu);
-	return hash_u64(h ^ ((uint64_t)s->comm << 16) ^ s->event);
+	return hash_u64(h ^ ((uint64_t)s->comm << 16) ^ s->event ^ ((uint64_t)s->state << 48));
 }
 
 static uint64_t sample_hash_at(const void *items, size_t id)

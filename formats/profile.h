@@ -55,6 +55,23 @@ struct pc_node {
 
 #define PC_NO_CPU UINT32_MAX /* the recording does not say */
 
+/* Why a thread was off the CPU, for off-CPU time (the state it left the CPU in). */
+enum pc_state {
+	PC_STATE_NONE = 0,      /* an on-CPU sample, or not known */
+	PC_STATE_PREEMPTED,     /* runnable (R): waiting for a CPU */
+	PC_STATE_SLEEPING,      /* S: interruptible sleep (a timer, a lock, a pipe...) */
+	PC_STATE_DISK,          /* D: uninterruptible (I/O, some kernel locks) */
+	PC_STATE_STOPPED,       /* T, t: stopped or traced */
+	PC_STATE_IDLE,          /* I: an idle kernel thread */
+	PC_STATE_BLOCKED,       /* left the CPU without being preempted, S or D not known
+				   (PERF_RECORD_SWITCH without tracepoints) */
+	PC_STATE_OTHER,         /* another state (dead, parked, ...) */
+	PC_NSTATES
+};
+
+/* Its name in labels and timelines: "preempted", "sleeping", "disk", ... */
+const char *pc_state_name(enum pc_state s);
+
 struct pc_sample {
 	uint64_t time;        /* the recording's clock, ns (0 when the recording has none);
 				 of an aggregate: its first sample's */
@@ -65,7 +82,8 @@ struct pc_sample {
 	uint32_t pid, tid, cpu;   /* cpu: PC_NO_CPU when unknown */
 	uint32_t comm;        /* thread name at the sample's time */
 	uint16_t event;
-	uint16_t pad;
+	uint8_t state;        /* enum pc_state: of an off-CPU interval, else NONE */
+	uint8_t pad;
 };
 
 /* What an event's period counts: the unit of its weight in every output. */
@@ -106,6 +124,12 @@ struct profile {
 	uint64_t wall_ns, clock_ns;
 	uint64_t first_time, last_time;
 	int first_time_set;
+	/*
+	 * When the recording began, ns since the epoch, 0 when unknown: from CLOCK_DATA
+	 * (has_wall_clock), else the file's modification time less what the recording
+	 * spans (set by the conversion after its first pass).
+	 */
+	uint64_t start_wall_ns;
 
 	/*
 	 * Set before samples are added, for writers that show totals only (folded,

@@ -6,6 +6,11 @@
 
 #include "formats/profile.h"
 
+/* A label every sample of a file carries (--service, --label, the recording's host). */
+struct write_label {
+	const char *key, *value;
+};
+
 struct write_options {
 	int weight_period;   /* count the event's period instead of samples */
 	int with_pid;        /* folded: "comm-PID" as the first frame */
@@ -19,6 +24,12 @@ struct write_options {
 	unsigned width;      /* svg: image width in pixels; 0 for the default */
 	double minwidth;     /* svg: frames narrower than this (pixels) are not drawn;
 				0 for the default, 0.1 */
+	int pprof_for;       /* pprof: the backend the file is shaped for (enum pprof_for
+				in formats/pprof.h); 0: today's file */
+	int64_t time_nanos;  /* pprof: the profile's start, ns since the epoch, written
+				when nonzero (else CLOCK_DATA's, as without it) */
+	const struct write_label *labels; /* pprof: on every sample, in this order */
+	size_t nlabels;
 };
 
 /* A sample's weight as the options count it: the event's period, or samples. */

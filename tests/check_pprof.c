@@ -277,8 +277,10 @@ static const Perftools__Profiles__Sample *find_sample(const pb_profile *pr, cons
 		const Perftools__Profiles__Location *l = location(pr, s->location_id[0]);
 		const char *name = l->n_line ? str(pr, function(pr, l->line[0]->function_id)->name)
 					     : "";
+		const char *t = label(pr, s, "thread id") ? label(pr, s, "thread id")
+							  : label(pr, s, "thread_id");
 
-		if (strcmp(name, leaf) == 0 && strcmp(label(pr, s, "thread id"), tid) == 0)
+		if (strcmp(name, leaf) == 0 && t && strcmp(t, tid) == 0)
 			return s;
 	}
 	return NULL;
@@ -526,6 +528,71 @@ START_TEST(same_bytes_every_time)
 }
 END_TEST
 
+/* --for pyroscope: Go's sample types, Prometheus label keys, process_name, the labels
+ * given, time_nanos as given, and perf's 0 callchain entry a Location with a line */
+START_TEST(shaped_for_pyroscope)
+{
+	struct write_options o = opts(-1);
+	struct write_label l[2] = { { "service", "shop" }, { "env", "prod" } };
+	struct blob b;
+	pb_profile *pr;
+	const Perftools__Profiles__Sample *s;
+	uint32_t st[2], zero, main_f;
+	int seen_zero = 0;
+
+	main_f = frame("main", FRAME_NATIVE, 0x1100, 1, 10, map_id);
+	zero = frame("[unknown]", FRAME_NATIVE, 0, 0, 0, 0);
+	st[0] = main_f;
+	st[1] = zero;
+	sample("prog", 10, 10, 0, test_stack(&p, st, 2), 250000, 0);
+	o.pprof_for = PPROF_FOR_PYROSCOPE;
+	o.time_nanos = 1777636800000000000LL;
+	o.labels = l;
+	o.nlabels = 2;
+	b = render(&p, &o);
+	pr = decode(&b);
+	check_spec(pr);
+	ck_assert_str_eq(str(pr, pr->sample_type[0]->type), "samples");
+	ck_assert_str_eq(str(pr, pr->sample_type[1]->type), "cpu");
+	ck_assert_str_eq(str(pr, pr->sample_type[2]->type), "page_faults_samples");
+	ck_assert_str_eq(str(pr, pr->sample_type[3]->type), "page_faults");
+	for (size_t i = 0; i < pr->n_sample_type; i++)
+		ck_assert_ptr_null(strchr(str(pr, pr->sample_type[i]->type), '-'));
+	ck_assert_int_eq(pr->time_nanos, 1777636800000000000LL);
+	s = find_sample(pr, "do_syscall_64", "11");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_null(label(pr, s, "thread id"));
+	ck_assert_str_eq(label(pr, s, "thread_id"), "11");
+	ck_assert_str_eq(label(pr, s, "service"), "shop");
+	ck_assert_str_eq(label(pr, s, "env"), "prod");
+	/* pid 10's main thread (tid 10) is named prog */
+	ck_assert_str_eq(label(pr, s, "process_name"), "prog");
+	for (size_t i = 0; i < pr->n_location; i++) {
+		const Perftools__Profiles__Location *loc = pr->location[i];
+
+		/* no Location Pyroscope would drop with its samples */
+		ck_assert(loc->address != 0 || loc->n_line > 0);
+		if (loc->address == 0) {
+			ck_assert_str_eq(str(pr, function(pr, loc->line[0]->function_id)->name), "[unknown]");
+			seen_zero = 1;
+		}
+	}
+	ck_assert_int_eq(seen_zero, 1);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+	/* without --for the same frame is an address-only Location, as before */
+	o = opts(-1);
+	b = render(&p, &o);
+	pr = decode(&b);
+	for (size_t i = 0; i < pr->n_location; i++)
+		if (pr->location[i]->address == 0)
+			ck_assert_uint_eq(pr->location[i]->n_line, 0);
+	ck_assert_str_eq(str(pr, pr->sample_type[0]->type), "cpu-samples");
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+}
+END_TEST
+
 /* ---- a real recording through the real pipeline ---- */
 
 START_TEST(real_recording)
@@ -601,6 +668,7 @@ int main(void)
 	tcase_add_test(tc, labels_and_comments);
 	tcase_add_test(tc, jit_code_gets_a_mapping_of_its_own);
 	tcase_add_test(tc, same_bytes_every_time);
+	tcase_add_test(tc, shaped_for_pyroscope);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(real, 120);
 	tcase_add_test(real, real_recording);

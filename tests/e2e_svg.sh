@@ -33,15 +33,19 @@ check mt-tid -i $TD/mt-g.data "${KS[@]}" --with-tid
 check mt-pid-period -i $TD/mt-g.data "${KS[@]}" --with-pid --weight period
 check two-event-pf -i $TD/two-event.data "${KS[@]}" --event page-faults
 check mt-threads-filter -i $TD/mt-threads.data "${KS[@]}" --comm mt-alpha,mt-beta --tid 7937,7938 --srcline
-check empty -i $TD/mt-threads.data "${KS[@]}" --comm nobody
+check empty -i tests/hostile/no-samples.data
 check mt-inverted -i $TD/mt-g.data "${KS[@]}" --inverted --width 600 --title 'a <title> & more'
 check erlang -i $TD/jit/erlang.data "${KS[@]}"
 
-# every format, when the filters leave no sample: a file, no failure (UBSan found
-# NULL passed to qsort and memset on this path)
+# every format, for a recording without samples: a file, no failure (UBSan found
+# NULL passed to qsort and memset on this path); filters that leave no sample are an
+# error instead (issue 22 item 12), with no file
 for f in folded samples pprof speedscope chrome svg; do
-	"$PERFCONV" -q -i $TD/mt-threads.data "${KS[@]}" --comm nobody -f $f -o "$TMP/none.$f" && [ -s "$TMP/none.$f" -o $f = folded -o $f = samples ] &&
-		ok "no samples left, -f $f: exit 0" || bad "no samples left, -f $f"
+	"$PERFCONV" -q -i tests/hostile/no-samples.data -f $f -o "$TMP/none.$f" && [ -s "$TMP/none.$f" -o $f = folded -o $f = samples ] &&
+		ok "no samples, -f $f: exit 0" || bad "no samples, -f $f"
+	"$PERFCONV" -q -i $TD/mt-threads.data "${KS[@]}" --comm nobody -f $f -o "$TMP/nomatch.$f" 2>/dev/null
+	[ $? -eq 1 ] && [ ! -e "$TMP/nomatch.$f" ] && ok "no sample matches, -f $f: exit 1, no file" ||
+		bad "no sample matches, -f $f"
 done
 # --weight period of a clock event counts nanoseconds
 grep -q '^[0-9]* ns (' <(grep -A1 '<title>all$' "$TMP/mt-pid-period.svg") &&

@@ -1,0 +1,760 @@
+/* upload: a converted profile sent to Datadog, Pyroscope or Parca over libcurl.
+ *
+ * The requests are the backends' own (docs/BACKENDS.md names the code each shape was
+ * read from): Datadog's multipart with an `event` part, Pyroscope's /ingest with the
+ * labels in its `name`, Parca's /profiles/writeraw JSON with the profile in base64.
+ */
+#include "convert/upload.h"
+
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "common/version.h"
+#include "convert/labels.h"
+#include "formats/pprof.h"
+
+#define DD_AGENT_DEFAULT "http://localhost:8126"
+#define DD_AGENT_PATH "/profiling/v1/input"
+#define DD_INTAKE_PATH "/api/v2/profile"
+#define PYROSCOPE_DEFAULT "http://localhost:4040"
+#define PARCA_DEFAULT "http://localhost:7070"
+#define DEFAULT_SERVICE "perfconv"
+#define MAX_ANSWER 4096
+
+struct uploader {
+	struct upload_options o;
+	CURL *curl;
+	char *url;            /* where requests go (http:// for a Unix socket) */
+	char *unix_socket;    /* the agent's socket, or NULL */
+	char *api_key;        /* Datadog intake, or NULL (the agent adds it) */
+	int intake;           /* Datadog: straight to the intake */
+};
+
+static const char *const backend_names[] = { "", "datadog", "pyroscope", "parca" };
+
+int backend_by_name(const char *name)
+{
+	for (int i = 1; i <= BACKEND_PARCA; i++)
+		if (strcmp(backend_names[i], name) == 0)
+			return i;
+	return 0;
+}
+
+const char *backend_name(int backend)
+{
+	return backend >= 1 && backend <= BACKEND_PARCA ? backend_names[backend] : "";
+}
+
+int backend_pprof_for(int backend)
+{
+	switch (backend) {
+	case BACKEND_DATADOG: return PPROF_FOR_DATADOG;
+	case BACKEND_PYROSCOPE: return PPROF_FOR_PYROSCOPE;
+	case BACKEND_PARCA: return PPROF_FOR_PARCA;
+	default: return PPROF_FOR_NONE;
+	}
+}
+
+int upload_stop_init(struct upload_stop *s)
+{
+	sigset_t set;
+
+	s->stopped = 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+		return -1;
+	s->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return s->fd < 0 ? -1 : 0;
+}
+
+int upload_stop_check(struct upload_stop *s)
+{
+	struct signalfd_siginfo si;
+
+	if (!s)
+		return 0;
+	if (!s->stopped && s->fd >= 0 && read(s->fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		s->stopped = 1;
+	return s->stopped;
+}
+
+void upload_stop_release(struct upload_stop *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+const char *uploader_url(const struct uploader *u)
+{
+	return u->url;
+}
+
+/* Is `host` this machine's loopback (localhost, 127.0.0.0/8, ::1)? */
+static int host_is_loopback(const char *host)
+{
+	if (strcmp(host, "localhost") == 0 || strcmp(host, "::1") == 0 ||
+	    strcmp(host, "[::1]") == 0)
+		return 1;
+	if (strncmp(host, "127.", 4) == 0) {
+		for (const char *c = host + 4; *c; c++)
+			if (!((*c >= '0' && *c <= '9') || *c == '.'))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* The key: $DD_API_KEY, or the first line of --api-key-file. NULL when none; -1 in
+ * *bad (after saying why) when one is there but unusable. */
+static char *read_api_key(const struct upload_options *o, int *bad, struct diag *d)
+{
+	char *key = NULL;
+
+	*bad = 0;
+	if (o->api_key_file) {
+		FILE *f = fopen(o->api_key_file, "r");
+		char line[512];
+
+		if (!f || !fgets(line, sizeof(line), f)) {
+			/* the path is not repeated: a key given in its place must not be shown */
+			diag_error(d, NULL, DIAG_NO_OFFSET, "--api-key-file: cannot read the file: %s",
+				   f ? "empty" : strerror(errno));
+			if (f)
+				fclose(f);
+			*bad = 1;
+			return NULL;
+		}
+		fclose(f);
+		line[strcspn(line, "\r\n")] = '\0';
+		key = xstrdup(line);
+	} else if (getenv("DD_API_KEY") && getenv("DD_API_KEY")[0]) {
+		key = xstrdup(getenv("DD_API_KEY"));
+	}
+	if (!key)
+		return NULL;
+	/* a header value: printable ASCII only, so nothing can be injected */
+	for (const char *c = key; *c; c++)
+		if ((unsigned char)*c <= 0x20 || (unsigned char)*c >= 0x7f) {
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the API key holds a character that is "
+				   "not printable ASCII", o->api_key_file ? "--api-key-file" : "DD_API_KEY");
+			free(key);
+			*bad = 1;
+			return NULL;
+		}
+	if (!key[0]) {
+		free(key);
+		return NULL;
+	}
+	return key;
+}
+
+/* base + path, without a doubled slash. */
+static char *join_url(const char *base, const char *path)
+{
+	size_t n = strlen(base);
+	char *s = xmalloc(n + strlen(path) + 1);
+
+	while (n && base[n - 1] == '/')
+		n--;
+	memcpy(s, base, n);
+	strcpy(s + n, path);
+	return s;
+}
+
+/* Datadog without a key: the agent's URL from the environment. */
+static const char *agent_url(char *buf, size_t cap)
+{
+	const char *url = getenv("DD_TRACE_AGENT_URL"), *host = getenv("DD_AGENT_HOST");
+	const char *port = getenv("DD_TRACE_AGENT_PORT");
+
+	if (url && url[0])
+		return url;
+	if (host && host[0]) {
+		int v6 = strchr(host, ':') != NULL;
+
+		snprintf(buf, cap, "http://%s%s%s:%s", v6 ? "[" : "", host, v6 ? "]" : "",
+			 port && port[0] ? port : "8126");
+		return buf;
+	}
+	return DD_AGENT_DEFAULT;
+}
+
+struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
+{
+	struct uploader *u = xcalloc(1, sizeof(*u));
+	char buf[512];
+	const char *base, *path = "";
+	CURLU *cu = NULL;
+	char *scheme = NULL, *host = NULL;
+	int bad;
+
+	u->o = *o;
+	if (!u->o.timeout_s)
+		u->o.timeout_s = 60;
+	if (!u->o.retry_cap_s)
+		u->o.retry_cap_s = 300;
+	u->api_key = read_api_key(o, &bad, d);
+	if (bad)
+		goto fail;
+	switch (o->backend) {
+	case BACKEND_DATADOG:
+		u->intake = u->api_key != NULL;
+		if (u->intake) {
+			const char *site = getenv("DD_SITE");
+
+			snprintf(buf, sizeof(buf), "https://intake.profile.%s",
+				 site && site[0] ? site : "datadoghq.com");
+			base = o->url ? o->url : buf;
+			path = DD_INTAKE_PATH;
+		} else {
+			base = o->url ? o->url : agent_url(buf, sizeof(buf));
+			path = DD_AGENT_PATH;
+		}
+		break;
+	case BACKEND_PYROSCOPE:
+		base = o->url ? o->url : PYROSCOPE_DEFAULT;
+		path = "/ingest";
+		if (u->api_key) {
+			/* the key is Datadog's: it must not travel to anyone else */
+			free(u->api_key);
+			u->api_key = NULL;
+		}
+		break;
+	case BACKEND_PARCA:
+		base = o->url ? o->url : PARCA_DEFAULT;
+		path = "/profiles/writeraw";
+		free(u->api_key);
+		u->api_key = NULL;
+		break;
+	default:
+		diag_error(d, NULL, DIAG_NO_OFFSET, "no backend to upload to (--to)");
+		goto fail;
+	}
+	if (strncmp(base, "unix://", 7) == 0) {
+		if (o->backend != BACKEND_DATADOG || !base[7]) {
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: a unix:// socket is the Datadog agent's only",
+				   base);
+			goto fail;
+		}
+		u->unix_socket = xstrdup(base + 7);
+		u->url = join_url("http://localhost", path);
+		return u;
+	}
+	cu = curl_url();
+	if (curl_url_set(cu, CURLUPART_URL, base, 0) != CURLUE_OK ||
+	    curl_url_get(cu, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(cu, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: not a URL (http://HOST:PORT, https://HOST)",
+			   base);
+		goto fail;
+	}
+	{
+		char *user = NULL, *query = NULL;
+		int has_user = curl_url_get(cu, CURLUPART_USER, &user, 0) == CURLUE_OK;
+		int has_query = curl_url_get(cu, CURLUPART_QUERY, &query, 0) == CURLUE_OK;
+
+		curl_free(user);
+		curl_free(query);
+		if (has_user || has_query) {
+			/* a secret in a URL ends up in logs and process lists */
+			diag_error(d, NULL, DIAG_NO_OFFSET, "--url: no user, password or query in the URL "
+				   "(API keys come from DD_API_KEY or --api-key-file)");
+			goto fail;
+		}
+	}
+	if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0) {
+		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the URL must be http:// or https://", base);
+		goto fail;
+	}
+	if (strcmp(scheme, "http") == 0 && !host_is_loopback(host)) {
+		if (u->api_key) {
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: an API key is sent only over https:// "
+				   "(or to loopback)", base);
+			goto fail;
+		}
+		if (!o->allow_http) {
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: http:// to a host not on loopback sends "
+				   "the profile unencrypted; use https:// or say --allow-http", base);
+			goto fail;
+		}
+	}
+	u->url = join_url(base, path);
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(cu);
+	return u;
+fail:
+	curl_free(scheme);
+	curl_free(host);
+	if (cu)
+		curl_url_cleanup(cu);
+	uploader_free(u);
+	return NULL;
+}
+
+void uploader_free(struct uploader *u)
+{
+	if (!u)
+		return;
+	if (u->curl)
+		curl_easy_cleanup(u->curl);
+	if (u->api_key) {
+		memset(u->api_key, 0, strlen(u->api_key));
+		free(u->api_key);
+	}
+	free(u->unix_socket);
+	free(u->url);
+	free(u);
+}
+
+/* A value that came from the recording, made safe for a name or tag list. */
+static void safe_value(char *dst, size_t cap, const char *v)
+{
+	size_t n = 0;
+
+	for (; *v && n + 1 < cap; v++, n++)
+		dst[n] = ((unsigned char)*v < 0x20 || *v == ',' || *v == '{' || *v == '}') ? '_' : *v;
+	dst[n] = '\0';
+}
+
+static const char *service_of(const struct upload_profile *p)
+{
+	return p->service ? p->service : DEFAULT_SERVICE;
+}
+
+/* Datadog's event.json (libdatadog's ProfileExporter::build, version 4). */
+static char *dd_event_json(const struct upload_profile *p)
+{
+	cJSON *ev = cJSON_CreateObject(), *att = cJSON_AddArrayToObject(ev, "attachments");
+	cJSON *info, *platform, *profiler;
+	char start[40], end[40], tag[512], val[256];
+	size_t cap = 1024, len = 0;
+	char *tags = xmalloc(cap), *out;
+
+	cJSON_AddItemToArray(att, cJSON_CreateString("profile.pprof"));
+	tags[0] = '\0';
+#define TAG(k, v)                                                                       \
+	do {                                                                            \
+		safe_value(val, sizeof(val), (v));                                      \
+		snprintf(tag, sizeof(tag), "%s%s:%s", len ? "," : "", (k), val);       \
+		if (len + strlen(tag) + 1 > cap)                                        \
+			grow_array((void **)&tags, &cap, len + strlen(tag) + 1, 1);     \
+		strcpy(tags + len, tag);                                                \
+		len += strlen(tag);                                                     \
+	} while (0)
+	TAG("service", service_of(p));
+	for (size_t i = 0; i < p->nlabels; i++)
+		if (strcmp(p->labels[i].key, "service") != 0)
+			TAG(p->labels[i].key, p->labels[i].value);
+	TAG("language", "native");
+	TAG("runtime", "native");
+	TAG("runtime_os", "linux");
+	TAG("format", "pprof");
+	TAG("profiler_version", "perfconv-" PERFCONV_VERSION);
+#undef TAG
+	cJSON_AddStringToObject(ev, "tags_profiler", tags);
+	meta_rfc3339(p->start_ns, start, sizeof(start));
+	meta_rfc3339(p->start_ns + p->duration_ns, end, sizeof(end));
+	cJSON_AddStringToObject(ev, "start", start);
+	cJSON_AddStringToObject(ev, "end", end);
+	cJSON_AddStringToObject(ev, "family", "native");
+	cJSON_AddStringToObject(ev, "version", "4");
+	info = cJSON_AddObjectToObject(ev, "info");
+	platform = cJSON_AddObjectToObject(info, "platform");
+	if (p->host && p->host[0])
+		cJSON_AddStringToObject(platform, "hostname", p->host);
+	cJSON_AddStringToObject(platform, "kernel_name", "Linux");
+	if (p->kernel_release && p->kernel_release[0])
+		cJSON_AddStringToObject(platform, "kernel_release", p->kernel_release);
+	profiler = cJSON_AddObjectToObject(info, "profiler");
+	cJSON_AddStringToObject(profiler, "name", "perfconv");
+	cJSON_AddStringToObject(profiler, "version", PERFCONV_VERSION);
+	out = cJSON_PrintUnformatted(ev);
+	cJSON_Delete(ev);
+	free(tags);
+	return out;
+}
+
+/* Pyroscope's /ingest query: name=SERVICE{k=v,...}&from=&until=&format=pprof. */
+static char *pyroscope_url(struct uploader *u, const struct upload_profile *p)
+{
+	size_t cap = 1024, len;
+	char *name = xmalloc(cap), *esc, *url, val[256];
+	int64_t from = p->start_ns / 1000000000LL;
+	int64_t until = (p->start_ns + p->duration_ns + 999999999LL) / 1000000000LL;
+
+	snprintf(name, cap, "%s{", service_of(p));
+	len = strlen(name);
+	for (size_t i = 0; i < p->nlabels; i++) {
+		size_t need;
+
+		if (strcmp(p->labels[i].key, "service") == 0)
+			continue;
+		safe_value(val, sizeof(val), p->labels[i].value);
+		need = len + strlen(p->labels[i].key) + strlen(val) + 4;
+		if (need > cap)
+			grow_array((void **)&name, &cap, need, 1);
+		len += (size_t)sprintf(name + len, "%s%s=%s", name[len - 1] == '{' ? "" : ",",
+				       p->labels[i].key, val);
+	}
+	name[len++] = '}';
+	name[len] = '\0';
+	if (!u->curl)
+		u->curl = curl_easy_init();
+	esc = curl_easy_escape(u->curl, name, 0);
+	url = xmalloc(strlen(u->url) + strlen(esc) + 128);
+	sprintf(url, "%s?name=%s&from=%lld&until=%lld&format=pprof&spyName=perfconv", u->url, esc,
+		(long long)from, (long long)(until > from ? until : from + 1));
+	curl_free(esc);
+	free(name);
+	return url;
+}
+
+static char *base64(const uint8_t *in, size_t n)
+{
+	static const char tbl[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = xmalloc(4 * ((n + 2) / 3) + 1), *o = out;
+
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+
+		*o++ = tbl[v >> 18 & 63];
+		*o++ = tbl[v >> 12 & 63];
+		*o++ = i + 1 < n ? tbl[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? tbl[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+static void add_label(cJSON *arr, const char *name, const char *value)
+{
+	cJSON *l = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(l, "name", name);
+	cJSON_AddStringToObject(l, "value", value);
+	cJSON_AddItemToArray(arr, l);
+}
+
+/* Parca's WriteRawRequest as the gateway's JSON. */
+static char *parca_json(const struct upload_profile *p)
+{
+	cJSON *req = cJSON_CreateObject(), *series = cJSON_AddArrayToObject(req, "series");
+	cJSON *s = cJSON_CreateObject(), *ls = cJSON_AddObjectToObject(s, "labels");
+	cJSON *arr = cJSON_AddArrayToObject(ls, "labels");
+	cJSON *samples = cJSON_AddArrayToObject(s, "samples"), *raw = cJSON_CreateObject();
+	char *b64 = base64(p->pprof, p->len), *out;
+
+	add_label(arr, "__name__", p->name && p->name[0] ? p->name : "process_cpu");
+	add_label(arr, "service", service_of(p));
+	for (size_t i = 0; i < p->nlabels; i++)
+		if (strcmp(p->labels[i].key, "service") != 0)
+			add_label(arr, p->labels[i].key, p->labels[i].value);
+	cJSON_AddStringToObject(raw, "raw_profile", b64);
+	cJSON_AddItemToArray(samples, raw);
+	cJSON_AddItemToArray(series, s);
+	cJSON_AddBoolToObject(req, "normalized", 0);
+	out = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	free(b64);
+	return out;
+}
+
+struct answer {
+	char body[MAX_ANSWER];
+	size_t len;
+	long retry_after_s;
+};
+
+static size_t on_body(char *data, size_t size, size_t n, void *ctx)
+{
+	struct answer *a = ctx;
+	size_t len = size * n, room = sizeof(a->body) - 1 - a->len;
+
+	memcpy(a->body + a->len, data, len < room ? len : room);
+	a->len += len < room ? len : room;
+	a->body[a->len] = '\0';
+	return len;
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *ctx)
+{
+	struct answer *a = ctx;
+	size_t len = size * n;
+
+	if (len > 12 && strncasecmp(data, "Retry-After:", 12) == 0) {
+		char *end;
+		long v = strtol(data + 12, &end, 10);
+
+		if (end != data + 12 && v >= 0)
+			a->retry_after_s = v;
+	}
+	return len;
+}
+
+static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)dt, (void)dn, (void)ut, (void)un;
+	return upload_stop_check(ctx);
+}
+
+/* The answer's first line, printable, for a message. */
+static void first_line(char *dst, size_t cap, const char *body)
+{
+	size_t n = 0;
+
+	while (*body == ' ' || *body == '\n' || *body == '\r')
+		body++;
+	for (; *body && *body != '\n' && *body != '\r' && n + 1 < cap && n < 300; body++)
+		dst[n++] = (unsigned char)*body < 0x20 ? ' ' : *body;
+	dst[n] = '\0';
+}
+
+int uploader_send(struct uploader *u, const struct upload_profile *p,
+		  struct upload_stop *stop, struct upload_result *r)
+{
+	struct curl_slist *hdr = NULL;
+	curl_mime *mime = NULL;
+	struct answer a;
+	char line[400], *body = NULL, *url = NULL;
+	CURLcode rc;
+
+	memset(r, 0, sizeof(*r));
+	r->retry_after_s = -1;
+	memset(&a, 0, sizeof(a));
+	a.retry_after_s = -1;
+	if (!u->curl)
+		u->curl = curl_easy_init();
+	if (!u->curl) {
+		r->outcome = UPLOAD_RETRY;
+		snprintf(r->what, sizeof(r->what), "libcurl could not start");
+		return r->outcome;
+	}
+	curl_easy_reset(u->curl);
+	hdr = curl_slist_append(hdr, "Expect:");
+	snprintf(line, sizeof(line), "User-Agent: perfconv/%s", PERFCONV_VERSION);
+	hdr = curl_slist_append(hdr, line);
+	switch (u->o.backend) {
+	case BACKEND_DATADOG: {
+		curl_mimepart *part;
+
+		body = dd_event_json(p);
+		mime = curl_mime_init(u->curl);
+		/* "intake does not look for filename=event.json, it looks for name=event" */
+		part = curl_mime_addpart(mime);
+		curl_mime_name(part, "event");
+		curl_mime_filename(part, "event.json");
+		curl_mime_type(part, "application/json");
+		curl_mime_data(part, body, CURL_ZERO_TERMINATED);
+		part = curl_mime_addpart(mime);
+		curl_mime_name(part, "profile.pprof");
+		curl_mime_filename(part, "profile.pprof");
+		curl_mime_type(part, "application/octet-stream");
+		curl_mime_data(part, (const char *)p->pprof, p->len);
+		curl_easy_setopt(u->curl, CURLOPT_MIMEPOST, mime);
+		hdr = curl_slist_append(hdr, "DD-EVP-ORIGIN: perfconv");
+		hdr = curl_slist_append(hdr, "DD-EVP-ORIGIN-VERSION: " PERFCONV_VERSION);
+		if (u->intake) {
+			char *h = xmalloc(strlen(u->api_key) + 16);
+
+			sprintf(h, "DD-API-KEY: %s", u->api_key);
+			hdr = curl_slist_append(hdr, h);
+			memset(h, 0, strlen(h));
+			free(h);
+		}
+		curl_easy_setopt(u->curl, CURLOPT_URL, u->url);
+		break;
+	}
+	case BACKEND_PYROSCOPE:
+		url = pyroscope_url(u, p);
+		curl_easy_setopt(u->curl, CURLOPT_URL, url);
+		hdr = curl_slist_append(hdr, "Content-Type: application/octet-stream");
+		if (u->o.tenant) {
+			snprintf(line, sizeof(line), "X-Scope-OrgID: %s", u->o.tenant);
+			hdr = curl_slist_append(hdr, line);
+		}
+		curl_easy_setopt(u->curl, CURLOPT_POSTFIELDS, (const char *)p->pprof);
+		curl_easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p->len);
+		break;
+	case BACKEND_PARCA:
+		body = parca_json(p);
+		curl_easy_setopt(u->curl, CURLOPT_URL, u->url);
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+		curl_easy_setopt(u->curl, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+		break;
+	}
+	if (u->unix_socket)
+		curl_easy_setopt(u->curl, CURLOPT_UNIX_SOCKET_PATH, u->unix_socket);
+	curl_easy_setopt(u->curl, CURLOPT_HTTPHEADER, hdr);
+	/* verified TLS, always: libcurl's default, stated so that no later edit loses it */
+	curl_easy_setopt(u->curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(u->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	curl_easy_setopt(u->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(u->curl, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(u->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(u->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(u->curl, CURLOPT_TIMEOUT, u->o.timeout_s);
+	curl_easy_setopt(u->curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(u->curl, CURLOPT_WRITEDATA, &a);
+	curl_easy_setopt(u->curl, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(u->curl, CURLOPT_HEADERDATA, &a);
+	curl_easy_setopt(u->curl, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(u->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(u->curl, CURLOPT_XFERINFODATA, stop);
+	rc = curl_easy_perform(u->curl);
+	if (rc == CURLE_OK) {
+		curl_easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &r->status);
+		r->retry_after_s = a.retry_after_s;
+		first_line(line, sizeof(line), a.body);
+		snprintf(r->what, sizeof(r->what), "HTTP %ld%s%s", r->status, line[0] ? ": " : "",
+			 line);
+		if (r->status >= 200 && r->status < 300)
+			r->outcome = UPLOAD_SENT;
+		else if (r->status == 408 || r->status == 429 || r->status >= 500)
+			r->outcome = UPLOAD_RETRY;
+		else
+			r->outcome = UPLOAD_REFUSED;
+	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
+		r->outcome = UPLOAD_STOPPED;
+		snprintf(r->what, sizeof(r->what), "stopped");
+	} else {
+		switch (rc) {
+		case CURLE_URL_MALFORMAT:
+		case CURLE_UNSUPPORTED_PROTOCOL:
+		case CURLE_PEER_FAILED_VERIFICATION:
+		case CURLE_SSL_CERTPROBLEM:
+		case CURLE_SSL_CACERT_BADFILE:
+			/* sending it again would fail the same way */
+			r->outcome = UPLOAD_REFUSED;
+			break;
+		default:
+			r->outcome = UPLOAD_RETRY;
+		}
+		snprintf(r->what, sizeof(r->what), "%s", curl_easy_strerror(rc));
+	}
+	curl_slist_free_all(hdr);
+	curl_mime_free(mime);
+	if (body)
+		cJSON_free(body);
+	free(url);
+	return r->outcome;
+}
+
+/* Sleep `s` seconds, or less when *stop becomes nonzero. */
+static void wait_s(unsigned s, struct upload_stop *stop)
+{
+	for (unsigned i = 0; i < s * 10 && !upload_stop_check(stop); i++) {
+		struct timespec ts = { 0, 100000000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+int uploader_send_retrying(struct uploader *u, const struct upload_profile *p, int max_tries,
+			   struct upload_stop *stop, upload_retry_fn on_retry, void *ctx,
+			   struct upload_result *r)
+{
+	unsigned backoff = 1;
+
+	for (int tries = 1;; tries++) {
+		unsigned wait;
+
+		if (uploader_send(u, p, stop, r) != UPLOAD_RETRY)
+			return r->outcome;
+		if (max_tries && tries >= max_tries)
+			return r->outcome;
+		wait = backoff;
+		if (r->retry_after_s >= 0)
+			wait = r->retry_after_s > 3600 ? 3600 : (unsigned)r->retry_after_s;
+		if (on_retry)
+			on_retry(ctx, r, wait);
+		wait_s(wait, stop);
+		if (upload_stop_check(stop)) {
+			r->outcome = UPLOAD_STOPPED;
+			return r->outcome;
+		}
+		backoff = backoff * 2 > u->o.retry_cap_s ? u->o.retry_cap_s : backoff * 2;
+	}
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(data, 1, len, f) == len;
+
+	if (f && fclose(f) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+int uploader_dry_run(struct uploader *u, const struct upload_profile *p, FILE *head,
+		     const char *body_prefix)
+{
+	char *body = NULL, *url = NULL, *path = NULL;
+	int ret = 0;
+
+	path = xmalloc((body_prefix ? strlen(body_prefix) : 0) + 32);
+	switch (u->o.backend) {
+	case BACKEND_DATADOG:
+		body = dd_event_json(p);
+		fprintf(head, "POST %s%s%s\n", u->url, u->unix_socket ? " via " : "",
+			u->unix_socket ? u->unix_socket : "");
+		fprintf(head, "DD-EVP-ORIGIN: perfconv\nDD-EVP-ORIGIN-VERSION: %s\n", PERFCONV_VERSION);
+		if (u->intake)
+			fprintf(head, "DD-API-KEY: <redacted>\n");
+		fprintf(head, "Content-Type: multipart/form-data\n");
+		fprintf(head, "part event (event.json, application/json): %s\n", body);
+		fprintf(head, "part profile.pprof (profile.pprof, application/octet-stream): %zu bytes\n",
+			p->len);
+		if (body_prefix) {
+			sprintf(path, "%s.event.json", body_prefix);
+			ret |= write_file(path, body, strlen(body));
+			sprintf(path, "%s.profile.pprof", body_prefix);
+			ret |= write_file(path, p->pprof, p->len);
+		}
+		break;
+	case BACKEND_PYROSCOPE:
+		url = pyroscope_url(u, p);
+		fprintf(head, "POST %s\nContent-Type: application/octet-stream\n", url);
+		if (u->o.tenant)
+			fprintf(head, "X-Scope-OrgID: %s\n", u->o.tenant);
+		fprintf(head, "body: %zu bytes of gzipped pprof\n", p->len);
+		if (body_prefix) {
+			sprintf(path, "%s.pprof", body_prefix);
+			ret |= write_file(path, p->pprof, p->len);
+		}
+		break;
+	case BACKEND_PARCA:
+		body = parca_json(p);
+		fprintf(head, "POST %s\nContent-Type: application/json\nbody: %zu bytes of JSON\n",
+			u->url, strlen(body));
+		if (body_prefix) {
+			sprintf(path, "%s.json", body_prefix);
+			ret |= write_file(path, body, strlen(body));
+		}
+		break;
+	}
+	if (body)
+		cJSON_free(body);
+	free(url);
+	free(path);
+	if (fflush(head) != 0)
+		ret = -1;
+	return ret;
+}

@@ -1,0 +1,117 @@
+/* upload: a converted profile sent to Datadog (agent or intake), Pyroscope or Parca,
+ * over libcurl, with the request each backend takes (docs/BACKENDS.md). */
+#ifndef PERFCONV_UPLOAD_H
+#define PERFCONV_UPLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/diag.h"
+#include "formats/writer.h"
+
+enum backend {
+	BACKEND_DATADOG = 1,
+	BACKEND_PYROSCOPE,
+	BACKEND_PARCA,
+};
+
+/* The backend `name` names ("datadog", "pyroscope", "parca"), or 0. */
+int backend_by_name(const char *name);
+const char *backend_name(int backend);
+/* The pprof flavour (enum pprof_for) an upload to `backend` is written in. */
+int backend_pprof_for(int backend);
+
+struct upload_options {
+	int backend;              /* enum backend */
+	const char *url;          /* --url: where the backend is; NULL for its default */
+	const char *tenant;       /* --tenant: Pyroscope's X-Scope-OrgID */
+	const char *api_key_file; /* --api-key-file: Datadog's API key (else $DD_API_KEY) */
+	int allow_http;           /* --allow-http: http:// to a host not on loopback */
+	long timeout_s;           /* one request's limit (default 60) */
+	unsigned retry_cap_s;     /* the longest wait between tries (default 300) */
+	int quiet;
+};
+
+/* One profile to send: the gzipped pprof and what the request says about it. */
+struct upload_profile {
+	const char *input;        /* the file it came from, for messages */
+	const uint8_t *pprof;     /* gzipped perftools.profiles.Profile */
+	size_t len;
+	int64_t start_ns, duration_ns;
+	const char *service;      /* NULL: the backend's default ("perfconv") */
+	const struct write_label *labels; /* --label, host, kernel_release */
+	size_t nlabels;
+	const char *host, *kernel_release;
+	const char *name;         /* Parca's __name__, Pyroscope's profile type hint */
+};
+
+enum upload_outcome {
+	UPLOAD_SENT = 0,      /* a 2xx */
+	UPLOAD_RETRY,         /* 5xx, 408, 429, a reset, a timeout, refused connection */
+	UPLOAD_REFUSED,       /* another answer: sending it again would not help */
+	UPLOAD_STOPPED,       /* *stop became nonzero: not sent */
+};
+
+struct upload_result {
+	int outcome;          /* enum upload_outcome */
+	long status;          /* HTTP status, 0 when none came */
+	long retry_after_s;   /* Retry-After of a 429/503, -1 when none */
+	char what[512];       /* the answer: "HTTP 400: invalid labels ...", "connection reset" */
+};
+
+struct uploader;
+
+/*
+ * Being told to stop (SIGINT, SIGTERM) without a handler or a global: the signals
+ * are blocked and read through a signalfd when asked. 0, or -1 (errno set).
+ */
+struct upload_stop {
+	int fd;
+	int stopped;
+};
+int upload_stop_init(struct upload_stop *s);
+/* Has a stop signal come (now or before)? 1 or 0. `s` may be NULL (never). */
+int upload_stop_check(struct upload_stop *s);
+void upload_stop_release(struct upload_stop *s);
+
+/*
+ * Where and how to send, decided once: the URL (the backend's default, --url, and
+ * for Datadog $DD_TRACE_AGENT_URL or $DD_AGENT_HOST/$DD_TRACE_AGENT_PORT, or the
+ * intake of $DD_SITE when an API key is given), the API key (environment or
+ * file only), and the rules: TLS verified, http:// only to loopback unless
+ * allow_http. NULL after saying why through `d`.
+ */
+struct uploader *uploader_new(const struct upload_options *o, struct diag *d);
+void uploader_free(struct uploader *u);
+/* The URL a request goes to (no key in it), for messages. */
+const char *uploader_url(const struct uploader *u);
+
+/*
+ * Send `p` once. `stop` (may be NULL) is checked during the transfer: when a stop signal
+ * comes the transfer is abandoned (UPLOAD_STOPPED). Returns r->outcome.
+ */
+int uploader_send(struct uploader *u, const struct upload_profile *p,
+		  struct upload_stop *stop, struct upload_result *r);
+
+/*
+ * Send `p` until a 2xx, a refusal, `max_tries` tries (0: no limit) or a stop signal, waiting
+ * between tries with capped exponential backoff (1 s, doubling, at most
+ * retry_cap_s; a longer Retry-After is waited instead). `on_retry` (may be NULL) is
+ * told of each failed try and the wait before the next. Returns r->outcome.
+ */
+typedef void (*upload_retry_fn)(void *ctx, const struct upload_result *r, unsigned wait_s);
+int uploader_send_retrying(struct uploader *u, const struct upload_profile *p, int max_tries,
+			   struct upload_stop *stop, upload_retry_fn on_retry, void *ctx,
+			   struct upload_result *r);
+
+/*
+ * What uploader_send would send, without sending: the request line and headers
+ * (the API key shown as <redacted>) to `head`, and with `body_prefix` the body in
+ * files named after it (PREFIX.event.json and PREFIX.profile.pprof for Datadog,
+ * PREFIX.pprof for Pyroscope, PREFIX.json for Parca). 0, or -1 on a write error.
+ */
+int uploader_dry_run(struct uploader *u, const struct upload_profile *p, FILE *head,
+		     const char *body_prefix);
+
+#endif

@@ -1,0 +1,372 @@
+#!/bin/bash
+# e2e_upload: perfconv upload and --watch against receivers on loopback that apply
+# each backend's published acceptance rules (tests/receivers/, docs/BACKENDS.md):
+# not the backends themselves. Every committed recording sent to each is accepted
+# with its whole sample count, its time and its labels; go tool pprof reads every
+# --for flavour; then the faults: a reset and two refusals, a refusal, a backend
+# that is down, a watcher stopped mid-upload and started again, chunks that appear
+# while watching (copied in, and from a real `perf record --switch-output` as root).
+source "$(dirname "$0")/e2e_lib.sh"
+RCV=tests/receivers
+LOGQ=(python3 $RCV/logq.py)
+export HOME=$TMP/home GOCACHE=$TMP/gocache GOTOOLCHAIN=local GOFLAGS= PPROF_TMPDIR=$TMP
+mkdir -p "$HOME"
+# no agent or key of the machine's may leak into the tests
+unset DD_API_KEY DD_SITE DD_TRACE_AGENT_URL DD_AGENT_HOST DD_TRACE_AGENT_PORT
+
+if [ ! -d tests/browser/node_modules/pprof-format ]; then
+	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
+fi
+if ! command -v node >/dev/null || [ ! -d tests/browser/node_modules/pprof-format ]; then
+	bad "receivers: need node and tests/browser/node_modules/pprof-format (npm ci there)"
+	finish e2e-upload
+	exit 1
+fi
+
+PIDS=()
+at_exit() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
+
+# start_receiver NAME BACKEND [receiver options]: $URL_NAME, $LOG_NAME, $PID_NAME
+start_receiver() {
+	local name=$1 backend=$2 pid i
+	shift 2
+	rm -f "$TMP/$name.port" "$TMP/$name.log"
+	node $RCV/receiver.mjs --backend "$backend" --log "$TMP/$name.log" --port-file "$TMP/$name.port" "$@" \
+		2>"$TMP/$name.err" &
+	pid=$!
+	PIDS+=("$pid")
+	for i in $(seq 100); do [ -s "$TMP/$name.port" ] && break; sleep 0.05; done
+	printf -v "PID_$name" %s "$pid"
+	printf -v "LOG_$name" %s "$TMP/$name.log"
+	if [[ "$(cat "$TMP/$name.port" 2>/dev/null)" = /* ]]; then
+		printf -v "URL_$name" %s "unix://$(cat "$TMP/$name.port")"
+	else
+		printf -v "URL_$name" %s "http://127.0.0.1:$(cat "$TMP/$name.port" 2>/dev/null)"
+	fi
+}
+stop_receiver() { local v="PID_$1"; kill "${!v}" 2>/dev/null; wait "${!v}" 2>/dev/null; }
+
+# time_nanos of a pprof file (Datadog's decoder)
+pprof_time() {
+	node --input-type=module -e "const {decodePprof} = await import('$PWD/$RCV/rules.mjs');
+		const fs = await import('node:fs'); console.log(String(decodePprof(fs.readFileSync('$1')).prof.timeNanos))"
+}
+
+RECS=()
+for f in $TD/{mt-g,mt-z,mt-pipe,mt-threads,mt-k1,kheavy,two-event,execer,shapes}.data \
+	$TD/jit/{node,node-wasm,lli,erlang,node-map}.data $TD/dwarf/{dw,dwpp}.data; do
+	[ -e "$f" ] && RECS+=("$f")
+done
+
+# What each recording holds, from perfconv info (another reading of the file than the
+# conversion's): samples, and the start the upload must carry: perf's clock data
+# where -k recorded it (today's time_nanos), else the file's time less the span.
+declare -A WANT_SAMPLES WANT_START
+for f in "${RECS[@]}"; do
+	"$PERFCONV" info -i "$f" "${KS[@]}" --json >"$TMP/info.json"
+	WANT_SAMPLES[$f]=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' "$TMP/info.json")
+	"$PERFCONV" -q -i "$f" "${KS[@]}" -o "$TMP/plain.pb.gz"
+	t=$(pprof_time "$TMP/plain.pb.gz")
+	if [ "$t" = 0 ]; then
+		span=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["time"]["span_ns"])' "$TMP/info.json")
+		m=$f
+		[ -d "$f" ] && m=$f/data
+		t=$(( $(stat -c %Y "$m") * 1000000000 + 10#$(stat -c %y "$m" | sed 's/.*\.\([0-9]*\).*/\1/') - span ))
+	fi
+	WANT_START[$f]=$t
+done
+
+# near WANT NS TOLERANCE_NS: 0 when |WANT - NS| <= TOLERANCE
+near() { python3 -c 'import sys; a,b,t=map(float,sys.argv[1:4]); sys.exit(0 if abs(a-b)<=t else 1)' "$@"; }
+same_day() { [ "$(date -u -d "@$(($1 / 1000000000))" +%F)" = "$(date -u -d "@$(($2 / 1000000000))" +%F)" ]; }
+
+# 1. Every recording, to each backend: accepted, every sample, the time, the labels.
+start_receiver dd datadog
+start_receiver py pyroscope
+start_receiver pa parca
+for f in "${RECS[@]}"; do
+	name=${f#$TD/}
+	want=${WANT_SAMPLES[$f]}
+	start=${WANT_START[$f]}
+	for be in datadog pyroscope parca; do
+		case $be in datadog) url=$URL_dd log=$LOG_dd;; pyroscope) url=$URL_py log=$LOG_py;; parca) url=$URL_pa log=$LOG_pa;; esac
+		before=$("${LOGQ[@]}" "$log" count accepted)
+		if ! timeout 60 "$PERFCONV" upload -q --to $be --url "$url" -i "$f" "${KS[@]}" \
+			--service checkout --label env=test --label version=1.2 2>"$TMP/err"; then
+			bad "$name to $be: perfconv upload failed: $(head -3 "$TMP/err"); the receiver: $("${LOGQ[@]}" "$log" refusals | tail -3)"
+			continue
+		fi
+		if [ "$("${LOGQ[@]}" "$log" count accepted)" != $((before + 1)) ]; then
+			bad "$name to $be: not accepted once: $("${LOGQ[@]}" "$log" refusals | tail -3)"
+			continue
+		fi
+		got=$("${LOGQ[@]}" "$log" last samples)
+		case $be in
+		datadog)
+			t=$(python3 -c 'import sys,datetime; s=sys.argv[1]; d=datetime.datetime.fromisoformat(s[:26]+"+00:00"); print(int(d.timestamp())*10**9 + int(s[20:29]))' "$("${LOGQ[@]}" "$log" last start)")
+			labels="service:$("${LOGQ[@]}" "$log" last tags.service) env:$("${LOGQ[@]}" "$log" last tags.env) version:$("${LOGQ[@]}" "$log" last tags.version) host:$("${LOGQ[@]}" "$log" last tags.host)"
+			wantl="service:checkout env:test version:1.2 host:vm";;
+		pyroscope)
+			t=$("${LOGQ[@]}" "$log" last time_nanos)
+			dropped=$("${LOGQ[@]}" "$log" last dropped)
+			[ "$dropped" = 0 ] || { bad "$name to pyroscope: normalization would drop $dropped samples"; }
+			labels="service_name:$("${LOGQ[@]}" "$log" last labels.service_name) env:$("${LOGQ[@]}" "$log" last labels.env) version:$("${LOGQ[@]}" "$log" last labels.version) host:$("${LOGQ[@]}" "$log" last labels.host)"
+			wantl="service_name:checkout env:test version:1.2 host:vm";;
+		parca)
+			t=$("${LOGQ[@]}" "$log" last time_nanos)
+			labels="service:$("${LOGQ[@]}" "$log" last labels.service) env:$("${LOGQ[@]}" "$log" last labels.env) version:$("${LOGQ[@]}" "$log" last labels.version) host:$("${LOGQ[@]}" "$log" last labels.host)"
+			wantl="service:checkout env:test version:1.2 host:vm"
+			same_day "$t" "$start" || bad "$name to parca: filed on $(date -u -d "@$((${t%.*} / 1000000000))" +%F), the recording is of $(date -u -d "@$((start / 1000000000))" +%F)";;
+		esac
+		if [ "$got" != "$want" ]; then
+			bad "$name to $be: $got samples accepted, the recording has $want"
+		elif ! near "$start" "$t" 1.5e9; then
+			bad "$name to $be: start $t, want $start (within 1.5 s)"
+		elif [ "$labels" != "$wantl" ]; then
+			bad "$name to $be: labels '$labels', want '$wantl'"
+		else
+			ok "$name to $be: accepted, $got samples, start $(date -u -d "@$((${t%.*} / 1000000000))" +%FT%TZ), $wantl"
+		fi
+	done
+done
+for r in dd py pa; do
+	v=LOG_$r
+	[ "$("${LOGQ[@]}" "${!v}" unique)" = 1 ] && ok "$r receiver: no profile arrived twice" || bad "$r receiver: a profile arrived twice"
+done
+
+# 2. go tool pprof reads each --for flavour, with every sample; Pyroscope's rules
+# accept --for pyroscope and refuse today's default file, whose 0 callchain entries
+# they would drop.
+for f in $TD/mt-g.data $TD/two-event.data $TD/jit/node.data; do
+	name=${f#$TD/}
+	for fl in datadog pyroscope parca go; do
+		"$PERFCONV" -q -i "$f" "${KS[@]}" --for $fl -o "$TMP/f.pb.gz"
+		idx=samples
+		[ $fl = datadog ] && idx=cpu-samples
+		if out=$(go tool pprof -symbolize=none -top -sample_index=$idx "$TMP/f.pb.gz" 2>&1) &&
+			total=$(echo "$out" | sed -n 's/.* of \([0-9]*\) total.*/\1/p' | head -1) && [ -n "$total" ]; then
+			n=$total
+			if [ $name = two-event.data ]; then
+				other=page-faults-samples
+				[ $fl != datadog ] && other=page_faults_samples
+				n=$((n + $(go tool pprof -symbolize=none -top -sample_index=$other "$TMP/f.pb.gz" 2>&1 |
+					sed -n 's/.* of \([0-9]*\) total.*/\1/p' | head -1)))
+			fi
+			[ "$n" = "${WANT_SAMPLES[$f]}" ] && ok "$name --for $fl: go tool pprof reads it, $n samples" ||
+				bad "$name --for $fl: go tool pprof counts $n samples, the recording has ${WANT_SAMPLES[$f]}"
+		else
+			bad "$name --for $fl: go tool pprof: $(echo "$out" | head -3)"
+		fi
+		if [ $fl = pyroscope ] || [ $fl = parca ] || [ $fl = datadog ]; then
+			if r=$(node $RCV/rules.mjs $fl "$TMP/f.pb.gz"); then
+				ok "$name --for $fl: $fl's rules accept it and drop nothing"
+			else
+				bad "$name --for $fl: $fl's rules: $r"
+			fi
+		fi
+	done
+	"$PERFCONV" -q -i "$f" "${KS[@]}" -o "$TMP/plain.pb.gz"
+	r=$(node $RCV/rules.mjs pyroscope "$TMP/plain.pb.gz")
+	case "$r" in
+	*'sample type contains -: cpu-samples'*"invalid label name 'thread id'"*) ok "$name default pprof: Pyroscope's rules refuse it ('-' in cpu-samples, 'thread id')";;
+	*) bad "$name default pprof: Pyroscope's rules should refuse it: $r";;
+	esac
+done
+"$PERFCONV" -q -i $TD/jit/node.data -o "$TMP/plain.pb.gz"
+d=$(node $RCV/rules.mjs pyroscope "$TMP/plain.pb.gz" | python3 -c 'import json,sys; print(json.load(sys.stdin)["dropped"])')
+"$PERFCONV" -q -i $TD/jit/node.data --for pyroscope -o "$TMP/f.pb.gz"
+d2=$(node $RCV/rules.mjs pyroscope "$TMP/f.pb.gz" | python3 -c 'import json,sys; print(json.load(sys.stdin)["dropped"])')
+[ "$d" -gt 0 ] && [ "$d2" = 0 ] && ok "jit/node.data: Pyroscope's normalization drops $d samples of the default file (perf's 0 callchain entry), none of --for pyroscope" ||
+	bad "jit/node.data: dropped by normalization: default $d, --for pyroscope $d2"
+
+# --start-time, and the estimate said once
+"$PERFCONV" -i $TD/mt-g.data "${KS[@]}" --for parca -o "$TMP/f.pb.gz" 2>"$TMP/err"
+[ "$(grep -c 'start time estimated from the file' "$TMP/err")" = 1 ] && ok "mt-g --for parca: the summary says once that the start is estimated" ||
+	bad "mt-g --for parca: estimate note: $(cat "$TMP/err")"
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --for go --start-time 2026-05-01T12:00:00.25Z -o "$TMP/f.pb.gz"
+[ "$(pprof_time "$TMP/f.pb.gz")" = 1777636800250000000 ] && ok "--start-time 2026-05-01T12:00:00.25Z: time_nanos 1777636800250000000" ||
+	bad "--start-time: time_nanos $(pprof_time "$TMP/f.pb.gz")"
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --for go --start-time 1777636800 -o "$TMP/f.pb.gz"
+[ "$(pprof_time "$TMP/f.pb.gz")" = 1777636800000000000 ] && ok "--start-time 1777636800 (Unix seconds)" || bad "--start-time UNIX"
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --label 'env=a,b' -o "$TMP/f.pb.gz" 2>"$TMP/err"
+[ $? = 2 ] && grep -q "VALUE must be" "$TMP/err" && ok "--label env=a,b: refused (a ',' would split a Datadog tag list)" || bad "--label with a comma: $(cat "$TMP/err")"
+
+# 3. Faults: the first connection reset, the next two refused (503, 429 with
+# Retry-After): the profile arrives once.
+start_receiver fa pyroscope --faults reset,503,429:1
+if timeout 60 "$PERFCONV" upload --to pyroscope --url "$URL_fa" -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err" &&
+	[ "$("${LOGQ[@]}" "$LOG_fa" count fault)" = 3 ] && [ "$("${LOGQ[@]}" "$LOG_fa" count accepted)" = 1 ]; then
+	ok "reset, 503, 429: retried, accepted once: $(grep -c 'trying again' "$TMP/err") retries said"
+else
+	bad "reset, 503, 429: $(tail -5 "$TMP/err")"
+fi
+stop_receiver fa
+# Pyroscope's tenant; Datadog's agent found from DD_AGENT_HOST and DD_TRACE_AGENT_PORT
+start_receiver te pyroscope
+timeout 60 "$PERFCONV" upload -q --to pyroscope --url "$URL_te" --tenant team-a -i $TD/mt-g.data "${KS[@]}" &&
+	[ "$("${LOGQ[@]}" "$LOG_te" last tenant)" = team-a ] && ok "--tenant team-a: X-Scope-OrgID: team-a" || bad "--tenant: $("${LOGQ[@]}" "$LOG_te" last tenant)"
+stop_receiver te
+start_receiver ah datadog
+DD_AGENT_HOST=127.0.0.1 DD_TRACE_AGENT_PORT=${URL_ah##*:} timeout 60 "$PERFCONV" upload -q --to datadog -i $TD/mt-g.data "${KS[@]}" &&
+	[ "$("${LOGQ[@]}" "$LOG_ah" count accepted)" = 1 ] && ok "datadog agent at DD_AGENT_HOST:DD_TRACE_AGENT_PORT: accepted" || bad "DD_AGENT_HOST: $("${LOGQ[@]}" "$LOG_ah" refusals)"
+stop_receiver ah
+# a refusal: exit 1 naming the file and the answer
+start_receiver fb parca --faults 400
+timeout 60 "$PERFCONV" upload -q --to parca --url "$URL_fb" -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] && grep -q "testdata/mt-g.data: parca refused the profile: HTTP 400: fault 400" "$TMP/err" &&
+	[ "$("${LOGQ[@]}" "$LOG_fb" count fault)" = 1 ] && ok "a 400: exit 1, '$(head -1 "$TMP/err")', not tried again" ||
+	bad "a 400: exit $rc: $(cat "$TMP/err")"
+stop_receiver fb
+# down: exit 1 after the tries, naming the file
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+timeout 60 "$PERFCONV" upload -q --to pyroscope --url "http://127.0.0.1:$port" -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err"
+[ $? = 1 ] && grep -q "testdata/mt-g.data: pyroscope could not be reached: " "$TMP/err" && ok "backend down: exit 1, '$(tail -1 "$TMP/err")'" ||
+	bad "backend down: $(cat "$TMP/err")"
+
+# 4. Datadog: the agent on a Unix socket; the intake with a key that shows nowhere.
+start_receiver ux datadog --unix "$TMP/apm.socket"
+if DD_TRACE_AGENT_URL="unix://$TMP/apm.socket" timeout 60 "$PERFCONV" upload -q --to datadog -i $TD/mt-k1.data "${KS[@]}" --service api 2>"$TMP/err" &&
+	[ "$("${LOGQ[@]}" "$LOG_ux" count accepted)" = 1 ] && [ "$("${LOGQ[@]}" "$LOG_ux" last tags.service)" = api ]; then
+	ok "datadog agent at DD_TRACE_AGENT_URL=unix://...: accepted, service:api"
+else
+	bad "datadog agent on a Unix socket: $(cat "$TMP/err") $("${LOGQ[@]}" "$LOG_ux" refusals)"
+fi
+stop_receiver ux
+KEY=0123456789abcdef0123456789abcdef
+echo "$KEY" >"$TMP/key"
+start_receiver in datadog --api-key-file "$TMP/key"
+for how in env file; do
+	if [ $how = env ]; then
+		DD_API_KEY=$KEY timeout 60 "$PERFCONV" upload --to datadog --url "$URL_in" -i $TD/mt-g.data "${KS[@]}" >"$TMP/out" 2>"$TMP/err"
+	else
+		timeout 60 "$PERFCONV" upload --to datadog --url "$URL_in" --api-key-file "$TMP/key" -i $TD/mt-g.data "${KS[@]}" >"$TMP/out" 2>"$TMP/err"
+	fi
+	rc=$?
+	if [ $rc = 0 ] && [ "$("${LOGQ[@]}" "$LOG_in" last intake)" = True ] && ! grep -q "$KEY" "$TMP/out" "$TMP/err"; then
+		ok "datadog intake, key from $how: accepted with DD-API-KEY, the key in no output line, body or URL"
+	else
+		bad "datadog intake ($how): rc $rc: $(cat "$TMP/err") $("${LOGQ[@]}" "$LOG_in" refusals)"
+	fi
+done
+DD_API_KEY=$KEY "$PERFCONV" upload -q --to datadog -i $TD/mt-g.data "${KS[@]}" --dry-run -o "$TMP/dry" >"$TMP/out" 2>&1
+grep -q "^POST https://intake.profile.datadoghq.com/api/v2/profile" "$TMP/out" && grep -q "DD-API-KEY: <redacted>" "$TMP/out" &&
+	! grep -rq "$KEY" "$TMP/out" "$TMP"/dry.* && ok "--dry-run: the intake's URL, the key redacted, the bodies in dry.event.json and dry.profile.pprof" ||
+	bad "--dry-run: $(cat "$TMP/out")"
+DD_SITE=datadoghq.eu DD_API_KEY=$KEY "$PERFCONV" upload -q --to datadog -i $TD/mt-g.data "${KS[@]}" --dry-run | grep -q "^POST https://intake.profile.datadoghq.eu/" &&
+	ok "DD_SITE=datadoghq.eu: the intake of that site" || bad "DD_SITE"
+"$PERFCONV" upload -q --to pyroscope --url http://192.0.2.1:4040 -i $TD/mt-g.data 2>"$TMP/err"
+[ $? = 1 ] && grep -q "http:// to a host not on loopback" "$TMP/err" && ok "http:// to a host not on loopback: refused before anything is sent" || bad "http:// refusal: $(cat "$TMP/err")"
+DD_API_KEY=$KEY "$PERFCONV" upload -q --to datadog --allow-http --url http://192.0.2.1:8126 -i $TD/mt-g.data 2>"$TMP/err"
+[ $? = 1 ] && grep -q "API key is sent only over https" "$TMP/err" && ok "an API key over http:// to another host: refused even with --allow-http" || bad "key over http: $(cat "$TMP/err")"
+"$PERFCONV" upload --to datadog --api-key $KEY -i $TD/mt-g.data 2>"$TMP/err"
+[ $? = 2 ] && ! grep -q "$KEY" "$TMP/err" && ok "--api-key KEY (a prefix of --api-key-file): refused, the key not shown" || bad "--api-key: $(cat "$TMP/err")"
+stop_receiver in
+
+# 5. Watch. Chunks named as perf names them; the one perf still writes (perf.data)
+# and a chunk still being copied are not touched.
+W=$TMP/watch
+mkdir -p "$W"
+chunk() { # SRC NAME: copied in whole, then renamed, as perf renames a finished chunk
+	cp "$1" "$W/.part" && mv "$W/.part" "$W/$2"
+}
+start_receiver wa parca
+cp $TD/mt-g.data "$W/perf.data"
+"$PERFCONV" upload --to parca --url "$URL_wa" --watch "$W" "${KS[@]}" --service watched 2>"$TMP/watch.err" &
+WPID=$!
+PIDS+=("$WPID")
+sleep 1
+chunk $TD/mt-k1.data perf.data.2026112910000001
+head -c 4096 $TD/shapes.data >"$W/perf.data.2026112910000002" # a copy cut short
+for i in $(seq 100); do [ -e "$W/sent/perf.data.2026112910000001" ] && break; sleep 0.1; done
+if [ -e "$W/sent/perf.data.2026112910000001" ] && [ "$("${LOGQ[@]}" "$LOG_wa" count accepted)" = 1 ] &&
+	[ "$("${LOGQ[@]}" "$LOG_wa" last samples)" = "${WANT_SAMPLES[$TD/mt-k1.data]}" ]; then
+	ok "watch: a chunk that appeared while watching arrived ($("${LOGQ[@]}" "$LOG_wa" last samples) samples) and moved to sent/"
+else
+	bad "watch: the chunk did not arrive: $(cat "$TMP/watch.err")"
+fi
+[ -e "$W/perf.data" ] && [ -e "$W/perf.data.2026112910000002" ] && [ ! -e "$W/sent/perf.data" ] &&
+	ok "watch: perf.data (perf still writing) and a chunk whose data runs past its end left alone" || bad "watch: touched an unfinished file: $(ls -R "$W")"
+kill -TERM $WPID
+wait $WPID
+rc=$?
+[ $rc = 0 ] && grep -q "stopped watching" "$TMP/watch.err" && ok "watch: SIGTERM ends it, exit 0" || bad "watch: SIGTERM: exit $rc"
+rm -f "$W/perf.data" "$W/perf.data.2026112910000002"
+stop_receiver wa
+
+# the backend down: nothing is marked, the backlog is said; stopped and started again
+# with the backend up, every chunk arrives once and only then is deleted
+rm -rf "$W" && mkdir -p "$W"
+chunk $TD/mt-g.data perf.data.2026112911000001
+chunk $TD/shapes.data perf.data.2026112911000002
+chunk $TD/kheavy.data perf.data.2026112911000003
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$PERFCONV" upload --to pyroscope --url "http://127.0.0.1:$port" --watch "$W" --delete-sent "${KS[@]}" 2>"$TMP/watch.err" &
+WPID=$!
+PIDS+=("$WPID")
+sleep 4
+kill -INT $WPID
+wait $WPID
+rc=$?
+left=$(ls "$W" | grep -c '^perf.data.2026')
+if [ $rc = 0 ] && [ "$left" = 3 ] && grep -q "backlog of 3 chunks (oldest perf.data.2026112911000001): the backend answered" "$TMP/watch.err"; then
+	ok "watch, backend down: SIGINT after retries, exit 0, all 3 chunks kept; '$(grep -m1 backlog "$TMP/watch.err" | cut -c1-150)...'"
+else
+	bad "watch, backend down: exit $rc, $left chunks left: $(cat "$TMP/watch.err")"
+fi
+start_receiver wb pyroscope --faults hang
+"$PERFCONV" upload --to pyroscope --url "$URL_wb" --watch "$W" --delete-sent --timeout 30 "${KS[@]}" 2>"$TMP/watch.err" &
+WPID=$!
+PIDS+=("$WPID")
+for i in $(seq 50); do [ "$("${LOGQ[@]}" "$LOG_wb" count fault)" = 1 ] && break; sleep 0.1; done
+kill -TERM $WPID
+wait $WPID
+rc=$?
+left=$(ls "$W" | grep -c '^perf.data.2026')
+[ $rc = 0 ] && [ "$left" = 3 ] && ok "watch: SIGTERM during an upload: exit 0, the chunk not marked" || bad "watch: SIGTERM mid-upload: exit $rc, $left left"
+stop_receiver wb
+start_receiver wc pyroscope
+"$PERFCONV" upload -q --to pyroscope --url "$URL_wc" --watch "$W" --delete-sent "${KS[@]}" 2>"$TMP/watch.err" &
+WPID=$!
+PIDS+=("$WPID")
+for i in $(seq 100); do [ "$(ls "$W" | grep -c '^perf.data.2026')" = 0 ] && break; sleep 0.1; done
+kill -TERM $WPID
+wait $WPID
+got=$("${LOGQ[@]}" "$LOG_wc" count accepted)
+if [ "$got" = 3 ] && [ "$("${LOGQ[@]}" "$LOG_wc" unique)" = 1 ] && [ ! -e "$W/sent" ] && [ -z "$(ls "$W")" ]; then
+	ok "watch restarted, backend up: the 3 chunks arrived once each, oldest first, and were deleted (--delete-sent)"
+else
+	bad "watch restarted: $got accepted, left: $(ls "$W") $(cat "$TMP/watch.err")"
+fi
+order=$(python3 -c '
+import json,sys
+print(" ".join(str(json.loads(l)["samples"]) for l in open(sys.argv[1]) if json.loads(l)["outcome"]=="accepted"))' "$LOG_wc")
+[ "$order" = "${WANT_SAMPLES[$TD/mt-g.data]} ${WANT_SAMPLES[$TD/shapes.data]} ${WANT_SAMPLES[$TD/kheavy.data]}" ] &&
+	ok "watch: oldest first ($order samples)" || bad "watch: order $order"
+stop_receiver wc
+
+# a real perf record --switch-output, as root (skipped where perf cannot record)
+R=$TMP/rec
+mkdir -p "$R"
+if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2>/dev/null; then
+	start_receiver wd parca
+	"$PERFCONV" upload --to parca --url "$URL_wd" --watch "$R" --service live 2>"$TMP/watch.err" &
+	WPID=$!
+	PIDS+=("$WPID")
+	perf record -q -e cpu-clock -F 999 -g --switch-output=1s -o "$R/perf.data" -- \
+		sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done' 2>"$TMP/perf.err"
+	for i in $(seq 100); do [ -z "$(ls "$R" | grep '^perf.data.')" ] && break; sleep 0.1; done
+	kill -TERM $WPID
+	wait $WPID
+	got=$("${LOGQ[@]}" "$LOG_wd" count accepted)
+	sent=$(ls "$R/sent" 2>/dev/null | wc -l)
+	chunks=$((sent + $(ls "$R" | grep -c '^perf.data')))
+	[ "$chunks" -ge 2 ] && [ "$got" = "$chunks" ] && [ "$sent" = "$chunks" ] && [ "$("${LOGQ[@]}" "$LOG_wd" unique)" = 1 ] &&
+		ok "perf record --switch-output=1s: $chunks chunks, each sent once while perf ran, all in sent/" ||
+		bad "perf record --switch-output: $chunks chunks, $got accepted, $sent in sent/: $(tail -5 "$TMP/watch.err")"
+	stop_receiver wd
+else
+	ok "perf record --switch-output: skipped (needs root and a perf that can record here)"
+fi
+
+finish e2e-upload

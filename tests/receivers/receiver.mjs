@@ -1,0 +1,205 @@
+// receiver: a stand-in for Datadog's agent or intake, Pyroscope or Parca on loopback,
+// for the upload tests. It applies the backends' published acceptance rules
+// (rules.mjs, docs/BACKENDS.md), answers 2xx only when they hold, and writes one
+// JSON line per request to --log: what it accepted (samples, time, labels) or why
+// it refused. It is not the backend: a rule not in rules.mjs is not checked.
+//
+//   node tests/receivers/receiver.mjs --backend datadog|pyroscope|parca --log FILE
+//        [--port-file FILE | --unix PATH] [--api-key-file FILE] [--faults LIST]
+//
+// --faults: what the first requests get, in order, comma-separated: `reset` (the
+// connection is reset, no answer), `503`, `500`, `429:N` (429 with Retry-After N),
+// `hang` (no answer until the client gives up); later requests are judged.
+// Listens on 127.0.0.1 only (or a Unix socket). Stops on SIGTERM.
+import { createServer } from 'node:http'
+import { appendFileSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { pyroscope, parcaProfile, datadogProfile, LABEL_NAME } from './rules.mjs'
+
+const args = {}
+for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1]
+const backend = args.backend
+const faults = (args.faults ?? '').split(',').filter(Boolean)
+const apiKey = args['api-key-file'] ? readFileSync(args['api-key-file'], 'utf8').split('\n')[0].trim() : null
+let n = 0
+
+const log = (rec) => appendFileSync(args.log, JSON.stringify(rec) + '\n')
+const sha = (b) => createHash('sha256').update(b).digest('hex')
+
+// multipart/form-data parts: [{name, filename, type, data}]
+function multipart (body, contentType) {
+  const m = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType ?? '')
+  if (!m) throw new Error('no multipart boundary')
+  const delim = Buffer.from('--' + (m[1] ?? m[2]))
+  const parts = []
+  let at = body.indexOf(delim)
+  if (at < 0) throw new Error('no multipart part')
+  for (;;) {
+    at += delim.length
+    if (body.subarray(at, at + 2).toString() === '--') break
+    if (body.subarray(at, at + 2).toString() !== '\r\n') throw new Error('bad multipart delimiter')
+    at += 2
+    const headEnd = body.indexOf('\r\n\r\n', at)
+    const next = body.indexOf(Buffer.concat([Buffer.from('\r\n'), delim]), headEnd)
+    if (headEnd < 0 || next < 0) throw new Error('multipart part not closed')
+    const head = body.subarray(at, headEnd).toString()
+    const disp = /content-disposition:\s*form-data(.*)/i.exec(head)?.[1] ?? ''
+    parts.push({
+      name: /;\s*name="([^"]*)"/.exec(disp)?.[1],
+      filename: /;\s*filename="([^"]*)"/.exec(disp)?.[1],
+      type: /content-type:\s*([^\r\n;]+)/i.exec(head)?.[1]?.trim(),
+      data: body.subarray(headEnd + 4, next),
+    })
+    at = next + 2
+  }
+  return parts
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
+
+// libdatadog exporter/mod.rs build(), dd-trace-js event_serializer.js, datadog-agent
+// pkg/trace/api/profiles.go (docs/BACKENDS.md)
+function judgeDatadog (req, url, body) {
+  const refusals = []
+  const intake = url.pathname === '/api/v2/profile'
+  if (!intake && url.pathname !== '/profiling/v1/input') return { status: 404, refusals: [`no such path ${url.pathname}`] }
+  const key = req.headers['dd-api-key']
+  if (intake && (!apiKey || key !== apiKey)) return { status: 403, refusals: ['DD-API-KEY missing or wrong'] }
+  if (!intake && key) refusals.push('an agent gets no DD-API-KEY: it adds its own')
+  if (apiKey && body.includes(Buffer.from(apiKey))) refusals.push('the API key is in the body')
+  if (apiKey && url.search.includes(apiKey)) refusals.push('the API key is in the URL')
+  if (!req.headers['dd-evp-origin']) refusals.push('no DD-EVP-ORIGIN header')
+  const parts = multipart(body, req.headers['content-type'])
+  const ev = parts.find(p => p.name === 'event')
+  if (!ev) return { status: 400, refusals: ['no part named event'] }
+  if (ev.filename !== 'event.json' || ev.type !== 'application/json') refusals.push('the event part is not event.json, application/json')
+  const e = JSON.parse(ev.data.toString())
+  if (!Array.isArray(e.attachments) || !e.attachments.length || e.attachments.some(a => typeof a !== 'string' || !a)) refusals.push('attachments: a list of file names')
+  for (const f of ['start', 'end']) if (typeof e[f] !== 'string' || !RFC3339.test(e[f])) refusals.push(`${f}: not RFC 3339`)
+  if (Date.parse(e.start) > Date.parse(e.end)) refusals.push('start after end')
+  if (typeof e.family !== 'string' || !e.family) refusals.push('family: missing')
+  if (e.version !== '4') refusals.push(`version: ${JSON.stringify(e.version)}, not "4"`)
+  const tags = {}
+  if (typeof e.tags_profiler !== 'string') refusals.push('tags_profiler: not a string')
+  else {
+    for (const t of e.tags_profiler.split(',')) {
+      const c = t.indexOf(':')
+      if (c <= 0) refusals.push(`tags_profiler: ${JSON.stringify(t)} is not key:value`)
+      else tags[t.slice(0, c)] = t.slice(c + 1)
+    }
+    if (!tags.service) refusals.push('tags_profiler: no service:')
+  }
+  let samples = 0
+  const profiles = []
+  for (const a of e.attachments ?? []) {
+    const p = parts.find(x => x.name === a && x.filename === a)
+    if (!p) { refusals.push(`attachment ${a}: no part`); continue }
+    if (p.data[0] !== 0x1f || p.data[1] !== 0x8b) refusals.push(`attachment ${a}: not gzipped`)
+    const r = datadogProfile(p.data)
+    refusals.push(...r.refusals.map(x => `${a}: ${x}`))
+    samples += r.samples
+    profiles.push({ ...r, sha256: sha(p.data) })
+  }
+  return {
+    status: refusals.length ? 400 : 200,
+    refusals,
+    accepted: { samples, start: e.start, end: e.end, family: e.family, tags, info: e.info, intake, profiles, sha256: profiles[0]?.sha256 },
+  }
+}
+
+// pkg/ingester/pyroscope/ingest_handler.go and rules.mjs pyroscope()
+function judgePyroscope (req, url, body) {
+  if (url.pathname !== '/ingest') return { status: 404, refusals: [`no such path ${url.pathname}`] }
+  const q = Object.fromEntries(url.searchParams)
+  if (q.format !== 'pprof') return { status: 400, refusals: [`format ${q.format}: this receiver checks pprof only`] }
+  for (const f of ['from', 'until']) if (q[f] !== undefined && !/^\d+$/.test(q[f])) return { status: 400, refusals: [`${f}: not Unix seconds`] }
+  const r = pyroscope(body, q)
+  if (r.status !== 200) return { status: r.status === 400 && r.refusals[0]?.startsWith('name:') ? 400 : 422, refusals: r.refusals }
+  return {
+    status: 200,
+    refusals: [],
+    accepted: { ...r, from: Number(q.from), until: Number(q.until), tenant: req.headers['x-scope-orgid'] ?? null, sha256: sha(body) },
+  }
+}
+
+// proto profilestore.proto's HTTP rule and pkg/normalizer (rules.mjs parcaProfile)
+function judgeParca (req, url, body) {
+  if (url.pathname !== '/profiles/writeraw') return { status: 404, refusals: [`no such path ${url.pathname}`] }
+  const refusals = []
+  const j = JSON.parse(body.toString())
+  if (!Array.isArray(j.series) || !j.series.length) return { status: 400, refusals: ['no series'] }
+  const accepted = []
+  for (const s of j.series) {
+    const ls = {}
+    for (const l of s.labels?.labels ?? []) {
+      if (l.name === '__name__') { ls.__name__ = l.value; continue }
+      if (!LABEL_NAME.test(l.name ?? '')) refusals.push(`invalid label name: ${l.name}`)
+      if (l.name in ls) refusals.push(`duplicate label name: ${l.name}`)
+      ls[l.name] = l.value
+    }
+    if (!ls.__name__) refusals.push('missing __name__ label')
+    for (const sm of s.samples ?? []) {
+      const b64 = sm.raw_profile ?? sm.rawProfile
+      if (typeof b64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4) {
+        refusals.push('raw_profile: not base64')
+        continue
+      }
+      const raw = Buffer.from(b64, 'base64')
+      const r = parcaProfile(raw, ls)
+      refusals.push(...r.refusals)
+      accepted.push({ ...r, labels: ls, normalized: !!j.normalized, sha256: sha(raw) })
+    }
+  }
+  if (refusals.length) return { status: 400, refusals }
+  return {
+    status: 200,
+    refusals: [],
+    accepted: { samples: accepted.reduce((a, x) => a + x.samples, 0), time_nanos: accepted[0]?.time_nanos, labels: accepted[0]?.labels, profiles: accepted, sha256: accepted[0]?.sha256 },
+  }
+}
+
+const judges = { datadog: judgeDatadog, pyroscope: judgePyroscope, parca: judgeParca }
+
+const server = createServer((req, res) => {
+  const chunks = []
+  req.on('data', c => chunks.push(c))
+  req.on('end', () => {
+    const seq = ++n
+    const fault = faults[seq - 1]
+    const body = Buffer.concat(chunks)
+    if (fault === 'reset') {
+      log({ n: seq, outcome: 'fault', fault })
+      req.socket.resetAndDestroy()
+      return
+    }
+    if (fault === 'hang') {
+      log({ n: seq, outcome: 'fault', fault })
+      return
+    }
+    if (fault) {
+      const [code, after] = fault.split(':')
+      log({ n: seq, outcome: 'fault', fault })
+      res.writeHead(Number(code), after ? { 'Retry-After': after } : {})
+      res.end(`fault ${fault}\n`)
+      return
+    }
+    let v
+    try {
+      if (req.method !== 'POST') v = { status: 405, refusals: ['POST only'] }
+      else v = judges[backend](req, new URL(req.url, 'http://127.0.0.1'), body)
+    } catch (e) {
+      v = { status: 400, refusals: [`cannot read the request: ${e.message}`] }
+    }
+    log({ n: seq, outcome: v.status < 300 ? 'accepted' : 'refused', status: v.status, refusals: v.refusals, ...v.accepted })
+    res.writeHead(v.status, { 'Content-Type': 'application/json' })
+    res.end(v.status < 300 ? (backend === 'parca' ? '{}' : '') : JSON.stringify({ error: v.refusals.join('; ') }) + '\n')
+  })
+})
+
+process.on('SIGTERM', () => { server.close(); process.exit(0) })
+if (args.unix) {
+  try { unlinkSync(args.unix) } catch {}
+  server.listen(args.unix, () => { if (args['port-file']) writeFileSync(args['port-file'], args.unix) })
+} else {
+  server.listen(0, '127.0.0.1', () => writeFileSync(args['port-file'], String(server.address().port)))
+}
