@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/timeline.h"
+
 const char *pc_unit_name(enum pc_unit u)
 {
 	switch (u) {
@@ -42,8 +44,16 @@ void profile_init(struct profile *p)
 	VEC_PUSH(p->mappings, p->nmappings, p->mappings_cap, none);
 }
 
+void profile_keep_timeline(struct profile *p)
+{
+	p->aggregate = 1;
+	if (!p->timeline)
+		p->timeline = timeline_new();
+}
+
 void profile_release(struct profile *p)
 {
+	timeline_free(p->timeline);
 	strtab_release(&p->strings);
 	free(p->mappings);
 	free(p->frames);
@@ -187,6 +197,12 @@ void profile_add_sample(struct profile *p, const struct pc_sample *s)
 	uint64_t count = s->count ? s->count : 1;
 	struct pc_sample *t;
 
+	if (p->timeline) {
+		struct pc_sample one = *s;
+
+		one.count = count;
+		timeline_add(p->timeline, &one);
+	}
 	if (p->aggregate) {
 		t = sample_slot(p, s);
 	} else {
@@ -235,6 +251,8 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 	free(old);
 	for (size_t i = 0; i < p->nsamples; i++)
 		p->samples[i].stack = to[p->samples[i].stack];
+	if (p->timeline)
+		timeline_remap(p->timeline, to, nold);
 	free(to);
 	if (p->aggregate) {
 		struct pc_sample *was = p->samples;
