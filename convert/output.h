@@ -13,6 +13,8 @@ struct output_format {
 	int weight_period;        /* --weight's default: 1 period, 0 samples */
 	int one_event;            /* shows one event: the first with samples unless --event */
 	int totals_only;          /* shows no times: samples may be aggregated as they come */
+	int timeline;             /* draws each thread's samples in time order, which the
+				     profile then keeps in bounded memory (p->timeline) */
 };
 
 /* Every format, NULL-terminated. */
