@@ -10,6 +10,8 @@
 #                             and UBSan, seeded from tests/corpus and the real recordings
 #   make fuzz-keep            merge the campaign's small finds into tests/corpus
 #   make bench                run bench/run.sh
+#   make jvmti                build/libperfconv-jvmti.so, the JVMTI agent that makes
+#                             HotSpot write jit-PID.dump (java -agentpath:...)
 
 CC ?= cc
 SANITIZE ?=
@@ -24,6 +26,9 @@ BUILD := build-san
 BIN := $(BUILD)/perfconv
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
+
+# The JVMTI agent (jvmti/), built without sanitizers in every build: see its rule.
+JVMTI_LIB := build/libperfconv-jvmti.so
 
 PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson libcurl
 
@@ -66,7 +71,7 @@ GEN_HDR := $(BUILD)/gen/profile.pb-c.h
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 
-.PHONY: all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers
+.PHONY: all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti
 
 all: $(BIN)
 
@@ -125,9 +130,24 @@ corpus: $(REPLAY_BINS)
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		printf '%s: ' $$t; $(BUILD)/fuzz/replay_$$t tests/corpus/$$t/* || exit 1; done
 
-e2e: $(BIN)
+e2e: $(BIN) $(JVMTI_LIB)
 	$(Q)fail=0; for t in $(E2E_TESTS); do \
 		PERFCONV=$(CURDIR)/$(BIN) $$t || fail=1; done; exit $$fail
+
+# The JVMTI agent: a shared library that HotSpot loads, built against the headers of
+# the JDK that javac belongs to (else Debian's default-java; JDK_HOME=... chooses),
+# never with the sanitizers (they would have to be loaded into java first).
+JDK_HOME ?= $(firstword $(foreach d,$(shell j=$$(command -v javac 2>/dev/null) && \
+	dirname "$$(dirname "$$(readlink -f "$$j")")") /usr/lib/jvm/default-java,\
+	$(if $(wildcard $(d)/include/jvmti.h),$(d))))
+jvmti: $(JVMTI_LIB)
+$(JVMTI_LIB): jvmti/perfconv-jvmti.c | $(DEPS_MK)
+	@test -f "$(JDK_HOME)/include/jvmti.h" || { echo "jvmti: no JDK headers found \
+		(scripts/install-deps.sh installs default-jdk-headless; or set JDK_HOME)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	@echo "  CC $@"
+	$(Q)$(CC) -std=c11 $(WARN) $(CFLAGS) -fPIC -shared -isystem "$(JDK_HOME)/include" \
+		-isystem "$(JDK_HOME)/include/linux" -o $@ $< -lpthread
 
 # The order of layers, one include style, perf's numbers in one header (and that the
 # check catches each rule broken).
@@ -156,7 +176,7 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) build-fuzz/gen/profile.pb-c.c | $(D
 FUZZ_MAX_LEN := 8388608
 FUZZ_KEEP_MAX := 8192
 FUZZ_SEEDS_perfdata := testdata/*.data testdata/mt-threads.data/data tests/hostile/*.data
-FUZZ_SEEDS_jitdump := testdata/jit/*.dump
+FUZZ_SEEDS_jitdump := testdata/jit/*.dump testdata/java/*.dump
 FUZZ_SEEDS_perfmap := testdata/jit/*.map
 # the pipeline's seeds: each JIT recording with its dump, one input each (fuzz/pair.py)
 fuzz-seeds: | $(DEPS_MK)
@@ -166,10 +186,11 @@ fuzz-seeds: | $(DEPS_MK)
 			perfmap) s="$(FUZZ_SEEDS_perfmap)";; esac; \
 		for f in $$s; do [ -f "$$f" ] && cp -n "$$f" build-fuzz/corpus-$$t/seed-$$(echo $$f | tr / _); done; \
 	done; true
-	$(Q)while read name pid file; do case "$$name" in \#*|"") continue;; esac; \
-		case "$$file" in *.dump) python3 fuzz/pair.py testdata/jit/$$name.data testdata/jit/$$file \
+	$(Q)for d in testdata/jit testdata/java; do \
+	while read name pid file; do case "$$name" in \#*|"") continue;; esac; \
+		case "$$file" in *.dump) python3 fuzz/pair.py $$d/$$name.data $$d/$$file \
 			build-fuzz/corpus-pipeline/seed-$$name;; esac; \
-	done < testdata/jit/RECORDINGS
+	done < $$d/RECORDINGS; done
 
 fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%) fuzz-seeds
 	$(Q)for t in $(FUZZ_TARGETS); do \

@@ -8,29 +8,36 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Map `path`; with `d` NULL, fail without a word. */
-static int map_whole(struct mapped_file *f, const char *path, struct diag *d)
+/* Map `path`; with `d` NULL, fail without a word (but *why). -1 for no such file, -2
+ * for any other failure. `st` is filled for the file mapped. */
+static int map_whole(struct mapped_file *f, const char *path, struct diag *d, const char **why,
+		     struct stat *stp)
 {
-	struct stat st;
+	struct stat mine, *st = stp ? stp : &mine;
 	/* non-blocking: opening a FIFO with no writer would wait forever */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	f->map = NULL;
 	f->len = 0;
 	if (fd < 0) {
+		int missing = errno == ENOENT || errno == ENOTDIR;
+
 		if (d)
 			diag_error(d, path, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
-		return -1;
+		*why = "cannot be opened";
+		return missing ? -1 : -2;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
 		if (d)
 			diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
+		*why = "not a regular file";
 		close(fd);
-		return -1;
+		return -2;
 	}
-	f->len = (size_t)st.st_size;
+	f->len = (size_t)st->st_size;
 	if (f->len) {
 		f->map = mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (f->map == MAP_FAILED) {
@@ -39,8 +46,9 @@ static int map_whole(struct mapped_file *f, const char *path, struct diag *d)
 			if (d)
 				diag_error(d, path, DIAG_NO_OFFSET, "cannot map: %s",
 					   strerror(errno));
+			*why = "cannot be mapped";
 			close(fd);
-			return -1;
+			return -2;
 		}
 	}
 	close(fd);
@@ -49,12 +57,23 @@ static int map_whole(struct mapped_file *f, const char *path, struct diag *d)
 
 int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d)
 {
-	return map_whole(f, path, d);
+	const char *why;
+
+	return map_whole(f, path, d, &why, NULL) ? -1 : 0;
 }
 
 int mapped_file_try(struct mapped_file *f, const char *path)
 {
-	return map_whole(f, path, NULL);
+	const char *why;
+
+	return map_whole(f, path, NULL, &why, NULL) ? -1 : 0;
+}
+
+int mapped_file_try_why(struct mapped_file *f, const char *path, const char **why,
+			struct stat *st)
+{
+	*why = NULL;
+	return map_whole(f, path, NULL, why, st);
 }
 
 void mapped_file_close(struct mapped_file *f)
@@ -79,29 +98,192 @@ int file_id_of(const char *path, struct file_id *id)
 	return 0;
 }
 
+char *path_follow_links(const char *path)
+{
+	char *cur = strdup(path);
+
+	/* as many links as the kernel follows (MAXSYMLINKS) */
+	for (int hops = 0; cur && hops < 40; hops++) {
+		char target[4096], *next, *slash;
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode) ||
+		    (n = readlink(cur, target, sizeof(target) - 1)) < 0)
+			break;
+		target[n] = 0;
+		slash = strrchr(cur, '/');
+		if (target[0] == '/' || !slash) {
+			next = strdup(target);
+		} else {
+			next = malloc((size_t)(slash - cur) + (size_t)n + 2);
+			if (next)
+				sprintf(next, "%.*s/%s", (int)(slash - cur), cur, target);
+		}
+		free(cur);
+		cur = next;
+	}
+	return cur;
+}
+
+/* The directory of `path` ("." for a bare name), malloc'ed. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *d;
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	d = malloc((size_t)(slash - path) + 1);
+	if (d) {
+		memcpy(d, path, (size_t)(slash - path));
+		d[slash - path] = 0;
+	}
+	return d;
+}
+
+int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode, int flags)
+{
+	char *dir;
+	size_t n;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->path = flags & ATOMIC_FOLLOW_LINKS ? path_follow_links(path) : strdup(path);
+	dir = f->path ? dir_of(f->path) : NULL;
+	if (!dir) {
+		atomic_file_abort(f);
+		errno = ENOMEM;
+		return -1;
+	}
+	/* unnamed until complete: nothing to leave behind */
+	f->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	free(dir);
+	if (f->fd >= 0) {
+		f->unnamed = 1;
+	} else {
+		/* no O_TMPFILE here (EOPNOTSUPP, EISDIR on kernels without it): a name */
+		n = strlen(f->path) + 16;
+		f->tmp = malloc(n);
+		if (!f->tmp) {
+			atomic_file_abort(f);
+			errno = ENOMEM;
+			return -1;
+		}
+		snprintf(f->tmp, n, "%s.tmp.XXXXXX", f->path);
+		f->fd = mkostemp(f->tmp, O_CLOEXEC);
+		if (f->fd < 0) { /* nothing made: nothing to remove */
+			free(f->tmp);
+			f->tmp = NULL;
+		}
+	}
+	/* O_TMPFILE and mkstemp make the file 0600 (the former less the umask) */
+	if (f->fd < 0 || fchmod(f->fd, (mode_t)mode) != 0) {
+		int err = errno;
+
+		atomic_file_abort(f);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Give the unnamed file `fd` the name `to`: 0, or -1 (EEXIST when `to` exists). */
+static int link_unnamed(int fd, const char *to)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	/* no /proc: this needs CAP_DAC_READ_SEARCH */
+	return linkat(fd, "", AT_FDCWD, to, AT_EMPTY_PATH);
+}
+
+/* An unnamed file into place: straight to its name when that is free, else through a
+ * temporary name renamed over the old file (rename replaces in one step; link cannot). */
+static int name_unnamed(struct atomic_file *f)
+{
+	struct timespec ts;
+	size_t n = strlen(f->path) + 32;
+
+	if (link_unnamed(f->fd, f->path) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+	f->tmp = malloc(n);
+	if (!f->tmp)
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (unsigned i = 0; i < 100; i++) {
+		unsigned long r = (unsigned long)ts.tv_nsec * 2654435761u + (unsigned long)getpid() * 40503u + i * 7919u;
+
+		snprintf(f->tmp, n, "%s.tmp.%06lx", f->path, r & 0xffffff);
+		if (link_unnamed(f->fd, f->tmp) == 0)
+			return rename(f->tmp, f->path);
+		if (errno != EEXIST)
+			break;
+	}
+	free(f->tmp);
+	f->tmp = NULL; /* nothing named: nothing to remove */
+	return -1;
+}
+
+int atomic_file_commit(struct atomic_file *f)
+{
+	int ok = f->fd >= 0, err = 0;
+
+	if (ok && f->unnamed && name_unnamed(f) != 0)
+		ok = 0, err = errno;
+	if (close(f->fd) != 0 && ok)
+		ok = 0, err = errno;
+	f->fd = -1;
+	if (ok && !f->unnamed && rename(f->tmp, f->path) != 0)
+		ok = 0, err = errno;
+	if (!ok) {
+		atomic_file_abort(f);
+		errno = err ? err : EBADF;
+		return -1;
+	}
+	free(f->tmp);
+	free(f->path);
+	f->tmp = f->path = NULL;
+	return 0;
+}
+
+void atomic_file_abort(struct atomic_file *f)
+{
+	if (!f)
+		return;
+	if (f->fd >= 0)
+		close(f->fd);
+	if (f->tmp)
+		unlink(f->tmp);
+	f->fd = -1;
+	free(f->tmp);
+	free(f->path);
+	f->tmp = f->path = NULL;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
-	size_t n = strlen(path) + 16, done = 0;
-	char *tmp = malloc(n);
-	int fd, ok;
+	struct atomic_file f;
+	size_t done = 0;
 
-	if (!tmp)
+	if (atomic_file_open(&f, path, 0644, 0) != 0)
 		return -1;
-	snprintf(tmp, n, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	ok = fd >= 0;
-	while (ok && done < len) {
-		ssize_t r = write(fd, (const char *)data + done, len - done);
+	while (done < len) {
+		ssize_t r = write(f.fd, (const char *)data + done, len - done);
 
-		ok = r > 0;
-		done += ok ? (size_t)r : 0;
+		if (r <= 0) {
+			atomic_file_abort(&f);
+			return -1;
+		}
+		done += (size_t)r;
 	}
-	if (fd >= 0 && close(fd) != 0)
-		ok = 0;
-	if (ok && (fchmodat(AT_FDCWD, tmp, 0644, 0) != 0 || rename(tmp, path) != 0))
-		ok = 0;
-	if (!ok && fd >= 0)
-		unlink(tmp);
-	free(tmp);
-	return ok ? 0 : -1;
+	return atomic_file_commit(&f);
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "common/diag.h"
 
@@ -18,6 +19,12 @@ int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d);
 /* The same without a word: -1 when the file is missing, not regular, or cannot be
  * mapped (a cache file that may not be there). */
 int mapped_file_try(struct mapped_file *f, const char *path);
+/* mapped_file_try() that says why not: -1 when there is no file by that name, -2 when
+ * there is something that is not a regular file or cannot be opened or mapped (*why
+ * says which). Never waits: a FIFO is not read. `st` (may be NULL) gets the mapped
+ * file's status. */
+int mapped_file_try_why(struct mapped_file *f, const char *path, const char **why,
+			struct stat *st);
 /* NULL-safe for an unmapped or empty file. */
 void mapped_file_close(struct mapped_file *f);
 /* Whether `n` items of `size` bytes at offset `off`, 8-aligned, lie within the file. */
@@ -35,9 +42,37 @@ struct file_id {
 /* 0 and *id filled for a regular file of nonzero size (not /proc's), else -1. */
 int file_id_of(const char *path, struct file_id *id);
 
-/* Write `len` bytes as the file `path`, through a temporary name beside it renamed when
- * complete (mode 0644), so that a reader never sees half a file. 0, or -1 with nothing
- * left behind. */
+/*
+ * A file written whole or not at all: written to an unnamed file in the directory of
+ * `path` (O_TMPFILE) that takes the name only when complete, so that a reader never
+ * sees half a file, a failed write leaves the old one in place, and a process killed
+ * meanwhile (even with SIGKILL) leaves nothing behind. An existing `path` is replaced
+ * through a temporary name (`path`.tmp.XXXXXX) linked and renamed in one moment;
+ * where the filesystem has no O_TMPFILE, the file is written under that temporary
+ * name.
+ */
+struct atomic_file {
+	int fd;        /* write (and read) here */
+	char *path;    /* the name it takes */
+	char *tmp;     /* its name until then; NULL while it has none (O_TMPFILE) */
+	int unnamed;   /* an O_TMPFILE file */
+};
+/* `path` may be a symbolic link: the file it leads to is written, the link kept. */
+#define ATOMIC_FOLLOW_LINKS 1
+/* 0 and `f` ready, its mode `mode` (as given: the caller applies its umask), or -1
+ * with errno set. `flags`: 0 or ATOMIC_FOLLOW_LINKS. */
+int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode, int flags);
+/* Close it and give it its name: 0, or -1 with errno set and nothing left behind. */
+int atomic_file_commit(struct atomic_file *f);
+/* Close and remove it: nothing left behind. NULL-safe, and safe after a commit. */
+void atomic_file_abort(struct atomic_file *f);
+
+/* The file a chain of symbolic links starting at `path` ends at (which need not
+ * exist), malloc'ed; `path` itself when it is no link. */
+char *path_follow_links(const char *path);
+
+/* Write `len` bytes as the file `path` (mode 0644) through an atomic_file. 0, or -1
+ * with nothing left behind. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
 #endif

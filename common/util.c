@@ -3,6 +3,7 @@
 #include "common/util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,23 @@ uint64_t hash_bytes(const void *p, size_t n)
 	v = 0;
 	memcpy(&v, s, n);
 	return hash_u64(h ^ v);
+}
+
+uint64_t checksum64(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h[4] = { 0x9e3779b97f4a7c15ULL ^ n, 0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL,
+			  0x27d4eb2f165667c5ULL }, v;
+	size_t i = 0;
+
+	/* independent lanes: the multiplications overlap */
+	for (; n - i >= 32; i += 32)
+		for (int k = 0; k < 4; k++) {
+			memcpy(&v, s + i + 8 * (size_t)k, 8);
+			h[k] = (h[k] ^ v) * 0xff51afd7ed558ccdULL;
+			h[k] ^= h[k] >> 32;
+		}
+	return hash_u64(h[0] ^ hash_u64(h[1] ^ hash_u64(h[2] ^ hash_u64(h[3] ^ hash_bytes(s + i, n - i)))));
 }
 
 void sort_pairs(struct sort_pair *v, struct sort_pair *tmp, size_t n)
@@ -335,10 +353,37 @@ const char *path_base(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-int path_is_anonymous(const char *path)
+char *path_join(const char *a, const char *b)
 {
-	return path[0] != '/' || strncmp(path, "//", 2) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
-	       strstr(path, " (deleted)") != NULL;
+	size_t na = strlen(a), nb = strlen(b);
+	char *p;
+
+	while (na > 0 && a[na - 1] == '/')
+		na--;
+	p = xmalloc(na + nb + 2);
+	memcpy(p, a, na);
+	if (b[0] != '/')
+		p[na++] = '/';
+	memcpy(p + na, b, nb + 1);
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
 }
 
 void hex_bytes(char *out, const uint8_t *bytes, size_t n)

@@ -40,6 +40,12 @@ static inline uint64_t hash_u64(uint64_t x)
 	return x;
 }
 uint64_t hash_bytes(const void *p, size_t n);
+/*
+ * A checksum of `n` bytes for telling a damaged file from an intact one: four lanes of
+ * hash_bytes' step (each step a bijection, so any change of one 8-byte word changes
+ * the result), several GB/s.
+ */
+uint64_t checksum64(const void *p, size_t n);
 
 /*
  * Sort (key, val) pairs by key, stably: equal keys keep their order. A radix sort,
@@ -129,12 +135,10 @@ static inline int starts_with(const char *s, const char *prefix)
 
 /* basename without modifying its argument. */
 const char *path_base(const char *path);
-
-/*
- * A mapping's path that names no ELF file: [anon:...], [heap], [stack], //anon,
- * /memfd:x, a deleted file, anon_inode:... (where JIT runtimes put their code).
- */
-int path_is_anonymous(const char *path);
+/* `a`/`b`, malloc'ed: `a`'s trailing slashes dropped, one slash between them. */
+char *path_join(const char *a, const char *b);
+/* printf into a malloc'ed string. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * The length of the well-formed UTF-8 sequence at `s` (at most `n` bytes, s[0] >= 0x80),

@@ -51,6 +51,17 @@ static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t 
 			bidlen = b->id_size;
 		}
 	}
+	if (!bid && !kernel && rec->type == PERF_RECORD_MMAP2 && m->ino) {
+		/* no build id: the device and inode are all that can tell the file */
+		struct sym_file_id fid = { m->maj, m->min, m->ino, m->ino_generation,
+					   recording_made_here(d->r) };
+		uint32_t dso = replay_dso_file(d->rp, path, NULL, 0, kernel, &fid);
+
+		if (d->sym)
+			symbolizer_object_file_id(d->sym, dso, &fid);
+		replay_mmap(d->rp, time, m->pid, m->start, m->len, m->pgoff, dso);
+		return;
+	}
 	replay_mmap(d->rp, time, kernel ? REPLAY_KERNEL_PID : m->pid, m->start, m->len, m->pgoff,
 		    replay_dso(d->rp, path, bid, bidlen, kernel));
 }

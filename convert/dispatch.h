@@ -22,6 +22,7 @@ struct dispatch {
 	struct replay *rp;
 	struct jit_procs *jits;
 	struct readahead *ra;           /* or NULL */
+	struct symbolizer *sym;         /* told each mapped file's device and inode; or NULL */
 	/* found: */
 	struct jitdump_time_conv time_conv;
 	int have_time_conv;

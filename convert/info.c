@@ -17,6 +17,7 @@
 #include "formats/perfdata.h"
 #include "formats/profile.h"
 #include "symbolize/jitprocs.h"
+#include "symbolize/locate.h"
 
 /* perf_event_attr.branch_sample_type: the call stack from LBR (perf record --call-graph lbr) */
 #define BRANCH_CALL_STACK (1ULL << 11)
@@ -60,9 +61,8 @@ static struct tally *tally_of(struct tally **v, size_t *n, size_t *cap, struct u
 static int is_anon(const struct replay *rp, const struct strtab *st, const struct replay_map *m)
 {
 	const struct replay_dso *x = replay_dso_get(rp, m->dso);
-	const char *path = strtab_str(st, x->path);
 
-	return !x->kernel && x->anonymous && strcmp(path, "[vdso]") != 0;
+	return !x->kernel && x->anonymous;
 }
 
 /* What pass 2 of info counts with. */
@@ -180,7 +180,7 @@ static const char *dso_kind(const struct replay_dso *x, const char *path)
 {
 	switch (x->kernel) {
 	case REPLAY_DSO_USER:
-		if (strcmp(path, "[vdso]") == 0)
+		if (map_origin(path) == MAP_VDSO)
 			return "vdso";
 		return x->anonymous ? "anonymous" : "user";
 	case REPLAY_DSO_KSYM_BPF: return "bpf";
@@ -231,8 +231,9 @@ static cJSON *objects_json(struct counts *c, struct replay *rp, const struct str
 		} else if (strcmp(kind, "user") == 0 || strcmp(kind, "vdso") == 0) {
 			struct sym_location loc;
 
-			symbolizer_locate(sym, path, x->build_id, x->build_id_size, &loc);
+			symbolizer_locate_object(sym, order[i], path, x->build_id, x->build_id_size, &loc);
 			add_str(o, "found", loc.found[0] ? loc.found : NULL);
+			add_str(o, "not_verified", loc.found[0] ? loc.unverified : NULL);
 			add_str(o, "symbols", loc.found[0] ? loc.symbols : NULL);
 			if (loc.symbols_from[0] && strcmp(loc.symbols_from, loc.found) != 0)
 				add_str(o, "symbols_from", loc.symbols_from);
@@ -495,7 +496,10 @@ static void print_text(const cJSON *root, FILE *out)
 			jnum(e, "in_stacks"), jstr(e, "path"), jstr(e, "kind"),
 			or_unknown(jstr(e, "build_id")));
 		if (found && !problem)
-			fprintf(out, "%21sfound: %s%s%s%s%s\n", "", found,
+			fprintf(out, "%21sfound: %s%s%s%s%s%s%s%s\n", "", found,
+				jstr(e, "not_verified") ? " (" : "",
+				jstr(e, "not_verified") ? jstr(e, "not_verified") : "",
+				jstr(e, "not_verified") ? ")" : "",
 				jstr(e, "symbols") ? "; symbols: " : "",
 				jstr(e, "symbols") ? jstr(e, "symbols") : "",
 				jstr(e, "symbols_from") ? " from " : "",

@@ -365,6 +365,11 @@ static int where_option(struct where_opts *w, int c, const char *arg)
  * saying what is wrong through `d`. */
 static int where_finish(struct where_opts *w, struct diag *d)
 {
+	if (w->cache_dir && !w->cache_dir[0] && !w->no_cache) {
+		/* not the filesystem's root, nor the working directory: none */
+		diag_warn(d, NULL, DIAG_NO_OFFSET, "--cache-dir \"\" names no directory: no cache used");
+		w->no_cache = 1;
+	}
 	if (!w->no_cache)
 		w->sym->cache_dir = w->cache_dir ? w->cache_dir
 						 : (w->default_cache = default_cache_dir());
@@ -667,6 +672,8 @@ int main(int argc, char **argv)
 	profile_init(&p);
 	memset(&m, 0, sizeof(m));
 	if (cli_finish(&c, &d) != 0)
+		rc = 1;
+	else if (output_check_not_input(c.output, c.co.input, &d) != 0)
 		rc = 1;
 	else if (convert_one(&c, of, &p, &m, &d) != 0)
 		rc = 1;

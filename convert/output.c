@@ -1,12 +1,15 @@
 /* output: the table of output formats, and writing a file safely. */
 #include "convert/output.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/mapfile.h"
 #include "formats/chrome.h"
 #include "formats/folded.h"
 #include "formats/pprof.h"
@@ -73,8 +76,8 @@ const struct output_format *output_by_path(const char *path)
 int output_write(const struct output_format *f, const struct profile *p,
 		 const struct write_options *o, const char *path, struct diag *d)
 {
+	struct atomic_file af;
 	struct stat st;
-	char *tmp;
 	FILE *out;
 	int fd, err;
 
@@ -110,25 +113,23 @@ int output_write(const struct output_format *f, const struct profile *p,
 		}
 		return 0;
 	}
-	tmp = xmalloc(strlen(path) + 16);
-	sprintf(tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		diag_error(d, path, DIAG_NO_OFFSET, "cannot create output: %s", strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	/* mkstemp makes the file 0600; an output file is as readable as any other */
 	{
+		/* an output file is as readable as any other the user makes */
 		mode_t mask = umask(0);
 
 		umask(mask);
-		(void)fchmod(fd, 0666 & ~mask);
+		if (atomic_file_open(&af, path, 0666 & ~mask, ATOMIC_FOLLOW_LINKS) != 0) {
+			diag_error(d, path, DIAG_NO_OFFSET, "cannot create output: %s",
+				   strerror(errno));
+			return -1;
+		}
 	}
-	out = fdopen(fd, "w");
+	fd = dup(af.fd);
+	out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!out) {
 		err = errno;
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		goto fail;
 	}
 	if (f->write(p, o, out) != 0) {
@@ -140,15 +141,42 @@ int output_write(const struct output_format *f, const struct profile *p,
 		err = errno;
 		goto fail;
 	}
-	if (rename(tmp, path) != 0) {
+	if (atomic_file_commit(&af) != 0) {
 		err = errno;
 		goto fail;
 	}
-	free(tmp);
 	return 0;
 fail:
-	unlink(tmp);
-	free(tmp);
+	atomic_file_abort(&af);
 	diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s", strerror(err));
+	return -1;
+}
+
+int output_check_not_input(const char *path, const char *input, struct diag *d)
+{
+	struct stat out, in;
+	DIR *dir;
+	struct dirent *e;
+	int same = 0;
+
+	if (strcmp(path, "-") == 0 || strcmp(input, "-") == 0 || stat(path, &out) != 0 ||
+	    !S_ISREG(out.st_mode) || stat(input, &in) != 0)
+		return 0; /* nothing there to destroy, or written in place (a device) */
+	if (S_ISREG(in.st_mode)) {
+		same = in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+	} else if (S_ISDIR(in.st_mode) && (dir = opendir(input)) != NULL) {
+		/* a --threads directory: each of its files */
+		while (!same && (e = readdir(dir)) != NULL) {
+			struct stat f;
+
+			same = fstatat(dirfd(dir), e->d_name, &f, 0) == 0 && S_ISREG(f.st_mode) &&
+			       f.st_dev == out.st_dev && f.st_ino == out.st_ino;
+		}
+		closedir(dir);
+	}
+	if (!same)
+		return 0;
+	diag_error(d, path, DIAG_NO_OFFSET, "-o names %s (%s): refused, the recording would be lost",
+		   S_ISDIR(in.st_mode) ? "a file of the input" : "the input", input);
 	return -1;
 }

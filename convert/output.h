@@ -26,13 +26,22 @@ const struct output_format *output_by_path(const char *path);
 
 /*
  * Write `p` in format `f` to `path` ("-" for standard output). A regular file is
- * written to a temporary name beside it and renamed when complete, so a failed
- * conversion leaves no partial file; anything else that exists (a device such as
- * /dev/null, a FIFO) is written in place. Returns 0; 1 when the reader of standard
+ * written as an atomic_file (common/mapfile.h): a failed or killed conversion leaves
+ * no partial file and the old one in place; a `path` that is a symbolic link stays
+ * one, its target written. Anything else that exists (a device such as /dev/null, a
+ * FIFO) is written in place. Returns 0; 1 when the reader of standard
  * output or of a FIFO went away (EPIPE: nothing to report, as `| head` does; SIGPIPE
  * must be ignored for this); or -1 after reporting through `d`.
  */
 int output_write(const struct output_format *f, const struct profile *p,
 		 const struct write_options *o, const char *path, struct diag *d);
+
+/*
+ * Before converting: 0 when writing `path` cannot destroy the input `input` (a file,
+ * a `perf record --threads` directory, or "-"); -1 after one error line when `path`
+ * is the input or one of the directory's files (the same device and inode: also
+ * through a hard link or a symbolic link).
+ */
+int output_check_not_input(const char *path, const char *input, struct diag *d);
 
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/locate.h"
+
 struct readahead {
 	struct symbolizer *sym;
 	const struct replay *rp;
@@ -31,7 +33,7 @@ struct readahead *readahead_new(struct symbolizer *sym, const struct replay *rp,
 		const struct perf_build_id *b = &header->build_ids[i];
 
 		if (b->filename && (b->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER &&
-		    (b->filename[0] == '/' || strcmp(b->filename, "[vdso]") == 0))
+		    map_origin(b->filename) != MAP_NO_FILE)
 			objs[n++] = (struct sym_object){ b->filename, b->id, b->id_size };
 	}
 	symbolizer_preload(sym, objs, n);
@@ -75,7 +77,7 @@ int readahead_sample(struct readahead *ra, const struct perf_record *rec)
 			continue;
 		dso = replay_dso_get(ra->rp, m.dso);
 		path = strtab_str(ra->strings, dso->path);
-		if (dso->anonymous && strcmp(path, "[vdso]") != 0)
+		if (dso->anonymous)
 			continue; /* JIT code or no file: nothing to read ahead */
 		off = a - m.start + m.pgoff;
 		if (m.dso >= (1u << 22) || off >= (1ULL << 40))

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/locate.h"
+
 enum { EV_MMAP, EV_MUNMAP, EV_COMM, EV_FORK, EV_EXIT };
 
 struct rev {
@@ -134,6 +136,12 @@ void replay_free(struct replay *r)
 uint32_t replay_dso(struct replay *r, const char *path, const uint8_t *build_id,
 		    size_t build_id_size, int kernel)
 {
+	return replay_dso_file(r, path, build_id, build_id_size, kernel, NULL);
+}
+
+uint32_t replay_dso_file(struct replay *r, const char *path, const uint8_t *build_id,
+			 size_t build_id_size, int kernel, const struct sym_file_id *file)
+{
 	struct replay_dso d;
 	uint64_t key;
 	uint32_t *v;
@@ -147,7 +155,14 @@ uint32_t replay_dso(struct replay *r, const char *path, const uint8_t *build_id,
 	d.build_id_size = (uint8_t)build_id_size;
 	d.kernel = (uint8_t)(kernel >= REPLAY_DSO_KERNEL && kernel <= REPLAY_DSO_KSYM_OTHER ?
 			     kernel : kernel ? REPLAY_DSO_KERNEL : REPLAY_DSO_USER);
-	d.anonymous = (uint8_t)path_is_anonymous(path);
+	d.anonymous = map_origin(path) == MAP_NO_FILE;
+	if (file && !build_id_size) { /* field by field: the key is hashed with its padding */
+		d.file.maj = file->maj;
+		d.file.min = file->min;
+		d.file.ino = file->ino;
+		d.file.generation = file->generation;
+		d.file.same_host = file->same_host;
+	}
 	key = hash_bytes(&d, sizeof(d)) | 1;
 	/* linear probing on collision: try successive keys until the dso matches */
 	for (;; key = hash_u64(key) | 1) {

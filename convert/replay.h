@@ -7,6 +7,7 @@
 
 #include "common/perf_abi.h"
 #include "common/util.h"
+#include "symbolize/symbolizer.h"
 
 /*
  * Non-sample records are collected in any order (perf does not write them in time
@@ -37,8 +38,10 @@ struct replay_dso {
 	uint8_t build_id[PERF_BUILD_ID_MAX];
 	uint8_t build_id_size;
 	uint8_t kernel;       /* enum replay_dso_kind: non-zero for kernel code */
-	uint8_t anonymous;    /* no file holds its code (path_is_anonymous: JIT code,
-				 [vdso], a deleted file): decided once, not per address */
+	uint8_t anonymous;    /* no file holds its code (map_origin() is MAP_NO_FILE: JIT
+				 code, [heap], memfd:): decided once, not per address */
+	struct sym_file_id file; /* without a build id: the MMAP2 record's device and
+				    inode, which tell files of one name apart (else 0) */
 };
 
 struct replay_map {
@@ -60,6 +63,11 @@ void replay_free(struct replay *r);
  * `kernel`: an enum replay_dso_kind (any other non-zero value is REPLAY_DSO_KERNEL). */
 uint32_t replay_dso(struct replay *r, const char *path, const uint8_t *build_id,
 		    size_t build_id_size, int kernel);
+/* replay_dso() for a file the recording names without a build id: `file` (may be NULL)
+ * is its MMAP2 device and inode, and files of one name with other inodes are other
+ * dsos. */
+uint32_t replay_dso_file(struct replay *r, const char *path, const uint8_t *build_id,
+			 size_t build_id_size, int kernel, const struct sym_file_id *file);
 const struct replay_dso *replay_dso_get(const struct replay *r, uint32_t dso);
 size_t replay_ndsos(const struct replay *r);
 

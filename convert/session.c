@@ -61,6 +61,7 @@ int session_pass1(struct session *s)
 	s->ds.facts = &s->facts;
 	s->ds.rp = s->rp;
 	s->ds.jits = s->jits;
+	s->ds.sym = s->sym;
 	if (!s->o.no_symbols && s->facts.records_kernel)
 		symbolizer_kernel_prefetch(s->sym, s->facts.kernel_bid, s->facts.kernel_bid_size);
 	if (!s->o.no_symbols && s->o.readahead)

@@ -14,14 +14,11 @@ struct unsym {
 	uint32_t *anon_pid;
 	uint64_t *anon;
 	size_t nanon, anon_cap, nanon_pid, anon_pid_cap;
+	/* of a process whose dump or map was read: why it names no code there, per
+	 * enum jitcode_absence, for each of anon */
+	uint64_t (*why)[3];
+	size_t nwhy, why_cap;
 };
-
-/* Memory that holds code but no file: where JIT compilers put theirs. */
-static int is_anonymous_code(const char *path)
-{
-	return strncmp(path, "//anon", 6) == 0 || strncmp(path, "[anon", 5) == 0 ||
-	       strncmp(path, "/memfd:", 7) == 0 || strcmp(path, "[heap]") == 0;
-}
 
 static void count_anon(struct unsym *u, uint32_t pid, uint64_t n)
 {
@@ -36,6 +33,50 @@ static void count_anon(struct unsym *u, uint32_t pid, uint64_t n)
 	u64map_put(&u->anon_index, (uint64_t)pid + 1, (uint32_t)u->nanon);
 }
 
+/* After count_anon: a sample in anonymous code of a process whose JIT file was read,
+ * with why that file names no code at `addr` at the sample's time (an aggregate's
+ * time is its first sample's). */
+static void count_why(const struct summary_input *in, struct unsym *u,
+		      const struct pc_sample *s, uint64_t addr)
+{
+	int t = in->jits ? jit_procs_find(in->jits, s->pid) : -1;
+	size_t k;
+
+	if (t < 0)
+		return;
+	k = *u64map_get(&u->anon_index, (uint64_t)s->pid + 1) - 1;
+	if (k >= u->nwhy) {
+		grow_array((void **)&u->why, &u->why_cap, k + 1, sizeof(*u->why));
+		memset(u->why + u->nwhy, 0, (k + 1 - u->nwhy) * sizeof(*u->why));
+		u->nwhy = k + 1;
+	}
+	u->why[k][jitcode_why_absent(jit_procs_table(in->jits, t), s->time, addr)] += s->count;
+}
+
+/* What a process's JIT file says of its samples in anonymous code it names nothing
+ * at: "jit-42.dump names no code there at their time: ..." */
+static void describe_absent(const struct summary_input *in, uint32_t pid, const uint64_t *why,
+			    char *buf, size_t size)
+{
+	static const char *const what[3] = {
+		"where it names no code then",
+		"before its first code load (code made before the agent or runtime began to "
+		"write it)",
+		"in code loaded there later (its load written after the code began to run, as "
+		"HotSpot does)",
+	};
+	size_t n = (size_t)snprintf(buf, size, "%s names no code there at their time",
+				    jit_procs_module(in->jits, jit_procs_find(in->jits, pid)));
+	const char *sep = ": ";
+
+	for (int k = 2; k >= 0; k--) {
+		if (!why[k] || n >= size)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%" PRIu64 " %s", sep, why[k], what[k]);
+		sep = ", ";
+	}
+}
+
 static void count_unsymbolized(const struct summary_input *in, struct convert_stats *st,
 			       struct unsym *u)
 {
@@ -48,7 +89,7 @@ static void count_unsymbolized(const struct summary_input *in, struct convert_st
 	for (size_t i = 0; i < ndsos; i++) {
 		const struct replay_dso *x = replay_dso_get(in->rp, (uint32_t)i);
 
-		anon[i] = !x->kernel && is_anonymous_code(profile_text(p, x->path));
+		anon[i] = !x->kernel && x->anonymous;
 	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		uint64_t n = p->samples[i].count;
@@ -76,8 +117,10 @@ static void count_unsymbolized(const struct summary_input *in, struct convert_st
 				u->kernel += n;
 			else if (slot == ndsos + 1)
 				u->nomap += n;
-			else if (anon[slot])
+			else if (anon[slot]) {
 				count_anon(u, p->samples[i].pid, n);
+				count_why(in, u, &p->samples[i], f->addr);
+			}
 			else
 				u->dso[slot] += n;
 		}
@@ -85,6 +128,57 @@ static void count_unsymbolized(const struct summary_input *in, struct convert_st
 	}
 	free(mark);
 	free(anon);
+}
+
+/*
+ * Files used that could not be checked against the recording (no build id: issue 22
+ * item 4): the samples with a frame in each, said so that a rebuilt file's names are
+ * not taken on trust.
+ */
+static void report_unverified(const struct summary_input *in, struct diag *d)
+{
+	const struct profile *p = in->p;
+	size_t ndsos = replay_ndsos(in->rp), n = 0;
+	uint64_t *count, *mark, total = 0;
+	uint8_t *unverified = xcalloc(ndsos + 1, 1);
+
+	for (size_t i = 0; i < ndsos; i++)
+		n += unverified[i] = symbolizer_unverified(in->sym, (uint32_t)i, NULL) != NULL;
+	if (!n) {
+		free(unverified);
+		return;
+	}
+	count = xcalloc(ndsos, sizeof(*count));
+	mark = xcalloc(ndsos, sizeof(*mark));
+	for (size_t i = 0; i < p->nsamples; i++) {
+		int any = 0;
+
+		for (uint32_t node = p->samples[i].stack; node; node = p->nodes[node].parent) {
+			uint32_t dso = resolver_mapping_dso(in->res,
+							    p->frames[p->nodes[node].frame].mapping);
+
+			if (dso < ndsos && unverified[dso] && mark[dso] != i + 1) {
+				mark[dso] = i + 1;
+				count[dso] += p->samples[i].count;
+				any = 1;
+			}
+		}
+		total += any ? p->samples[i].count : 0;
+	}
+	diag_note(d, "%" PRIu64 " samples have frames from files that could not be checked "
+		  "against the recording:", total);
+	for (size_t i = 0; i < ndsos; i++) {
+		const char *file, *why;
+
+		if (!unverified[i])
+			continue;
+		why = symbolizer_unverified(in->sym, (uint32_t)i, &file);
+		diag_note(d, "  %8" PRIu64 " in %s: %s (%s)", count[i],
+			  profile_text(p, replay_dso_get(in->rp, (uint32_t)i)->path), file, why);
+	}
+	free(count);
+	free(mark);
+	free(unverified);
 }
 
 static int dso_cmp_count(const void *a, const void *b, void *arg)
@@ -144,6 +238,7 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 		diag_note(d, "%" PRIu64 " records of unknown type skipped", rs->skipped_unknown);
 	if (in->no_symbols)
 		return;
+	report_unverified(in, d);
 	count_unsymbolized(in, st, &u);
 	if (!st->samples_unsymbolized)
 		goto out;
@@ -169,7 +264,10 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 	for (size_t i = 0; i < u.nanon && i < 10; i++) {
 		char where[1024];
 
-		jit_procs_describe_search(in->jits, u.anon_pid[i], where, sizeof(where));
+		if (i < u.nwhy && (u.why[i][0] || u.why[i][1] || u.why[i][2]))
+			describe_absent(in, u.anon_pid[i], u.why[i], where, sizeof(where));
+		else
+			jit_procs_describe_search(in->jits, u.anon_pid[i], where, sizeof(where));
 		diag_note(d, "  %8" PRIu64 " in anonymous (JIT) code of pid %u (%s): %s",
 			  u.anon[i], u.anon_pid[i],
 			  profile_text(in->p, replay_thread_name(in->rp, u.anon_pid[i], u.anon_pid[i],
@@ -185,5 +283,6 @@ out:
 	free(u.dso);
 	free(u.anon);
 	free(u.anon_pid);
+	free(u.why);
 	u64map_release(&u.anon_index);
 }

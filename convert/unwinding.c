@@ -112,7 +112,7 @@ static struct dso_cfi *dso_cfi(struct unwinding *u, uint32_t dso)
 
 		c->tried = 1;
 		c->name = resolve_module_name(path);
-		if (!rd->kernel && (!rd->anonymous || strcmp(path, "[vdso]") == 0) &&
+		if (!rd->kernel && !rd->anonymous &&
 		    symbolizer_object_files(u->sym, dso, path, rd->build_id, rd->build_id_size,
 					    &file, &debug)) {
 			c->mod = unwind_module_open(file, debug);

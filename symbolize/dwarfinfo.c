@@ -16,12 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/mapfile.h"
 #include "common/util.h"
+#include "symbolize/locate.h"
 
 /* A function or an inlined call of a CU, with the nearest enclosing one. */
 struct die_node {
@@ -58,7 +61,7 @@ struct cu_arange {
 /* What the find_debuginfo callback gets through the module's userdata. */
 struct find_hint {
 	const char *debug_file; /* the separate debug file already found, or NULL */
-	const char *cache_dir;  /* decompressed copies (DIR/debug/BUILDID.debug), or NULL */
+	const struct cache_ctx *cache; /* decompressed copies (DIR/debug/BUILDID.debug), or NULL */
 };
 
 struct dwarf_info {
@@ -98,25 +101,131 @@ static int has_compressed_debug(int fd)
 	return found;
 }
 
-/* Write `src` with its compressed sections inflated to `dst` (through a temporary
- * name, so that a reader never sees half a file). 0 on success. */
-static int write_decompressed(const char *src, const char *dst)
+/*
+ * File format of a decompressed copy in the cache: the debug file with its compressed
+ * sections inflated (libelf wrote it), then this trailer, which ELF readers never
+ * look at. It says what the copy was made from and holds a checksum of the bytes
+ * before it, so that a copy cut short, altered or replaced is not used.
+ */
+#define DCACHE_MAGIC "PCDEBUG1"
+#define DCACHE_VERSION 1
+
+struct dcache_trailer {
+	uint8_t build_id[64];
+	uint32_t build_id_size, version;
+	struct file_id src;     /* the debug file it was inflated from, as it was */
+	uint64_t body_size;     /* the ELF file before the trailer */
+	uint64_t checksum;      /* cache_entry_sum() of the body */
+	char magic[8];          /* last: found from the end */
+};
+
+/* The checksum of the first `len` bytes of `fd`, 0 and *sum, or -1. */
+static int sum_of(int fd, size_t len, uint64_t *sum)
 {
-	char *tmp = xmalloc(strlen(dst) + 16);
-	int in, out, ok = 0;
+	void *m;
+
+	if (len == 0)
+		return -1;
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	*sum = cache_entry_sum(m, len, len);
+	munmap(m, len);
+	return 0;
+}
+
+/* Whether ELF file `e` has the build id `bid` (its NT_GNU_BUILD_ID note). */
+static int has_build_id(Elf *e, const uint8_t *bid, size_t bidlen)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((const char *)d->d_buf + noff, "GNU", 4) == 0)
+				return nh.n_descsz == bidlen &&
+				       memcmp((const char *)d->d_buf + doff, bid, bidlen) == 0;
+	}
+	return 0;
+}
+
+/*
+ * Is `fd`, the cached copy for build id `bid`, whole and as it was written? An entry
+ * without a trailer is an older perfconv's when it is the debug file of that build id
+ * and ends where its section headers end (libelf writes them last); else it was cut
+ * short or replaced.
+ */
+static enum cache_verdict check_copy(const char *file, int fd, const uint8_t *bid, size_t bidlen,
+				     const char **why)
+{
+	struct dcache_trailer t;
+	struct stat st;
+	uint64_t sum;
+
+	*why = NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		return CACHE_DAMAGED;
+	}
+	if ((size_t)st.st_size < sizeof(t) ||
+	    pread(fd, &t, sizeof(t), st.st_size - (off_t)sizeof(t)) != (ssize_t)sizeof(t) ||
+	    memcmp(t.magic, DCACHE_MAGIC, 8) != 0) {
+		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		GElf_Ehdr eh;
+		int whole = e && gelf_getehdr(e, &eh) &&
+			    eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize == (uint64_t)st.st_size &&
+			    has_build_id(e, bid, bidlen);
+
+		elf_end(e);
+		if (whole)
+			return CACHE_STALE;
+		*why = "truncated, or not a decompressed debug file";
+		return CACHE_DAMAGED;
+	}
+	if (t.version != DCACHE_VERSION)
+		return CACHE_STALE;
+	if (t.body_size != (uint64_t)st.st_size - sizeof(t))
+		*why = "its size differs from its trailer's";
+	else if (t.build_id_size != bidlen || memcmp(t.build_id, bid, bidlen) != 0)
+		*why = "made for another build id";
+	else if (!cache_entry_stamped(file, &st)) {
+		if (sum_of(fd, (size_t)t.body_size, &sum) != 0 || sum != t.checksum)
+			*why = "checksum differs: altered since it was written";
+		else
+			cache_entry_stamp(file, &st);
+	}
+	return *why ? CACHE_DAMAGED : CACHE_GOOD;
+}
+
+/* Write `src` with its compressed sections inflated to `dst`, and the trailer (as an
+ * atomic_file, so that a reader never sees half a file). 0 on success. */
+static int write_decompressed(const char *src, const char *dst, const uint8_t *bid,
+			      size_t bidlen)
+{
+	struct atomic_file out;
+	struct dcache_trailer t;
+	int in, ok = 0;
 	struct stat st;
 	off_t off = 0;
 	Elf *e = NULL;
 
-	sprintf(tmp, "%s.tmp.XXXXXX", dst);
-	in = open(src, O_RDONLY | O_CLOEXEC);
-	out = mkstemp(tmp);
-	if (in < 0 || out < 0 || fstat(in, &st) != 0)
-		goto out;
+	in = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (in < 0)
+		return -1;
+	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || bidlen > sizeof(t.build_id) ||
+	    atomic_file_open(&out, dst, 0644, 0) != 0) {
+		close(in);
+		return -1;
+	}
 	while (off < st.st_size)
-		if (sendfile(out, in, &off, (size_t)(st.st_size - off)) <= 0)
+		if (sendfile(out.fd, in, &off, (size_t)(st.st_size - off)) <= 0)
 			goto out;
-	e = elf_begin(out, ELF_C_RDWR, NULL);
+	e = elf_begin(out.fd, ELF_C_RDWR, NULL);
 	if (!e)
 		goto out;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
@@ -127,18 +236,24 @@ static int write_decompressed(const char *src, const char *dst)
 			goto out;
 	}
 	ok = elf_update(e, ELF_C_WRITE) >= 0;
+	elf_end(e);
+	e = NULL;
+	memset(&t, 0, sizeof(t));
+	memcpy(t.build_id, bid, bidlen);
+	t.build_id_size = (uint32_t)bidlen;
+	t.version = DCACHE_VERSION;
+	(void)file_id_of(src, &t.src);
+	memcpy(t.magic, DCACHE_MAGIC, 8);
+	ok = ok && fstat(out.fd, &st) == 0 && sum_of(out.fd, (size_t)st.st_size, &t.checksum) == 0;
+	t.body_size = (uint64_t)st.st_size;
+	ok = ok && pwrite(out.fd, &t, sizeof(t), st.st_size) == (ssize_t)sizeof(t);
 out:
 	elf_end(e);
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out) != 0)
-		ok = 0;
-	if (ok && (fchmodat(AT_FDCWD, tmp, 0644, 0) != 0 || rename(tmp, dst) != 0))
-		ok = 0;
-	if (!ok)
-		unlink(tmp);
-	free(tmp);
-	return ok ? 0 : -1;
+	close(in);
+	if (ok && atomic_file_commit(&out) == 0)
+		return 0;
+	atomic_file_abort(&out);
+	return -1;
 }
 
 /*
@@ -152,31 +267,38 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(mod, &bits, &vaddr);
-	char *cached = NULL;
+	char *cached = NULL, hex[2 * 64 + 1] = "";
 	int fd;
 
 	const struct find_hint *fh = userdata ? *userdata : NULL;
 	const char *hint = fh ? fh->debug_file : NULL;
-	const char *cache_dir = fh ? fh->cache_dir : NULL;
-	const char *urls = getenv("DEBUGINFOD_URLS");
+	const struct cache_ctx *cache = fh ? fh->cache : NULL;
 
-	if (cache_dir && len > 0 && len <= 64) {
-		cached = xmalloc(strlen(cache_dir) + 2 * (size_t)len + 16);
-		sprintf(cached, "%s/debug/", cache_dir);
-		hex_bytes(cached + strlen(cached), bits, (size_t)len);
-		strcat(cached, ".debug");
-		fd = open(cached, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
+	if (len > 0 && len <= 64) {
+		hex_bytes(hex, bits, (size_t)len);
+		cached = cache_entry_path(cache ? cache->dir : NULL, CACHE_DEBUG, hex, 0);
+	}
+	/* non-blocking: a FIFO put there would wait forever for a writer */
+	fd = cached ? open(cached, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+	if (fd >= 0) {
+		const char *why;
+		enum cache_verdict v = check_copy(cached, fd, bits, (size_t)len, &why);
+
+		if (v == CACHE_GOOD) {
 			*debuginfo_file_name = cached;
 			return fd;
 		}
+		close(fd);
+		if (v == CACHE_DAMAGED)
+			cache_damaged(cache, cached, why);
 	}
 	if (hint) {
-		/* the separate debug file the symbol table came from: no search needed */
-		fd = open(hint, O_RDONLY | O_CLOEXEC);
+		/* the separate debug file the symbol table came from (found at the
+		 * places of locate's table): no search needed */
+		fd = open(hint, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd >= 0)
 			*debuginfo_file_name = xstrdup(hint);
-	} else if (urls && urls[0]) {
+	} else if (locate_uses_debuginfod()) {
 		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						  debuglink_file, debuglink_crc, debuginfo_file_name);
 	} else {
@@ -188,11 +310,10 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 		fd = -1;
 	}
 	if (fd >= 0 && cached && *debuginfo_file_name && has_compressed_debug(fd)) {
-		char dir[4096];
-
-		snprintf(dir, sizeof(dir), "%s/debug", cache_dir);
-		if (make_dirs(dir) == 0 && write_decompressed(*debuginfo_file_name, cached) == 0) {
-			int cfd = open(cached, O_RDONLY | O_CLOEXEC);
+		free(cached); /* the same name, its directory made */
+		cached = cache_entry_path(cache->dir, CACHE_DEBUG, hex, 1);
+		if (cached && write_decompressed(*debuginfo_file_name, cached, bits, (size_t)len) == 0) {
+			int cfd = open(cached, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 			if (cfd >= 0) {
 				close(fd);
@@ -207,7 +328,7 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 }
 
 struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
-				   const char *cache_dir)
+				   const struct cache_ctx *cache)
 {
 	struct dwarf_info *d = xcalloc(1, sizeof(*d));
 	Dwarf_Addr bias;
@@ -220,7 +341,7 @@ struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
 	d->callbacks.section_address = dwfl_offline_section_address;
 	d->callbacks.debuginfo_path = &d->debuginfo_path;
 	d->hint.debug_file = debug_file;
-	d->hint.cache_dir = cache_dir;
+	d->hint.cache = cache;
 	dwfl = dwfl_begin(&d->callbacks);
 	if (!dwfl) {
 		free(d);
@@ -237,7 +358,8 @@ struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
 		return NULL;
 	}
 	/* the search is over: the strings were the caller's for this call only */
-	d->hint.debug_file = d->hint.cache_dir = NULL;
+	d->hint.debug_file = NULL;
+	d->hint.cache = NULL;
 	u64map_init(&d->cu_ids);
 	d->dwfl = dwfl;
 	d->mod = mod;

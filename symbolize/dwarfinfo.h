@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbolize/locate.h"
+
 struct dwarf_frame {
 	const char *name;  /* linkage name when DWARF has one, else DW_AT_name; NULL if none */
 	const char *file;  /* source file, NULL when unknown */
@@ -20,13 +22,15 @@ struct dwarf_info;
  * search including its debuginfod client. The strings must outlive the call only.
  * Returns NULL when there is no DWARF anywhere.
  *
- * `cache_dir`: where decompressed copies of separate debug files are kept
+ * `cache`: where decompressed copies of separate debug files are kept
  * (DIR/debug/BUILDID.debug), or NULL for no cache. System debug files (Debian's -dbg
  * and -dbgsym packages) have zlib-compressed sections that libdw inflates whole on
- * every open; the copy is made once per build id and then mmapped.
+ * every open; the copy is made once per build id and then mmapped, after its
+ * checksum and build id are checked (a damaged copy is told to `cache`, removed and
+ * made again). `cache` must outlive the call only.
  */
 struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
-				   const char *cache_dir);
+				   const struct cache_ctx *cache);
 
 /*
  * The frames at link-time virtual address `vaddr`, innermost first: each inlined

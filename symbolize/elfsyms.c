@@ -33,6 +33,7 @@
 #include <zlib.h>
 
 #include "common/mapfile.h"
+#include "symbolize/locate.h"
 
 #ifndef STT_GNU_IFUNC
 #define STT_GNU_IFUNC 10
@@ -66,21 +67,6 @@ struct elf_obj {
 	char *arena;          /* names; in `mf` when the table came from the cache */
 	struct mapped_file mf;
 };
-
-static char *path_join(const char *a, const char *b)
-{
-	size_t na = strlen(a), nb = strlen(b);
-	char *p;
-
-	while (na > 0 && a[na - 1] == '/')
-		na--;
-	p = xmalloc(na + nb + 2);
-	memcpy(p, a, na);
-	if (b[0] != '/')
-		p[na++] = '/';
-	memcpy(p + na, b, nb + 1);
-	return p;
-}
 
 /* ------------------------------------------------------------------ one ELF file */
 
@@ -586,96 +572,49 @@ no:
 	return 0;
 }
 
-static char *build_id_debug_path(const char *sysroot, const uint8_t *id, size_t n)
-{
-	char rel[64 + 2 * BUILD_ID_MAX];
-	size_t k;
-
-	if (n < 2 || n > BUILD_ID_MAX)
-		return NULL;
-	k = (size_t)snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%02x/", id[0]);
-	hex_bytes(rel + k, id + 1, n - 1);
-	strcat(rel, ".debug");
-	return sysroot ? path_join(sysroot, rel) : xstrdup(rel);
-}
-
 /*
- * Find the separate debug file of `mf` (opened from `path`, `fullpath` with the
- * sysroot): by build id, then by .gnu_debuglink next to the file, in its .debug/
- * and under /usr/lib/debug/DIR, then /usr/lib/debug/PATH(.debug).
+ * Find the separate debug file of `mf` (opened from `path`, below `sysroot` when not
+ * NULL) at the places of locate's table, in its order: each must have a .symtab and
+ * the build id `want`, or without one, the CRC its .gnu_debuglink gives.
  */
 static int find_debug_file(struct elf_file *df, const struct elf_file *mf, const char *path,
 			   const char *sysroot, const uint8_t *want, size_t nwant)
 {
 	size_t li = ef_section(mf, ".gnu_debuglink", 0);
-	char *p;
+	struct loc_query q = { .path = path, .build_id = want, .build_id_size = nwant,
+			       .sysroot = sysroot };
+	struct loc_list places;
+	char *link = NULL;
+	uint32_t crc = 0;
 	int found = 0;
 
-	p = nwant ? build_id_debug_path(sysroot, want, nwant) : NULL;
-	if (p) {
-		found = try_debug_file(df, p, want, nwant, 0, 0);
-		free(p);
-		if (found)
-			return 1;
-	}
 	if (li) {
 		Elf_Data *d = ef_data(mf, li);
-		const char *link = d ? d->d_buf : NULL;
-		size_t len = link ? strnlen(link, d->d_size) : 0;
+		const char *l = d ? d->d_buf : NULL;
+		size_t len = l ? strnlen(l, d->d_size) : 0;
 
-		if (link && len > 0 && len < d->d_size && !strchr(link, '/')) {
+		if (l && len > 0 && len < d->d_size) {
 			size_t crcoff = (len + 4) & ~(size_t)3;
-			uint32_t crc = 0;
-			char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-			char *cands[3];
-			size_t i;
 
 			if (crcoff + 4 <= d->d_size)
 				memcpy(&crc, (const char *)d->d_buf + crcoff, 4);
 			if (mf->ehdr.e_ident[EI_DATA] != ELFDATA2LSB)
 				crc = __builtin_bswap32(crc);
-			if (slash)
-				*slash = 0;
-			else
-				dir[0] = 0;
-			cands[0] = malloc(strlen(dir) + len + 2);
-			cands[1] = malloc(strlen(dir) + len + 9);
-			cands[2] = malloc(strlen(dir) + len + 17);
-			if (!cands[0] || !cands[1] || !cands[2])
-				abort();
-			sprintf(cands[0], "%s/%s", dir, link);
-			sprintf(cands[1], "%s/.debug/%s", dir, link);
-			sprintf(cands[2], "/usr/lib/debug%s/%s", dir, link);
-			for (i = 0; i < 3 && !found; i++) {
-				char *full = sysroot ? path_join(sysroot, cands[i]) : xstrdup(cands[i]);
-
-				/* the debug file is never the object itself */
-				if (strcmp(full, mf->path) != 0)
-					found = try_debug_file(df, full, want, nwant, 1, crc);
-				free(full);
-			}
-			for (i = 0; i < 3; i++)
-				free(cands[i]);
-			free(dir);
-			if (found)
-				return 1;
+			link = xstrndup(l, len);
 		}
 	}
-	/* These names carry no checksum: take them only when a build id can vouch. */
-	if (path[0] == '/' && nwant) {
-		size_t i;
+	q.debuglink = link;
+	locate_list(NULL, LOC_DEBUG, &q, &places);
+	for (size_t i = 0; i < places.n && !found; i++) {
+		const struct loc_candidate *c = &places.v[i];
 
-		for (i = 0; i < 2 && !found; i++) {
-			char *rel = xmalloc(strlen(path) + 32), *full;
-
-			sprintf(rel, "/usr/lib/debug%s%s", path, i == 0 ? ".debug" : "");
-			full = sysroot ? path_join(sysroot, rel) : rel;
-			found = try_debug_file(df, full, want, nwant, 0, 0);
-			if (full != rel)
-				free(full);
-			free(rel);
-		}
+		/* libdw's debuginfod is for DWARF (dwarfinfo); the debug file is never the
+		 * object itself */
+		if (!(c->flags & LOC_F_LIBDW) && strcmp(c->path, mf->path) != 0)
+			found = try_debug_file(df, c->path, want, nwant, (c->flags & LOC_F_CRC) != 0, crc);
 	}
+	loc_list_release(&places);
+	free(link);
 	return found;
 }
 
@@ -799,7 +738,7 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 		o->build_id_size = ef_build_id(&mf, o->build_id, sizeof(o->build_id));
 		if (nwant && !build_id_equal(o->build_id, o->build_id_size, want, nwant)) {
 			/* another build of the file: its debug file may still be installed */
-			char *p = build_id_debug_path(sysroot, want, nwant);
+			char *p = locate_debug_build_id_path(sysroot, want, nwant);
 
 			ef_close(&mf);
 			if (!p || !try_debug_file(&mf, p, want, nwant, 0, 0)) {
@@ -811,7 +750,7 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 			o->debug_only = 1;
 		}
 	} else {
-		char *p = build_id_debug_path(sysroot, want, nwant);
+		char *p = locate_debug_build_id_path(sysroot, want, nwant);
 
 		free(full);
 		if (!p || !try_debug_file(&mf, p, want, nwant, 0, 0)) {
@@ -1000,28 +939,27 @@ void elf_obj_free(struct elf_obj *o)
 
 /*
  * File format of a cache file (host byte order, written and read by this code only):
- * struct scache_header; the key (the path opened) and the symbol file's path, each
+ * struct scache_header (its head: locate's cache_head, with the checksum); the key (the path opened) and the symbol file's path, each
  * NUL-terminated; then at 8-aligned offsets nsegs struct load_seg, nsyms struct
  * scache_sym, nsyms u32 parents, nsyms u32 offsets of the raw names, and the names,
  * NUL-terminated, the last byte a NUL.
  */
 #define SCACHE_MAGIC "PCSYMS1"
-#define SCACHE_VERSION 1
+#define SCACHE_VERSION 2
 
 struct scache_sym {
 	uint64_t start, end, name;
 };
 
 struct scache_header {
-	char magic[8];
-	uint32_t version, header_size;
+	struct cache_head head;
 	struct file_id file_id, sym_id;  /* the object and its symbol file, as read */
 	uint8_t want[BUILD_ID_MAX], build_id[BUILD_ID_MAX];
 	uint32_t want_size, build_id_size;
 	uint32_t is_rel, has_symtab;
 	uint32_t key_len, symfile_len;
 	uint64_t nsegs, nsyms, names_len;
-	uint64_t segs_off, syms_off, parent_off, raw_off, names_off, file_size;
+	uint64_t segs_off, syms_off, parent_off, raw_off, names_off;
 };
 
 static uint64_t align8(uint64_t x)
@@ -1030,9 +968,11 @@ static uint64_t align8(uint64_t x)
 }
 
 /* An object from cache `cfile`, when it was made from `full` as `fid` describes it,
- * for the build id `want`, and its symbol file is unchanged; else NULL. */
+ * for the build id `want`, and its symbol file is unchanged; else NULL, and *verdict
+ * says why (*why too for damage). */
 static struct elf_obj *scache_open(const char *cfile, const char *full,
-				   const struct file_id *fid, const uint8_t *want, size_t nwant)
+				   const struct file_id *fid, const uint8_t *want, size_t nwant,
+				   enum cache_verdict *verdict, const char **why)
 {
 	struct scache_header h;
 	struct mapped_file mf;
@@ -1043,18 +983,25 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 	const uint32_t *parent, *raw;
 	size_t strings;
 
-	if (mapped_file_try(&mf, cfile) != 0)
+	*verdict = cache_entry_open(cfile, SCACHE_MAGIC, SCACHE_VERSION, sizeof(h), &mf, why);
+	if (*verdict != CACHE_GOOD)
 		return NULL;
 	m = mf.map;
-	if (mf.len >= sizeof(h))
-		memcpy(&h, m, sizeof(h));
-	strings = mf.len >= sizeof(h) ? mf.len - sizeof(h) : 0;
-	/* made for this file as it is, and what it holds within it */
-	if (mf.len < sizeof(h) || memcmp(h.magic, SCACHE_MAGIC, 8) ||
-	    h.version != SCACHE_VERSION || h.header_size != sizeof(h) || h.file_size != mf.len ||
-	    memcmp(&h.file_id, fid, sizeof(*fid)) || h.want_size != nwant ||
-	    memcmp(h.want, want, nwant) || h.build_id_size > BUILD_ID_MAX ||
-	    h.key_len != strlen(full) || h.names_len == 0 || h.nsyms == 0 ||
+	memcpy(&h, m, sizeof(h));
+	strings = mf.len - sizeof(h);
+	*verdict = CACHE_STALE;
+	/* made for this file as it is */
+	if (memcmp(&h.file_id, fid, sizeof(*fid)) || h.want_size != nwant ||
+	    memcmp(h.want, want, nwant) || h.key_len != strlen(full) ||
+	    h.key_len >= strings || memcmp(m + sizeof(h), full, h.key_len + 1)) {
+		mapped_file_close(&mf);
+		return NULL;
+	}
+	/* what it holds lies within it: a checksum that matched over bytes that do not
+	 * hold together is a perfconv bug, or damage the checksum missed */
+	*verdict = CACHE_DAMAGED;
+	*why = "inconsistent";
+	if (h.build_id_size > BUILD_ID_MAX || h.names_len == 0 || h.nsyms == 0 ||
 	    h.nsyms > UINT32_MAX || h.key_len >= strings || h.symfile_len + 1 >= strings - h.key_len ||
 	    !mapped_file_holds(&mf, h.segs_off, h.nsegs, sizeof(struct load_seg)) ||
 	    !mapped_file_holds(&mf, h.syms_off, h.nsyms, sizeof(struct scache_sym)) ||
@@ -1065,11 +1012,8 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 		return NULL;
 	}
 	symfile = m + sizeof(h) + h.key_len + 1;
-	/* the key and the symbol file: the same names, the symbol file unchanged */
-	if (memcmp(m + sizeof(h), full, h.key_len + 1) || symfile[h.symfile_len] ||
-	    strlen(symfile) != h.symfile_len || m[h.names_off + h.names_len - 1] ||
-	    (strcmp(symfile, full) &&
-	     (file_id_of(symfile, &sid) || memcmp(&sid, &h.sym_id, sizeof(sid))))) {
+	if (symfile[h.symfile_len] || strlen(symfile) != h.symfile_len ||
+	    m[h.names_off + h.names_len - 1]) {
 		mapped_file_close(&mf);
 		return NULL;
 	}
@@ -1082,6 +1026,14 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 			mapped_file_close(&mf);
 			return NULL;
 		}
+	/* the symbol file unchanged */
+	*verdict = CACHE_STALE;
+	if (strcmp(symfile, full) &&
+	    (file_id_of(symfile, &sid) || memcmp(&sid, &h.sym_id, sizeof(sid)))) {
+		mapped_file_close(&mf);
+		return NULL;
+	}
+	*verdict = CACHE_GOOD;
 	o = xcalloc(1, sizeof(*o));
 	o->status = ELF_OBJ_OK;
 	o->file = xstrdup(full);
@@ -1118,9 +1070,6 @@ static void scache_write(const struct elf_obj *o, const char *cfile, const char 
 	memset(&h, 0, sizeof(h));
 	if (o->symfile && strcmp(o->symfile, full) && file_id_of(o->symfile, &h.sym_id) != 0)
 		return;
-	memcpy(h.magic, SCACHE_MAGIC, 8);
-	h.version = SCACHE_VERSION;
-	h.header_size = sizeof(h);
 	h.file_id = *fid;
 	memcpy(h.want, want, nwant);
 	h.want_size = (uint32_t)nwant;
@@ -1147,8 +1096,7 @@ static void scache_write(const struct elf_obj *o, const char *cfile, const char 
 	h.parent_off = align8(h.syms_off + h.nsyms * sizeof(*syms));
 	h.raw_off = align8(h.parent_off + h.nsyms * 4);
 	h.names_off = align8(h.raw_off + h.nsyms * 4);
-	h.file_size = h.names_off + h.names_len;
-	size = (size_t)h.file_size;
+	size = (size_t)(h.names_off + h.names_len);
 	out = xcalloc(1, size);
 	memcpy(out, &h, sizeof(h));
 	memcpy(out + sizeof(h), full, h.key_len);
@@ -1161,23 +1109,26 @@ static void scache_write(const struct elf_obj *o, const char *cfile, const char 
 	memcpy(out + h.parent_off, o->parent, o->nsyms * 4);
 	memcpy(out + h.raw_off, o->raw, o->nsyms * 4);
 	memcpy(out + h.names_off, o->arena, (size_t)h.names_len);
+	cache_head_seal(out, size, SCACHE_MAGIC, SCACHE_VERSION, sizeof(h));
 	write_file_atomic(cfile, out, size);
 	free(out);
 }
 
 struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 				    size_t build_id_size, const char *sysroot,
-				    const char *cache_dir)
+				    const struct cache_ctx *cache)
 {
+	const char *cache_dir = cache ? cache->dir : NULL, *why = NULL;
+	enum cache_verdict verdict;
 	static const uint8_t none[1];
 	struct file_id fid;
 	struct elf_obj *o;
-	char *full, *cfile, *bidpath;
+	char *full, *cfile, *bidpath, key16[17];
 	size_t nwant = !build_id ? 0 : build_id_size < BUILD_ID_MAX ? build_id_size : BUILD_ID_MAX;
 	const uint8_t *want = nwant ? build_id : none;
 	uint64_t key;
 
-	if (!cache_dir || !path || !path[0])
+	if (!cache_dir || !cache_dir[0] || !path || !path[0])
 		return elf_obj_load(path, build_id, build_id_size, sysroot);
 	full = sysroot && sysroot[0] ? path_join(sysroot, path) : xstrdup(path);
 	if (file_id_of(full, &fid) != 0) {
@@ -1185,9 +1136,11 @@ struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 		return elf_obj_load(path, build_id, build_id_size, sysroot);
 	}
 	key = hash_bytes(full, strlen(full)) ^ hash_u64(hash_bytes(want, nwant) + nwant);
-	cfile = xmalloc(strlen(cache_dir) + 32);
-	sprintf(cfile, "%s/symbols/%016llx", cache_dir, (unsigned long long)key);
-	o = scache_open(cfile, full, &fid, want, nwant);
+	snprintf(key16, sizeof(key16), "%016llx", (unsigned long long)key);
+	cfile = cache_entry_path(cache_dir, CACHE_SYMBOLS, key16, 0);
+	o = scache_open(cfile, full, &fid, want, nwant, &verdict, &why);
+	if (verdict == CACHE_DAMAGED)
+		cache_damaged(cache, cfile, why);
 	if (!o) {
 		o = elf_obj_load(path, build_id, build_id_size, sysroot);
 		/*
@@ -1199,15 +1152,13 @@ struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 			   !strcmp(o->file, full);
 
 		bidpath = keep && strcmp(o->symfile, full)
-				  ? build_id_debug_path(sysroot, o->build_id, o->build_id_size)
+				  ? locate_debug_build_id_path(sysroot, o->build_id, o->build_id_size)
 				  : NULL;
 		if (keep && (!strcmp(o->symfile, full) || (bidpath && !strcmp(o->symfile, bidpath)))) {
-			char *dir = xmalloc(strlen(cache_dir) + 16);
-
-			sprintf(dir, "%s/symbols", cache_dir);
-			if (make_dirs(dir) == 0)
+			free(cfile); /* the same name, its directory made */
+			cfile = cache_entry_path(cache_dir, CACHE_SYMBOLS, key16, 1);
+			if (cfile)
 				scache_write(o, cfile, full, &fid, want, nwant);
-			free(dir);
 		}
 		free(bidpath);
 	}

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbolize/locate.h"
+
 /*
  * One loaded object: its function symbols (from .symtab, else .dynsym; from a
  * separate debug file when that is where .symtab lives), sorted by address, with
@@ -41,14 +43,16 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 			     const char *sysroot);
 
 /*
- * elf_obj_load() through a cache of loaded tables in CACHE_DIR/symbols/ (NULL: none):
- * a table is kept when its symbols come from a .symtab in the file itself or in the
- * debug file at its build-id path, and used while both files are unchanged (path,
- * size, modification time, inode, device) and the build id asked for is the same.
+ * elf_obj_load() through a cache of loaded tables in CACHE_DIR/symbols/ (`cache` NULL,
+ * or its dir NULL: none): a table is kept when its symbols come from a .symtab in the
+ * file itself or in the debug file at its build-id path, and used while both files
+ * are unchanged (path, size, modification time, inode, device), the build id asked
+ * for is the same and its checksum holds; a damaged entry is told to `cache` and made
+ * again.
  */
 struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 				    size_t build_id_size, const char *sysroot,
-				    const char *cache_dir);
+				    const struct cache_ctx *cache);
 
 enum elf_obj_status elf_obj_status(const struct elf_obj *o);
 const char *elf_obj_status_str(enum elf_obj_status s);

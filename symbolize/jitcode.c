@@ -85,6 +85,7 @@ struct jitcode {
 	size_t pend_first;
 	int finished;
 	struct jc_index timed, mapped;
+	uint64_t first_load;     /* the time of the first code load, FOREVER without one */
 };
 
 /* The first `len` bytes of `name`, NUL-terminated in the table. */
@@ -874,6 +875,10 @@ void jitcode_finish(struct jitcode *jc)
 		return;
 	jc->finished = 1;
 	drop_pending(jc);
+	jc->first_load = FOREVER;
+	for (i = 0; i < jc->ncodes; i++)
+		if (jc->codes[i].is_load && jc->codes[i].t0 < jc->first_load)
+			jc->first_load = jc->codes[i].t0;
 	decide_offset(jc);
 	for (i = 0; i < jc->ncodes; i++)
 		if (jc->codes[i].is_load && jc->codes[i].nlines)
@@ -950,6 +955,32 @@ static int index_find(const struct jitcode *jc, const struct jc_index *x, uint64
 		}
 	}
 	return 0;
+}
+
+/* Whether code loaded after `time` covers `addr`: on the path from its piece to the
+ * root, a node's codes are sorted by t0, so its last one says. */
+static int index_later(const struct jitcode *jc, const struct jc_index *x, uint64_t time,
+		       uint64_t addr)
+{
+	size_t lo = count_keys_le(x->bounds, x->nbounds, sizeof(uint64_t), 0, addr), v;
+
+	if (lo == 0 || lo >= x->nbounds)
+		return 0;
+	for (v = x->leaves + lo - 1; v >= 1; v /= 2)
+		if (x->first[v + 1] > x->first[v] &&
+		    jc->codes[x->ids[x->first[v + 1] - 1]].t0 > time)
+			return 1;
+	return 0;
+}
+
+enum jitcode_absence jitcode_why_absent(const struct jitcode *jc, uint64_t time, uint64_t addr)
+{
+	if (!jc->finished || jc->stats.timeless)
+		return JITCODE_ABSENT_NONE;
+	if (time < jc->first_load)
+		return JITCODE_ABSENT_BEFORE_FIRST;
+	return index_later(jc, &jc->timed, time, addr) ? JITCODE_ABSENT_LOADED_LATER
+						       : JITCODE_ABSENT_NONE;
 }
 
 int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,

@@ -131,6 +131,16 @@ void jitcode_finish(struct jitcode *jc);
 int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
 		   struct jitcode_frame *f);
 
+/* Why jitcode_lookup() found no code at `addr` at `time` (a finished table). */
+enum jitcode_absence {
+	JITCODE_ABSENT_NONE,         /* no code the table names is there then (never was,
+					or it was freed or moved; always so when timeless) */
+	JITCODE_ABSENT_BEFORE_FIRST, /* the time is before the table's first code load */
+	JITCODE_ABSENT_LOADED_LATER, /* code is loaded there later: the runtime wrote the
+					load after the code had begun to run */
+};
+enum jitcode_absence jitcode_why_absent(const struct jitcode *jc, uint64_t time, uint64_t addr);
+
 const struct jitcode_stats *jitcode_stats(const struct jitcode *jc);
 
 /* The file named in a V8-style function name (`JS:*fib /path/fib.js:2:19` gives

@@ -13,6 +13,7 @@
 
 #include "common/demangle.h"
 #include "formats/perfmap.h"
+#include "symbolize/locate.h"
 #include "symbolize/symbolizer.h"
 
 enum { FOUND_DUMP, FOUND_DUMP_GZ, FOUND_MAP };
@@ -20,6 +21,7 @@ enum { FOUND_DUMP, FOUND_DUMP_GZ, FOUND_MAP };
 struct found {
 	uint32_t pid;
 	int kind;
+	size_t root;         /* the --jit-dir it is below */
 	char *path;
 };
 
@@ -221,7 +223,8 @@ static int parse_name(const char *name, uint32_t *pid, int *kind)
 /* Every jit-PID.dump[.gz] and perf-PID.map below `dir`; symbolic links to directories
  * are not followed, so a loop cannot trap the walk. What is not a regular file (a FIFO
  * would block the read) is left out, and said through `dg` unless it is NULL. */
-static void index_dir(struct jit_procs *jp, const char *dir, int depth, struct diag *dg)
+static void index_dir(struct jit_procs *jp, const char *dir, size_t root, int depth,
+		      struct diag *dg)
 {
 	DIR *d = depth < 32 ? opendir(dir) : NULL;
 	struct dirent *e;
@@ -238,7 +241,7 @@ static void index_dir(struct jit_procs *jp, const char *dir, int depth, struct d
 		path = xmalloc(strlen(dir) + strlen(e->d_name) + 2);
 		sprintf(path, "%s/%s", dir, e->d_name);
 		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			index_dir(jp, path, depth + 1, dg);
+			index_dir(jp, path, root, depth + 1, dg);
 			free(path);
 			continue;
 		}
@@ -254,6 +257,7 @@ static void index_dir(struct jit_procs *jp, const char *dir, int depth, struct d
 			continue;
 		}
 		f.path = path;
+		f.root = root;
 		VEC_PUSH(jp->found, jp->nfound, jp->found_cap, f);
 	}
 	closedir(d);
@@ -266,55 +270,93 @@ static int is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/*
- * The first existing candidate for (pid, kind), a malloc'ed path, or NULL: what the
- * user named first (the --jit-dir trees), then the file beside the recording, then,
- * for a map of a recording made here, /tmp/perf-PID.map (which a later process with
- * the same pid may have overwritten, or an earlier one left).
- */
-static char *find_file(struct jit_procs *jp, uint32_t pid, int kind)
+/* The places of locate's table for this set's search. */
+static struct loc_places places_of(const struct jit_search *s)
 {
-	char buf[4096], name[64];
+	struct loc_places pl;
 
-	if (kind == FOUND_MAP)
-		snprintf(name, sizeof(name), "perf-%u.map", pid);
-	else
-		snprintf(name, sizeof(name), "jit-%u.dump%s", pid, kind == FOUND_DUMP_GZ ? ".gz" : "");
+	memset(&pl, 0, sizeof(pl));
+	pl.input_dir = s->input_dir;
+	pl.jit_dirs = s->jit_dirs;
+	pl.njit_dirs = s->njit_dirs;
+	pl.here = s->use_tmp_maps;
+	return pl;
+}
+
+/* The file of `kind` (FOUND_*) below --jit-dir number `root`, or NULL. */
+static const char *found_below(const struct jit_procs *jp, size_t root, uint32_t pid, int kind)
+{
 	for (size_t i = 0; i < jp->nfound; i++)
-		if (jp->found[i].pid == pid && jp->found[i].kind == kind)
-			return xstrdup(jp->found[i].path);
-	if (jp->s.input_dir) {
-		snprintf(buf, sizeof(buf), "%s/%s", jp->s.input_dir, name);
-		if (is_file(buf))
-			return xstrdup(buf);
-	}
-	if (kind == FOUND_MAP && jp->s.use_tmp_maps) {
-		snprintf(buf, sizeof(buf), "/tmp/%s", name);
-		if (is_file(buf))
-			return xstrdup(buf);
-	}
+		if (jp->found[i].root == root && jp->found[i].pid == pid && jp->found[i].kind == kind)
+			return jp->found[i].path;
 	return NULL;
 }
 
 /*
- * Process `pid`'s dump, a malloc'ed path or NULL: jit-PID.dump, then jit-PID.dump.gz
- * (*gz set), where find_file looks; then `expected`, the path the recording names.
+ * Process `pid`'s dump (`kind` LOC_JITDUMP; *gz set for a .gz) or map (LOC_PERFMAP),
+ * a malloc'ed path or NULL: the first place of locate's table that has it. What the
+ * user named comes first (the --jit-dir trees), then the file beside the recording,
+ * then the dump the process mapped, or for a map of a recording made here,
+ * /tmp/perf-PID.map (which a later process with the same pid may have overwritten,
+ * or an earlier one left).
  */
-static char *find_dump(struct jit_procs *jp, uint32_t pid, const char *expected, int *gz)
+static char *find_file(struct jit_procs *jp, enum loc_kind kind, uint32_t pid,
+		       const char *expected, int *gz)
 {
-	char *dump = find_file(jp, pid, FOUND_DUMP);
+	struct loc_places pl = places_of(&jp->s);
+	struct loc_query q = { .path = kind == LOC_JITDUMP ? expected : NULL, .pid = pid };
+	struct loc_list places;
+	char *got = NULL;
 
 	*gz = 0;
-	if (!dump && (dump = find_file(jp, pid, FOUND_DUMP_GZ)))
-		*gz = 1;
-	if (!dump && expected && is_file(expected))
-		dump = xstrdup(expected);
-	return dump;
+	locate_list(&pl, kind, &q, &places);
+	for (size_t i = 0; i < places.n && !got; i++) {
+		const struct loc_candidate *c = &places.v[i];
+		const char *f;
+
+		if (c->flags & LOC_F_BELOW) {
+			int k = kind == LOC_PERFMAP ? FOUND_MAP : FOUND_DUMP;
+
+			if ((f = found_below(jp, c->instance, pid, k)) != NULL)
+				got = xstrdup(f);
+			else if ((c->flags & LOC_F_GZ_TOO) &&
+				 (f = found_below(jp, c->instance, pid, FOUND_DUMP_GZ)) != NULL)
+				got = xstrdup(f), *gz = 1;
+		} else if (is_file(c->path)) {
+			got = xstrdup(c->path);
+		} else if (c->flags & LOC_F_GZ_TOO) {
+			char *z = xasprintf("%s.gz", c->path);
+
+			if (is_file(z))
+				got = z, *gz = 1;
+			else
+				free(z);
+		}
+	}
+	loc_list_release(&places);
+	return got;
+}
+
+/* Process `pid`'s dump, a malloc'ed path or NULL (*gz set for a .gz). */
+static char *find_dump(struct jit_procs *jp, uint32_t pid, const char *expected, int *gz)
+{
+	return find_file(jp, LOC_JITDUMP, pid, expected, gz);
+}
+
+/* Process `pid`'s perf map, a malloc'ed path or NULL. */
+static char *find_map(struct jit_procs *jp, uint32_t pid)
+{
+	int gz;
+
+	return find_file(jp, LOC_PERFMAP, pid, NULL, &gz);
 }
 
 size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char *buf,
 				 size_t size)
 {
+	struct loc_places pl = places_of(&jp->s);
+	struct loc_query q = { .pid = pid };
+	struct loc_list places;
 	struct sbuf {
 		char *p;
 		size_t n, size;
@@ -327,14 +369,20 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
 			b.n += (size_t)snprintf(b.p + b.n, b.size - b.n, __VA_ARGS__); \
 	} while (0)
 	PUT("no jit-%u.dump or perf-%u.map", pid, pid);
-	for (size_t i = 0; i < jp->s.njit_dirs; i++, sep = ", ")
-		PUT("%s%s%s", sep, i ? "" : "below --jit-dir ", jp->s.jit_dirs[i]);
-	if (jp->s.input_dir) {
-		PUT("%sbeside the recording (%s)", sep, jp->s.input_dir);
-		sep = ", ";
+	/* a map's places: a dump's but the one the process mapped, which it did not */
+	locate_list(&pl, LOC_PERFMAP, &q, &places);
+	for (size_t i = 0; i < places.n; i++, sep = ", ") {
+		const struct loc_candidate *c = &places.v[i];
+
+		if (c->place == LOC_JIT_DIRS)
+			PUT("%s%s%s", sep, c->instance ? "" : "below --jit-dir ",
+			    jp->s.jit_dirs[c->instance]);
+		else if (c->place == LOC_BESIDE_INPUT)
+			PUT("%sbeside the recording (%s)", sep, jp->s.input_dir);
+		else if (c->place == LOC_TMP)
+			PUT("%sin /tmp", sep);
 	}
-	if (jp->s.use_tmp_maps)
-		PUT("%sin /tmp", sep);
+	loc_list_release(&places);
 	if (!jp->s.njit_dirs)
 		PUT("; name where they are with --jit-dir");
 #undef PUT
@@ -458,7 +506,7 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 
 	jp->s = *s;
 	for (size_t i = 0; !jp->indexed && i < jp->s.njit_dirs; i++)
-		index_dir(jp, jp->s.jit_dirs[i], 0, d);
+		index_dir(jp, jp->s.jit_dirs[i], i, 0, d);
 	jp->indexed = 1;
 	for (size_t i = 0; i < jp->nprocs; i++) {
 		struct jp_proc *p = &jp->procs[i];
@@ -466,7 +514,7 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 		int gz = 0, got_dump = 0, got_map = 0, timeless = 0;
 
 		dump = find_dump(jp, p->pid, p->expected, &gz);
-		map = find_file(jp, p->pid, FOUND_MAP);
+		map = find_map(jp, p->pid);
 		if (!dump && !map) {
 			if (p->expected)
 				diag_warn(d, p->expected, DIAG_NO_OFFSET,
@@ -523,50 +571,40 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 	}
 }
 
-/* a + sep + b + tail, one more place looked at */
-static void add_looked(struct jit_where *w, const char *a, const char *sep, const char *b,
-		       const char *tail)
-{
-	char buf[4200];
-	size_t cap = w->nlooked;
-
-	snprintf(buf, sizeof(buf), "%s%s%s%s", a, sep, b, tail);
-	VEC_PUSH(w->looked, w->nlooked, cap, xstrdup(buf));
-}
-
 void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t pid,
 		     struct jit_where *w)
 {
 	uint32_t *v = u64map_get(&jp->index, (uint64_t)pid + 1);
 	const struct jp_proc *p = v ? &jp->procs[*v - 1] : NULL;
-	char name[64];
+	struct loc_places pl;
+	size_t cap = 0;
 	int gz;
 
 	memset(w, 0, sizeof(*w));
 	if (!jp->indexed) {
 		jp->s = *s;
 		for (size_t i = 0; i < s->njit_dirs; i++)
-			index_dir(jp, s->jit_dirs[i], 0, NULL);
+			index_dir(jp, s->jit_dirs[i], i, 0, NULL);
 		jp->indexed = 1;
 	}
 	w->expected = p ? p->expected : NULL;
-	/* jit_procs_load()'s search */
+	/* jit_procs_load()'s search, and its places */
 	w->dump = find_dump(jp, pid, w->expected, &gz);
-	w->map = find_file(jp, pid, FOUND_MAP);
-	snprintf(name, sizeof(name), "jit-%u.dump", pid);
-	for (size_t i = 0; i < s->njit_dirs; i++)
-		add_looked(w, s->jit_dirs[i], "/.../", name, "[.gz]");
-	if (s->input_dir)
-		add_looked(w, s->input_dir, "/", name, "[.gz]");
-	if (w->expected)
-		add_looked(w, w->expected, "", "", "");
-	snprintf(name, sizeof(name), "perf-%u.map", pid);
-	for (size_t i = 0; i < s->njit_dirs; i++)
-		add_looked(w, s->jit_dirs[i], "/.../", name, "");
-	if (s->input_dir)
-		add_looked(w, s->input_dir, "/", name, "");
-	if (s->use_tmp_maps)
-		add_looked(w, "/tmp", "/", name, "");
+	w->map = find_map(jp, pid);
+	pl = places_of(s);
+	for (int k = 0; k < 2; k++) {
+		struct loc_query q = { .path = k == 0 ? w->expected : NULL, .pid = pid };
+		struct loc_list places;
+
+		locate_list(&pl, k == 0 ? LOC_JITDUMP : LOC_PERFMAP, &q, &places);
+		for (size_t i = 0; i < places.n; i++) {
+			char buf[4200];
+
+			loc_candidate_shown(&places.v[i], buf, sizeof(buf));
+			VEC_PUSH(w->looked, w->nlooked, cap, xstrdup(buf));
+		}
+		loc_list_release(&places);
+	}
 }
 
 void jit_where_release(struct jit_where *w)

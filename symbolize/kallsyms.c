@@ -17,6 +17,7 @@
 
 #include "common/mapfile.h"
 #include "common/util.h"
+#include "symbolize/locate.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -464,22 +465,22 @@ void kallsyms_free(struct kallsyms *k)
 
 /*
  * File format of a cache file (host byte order, written and read by this code only):
- *   struct kcache_header; then the source's path (path_len bytes and a NUL);
+ *   struct kcache_header (its head: locate's cache_head, with the checksum); then the
+ *   source's path (path_len bytes and a NUL);
  *   then at syms_off nsyms struct kentry, at aliases_off naliases struct kalias, at
  *   names_off names_len bytes of NUL-terminated names ending in a NUL; the three
  *   offsets are multiples of 8. The header names the source as it was when read.
  */
 #define KCACHE_MAGIC "PCKSYMS1"
-#define KCACHE_VERSION 1
+#define KCACHE_VERSION 2
 
 struct kcache_header {
-	char magic[8];
-	uint32_t version, header_size;
+	struct cache_head head;
 	struct file_id src;
 	uint32_t build_id_size, path_len;
 	uint8_t build_id[64];
 	uint64_t nsyms, naliases, names_len;
-	uint64_t syms_off, aliases_off, names_off, file_size;
+	uint64_t syms_off, aliases_off, names_off;
 };
 
 static uint64_t align8(uint64_t x)
@@ -492,9 +493,6 @@ static void fill_header(struct kcache_header *h, const char *path,
 			size_t build_id_size)
 {
 	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, KCACHE_MAGIC, 8);
-	h->version = KCACHE_VERSION;
-	h->header_size = sizeof(*h);
 	h->src = *src;
 	h->build_id_size = (uint32_t)build_id_size;
 	memcpy(h->build_id, build_id, build_id_size);
@@ -503,30 +501,35 @@ static void fill_header(struct kcache_header *h, const char *path,
 
 struct kallsyms *kallsyms_cache_open(const char *file, const char *path,
 				     const struct file_id *src, const uint8_t *build_id,
-				     size_t build_id_size)
+				     size_t build_id_size, const char **damage)
 {
 	struct kcache_header want, h;
 	struct mapped_file mf;
 	struct kallsyms *k;
 	const char *m;
 
-	if (build_id_size > sizeof(want.build_id) || mapped_file_try(&mf, file) != 0)
+	*damage = NULL;
+	if (build_id_size > sizeof(want.build_id))
+		return NULL;
+	if (cache_entry_open(file, KCACHE_MAGIC, KCACHE_VERSION, sizeof(h), &mf, damage) != CACHE_GOOD)
 		return NULL;
 	fill_header(&want, path, src, build_id, build_id_size);
 	m = mf.map;
-	if (mf.len >= sizeof(h))
-		memcpy(&h, m, sizeof(h));
-	/* the same source, unchanged since it was read, and what it holds within it */
-	if (mf.len < sizeof(h) || memcmp(h.magic, want.magic, 8) ||
-	    h.version != want.version || h.header_size != want.header_size ||
-	    memcmp(&h.src, &want.src, sizeof(h.src)) || h.build_id_size != want.build_id_size ||
+	memcpy(&h, m, sizeof(h));
+	/* the same source, unchanged since it was read */
+	if (memcmp(&h.src, &want.src, sizeof(h.src)) || h.build_id_size != want.build_id_size ||
 	    memcmp(h.build_id, want.build_id, sizeof(h.build_id)) || h.path_len != want.path_len ||
-	    h.file_size != mf.len || h.names_len == 0 ||
-	    h.path_len > mf.len - sizeof(h) ||
+	    h.path_len > mf.len - sizeof(h) || memcmp(m + sizeof(h), path, h.path_len) != 0) {
+		mapped_file_close(&mf);
+		return NULL;
+	}
+	/* what it holds within it: the checksum held, so only a bug (or damage it
+	 * missed) gets here */
+	if (h.names_len == 0 ||
 	    !mapped_file_holds(&mf, h.syms_off, h.nsyms, sizeof(struct kentry)) ||
 	    !mapped_file_holds(&mf, h.aliases_off, h.naliases, sizeof(struct kalias)) ||
-	    !mapped_file_holds(&mf, h.names_off, h.names_len, 1) ||
-	    memcmp(m + sizeof(h), path, h.path_len) != 0 || m[h.names_off + h.names_len - 1]) {
+	    !mapped_file_holds(&mf, h.names_off, h.names_len, 1) || m[h.names_off + h.names_len - 1]) {
+		*damage = "inconsistent";
 		mapped_file_close(&mf);
 		return NULL;
 	}
@@ -598,14 +601,14 @@ int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char 
 	h.syms_off = align8(sizeof(h) + h.path_len + 1);
 	h.aliases_off = align8(h.syms_off + k->n * sizeof(*syms));
 	h.names_off = align8(h.aliases_off + k->naliases * sizeof(*aliases));
-	h.file_size = h.names_off + names_len;
-	size = (size_t)h.file_size;
+	size = (size_t)(h.names_off + names_len);
 	out = xcalloc(1, size);
 	memcpy(out, &h, sizeof(h));
 	memcpy(out + sizeof(h), path, h.path_len);
 	memcpy(out + h.syms_off, syms, k->n * sizeof(*syms));
 	memcpy(out + h.aliases_off, aliases, k->naliases * sizeof(*aliases));
 	memcpy(out + h.names_off, names, names_len);
+	cache_head_seal(out, size, KCACHE_MAGIC, KCACHE_VERSION, sizeof(h));
 	free(syms);
 	free(aliases);
 	free(names);

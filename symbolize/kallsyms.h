@@ -38,13 +38,15 @@ void kallsyms_free(struct kallsyms *k);
  * A parsed table kept as a file, so that the next conversion of a recording of the
  * same kernel maps it instead of parsing 120,000 lines. A cache file names its
  * source (path, and its identity: size, modification time, inode, device) and the
- * kernel's build id; it is used only when all of these are what they are now.
+ * kernel's build id, and carries a checksum; it is used only when all of these are
+ * what they are now.
  */
 /* The table in cache `file` when it was made from `path` as `src` describes it and for
- * this build id; NULL otherwise (missing, stale or damaged). */
+ * this build id, and its checksum holds; NULL otherwise (missing, stale or damaged:
+ * then *damage says what is wrong with it, else it is NULL). */
 struct kallsyms *kallsyms_cache_open(const char *file, const char *path,
 				     const struct file_id *src, const uint8_t *build_id,
-				     size_t build_id_size);
+				     size_t build_id_size, const char **damage);
 /* Write `k`, parsed from `path` as `src` describes it, to cache `file` (through a
  * temporary name). 0, or -1 when it cannot be written. */
 int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char *path,

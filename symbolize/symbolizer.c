@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 
@@ -16,6 +20,7 @@
 #include "symbolize/dwarfinfo.h"
 #include "symbolize/elfsyms.h"
 #include "symbolize/kallsyms.h"
+#include "symbolize/locate.h"
 
 #define MAX_FRAMES 64   /* frames kept per address: inlined calls, then the function */
 
@@ -50,6 +55,9 @@ struct obj_slot {
 	size_t preload_bidlen;
 	int taken;
 	struct sym_location *trace; /* symbolizer_locate(): every file tried goes here */
+	struct sym_file_id fid;    /* what the recording says of the file (has_fid) */
+	int has_fid;
+	const char *unverified;    /* the file used could not be checked: why (static) */
 };
 
 /* An address the prefetch thread is to symbolize, or (`preload`) an object to load. */
@@ -65,12 +73,22 @@ struct prefetch_req {
 
 struct symbolizer {
 	struct sym_options opt;
+	struct loc_places places;  /* where files are looked for, from opt */
+	struct cache_ctx cache;    /* opt.cache_dir, damaged entries told to queue_damaged */
 	struct diag *diag;
+	/* damaged cache entries met on either thread, said by the main one */
+	pthread_mutex_t damaged_lock;
+	char **damaged;            /* "ENTRY\tWHY", each entry once */
+	size_t ndamaged, damaged_said, damaged_cap;
+	atomic_int damaged_new;    /* some not said yet: looked at without the lock */
 	pthread_mutex_t objs_lock; /* guards objs and preloads; slots do not move */
 	struct obj_slot **objs;    /* by object id; may point at a preloaded slot */
 	size_t nobjs;
 	struct obj_slot **preloads;
 	size_t npreloads, preloads_cap;
+	struct sym_file_id *fids;  /* by object id, under objs_lock: what the recording */
+	uint8_t *has_fid;          /* says of each file (symbolizer_object_file_id) */
+	size_t nfids;
 	char *home_debug;
 	/* native prefetch: addresses first, then objects to load */
 	pthread_mutex_t queue_lock;
@@ -94,6 +112,40 @@ struct symbolizer {
 enum { KERNEL_NONE, KERNEL_QUEUED, KERNEL_LOADING, KERNEL_DONE };
 
 static void kernel_ready(struct symbolizer *s);
+
+/* cache_ctx's `damaged`: runs on either thread. */
+static void queue_damaged(void *arg, const char *entry, const char *why)
+{
+	struct symbolizer *s = arg;
+	size_t len = strlen(entry);
+
+	pthread_mutex_lock(&s->damaged_lock);
+	for (size_t i = 0; i < s->ndamaged; i++)
+		if (strncmp(s->damaged[i], entry, len) == 0 && s->damaged[i][len] == '\t') {
+			pthread_mutex_unlock(&s->damaged_lock);
+			return;
+		}
+	VEC_PUSH(s->damaged, s->ndamaged, s->damaged_cap, xasprintf("%s\t%s", entry, why));
+	atomic_store(&s->damaged_new, 1);
+	pthread_mutex_unlock(&s->damaged_lock);
+}
+
+/* Say the damaged cache entries not said yet: on the main thread. */
+static void say_damaged(struct symbolizer *s)
+{
+	if (!atomic_exchange(&s->damaged_new, 0))
+		return;
+	pthread_mutex_lock(&s->damaged_lock);
+	for (; s->damaged_said < s->ndamaged; s->damaged_said++) {
+		char *e = s->damaged[s->damaged_said], *tab = strchr(e, '\t');
+
+		*tab = 0;
+		diag_warn(s->diag, e, DIAG_NO_OFFSET, "damaged cache entry (%s): not used, made again",
+			  tab + 1);
+		*tab = '\t';
+	}
+	pthread_mutex_unlock(&s->damaged_lock);
+}
 static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen);
 
 struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
@@ -113,6 +165,14 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 		s->home_debug = xmalloc(strlen(home) + 8);
 		sprintf(s->home_debug, "%s/.debug", home);
 	}
+	s->places.symfs = o->symfs;
+	s->places.input_dir = o->input_dir;
+	s->places.buildid_dir = s->home_debug;
+	s->places.kallsyms = o->kallsyms;
+	s->cache.dir = o->cache_dir;
+	s->cache.damaged = queue_damaged;
+	s->cache.arg = s;
+	pthread_mutex_init(&s->damaged_lock, NULL);
 	return s;
 }
 
@@ -122,6 +182,11 @@ void symbolizer_free(struct symbolizer *s)
 		return;
 	kernel_ready(s);
 	symbolizer_prefetch_stop(s);
+	say_damaged(s);
+	for (size_t i = 0; i < s->ndamaged; i++)
+		free(s->damaged[i]);
+	free(s->damaged);
+	pthread_mutex_destroy(&s->damaged_lock);
 	for (size_t i = 0; i < s->nobjs + s->npreloads; i++) {
 		struct obj_slot *slot = i < s->nobjs ? s->objs[i] : s->preloads[i - s->nobjs];
 
@@ -138,6 +203,8 @@ void symbolizer_free(struct symbolizer *s)
 	}
 	free(s->objs);
 	free(s->preloads);
+	free(s->fids);
+	free(s->has_fid);
 	free(s->home_debug);
 	free(s->queue);
 	free(s->objq);
@@ -161,12 +228,6 @@ const char *sym_obj_problem_str(enum sym_obj_problem p)
 	return "?";
 }
 
-/* The kernel's vDSO: perf names it [vdso]; its image is not a file. */
-static int is_vdso(const char *path)
-{
-	return strcmp(path, "[vdso]") == 0 || strncmp(path, "/tmp/perf-vdso.so-", 18) == 0;
-}
-
 /* How good a loaded candidate is: 3 full .symtab, 2 .dynsym only, 1 no symbols but
  * loadable (DWARF, perhaps from debuginfod, may still name its code), 0 unusable
  * (including a debug file found alone: its offsets cannot be translated). */
@@ -186,17 +247,17 @@ static int candidate_rank(const struct elf_obj *o)
  * the search can stop (a full symbol table).
  */
 static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int *best,
-			 const char *file, const uint8_t *bid, size_t bidlen, const char *sysroot)
+			 const struct loc_candidate *c, const uint8_t *bid, size_t bidlen,
+			 int *taken)
 {
-	const char *cache_dir = s->opt.cache_dir;
-	struct elf_obj *o = elf_obj_load_cached(file, bid, bidlen, sysroot, cache_dir);
+	struct elf_obj *o = elf_obj_load_cached(c->path + c->under, bid, bidlen, c->sysroot,
+						&s->cache);
 	int rank = candidate_rank(o);
 
 	if (slot->trace && slot->trace->ntried < SYM_LOCATION_TRIED) {
 		struct sym_tried *t = &slot->trace->tried[slot->trace->ntried++];
 
-		snprintf(t->path, sizeof(t->path), "%s%s%s", sysroot ? sysroot : "",
-			 sysroot && file[0] != '/' ? "/" : "", file);
+		snprintf(t->path, sizeof(t->path), "%s", c->path);
 		t->result = rank == 3 ? "full symbol table" : rank == 2 ? "exported symbols only (.dynsym)"
 			  : rank == 1 ? "no symbols (stripped)"
 			  : elf_obj_status(o) == ELF_OBJ_OK || elf_obj_status(o) == ELF_OBJ_STRIPPED
@@ -213,62 +274,77 @@ static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int 
 		slot->trace->symbols = slot->trace->tried[slot->trace->ntried - 1].result;
 	elf_obj_free(slot->elf);
 	slot->elf = o;
+	*taken = 1;
 	*best = rank;
 	slot->problem = rank >= 2 ? SYM_OBJ_FINE : SYM_OBJ_STRIPPED;
 	return rank == 3;
 }
 
+/* Whether the file at `path` is the one the recording names by device and inode. */
+static int same_file(const char *path, const struct sym_file_id *id)
+{
+	struct stat st;
+	unsigned v;
+	int fd, same;
+
+	if (stat(path, &st) != 0 || major(st.st_dev) != id->maj || minor(st.st_dev) != id->min ||
+	    (uint64_t)st.st_ino != id->ino)
+		return 0;
+	if (!id->generation)
+		return 1;
+	/* the inode's generation, where the filesystem keeps one (ext4, xfs, btrfs) */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	same = fd < 0 || ioctl(fd, FS_IOC_GETVERSION, &v) != 0 || v == id->generation;
+	if (fd >= 0)
+		close(fd);
+	return same;
+}
+
+/*
+ * An object without a build id in the recording: the file `c` taken for it can be
+ * checked only when it is at the recorded path of a recording made here, against the
+ * MMAP2 record's device and inode. NULL when that holds, else what to say.
+ */
+static const char *check_unchecked(const struct obj_slot *slot, const struct loc_candidate *c)
+{
+	if (c->place != LOC_RECORDED || (c->flags & LOC_F_UNDELETED) || !slot->has_fid ||
+	    !slot->fid.same_host || !slot->fid.ino)
+		return "not verified: no build id";
+	if (same_file(c->path, &slot->fid))
+		return NULL;
+	return "not verified: no build id, and the file there now is not the one recorded "
+	       "(another inode)";
+}
+
+/* The object's file: each place of locate's table in turn, until one gives a full
+ * symbol table; the best candidate is kept. */
 static void find_object(struct symbolizer *s, struct obj_slot *slot, const char *path,
 			const uint8_t *bid, size_t bidlen)
 {
-	char buf[4096], hex[2 * 64 + 1];
+	struct loc_query q = { .path = path, .build_id = bid, .build_id_size = bidlen };
+	enum map_origin origin = map_origin(path);
+	struct loc_list places;
+	size_t chosen = 0;
 	int best = 0;
 
 	slot->tried = 1;
 	slot->problem = SYM_OBJ_MISSING;
-	hex_bytes(hex, bid, bidlen);
-	if (is_vdso(path)) {
-		/* perf's saved copy in its build-id cache, or one saved beside the recording */
-		if (bidlen && s->home_debug) {
-			snprintf(buf, sizeof(buf), "%s/[vdso]/%s/vdso", s->home_debug, hex);
-			if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-				return;
-		}
-		if (s->opt.symfs) {
-			snprintf(buf, sizeof(buf), "%s/vdso.so", s->opt.symfs);
-			if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-				return;
-		}
-		if (s->opt.input_dir) {
-			snprintf(buf, sizeof(buf), "%s/vdso.so", s->opt.input_dir);
-			if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-				return;
-		}
-		return;
-	}
-	if (path_is_anonymous(path)) {
+	if (origin == MAP_NO_FILE) {
 		slot->problem = SYM_OBJ_NOT_ELF;
 		return;
 	}
-	if (s->opt.symfs) {
-		if (try_candidate(s, slot, &best, path, bid, bidlen, s->opt.symfs))
-			return;
-		snprintf(buf, sizeof(buf), "%s/%s", s->opt.symfs, path_base(path));
-		if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-			return;
+	locate_list(&s->places, origin == MAP_VDSO ? LOC_VDSO : LOC_OBJECT, &q, &places);
+	for (size_t i = 0; i < places.n; i++) {
+		int taken = 0, done = try_candidate(s, slot, &best, &places.v[i], bid, bidlen, &taken);
+
+		if (taken)
+			chosen = i;
+		if (done)
+			break;
 	}
-	if (try_candidate(s, slot, &best, path, bid, bidlen, NULL))
-		return;
-	if (s->opt.input_dir) {
-		snprintf(buf, sizeof(buf), "%s/%s", s->opt.input_dir, path_base(path));
-		if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-			return;
-	}
-	if (bidlen && s->home_debug) {
-		snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s/elf", s->home_debug, hex, hex + 2);
-		if (try_candidate(s, slot, &best, buf, bid, bidlen, NULL))
-			return;
-	}
+	if (slot->elf && !bidlen)
+		slot->unverified = check_unchecked(slot, &places.v[chosen]);
+	loc_list_release(&places);
 	if (!best && slot->problem == SYM_OBJ_MISMATCH)
 		slot->warn_mismatch = 1; /* said by the main thread: this may be the prefetch one */
 }
@@ -283,16 +359,24 @@ static struct obj_slot *new_slot(void)
 	return slot;
 }
 
-void symbolizer_locate(struct symbolizer *s, const char *path, const uint8_t *build_id,
-		       size_t build_id_size, struct sym_location *out)
+/* symbolizer_locate() with `obj`'s file identity, or none (obj UINT32_MAX). */
+static void locate(struct symbolizer *s, uint32_t obj, const char *path, const uint8_t *build_id,
+		   size_t build_id_size, struct sym_location *out)
 {
 	struct obj_slot *slot = new_slot();
 	const char *f;
 
 	memset(out, 0, sizeof(*out));
 	slot->trace = out;
+	pthread_mutex_lock(&s->objs_lock);
+	if (obj < s->nfids && s->has_fid[obj]) {
+		slot->fid = s->fids[obj];
+		slot->has_fid = 1;
+	}
+	pthread_mutex_unlock(&s->objs_lock);
 	find_object(s, slot, path, build_id, build_id_size);
 	out->problem = slot->problem;
+	out->unverified = slot->unverified;
 	if (slot->elf && (f = elf_obj_file(slot->elf)))
 		snprintf(out->found, sizeof(out->found), "%s", f);
 	if (slot->elf && (f = elf_obj_symbol_file(slot->elf)))
@@ -302,6 +386,71 @@ void symbolizer_locate(struct symbolizer *s, const char *path, const uint8_t *bu
 	strtab_release(&slot->names);
 	pthread_mutex_destroy(&slot->lock);
 	free(slot);
+	say_damaged(s);
+}
+
+void symbolizer_locate(struct symbolizer *s, const char *path, const uint8_t *build_id,
+		       size_t build_id_size, struct sym_location *out)
+{
+	locate(s, UINT32_MAX, path, build_id, build_id_size, out);
+}
+
+void symbolizer_locate_object(struct symbolizer *s, uint32_t obj, const char *path,
+			      const uint8_t *build_id, size_t build_id_size,
+			      struct sym_location *out)
+{
+	locate(s, obj, path, build_id, build_id_size, out);
+}
+
+/* The slot of object `obj` if it was ever used, else NULL. */
+static struct obj_slot *existing_slot(struct symbolizer *s, uint32_t obj)
+{
+	struct obj_slot *slot;
+
+	pthread_mutex_lock(&s->objs_lock);
+	slot = obj < s->nobjs ? s->objs[obj] : NULL;
+	pthread_mutex_unlock(&s->objs_lock);
+	return slot;
+}
+
+void symbolizer_object_file_id(struct symbolizer *s, uint32_t obj, const struct sym_file_id *id)
+{
+	pthread_mutex_lock(&s->objs_lock);
+	if (obj >= s->nfids) {
+		size_t n = s->nfids ? s->nfids : 16, old = s->nfids;
+
+		while (n <= obj)
+			n *= 2;
+		s->fids = xrealloc(s->fids, n * sizeof(*s->fids));
+		s->has_fid = xrealloc(s->has_fid, n);
+		memset(s->has_fid + old, 0, n - old);
+		s->nfids = n;
+	}
+	if (!s->has_fid[obj]) {
+		s->fids[obj] = *id;
+		s->has_fid[obj] = 1;
+	}
+	pthread_mutex_unlock(&s->objs_lock);
+}
+
+const char *symbolizer_unverified(struct symbolizer *s, uint32_t obj, const char **file)
+{
+	struct obj_slot *slot;
+	const char *why = NULL;
+
+	if (file)
+		*file = NULL;
+	slot = existing_slot(s, obj);
+	if (!slot)
+		return NULL;
+	pthread_mutex_lock(&slot->lock);
+	if (slot->tried && slot->elf && slot->unverified) {
+		why = slot->unverified;
+		if (file)
+			*file = elf_obj_file(slot->elf);
+	}
+	pthread_mutex_unlock(&slot->lock);
+	return why;
 }
 
 /* The slot of object `obj`, made on first use, or the preloaded slot of the same
@@ -332,8 +481,13 @@ static struct obj_slot *slot_for(struct symbolizer *s, uint32_t obj, const char 
 			slot = s->objs[obj] = p;
 		}
 	}
-	if (!slot)
+	if (!slot) {
 		slot = s->objs[obj] = new_slot();
+		if (obj < s->nfids && s->has_fid[obj]) {
+			slot->fid = s->fids[obj];
+			slot->has_fid = 1;
+		}
+	}
 	pthread_mutex_unlock(&s->objs_lock);
 	return slot;
 }
@@ -349,7 +503,7 @@ static void open_dwarf(struct symbolizer *s, struct obj_slot *slot)
 	file = elf_obj_file(slot->elf);
 	symfile = elf_obj_symbol_file(slot->elf);
 	slot->dwarf = dwarf_info_open(file, symfile && strcmp(symfile, file) ? symfile : NULL,
-					s->opt.cache_dir);
+					&s->cache);
 }
 
 /* The demangled form of a C++ or Rust name, kept in the slot. */
@@ -467,6 +621,7 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 		diag_warn(s->diag, path, DIAG_NO_OFFSET,
 			  "only files with another build id were found: not used for symbols");
 	}
+	say_damaged(s);
 	if (idx >= 0 && cap) {
 		r = &slot->results[idx];
 		/* too many for `cap`: the innermost inlined calls and the function */
@@ -498,6 +653,7 @@ int symbolizer_object_files(struct symbolizer *s, uint32_t obj, const char *path
 			*debug_file = xstrdup(sf);
 	}
 	pthread_mutex_unlock(&slot->lock);
+	say_damaged(s);
 	return *file != NULL;
 }
 
@@ -672,6 +828,7 @@ void symbolizer_prefetch_stop(struct symbolizer *s)
 		pthread_join(s->prefetch_tid, NULL);
 		s->prefetch_thread = 0;
 	}
+	say_damaged(s);
 }
 
 enum sym_obj_problem symbolizer_problem(struct symbolizer *s, uint32_t obj)
@@ -679,9 +836,7 @@ enum sym_obj_problem symbolizer_problem(struct symbolizer *s, uint32_t obj)
 	struct obj_slot *slot;
 	enum sym_obj_problem p;
 
-	pthread_mutex_lock(&s->objs_lock);
-	slot = obj < s->nobjs ? s->objs[obj] : NULL;
-	pthread_mutex_unlock(&s->objs_lock);
+	slot = existing_slot(s, obj);
 	if (!slot)
 		return SYM_OBJ_FINE;
 	pthread_mutex_lock(&slot->lock);
@@ -700,85 +855,83 @@ static struct kallsyms *load_kallsyms(struct symbolizer *s, const char *path,
 {
 	struct file_id src;
 	struct kallsyms *k;
-	char dir[4096], file[4096 + 48], hex[2 * 20 + 1];
+	char hex[2 * 20 + 1], *file;
+	const char *damage = NULL;
 
 	if (!s->opt.cache_dir || !bidlen || bidlen > 20 || file_id_of(path, &src) != 0)
 		return kallsyms_load(path, err, errlen);
 	hex_bytes(hex, bid, bidlen);
-	snprintf(dir, sizeof(dir), "%s/kallsyms", s->opt.cache_dir);
-	snprintf(file, sizeof(file), "%s/%s", dir, hex);
-	k = kallsyms_cache_open(file, path, &src, bid, bidlen);
-	if (k)
-		return k;
-	k = kallsyms_load(path, err, errlen);
-	if (k && make_dirs(dir) == 0)
-		kallsyms_cache_write(k, file, path, &src, bid, bidlen);
+	file = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 0);
+	k = file ? kallsyms_cache_open(file, path, &src, bid, bidlen, &damage) : NULL;
+	if (damage)
+		cache_damaged(&s->cache, file, damage);
+	if (!k) {
+		k = kallsyms_load(path, err, errlen);
+		free(file);
+		file = k ? cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 1) : NULL;
+		if (file)
+			kallsyms_cache_write(k, file, path, &src, bid, bidlen);
+	}
+	free(file);
 	return k;
 }
 
-/* Runs on the prefetch thread or the main one: touches only the kernel fields. */
+/* Runs on the prefetch thread or the main one: touches only the kernel fields. The
+ * places of locate's table in turn, until one gives symbols. */
 static void load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 {
+	struct loc_query q = { .build_id = bid, .build_id_size = bidlen };
+	struct loc_list places;
+	uint8_t live[64];
+	size_t nlive = kernel_live_build_id(live, sizeof(live));
+	int same = nlive == bidlen && memcmp(live, bid, nlive) == 0;
 	char err[256];
 
-	if (s->opt.kallsyms) {
-		s->ksyms = load_kallsyms(s, s->opt.kallsyms, bid, bidlen, err, sizeof(err));
-		if (!s->ksyms) {
-			snprintf(s->kernel_warning, sizeof(s->kernel_warning), "%s", err);
-			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s: %s",
-				 s->opt.kallsyms, err);
-		} else {
-			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", s->opt.kallsyms);
-		}
-		return;
-	}
-	if (bidlen && s->home_debug) {
-		/* perf record keeps a copy of the recorded kernel's kallsyms in its cache */
-		char hex[2 * 64 + 1], path[4096];
+	locate_list(&s->places, LOC_KALLSYMS, &q, &places);
+	for (size_t i = 0; i < places.n; i++) {
+		const struct loc_candidate *c = &places.v[i];
 
-		uint8_t live[64];
-		size_t nlive;
-
-		hex_bytes(hex, bid, bidlen);
-		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", s->home_debug, hex);
-		/* perf inject --jit poisons that copy: it writes the running kernel's
+		/* perf inject --jit poisons perf's copy: it writes the running kernel's
 		 * kallsyms there, whatever kernel was recorded */
-		nlive = kernel_live_build_id(live, sizeof(live));
-		if (nlive && (nlive != bidlen || memcmp(live, bid, nlive) != 0) &&
-		    kallsyms_same_as_running(path, "/proc/kallsyms")) {
+		if (c->place == LOC_BUILDID_KALLSYMS && nlive && !same &&
+		    kallsyms_same_as_running(c->path, "/proc/kallsyms")) {
+			char hex[2 * 64 + 1], *cached;
+
 			snprintf(s->kernel_warning, sizeof(s->kernel_warning),
 				 "%.250s is the running kernel's /proc/kallsyms (perf inject --jit "
 				 "copies it there), but the recording is of another kernel: not "
-				 "used; give the recorded kernel's kallsyms with --kallsyms", path);
-			if (s->opt.cache_dir) { /* nor what perfconv's cache made of it */
-				char cached[4096 + 64];
-
-				snprintf(cached, sizeof(cached), "%s/kallsyms/%s", s->opt.cache_dir, hex);
+				 "used; give the recorded kernel's kallsyms with --kallsyms", c->path);
+			hex_bytes(hex, bid, bidlen);
+			/* nor what perfconv's cache made of it */
+			cached = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 0);
+			if (cached)
 				unlink(cached);
+			free(cached);
+			continue;
+		}
+		if (c->flags & LOC_F_SAME_KERNEL) {
+			/* it changes as modules load: parsed, never cached */
+			if (bidlen && !same) {
+				snprintf(s->kernel_source, sizeof(s->kernel_source),
+					 "the running kernel is not the recorded one: give --kallsyms");
+				break;
 			}
+			s->ksyms = kallsyms_load(c->path, err, sizeof(err));
 		} else {
-			s->ksyms = load_kallsyms(s, path, bid, bidlen, err, sizeof(err));
-			if (s->ksyms) {
-				snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", path);
-				return;
-			}
+			s->ksyms = load_kallsyms(s, c->path, bid, bidlen, err, sizeof(err));
+		}
+		if (s->ksyms) {
+			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s", c->path);
+			break;
+		}
+		if (c->flags & (LOC_F_ONLY | LOC_F_SAME_KERNEL))
+			snprintf(s->kernel_source, sizeof(s->kernel_source), "%s: %s", c->path, err);
+		if (c->flags & LOC_F_ONLY) {
+			snprintf(s->kernel_warning, sizeof(s->kernel_warning), "%s", err);
+			break;
 		}
 	}
-	if (bidlen) {
-		uint8_t live[64];
-		size_t n = kernel_live_build_id(live, sizeof(live));
-
-		if (n != bidlen || memcmp(live, bid, n) != 0) {
-			snprintf(s->kernel_source, sizeof(s->kernel_source),
-				 "the running kernel is not the recorded one: give --kallsyms");
-			return;
-		}
-	}
-	s->ksyms = kallsyms_load("/proc/kallsyms", err, sizeof(err));
-	if (s->ksyms)
-		snprintf(s->kernel_source, sizeof(s->kernel_source), "/proc/kallsyms");
-	else
-		snprintf(s->kernel_source, sizeof(s->kernel_source), "/proc/kallsyms: %s", err);
+	loc_list_release(&places);
 }
 
 void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,
@@ -821,6 +974,7 @@ static void kernel_ready(struct symbolizer *s)
 		diag_warn(s->diag, s->opt.kallsyms, DIAG_NO_OFFSET, "%s", s->kernel_warning);
 		s->kernel_warning[0] = 0;
 	}
+	say_damaged(s);
 }
 
 int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_id,

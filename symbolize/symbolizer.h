@@ -76,6 +76,34 @@ int symbolizer_object_files(struct symbolizer *s, uint32_t obj, const char *path
 			    const uint8_t *build_id, size_t build_id_size, char **file,
 			    char **debug_file);
 
+/*
+ * What a recording's PERF_RECORD_MMAP2 says of an object's file besides its name,
+ * when it carries no build id: the device and inode it was mapped from.
+ */
+struct sym_file_id {
+	uint32_t maj, min;        /* the device */
+	uint64_t ino, generation; /* generation 0: unknown */
+	int same_host;            /* the recording was made on this host, so the recorded
+				     path's file can be compared with these */
+};
+
+/*
+ * What the recording says of object `obj`'s file, told before the object is first
+ * used (as the mappings are read; the first one told wins). Without a build id the
+ * file at the recorded path is held to it: the same device and inode make it
+ * verified. Any other file found for an object without a build id is used, and said
+ * to be unverified. Call from the thread that made the symbolizer.
+ */
+void symbolizer_object_file_id(struct symbolizer *s, uint32_t obj, const struct sym_file_id *id);
+
+/*
+ * Whether the file used for object `obj` could not be checked against the recording:
+ * "not verified: no build id" (and why, more), with *file (may be NULL) the file
+ * used; NULL when it was checked (build id, inode) or no file was used. The strings
+ * stay valid until symbolizer_free(). Call from the thread that made the symbolizer.
+ */
+const char *symbolizer_unverified(struct symbolizer *s, uint32_t obj, const char **file);
+
 /* An object by the name and build id the recording gives it. */
 struct sym_object {
 	const char *path;
@@ -95,7 +123,7 @@ void symbolizer_preload(struct symbolizer *s, const struct sym_object *objs, siz
 void symbolizer_prefetch_stop(struct symbolizer *s);
 
 /* Where an object's file was looked for, in the order of symbolizer_native()'s search. */
-#define SYM_LOCATION_TRIED 8
+#define SYM_LOCATION_TRIED 12
 struct sym_tried {
 	char path[4096];
 	const char *result; /* "full symbol table", "file not found", "build id differs ..." */
@@ -108,6 +136,7 @@ struct sym_location {
 					 "exported symbols only (.dynsym)", ...), NULL when none */
 	struct sym_tried tried[SYM_LOCATION_TRIED];
 	size_t ntried;
+	const char *unverified;       /* as symbolizer_unverified() says, or NULL */
 };
 
 /*
@@ -118,6 +147,11 @@ struct sym_location {
  */
 void symbolizer_locate(struct symbolizer *s, const char *path, const uint8_t *build_id,
 		       size_t build_id_size, struct sym_location *out);
+/* symbolizer_locate() for object `obj`, held to what symbolizer_object_file_id() was
+ * told of it. */
+void symbolizer_locate_object(struct symbolizer *s, uint32_t obj, const char *path,
+			      const uint8_t *build_id, size_t build_id_size,
+			      struct sym_location *out);
 
 /* Why object `obj` gave no symbols (SYM_OBJ_FINE when it loaded), and the path tried. */
 enum sym_obj_problem symbolizer_problem(struct symbolizer *s, uint32_t obj);

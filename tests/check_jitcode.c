@@ -111,6 +111,39 @@ START_TEST(test_same_address_over_time)
 }
 END_TEST
 
+/* Issue 22, item 11: why no code answers an address at a time. HotSpot writes a
+ * compiled method's load after the method has begun to run; code before the dump's
+ * first load was made before the runtime began to write it; the rest names nothing. */
+START_TEST(test_why_absent)
+{
+	struct fixture fx;
+
+	fx_init(&fx);
+	jitcode_add_load(fx.jc, 1000, 0x1000, 0x100, "stub");
+	jitcode_add_load(fx.jc, 5000, 0x8000, 0x100, "LHot;fib(I)I");
+	jitcode_add_load(fx.jc, 6000, 0x1000, 0x100, "over the stub");
+	jitcode_finish(fx.jc);
+	ck_assert_int_eq(jitcode_why_absent(fx.jc, 999, 0x8010), JITCODE_ABSENT_BEFORE_FIRST);
+	ck_assert_int_eq(jitcode_why_absent(fx.jc, 4999, 0x8010), JITCODE_ABSENT_LOADED_LATER);
+	ck_assert_int_eq(jitcode_why_absent(fx.jc, 4999, 0x80ff), JITCODE_ABSENT_LOADED_LATER);
+	ck_assert_int_eq(jitcode_why_absent(fx.jc, 4999, 0x8100), JITCODE_ABSENT_NONE);
+	ck_assert_int_eq(jitcode_why_absent(fx.jc, 7000, 0x9000), JITCODE_ABSENT_NONE);
+	/* the stub's range is named all along from its load: nothing to explain there */
+	ck_assert_str_eq(name_at(fx.jc, 5500, 0x1010), "stub");
+	ck_assert_str_eq(name_at(fx.jc, 6000, 0x1010), "over the stub");
+	ck_assert_int_eq(jitcode_why_absent(fx.jc, 500, 0x1010), JITCODE_ABSENT_BEFORE_FIRST);
+	fx_release(&fx);
+
+	/* without times nothing can be said of them */
+	fx_init(&fx);
+	jitcode_set_timeless(fx.jc);
+	jitcode_add_load(fx.jc, 5000, 0x8000, 0x100, "late");
+	jitcode_finish(fx.jc);
+	ck_assert_int_eq(jitcode_why_absent(fx.jc, 10, 0x9000), JITCODE_ABSENT_NONE);
+	fx_release(&fx);
+}
+END_TEST
+
 /* Issue 12 B1: 70,000 loads of 2^63 bytes each, every one at a higher address than the
  * last: the ranges are clamped to user space, and the index stays near-linear (it was
  * quadratic, and its uint32 offsets overflowed into a heap overflow). */
@@ -901,6 +934,7 @@ static Suite *jitcode_suite(void)
 	tcase_add_test(tc, test_out_of_order_times);
 	tcase_add_test(tc, test_random_against_model);
 	tcase_add_test(tc, test_timeless);
+	tcase_add_test(tc, test_why_absent);
 	tcase_add_test(tc, test_lines_with_offset);
 	tcase_add_test(tc, test_lines_beam);
 	tcase_add_test(tc, test_lines_node20_fallback);

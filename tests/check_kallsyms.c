@@ -1,8 +1,10 @@
 /* check_kallsyms: kernel symbol names from kallsyms files, as perf would give them. */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -140,36 +142,66 @@ START_TEST(test_cache)
 	struct file_id src, changed;
 	struct kallsyms *k, *c;
 	char err[256], file[600];
+	const char *damage;
 	FILE *f;
+	int fd;
 
 	snprintf(file, sizeof(file), "%s/cache", tmpdir);
 	k = kallsyms_load(plain, err, sizeof(err));
 	ck_assert_msg(k != NULL, "%s", err);
 	ck_assert_int_eq(file_id_of(plain, &src), 0);
-	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid)));
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid), &damage));
+	ck_assert_ptr_null(damage); /* missing is no damage */
 	ck_assert_int_eq(kallsyms_cache_write(k, file, plain, &src, bid, sizeof(bid)), 0);
 	kallsyms_free(k);
-	c = kallsyms_cache_open(file, plain, &src, bid, sizeof(bid));
+	c = kallsyms_cache_open(file, plain, &src, bid, sizeof(bid), &damage);
 	ck_assert_ptr_nonnull(c);
 	ck_assert_uint_eq(kallsyms_count(c), 7);
 	check_synthetic_table(c);
 	kallsyms_free(c);
-	/* another kernel, another source file, the source changed since */
-	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, other_bid, sizeof(other_bid)));
-	ck_assert_ptr_null(kallsyms_cache_open(file, gz, &src, bid, sizeof(bid)));
+	/* another kernel, another source file, the source changed since: stale, no damage */
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, other_bid, sizeof(other_bid), &damage));
+	ck_assert_ptr_null(damage);
+	ck_assert_ptr_null(kallsyms_cache_open(file, gz, &src, bid, sizeof(bid), &damage));
+	ck_assert_ptr_null(damage);
 	changed = src;
 	changed.mtime_ns++;
-	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &changed, bid, sizeof(bid)));
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &changed, bid, sizeof(bid), &damage));
+	ck_assert_ptr_null(damage);
+	/* one name edited inside (its last byte before the NUL): damage, said */
+	fd = open(file, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	{
+		struct stat st;
+		char ch;
+
+		ck_assert_int_eq(fstat(fd, &st), 0);
+		ck_assert_int_eq(pread(fd, &ch, 1, st.st_size - 2), 1);
+		ch ^= 0x20;
+		ck_assert_int_eq(pwrite(fd, &ch, 1, st.st_size - 2), 1);
+	}
+	close(fd);
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid), &damage));
+	ck_assert_ptr_nonnull(damage);
+	ck_assert_ptr_nonnull(strstr(damage, "checksum"));
 	/* a cache file cut short is not used */
 	ck_assert_int_eq(truncate(file, 200), 0);
-	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid)));
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid), &damage));
+	ck_assert_str_eq(damage, "truncated");
 	/* nor garbage */
 	f = fopen(file, "w");
 	ck_assert_ptr_nonnull(f);
 	for (int i = 0; i < 4096; i++)
 		fputc(i * 7, f);
 	fclose(f);
-	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid)));
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid), &damage));
+	ck_assert_ptr_nonnull(damage);
+	/* nor a FIFO, which is not even opened for reading (no wait) */
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(mkfifo(file, 0600), 0);
+	ck_assert_ptr_null(kallsyms_cache_open(file, plain, &src, bid, sizeof(bid), &damage));
+	ck_assert_str_eq(damage, "not a regular file");
+	unlink(file);
 	/* /proc/kallsyms is no regular file with a size: never cached */
 	ck_assert_int_ne(file_id_of("/proc/kallsyms", &src), 0);
 }

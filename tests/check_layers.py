@@ -31,6 +31,11 @@ ONE_JOB = {
     "symbolize/elfsyms.c": "an ELF object's symbol table: loading, perf's choice among "
                            "aliases, the cached form",
     "formats/perfdata.c": "the perf.data reader, being split by job (issue 17)",
+    "symbolize/symbolizer.c": "native and kernel symbolization, to be split with the "
+                              "reader's private-header rule (issue 17)",
+    "symbolize/jitcode.c": "one process's JIT code over time: its loads, moves and map "
+                           "lines, their source lines, and the time index they are "
+                           "looked up in, all on one private table",
 }
 # a definition of a number: a #define or an enumerator
 DEF = re.compile(r"(?:^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\b|(?:^|[{,])\s*([A-Z][A-Z0-9_]*)\s*=[^=])")

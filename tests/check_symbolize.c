@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/demangle.h"
@@ -301,6 +303,72 @@ END_TEST
  * last instruction lies one byte past its symbol: it is looked up at address - 1, so
  * the frame is the caller, not object+0x... (88 GC-worker frames of libjvm.so were).
  * The fixture has no DWARF: only the symbol table can name it. */
+/*
+ * Without a build id in the recording, the file at the recorded path is held to the
+ * MMAP2 record's device and inode on the host that made the recording; any other file
+ * is used but said to be unverified. A mapping named "PATH (deleted)" is the file at
+ * PATH (or one literally named so).
+ */
+START_TEST(files_without_build_id_are_verified_by_inode_or_said)
+{
+	struct symbolizer *s = new_symbolizer(1, 1);
+	struct sym_location loc;
+	struct sym_file_id id;
+	struct stat st;
+	char deleted[600], literal[600], cmd[1400];
+	const char *file;
+	struct sym_frame f[4];
+	uint64_t start, size;
+
+	ck_assert_int_eq(stat(bin, &st), 0);
+	memset(&id, 0, sizeof(id));
+	id.maj = major(st.st_dev);
+	id.min = minor(st.st_dev);
+	id.ino = st.st_ino;
+	id.same_host = 1;
+	/* object 0: the very file */
+	symbolizer_object_file_id(s, 0, &id);
+	symbolizer_locate_object(s, 0, bin, NULL, 0, &loc);
+	ck_assert_str_eq(loc.found, bin);
+	ck_assert_ptr_null(loc.unverified);
+	/* object 1: another inode at that path: used, and said */
+	id.ino++;
+	symbolizer_object_file_id(s, 1, &id);
+	symbolizer_locate_object(s, 1, bin, NULL, 0, &loc);
+	ck_assert_str_eq(loc.found, bin);
+	ck_assert_ptr_nonnull(loc.unverified);
+	ck_assert_ptr_nonnull(strstr(loc.unverified, "another inode"));
+	/* object 2: recorded elsewhere, nothing to compare with */
+	id.ino--;
+	id.same_host = 0;
+	symbolizer_object_file_id(s, 2, &id);
+	symbolizer_locate_object(s, 2, bin, NULL, 0, &loc);
+	ck_assert_str_eq(loc.unverified, "not verified: no build id");
+	/* symbolizing it says the same afterwards; the first object told wins */
+	ck_assert(nm_symbol("hot_loop", &start, &size));
+	ck_assert_uint_gt(symbolizer_native(s, 2, bin, NULL, 0, file_offset(start), 0, f, 4), 0);
+	ck_assert_str_eq(symbolizer_unverified(s, 2, &file), "not verified: no build id");
+	ck_assert_str_eq(file, bin);
+	/* "PATH (deleted)": the file at PATH, never its inode (that one was removed) */
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", bin);
+	symbolizer_locate(s, deleted, NULL, 0, &loc);
+	ck_assert_int_eq(loc.problem, SYM_OBJ_FINE);
+	ck_assert_str_eq(loc.found, bin);
+	ck_assert_str_eq(loc.unverified, "not verified: no build id");
+	ck_assert_uint_eq(loc.ntried, 2); /* as named, then as PATH */
+	ck_assert_str_eq(loc.tried[0].path, deleted);
+	ck_assert_str_eq(loc.tried[0].result, "file not found");
+	/* a file really named "PATH (deleted)" is taken first */
+	snprintf(literal, sizeof(literal), "%s (deleted)", bin);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", bin, literal);
+	ck_assert_int_eq(system(cmd), 0);
+	symbolizer_locate(s, deleted, NULL, 0, &loc);
+	ck_assert_str_eq(loc.found, literal);
+	unlink(literal);
+	symbolizer_free(s);
+}
+END_TEST
+
 START_TEST(return_address_past_a_noreturn_call)
 {
 	struct symbolizer *s = new_symbolizer(1, 1);
@@ -350,6 +418,7 @@ int main(void)
 	tcase_add_test(tc, no_inline_gives_the_call_line);
 	tcase_add_test(tc, missing_and_mismatched_files_are_reported);
 	tcase_add_test(tc, return_address_past_a_noreturn_call);
+	tcase_add_test(tc, files_without_build_id_are_verified_by_inode_or_said);
 	tcase_add_test(tc, prefetched_frames_are_the_same);
 	tcase_add_test(tc, cpp_and_rust_names_demangle_as_perf_shows_them);
 	suite_add_tcase(su, tc);

@@ -18,18 +18,6 @@ perf_count_lined() { # NAME FUNCTION
 	awk -v f="$2" '/^ +[0-9.]+%/ { line = $0; sub(/^ +[0-9.]+% +[0-9]+ +\[[.k]\] /, "", line);
 		if (line == f) { print $2; exit } }' "$J/expected/$1.sym"
 }
-# Our self count for a function: leaves of the folded output.
-our_count() { # FOLDED FUNCTION
-	awk -v f="$2" '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";");
-		if (a[k] == f) s += n } END { print s + 0 }' "$1"
-}
-# Our leaf lines of a function: "LINE COUNT" pairs from samples output with --srcline.
-leaf_lines() { # SAMPLES FUNCTION FILE
-	awk -F'\t' -v f="$2" -v file="$3" '{ k = split($7, a, ";"); leaf = a[k];
-		p = index(leaf, " (" file ":"); if (p == 0 || substr(leaf, 1, p - 1) != f) next;
-		l = substr(leaf, p + length(file) + 3); sub(/\)$/, "", l); c[l]++ }
-		END { for (l in c) print l, c[l] }' "$1" | sort -n
-}
 
 check_recording() { # NAME HOT-FUNCTION SOURCE FIRST-LINE LAST-LINE
 	local name=$1 fn=$2 src=$3 lo=$4 hi=$5 want got bad_lines

@@ -47,3 +47,16 @@ finish() { # NAME
 	echo "$1: $pass passed, $fail failed"
 	[ $fail -eq 0 ]
 }
+
+# Our self count for a function: leaves of the folded output.
+our_count() { # FOLDED FUNCTION
+	awk -v f="$2" '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";");
+		if (a[k] == f) s += n } END { print s + 0 }' "$1"
+}
+# Our leaf lines of a function: "LINE COUNT" pairs from samples output with --srcline.
+leaf_lines() { # SAMPLES FUNCTION FILE
+	awk -F'\t' -v f="$2" -v file="$3" '{ k = split($7, a, ";"); leaf = a[k];
+		p = index(leaf, " (" file ":"); if (p == 0 || substr(leaf, 1, p - 1) != f) next;
+		l = substr(leaf, p + length(file) + 3); sub(/\)$/, "", l); c[l]++ }
+		END { for (l in c) print l, c[l] }' "$1" | sort -n
+}

@@ -172,4 +172,75 @@ else
 	bad "ksymbol: named ${named:-0} (perf $perf_named), unknown ${unknown:-0} (perf $perf_unknown), other changed leaves $others"
 fi
 
+# 8. A binary deleted while it ran (testdata/deleted: the program removed itself, then
+# perf attached, so the mapping is "/tmp/perfconv-rec-deleted/del (deleted)" and the
+# recording has no build id for it). Its file put back beside the recording, under
+# --symfs, or under its literal name: the stacks perf script gives (with the file at
+# the recorded path named "del (deleted)"), sample by sample; the file said to be
+# unchecked; never taken for JIT code; a rebuilt binary said to be unchecked too.
+DEL=$TD/deleted
+DELREC=/tmp/perfconv-rec-deleted/del
+delcmp() { # WHERE OUT.samples: all of perf script's stacks
+	if python3 tests/perfscript_compare.py $DEL/expected/del.script.gz "$2" >"$2.cmp" 2>&1; then
+		ok "deleted binary, $1: $(tail -1 "$2.cmp" | sed 's/^perfscript_compare: //')"
+	else
+		bad "deleted binary, $1: $(tail -1 "$2.cmp")"
+		head -5 "$2.cmp"
+	fi
+}
+[ ! -e "$DELREC" ] && [ ! -e "$DELREC (deleted)" ] ||
+	bad "the recorded binary path $DELREC must not exist for these tests to mean anything"
+"$PERFCONV" -i $DEL/del.data --buildid-dir "$EMPTY" -f samples -o "$TMP/del.samples" 2>"$TMP/del.err"
+delcmp "beside the recording" "$TMP/del.samples"
+if grep -q "in $DELREC (deleted): $DEL/del (not verified: no build id)" "$TMP/del.err"; then
+	ok "deleted binary: the summary says the file used is not verified: $(grep -m1 'not verified' "$TMP/del.err")"
+else
+	bad "deleted binary: no 'not verified' in the summary: $(head -3 "$TMP/del.err")"
+fi
+"$PERFCONV" info -i $DEL/del.data --buildid-dir "$EMPTY" >"$TMP/del.info"
+"$PERFCONV" info --json -i $DEL/del.data --buildid-dir "$EMPTY" >"$TMP/del.json"
+if grep -q "found: $DEL/del (not verified: no build id); symbols: full symbol table" "$TMP/del.info" &&
+	python3 -c 'import json,sys; o=[x for x in json.load(open(sys.argv[1]))["objects"] if x["path"].endswith("del (deleted)")][0]; assert o["kind"] == "user" and o["not_verified"] == "not verified: no build id"' "$TMP/del.json"; then
+	ok "deleted binary: info says found, not verified (text and JSON)"
+else
+	bad "deleted binary: info: $(grep -A1 'del (deleted)' "$TMP/del.info" | tail -1)"
+fi
+mkdir -p "$TMP/d1" "$TMP/d1sym$(dirname $DELREC)" "$TMP/d2"
+cp $DEL/del.data "$TMP/d1/"
+cp $DEL/del "$TMP/d1sym$DELREC"
+"$PERFCONV" -q -i "$TMP/d1/del.data" --buildid-dir "$EMPTY" --symfs "$TMP/d1sym" -f samples -o "$TMP/d1.samples"
+delcmp "--symfs DIR (DIR/recorded/path without ' (deleted)')" "$TMP/d1.samples"
+cp $DEL/del.data "$TMP/d2/"
+cp $DEL/del "$TMP/d2/del (deleted)"
+"$PERFCONV" -q -i "$TMP/d2/del.data" --buildid-dir "$EMPTY" -f samples -o "$TMP/d2.samples"
+delcmp "a file literally named 'del (deleted)'" "$TMP/d2.samples"
+# a perf map of that pid covering the whole binary: a deleted file is no JIT code
+start=$(perf report -i $DEL/del.data -D 2>/dev/null |
+	sed -n 's/.*PERF_RECORD_MMAP2 [0-9]*\/[0-9]*: \[0x\([0-9a-f]*\)(0x\([0-9a-f]*\)).*del (deleted)$/\1 \2/p' | head -1)
+dpid=$(zcat $DEL/expected/del.script.gz | awk 'NR == 1 { split($2, a, "/"); print a[1] }')
+if [ -n "$start" ] && [ -n "$dpid" ]; then
+	set -- $start
+	cp $DEL/del.data $DEL/del "$TMP/d2/"
+	rm -f "$TMP/d2/del (deleted)"
+	printf '%x %x jit_not_the_binary\n' $((0x$1 - 0x1000)) $((0x$2 + 0x3000)) >"$TMP/d2/perf-$dpid.map"
+	"$PERFCONV" -q -i "$TMP/d2/del.data" --buildid-dir "$EMPTY" -f samples -o "$TMP/d3.samples"
+	delcmp "with a perf map over its addresses" "$TMP/d3.samples"
+	! grep -q jit_not_the_binary "$TMP/d3.samples" && ok "deleted binary: not taken for JIT code" ||
+		bad "deleted binary: named from the perf map, as JIT code"
+else
+	bad "deleted binary: no MMAP2 of the binary or no pid in perf's dump"
+fi
+# a rebuilt binary in its place: no build id to refuse it by, so it is said to be
+# unchecked (and its names are not perf's)
+mkdir -p "$TMP/d4"
+cp $DEL/del.data "$TMP/d4/"
+gcc -O1 -g -fno-omit-frame-pointer -o "$TMP/d4/del" $DEL/src/del.c
+"$PERFCONV" -i "$TMP/d4/del.data" --buildid-dir "$EMPTY" -f samples -o "$TMP/d4.samples" 2>"$TMP/d4.err"
+if grep -q "del (deleted): $TMP/d4/del (not verified: no build id)" "$TMP/d4.err" &&
+	! python3 tests/perfscript_compare.py $DEL/expected/del.script.gz "$TMP/d4.samples" >/dev/null 2>&1; then
+	ok "deleted binary rebuilt: used but said to be not verified (and its frames are not perf's)"
+else
+	bad "deleted binary rebuilt: $(grep 'del (deleted)' "$TMP/d4.err" | head -2)"
+fi
+
 finish e2e-symbols

@@ -8,7 +8,9 @@ Usage:
 
 --min-equal PCT passes when at least PCT% of the samples are equal (for unwound
 stacks, where perf and we may part on a few); --v8-builtins names V8's builtins as
-we do (see V8_BUILTINS).
+we do (see V8_BUILTINS); --java accepts perf's Java names (see java_quirk);
+--jit-stops perf's dwarf stacks that end at JIT code (see JIT_STOPS); --end-marker
+perf's dwarf stacks that end with an address of -1 (see END_MARKER).
 
 GOLDEN.script(.gz) is the output of
   perf script --ns -F comm,pid,tid,cpu,time,event,period,ip,sym,dso
@@ -57,7 +59,8 @@ HEADER_RE = re.compile(
     r"(?P<sec>\d+)\.(?P<nsec>\d{9}):\s+"
     r"(?P<period>\d+)\s+(?P<event>\S+):(?:\s+(?P<rest>.*))?$")
 # the DSO is the last parenthesized part: C++ names hold " (" themselves
-FRAME_RE = re.compile(r"^\s*(?P<ip>[0-9a-f]+)\s+(?P<sym>.*?)\s+\((?P<dso>[^()]*)\)\s*$")
+# a deleted file's dso is "PATH (deleted)", as the kernel names the mapping
+FRAME_RE = re.compile(r"^\s*(?P<ip>[0-9a-f]+)\s+(?P<sym>.*?)\s+\((?P<dso>[^()]*(?: \(deleted\))?)\)\s*$")
 # a version suffix, but not perf's "@plt" for PLT entries
 VERSION_RE = re.compile(r"@@?(?!plt$)[A-Za-z_][A-Za-z0-9_.]*$")
 OFFSET_RE = re.compile(r"^(?P<module>.+)\+0x[0-9a-fA-F]+$")
@@ -216,10 +219,30 @@ def parse_ours(path):
     return samples
 
 
+# --java: perf 6.1's Java demangler (util/demangle-java.c) writes no "[]" after a class
+# type (and carries it to the next primitive one: "(java.lang.String, int[])" for
+# "([Ljava/lang/String;I)"), and no dot before "<init>" or "<clinit>"
+# ("java.util.regex.Pattern<init>"). For frames of perf inject's jitted-*.so, names
+# equal but for brackets and that dot match, counted as perf's.
+JAVA = False
+
+
+def java_quirk(g, ours):
+    if not JAVA or not os.path.basename(g.dso or "").startswith("jitted-"):
+        return False
+
+    def norm(name):
+        return name.replace("[]", "").replace(".<", "<")
+    return norm(g.name) == norm(ours)
+
+
 # perf 6.1 stretches _init over the .plt that follows it, and its symbol tree then
 # finds _init for some PLT entries (which depends on the tree's shape); perfconv
 # names the entry. Accepted, and counted in the summary.
-quirks = {"_init for a PLT entry": 0}
+JAVA_QUIRK = "frames where perf shows its Java names (no [] after a class, no dot before <init>)"
+JIT_STOP_QUIRK = "samples where perf's stack ends at JIT code without CFI, ours goes on"
+quirks = {"frames where perf shows _init for a PLT entry": 0, JAVA_QUIRK: 0, JIT_STOP_QUIRK: 0,
+          "samples where perf's stack ends with an address of -1": 0}
 
 
 def perf_plt_quirk(perf_name, ours):
@@ -229,7 +252,10 @@ def perf_plt_quirk(perf_name, ours):
 def frame_matches(g, ours):
     if g.name is not None:
         if perf_plt_quirk(g.name, ours):
-            quirks["_init for a PLT entry"] += 1
+            quirks["frames where perf shows _init for a PLT entry"] += 1
+            return True
+        if g.name != ours and java_quirk(g, ours):
+            quirks[JAVA_QUIRK] += 1
             return True
         return g.name == ours
     if ours == UNKNOWN:
@@ -257,10 +283,41 @@ def sample_diff(g, o, has_cpu):
         bad.append("event")
     if g.period != o.period:
         bad.append("period")
-    if len(g.frames) != len(o.frames) or not all(
-            frame_matches(a, b) for a, b in zip(g.frames, o.frames)):
-        bad.append("frames")
+    if not frames_equal(g.frames, o.frames):
+        if jit_stop(g.frames, o.frames):
+            quirks[JIT_STOP_QUIRK] += 1
+        elif end_marker(g.frames, o.frames):
+            quirks[END_MARKER_QUIRK] += 1
+        else:
+            bad.append("frames")
     return bad
+
+
+def frames_equal(gf, of):
+    return len(gf) == len(of) and all(frame_matches(a, b) for a, b in zip(gf, of))
+
+
+# --jit-stops: perf's dwarf unwinder has no CFI for JIT code whose runtime wrote none
+# (HotSpot), so its stack ends at the first such frame (its outermost frame is then in
+# a jitted-*.so of perf inject); we go on through the frame pointer. Such a sample
+# matches when our stack ends, at the leaf, with perf's frames.
+JIT_STOPS = False
+
+
+# --end-marker: where perf 6.1's dwarf unwinder runs out of stack copy it may end the
+# stack with an address of -1, printed "ffffffffffffffff [unknown]"; ours ends before.
+END_MARKER = False
+END_MARKER_QUIRK = "samples where perf's stack ends with an address of -1"
+
+
+def end_marker(gf, of):
+    return (END_MARKER and gf and gf[0].name is None and gf[0].ip == 0xffffffffffffffff and
+            frames_equal(gf[1:], of))
+
+
+def jit_stop(gf, of):
+    return (JIT_STOPS and gf and os.path.basename(gf[0].dso or "").startswith("jitted-") and
+            len(of) > len(gf) and frames_equal(gf, of[len(of) - len(gf):]))
 
 
 def show_side_by_side(g, o, bad):
@@ -322,17 +379,17 @@ def compare_samples(golden_path, ours_path, min_equal=None):
             if shown < MAX_SHOWN:
                 show_side_by_side(g, o, bad)
                 shown += 1
+    accepted = "".join(", %d %s" % (n, what)
+                       for what, n in quirks.items() if n)
     if ndiff and min_equal is not None:
         pct = 100.0 * (npairs - ndiff) / npairs if npairs else 0.0
-        print("perfscript_compare: %d of %d samples have perf's stack (%.1f%%, at least %g%% wanted)"
-              % (npairs - ndiff, npairs, pct, min_equal))
+        print("perfscript_compare: %d of %d samples have perf's stack (%.1f%%, at least %g%% wanted)%s"
+              % (npairs - ndiff, npairs, pct, min_equal, accepted))
         return 0 if pct >= min_equal else 1
     if ndiff:
         print("perfscript_compare: %d of %d samples differ (perf has %d samples, ours %d)"
               % (ndiff, npairs, len(golden), len(ours)))
         return 1
-    accepted = "".join(", %d frames where perf shows %s" % (n, what)
-                       for what, n in quirks.items() if n)
     print("perfscript_compare: %d samples, all stacks equal%s%s"
           % (len(golden), "" if has_cpu else " (no cpu in golden: CPU not compared)",
              accepted))
@@ -509,9 +566,12 @@ def selftest(golden_path, report_path):
         mutate("changed event", lambda v, c: setattr(v, "event", v.event + "x"))
         if samples[deep].cpu is not None:
             mutate("changed cpu", lambda v, c: setattr(v, "cpu", v.cpu + 1))
+        # the rules for perf's Java names and dwarf stack ends accept no other change
+        lenient = ["--java", "--jit-stops", "--end-marker"]
         for what, copy in mutations:
             write_ours(copy, ours)
             run([golden_path, ours], 1, what)
+            run([golden_path, ours] + lenient, 1, what + " (" + " ".join(lenient) + ")")
         write_ours(samples[:-1], ours)
         run([golden_path, ours], 1, "missing last sample")
         write_ours(samples + samples[:1], ours)
@@ -551,12 +611,21 @@ def main():
                     help="pass when at least PCT%% of the samples are equal")
     ap.add_argument("--v8-builtins", action="store_true",
                     help="perf's Builtin:NAME is our Builtins_NAME")
+    ap.add_argument("--jit-stops", action="store_true",
+                    help="accept perf's stacks that end at JIT code (see JIT_STOPS)")
+    ap.add_argument("--end-marker", action="store_true",
+                    help="accept perf's dwarf stacks that end with an address of -1")
+    ap.add_argument("--java", action="store_true",
+                    help="accept perf's Java names for JIT frames (see java_quirk)")
     ap.add_argument("--selftest", action="store_true",
                     help="round-trip GOLDEN through a built-in converter; "
                          "OURS is then an optional GOLDEN.report")
     a = ap.parse_args()
-    global V8_BUILTINS
+    global V8_BUILTINS, JAVA, JIT_STOPS, END_MARKER
     V8_BUILTINS = a.v8_builtins
+    JAVA = a.java
+    JIT_STOPS = a.jit_stops
+    END_MARKER = a.end_marker
     try:
         if a.selftest:
             return selftest(a.golden, a.ours)
