@@ -3,7 +3,7 @@
 # when every package is present it returns at once without touching apt.
 set -e
 
-PKGS="build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libiberty-dev \
+PKGS="build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libdeflate-dev libiberty-dev \
 protobuf-c-compiler libprotobuf-c-dev golang-go \
 check elfutils linux-perf clang libclang-rt-14-dev time python3 binutils gzip debuginfod g++ \
 libcjson-dev libcurl4-openssl-dev chromium openjdk-17-jdk-headless libc6-dbg"
