@@ -50,6 +50,13 @@ static const struct output_format svg = {
 const struct output_format *const output_formats[] = { &folded, &samples, &pprof,
 						       &speedscope, &chrome, &svg, NULL };
 
+void output_shape_profile(const struct output_format *f, struct profile *p)
+{
+	p->aggregate = f->totals_only;
+	if (f->timeline)
+		profile_keep_timeline(p);
+}
+
 const struct output_format *output_by_name(const char *name)
 {
 	for (size_t i = 0; output_formats[i]; i++)

@@ -17,6 +17,10 @@ struct output_format {
 				     profile then keeps in bounded memory (p->timeline) */
 };
 
+/* Before samples are added: how `p` keeps them for format `f` (aggregated for a
+ * format of totals, each in a timeline for one that draws timelines). */
+void output_shape_profile(const struct output_format *f, struct profile *p);
+
 /* Every format, NULL-terminated. */
 extern const struct output_format *const output_formats[];
 
