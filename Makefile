@@ -5,8 +5,8 @@
 #   make SANITIZE=address,undefined check
 #                             the same with sanitizers, in build-san/
 #   make demo                 convert the bundled recording and say where the output is
-#   make fuzz                 run each fuzz target (perf.data, jitdump, perf map, unwinder,
-#                             the whole pipeline) for FUZZ_SECONDS (60) each, with ASan
+#   make fuzz                 run each fuzz target (perf.data, tracepoint formats, jitdump,
+#                             perf map, unwinder, the whole pipeline) for FUZZ_SECONDS (60) each, with ASan
 #                             and UBSan, seeded from tests/corpus and the real recordings
 #   make fuzz-keep            merge the campaign's small finds into tests/corpus
 #   make bench                run bench/run.sh
@@ -117,7 +117,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(BUILD)/tests/testutil.o $(LIB
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
 # The corpus replayers: run each reader over every committed bad input.
-FUZZ_TARGETS := perfdata jitdump perfmap unwind pipeline
+FUZZ_TARGETS := perfdata tracefmt jitdump perfmap unwind pipeline
 REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay_main.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
@@ -170,15 +170,23 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) build-fuzz/gen/profile.pb-c.c | $(D
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
 
 # Each target runs for FUZZ_SECONDS (CI gives each 60 s), from the committed corpus and
-# the real recordings (megabytes: -max_len is the largest of them); what the campaign
+# the real recordings (the dumps and maps whole: megabytes, -max_len the largest of
+# them; the perf.data recordings cut, FUZZ_MAX_LEN_CUT); what the campaign
 # finds stays in build-fuzz/corpus-TARGET for the next run. `make fuzz-keep` merges its
 # small finds (8 KB at most: tests/corpus stays a few MB) into tests/corpus to commit.
 FUZZ_MAX_LEN := 8388608
+# the targets seeded with cut recordings (tens of KB): inputs grow no larger than this
+FUZZ_MAX_LEN_CUT := 262144
 FUZZ_KEEP_MAX := 8192
-FUZZ_SEEDS_perfdata := testdata/*.data testdata/mt-threads.data/data tests/hostile/*.data
+FUZZ_SEEDS_perfdata := testdata/mt-threads.data/data tests/hostile/*.data
 FUZZ_SEEDS_jitdump := testdata/jit/*.dump testdata/java/*.dump
 FUZZ_SEEDS_perfmap := testdata/jit/*.map
-# the pipeline's seeds: each JIT recording with its dump, one input each (fuzz/pair.py)
+# The recordings are seeds cut to their other records and 200 samples at most (40 KB:
+# fuzz/cut.py), tens of KB: the targets run hundreds of inputs a second on them, where
+# the whole recordings ran a few. The pipeline's: each JIT recording so cut, with the
+# code loads of its dump that its samples are in (32 KB at most), one input each
+# (fuzz/pair.py).
+FUZZ_CUT := --samples 200
 fuzz-seeds: | $(DEPS_MK)
 	$(Q)for t in $(FUZZ_TARGETS); do mkdir -p build-fuzz/corpus-$$t; done
 	$(Q)for t in perfdata jitdump perfmap; do \
@@ -186,16 +194,20 @@ fuzz-seeds: | $(DEPS_MK)
 			perfmap) s="$(FUZZ_SEEDS_perfmap)";; esac; \
 		for f in $$s; do [ -f "$$f" ] && cp -n "$$f" build-fuzz/corpus-$$t/seed-$$(echo $$f | tr / _); done; \
 	done; true
+	$(Q)for f in testdata/*.data testdata/jit/*.data testdata/java/*.data; do [ -f "$$f" ] || continue; \
+		python3 fuzz/cut.py $(FUZZ_CUT) $$f build-fuzz/corpus-perfdata/cut-$$(echo $$f | tr / _) || exit 1; \
+	done
 	$(Q)for d in testdata/jit testdata/java; do \
 	while read name pid file; do case "$$name" in \#*|"") continue;; esac; \
-		case "$$file" in *.dump) python3 fuzz/pair.py $$d/$$name.data $$d/$$file \
-			build-fuzz/corpus-pipeline/seed-$$name;; esac; \
+		case "$$file" in *.dump) python3 fuzz/pair.py $(FUZZ_CUT) --dump-max 32768 \
+			$$d/$$name.data $$d/$$file build-fuzz/corpus-pipeline/cut-$$name;; esac; \
 	done < $$d/RECORDINGS; done
 
 fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%) fuzz-seeds
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		{ cp -n tests/corpus/$$t/* build-fuzz/corpus-$$t/ 2>/dev/null || true; } && \
-		build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
+		case $$t in perfdata|pipeline) len=$(FUZZ_MAX_LEN_CUT);; *) len=$(FUZZ_MAX_LEN);; esac; \
+		build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$$len \
 			-rss_limit_mb=4096 -timeout=25 -print_final_stats=1 \
 			build-fuzz/corpus-$$t tests/corpus/$$t || exit 1; \
 	done

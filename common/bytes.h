@@ -30,4 +30,12 @@ static inline uint64_t ld64(const uint8_t *p, int sw)
 	return sw ? __builtin_bswap64(v) : v;
 }
 
+/* This machine's byte order: 1 when big-endian (the `sw` of data that is little-endian). */
+static inline int host_big_endian(void)
+{
+	const uint16_t one = 1;
+
+	return *(const uint8_t *)&one == 0;
+}
+
 #endif

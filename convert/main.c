@@ -33,6 +33,7 @@ enum {
 	OPT_NO_SYMBOLS,
 	OPT_NO_INLINE,
 	OPT_EVENT,
+	OPT_TIME,
 	OPT_SRCLINE,
 	OPT_CACHE_DIR,
 	OPT_JIT_DIR,
@@ -81,6 +82,7 @@ enum {
 	{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS }, \
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE }, \
 	{ "event", required_argument, NULL, OPT_EVENT }, \
+	{ "time", required_argument, NULL, OPT_TIME }, \
 	{ "srcline", no_argument, NULL, OPT_SRCLINE }, \
 	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR }, \
 	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }, \
@@ -151,6 +153,13 @@ static void usage(FILE *f)
 		"                        shows the first unless this names another; pprof\n"
 		"                        output has every event as sample types unless\n"
 		"                        this names one\n"
+		"      --time oncpu|offcpu|wall\n"
+		"                        time, from a recording with scheduler switches\n"
+		"                        (-e sched:sched_switch, or --switch-events): on the\n"
+		"                        CPU (the CPU clock's samples), off it (from each\n"
+		"                        switch-out to the next switch-in, by the state the\n"
+		"                        thread left in), or both (wall); in nanoseconds.\n"
+		"                        pprof has all three as sample types without it\n"
 		"      --weight samples|period\n"
 		"                        count samples (folded's default) or the event's\n"
 		"                        period (speedscope's: nanoseconds for clock events)\n"
@@ -289,7 +298,7 @@ static int event_matches(const struct profile *p, const struct pc_event *e, cons
 static int choose_event(const struct profile *p, const struct output_format *of,
 			const char *name, struct write_options *wo, int quiet, struct diag *d)
 {
-	size_t with_samples = 0;
+	size_t with_samples = 0, any = 0;
 
 	if (name) {
 		for (size_t i = 0; i < p->nevents; i++)
@@ -302,19 +311,49 @@ static int choose_event(const struct profile *p, const struct output_format *of,
 			diag_note(d, "  %s", profile_text(p, p->events[i].name));
 		return -1;
 	}
-	for (size_t i = 0; i < p->nevents; i++)
-		with_samples += p->events[i].nsamples > 0;
-	if (with_samples < 2 || !of->one_event)
+	/* the events perf sampled count: off-CPU and wall time are asked for with --time */
+	for (size_t i = 0; i < p->nevents; i++) {
+		any += p->events[i].nsamples > 0;
+		with_samples += p->events[i].nsamples > 0 && p->events[i].time == PC_TIME_SAMPLED;
+	}
+	if (any < 2 || !of->one_event)
 		return 0;
 	for (size_t i = 0; i < p->nevents; i++)
-		if (p->events[i].nsamples) {
+		if (p->events[i].nsamples && p->events[i].time == PC_TIME_SAMPLED) {
 			wo->event = (int)i;
-			if (!quiet)
-				diag_note(d, "%zu events recorded; counting %s (choose with --event)",
-					  with_samples, profile_text(p, p->events[i].name));
+			if (!quiet && with_samples > 1)
+				diag_note(d, "%zu events recorded; counting %s (choose with --event%s)",
+					  with_samples, profile_text(p, p->events[i].name),
+					  any > with_samples ? ", or --time oncpu|offcpu|wall" : "");
 			return 0;
 		}
 	return 0;
+}
+
+/* --time: the event of that time, made from the recording's scheduler switches or
+ * (oncpu) its CPU clock. 0, or -1 after saying what the recording lacks. */
+static int choose_time(const struct profile *p, const char *kind, struct write_options *wo,
+		       struct diag *d)
+{
+	enum pc_time want = strcmp(kind, "wall") == 0 ? PC_TIME_WALL
+			    : strcmp(kind, "offcpu") == 0 ? PC_TIME_OFFCPU : PC_TIME_SAMPLED;
+
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct pc_event *e = &p->events[i];
+
+		if (e->time == want && (want != PC_TIME_SAMPLED || e->is_clock)) {
+			wo->event = (int)i;
+			return 0;
+		}
+	}
+	if (want == PC_TIME_SAMPLED)
+		diag_error(d, NULL, DIAG_NO_OFFSET, "--time oncpu: the recording has no CPU clock "
+			   "event (cpu-clock, task-clock) to count time on the CPU with");
+	else
+		diag_error(d, NULL, DIAG_NO_OFFSET, "--time %s: the recording has no scheduler "
+			   "switches; record with -e sched:sched_switch -g (and -e cpu-clock for "
+			   "wall time), or with --switch-events", kind);
+	return -1;
 }
 
 static void info_usage(FILE *f)
@@ -458,6 +497,7 @@ struct cli {
 	struct where_opts where;
 	struct meta_options meta;
 	const char *output, *format, *event;
+	const char *time;         /* --time: oncpu, offcpu or wall */
 	int weight_set;
 	int pprof_for;            /* -1: no --for */
 	int upload;               /* the labels go to the backend's own, not on samples */
@@ -503,6 +543,11 @@ static int convert_option(struct cli *c, int opt, const char *arg)
 	case OPT_NO_SYMBOLS: c->co.no_symbols = 1; break;
 	case OPT_NO_INLINE: c->co.sym.inline_frames = 0; break;
 	case OPT_EVENT: c->event = arg; break;
+	case OPT_TIME:
+		if (strcmp(arg, "oncpu") && strcmp(arg, "offcpu") && strcmp(arg, "wall"))
+			return bad_usage("--time takes oncpu, offcpu or wall", arg);
+		c->time = arg;
+		break;
 	case OPT_PID:
 		if (parse_u32_list(arg, &c->co.pids, &c->co.npids))
 			return bad_usage("--pid takes a comma-separated list of numbers", arg);
@@ -595,8 +640,14 @@ static int convert_one(struct cli *c, const struct output_format *of, struct pro
 	if (convert_read(&c->co, p, &st, d) != 0)
 		return 1;
 	c->wo.event = -1;
-	if (choose_event(p, of, c->event, &c->wo, c->co.quiet, d) != 0)
+	if (c->time) {
+		if (choose_time(p, c->time, &c->wo, d) != 0)
+			return 1;
+		if (!c->weight_set)
+			c->wo.weight_period = 1;
+	} else if (choose_event(p, of, c->event, &c->wo, c->co.quiet, d) != 0) {
 		return 1;
+	}
 	memset(m, 0, sizeof(*m));
 	c->wo.pprof_for = c->pprof_for > 0 ? c->pprof_for : 0;
 	if (c->pprof_for > 0 || c->meta.start_time_set || c->meta.service || c->meta.nlabels) {

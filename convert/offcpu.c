@@ -130,12 +130,13 @@ static struct th *thread_of(struct offcpu *o, uint32_t pid, uint32_t tid)
 	return &o->threads[o->nthreads - 1];
 }
 
-static int add_event(struct profile *p, const char *name)
+static int add_event(struct profile *p, const char *name, enum pc_time time)
 {
 	struct pc_event e;
 
 	memset(&e, 0, sizeof(e));
 	e.name = profile_str(p, name);
+	e.time = (uint8_t)time;
 	e.unit = PC_UNIT_NANOSECONDS;
 	e.sample_period = 1;
 	return (int)profile_add_event(p, &e);
@@ -146,8 +147,8 @@ static void make_events(struct offcpu *o, struct conversion *c)
 {
 	if (o->off_event >= 0)
 		return;
-	o->off_event = add_event(c->p, "off-cpu");
-	o->wall_event = add_event(c->p, "wall");
+	o->off_event = add_event(c->p, "off-cpu", PC_TIME_OFFCPU);
+	o->wall_event = add_event(c->p, "wall", PC_TIME_WALL);
 }
 
 static void add(struct conversion *c, int event, const struct sw_ev *at, uint64_t time,
@@ -272,13 +273,15 @@ static void *offcpu_start(struct conversion *c)
 	u64map_init(&o->thread_index);
 	/* a --threads directory is read file by file: its rounds say nothing across them */
 	o->ordered_whole = perf_reader_header(r)->directory;
-	if (sched_switch_format(r, &o->fmt_store)) {
+	if (sched_switch_format(r, c->opt->input, &o->fmt_store, c->s->d)) {
 		o->fmt = &o->fmt_store;
 		o->has_tp = 1;
 	}
 	o->on = o->has_tp || c->s->ds.switch_records;
-	if (o->on)
+	if (o->on) {
 		make_events(o, c);
+		profile_name_states(c->p);
+	}
 	return o;
 }
 
@@ -429,6 +432,7 @@ static void offcpu_free(void *state)
 
 	if (!o)
 		return;
+	sched_switch_release(&o->fmt_store);
 	free(o->heap);
 	free(o->threads);
 	u64map_release(&o->thread_index);

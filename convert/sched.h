@@ -1,19 +1,20 @@
-/* sched: the scheduler's sched:sched_switch tracepoint, as a recording holds it. */
+/* sched: the scheduler's sched:sched_switch tracepoint, read by the recording's format. */
 #ifndef PERFCONV_SCHED_H
 #define PERFCONV_SCHED_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/diag.h"
 #include "formats/perfdata.h"
 #include "formats/profile.h"
+#include "formats/tracefmt.h"
 
-/* Where sched_switch's fields are in a sample's raw data. */
+/* Where sched_switch's fields are, from the recording's HEADER_TRACING_DATA. */
 struct sched_switch_fmt {
+	struct tracefmt *t;       /* owned */
 	uint64_t id;              /* the tracepoint's id: its events' attr config */
-	size_t prev_pid, prev_state, next_pid; /* byte offsets */
-	size_t prev_state_size;
-	size_t min_size;          /* raw bytes the fields need */
+	const struct tracefmt_field *prev_pid, *prev_state, *next_pid;
 };
 
 /* One switch: the thread that left the CPU, how, and the one that came in. */
@@ -22,14 +23,25 @@ struct sched_switch {
 	enum pc_state state;      /* PREEMPTED when it was runnable */
 };
 
-/* Does the recording sample sched:sched_switch? 1 and *f filled, else 0. */
-int sched_switch_format(const struct perf_reader *r, struct sched_switch_fmt *f);
+/*
+ * Does the recording sample sched:sched_switch, with the format its tracing data
+ * gives? 1 and *f filled (release it with sched_switch_release), else 0; a
+ * recording that samples it without a usable format is warned about through `d`.
+ */
+int sched_switch_format(const struct perf_reader *r, const char *input,
+			struct sched_switch_fmt *f, struct diag *d);
+void sched_switch_release(struct sched_switch_fmt *f);
 
-/* A sample of that event decoded: 1, or 0 when its raw data is too short. */
+/* A sample of that event decoded: 1, or 0 when its raw data does not hold the fields. */
 int sched_switch_decode(const struct sched_switch_fmt *f, const struct perf_sample *s,
 			struct sched_switch *out);
 
-/* The kernel's prev_state (TASK_REPORT bits; above them: preempted) as a state. */
-enum pc_state sched_state_of(uint64_t prev_state);
+/*
+ * The state a thread left the CPU in, from prev_state: preempted when no bit of the
+ * print fmt's table is set (its "R") or a bit above them is (TASK_REPORT_MAX, perf's
+ * "R+"); else the lowest bit's letter (S sleeping, D disk, T/t stopped, I idle). With
+ * no table, the bits Linux has used since 4.14.
+ */
+enum pc_state sched_state_of(const struct tracefmt_field *prev_state, uint64_t value);
 
 #endif

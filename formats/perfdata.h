@@ -222,7 +222,11 @@ const struct perf_header_info *perf_reader_header(const struct perf_reader *r);
 size_t perf_reader_nevents(const struct perf_reader *r);
 const struct perf_event_desc *perf_reader_event(const struct perf_reader *r, size_t i);
 const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r);
-const char *perf_reader_path(const struct perf_reader *r);
+/* The recording's tracing data (feature HEADER_TRACING_DATA; in pipe mode the bytes
+ * after the PERF_RECORD_HEADER_TRACING_DATA record), for formats/tracefmt.h: the
+ * formats of its tracepoint events. Borrowed until perf_reader_close(); NULL (and
+ * *len 0) when the recording has none. */
+const void *perf_reader_tracing_data(const struct perf_reader *r, size_t *len);
 
 /* NULL-safe. */
 void perf_reader_close(struct perf_reader *r);

@@ -36,6 +36,9 @@ typedef Perftools__Profiles__Function pb_function;
 #define LABEL_TID "thread id"
 #define LABEL_TID_PROM "thread_id" /* a Prometheus label name: Pyroscope, Parca, Go */
 #define LABEL_COMM "thread_name"
+/* why an off-CPU interval was: "sleeping", "disk", "preempted", ... (a name every
+ * backend's label rules take) */
+#define LABEL_STATE "thread_state"
 #define LABEL_CPU "cpu"
 #define LABEL_PROCESS "process_name" /* ddprof's */
 
@@ -72,6 +75,7 @@ static int go_names(const struct write_options *o)
 /* A sample reduced to what merging compares, plus what it adds. */
 struct row {
 	uint32_t stack, pid, tid, comm, cpu; /* what makes samples one (compared, hashed) */
+	uint32_t state;   /* enum pc_state: why an off-CPU interval was */
 	uint32_t acc;     /* its values: acc[acc * nvalues ...] */
 };
 
@@ -311,7 +315,9 @@ static int row_cmp(const void *a, const void *b)
 		return x->tid < y->tid ? -1 : 1;
 	if (x->comm != y->comm)
 		return x->comm < y->comm ? -1 : 1;
-	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return (x->state > y->state) - (x->state < y->state);
 }
 
 /*
@@ -562,7 +568,11 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			col_of[shown[i]] = (int)(2 * i);
 			vt[2 * i] = init;
 			vt[2 * i + 1] = init;
-			if (e->is_clock && !clock_named) {
+			if (e->time == PC_TIME_WALL && o->pprof_for == PPROF_FOR_DATADOG) {
+				/* the names of Datadog's wall-time profile */
+				vt[2 * i].type = out_str(&w, "wall-samples");
+				vt[2 * i + 1].type = out_str(&w, "wall-time");
+			} else if (e->is_clock && !clock_named) {
 				/* what Datadog's native profiler sends for CPU time; Go's CPU
 				 * profile's names for Pyroscope, Parca and Go */
 				clock_named = 1;
@@ -607,6 +617,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			r.tid = s->tid;
 			r.comm = s->comm;
 			r.cpu = o->cpu_label ? s->cpu : PC_NO_CPU;
+			r.state = s->state;
 			key = hash_bytes(&r, offsetof(struct row, acc)) | 1;
 			for (;; key = hash_u64(key) | 1) {
 				v = u64map_get(&seen, key);
@@ -641,7 +652,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	loc_first = xcalloc(nmerged + 1, sizeof(*loc_first));
 	sample_ptrs = xcalloc(nmerged + 1, sizeof(*sample_ptrs));
 	values = xcalloc(nmerged * nvalues + 1, sizeof(*values));
-	per_sample = 4 + (o->pprof_for ? 1 : 0) + o->nlabels;
+	per_sample = 5 + (o->pprof_for ? 1 : 0) + o->nlabels;
 	labels = xcalloc(nmerged * per_sample + 1, sizeof(*labels));
 	label_ptrs = xcalloc(nmerged * per_sample + 1, sizeof(*label_ptrs));
 	if (o->pprof_for)
@@ -650,7 +661,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		uint32_t k_pid = out_str(&w, LABEL_PID);
 		uint32_t k_tid = out_str(&w, go_names(o) ? LABEL_TID_PROM : LABEL_TID);
 		uint32_t k_comm = out_str(&w, LABEL_COMM), k_cpu = o->cpu_label ? out_str(&w, LABEL_CPU) : 0;
-		uint32_t k_proc = o->pprof_for ? out_str(&w, LABEL_PROCESS) : 0;
+		uint32_t k_proc = o->pprof_for ? out_str(&w, LABEL_PROCESS) : 0, k_state = 0;
 		size_t m = 0;
 
 		for (size_t i = 0; i < nrows; i++, m++) {
@@ -697,6 +708,13 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				labels[nlabels] = linit;
 				labels[nlabels].key = k_cpu;
 				labels[nlabels++].str = out_num(&w, r->cpu);
+			}
+			if (r->state) {
+				if (!k_state)
+					k_state = out_str(&w, LABEL_STATE);
+				labels[nlabels] = linit;
+				labels[nlabels].key = k_state;
+				labels[nlabels++].str = out_str(&w, pc_state_name(r->state));
 			}
 			if (k_proc) {
 				uint32_t name = process_name(procs, nprocs, r->pid);

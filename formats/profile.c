@@ -1,6 +1,7 @@
 /* profile: the format-neutral model every writer consumes. */
 #include "formats/profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,16 @@ const char *pc_state_name(enum pc_state s)
 	case PC_STATE_BLOCKED: return "blocked";
 	case PC_STATE_OTHER: return "other";
 	default: return "";
+	}
+}
+
+void profile_name_states(struct profile *p)
+{
+	for (int s = PC_STATE_NONE + 1; s < PC_NSTATES; s++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "[off-CPU: %s]", pc_state_name((enum pc_state)s));
+		p->state_name[s] = profile_str(p, name);
 	}
 }
 
@@ -205,6 +216,8 @@ void profile_add_sample(struct profile *p, const struct pc_sample *s)
 	}
 	if (p->aggregate) {
 		t = sample_slot(p, s);
+		if (p->timeline)
+			timeline_note_aggregate(p->timeline, (size_t)(t - p->samples), s->time);
 	} else {
 		VEC_PUSH(p->samples, p->nsamples, p->samples_cap, *s);
 		t = &p->samples[p->nsamples - 1];
@@ -258,6 +271,8 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 		struct pc_sample *was = p->samples;
 		size_t n = p->nsamples;
 
+		uint32_t *into = p->timeline ? xmalloc((n ? n : 1) * sizeof(*into)) : NULL;
+
 		p->samples = NULL;
 		p->nsamples = p->samples_cap = 0;
 		id_index_release(&p->sample_index);
@@ -266,7 +281,12 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 
 			t->count += was[i].count;
 			t->period += was[i].period;
+			if (into)
+				into[i] = (uint32_t)(t - p->samples);
 		}
+		if (into)
+			timeline_merge_aggregates(p->timeline, into, n);
+		free(into);
 		free(was);
 	}
 }

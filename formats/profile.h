@@ -98,8 +98,16 @@ enum pc_unit {
 /* The unit's name as pprof writes it: "count", "nanoseconds", "bytes". */
 const char *pc_unit_name(enum pc_unit u);
 
+/* What an event made of the scheduler's records counts (convert/offcpu.c). */
+enum pc_time {
+	PC_TIME_SAMPLED = 0,  /* an event perf sampled */
+	PC_TIME_OFFCPU,       /* threads' intervals off the CPU, in nanoseconds */
+	PC_TIME_WALL,         /* on-CPU samples' periods plus off-CPU intervals */
+};
+
 struct pc_event {
 	uint32_t name;
+	uint8_t time;         /* enum pc_time */
 	uint8_t unit;         /* enum pc_unit: what its periods count */
 	int is_clock;         /* a CPU clock event (cpu-clock, task-clock): its periods are
 				 nanoseconds the thread was on a CPU (pprof's "cpu") */
@@ -146,6 +154,10 @@ struct profile {
 	 * not asked for (profile_keep_timeline). The samples above are then aggregated.
 	 */
 	struct pc_timeline *timeline;
+
+	/* "[off-CPU: sleeping]", ... (string ids, 0 until profile_name_states()): the
+	 * frame timelines show at the leaf of an off-CPU interval's stack */
+	uint32_t state_name[PC_NSTATES];
 
 	/* each thread's last name, for writers that name a thread once (pid, tid ->
 	 * string id; see profile_thread_name) */
@@ -205,6 +217,10 @@ void profile_add_sample(struct profile *p, const struct pc_sample *s);
  */
 void profile_set_thread_name(struct profile *p, uint32_t pid, uint32_t tid, uint32_t name);
 uint32_t profile_thread_name(const struct profile *p, uint32_t pid, uint32_t tid);
+
+/* Intern the names of the off-CPU states (state_name), for whoever adds samples
+ * with a state. */
+void profile_name_states(struct profile *p);
 
 /* Sort samples by time, keeping file order among equal times. */
 void profile_sort_samples(struct profile *p);

@@ -120,6 +120,48 @@ static void build_fnodes(struct profview *v, const struct profile *p)
 	u64map_release(&index);
 }
 
+/* The functions and fnodes of the off-CPU states the samples of `event` have. */
+static void build_states(struct profview *v, const struct profile *p, int event)
+{
+	uint32_t state_func[PC_NSTATES] = { 0 };
+	size_t fcap = v->nfuncs, ncap = v->nfnodes;
+
+	/* in the samples' time order: with a timeline, p->samples are aggregates, taken
+	 * in the order of their first samples */
+	uint32_t *order = p->timeline ? timeline_aggregate_order(p->timeline, p->nsamples) : NULL;
+
+	u64map_init(&v->state_fnodes);
+	for (size_t k = 0; k < p->nsamples; k++) {
+		const struct pc_sample *s = &p->samples[order ? order[k] : k];
+		uint32_t f = v->fnode_of_node[s->stack];
+		uint64_t key;
+
+		if (!s->state || s->state >= PC_NSTATES || (event >= 0 && s->event != event) ||
+		    !p->state_name[s->state])
+			continue;
+		if (!state_func[s->state]) {
+			struct pc_function fn;
+
+			memset(&fn, 0, sizeof(fn));
+			fn.name = p->state_name[s->state];
+			fn.kind = FRAME_NATIVE;
+			VEC_PUSH(v->funcs, v->nfuncs, fcap, fn);
+			state_func[s->state] = (uint32_t)v->nfuncs; /* + 1 */
+		}
+		key = ((uint64_t)f << 8 | s->state) + 1;
+		if (!u64map_get(&v->state_fnodes, key)) {
+			struct pc_fnode fn;
+
+			fn.parent = f;
+			fn.func = state_func[s->state] - 1;
+			fn.depth = v->fnodes[f].depth + 1;
+			VEC_PUSH(v->fnodes, v->nfnodes, ncap, fn);
+			u64map_put(&v->state_fnodes, key, (uint32_t)(v->nfnodes - 1));
+		}
+	}
+	free(order);
+}
+
 static struct pc_thread *thread_new(struct profview *v, size_t *cap, uint32_t pid, uint32_t tid,
 				    size_t first)
 {
@@ -226,6 +268,7 @@ void profview_init(struct profview *v, const struct profile *p, int event, int w
 			used[p->nodes[n].parent] = 1;
 	build_functions(v, p, used);
 	build_fnodes(v, p);
+	build_states(v, p, event);
 	build_threads(v, p, event, weight_period);
 	free(used);
 }
@@ -238,6 +281,7 @@ void profview_release(struct profview *v)
 	free(v->fnode_of_node);
 	free(v->threads);
 	free(v->order);
+	u64map_release(&v->state_fnodes);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -51,6 +51,9 @@ struct profview {
 	 * sample indexes, grouped by thread, each thread's in time order. */
 	struct pc_thread *threads; size_t nthreads;
 	uint32_t *order; size_t norder;
+	/* an off-CPU interval's stack ends in a function for its state ("[off-CPU:
+	 * sleeping]", kind FRAME_NATIVE, no file): (fnode << 8 | state) + 1 -> fnode */
+	struct u64map state_fnodes;
 	/* the first sample of the view's samples in time order: its time and event */
 	int has_first;
 	uint64_t first_time;
@@ -67,10 +70,18 @@ void profview_release(struct profview *v);
 /* 0, or the errno of a failed read or write of the timeline's temporary files. */
 int profview_error(const struct profview *v);
 
-/* The fnode of a sample's stack. */
+/* The fnode of a sample's stack, its state's function at the leaf when it has one. */
 static inline uint32_t profview_fnode(const struct profview *v, const struct pc_sample *s)
 {
-	return v->fnode_of_node[s->stack];
+	uint32_t f = v->fnode_of_node[s->stack];
+
+	if (s->state) {
+		const uint32_t *x = u64map_get(&v->state_fnodes, ((uint64_t)f << 8 | s->state) + 1);
+
+		if (x)
+			return *x;
+	}
+	return f;
 }
 
 /* A thread's samples of the view's event, in time order, read one by one: the memory

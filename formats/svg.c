@@ -237,13 +237,24 @@ static uint32_t fnv1a(const char *s)
 }
 
 /* A colour by kind, varied within the kind's range by the name's hash, so that the
- * same function has the same colour in every graph. */
-static void frame_colour(uint8_t kind, const char *name, char out[8])
+ * same function has the same colour in every graph; blues for off-CPU time (as
+ * flamegraph.pl's --colors=io), so that waiting is not taken for running. */
+static void frame_colour(uint8_t kind, const char *name, int offcpu, char out[8])
 {
 	uint32_t h = fnv1a(name);
 	double a = (h & 0xff) / 255.0, b = ((h >> 8) & 0xff) / 255.0, c = ((h >> 16) & 0xff) / 255.0;
 	int r, g, bl;
 
+	if (offcpu && kind != KIND_PROCESS && kind != KIND_ROOT) {
+		switch (kind) {
+		case FRAME_KERNEL: r = 110 + (int)(40 * a); g = 110 + (int)(40 * b); bl = 210 + (int)(45 * c); break;
+		case FRAME_JIT: r = 40 + (int)(30 * a); g = 160 + (int)(40 * b); bl = 180 + (int)(50 * c); break;
+		case FRAME_INLINED: r = 70 + (int)(40 * a); g = 140 + (int)(50 * b); bl = 200 + (int)(50 * c); break;
+		default: r = 40 + (int)(40 * a); g = 90 + (int)(60 * b); bl = 190 + (int)(60 * c); break;
+		}
+		snprintf(out, 8, "#%02x%02x%02x", r, g, bl);
+		return;
+	}
 	switch (kind) {
 	case FRAME_KERNEL: r = 225 + (int)(30 * a); g = 150 + (int)(60 * b); bl = (int)(50 * c); break;
 	case FRAME_JIT: r = 50 + (int)(60 * a); g = 190 + (int)(55 * b); bl = 50 + (int)(60 * c); break;
@@ -339,6 +350,7 @@ struct layout {
 	const struct tree *t;
 	double scale, minwidth, top;
 	int inverted, decimals;
+	int offcpu;               /* the off-CPU palette */
 	size_t drawn, left_out, maxdepth;
 	uint32_t *subtree;
 };
@@ -411,7 +423,7 @@ static void walk(struct layout *L, const struct profile *p, const char *unit, ui
 				fprintf(out, ":%u-%u", nd->line_lo, nd->line_hi);
 		}
 		fprintf(out, "\n%s</title>", kind_word(nd->kind));
-		frame_colour(nd->kind, name, colour);
+		frame_colour(nd->kind, name, L->offcpu, colour);
 		fprintf(out, "<rect x=\"%.*f\" y=\"%.0f\" width=\"%.*f\" height=\"15\" fill=\"%s\"/>",
 			L->decimals, x, y, L->decimals, w, colour);
 		fit = label_fit(w);
@@ -425,10 +437,12 @@ static void walk(struct layout *L, const struct profile *p, const char *unit, ui
 	free(stack);
 }
 
-static void legend(FILE *out, double x, double y)
+static void legend(FILE *out, double x, double y, int offcpu)
 {
 	static const uint8_t kinds[] = { FRAME_NATIVE, FRAME_INLINED, FRAME_KERNEL, FRAME_JIT };
-	static const char *const mid[] = { "#e0503c", "#50b9b9", "#f0b41a", "#50db5a" };
+	static const char *const oncpu_mid[] = { "#e0503c", "#50b9b9", "#f0b41a", "#50db5a" };
+	static const char *const offcpu_mid[] = { "#3c78dc", "#5aa0e6", "#8282ee", "#32b4d2" };
+	const char *const *mid = offcpu ? offcpu_mid : oncpu_mid;
 
 	for (size_t i = 0; i < 4; i++, x += 84) {
 		fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/>", x,
@@ -460,6 +474,7 @@ int svg_write(const struct profile *p, const struct write_options *o, FILE *out)
 	memset(&L, 0, sizeof(L));
 	L.t = &t;
 	L.inverted = o->inverted;
+	L.offcpu = ev && ev->time == PC_TIME_OFFCPU;
 	L.minwidth = o->minwidth > 0 ? o->minwidth : 0.1;
 	L.decimals = L.minwidth >= 0.1 ? 2 : L.minwidth >= 0.01 ? 3 : 4;
 	L.scale = total ? (width - 2 * PAD) / (double)total : 0;
@@ -476,13 +491,19 @@ int svg_write(const struct profile *p, const struct write_options *o, FILE *out)
 	/* the y of depth 0 */
 	L.top = L.inverted ? HEADER : HEADER + (double)L.maxdepth * FRAME_H;
 
-	if (o->title)
-		snprintf(title, sizeof(title), "%s", o->title);
-	else if (p->cmdline && profile_text(p, p->cmdline)[0])
-		snprintf(title, sizeof(title), "%s: %s", o->inverted ? "Icicle Graph" : "Flame Graph",
-			 profile_text(p, p->cmdline));
-	else
-		snprintf(title, sizeof(title), "%s", o->inverted ? "Icicle Graph" : "Flame Graph");
+	{
+		const char *kind = !ev || ev->time == PC_TIME_SAMPLED ? ""
+				   : ev->time == PC_TIME_OFFCPU ? "Off-CPU Time " : "Wall-Clock Time ";
+		const char *graph = o->inverted ? "Icicle Graph" : "Flame Graph";
+
+		if (o->title)
+			snprintf(title, sizeof(title), "%s", o->title);
+		else if (p->cmdline && profile_text(p, p->cmdline)[0])
+			snprintf(title, sizeof(title), "%s%s: %s", kind, graph,
+				 profile_text(p, p->cmdline));
+		else
+			snprintf(title, sizeof(title), "%s%s", kind, graph);
+	}
 	snprintf(sub, sizeof(sub), "%" PRIu64 " %s%s%s, %zu frames; %zu narrower than %g px "
 		 "left out",
 		 total, unit, ev ? " of " : "", ev ? profile_text(p, ev->name) : "", L.drawn,
@@ -509,7 +530,7 @@ int svg_write(const struct profile *p, const struct write_options *o, FILE *out)
 	fprintf(out, "</text>\n<text id=\"sub\" x=\"%.0f\" y=\"42\">", PAD);
 	xml_text(out, sub, label_fit(width - 2 * PAD - 4 * 84));
 	fputs("</text>\n", out);
-	legend(out, width - PAD - 4 * 84, 42);
+	legend(out, width - PAD - 4 * 84, 42, L.offcpu);
 	fprintf(out, "<text id=\"unzoom\" class=\"btn hide\" x=\"%.0f\" y=\"22\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"btn\" x=\"%.0f\" y=\"22\" text-anchor=\"end\">Search</text>\n"
 		"<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n"

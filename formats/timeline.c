@@ -50,6 +50,14 @@ struct pc_timeline {
 	struct tl_first *ev_first;
 	size_t nev;
 	int err;                 /* of a spool let go */
+	uint64_t nadded;         /* samples added so far: the next one's place */
+	struct tl_agg *agg;      /* the first sample of each of the profile's aggregates */
+	size_t nagg, agg_cap;
+};
+
+/* When an aggregate's first sample came: its time, and its place among those added. */
+struct tl_agg {
+	uint64_t time, seq;
 };
 
 struct pc_timeline *timeline_new(void)
@@ -75,6 +83,7 @@ void timeline_free(struct pc_timeline *t)
 	u64map_release(&t->seen_index);
 	free(t->seen);
 	free(t->ev_first);
+	free(t->agg);
 	free(t);
 }
 
@@ -144,6 +153,7 @@ void timeline_add(struct pc_timeline *t, const struct pc_sample *s)
 	if (t->nbuf == TL_RUN)
 		spill_run(t);
 	t->buf[t->nbuf++] = *s;
+	t->nadded++;
 	if ((v = u64map_get(&t->seen_index, key)) != NULL) {
 		if (s->time > t->seen[*v - 1].last)
 			t->seen[*v - 1].last = s->time;
@@ -176,6 +186,65 @@ void timeline_remap(struct pc_timeline *t, const uint32_t *to, size_t n)
 	for (size_t i = 0; i < t->nmap; i++)
 		if (t->map[i] < n)
 			t->map[i] = to[t->map[i]];
+}
+
+static int agg_before(const struct tl_agg *a, const struct tl_agg *b)
+{
+	return a->time != b->time ? a->time < b->time : a->seq < b->seq;
+}
+
+void timeline_note_aggregate(struct pc_timeline *t, size_t i, uint64_t time)
+{
+	struct tl_agg now = { time, t->nadded ? t->nadded - 1 : 0 };
+
+	if (i >= t->nagg) {
+		grow_array((void **)&t->agg, &t->agg_cap, i + 1, sizeof(*t->agg));
+		for (size_t k = t->nagg; k <= i; k++)
+			t->agg[k] = now;
+		t->nagg = i + 1;
+	} else if (agg_before(&now, &t->agg[i])) {
+		t->agg[i] = now;
+	}
+}
+
+void timeline_merge_aggregates(struct pc_timeline *t, const uint32_t *into, size_t n)
+{
+	struct tl_agg *was = t->agg;
+	size_t nwas = t->nagg < n ? t->nagg : n, nnew = 0;
+
+	for (size_t i = 0; i < nwas; i++)
+		if (into[i] + (size_t)1 > nnew)
+			nnew = into[i] + (size_t)1;
+	t->agg = xmalloc((nnew ? nnew : 1) * sizeof(*t->agg));
+	t->nagg = t->agg_cap = nnew;
+	for (size_t k = 0; k < nnew; k++)
+		t->agg[k].time = t->agg[k].seq = UINT64_MAX;
+	for (size_t i = 0; i < nwas; i++)
+		if (agg_before(&was[i], &t->agg[into[i]]))
+			t->agg[into[i]] = was[i];
+	free(was);
+}
+
+uint32_t *timeline_aggregate_order(const struct pc_timeline *t, size_t n)
+{
+	struct sort_pair *v = xmalloc((n ? n : 1) * sizeof(*v));
+	struct sort_pair *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	uint32_t *order = xmalloc((n ? n : 1) * sizeof(*order));
+
+	/* stable sorts: by the place added, then by time */
+	for (size_t i = 0; i < n; i++) {
+		v[i].key = i < t->nagg ? t->agg[i].seq : UINT64_MAX;
+		v[i].val = i;
+	}
+	sort_pairs(v, tmp, n);
+	for (size_t i = 0; i < n; i++)
+		v[i].key = v[i].val < t->nagg ? t->agg[v[i].val].time : UINT64_MAX;
+	sort_pairs(v, tmp, n);
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)v[i].val;
+	free(v);
+	free(tmp);
+	return order;
 }
 
 size_t timeline_nseen(const struct pc_timeline *t)

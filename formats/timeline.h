@@ -28,6 +28,19 @@ void timeline_add(struct pc_timeline *t, const struct pc_sample *s);
  * far is now to[k], for k < n. */
 void timeline_remap(struct pc_timeline *t, const uint32_t *to, size_t n);
 
+/*
+ * The profile's aggregates of the same samples (p->samples): aggregate `i` took the
+ * sample just added, at `time`. The earliest sample of each is kept (the first
+ * added among equal times), so that the aggregates can be visited in the time order
+ * of their first samples, as the samples themselves would be.
+ */
+void timeline_note_aggregate(struct pc_timeline *t, size_t i, uint64_t time);
+/* The aggregates were merged (their stacks became the same): old aggregate i is now
+ * into[i], for i < n. */
+void timeline_merge_aggregates(struct pc_timeline *t, const uint32_t *into, size_t n);
+/* Aggregates 0 .. n - 1 by the time of their first samples; the caller frees it. */
+uint32_t *timeline_aggregate_order(const struct pc_timeline *t, size_t n);
+
 /* The threads seen, in the order of their first sample, each with the latest time
  * of its samples; before or after timeline_finish(). */
 size_t timeline_nseen(const struct pc_timeline *t);

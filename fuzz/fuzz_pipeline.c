@@ -6,8 +6,12 @@
  * makes one from two files). Both are written to a private temporary directory, the
  * dump as jit-PID.dump with the pid of its header (so that the recording's MMAP of
  * that name finds it), and converted with symbols looked for nowhere else: --symfs and
- * --buildid-dir the directory, no kallsyms, no cache.
+ * --buildid-dir the directory, no kallsyms. The symbol cache is a directory of its own
+ * for the campaign: a recording names files of this machine (the node binary: 35 MB of
+ * C++ symbols), whose symbol tables would be read and demangled again for every input
+ * (2 inputs a second); cached, the target runs tens a second.
  */
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 volatile uint64_t fuzz_sink;
 
 static char dir[4096];
-static char data_path[4200], dump_path[4200];
+static char data_path[4200], dump_path[4200], cache_dir[4200];
 
 static int write_file(const char *path, const uint8_t *p, size_t n)
 {
@@ -34,12 +38,14 @@ static int write_file(const char *path, const uint8_t *p, size_t n)
 	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) < 0 ? -1 : 0;
+}
+
 static void cleanup(void)
 {
-	unlink(data_path);
-	if (dump_path[0])
-		unlink(dump_path);
-	rmdir(dir);
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -61,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!mkdtemp(dir))
 			abort();
 		snprintf(data_path, sizeof(data_path), "%s/perf.data", dir);
+		snprintf(cache_dir, sizeof(cache_dir), "%s/cache", dir);
 		atexit(cleanup);
 		devnull = fopen("/dev/null", "w");
 	}
@@ -92,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	co.sym.symfs = dir;
 	co.sym.buildid_dir = dir;
 	co.sym.kallsyms = dump_path[0] ? dump_path : data_path; /* no kernel symbols */
+	co.sym.cache_dir = cache_dir;
 	co.sym.demangle = 1;
 	co.sym.inline_frames = 1;
 	jit_dirs[0] = dir;

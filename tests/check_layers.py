@@ -14,6 +14,7 @@ of lower ones:
   3 symbolize/  addresses to frames: native, kernel, JIT, unwinding, finding files
   4 convert/    the session and its passes, the output table, the command line
 """
+import fnmatch
 import os
 import re
 import shutil
@@ -30,7 +31,6 @@ LONG_LINES = 1000
 ONE_JOB = {
     "symbolize/elfsyms.c": "an ELF object's symbol table: loading, perf's choice among "
                            "aliases, the cached form",
-    "formats/perfdata.c": "the perf.data reader, being split by job (issue 17)",
     "symbolize/symbolizer.c": "native and kernel symbolization, to be split with the "
                               "reader's private-header rule (issue 17)",
     "symbolize/jitcode.c": "one process's JIT code over time: its loads, moves and map "
@@ -124,10 +124,17 @@ def check(top):
             names = [m.group(1) for m in DECL.finditer(body)]
             if not names:
                 continue
+            impls = [impl]
+            if f.endswith("_internal.h"):
+                # a module's private header is the contract of all its parts, X*.c
+                prefix = f[:-len("_internal.h")]
+                impl = prefix + "*.c"
+                impls = [s for s in files if fnmatch.fnmatch(s, impl)]
             impl_text = ""
-            if os.path.isfile(os.path.join(top, impl)):
-                impl_text = strip_comments(open(os.path.join(top, impl), encoding="utf-8",
-                                                errors="replace").read())
+            for i in impls:
+                if os.path.isfile(os.path.join(top, i)):
+                    impl_text += strip_comments(open(os.path.join(top, i), encoding="utf-8",
+                                                     errors="replace").read())
             for name in names:
                 defined = re.search(r"^[A-Za-z_][\w \*]*?\b" + re.escape(name) +
                                     r"\s*\([^;{]*\)\s*\{", impl_text, re.M | re.S)
@@ -154,6 +161,7 @@ def self_test():
          "mutable static state"),
         ("formats/folded.h", "int folded_frobnicate(const char *s);\n", "does not define"),
         ("convert/summary.c", "/* padding */\n" * 1200, "split it by job"),
+        ("formats/perfdata_internal.h", "int pd_frobnicate(void);\n", "does not define"),
     ]
     failed = 0
     for path, line, expect in cases:

@@ -7,8 +7,9 @@
 #   tests/make-bad-inputs.sh --record   record the seeds again with perf first
 #
 # NAME.expect holds a substring of the one line perfconv prints. Every case is an
-# error (exit 1, no output) except cut-data, a data section cut short: a warning,
-# exit 0, and every record before the cut converted.
+# error (exit 1, no output) except the warnings (cut-data, a data section cut short:
+# every record before the cut converted; size-zero and pipe-size-zero, a record of
+# size 0: skipped to the next one).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -88,11 +89,13 @@ b = bytearray(src)
 b[0:8] = b'PERFFILE'
 write('version1', bytes(b), 'offset 0x0: perf.data version 1 (PERFFILE) is not supported')
 
+# a size below 8 is damage like any other: skipped to the next record, warned about
 b = bytearray(src)
-typ = struct.unpack_from('<I', b, data_off)[0]
+typ, size = struct.unpack_from('<I2xH', b, data_off)
 struct.pack_into('<H', b, data_off + 6, 0)
-write('size-zero', bytes(b), 'offset 0x%x: %s: record size 0 below header size 8'
-      % (data_off, NAMES.get(typ, 'record type %d' % typ)))
+write('size-zero', bytes(b), 'offset 0x%x: warning: %s: damaged record (size 0): %d bytes '
+      'skipped to the next plausible record at offset 0x%x'
+      % (data_off, NAMES.get(typ, 'record type %d' % typ), size, data_off + size))
 
 b = bytearray(src)
 struct.pack_into('<I', b, attrs_off + 4, attr_sz + 8)
@@ -135,8 +138,9 @@ b = bytearray(pipe)
 prec = list(records(pipe, 16, len(pipe)))
 pos, typ, size = prec[len(prec) // 2]
 struct.pack_into('<H', b, pos + 6, 0)
-write('pipe-size-zero', bytes(b), 'offset 0x%x: %s: record size 0 below header size 8'
-      % (pos, NAMES.get(typ, 'record type %d' % typ)))
+write('pipe-size-zero', bytes(b), 'offset 0x%x: warning: %s: damaged record (size 0): %d bytes '
+      'skipped to the next plausible record at offset 0x%x'
+      % (pos, NAMES.get(typ, 'record type %d' % typ), size, pos + size))
 
 write('pipe-cut-header', pipe[:12],
       'offset 0x0: header cut short: file has 12 bytes, the header needs at least 16')

@@ -18,6 +18,16 @@ OUTDIR/unwind-bad/         testdata/dwarf's node recording beside its jitdump wi
                           in three made invalid CFI (issue 21 B7: dropped without a word)
 OUTDIR/many-maps.data     mt-g.data with the program's code mapped 50,000 times more at
                           its address (issue 21 B8: a lookup must not walk them all)
+
+and, each with NAME.expect (line 1: the samples a conversion keeps, line 2: the warning
+it gives), issue 21 B1 and B2:
+OUTDIR/sample-plus8.data  shapes.data with its 1000th sample's size 8 bytes too large
+OUTDIR/sample-zero.data   shapes.data with its 1000th sample's size 0
+OUTDIR/pipe-plus8.data    mt-pipe.data (pipe mode) with its 1000th sample's size + 8
+OUTDIR/id-index-claims.data, kernel-mmap-claims.data, thread-map-claims.data
+                          shapes.data with its ID_INDEX, kernel MMAP or THREAD_MAP
+                          claiming the most bytes up to 65,528 that end on a record
+                          (its own count or its filename's NUL says otherwise)
 """
 import os
 import struct
@@ -78,6 +88,36 @@ def write(name, b):
         f.write(b)
 
 
+def expect(name, samples, warning):
+    with open(os.path.join(out, name + '.expect'), 'w') as f:
+        f.write('%d\n%s\n' % (samples, warning))
+
+
+def pipe_records(b):
+    """(offset, type, size) of each record of a pipe-mode perf.data."""
+    p = 16
+    while p + 8 <= len(b):
+        t, _, s = struct.unpack_from('<IHH', b, p)
+        yield p, t, s
+        p += s + ((struct.unpack_from('<I', b, p + 8)[0] + 7) & ~7 if t == 66 else 0)
+
+
+NAMES = {1: 'PERF_RECORD_MMAP', 9: 'PERF_RECORD_SAMPLE', 69: 'PERF_RECORD_ID_INDEX',
+         73: 'PERF_RECORD_THREAD_MAP'}
+
+
+def damaged(at, rtype, size, skipped):
+    return ('offset 0x%x: warning: %s: damaged record (size %d): %d bytes skipped to the '
+            'next plausible record at offset 0x%x' % (at, NAMES[rtype], size, skipped, at + skipped))
+
+
+def resize(name, b, recs, nsamples, at, rtype, size, new_size, kept):
+    b = bytearray(b)
+    struct.pack_into('<H', b, at + 6, new_size)
+    write(name + '.data', b)
+    expect(name, kept, damaged(at, rtype, new_size, size))
+
+
 shapes = open(os.path.join(top, 'testdata', 'shapes.data'), 'rb').read()
 
 b = bytearray(shapes)
@@ -95,6 +135,25 @@ samples = [p for p, t, s in records(shapes) if t == 9]
 for p in samples[100:200]:
     struct.pack_into('<I', b, p, 200)
 write('unknown-100.data', b)
+
+# B1: one size field wrong lands inside the next record: that record is skipped to the
+# next plausible one, and only it is lost
+recs = list(records(shapes))
+samples = [(p, s) for p, t, s in recs if t == 9]
+p, s = samples[1000]
+resize('sample-plus8', shapes, recs, len(samples), p, 9, s, s + 8, len(samples) - 1)
+resize('sample-zero', shapes, recs, len(samples), p, 9, s, 0, len(samples) - 1)
+pipe = open(os.path.join(top, 'testdata', 'mt-pipe.data'), 'rb').read()
+psamples = [(p, s) for p, t, s in pipe_records(pipe) if t == 9]
+p, s = psamples[1000]
+resize('pipe-plus8', pipe, None, len(psamples), p, 9, s, s + 8, len(psamples) - 1)
+
+# B2: a record claiming up to 65,528 bytes whose extent ends on a record: its own count
+# (nr) or its filename's NUL contradict the size, so it is damage, and no sample is lost
+for rtype, name in ((69, 'id-index-claims'), (1, 'kernel-mmap-claims'), (73, 'thread-map-claims')):
+    at, size = next((p, s) for p, t, s in recs if t == rtype)
+    claim = max(p for p, t, s in recs if at < p <= at + 65528) - at
+    resize(name, shapes, recs, len(samples), at, rtype, size, claim, len(samples))
 
 # deep.data: the first sample of mt-g.data with 4 or more user frames gets its middle
 # frames repeated until its callchain holds 3,000 frames (perf records up to

@@ -1,0 +1,309 @@
+/* perfdata_stream: framing the records of a data section: each header's plausibility,
+ * resync past damage, the zstd stream of COMPRESSED records, and the mapped pages
+ * a pass has read let go. */
+#include "formats/perfdata_internal.h"
+
+#include "common/bytes.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* The most a record of a kernel type with a path or a name can hold: the fields, a
+ * path of PATH_MAX and a sample_id trailer. */
+#define REC_NAME_MAX (4096 + 64)
+
+/*
+ * Is there a plausible record header at p (rem bytes left)? A known type, a size that
+ * fits and is not below the type's minimum; the kernel's records are whole u64 words
+ * and their paths and names bounded; the record's own counts agree with its size
+ * (pd_rec_consistent). What perf checks before it processes a record (session.c) and
+ * more, for resynchronizing after damage.
+ */
+int pd_header_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
+{
+	uint32_t type;
+	uint16_t size;
+
+	if (rem < 8)
+		return 0;
+	type = ld32(p, r->swapped);
+	size = ld16(p + 6, r->swapped);
+	if (size < 8 || pd_rec_extent(p, size, r->swapped, rem) > rem)
+		return 0;
+	if (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID) {
+		if (size % 8 || size < pd_rec_min(type))
+			return 0;
+		if ((type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
+		     type == PERF_RECORD_COMM) && size > pd_rec_min(type) + REC_NAME_MAX)
+			return 0;
+		/* samples have no counts to check here (pd_decode checks each field) */
+		return type == PERF_RECORD_SAMPLE || pd_rec_consistent(r, p, size);
+	}
+	if (type < PERF_RECORD_HEADER_ATTR || type > PERF_RECORD_COMPRESSED2)
+		return 0;
+	return pd_rec_consistent(r, p, size);
+}
+
+/* A header and the one after it both plausible (or the first ends the data). */
+static int headers_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
+{
+	uint64_t ext;
+
+	if (!pd_header_ok(r, p, rem))
+		return 0;
+	ext = pd_rec_extent(p, ld16(p + 6, r->swapped), r->swapped, rem);
+	return ext == rem || pd_header_ok(r, p + ext, rem - ext);
+}
+
+/*
+ * The first q in [from, limit) where two plausible headers follow each other (or one
+ * ends the data), `rem` when there is none. Byte by byte: records need not lie at
+ * offsets of whole words (pipe-mode header records of 4 mod 8 bytes and COMPRESSED
+ * records of any size put the records after them anywhere).
+ */
+static uint64_t scan(const struct perf_reader *r, const uint8_t *p, uint64_t rem,
+		     uint64_t from, uint64_t limit)
+{
+	uint64_t q;
+
+	for (q = from; q < limit && q + 8 <= rem; q++)
+		if (headers_ok(r, p + q, rem - q))
+			return q;
+	return rem;
+}
+
+/* Types the kernel (below 64) and perf (from 64) may add, which this reader skips by
+ * their size; bytes that are not a record header, read as a type, are mostly larger. */
+#define UNKNOWN_TYPE_MAX 1024
+
+static int unknown_ok(uint32_t type)
+{
+	return type && type < UNKNOWN_TYPE_MAX && !pd_type_known(type);
+}
+
+/* Is the header at p, which is not plausible, of a type this reader does not know (a
+ * newer perf or kernel) with a size of whole u64 words that fits: one to read on to? */
+static int unknown_fits(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
+{
+	uint32_t type;
+	uint16_t size;
+
+	if (rem < 8)
+		return 0;
+	type = ld32(p, r->swapped);
+	size = ld16(p + 6, r->swapped);
+	return unknown_ok(type) && size >= 8 && size % 8 == 0 && size <= rem;
+}
+
+/*
+ * A plausible record whose successor is not: when two plausible headers stand inside
+ * its extent, its size is what is damaged (too large, it took the start of the next
+ * record along: damage); otherwise the damage is in the next record, framed from there.
+ */
+__attribute__((noinline))
+static void frame_next_bad(const struct perf_reader *r, const uint8_t *p, uint64_t rem,
+			   uint64_t ext, struct pd_frame *fr)
+{
+	uint64_t q;
+
+	if (!unknown_fits(r, p + ext, rem - ext) && (q = scan(r, p, rem, 8, ext)) < ext) {
+		fr->kind = PD_OVERSIZED;
+		fr->len = q;
+	}
+}
+
+/*
+ * A record that is not plausible: one whose size leads to two plausible headers is
+ * trusted: of an unknown type (a newer perf or kernel), a run of them is skipped by
+ * their sizes and counted; of a known type whose own counts agree with its size,
+ * pd_decode() says what is wrong. Anything else (a size below 8 too) is damage: the
+ * reader moves on to where two plausible headers follow each other.
+ */
+__attribute__((noinline))
+static void frame_bad(const struct perf_reader *r, const uint8_t *p, uint64_t rem,
+		      struct pd_frame *fr)
+{
+	uint32_t type = ld32(p, r->swapped);
+	uint16_t size = ld16(p + 6, r->swapped);
+	uint64_t ext = fr->len;
+	int known = pd_type_known(type);
+
+	if (ext > rem && ((known && size % 8 == 0) || unknown_ok(type)))
+		return; /* the data section's end cut it: reported as such */
+	if (size >= 8 && size % 8 == 0 && known && ext < rem && pd_rec_consistent(r, p, size) &&
+	    headers_ok(r, p + ext, rem - ext))
+		return; /* its size leads on to records: too short, pd_decode() says so */
+	if (size % 8 == 0 && unknown_ok(type)) {
+		/* a run of records of this type, each by its size, then plausible ones */
+		uint64_t at = 0, n = 0;
+
+		while (at + 8 <= rem && ld32(p + at, r->swapped) == type) {
+			uint16_t sz = ld16(p + at + 6, r->swapped);
+
+			if (sz < 8 || sz % 8 || sz > rem - at)
+				break;
+			at += sz;
+			n++;
+		}
+		if (n && (at == rem || (rem - at >= 8 && ld32(p + at, r->swapped) != type &&
+					headers_ok(r, p + at, rem - at)))) {
+			fr->kind = PD_UNKNOWN_RUN;
+			fr->len = at;
+			fr->n = n;
+			return;
+		}
+	}
+	fr->kind = PD_DAMAGE;
+	fr->len = scan(r, p, rem, 8, rem);
+}
+
+void pd_frame(const struct perf_reader *r, const uint8_t *p, uint64_t rem, int plausible,
+	      struct pd_frame *fr)
+{
+	uint64_t ext = pd_rec_extent(p, ld16(p + 6, r->swapped), r->swapped, rem);
+
+	fr->kind = PD_RECORD;
+	fr->len = ext;
+	fr->n = 1;
+	fr->next_plausible = 0;
+	if (!plausible && !pd_header_ok(r, p, rem)) {
+		frame_bad(r, p, rem, fr);
+		return;
+	}
+	if (ext < rem) {
+		fr->next_plausible = pd_header_ok(r, p + ext, rem - ext);
+		if (!fr->next_plausible)
+			frame_next_bad(r, p, rem, ext, fr);
+	}
+}
+
+void pd_skip_damage(struct perf_reader *r, struct pd_file *f, const uint8_t *p, uint64_t off,
+		    uint64_t q, uint64_t rem)
+{
+	r->stats.skipped_bad++;
+	r->stats.resync_bytes += q;
+	pd_warn(r, f->path, off, "%s: damaged record (size %u): %llu bytes skipped to %s "
+		"0x%llx", pd_rec_name(ld32(p, r->swapped)).s, ld16(p + 6, r->swapped),
+		(unsigned long long)q,
+		q == rem ? "the end of the data at" : "the next plausible record at offset",
+		(unsigned long long)(off + q));
+	r->pos = off + q;
+}
+
+void pd_reset_stream(struct perf_reader *r)
+{
+	r->zin = NULL;
+	r->zin_len = r->zin_pos = 0;
+	r->zmore = r->zbroken = 0;
+	r->dhead = r->dlen = 0;
+	if (r->zd)
+		ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_only);
+}
+
+/*
+ * Let go of the mapped pages before `off`, which this pass has read: a read-only
+ * file mapping gives them back on the next touch (from the page cache), so nothing
+ * borrowed from them breaks, and the resident size of a reader of a large file
+ * stays at a step instead of growing to the file's size.
+ */
+#define RELEASE_STEP (2u << 20)
+/* Below this a file stays mapped whole: letting go costs more (a TLB shootdown on
+ * every CPU the process runs on) than its pages weigh. */
+#define RELEASE_MIN (16u << 20)
+
+void pd_release_behind(struct perf_reader *r, const struct pd_file *f, uint64_t off)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t from = (r->released + page - 1) / page * page, to = off / page * page;
+
+	if (to > from)
+		madvise((uint8_t *)f->map + from, (size_t)(to - from), MADV_DONTNEED);
+	r->released = to;
+}
+
+void pd_zstop(struct perf_reader *r)
+{
+	r->stats.skipped_bad++;
+	r->zbroken = 1;
+	r->zin = NULL;
+	r->zmore = 0;
+	r->dhead = r->dlen = 0;
+}
+
+/* Inflate the next chunk of the current compressed record behind what is left. */
+void pd_zfill(struct perf_reader *r)
+{
+	size_t avail = r->dlen - r->dhead, before_in = r->zin_pos;
+	ZSTD_inBuffer in = { r->zin, r->zin_len, r->zin_pos };
+	ZSTD_outBuffer out;
+	size_t ret;
+
+	memmove(r->dbuf, r->dbuf + r->dhead, avail);
+	r->dhead = 0;
+	r->dlen = avail;
+	out.dst = r->dbuf + r->dlen;
+	out.size = r->dcap - r->dlen;
+	out.pos = 0;
+	ret = ZSTD_decompressStream(r->zd, &out, &in);
+	if (ZSTD_isError(ret)) {
+		pd_warn(r, pd_cur_path(r), r->zoff, "%s: zstd: %s, the compressed data of this file "
+			"is skipped from here", pd_rec_name(PERF_RECORD_COMPRESSED).s,
+			ZSTD_getErrorName(ret));
+		pd_zstop(r);
+		return;
+	}
+	r->zin_pos = in.pos;
+	r->dlen += out.pos;
+	r->zmore = out.pos == out.size;
+	if (out.pos == 0 && in.pos == before_in) {
+		r->zin_pos = r->zin_len; /* no progress: give up on this record */
+		r->zmore = 0;
+	}
+}
+
+/*
+ * File format (PERF_RECORD_COMPRESSED 81):
+ *	struct perf_event_header header; u8 data[header.size - 8];
+ * (PERF_RECORD_COMPRESSED2 83, newer perf):
+ *	struct perf_event_header header; u64 data_size; u8 data[data_size]; padding
+ * The payloads of a file form one zstd stream; a record may straddle two payloads.
+ */
+int pd_start_compressed(struct perf_reader *r, const uint8_t *p, uint16_t size,
+			uint64_t off)
+{
+	uint32_t type = ld32(p, r->swapped);
+	const uint8_t *data = p + 8;
+	size_t len = size - 8u;
+
+	r->stats.compressed_records++;
+	if (type == PERF_RECORD_COMPRESSED2) {
+		uint64_t ds;
+
+		if (size < 16 || (ds = ld64(p + 8, r->swapped)) > size - 16u) {
+			r->stats.skipped_bad++;
+			pd_warn(r, pd_cur_path(r), off, "PERF_RECORD_COMPRESSED2: data_size does not "
+				"fit the record (size %u), skipped", size);
+			return 0;
+		}
+		data = p + 16;
+		len = (size_t)ds;
+	}
+	if (r->zbroken) {
+		r->stats.skipped_bad++;
+		return 0;
+	}
+	if (!r->zd) {
+		r->zd = ZSTD_createDStream();
+		if (!r->zd || ZSTD_isError(ZSTD_initDStream(r->zd))) {
+			diag_error(r->d, pd_cur_path(r), off, "cannot set up zstd decompression");
+			return -1;
+		}
+	}
+	r->zin = data;
+	r->zin_len = len;
+	r->zin_pos = 0;
+	r->zoff = off;
+	r->zmore = 0;
+	return 0;
+}
