@@ -92,27 +92,41 @@ static uint64_t thread_key(const struct pc_sample *s)
 	return ((uint64_t)s->pid << 32) | s->tid;
 }
 
-/* The order of buf[0..n): by thread, then time, then the order added. */
-static uint32_t *sort_run(const struct pc_sample *buf, size_t n)
+/* Indexes 0 .. n - 1 ordered by key(ctx, i, 1), then key(ctx, i, 0), then i: two
+ * stable radix sorts, the minor key's first. The caller frees it. */
+static uint32_t *order_by(size_t n, uint64_t (*key)(const void *ctx, size_t i, int major),
+			  const void *ctx)
 {
 	struct sort_pair *v = xmalloc((n ? n : 1) * sizeof(*v));
 	struct sort_pair *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
 	uint32_t *order = xmalloc((n ? n : 1) * sizeof(*order));
 
-	/* two stable sorts: by time, then by thread */
 	for (size_t i = 0; i < n; i++) {
-		v[i].key = buf[i].time;
+		v[i].key = key(ctx, i, 0);
 		v[i].val = i;
 	}
 	sort_pairs(v, tmp, n);
 	for (size_t i = 0; i < n; i++)
-		v[i].key = thread_key(&buf[v[i].val]);
+		v[i].key = key(ctx, v[i].val, 1);
 	sort_pairs(v, tmp, n);
 	for (size_t i = 0; i < n; i++)
 		order[i] = (uint32_t)v[i].val;
 	free(v);
 	free(tmp);
 	return order;
+}
+
+static uint64_t run_key(const void *ctx, size_t i, int major)
+{
+	const struct pc_sample *s = &((const struct pc_sample *)ctx)[i];
+
+	return major ? thread_key(s) : s->time;
+}
+
+/* The order of buf[0..n): by thread, then time, then the order added. */
+static uint32_t *sort_run(const struct pc_sample *buf, size_t n)
+{
+	return order_by(n, run_key, buf);
 }
 
 static void spill_run(struct pc_timeline *t)
@@ -225,26 +239,18 @@ void timeline_merge_aggregates(struct pc_timeline *t, const uint32_t *into, size
 	free(was);
 }
 
+static uint64_t agg_key(const void *ctx, size_t i, int major)
+{
+	const struct pc_timeline *t = ctx;
+
+	if (i >= t->nagg)
+		return UINT64_MAX;
+	return major ? t->agg[i].time : t->agg[i].seq;
+}
+
 uint32_t *timeline_aggregate_order(const struct pc_timeline *t, size_t n)
 {
-	struct sort_pair *v = xmalloc((n ? n : 1) * sizeof(*v));
-	struct sort_pair *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
-	uint32_t *order = xmalloc((n ? n : 1) * sizeof(*order));
-
-	/* stable sorts: by the place added, then by time */
-	for (size_t i = 0; i < n; i++) {
-		v[i].key = i < t->nagg ? t->agg[i].seq : UINT64_MAX;
-		v[i].val = i;
-	}
-	sort_pairs(v, tmp, n);
-	for (size_t i = 0; i < n; i++)
-		v[i].key = v[i].val < t->nagg ? t->agg[v[i].val].time : UINT64_MAX;
-	sort_pairs(v, tmp, n);
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)v[i].val;
-	free(v);
-	free(tmp);
-	return order;
+	return order_by(n, agg_key, t);
 }
 
 size_t timeline_nseen(const struct pc_timeline *t)
