@@ -30,7 +30,7 @@ endif
 # The JVMTI agent (jvmti/), built without sanitizers in every build: see its rule.
 JVMTI_LIB := build/libperfconv-jvmti.so
 
-PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson libcurl
+PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson libdeflate libcurl
 
 # What the Debian packages give the compiler and the linker, asked of pkg-config once
 # they are installed. make builds this file first (scripts/install-deps.sh installs

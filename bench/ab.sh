@@ -15,6 +15,9 @@ OLD=$(realpath "$1")
 NEW=$(realpath "$2")
 TURNS=${3:-11}
 W=$PWD/bench/work
+# a cache of its own, which no other build on the machine rewrites (the two builds
+# here share it: a change of the cache's format shows in the first turns)
+export PERFCONV_CACHE_DIR=$W/cache-ab
 [ -e "$W/native.data" ] && [ -e "$W/long.data" ] || {
 	echo "ab: run bench/run.sh once first (it records bench/work/native.data and long.data)" >&2
 	exit 2

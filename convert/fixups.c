@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "formats/timeline.h"
+
 void fixups_expand_user(struct resolver *res, struct profile *p, const struct replay *rp,
 			struct symbolizer *sym)
 {
@@ -79,6 +81,16 @@ void fixups_thread_names(struct profile *p, struct replay *rp)
 	struct { uint32_t pid, tid; uint64_t time; } *last = NULL;
 	size_t n = 0, cap = 0;
 
+	if (p->timeline) { /* p->samples are aggregates: the timeline saw each sample's time */
+		for (size_t i = 0; i < timeline_nseen(p->timeline); i++) {
+			uint32_t pid, tid;
+			uint64_t time;
+
+			timeline_seen(p->timeline, i, &pid, &tid, &time);
+			profile_set_thread_name(p, pid, tid, replay_thread_last_name(rp, pid, tid, time));
+		}
+		return;
+	}
 	u64map_init(&index);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pc_sample *s = &p->samples[i];

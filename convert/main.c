@@ -634,7 +634,7 @@ static int convert_one(struct cli *c, const struct output_format *of, struct pro
 {
 	struct convert_stats st;
 
-	p->aggregate = of->totals_only;
+	output_shape_profile(of, p);
 	if (!c->weight_set)
 		c->wo.weight_period = of->weight_period;
 	if (convert_read(&c->co, p, &st, d) != 0)

@@ -19,36 +19,43 @@
 
 static const struct output_format folded = {
 	"folded", { ".folded", ".collapsed", ".txt", NULL }, folded_write,
-	"collapsed stacks, one line per unique stack (stackcollapse-perf.pl)", 0, 1, 1,
+	"collapsed stacks, one line per unique stack (stackcollapse-perf.pl)", 0, 1, 1, 0,
 };
 static const struct output_format samples = {
 	"samples", { ".samples", NULL }, samples_write,
 	"one line per sample in time order: comm, pid/tid, cpu, time, event, period, stack",
-	0, 0, 0,
+	0, 0, 0, 0,
 };
 /* ".json" alone names neither: speedscope and Chrome traces are both JSON */
 static const struct output_format speedscope = {
 	"speedscope", { ".speedscope.json", ".speedscope", NULL }, speedscope_write,
-	"speedscope JSON, one sampled profile per thread, weights in periods", 1, 1, 0,
+	"speedscope JSON, one sampled profile per thread, weights in periods", 1, 1, 0, 1,
 };
 static const struct output_format chrome = {
 	"chrome", { ".trace.json", ".chrome.json", NULL }, chrome_write,
 	"Chrome Trace Event JSON (Perfetto UI, chrome://tracing), per-thread timelines",
-	1, 1, 0,
+	1, 1, 0, 1,
 };
 
 static const struct output_format pprof = {
 	"pprof", { ".pb.gz", ".pprof", NULL }, pprof_write,
-	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope", 0, 0, 1,
+	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope", 0, 0, 1, 0,
 };
 
 static const struct output_format svg = {
 	"svg", { ".svg", NULL }, svg_write,
-	"interactive flame graph, one self-contained SVG file (zoom, search)", 0, 1, 1,
+	"interactive flame graph, one self-contained SVG file (zoom, search)", 0, 1, 1, 0,
 };
 
 const struct output_format *const output_formats[] = { &folded, &samples, &pprof,
 						       &speedscope, &chrome, &svg, NULL };
+
+void output_shape_profile(const struct output_format *f, struct profile *p)
+{
+	p->aggregate = f->totals_only;
+	if (f->timeline)
+		profile_keep_timeline(p);
+}
 
 const struct output_format *output_by_name(const char *name)
 {

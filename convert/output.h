@@ -13,7 +13,13 @@ struct output_format {
 	int weight_period;        /* --weight's default: 1 period, 0 samples */
 	int one_event;            /* shows one event: the first with samples unless --event */
 	int totals_only;          /* shows no times: samples may be aggregated as they come */
+	int timeline;             /* draws each thread's samples in time order, which the
+				     profile then keeps in bounded memory (p->timeline) */
 };
+
+/* Before samples are added: how `p` keeps them for format `f` (aggregated for a
+ * format of totals, each in a timeline for one that draws timelines). */
+void output_shape_profile(const struct output_format *f, struct profile *p);
 
 /* Every format, NULL-terminated. */
 extern const struct output_format *const output_formats[];

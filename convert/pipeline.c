@@ -155,10 +155,10 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	if (rc.defer_kernel)
 		fixups_name_kernel(res, p, s.sym, s.facts.kernel_bid, s.facts.kernel_bid_size);
 	fixups_mapping_flags(p, o->sym.inline_frames && !o->no_symbols);
-	if (!p->aggregate) {
+	if (!p->aggregate || p->timeline)
 		fixups_thread_names(p, s.rp);
+	if (!p->aggregate)
 		profile_sort_samples(p);
-	}
 
 	memset(&si, 0, sizeof(si));
 	si.r = s.r;

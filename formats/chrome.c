@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/spool.h"
 #include "common/version.h"
 #include "formats/profview.h"
 #include "formats/json.h"
@@ -42,22 +43,51 @@ struct ct_key {
 	int64_t depth;                    /* -1: none */
 };
 
+/* What each spool of a thread's passes keeps in memory before it goes to a file. */
+#ifndef CT_SPOOL_MEMORY
+#define CT_SPOOL_MEMORY (1u << 20)
+#endif
+
+/* A sample shown, as the first pass over a thread places it. */
+struct ct_kept {
+	uint64_t t;        /* its time from the origin */
+	uint64_t close;    /* when the slices that end at it end (from the second sample on) */
+	uint32_t common;   /* depth its stack shares with the sample before, 0 after a gap */
+	uint32_t fnode;
+};
+
+/* What a slice takes from the sample where it ends (j, the thread's end included). */
+struct ct_end {
+	uint64_t close;    /* close[j] */
+	uint32_t fnode;    /* j's stack */
+	uint32_t common;   /* common[j] */
+	uint32_t after;    /* common[] where the slices of j's stack at depth common[j] end */
+	uint8_t last;      /* j is past the thread's last sample */
+	uint8_t at_time;   /* close[j] is j's time: slices begin as these end */
+};
+
+/* The nearest sample after the one looked at whose common[] is `common` or less. */
+struct ct_next {
+	uint32_t common;
+	struct ct_end end;
+};
+
 struct ct_writer {
 	const struct profile *p;
 	struct profview v;
 	int clock_event;       /* periods are nanoseconds: a long gap is time off the CPU */
 	uint64_t origin;
 	FILE *out;
-	/* per thread scratch, reused */
-	const uint32_t *order; /* the thread's samples in time order */
-	uint32_t *keep;        /* the samples shown: indexes into order */
-	uint64_t *t;           /* their times from the origin */
-	uint32_t *common;      /* depth shared with the previous sample, 0 after a gap */
-	uint64_t *close;       /* when slices ending before sample j end (close[n]: at the end) */
+	/* per thread, reused: the samples shown (first pass), and the end of each slice
+	 * (second pass, written back to front), spooled: a thread of any length costs
+	 * the spools' memory */
+	struct spool *kept, *ends;
+	struct ct_next *next;  /* second pass: a stack of candidates, common[] increasing */
+	struct ct_end *at;     /* third pass: the ends of the slices opening at a sample, by depth */
 	uint32_t *path;        /* fnodes of the stack whose slices are written, root first */
 	uint32_t *next_path;   /* fnodes of the stack where a slice ends */
 	struct ct_key *open;   /* the key of the slice open at each depth */
-	size_t keep_cap, t_cap, common_cap, close_cap, path_cap, next_path_cap, open_cap;
+	size_t next_cap, at_cap, path_cap, next_path_cap, open_cap;
 	int nevents;           /* written so far: all but the first begin with a comma */
 };
 
@@ -138,16 +168,9 @@ static void write_slice(struct ct_writer *w, const struct pc_thread *th, uint32_
 	fputs("}}", out);
 }
 
-/* The k-th sample shown of the thread. */
-static const struct pc_sample *shown(const struct ct_writer *w, size_t k)
+/* Fill *path with the fnodes of stack `f`, root first; returns its depth. */
+static uint32_t stack_path(struct ct_writer *w, uint32_t f, uint32_t **path, size_t *cap)
 {
-	return &w->p->samples[w->order[w->keep[k]]];
-}
-
-/* Fill *path with the fnodes of sample k's stack, root first; returns its depth. */
-static uint32_t stack_path(struct ct_writer *w, size_t k, uint32_t **path, size_t *cap)
-{
-	uint32_t f = profview_fnode(&w->v, shown(w, k));
 	uint32_t depth = w->v.fnodes[f].depth;
 
 	if (depth > *cap)
@@ -160,16 +183,6 @@ static uint32_t stack_path(struct ct_writer *w, size_t k, uint32_t **path, size_
 static uint32_t func_at(const struct ct_writer *w, const uint32_t *path, uint32_t d)
 {
 	return w->v.fnodes[path[d]].func;
-}
-
-/* The sample where the slice at depth d, open at sample i, ends (n: after the last). */
-static size_t slice_end(const struct ct_writer *w, size_t n, size_t i, uint32_t d)
-{
-	size_t j = i + 1;
-
-	while (j < n && w->common[j] > d)
-		j++;
-	return j;
 }
 
 /* The outermost depth in [lo, d] of path that holds the function at d. */
@@ -198,50 +211,69 @@ static int same_name(const struct pc_function *a, const struct pc_function *b)
 }
 
 /*
- * The key of the slices of the function at depth d of w->path that end at sample j,
- * d being the outermost of them. Where the same function begins at j at a shallower
- * depth under the same caller, "depth" (d) tells them apart.
+ * The key of the slices of the function at depth d of w->path that end at sample j
+ * (what `e` says of it), d being the outermost of them. Where the same function
+ * begins at j at a shallower depth under the same caller, "depth" (d) tells them apart.
  */
-static struct ct_key class_key(struct ct_writer *w, size_t n, uint32_t d, size_t j)
+static struct ct_key class_key(struct ct_writer *w, uint32_t d, const struct ct_end *e)
 {
 	struct ct_key key = { caller_of(w, w->path, d), -1 };
-	uint32_t c, p;
+	uint32_t c = e->common, p;
 
-	if (j == n || w->close[j] != w->t[j])
+	if (e->last || !e->at_time)
 		return key; /* nothing begins as these end */
-	c = w->common[j];
-	if (stack_path(w, j, &w->next_path, &w->next_path_cap) <= c ||
+	if (stack_path(w, e->fnode, &w->next_path, &w->next_path_cap) <= c ||
 	    func_at(w, w->next_path, c) != func_at(w, w->path, d))
 		return key;
 	/* the slices of the function that the one beginning at c ends with share its key */
-	p = outermost(w, w->next_path, w->common[slice_end(w, n, j, c)], c);
+	p = outermost(w, w->next_path, e->after, c);
 	if (same_name(caller_of(w, w->next_path, p), key.caller))
 		key.depth = d;
 	return key;
 }
 
-static void write_thread(struct ct_writer *w, const struct pc_thread *th)
+/* The sample a thread's first pass has placed: its place against the one before. */
+struct ct_placed {
+	uint64_t t, time, period;
+	uint32_t fnode;
+};
+
+static void keep_sample(struct ct_writer *w, const struct ct_placed *k, const struct ct_placed *prev)
+{
+	struct ct_kept r = { k->t, 0, 0, k->fnode };
+
+	/* off the CPU in between, unless the placement closed the gap */
+	if (prev && w->clock_event && k->time - prev->time > prev->period + prev->period / 2 &&
+	    prev->t + prev->period < k->t) {
+		r.close = prev->t + prev->period;
+	} else if (prev) {
+		r.close = k->t;
+		r.common = common_depth(&w->v, prev->fnode, k->fnode);
+	}
+	spool_append(w->kept, &r);
+}
+
+/*
+ * First pass: the thread's samples placed in time and those shown kept, each with
+ * when the slices ending at it end and the depth it shares with the one before.
+ * Returns when the slices still open after the last end.
+ */
+static uint64_t place_samples(struct ct_writer *w, const struct pc_thread *th)
 {
 	const struct profile *p = w->p;
-	size_t n = th->n, kept = 0;
-	uint64_t sum = 0, tail;
+	struct profview_cursor c;
+	const struct pc_sample *s;
+	struct ct_placed pend = { 0, 0, 0, 0 }, prev = { 0, 0, 0, 0 };
+	uint64_t sum = 0, n = 0, t = 0, t_first = 0, tail, prev_time = 0, prev_period = 0;
+	int have_prev = 0;
 
-	w->order = w->v.order + th->first;
-	if (n + 1 > w->keep_cap)
-		grow_array((void **)&w->keep, &w->keep_cap, n + 1, sizeof(*w->keep));
-	if (n + 1 > w->t_cap)
-		grow_array((void **)&w->t, &w->t_cap, n + 1, sizeof(*w->t));
-	if (n + 1 > w->common_cap)
-		grow_array((void **)&w->common, &w->common_cap, n + 1, sizeof(*w->common));
-	if (n + 1 > w->close_cap)
-		grow_array((void **)&w->close, &w->close_cap, n + 1, sizeof(*w->close));
-	for (size_t i = 0; i < n; i++) {
-		const struct pc_sample *s = &p->samples[w->order[i]];
-
+	spool_clear(w->kept);
+	profview_cursor_init(&c, &w->v, th);
+	while ((s = profview_cursor_next(&c)) != NULL) {
 		if (!p->has_time) {
-			w->t[i] = sum;
+			t = sum;
 			sum += s->period;
-		} else if (w->clock_event && i > 0) {
+		} else if (w->clock_event && n > 0) {
 			/*
 			 * A clock event's sample stands for one period of CPU time. Its
 			 * recorded time is its timer slot plus the interrupt's latency, which
@@ -250,81 +282,159 @@ static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 			 * that a function's self time is its samples times the period. A
 			 * longer gap (the thread off the CPU) starts again at the real time.
 			 */
-			uint64_t per = p->samples[w->order[i - 1]].period;
-			uint64_t real = s->time - w->origin;
-			uint64_t gap = s->time - p->samples[w->order[i - 1]].time;
+			uint64_t per = prev_period, real = s->time - w->origin;
+			uint64_t gap = s->time - prev_time;
 
 			if (gap > per + per / 2)
-				w->t[i] = real > w->t[i - 1] + per ? real : w->t[i - 1] + per;
+				t = real > t + per ? real : t + per;
 			else
-				w->t[i] = w->t[i - 1] + per;
+				t += per;
 		} else {
-			w->t[i] = s->time - w->origin;
+			t = s->time - w->origin;
 		}
+		if (n == 0) {
+			t_first = t;
+		} else if (pend.t != t) {
+			/* a sample at the time of the next would only make slices of no duration */
+			keep_sample(w, &pend, have_prev ? &prev : NULL);
+			prev = pend;
+			have_prev = 1;
+		}
+		pend.t = t;
+		pend.time = s->time;
+		pend.period = s->period;
+		pend.fnode = profview_fnode(&w->v, s);
+		prev_time = s->time;
+		prev_period = s->period;
+		n++;
 	}
+	profview_cursor_release(&c);
+	if (!n)
+		return 0;
+	keep_sample(w, &pend, have_prev ? &prev : NULL);
 	/* a count event's last slices end one mean interval after the last sample */
-	tail = n > 1 ? (w->t[n - 1] - w->t[0]) / (n - 1) : 1000;
+	tail = n > 1 ? (t - t_first) / (n - 1) : 1000;
 	if (tail == 0)
 		tail = 1;
-	/* a sample at the time of the next would only make slices of no duration */
-	for (size_t i = 0; i < n; i++)
-		if (i + 1 == n || w->t[i] != w->t[i + 1]) {
-			w->keep[kept] = (uint32_t)i;
-			w->t[kept++] = w->t[i];
-		}
-	n = kept;
+	return pend.t + (w->clock_event ? pend.period : tail);
+}
 
-	w->common[0] = 0;
-	for (size_t j = 1; j <= n; j++) {
-		const struct pc_sample *prev = shown(w, j - 1);
-		uint64_t ext = w->clock_event ? prev->period : tail;
+/* In w->next[0..n) (common[] increasing), the last with common[] <= d. */
+static const struct ct_next *next_at(const struct ct_next *next, size_t n, uint32_t d)
+{
+	size_t lo = 0, hi = n; /* next[0].common is 0: there is one */
 
-		/* off the CPU in between, unless the placement closed the gap */
-		if (j == n || (w->clock_event && shown(w, j)->time - prev->time >
-				prev->period + prev->period / 2 && w->t[j - 1] + ext < w->t[j])) {
-			w->close[j] = w->t[j - 1] + ext;
-			w->common[j] = 0;
-		} else {
-			w->close[j] = w->t[j];
-			w->common[j] = common_depth(&w->v, profview_fnode(&w->v, prev),
-						    profview_fnode(&w->v, shown(w, j)));
-		}
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (next[mid].common <= d)
+			lo = mid;
+		else
+			hi = mid;
 	}
+	return &next[lo];
+}
 
-	for (size_t i = 0; i < n; i++) {
-		uint32_t depth = stack_path(w, i, &w->path, &w->path_cap);
+/*
+ * Second pass, from the last sample shown back to the first: where each slice ends.
+ * The slice at depth d opening at sample i ends at the first j after i with
+ * common[j] <= d (or past the last); a stack of the candidates, nearest on top,
+ * answers that for every depth at once. One ct_end per slice, each sample's from
+ * its outermost slice in.
+ */
+static void find_ends(struct ct_writer *w, uint64_t close_last)
+{
+	struct spool_reader r;
+	const struct ct_kept *k;
+	size_t n = 1;
 
+	spool_clear(w->ends);
+	if (w->next_cap < 1)
+		grow_array((void **)&w->next, &w->next_cap, 1, sizeof(*w->next));
+	memset(&w->next[0], 0, sizeof(w->next[0]));
+	w->next[0].end.close = close_last;
+	w->next[0].end.last = 1;
+	spool_reader_init(&r, w->kept, 0, spool_count(w->kept), 1);
+	while ((k = spool_read(&r)) != NULL) {
+		uint32_t depth = w->v.fnodes[k->fnode].depth;
+		struct ct_next me;
+
+		for (uint32_t d = k->common; d < depth; d++)
+			spool_append(w->ends, &next_at(w->next, n, d)->end);
+		memset(&me, 0, sizeof(me));
+		me.common = k->common;
+		me.end.close = k->close;
+		me.end.fnode = k->fnode;
+		me.end.common = k->common;
+		me.end.after = next_at(w->next, n, k->common)->common;
+		me.end.at_time = k->close == k->t;
+		while (n > 0 && w->next[n - 1].common >= k->common)
+			n--;
+		if (n + 1 > w->next_cap)
+			grow_array((void **)&w->next, &w->next_cap, n + 1, sizeof(*w->next));
+		w->next[n++] = me;
+	}
+	spool_reader_release(&r);
+}
+
+static void write_thread(struct ct_writer *w, const struct pc_thread *th)
+{
+	struct spool_reader kr, er;
+	const struct ct_kept *k;
+	uint64_t base = 0;
+	int first = 1;
+
+	find_ends(w, place_samples(w, th));
+	spool_reader_init(&kr, w->kept, 0, spool_count(w->kept), 0);
+	spool_reader_init(&er, w->ends, 0, spool_count(w->ends), 1);
+	while ((k = spool_read(&kr)) != NULL) {
+		uint32_t depth = stack_path(w, k->fnode, &w->path, &w->path_cap);
+		uint64_t t = k->t;
+
+		if (first)
+			base = t;
+		first = 0;
 		if (depth > w->open_cap)
 			grow_array((void **)&w->open, &w->open_cap, depth, sizeof(*w->open));
-		/* slices at depths common[i].. open here; each ends where the stacks part */
-		for (uint32_t d = w->common[i]; d < depth; d++) {
-			size_t j = slice_end(w, n, i, d);
-			uint32_t m = outermost(w, w->path, w->common[j], d);
+		if (depth > w->at_cap)
+			grow_array((void **)&w->at, &w->at_cap, depth, sizeof(*w->at));
+		/* the second pass wrote them outermost first, back to front: innermost first here */
+		for (uint32_t d = depth; d-- > k->common;) {
+			const struct ct_end *e = spool_read(&er);
+
+			if (!e)
+				break;
+			w->at[d] = *e;
+		}
+		/* slices at depths common.. open here; each ends where the stacks part */
+		for (uint32_t d = k->common; d < depth; d++) {
+			const struct ct_end *e = &w->at[d];
+			uint32_t m = outermost(w, w->path, e->common, d);
 
 			/* the slices of a function that end together share the outermost's key */
-			w->open[d] = m < d ? w->open[m] : class_key(w, n, d, j);
-			write_slice(w, th, func_at(w, w->path, d), &w->open[d], w->t[i], w->close[j], w->t[0]);
+			w->open[d] = m < d ? w->open[m] : class_key(w, d, e);
+			write_slice(w, th, func_at(w, w->path, d), &w->open[d], t, e->close, base);
 		}
 	}
+	spool_reader_release(&kr);
+	spool_reader_release(&er);
 }
 
 int chrome_write(const struct profile *p, const struct write_options *o, FILE *out)
 {
 	struct ct_writer w;
 	struct u64map named;
-	int event = o->event;
+	int event = o->event, err;
 
 	memset(&w, 0, sizeof(w));
 	w.p = p;
 	w.out = out;
 	u64map_init(&named);
 	profview_init(&w.v, p, o->event, 1);
-	for (size_t i = 0; i < p->nsamples; i++)
-		if (o->event < 0 || p->samples[i].event == o->event) {
-			w.origin = p->has_time ? p->samples[i].time : 0;
-			event = p->samples[i].event;
-			break;
-		}
+	if (w.v.has_first) {
+		w.origin = p->has_time ? w.v.first_time : 0;
+		event = w.v.first_event;
+	}
 	w.clock_event = p->has_time && profile_event_unit(p, event) == PC_UNIT_NANOSECONDS;
 
 	fputs("{\"traceEvents\":[", out);
@@ -346,6 +456,8 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 		write_meta(&w, "thread_name", th->pid, th->tid, "name", profile_text(p, th->comm), 0);
 		write_meta(&w, "thread_sort_index", th->pid, th->tid, "sort_index", NULL, i);
 	}
+	w.kept = spool_new(sizeof(struct ct_kept), CT_SPOOL_MEMORY);
+	w.ends = spool_new(sizeof(struct ct_end), CT_SPOOL_MEMORY);
 	for (size_t i = 0; i < w.v.nthreads; i++)
 		write_thread(&w, &w.v.threads[i]);
 	fputs("\n],\n\"otherData\":{\"exporter\":\"perfconv " PERFCONV_VERSION "\",\"event\":", out);
@@ -353,15 +465,22 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 		    profile_text(p, p->events[event].name) : "");
 	fprintf(out, ",\"ts_origin_ns\":\"%" PRIu64 "\"}}\n", w.origin);
 
-	free(w.t);
-	free(w.common);
-	free(w.close);
-	free(w.keep);
+	err = profview_error(&w.v);
+	if (!err)
+		err = spool_error(w.kept) ? spool_error(w.kept) : spool_error(w.ends);
+	spool_free(w.kept);
+	spool_free(w.ends);
+	free(w.next);
+	free(w.at);
 	free(w.path);
 	free(w.next_path);
 	free(w.open);
 	u64map_release(&named);
 	profview_release(&w.v);
+	if (err) {
+		errno = err;
+		return -1;
+	}
 	if (ferror(out)) {
 		if (!errno)
 			errno = EIO;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/timeline.h"
+
 const char *pc_unit_name(enum pc_unit u)
 {
 	switch (u) {
@@ -53,8 +55,16 @@ void profile_init(struct profile *p)
 	VEC_PUSH(p->mappings, p->nmappings, p->mappings_cap, none);
 }
 
+void profile_keep_timeline(struct profile *p)
+{
+	p->aggregate = 1;
+	if (!p->timeline)
+		p->timeline = timeline_new();
+}
+
 void profile_release(struct profile *p)
 {
+	timeline_free(p->timeline);
 	strtab_release(&p->strings);
 	free(p->mappings);
 	free(p->frames);
@@ -198,8 +208,16 @@ void profile_add_sample(struct profile *p, const struct pc_sample *s)
 	uint64_t count = s->count ? s->count : 1;
 	struct pc_sample *t;
 
+	if (p->timeline) {
+		struct pc_sample one = *s;
+
+		one.count = count;
+		timeline_add(p->timeline, &one);
+	}
 	if (p->aggregate) {
 		t = sample_slot(p, s);
+		if (p->timeline)
+			timeline_note_aggregate(p->timeline, (size_t)(t - p->samples), s->time);
 	} else {
 		VEC_PUSH(p->samples, p->nsamples, p->samples_cap, *s);
 		t = &p->samples[p->nsamples - 1];
@@ -246,10 +264,14 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 	free(old);
 	for (size_t i = 0; i < p->nsamples; i++)
 		p->samples[i].stack = to[p->samples[i].stack];
+	if (p->timeline)
+		timeline_remap(p->timeline, to, nold);
 	free(to);
 	if (p->aggregate) {
 		struct pc_sample *was = p->samples;
 		size_t n = p->nsamples;
+
+		uint32_t *into = p->timeline ? xmalloc((n ? n : 1) * sizeof(*into)) : NULL;
 
 		p->samples = NULL;
 		p->nsamples = p->samples_cap = 0;
@@ -259,7 +281,12 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 
 			t->count += was[i].count;
 			t->period += was[i].period;
+			if (into)
+				into[i] = (uint32_t)(t - p->samples);
 		}
+		if (into)
+			timeline_merge_aggregates(p->timeline, into, n);
+		free(into);
 		free(was);
 	}
 }

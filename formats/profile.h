@@ -7,6 +7,8 @@
 
 #include "common/util.h"
 
+struct pc_timeline;
+
 /*
  * Strings are interned in `strings` (id 0 is ""). Frames are interned: the same
  * (function, file, line, module, address, kind, ...) is one frame id. Stacks are
@@ -146,6 +148,12 @@ struct profile {
 	 * distinct stacks rather than the number of samples. Times are lost.
 	 */
 	int aggregate;
+	/*
+	 * Every sample in time order by thread, for the writers that draw timelines
+	 * (speedscope, chrome), kept in bounded memory (formats/timeline.h); NULL when
+	 * not asked for (profile_keep_timeline). The samples above are then aggregated.
+	 */
+	struct pc_timeline *timeline;
 
 	/* "[off-CPU: sleeping]", ... (string ids, 0 until profile_name_states()): the
 	 * frame timelines show at the leaf of an off-CPU interval's stack */
@@ -163,6 +171,8 @@ struct profile {
 };
 
 void profile_init(struct profile *p);
+/* Before samples are added: aggregate them, and keep each of them in p->timeline. */
+void profile_keep_timeline(struct profile *p);
 
 /* The unit of event `event`'s periods; PC_UNIT_COUNT for no such event. */
 static inline enum pc_unit profile_event_unit(const struct profile *p, int event)
@@ -188,8 +198,8 @@ void profile_reindex_frames(struct profile *p);
 /*
  * Replace frames in every stack: frame f < `covered` with count[f] > 0 becomes the
  * frames pool[first[f] .. first[f] + count[f]) (innermost first), others stay. The
- * nodes are rebuilt (their ids change) and the samples follow; aggregated samples
- * that become twins are merged.
+ * nodes are rebuilt (their ids change) and the samples follow (those of the timeline
+ * too); aggregated samples that become twins are merged.
  */
 void profile_expand_frames(struct profile *p, const uint32_t *first, const uint32_t *count,
 			   const uint32_t *pool, size_t covered);

@@ -126,9 +126,13 @@ static void build_states(struct profview *v, const struct profile *p, int event)
 	uint32_t state_func[PC_NSTATES] = { 0 };
 	size_t fcap = v->nfuncs, ncap = v->nfnodes;
 
+	/* in the samples' time order: with a timeline, p->samples are aggregates, taken
+	 * in the order of their first samples */
+	uint32_t *order = p->timeline ? timeline_aggregate_order(p->timeline, p->nsamples) : NULL;
+
 	u64map_init(&v->state_fnodes);
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct pc_sample *s = &p->samples[i];
+	for (size_t k = 0; k < p->nsamples; k++) {
+		const struct pc_sample *s = &p->samples[order ? order[k] : k];
 		uint32_t f = v->fnode_of_node[s->stack];
 		uint64_t key;
 
@@ -155,6 +159,61 @@ static void build_states(struct profview *v, const struct profile *p, int event)
 			u64map_put(&v->state_fnodes, key, (uint32_t)(v->nfnodes - 1));
 		}
 	}
+	free(order);
+}
+
+static struct pc_thread *thread_new(struct profview *v, size_t *cap, uint32_t pid, uint32_t tid,
+				    size_t first)
+{
+	struct pc_thread nt;
+
+	memset(&nt, 0, sizeof(nt));
+	nt.pid = pid;
+	nt.tid = tid;
+	nt.first = first;
+	VEC_PUSH(v->threads, v->nthreads, *cap, nt);
+	return &v->threads[v->nthreads - 1];
+}
+
+/* Sample `s`, the thread's next in time order, into its totals. */
+static void thread_add(struct pc_thread *t, const struct pc_sample *s, int weight_period)
+{
+	if (!t->n)
+		t->first_time = s->time;
+	t->comm = s->comm;
+	t->n++;
+	t->weight += weight_period ? s->period : 1;
+	t->last_time = s->time;
+	t->last_period = s->period;
+}
+
+/* The threads of a profile with a timeline: one read of every sample. */
+static void timeline_threads(struct profview *v, struct pc_timeline *tl, int weight_period)
+{
+	size_t cap = 0;
+
+	timeline_finish(tl);
+	if (timeline_first(tl, v->event, &v->first_time, &v->first_event))
+		v->has_first = 1;
+	for (size_t i = 0; i < timeline_nthreads(tl); i++) {
+		const struct tl_thread *th = timeline_thread(tl, i);
+		struct timeline_cursor c;
+		const struct pc_sample *s;
+		struct pc_thread t;
+
+		memset(&t, 0, sizeof(t));
+		timeline_cursor_init(&c, tl, i);
+		while ((s = timeline_cursor_next(&c)) != NULL)
+			if (v->event < 0 || s->event == v->event)
+				thread_add(&t, s, weight_period);
+		timeline_cursor_release(&c);
+		if (t.n) {
+			t.pid = th->pid;
+			t.tid = th->tid;
+			t.first = i;
+			VEC_PUSH(v->threads, v->nthreads, cap, t);
+		}
+	}
 }
 
 static void build_threads(struct profview *v, const struct profile *p, int event,
@@ -162,28 +221,27 @@ static void build_threads(struct profview *v, const struct profile *p, int event
 {
 	size_t cap = 0;
 
-	v->order = xmalloc((p->nsamples ? p->nsamples : 1) * sizeof(*v->order));
-	for (size_t i = 0; i < p->nsamples; i++)
-		if (event < 0 || p->samples[i].event == event)
-			v->order[v->norder++] = (uint32_t)i;
-	qsort_r(v->order, v->norder, sizeof(*v->order), thread_key_cmp, (void *)p);
-	for (size_t i = 0; i < v->norder; i++) {
-		const struct pc_sample *s = &p->samples[v->order[i]];
-		struct pc_thread *t = v->nthreads ? &v->threads[v->nthreads - 1] : NULL;
-
-		if (!t || t->pid != s->pid || t->tid != s->tid) {
-			struct pc_thread nt;
-
-			memset(&nt, 0, sizeof(nt));
-			nt.pid = s->pid;
-			nt.tid = s->tid;
-			nt.first = i;
-			VEC_PUSH(v->threads, v->nthreads, cap, nt);
-			t = &v->threads[v->nthreads - 1];
+	if (p->timeline) {
+		timeline_threads(v, p->timeline, weight_period);
+	} else {
+		v->order = xmalloc((p->nsamples ? p->nsamples : 1) * sizeof(*v->order));
+		for (size_t i = 0; i < p->nsamples; i++)
+			if (event < 0 || p->samples[i].event == event)
+				v->order[v->norder++] = (uint32_t)i;
+		if (v->norder) {
+			v->has_first = 1;
+			v->first_time = p->samples[v->order[0]].time;
+			v->first_event = p->samples[v->order[0]].event;
 		}
-		t->comm = s->comm;
-		t->n++;
-		t->weight += weight_period ? s->period : 1;
+		qsort_r(v->order, v->norder, sizeof(*v->order), thread_key_cmp, (void *)p);
+		for (size_t i = 0; i < v->norder; i++) {
+			const struct pc_sample *s = &p->samples[v->order[i]];
+			struct pc_thread *t = v->nthreads ? &v->threads[v->nthreads - 1] : NULL;
+
+			if (!t || t->pid != s->pid || t->tid != s->tid)
+				t = thread_new(v, &cap, s->pid, s->tid, i);
+			thread_add(t, s, weight_period);
+		}
 	}
 	for (size_t i = 0; i < v->nthreads; i++) {
 		uint32_t last = profile_thread_name(p, v->threads[i].pid, v->threads[i].tid);
@@ -200,6 +258,8 @@ void profview_init(struct profview *v, const struct profile *p, int event, int w
 	uint8_t *used = xcalloc(p->nnodes ? p->nnodes : 1, 1);
 
 	memset(v, 0, sizeof(*v));
+	v->p = p;
+	v->event = event;
 	for (size_t i = 0; i < p->nsamples; i++)
 		if (event < 0 || p->samples[i].event == event)
 			used[p->samples[i].stack] = 1;
@@ -223,4 +283,41 @@ void profview_release(struct profview *v)
 	free(v->order);
 	u64map_release(&v->state_fnodes);
 	memset(v, 0, sizeof(*v));
+}
+
+int profview_error(const struct profview *v)
+{
+	return v->p && v->p->timeline ? timeline_error(v->p->timeline) : 0;
+}
+
+void profview_cursor_init(struct profview_cursor *c, const struct profview *v,
+			  const struct pc_thread *t)
+{
+	memset(c, 0, sizeof(*c));
+	c->v = v;
+	if (v->p->timeline) {
+		timeline_cursor_init(&c->tc, v->p->timeline, t->first);
+	} else {
+		c->k = t->first;
+		c->end = t->first + t->n;
+	}
+}
+
+const struct pc_sample *profview_cursor_next(struct profview_cursor *c)
+{
+	const struct profview *v = c->v;
+	const struct pc_sample *s;
+
+	if (!v->p->timeline)
+		return c->k < c->end ? &v->p->samples[v->order[c->k++]] : NULL;
+	while ((s = timeline_cursor_next(&c->tc)) != NULL)
+		if (v->event < 0 || s->event == v->event)
+			return s;
+	return NULL;
+}
+
+void profview_cursor_release(struct profview_cursor *c)
+{
+	if (c->v && c->v->p->timeline)
+		timeline_cursor_release(&c->tc);
 }

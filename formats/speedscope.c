@@ -27,11 +27,6 @@ struct ss_writer {
 	FILE *out;
 };
 
-static const struct pc_sample *sample_at(const struct ss_writer *w, size_t k)
-{
-	return &w->p->samples[w->v.order[k]];
-}
-
 static uint64_t weight_of(const struct ss_writer *w, const struct pc_sample *s)
 {
 	return sample_weight(w->o, s);
@@ -47,8 +42,9 @@ static void write_frames(struct ss_writer *w)
 	w->frame_index = xmalloc((w->v.nfuncs ? w->v.nfuncs : 1) * sizeof(*w->frame_index));
 	for (size_t i = 0; i < w->v.nfuncs; i++)
 		w->frame_index[i] = UINT32_MAX;
-	for (size_t k = 0; k < w->v.norder; k++)
-		used[profview_fnode(&w->v, sample_at(w, k))] = 1;
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (w->v.event < 0 || p->samples[i].event == w->v.event)
+			used[profview_fnode(&w->v, &p->samples[i])] = 1;
 	for (size_t n = w->v.nfnodes; n-- > 1;)
 		if (used[n])
 			used[w->v.fnodes[n].parent] = 1;
@@ -77,17 +73,6 @@ static void write_frames(struct ss_writer *w)
 	free(used);
 }
 
-/* The end of the run of samples from k on that have the same function stack. */
-static size_t run_end(const struct ss_writer *w, const struct pc_thread *t, size_t k)
-{
-	uint32_t fnode = profview_fnode(&w->v, sample_at(w, k));
-	size_t e = k + 1;
-
-	while (e < t->first + t->n && profview_fnode(&w->v, sample_at(w, e)) == fnode)
-		e++;
-	return e;
-}
-
 static void write_stack(struct ss_writer *w, uint32_t fnode)
 {
 	size_t depth = w->v.fnodes[fnode].depth;
@@ -105,18 +90,20 @@ static void write_stack(struct ss_writer *w, uint32_t fnode)
 	fputc(']', w->out);
 }
 
+/* A thread's samples as speedscope takes them: the runs of samples with the same
+ * function stack, each written once ("samples") with its summed weight ("weights"). */
 static void write_thread(struct ss_writer *w, const struct pc_thread *t)
 {
 	const struct profile *p = w->p;
-	const struct pc_sample *first = sample_at(w, t->first);
-	const struct pc_sample *last = sample_at(w, t->first + t->n - 1);
-	uint64_t start = 0, end = t->weight;
+	struct profview_cursor c;
+	const struct pc_sample *s;
+	uint64_t start = 0, end = t->weight, sum = 0;
+	uint32_t run = UINT32_MAX;
 	char ids[64];
-	size_t k;
 
 	if (w->nanoseconds) {
-		start = first->time - w->origin;
-		end = last->time + last->period - w->origin;
+		start = t->first_time - w->origin;
+		end = t->last_time + t->last_period - w->origin;
 		/* speedscope draws the weights back to back in endValue - startValue */
 		if (end - start < t->weight)
 			end = start + t->weight;
@@ -140,26 +127,35 @@ static void write_thread(struct ss_writer *w, const struct pc_thread *t)
 	fputs(",\"endValue\":", w->out);
 	json_u64(w->out, end);
 	fputs(",\n\"samples\":[", w->out);
-	for (k = t->first; k < t->first + t->n;) {
-		size_t e = run_end(w, t, k);
+	profview_cursor_init(&c, &w->v, t);
+	while ((s = profview_cursor_next(&c)) != NULL) {
+		uint32_t f = profview_fnode(&w->v, s);
 
-		if (k != t->first)
+		if (f == run)
+			continue;
+		if (run != UINT32_MAX)
 			fputc(',', w->out);
-		write_stack(w, profview_fnode(&w->v, sample_at(w, k)));
-		k = e;
+		write_stack(w, f);
+		run = f;
 	}
+	profview_cursor_release(&c);
 	fputs("],\n\"weights\":[", w->out);
-	for (k = t->first; k < t->first + t->n;) {
-		size_t e = run_end(w, t, k);
-		uint64_t sum = 0;
+	run = UINT32_MAX;
+	profview_cursor_init(&c, &w->v, t);
+	while ((s = profview_cursor_next(&c)) != NULL) {
+		uint32_t f = profview_fnode(&w->v, s);
 
-		for (size_t j = k; j < e; j++)
-			sum += weight_of(w, sample_at(w, j));
-		if (k != t->first)
+		if (f != run && run != UINT32_MAX) {
+			json_u64(w->out, sum);
 			fputc(',', w->out);
-		json_u64(w->out, sum);
-		k = e;
+			sum = 0;
+		}
+		sum += weight_of(w, s);
+		run = f;
 	}
+	profview_cursor_release(&c);
+	if (run != UINT32_MAX)
+		json_u64(w->out, sum);
 	fputs("]}", w->out);
 }
 
@@ -175,12 +171,10 @@ int speedscope_write(const struct profile *p, const struct write_options *o, FIL
 	w.o = o;
 	w.out = out;
 	profview_init(&w.v, p, o->event, o->weight_period);
-	for (size_t i = 0; i < p->nsamples; i++)
-		if (o->event < 0 || p->samples[i].event == o->event) {
-			w.origin = p->samples[i].time;
-			event = p->samples[i].event;
-			break;
-		}
+	if (w.v.has_first) {
+		w.origin = w.v.first_time;
+		event = w.v.first_event;
+	}
 	w.nanoseconds = o->weight_period && p->has_time &&
 		profile_event_unit(p, event) == PC_UNIT_NANOSECONDS;
 	for (size_t i = 1; i < w.v.nthreads; i++)
@@ -203,6 +197,11 @@ int speedscope_write(const struct profile *p, const struct write_options *o, FIL
 
 	free(w.frame_index);
 	free(w.path);
+	if (profview_error(&w.v)) {
+		errno = profview_error(&w.v);
+		profview_release(&w.v);
+		return -1;
+	}
 	profview_release(&w.v);
 	if (ferror(out)) {
 		if (!errno)

@@ -3,13 +3,13 @@
 #
 #   scripts/same-output.sh [--outputs-only] OLD_BINARY NEW_BINARY
 #
-# Converts every committed recording (testdata/*.data, testdata/jit/*.data) with both
-# binaries, in every format and with the option sets the tests use, and compares the
-# outputs byte for byte (pprof decompressed: gzip's header holds no content) and the
-# closing summaries. Prints one line per difference and a closing count; exits 1 when
-# anything differs. A refactoring commit states this script's result. With
-# --outputs-only the summaries are not compared (for a change that meant to change
-# what the summary says).
+# Converts every committed recording (testdata/*.data, testdata/jit/*.data,
+# testdata/dwarf/*.data, testdata/offcpu/*.data) with both binaries, in every format and with the option sets
+# the tests use, and compares the outputs byte for byte (pprof decompressed: gzip's
+# header holds no content) and the closing summaries. Prints one line per difference
+# and a closing count; exits 1 when anything differs. A refactoring commit states this
+# script's result. With --outputs-only the summaries are not compared (for a change
+# that meant to change what the summary says).
 set -u
 cd "$(dirname "$0")/.."
 SUMMARIES=1
@@ -51,7 +51,7 @@ run() {
 
 for in in testdata/*.data testdata/jit/*.data; do
 	name=$(basename "$in" .data)
-	for fmt in folded samples pprof speedscope chrome; do
+	for fmt in folded samples pprof speedscope chrome svg; do
 		run "$name" "$in" $fmt "${KS[@]}"
 	done
 	run "$name" "$in" folded "${KS[@]}" --no-inline --annotate
@@ -60,6 +60,24 @@ for in in testdata/*.data testdata/jit/*.data; do
 	run "$name" "$in" folded "${KS[@]}" --no-symbols --with-pid
 	run "$name" "$in" pprof "${KS[@]}" --no-inline --cpu-label
 	run "$name" "$in" speedscope "${KS[@]}" --weight samples
+done
+# --call-graph dwarf recordings: the unwinder's stacks, and where they stopped
+for in in testdata/dwarf/*.data; do
+	name=dwarf-$(basename "$in" .data)
+	for fmt in folded samples pprof speedscope chrome svg; do
+		run "$name" "$in" $fmt "${KS[@]}"
+	done
+	run "$name" "$in" folded "${KS[@]}" --no-inline --annotate
+	run "$name" "$in" folded "${KS[@]}" --no-symbols --with-tid
+done
+# off-CPU recordings (sched_switch, PERF_RECORD_SWITCH): states at the leaves, --time
+for in in testdata/offcpu/*.data; do
+	name=offcpu-$(basename "$in" .data)
+	for t in oncpu offcpu wall; do
+		for fmt in folded pprof speedscope chrome svg; do
+			run "$name" "$in" $fmt --kallsyms testdata/offcpu/kallsyms.gz --time $t
+		done
+	done
 done
 run two-event testdata/two-event.data samples "${KS[@]}" --event page-faults
 run two-event testdata/two-event.data chrome "${KS[@]}" --event page-faults

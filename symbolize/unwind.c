@@ -37,9 +37,43 @@ struct unwind_module {
 	size_t nsegs;
 	/* frames looked up so far: vaddr + 1 -> index in frames (0 in frames: no CFI) */
 	struct u64map cache;
-	Dwarf_Frame **frames;
+	struct cfi_plan **frames;
 	size_t nframes, frames_cap;
 };
+
+/*
+ * How a step finds the caller's value of a register, compiled once per frame state
+ * from libdw's answer (dwarf_frame_register) into what x86-64 code uses: the value
+ * the callee has, saved at CFA + off, CFA + off itself, another register. A DWARF
+ * expression is left to libdw and eval() at each step (RULE_EXPR).
+ */
+enum rule_kind { RULE_SAME, RULE_AT_CFA, RULE_CFA_PLUS, RULE_REG, RULE_EXPR };
+
+struct reg_rule {
+	uint8_t regno, kind, reg;
+	uint64_t off;
+};
+
+/* CFA = r[cfa_reg] + cfa_off, or CFA_EXPR: dwarf_frame_cfa and eval() at each step */
+#define CFA_EXPR 0xff
+
+/* A frame state (one row of a CFI table) as the steps use it. */
+struct cfi_plan {
+	Dwarf_Frame *f;       /* libdw's, kept only when a rule is CFA_EXPR or RULE_EXPR */
+	uint64_t cfa_off;
+	uint8_t cfa_reg;
+	bool signal;          /* a signal frame: its pc is not a return address */
+	uint8_t nrules;
+	struct reg_rule rules[]; /* by register number; undefined and unknown ones left out */
+};
+
+static void plan_free(struct cfi_plan *p)
+{
+	if (p) {
+		free(p->f);
+		free(p);
+	}
+}
 
 static void src_close(struct cfi_src *s)
 {
@@ -126,7 +160,7 @@ struct unwind_module *unwind_module_open(const char *file, const char *debug_fil
 	m->has_debug_frame = has_section(eh->elf, ".debug_frame");
 	m->debug_file = debug_file ? xstrdup(debug_file) : NULL;
 	u64map_init(&m->cache);
-	VEC_PUSH(m->frames, m->nframes, m->frames_cap, (Dwarf_Frame *)NULL);
+	VEC_PUSH(m->frames, m->nframes, m->frames_cap, (struct cfi_plan *)NULL);
 	return m;
 }
 
@@ -437,7 +471,7 @@ struct unwind_module *unwind_module_jit(const uint8_t *data, size_t size, size_t
 	m->src[0].own_cfi = 1;
 	m->debug_opened = 1;
 	u64map_init(&m->cache);
-	VEC_PUSH(m->frames, m->nframes, m->frames_cap, (Dwarf_Frame *)NULL);
+	VEC_PUSH(m->frames, m->nframes, m->frames_cap, (struct cfi_plan *)NULL);
 	if (!m->src[0].cfi) {
 		unwind_module_free(m);
 		return NULL;
@@ -450,7 +484,7 @@ void unwind_module_free(struct unwind_module *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->nframes; i++)
-		free(m->frames[i]);
+		plan_free(m->frames[i]);
 	free(m->frames);
 	if (m->nframes)
 		u64map_release(&m->cache);
@@ -484,8 +518,91 @@ int unwind_module_vaddr(const struct unwind_module *m, uint64_t offset, uint64_t
 	return 0;
 }
 
-/* The CFI frame state at `vaddr`, looked up once per address; NULL when none. */
-static Dwarf_Frame *frame_at(struct unwind_module *m, uint64_t vaddr)
+/* ops[0..n) is DW_OP_call_frame_cfa, then DW_OP_plus_uconst N or nothing: *off = N
+ * (0), and the index of the op after them. 0 when the ops are not of that form. */
+static size_t cfa_plus(const Dwarf_Op *ops, size_t n, uint64_t *off)
+{
+	if (n == 0 || ops[0].atom != DW_OP_call_frame_cfa)
+		return 0;
+	*off = 0;
+	if (n >= 2 && ops[1].atom == DW_OP_plus_uconst) {
+		*off = ops[1].number;
+		return 2;
+	}
+	return 1;
+}
+
+/*
+ * The plan of frame state `f` (taken over). Each form compiled is one whose result
+ * eval() would give the same: the ops libdw answers for DW_CFA_def_cfa (DW_OP_bregx),
+ * DW_CFA_offset (call_frame_cfa, plus_uconst), DW_CFA_val_offset (the same and
+ * stack_value), DW_CFA_register (DW_OP_regx), same value and undefined.
+ */
+static struct cfi_plan *plan_compile(Dwarf_Frame *f)
+{
+	struct reg_rule rules[UNWIND_NREGS];
+	size_t n = 0, nops, k;
+	Dwarf_Op *ops, ops_mem[3];
+	bool keep = false, signal = false;
+	uint64_t cfa_off = 0, off;
+	uint8_t cfa_reg = CFA_EXPR;
+	struct cfi_plan *p;
+
+	dwarf_frame_info(f, NULL, NULL, &signal);
+	if (dwarf_frame_cfa(f, &ops, &nops) == 0 && nops == 1) {
+		if (ops[0].atom == DW_OP_bregx && ops[0].number < UNWIND_NREGS) {
+			cfa_reg = (uint8_t)ops[0].number;
+			cfa_off = ops[0].number2;
+		} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom < DW_OP_breg0 + UNWIND_NREGS) {
+			cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
+			cfa_off = ops[0].number;
+		}
+	}
+	keep = cfa_reg == CFA_EXPR;
+	for (int r = 0; r < UNWIND_NREGS; r++) {
+		struct reg_rule rr = { (uint8_t)r, RULE_EXPR, 0, 0 };
+
+		if (dwarf_frame_register(f, r, ops_mem, &ops, &nops) != 0)
+			continue; /* unknown: left invalid */
+		if (nops == 0) {
+			if (ops != NULL)
+				continue; /* undefined */
+			rr.kind = RULE_SAME;
+		} else if ((k = cfa_plus(ops, nops, &off)) == nops) {
+			rr.kind = RULE_AT_CFA;
+			rr.off = off;
+		} else if (k && k + 1 == nops && ops[k].atom == DW_OP_stack_value) {
+			rr.kind = RULE_CFA_PLUS;
+			rr.off = off;
+		} else if (nops == 1 && (ops[0].atom == DW_OP_regx ||
+					 (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31))) {
+			uint64_t v = ops[0].atom == DW_OP_regx ? ops[0].number
+							       : (uint64_t)(ops[0].atom - DW_OP_reg0);
+
+			if (v >= UNWIND_NREGS)
+				continue; /* a register not tracked: left invalid, as eval's EV_REG */
+			rr.kind = RULE_REG;
+			rr.reg = (uint8_t)v;
+		} else {
+			keep = true;
+		}
+		rules[n++] = rr;
+	}
+	p = xmalloc(sizeof(*p) + n * sizeof(p->rules[0]));
+	p->f = keep ? f : NULL;
+	p->cfa_off = cfa_off;
+	p->cfa_reg = cfa_reg;
+	p->signal = signal;
+	p->nrules = (uint8_t)n;
+	memcpy(p->rules, rules, n * sizeof(rules[0]));
+	if (!keep)
+		free(f);
+	return p;
+}
+
+/* The CFI frame state at `vaddr`, looked up and compiled once per address; NULL when
+ * none. */
+static const struct cfi_plan *frame_at(struct unwind_module *m, uint64_t vaddr)
 {
 	uint32_t *v = u64map_get(&m->cache, vaddr + 1);
 	Dwarf_Frame *f = NULL;
@@ -497,7 +614,10 @@ static Dwarf_Frame *frame_at(struct unwind_module *m, uint64_t vaddr)
 			m->debug_opened = 1;
 			if (m->has_debug_frame)
 				src_debug_frame(&m->src[1], m->src[0].elf);
-			if (m->debug_file && src_open_elf(&m->src[2], m->debug_file) == 0)
+			/* most separate debug files have no .debug_frame (Debian's libc6-dbg):
+			 * libdw would inflate all their sections to say so */
+			if (m->debug_file && src_open_elf(&m->src[2], m->debug_file) == 0 &&
+			    has_section(m->src[2].elf, ".debug_frame"))
 				src_debug_frame(&m->src[2], m->src[2].elf);
 		}
 		if (m->src[i].cfi && dwarf_cfi_addrframe(m->src[i].cfi, vaddr, &f) != 0)
@@ -510,14 +630,14 @@ static Dwarf_Frame *frame_at(struct unwind_module *m, uint64_t vaddr)
 	if (m->nframes >= UNWIND_CACHE_MAX) {
 		/* hostile or huge inputs: start the cache again rather than grow without end */
 		for (size_t i = 1; i < m->nframes; i++)
-			free(m->frames[i]);
+			plan_free(m->frames[i]);
 		m->nframes = 1;
 		u64map_release(&m->cache);
 		u64map_init(&m->cache);
 	}
-	VEC_PUSH(m->frames, m->nframes, m->frames_cap, f);
+	VEC_PUSH(m->frames, m->nframes, m->frames_cap, plan_compile(f));
 	u64map_put(&m->cache, vaddr + 1, (uint32_t)m->nframes - 1);
-	return f;
+	return m->frames[m->nframes - 1];
 }
 
 /* The stack copy and what went wrong reading it. */
@@ -633,66 +753,120 @@ static int eval(const Dwarf_Op *ops, size_t n, const struct unwind_regs *regs, s
 /* Outcome of one step. */
 enum step { STEP_OK, STEP_END, STEP_FAIL };
 
-/* One step with CFI frame `f`: the caller's registers into *next. */
-static enum step step_cfi(Dwarf_Frame *f, const struct unwind_regs *cur, struct unwind_regs *next,
-			  struct mem *mm, struct unwind_result *res)
+/* Why an expression failed, as a stop reason: a register missing, a read past the
+ * copy, or else the CFI itself. */
+static void eval_failed(struct unwind_result *res, const struct mem *mm, int bad)
+{
+	res->stop = bad >= 0 ? UNWIND_NO_REG : mm->short_read ? UNWIND_STACK_SHORT : UNWIND_BAD;
+	res->reg = bad;
+}
+
+/* Register `r` of the caller by libdw's rule in `f` (an expression): into *next, or
+ * left invalid. -1 when the return address cannot be had (res->stop says why). */
+static int reg_by_expr(Dwarf_Frame *f, int r, const struct unwind_regs *cur,
+		       struct unwind_regs *next, uint64_t cfa, struct mem *mm,
+		       struct unwind_result *res)
 {
 	Dwarf_Op *ops, ops_mem[3];
 	size_t nops;
-	uint64_t cfa, v;
-	int bad;
+	uint64_t v, x;
+	int k, bad;
 
-	if (dwarf_frame_cfa(f, &ops, &nops) != 0 || nops == 0) {
-		res->stop = UNWIND_BAD;
-		return STEP_FAIL;
+	if (dwarf_frame_register(f, r, ops_mem, &ops, &nops) != 0 || nops == 0)
+		return 0; /* (compiled as such: not reached) */
+	k = eval(ops, nops, cur, mm, 0, cfa, &v, &bad);
+	if (k == EV_ADDR) {
+		if (mem_read(mm, v, &x) < 0) {
+			if (r == UNWIND_REG_IP) {
+				res->stop = UNWIND_STACK_SHORT;
+				return -1;
+			}
+			mm->short_read = 0;
+			return 0;
+		}
+		next->r[r] = x;
+		next->valid |= 1u << r;
+	} else if (k == EV_VALUE) {
+		next->r[r] = v;
+		next->valid |= 1u << r;
+	} else if (k == EV_REG) {
+		if (v < UNWIND_NREGS && (cur->valid & (1u << v))) {
+			next->r[r] = cur->r[v];
+			next->valid |= 1u << r;
+		}
+	} else if (r == UNWIND_REG_IP) {
+		eval_failed(res, mm, bad);
+		return -1;
+	} else {
+		mm->short_read = 0;
 	}
-	if (eval(ops, nops, cur, mm, 0, 0, &cfa, &bad) != EV_ADDR) {
-		res->stop = bad >= 0 ? UNWIND_NO_REG : mm->short_read ? UNWIND_STACK_SHORT : UNWIND_BAD;
-		res->reg = bad;
-		return STEP_FAIL;
+	return 0;
+}
+
+/* One step with CFI frame state `p`: the caller's registers into *next. */
+static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cur,
+			  struct unwind_regs *next, struct mem *mm, struct unwind_result *res)
+{
+	uint64_t cfa, x;
+
+	if (p->cfa_reg != CFA_EXPR) {
+		if (!(cur->valid & (1u << p->cfa_reg))) {
+			res->stop = UNWIND_NO_REG;
+			res->reg = p->cfa_reg;
+			return STEP_FAIL;
+		}
+		cfa = cur->r[p->cfa_reg] + p->cfa_off;
+	} else {
+		Dwarf_Op *ops;
+		size_t nops;
+		int bad;
+
+		if (dwarf_frame_cfa(p->f, &ops, &nops) != 0 || nops == 0) {
+			res->stop = UNWIND_BAD;
+			return STEP_FAIL;
+		}
+		if (eval(ops, nops, cur, mm, 0, 0, &cfa, &bad) != EV_ADDR) {
+			eval_failed(res, mm, bad);
+			return STEP_FAIL;
+		}
 	}
 	memset(next, 0, sizeof(*next));
-	for (int r = 0; r < UNWIND_NREGS; r++) {
-		int k;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct reg_rule *rr = &p->rules[i];
+		int r = rr->regno;
 
-		if (dwarf_frame_register(f, r, ops_mem, &ops, &nops) != 0)
-			continue; /* unknown: left invalid */
-		if (nops == 0) {
-			if (ops == NULL && (cur->valid & (1u << r))) { /* same value */
+		switch (rr->kind) {
+		case RULE_SAME:
+			if (cur->valid & (1u << r)) {
 				next->r[r] = cur->r[r];
 				next->valid |= 1u << r;
 			}
-			continue; /* undefined */
-		}
-		k = eval(ops, nops, cur, mm, 0, cfa, &v, &bad);
-		if (k == EV_ADDR) {
-			uint64_t x;
-
-			if (mem_read(mm, v, &x) < 0) {
+			break;
+		case RULE_AT_CFA:
+			if (mem_read(mm, cfa + rr->off, &x) < 0) {
 				if (r == UNWIND_REG_IP) {
 					res->stop = UNWIND_STACK_SHORT;
 					return STEP_FAIL;
 				}
 				mm->short_read = 0;
-				continue;
+				break;
 			}
 			next->r[r] = x;
 			next->valid |= 1u << r;
-		} else if (k == EV_VALUE) {
-			next->r[r] = v;
+			break;
+		case RULE_CFA_PLUS:
+			next->r[r] = cfa + rr->off;
 			next->valid |= 1u << r;
-		} else if (k == EV_REG) {
-			if (v < UNWIND_NREGS && (cur->valid & (1u << v))) {
-				next->r[r] = cur->r[v];
+			break;
+		case RULE_REG:
+			if (cur->valid & (1u << rr->reg)) {
+				next->r[r] = cur->r[rr->reg];
 				next->valid |= 1u << r;
 			}
-		} else if (r == UNWIND_REG_IP) {
-			res->stop = bad >= 0 ? UNWIND_NO_REG : mm->short_read ? UNWIND_STACK_SHORT
-									 : UNWIND_BAD;
-			res->reg = bad;
-			return STEP_FAIL;
-		} else {
-			mm->short_read = 0;
+			break;
+		default:
+			if (reg_by_expr(p->f, r, cur, next, cfa, mm, res) < 0)
+				return STEP_FAIL;
 		}
 	}
 	/* x86-64: the caller's stack pointer is the CFA */
@@ -765,7 +939,7 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 	for (;;) {
 		uint64_t pc = cur.r[UNWIND_REG_IP];
 		struct unwind_where w = { NULL, 0, NULL };
-		Dwarf_Frame *f = NULL;
+		const struct cfi_plan *f = NULL;
 		enum step st;
 		bool signal = false;
 
@@ -785,7 +959,7 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 
 			f = frame_at(w.mod, at);
 			if (f)
-				dwarf_frame_info(f, NULL, NULL, &signal);
+				signal = f->signal;
 		}
 		mm.short_read = 0;
 		if (f) {

@@ -3,8 +3,11 @@
  * A sample of such a recording carries the user registers (PERF_SAMPLE_REGS_USER) and a
  * copy of the top of the user stack (PERF_SAMPLE_STACK_USER). This steps from frame to
  * frame with the call frame information (.eh_frame, .debug_frame) of the module holding
- * each pc, read through libdw's CFI API (dwarf_cfi_addrframe) and evaluated here; every
- * memory read is served from the stack copy and from nowhere else. A frame without CFI
+ * each pc, read through libdw's CFI API (dwarf_cfi_addrframe) and evaluated here: the
+ * frame state at an address is asked of libdw once and compiled into the rules x86-64
+ * code uses (CFA = register + offset; saved at CFA + offset; same value), DWARF
+ * expressions evaluated at each step. Every memory read is served from the stack copy
+ * and from nowhere else. A frame without CFI
  * is stepped through its frame pointer when that points into the copy (as perf does),
  * else the walk stops. Every step must move the stack pointer up; at most
  * UNWIND_MAX_FRAMES frames. x86-64 only.

@@ -489,6 +489,100 @@ START_TEST(chrome_no_empty_slices)
 }
 END_TEST
 
+/*
+ * A long recording's profile made twice from the same samples, once keeping them in
+ * memory (sorted) and once in a timeline (profile_keep_timeline: runs spooled to a
+ * file and merged): speedscope and Chrome write the same bytes of both. 150,000
+ * samples of 4 threads arrive as perf writes them, each thread's almost in time
+ * order, some at the same time, with gaps off the CPU, over a few stacks; the stack
+ * tree is rebuilt once on the way (as symbolizing does).
+ */
+static void long_profile(struct profile *q, int timeline)
+{
+	struct pc_event e;
+	uint64_t clock[4] = { 0 }, rng = 2463534242u;
+	uint32_t fr[4], nodes[6];
+	uint32_t first[4] = { 0, 0, 0, 0 }, count[4] = { 0, 0, 2, 0 }, pool[2];
+
+	profile_init(q);
+	if (timeline)
+		profile_keep_timeline(q);
+	memset(&e, 0, sizeof(e));
+	e.name = profile_str(q, "cpu-clock");
+	e.unit = PC_UNIT_NANOSECONDS;
+	e.is_clock = 1;
+	profile_add_event(q, &e);
+	q->has_time = 1;
+	for (int i = 0; i < 4; i++) {
+		struct pc_frame f;
+		char name[16];
+
+		memset(&f, 0, sizeof(f));
+		snprintf(name, sizeof(name), "fn%d", i);
+		f.func = profile_str(q, name);
+		f.module = profile_str(q, "prog");
+		f.addr = 0x100 + (uint64_t)i;
+		f.symbolized = 1;
+		fr[i] = profile_frame(q, &f);
+	}
+	nodes[0] = profile_node(q, 0, fr[0]);
+	nodes[1] = profile_node(q, nodes[0], fr[1]);
+	nodes[2] = profile_node(q, nodes[1], fr[2]);
+	nodes[3] = profile_node(q, nodes[0], fr[3]);
+	nodes[4] = profile_node(q, nodes[3], fr[1]);
+	nodes[5] = profile_node(q, nodes[4], fr[2]);
+	for (int i = 0; i < 150000; i++) {
+		struct pc_sample x;
+		uint32_t th;
+
+		rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5;
+		th = (uint32_t)(rng % 4);
+		memset(&x, 0, sizeof(x));
+		x.comm = profile_str(q, th ? "worker" : "main");
+		x.pid = 7;
+		x.tid = 7 + th;
+		x.period = 1000;
+		/* mostly one period on; now and then twice at one time, or a gap */
+		clock[th] += rng % 97 == 0 ? 250000 : rng % 89 == 0 ? 0 : 1000 + rng % 300;
+		x.time = 1000000 + clock[th] + (rng % 31 == 0 ? 3000 : 0);
+		x.stack = nodes[(rng >> 8) % 6];
+		profile_add_sample(q, &x);
+	}
+	/* frame fr[2] becomes two (an inlined call): every node under it changes id */
+	pool[0] = fr[3];
+	pool[1] = fr[2];
+	profile_expand_frames(q, first, count, pool, 4);
+	if (!timeline)
+		profile_sort_samples(q);
+}
+
+START_TEST(timeline_writes_the_same)
+{
+	struct profile mem, tl;
+	struct write_options o;
+	profile_writer ws[2] = { speedscope_write, chrome_write };
+
+	long_profile(&mem, 0);
+	long_profile(&tl, 1);
+	ck_assert_uint_eq(mem.nsamples, 150000);
+	ck_assert_uint_lt(tl.nsamples, 100); /* aggregated: the timeline has the samples */
+	memset(&o, 0, sizeof(o));
+	o.event = -1;
+	for (int i = 0; i < 2; i++)
+		for (o.weight_period = 0; o.weight_period < 2; o.weight_period++) {
+			char *a = test_render(&mem, ws[i], &o), *b = test_render(&tl, ws[i], &o);
+
+			ck_assert_uint_gt(strlen(a), 100000);
+			ck_assert_msg(strcmp(a, b) == 0, "writer %d, weight_period %d: outputs differ", i,
+				      o.weight_period);
+			free(a);
+			free(b);
+		}
+	profile_release(&mem);
+	profile_release(&tl);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("json");
@@ -512,6 +606,8 @@ int main(void)
 	tcase_add_test(w, chrome_function_moving_out_gets_depth);
 	tcase_add_test(w, chrome_gap_closed_by_placement);
 	tcase_add_test(w, chrome_no_empty_slices);
+	tcase_add_test(w, timeline_writes_the_same);
+	tcase_set_timeout(w, 120);
 	suite_add_tcase(s, w);
 	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
