@@ -71,7 +71,7 @@ GEN_HDR := $(BUILD)/gen/profile.pb-c.h
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 
-.PHONY: all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti
+.PHONY: outputs-update all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti
 
 all: $(BIN)
 
@@ -219,6 +219,11 @@ fuzz-keep: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 			-exec cp {} build-fuzz/small-$$t/ \; && \
 		build-fuzz/fuzz_$$t -merge=1 tests/corpus/$$t build-fuzz/small-$$t || exit 1; \
 	done; du -sh tests/corpus
+
+# After a change meant to change outputs: record them (tests/e2e_outputs.sh holds CI
+# to them), and say in the commit which changed and why.
+outputs-update: $(BIN)
+	$(Q)scripts/output-digests.sh $(CURDIR)/$(BIN) --update
 
 bench: $(BIN)
 	$(Q)./bench/run.sh
