@@ -102,7 +102,8 @@ static void tree_link(struct tree *t)
 static void tree_build(struct tree *t, const struct profile *p, const struct write_options *o)
 {
 	uint32_t *ftext = xcalloc(p->nframes ? p->nframes : 1, sizeof(*ftext));
-	uint32_t frames[1024];
+	uint32_t *frames = NULL;
+	size_t frames_cap = 0;
 	char text[4096], *label = NULL;
 	size_t label_cap = 0;
 	struct tnode root;
@@ -125,7 +126,8 @@ static void tree_build(struct tree *t, const struct profile *p, const struct wri
 		node = tree_child(t, 0, strtab_intern(&t->names, root_label_all(p, o, s->comm, s->pid,
 						s->tid, &label, &label_cap)), KIND_PROCESS);
 		t->nodes[node].weight += w;
-		n = profile_stack(p, s->stack, frames, sizeof(frames) / sizeof(frames[0]));
+		/* every frame, however deep (as folded output keeps them) */
+		n = profile_stack_all(p, s->stack, &frames, &frames_cap);
 		while (n-- > 0) {
 			const struct pc_frame *f = &p->frames[frames[n]];
 			struct tnode *nd;
@@ -151,6 +153,7 @@ static void tree_build(struct tree *t, const struct profile *p, const struct wri
 	}
 	free(ftext);
 	free(label);
+	free(frames);
 	tree_link(t);
 }
 
@@ -312,6 +315,9 @@ static const char script[] =
 	"l=t.split('\\n');g._x=+r.getAttribute('x');g._w=+r.getAttribute('width');g._y=+r.getAttribute('y');"
 	"g._d=depthOf(g._y);g._fill=r.getAttribute('fill');g._name=l[0];g._n=parseInt(l[1],10);g._info=l[1];all.push(g);}\n"
 	" if(all.length)total=all[0]._n;\n"
+	/* a graph taller than the window opens on its root, not on the empty space above
+	 * the few deep stacks */
+	" if(!INV){var se=document.scrollingElement||document.documentElement;if(se.scrollHeight>window.innerHeight)se.scrollTop=se.scrollHeight;}\n"
 	" fr.addEventListener('click',function(e){var g=frameOf(e.target);if(g)zoom(g);});\n"
 	" fr.addEventListener('mouseover',function(e){var g=frameOf(e.target);if(g)details.textContent=g._name+': '+g._info;});\n"
 	" fr.addEventListener('mouseout',function(){details.textContent=' ';});\n"

@@ -36,6 +36,9 @@ check mt-threads-filter -i $TD/mt-threads.data "${KS[@]}" --comm mt-alpha,mt-bet
 check empty -i tests/hostile/no-samples.data
 check mt-inverted -i $TD/mt-g.data "${KS[@]}" --inverted --width 600 --title 'a <title> & more'
 check erlang -i $TD/jit/erlang.data "${KS[@]}"
+# issue 22 item 14: a graph of 3,000-frame stacks (45,000 px tall) opens on its frames
+python3 tests/make-hostile.py "$TMP/h" >/dev/null
+check deep -i "$TMP/h/deep.data" "${KS[@]}" --symfs $TD && cases+=("$TMP/deep.case.json")
 
 # every format, for a recording without samples: a file, no failure (UBSan found
 # NULL passed to qsort and memset on this path); filters that leave no sample are an
@@ -80,6 +83,6 @@ assert t == "x\ufffdy", repr(t)' "$TMP/ffff.svg" 2>"$TMP/ffff.err" &&
 
 # The browser part: Debian's chromium through playwright-core (tests/browser/).
 if run_browser open_svg.mjs "${cases[@]}"; then
-	[ ${#cases[@]} -eq 4 ] || bad "browser: ${#cases[@]} of 4 recordings reached the browser"
+	[ ${#cases[@]} -eq 5 ] || bad "browser: ${#cases[@]} of 5 recordings (4 and the deep one) reached the browser"
 fi
 finish e2e_svg

@@ -78,6 +78,15 @@ try {
       continue
     }
     ok(`${base}: ${c.name} is drawn, its tooltip says ${c.share}`)
+    {
+      // the graph opens where its frames are: the root (the bottom frame, or the
+      // top one of an icicle graph) is in the window without scrolling
+      const root = page.locator('#frames > g').first().locator('rect')
+      const box = await root.boundingBox()
+      const vh = page.viewportSize().height
+      if (box && box.y >= 0 && box.y + box.height <= vh) ok(`${base}: it opens on its root frame (at ${Math.round(box.y)} px of ${vh})`)
+      else bad(`${base}: the root frame is at ${box ? Math.round(box.y) : '?'} px, outside the ${vh} px window`)
+    }
     const rect = frame.locator('rect')
     const w0 = Number(await rect.getAttribute('width'))
     await frame.click()
