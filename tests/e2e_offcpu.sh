@@ -98,6 +98,17 @@ grep -q 'preempted [0-9.]* s, blocked [0-9.]* s), from PERF_RECORD_SWITCH (--swi
 rc=$?
 [ $rc -eq 1 ] && [ ! -e "$TMP/none.folded" ] && grep -q -- '--time offcpu: the recording has no scheduler switches' "$TMP/none.err" &&
 	ok "--time offcpu without switches: exit 1, said" || bad "--time offcpu on mt-g: exit $rc: $(cat "$TMP/none.err")"
+# an interval across lost events has no trustworthy end: counted, not invented (a
+# LOST record 100 ms into the sleeper's first sleep: that sleep and those of the threads
+# off the CPU then go; its two others stay)
+python3 tests/make-hostile.py "$TMP/h" >/dev/null
+"$PERFCONV" -i "$TMP/h/offcpu-lost.data" "${KO[@]}" --time offcpu -o "$TMP/lost.folded" 2>"$TMP/lost.err"
+lost_ms=$(awk '/^sleeper;start_thread;sleeper;clock_nanosleep;/ { s += $NF } END { printf "%.1f", s / 1e6 }' "$TMP/lost.folded")
+if grep -q 'not counted: 5 intervals spanning lost events' "$TMP/lost.err" && within "$lost_ms" 405; then
+	ok "lost events: the intervals across them not counted, said; the sleeper keeps $lost_ms ms of its two other sleeps"
+else
+	bad "lost events: sleeper $lost_ms ms: $(grep -i lost "$TMP/lost.err")"
+fi
 # perf record -F applies to tracepoints too: a sampled sched_switch is said to be one
 if perf record -q -F 999 -e sched:sched_switch -e cpu-clock -g -o "$TMP/freq.data" -- $O/offcpu >/dev/null 2>&1; then
 	"$PERFCONV" -i "$TMP/freq.data" --time offcpu -o /dev/null 2>"$TMP/freq.err"

@@ -16,6 +16,9 @@ OUTDIR/odd-info.data      mt-g.data with COMM names of ill-formed UTF-8 and one 
 OUTDIR/unwind-bad/         testdata/dwarf's node recording beside its jitdump with one
                           UNWINDING_INFO in three cut (its table past the record) and one
                           in three made invalid CFI (issue 21 B7: dropped without a word)
+OUTDIR/offcpu-lost.data   testdata/offcpu/offcpu.data with a PERF_RECORD_LOST of 5 events
+                          100 ms into the sleeper's first 200 ms sleep (issue 19: an
+                          interval across lost events is counted, not invented)
 OUTDIR/many-maps.data     mt-g.data with the program's code mapped 50,000 times more at
                           its address (issue 21 B8: a lookup must not walk them all)
 
@@ -252,3 +255,29 @@ with open(os.path.join(ub, 'jit-1412.dump'), 'wb') as f:
     f.write(dump)
 print('unwind-bad: %d UNWINDING_INFO cut, %d made invalid' % (cut, bad_cfi))
 
+
+# offcpu-lost.data: a PERF_RECORD_LOST built on the sample_id trailer of a SWITCH
+# record (a SWITCH record is its header and its trailer: TID, TIME, CPU, IDENTIFIER
+# here), its time 100 ms after the sleeper's third switch-out, placed after the first
+# record past that time.
+op = PerfData(os.path.join(top, 'testdata', 'offcpu', 'offcpu.data'))
+recs = list(op.records())
+placed = False
+outs = {}
+for off, rtype, misc, rec in recs:
+    if rtype == 14 and misc & (1 << 13):
+        outs.setdefault(struct.unpack_from('<I', rec, 12)[0], []).append(struct.unpack_from('<Q', rec, 16)[0])
+# the sleeper is the thread whose switch-outs are 200 ms apart three times
+sleeper = next(t for t, v in outs.items() if sum(1 for a, b in zip(v, v[1:]) if 0.19e9 < b - a < 0.21e9) >= 2)
+at = [t for a, t in zip(outs[sleeper], outs[sleeper][1:]) if 0.19e9 < t - a < 0.21e9][0] - 100000000
+chunks = []
+for off, rtype, misc, rec in recs:
+    chunks.append(bytes(rec))
+    if rtype == 14 and not placed and struct.unpack_from('<Q', rec, 16)[0] > at:
+        trailer = bytearray(rec[8:])
+        struct.pack_into('<Q', trailer, 8, at)
+        body = struct.pack('<QQ', struct.unpack_from('<Q', trailer, 24)[0], 5) + bytes(trailer)
+        chunks.append(struct.pack('<IHH', 2, 0, 8 + len(body)) + body)
+        placed = True
+assert placed
+op.write(os.path.join(out, 'offcpu-lost.data'), chunks)
