@@ -773,6 +773,8 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 			res->stop = UNWIND_LIMIT;
 			break;
 		}
+		if (first && res->n && res->nsignal < UNWIND_MAX_SIGNALS)
+			res->signal[res->nsignal++] = (uint32_t)res->n;
 		pcs[res->n++] = pc;
 		/* a return address's call is the byte before it: look that up */
 		if (!find(ctx, first ? pc : pc - 1, &w)) {
@@ -809,7 +811,11 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 			break;
 		}
 		cur = next;
-		/* after a signal frame the pc is where it was interrupted, not a return */
+		/* a signal frame's pc is its restorer's, where no call was: exact, as is
+		 * the next one, where the signal interrupted its frame */
+		if (signal && res->n > 1 && res->nsignal < UNWIND_MAX_SIGNALS &&
+		    (!res->nsignal || res->signal[res->nsignal - 1] != res->n - 1))
+			res->signal[res->nsignal++] = (uint32_t)res->n - 1;
 		first = signal;
 	}
 	return res->n;
