@@ -296,6 +296,15 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 	}
 	if (n == 0)
 		words[nw++] = s->ip;
+	/* where a signal interrupted a frame its address is exact: it starts a context of
+	 * its own, as the callchain's words say it (the first address after a marker) */
+	for (size_t k = res.nsignal; k-- > 0 && n && nw + n < cap;) {
+		uint64_t *at = words + nw + res.signal[k];
+
+		memmove(at + 1, at, (n - res.signal[k]) * sizeof(*at));
+		*at = PERF_CONTEXT_USER;
+		n++;
+	}
 	return nw + n;
 }
 

@@ -52,7 +52,9 @@ void unwinding_free(struct unwinding *u);
  * A sample's raw stack with its user part unwound: when it has user registers and a
  * stack copy and its callchain holds no user addresses, writes into words[0..cap)
  * the callchain's kernel part (as recorded), PERF_CONTEXT_USER and the unwound pcs
- * (leaf first), and returns the word count. Returns 0 for a sample to take as it is.
+ * (leaf first; PERF_CONTEXT_USER again before a frame a signal interrupted, whose
+ * address is exact as a leaf's), and returns the word count. Returns 0 for a sample
+ * to take as it is.
  */
 size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_t *words,
 			size_t cap);

@@ -437,14 +437,16 @@ static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *p
 		return -1;
 	if (elf_obj_offset_to_vaddr(slot->elf, offset, &vaddr) != 0)
 		return -1;
-	sym = elf_obj_status(slot->elf) == ELF_OBJ_OK ? elf_obj_lookup(slot->elf, vaddr) : NULL;
-	/* a call to a noreturn function as a function's last instruction pushes the
-	 * address just past it: the caller is the function holding address - 1 */
-	if (ret && !sym && vaddr > 0 && elf_obj_status(slot->elf) == ELF_OBJ_OK)
-		sym = elf_obj_lookup(slot->elf, vaddr - 1);
-	line_vaddr = vaddr;
-	if (ret && vaddr > 0 && (!sym || vaddr - 1 >= sym->start))
-		line_vaddr = vaddr - 1;
+	/* a return address is the byte after its call: the call is what ran, and when it
+	 * is a function's last instruction (a call to a noreturn function) the address
+	 * is another function's first byte, so the call's byte is looked up. But a
+	 * signal handler returns to its restorer (__restore_rt), which no call precedes:
+	 * a function's first byte with no function before it is the address itself. */
+	line_vaddr = ret && vaddr > 0 ? vaddr - 1 : vaddr;
+	sym = elf_obj_status(slot->elf) == ELF_OBJ_OK ? elf_obj_lookup(slot->elf, line_vaddr) : NULL;
+	if (!sym && line_vaddr != vaddr && elf_obj_status(slot->elf) == ELF_OBJ_OK &&
+	    (sym = elf_obj_lookup(slot->elf, vaddr)) != NULL)
+		line_vaddr = vaddr;
 	sym_open_dwarf(s, slot);
 	if (slot->dwarf)
 		nd = dwarf_info_frames(slot->dwarf, line_vaddr, df, MAX_FRAMES);
