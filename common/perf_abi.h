@@ -171,6 +171,8 @@ enum perf_record_ksymbol_type {
 	PERF_RECORD_KSYMBOL_TYPE_OOL = 2, /* out-of-line code: trampolines, ftrace */
 };
 #define PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER (1u << 0)
+/* PERF_RECORD_NAMESPACES: the index of the pid namespace's { dev, ino } (PID_NS_INDEX) */
+#define PERF_NS_PID_INDEX 3
 
 /* perf.data feature sections (perf's HEADER_*), by their bit in the header's bitmap. */
 enum perf_header_feature {
