@@ -752,7 +752,7 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 {
 	struct unwind_regs cur = *regs, next;
 	struct mem mm = { stack, regs->r[UNWIND_REG_SP], size, 0 };
-	int first = 1;
+	int first = 1, same_sp = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->stack_end = mm.sp + size;
@@ -806,10 +806,16 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 			res->stop = UNWIND_END;
 			break;
 		}
-		if (next.r[UNWIND_REG_SP] <= cur.r[UNWIND_REG_SP]) {
+		/* the stack pointer moves up; it may stay where CFI gives CFA=rsp+0 with
+		 * the return address in a register (an epilogue that popped it, as in
+		 * libgcc_s's _Unwind_RaiseException), once and to another pc */
+		if (next.r[UNWIND_REG_SP] < cur.r[UNWIND_REG_SP] ||
+		    (next.r[UNWIND_REG_SP] == cur.r[UNWIND_REG_SP] &&
+		     (!f || same_sp || next.r[UNWIND_REG_IP] == pc))) {
 			res->stop = UNWIND_BAD;
 			break;
 		}
+		same_sp = next.r[UNWIND_REG_SP] == cur.r[UNWIND_REG_SP];
 		cur = next;
 		/* a signal frame's pc is its restorer's, where no call was: exact, as is
 		 * the next one, where the signal interrupted its frame */
