@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "convert/main_internal.h"
 #include "common/diag.h"
@@ -29,7 +30,7 @@ static const struct option long_options[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perfconv [-i perf.data] [-o OUTPUT] [-f FORMAT] [options]\n"
+		"usage: perfconv [-i perf.data]... [-o OUTPUT] [-f FORMAT] [options] [perf.data...]\n"
 		"       perfconv info [-i perf.data] [--json]   (perfconv info --help)\n"
 		"\n"
 		"Convert a perf recording into a profile.\n"
@@ -175,6 +176,22 @@ int bad_usage(const char *msg, const char *arg)
 	fprintf(stderr, "perfconv: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
 	fprintf(stderr, "Try 'perfconv --help'.\n");
 	return 2;
+}
+
+/* A regular file or nothing yet at `path` (not a device such as /dev/null). */
+static int is_file_or_new(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
+int getopt_error(int opt, char **argv)
+{
+	char shortopt[3] = { '-', (char)optopt, 0 };
+	const char *what = optopt ? shortopt : argv[optind - 1];
+
+	return bad_usage(opt == ':' ? "option needs an argument" : "unknown option", what);
 }
 
 /* $PERFCONV_CACHE_DIR, else $XDG_CACHE_HOME/perfconv, else ~/.cache/perfconv; NULL
@@ -329,8 +346,11 @@ static int info_main(int argc, char **argv)
 	io.sym.inline_frames = 1;
 	diag_init(&d);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
 		switch (c) {
+		case '?':
+		case ':': where_release(&w); return getopt_error(c, argv);
 		case 'i': io.input = optarg; break;
 		case 'h': info_usage(stdout); where_release(&w); return 0;
 		case 'j': io.json = 1; break;
@@ -556,7 +576,12 @@ int main(int argc, char **argv)
 		return upload_main(argc - 1, argv + 1);
 	cli_init(&c);
 	diag_init(&d);
-	while ((opt = getopt_long(argc, argv, "i:o:f:qh", long_options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:o:f:qh", long_options, NULL)) != -1) {
+		if (opt == '?' || opt == ':') {
+			cli_release(&c);
+			return getopt_error(opt, argv);
+		}
 		if (opt == 'h') {
 			usage(stdout);
 			cli_release(&c);
@@ -572,20 +597,35 @@ int main(int argc, char **argv)
 			return w == 2 ? 2 : bad_usage("unknown option", NULL);
 		}
 	}
-	if (optind < argc) {
-		cli_release(&c);
-		return bad_usage("unexpected argument", argv[optind]);
+	/* inputs may also follow the options, as pprof and speedscope take them */
+	for (; optind < argc; optind++) {
+		c.co.input = argv[optind];
+		VEC_PUSH(c.inputs, c.ninputs, c.inputs_cap, argv[optind]);
 	}
 	if (c.format) {
 		of = output_by_name(c.format);
 		if (!of) {
+			char names[256];
+
+			output_format_names(names, sizeof(names));
+			fprintf(stderr, "perfconv: unknown format: %s (formats: %s)\n", c.format, names);
 			cli_release(&c);
-			return bad_usage("unknown format", c.format);
+			return 2;
 		}
 	} else {
 		of = strcmp(c.output, "-") ? output_by_path(c.output) : NULL;
+		if (!of && strcmp(c.output, "-") != 0 && is_file_or_new(c.output))
+			diag_warn(&d, c.output, DIAG_NO_OFFSET, "no format has its suffix: writing "
+				  "folded (-f chooses; "
+				  ".pb.gz is pprof, .speedscope.json speedscope, .trace.json chrome, "
+				  ".svg svg)");
 		if (!of)
 			of = output_by_name("folded");
+	}
+	if (strcmp(c.output, "-") == 0 && strcmp(of->name, "pprof") == 0 && isatty(STDOUT_FILENO)) {
+		cli_release(&c);
+		return bad_usage("pprof is gzipped protobuf, not for a terminal: give -o FILE.pb.gz "
+				 "or send standard output elsewhere", NULL);
 	}
 	if ((c.pprof_for > 0 || c.meta.service || c.meta.nlabels || c.meta.start_time_set) &&
 	    strcmp(of->name, "pprof") != 0) {
@@ -596,7 +636,7 @@ int main(int argc, char **argv)
 	memset(&m, 0, sizeof(m));
 	if (cli_finish(&c, &d) != 0)
 		rc = 1;
-	else if (output_check_inputs(&c, &d) != 0)
+	else if (output_check_inputs(&c, &d) != 0 || output_check_writable(c.output, &d) != 0)
 		rc = 1;
 	else if (convert_one(&c, of, &p, &m, &d) != 0)
 		rc = 1;

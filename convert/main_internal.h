@@ -144,6 +144,12 @@ int convert_one(struct cli *c, const struct output_format *of, struct profile *p
 		struct profile_meta *m, struct diag *d);
 /* "perfconv: MSG 'ARG'" and the hint to --help: returns 2, the usage exit code. */
 int bad_usage(const char *msg, const char *arg);
+/*
+ * getopt_long's '?' (an unknown option) or ':' (its argument missing), getopt's own
+ * message turned off (opterr 0, the option string starting with ':'): says which, once,
+ * and returns 2.
+ */
+int getopt_error(int opt, char **argv);
 
 /* perfconv upload ARGS (argv[0] "upload"): its exit code. */
 int upload_main(int argc, char **argv);

@@ -173,11 +173,16 @@ int upload_main(int argc, char **argv)
 	c.output = NULL;
 	diag_init(&d);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "i:o:f:qh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:o:f:qh", opts, NULL)) != -1) {
 		char *end;
 		unsigned long v;
 
 		switch (opt) {
+		case '?':
+		case ':':
+			rc = getopt_error(opt, argv);
+			goto out;
 		case 'h':
 			upload_usage(stdout);
 			goto out;

@@ -1,0 +1,59 @@
+#!/bin/bash
+# e2e_messages: what a new user is told (issue 22, items 11 and 13): the command line's
+# errors said once and early, naming what is wrong; the summary's hints.
+source "$(dirname "$0")/e2e_lib.sh"
+IN=$TD/mt-g.data
+
+# said() NAME WANT-RC PATTERN -- ARGS: the exit code, and stderr matching PATTERN
+said() {
+	local name=$1 want=$2 pat=$3 rc
+	shift 4
+	"$PERFCONV" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" </dev/null
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -qE -- "$pat" "$TMP/$name.err"; then
+		ok "$name: exit $rc: $(grep -E -m1 -- "$pat" "$TMP/$name.err")"
+	else
+		bad "$name: exit $rc (want $want), stderr: $(head -3 "$TMP/$name.err")"
+	fi
+}
+
+# 13. a positional input, as pprof and speedscope take it
+"$PERFCONV" -q "${KS[@]}" $IN -o "$TMP/pos.folded" && "$PERFCONV" -q "${KS[@]}" -i $IN -o "$TMP/i.folded" &&
+	cmp -s "$TMP/pos.folded" "$TMP/i.folded" && [ -s "$TMP/pos.folded" ] &&
+	ok "positional: perfconv FILE is perfconv -i FILE" || bad "positional: $(head -2 "$TMP/pos.folded")"
+# a plain directory: no "DIR/data: cannot open"
+mkdir -p "$TMP/plain"
+said plain-dir 1 "plain: a directory, not a recording" -- -i "$TMP/plain" -o "$TMP/x.folded"
+# -o errors before the conversion: no summary first
+said bad-output 1 "cannot create the output in $TMP/nowhere" -- -i $IN -o "$TMP/nowhere/x.folded"
+! grep -q 'samples in' "$TMP/bad-output.err" && ok "bad-output: said before converting" ||
+	bad "bad-output: converted first: $(head -2 "$TMP/bad-output.err")"
+said dir-output 1 "-o names a directory" -- -i $IN -o "$TMP"
+# getopt's errors once, with the option
+said bogus 2 "^perfconv: unknown option: --bogus$" -- --bogus
+[ "$(grep -c 'bogus' "$TMP/bogus.err")" = 1 ] && ok "bogus: said once" ||
+	bad "bogus: said $(grep -c bogus "$TMP/bogus.err") times: $(cat "$TMP/bogus.err")"
+said no-arg 2 "^perfconv: option needs an argument: -i$" -- -i
+said info-bogus 2 "^perfconv: unknown option: --frob$" -- info --frob
+said upload-bogus 2 "^perfconv: unknown option: --frob$" -- upload --frob
+# an unknown format lists the formats
+said format 2 "unknown format: nope \(formats: folded, samples, pprof, speedscope, chrome, svg\)" -- -f nope -i $IN
+# -o x.json is no format's suffix: folded, said even with -q
+said json-suffix 0 "x.json: warning: no format has its suffix: writing folded" -- -q "${KS[@]}" -i $IN -o "$TMP/x.json"
+cmp -s "$TMP/x.json" "$TMP/i.folded" && ok "json-suffix: folded written" || bad "json-suffix: not folded"
+# pprof's gzip is not written to a terminal (script gives a pseudo-terminal)
+if command -v script >/dev/null; then
+	script -qec "$PERFCONV -q ${KS[*]} -i $IN -f pprof" /dev/null >"$TMP/tty.out" 2>&1
+	if grep -q "pprof is gzipped protobuf, not for a terminal" "$TMP/tty.out" &&
+		! grep -qa $'\x1f\x8b' "$TMP/tty.out"; then
+		ok "tty: pprof refused on a terminal"
+	else
+		bad "tty: $(head -c 200 "$TMP/tty.out" | tr -c '[:print:]\n' '?')"
+	fi
+	"$PERFCONV" -q "${KS[@]}" -i $IN -f pprof | head -c 2 | od -An -tx1 | grep -q '1f 8b' &&
+		ok "tty: a pipe gets it" || bad "tty: a pipe gets no gzip"
+else
+	bad "tty: 'script' (bsdutils) not found"
+fi
+
+finish e2e-messages
