@@ -159,6 +159,7 @@ enum perf_type_id {
 enum perf_sw_ids {
 	PERF_COUNT_SW_CPU_CLOCK = 0,
 	PERF_COUNT_SW_TASK_CLOCK = 1,
+	PERF_COUNT_SW_DUMMY = 9,  /* perf's placeholder for side-band records: no samples */
 };
 
 /* perf_event_attr.clockid (with use_clockid): Linux clock ids. */

@@ -213,8 +213,19 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 	size_t ndsos = replay_ndsos(in->rp);
 	struct unsym u;
 	uint32_t *order;
-	size_t n = 0;
+	size_t n = 0, nevents = 0;
+	int graphs = 0;
 
+	/* the events recorded, but perf's dummy one (side-band records, no samples);
+	 * whether any samples carry call graphs */
+	for (size_t i = 0; i < perf_reader_nevents(in->r); i++) {
+		const struct perf_event_desc *e = perf_reader_event(in->r, i);
+
+		if (e->type == PERF_TYPE_SOFTWARE && e->config == PERF_COUNT_SW_DUMMY)
+			continue;
+		nevents++;
+		graphs |= (e->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) != 0;
+	}
 	memset(&u, 0, sizeof(u));
 	u64map_init(&u.anon_index);
 	st->lost_events = rs->lost_events;
@@ -224,8 +235,12 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 		return;
 	st->stacks = distinct_stacks(in->p);
 	diag_note(d, "%" PRIu64 " samples in %" PRIu64 " distinct stacks (by address), %zu event%s%s",
-		  st->samples, st->stacks, in->p->nevents, in->p->nevents == 1 ? "" : "s",
+		  st->samples, st->stacks, nevents, nevents == 1 ? "" : "s",
 		  st->samples_filtered ? " (others filtered out)" : "");
+	if (st->samples && !graphs)
+		diag_note(d, "the recording has no call graphs (perf record without -g): each "
+			  "stack is its sampled address alone; record with -g, or --call-graph "
+			  "dwarf for code without frame pointers");
 	if (rs->lost_events || rs->lost_samples)
 		diag_note(d, "perf lost %" PRIu64 " events and %" PRIu64 " samples while recording",
 			  rs->lost_events, rs->lost_samples);

@@ -56,4 +56,33 @@ else
 	bad "tty: 'script' (bsdutils) not found"
 fi
 
+# 13. perfconv info: perfconv's version and when the recording was made
+"$PERFCONV" info -i $IN >"$TMP/info.txt" 2>&1
+"$PERFCONV" info -i $IN --json >"$TMP/info.json" 2>&1
+if grep -q "^perfconv:       $("$PERFCONV" --version | cut -d' ' -f2)$" "$TMP/info.txt" &&
+	grep -qE '^recorded at:    20[0-9-]+T[0-9:]+Z \(the file' "$TMP/info.txt" &&
+	python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); assert j["perfconv_version"] and j["recorded_at"].endswith("Z")' "$TMP/info.json"; then
+	ok "info: $(grep -E '^(perfconv|recorded at):' "$TMP/info.txt" | tr -s ' ' | tr '\n' ';')"
+else
+	bad "info: $(head -3 "$TMP/info.txt")"
+fi
+
+# 11 and 13, recorded here: perf's dummy events (--switch-events adds them) are not
+# counted as events; a recording without -g says its stacks are leaf-only
+if [ "$(id -u)" = 0 ] && command -v perf >/dev/null &&
+	perf record -q -e cpu-clock:u --switch-events -o "$TMP/nog.data" $TD/mt 100 >/dev/null 2>&1; then
+	"$PERFCONV" -i "$TMP/nog.data" -o "$TMP/nog.folded" 2>"$TMP/nog.err"
+	if grep -q 'distinct stacks (by address), 1 event$' "$TMP/nog.err"; then
+		ok "dummy: '1 event' (perf record --switch-events adds dummy ones)"
+	else
+		bad "dummy: $(grep distinct "$TMP/nog.err")"
+	fi
+	grep -q 'no call graphs (perf record without -g): each stack is its sampled address alone' "$TMP/nog.err" &&
+		ok "no -g: said leaf-only" || bad "no -g: $(cat "$TMP/nog.err")"
+else
+	bad "dummy, no -g: needs root and perf to record"
+fi
+"$PERFCONV" "${KS[@]}" -i $IN -o /dev/null 2>"$TMP/g.err"
+! grep -q 'no call graphs' "$TMP/g.err" && ok "with -g: no such note" || bad "with -g: said leaf-only"
+
 finish e2e-messages
