@@ -357,14 +357,28 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 		diag_note(d, "  %" PRIu64 " samples: a step led past the top of the stack (the copy "
 			  "holds all of it): damaged stack or CFI", st->past_top);
 	if (st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP]) {
-		const char *name = "code in no file";
+		const char *name = "code in no file", *why = "";
 
 		if (st->no_cfi_dso != UINT32_MAX && st->no_cfi_dso < u->ndsos &&
-		    u->dsos[st->no_cfi_dso].name)
-			name = u->dsos[st->no_cfi_dso].name;
+		    u->dsos[st->no_cfi_dso].name) {
+			/* the path as recorded: a basename does not say which file is meant */
+			name = strtab_str(u->strings, replay_dso_get(u->rp, st->no_cfi_dso)->path);
+			switch (symbolizer_problem(u->sym, st->no_cfi_dso)) {
+			case SYM_OBJ_MISSING:
+				why = "; its file was not found: give it with --symfs or beside the "
+				      "recording";
+				break;
+			case SYM_OBJ_MISMATCH:
+				why = "; only files with another build id were found";
+				break;
+			default:
+				break;
+			}
+		}
 		diag_note(d, "  %" PRIu64 " samples: no CFI and no frame pointer to follow "
-			  "(most in %s: %" PRIu64 ")",
-			  st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP], name, st->no_cfi_top);
+			  "(most in %s: %" PRIu64 "%s)",
+			  st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP], name, st->no_cfi_top,
+			  why);
 	}
 	if (st->sp_zero)
 		diag_note(d, "  %" PRIu64 " samples: the recorded stack pointer is 0 (a damaged "

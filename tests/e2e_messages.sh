@@ -85,4 +85,12 @@ fi
 "$PERFCONV" "${KS[@]}" -i $IN -o /dev/null 2>"$TMP/g.err"
 ! grep -q 'no call graphs' "$TMP/g.err" && ok "with -g: no such note" || bad "with -g: said leaf-only"
 
+# 11. a file the unwinder needed and did not find is named by its path, and said missing
+mkdir -p "$TMP/alone"
+cp $TD/cxx/cxx-dw.data "$TMP/alone/"
+"$PERFCONV" -i "$TMP/alone/cxx-dw.data" -o /dev/null 2>"$TMP/alone.err"
+grep -q 'no CFI and no frame pointer to follow (most in /tmp/perfconv-rec-cxx/cxx: [0-9]*; its file was not found: give it with --symfs' "$TMP/alone.err" &&
+	ok "missing module: named by its path, said not found" ||
+	bad "missing module: $(grep -A3 unwound "$TMP/alone.err")"
+
 finish e2e-messages
