@@ -93,4 +93,35 @@ grep -q 'no CFI and no frame pointer to follow (most in /tmp/perfconv-rec-cxx/cx
 	ok "missing module: named by its path, said not found" ||
 	bad "missing module: $(grep -A3 unwound "$TMP/alone.err")"
 
+# 11. the kernel's callchain limit (kernel.perf_event_max_stack, 127 by default) cuts
+#     deep stacks: said, with the sysctl (a recursion 300 deep, built and recorded here)
+if [ "$(id -u)" = 0 ] && command -v perf >/dev/null && command -v gcc >/dev/null &&
+	[ "$(cat /proc/sys/kernel/perf_event_max_stack)" = 127 ]; then
+	cat >"$TMP/deep.c" <<'C'
+volatile unsigned long sink;
+__attribute__((noinline)) void down(int n)
+{
+	if (n)
+		down(n - 1);
+	else
+		for (unsigned long i = 0; i < 100000000; i++)
+			sink += i;
+	sink++;
+}
+int main(void) { down(300); return 0; }
+C
+	gcc -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls -o "$TMP/deep" "$TMP/deep.c" &&
+		perf record -q -e cpu-clock:u -F 999 -g -o "$TMP/deep.data" "$TMP/deep" >/dev/null 2>&1
+	"$PERFCONV" -i "$TMP/deep.data" -o "$TMP/deep.folded" 2>"$TMP/deep.err"
+	n=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/deep.folded")
+	if [ "$n" -gt 0 ] && grep -q "^perfconv: $n samples have callchains of 127 addresses, the kernel's limit (kernel.perf_event_max_stack)" "$TMP/deep.err"; then
+		ok "max stack: all $n samples said cut at 127 addresses"
+	else
+		bad "max stack: $n samples: $(grep -i limit "$TMP/deep.err")"
+	fi
+else
+	echo "skip max stack: needs root, perf, gcc and kernel.perf_event_max_stack 127"
+fi
+! grep -q "kernel's limit" "$TMP/g.err" && ok "max stack: not said of mt-g" || bad "max stack: said of mt-g"
+
 finish e2e-messages
