@@ -207,6 +207,54 @@ static size_t distinct_stacks(const struct profile *p)
 	return n;
 }
 
+/* Where a thread's stack begins: a whole stack reaches one of these. */
+static int is_thread_start(const char *f)
+{
+	static const char *const starts[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "start_thread", "clone",
+		"clone3", "_dl_start", "_dl_start_user", "thread_start", NULL,
+	};
+
+	for (size_t i = 0; starts[i]; i++)
+		if (strcmp(f, starts[i]) == 0)
+			return 1;
+	/* Go's goroutines and threads */
+	return strncmp(f, "runtime.goexit", 14) == 0 || strncmp(f, "runtime.mstart", 14) == 0 ||
+	       strncmp(f, "runtime.rt0_go", 14) == 0;
+}
+
+/*
+ * A frame-pointer recording whose user stacks mostly stop before their thread's start
+ * (code built without frame pointers: libc, most distributions' packages): say that
+ * --call-graph dwarf would give whole stacks.
+ */
+static void hint_dwarf(const struct summary_input *in, struct diag *d)
+{
+	const struct profile *p = in->p;
+	uint64_t user = 0, early = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		uint32_t n = p->samples[i].stack;
+		const struct pc_frame *root;
+
+		if (!n)
+			continue;
+		while (p->nodes[n].parent)
+			n = p->nodes[n].parent;
+		root = &p->frames[p->nodes[n].frame];
+		if (root->kind == FRAME_KERNEL)
+			continue; /* a kernel thread's */
+		user += p->samples[i].count;
+		if (!is_thread_start(profile_text(p, root->func)))
+			early += p->samples[i].count;
+	}
+	if (user && early * 2 > user)
+		diag_note(d, "%" PRIu64 " of %" PRIu64 " user stacks (%.1f%%) stop before their "
+			  "thread's start, in code without frame pointers: record with "
+			  "--call-graph dwarf for whole stacks", early, user,
+			  100.0 * (double)early / (double)user);
+}
+
 void summary_report(const struct summary_input *in, struct convert_stats *st, struct diag *d)
 {
 	const struct perf_reader_stats *rs = perf_reader_stats(in->r);
@@ -214,7 +262,7 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 	struct unsym u;
 	uint32_t *order;
 	size_t n = 0, nevents = 0;
-	int graphs = 0;
+	int graphs = 0, fp_only = 1;
 
 	/* the events recorded, but perf's dummy one (side-band records, no samples);
 	 * whether any samples carry call graphs */
@@ -225,6 +273,7 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 			continue;
 		nevents++;
 		graphs |= (e->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) != 0;
+		fp_only &= !(e->sample_type & PERF_SAMPLE_STACK_USER);
 	}
 	memset(&u, 0, sizeof(u));
 	u64map_init(&u.anon_index);
@@ -241,6 +290,8 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 		diag_note(d, "the recording has no call graphs (perf record without -g): each "
 			  "stack is its sampled address alone; record with -g, or --call-graph "
 			  "dwarf for code without frame pointers");
+	else if (st->samples && fp_only)
+		hint_dwarf(in, d);
 	if (rs->lost_events || rs->lost_samples)
 		diag_note(d, "perf lost %" PRIu64 " events and %" PRIu64 " samples while recording",
 			  rs->lost_events, rs->lost_samples);
