@@ -711,7 +711,10 @@ static enum step step_fp(const struct unwind_regs *cur, struct unwind_regs *next
 
 	if (!(cur->valid & (1u << UNWIND_REG_BP)) || bp < cur->r[UNWIND_REG_SP] || (bp & 7) ||
 	    mem_read(mm, bp, &saved) < 0 || mem_read(mm, bp + 8, &ra) < 0) {
-		mm->short_read = 0;
+		/* a frame just past the copy's end (within 1 MiB) is a stack the copy was
+		 * too small for, not the end of the frame pointers */
+		mm->short_read = (cur->valid & (1u << UNWIND_REG_BP)) && !(bp & 7) &&
+				 bp + 16 > mm->sp + mm->size && bp < mm->sp + mm->size + (1u << 20);
 		return STEP_FAIL;
 	}
 	*next = *cur;
@@ -797,7 +800,8 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 		} else {
 			st = step_fp(&cur, &next, &mm);
 			if (st == STEP_FAIL) {
-				res->stop = w.name ? UNWIND_NO_CFI : UNWIND_NO_MAP;
+				res->stop = mm.short_read ? UNWIND_STACK_SHORT
+					  : w.name ? UNWIND_NO_CFI : UNWIND_NO_MAP;
 				res->module = w.name;
 				break;
 			}
