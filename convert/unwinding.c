@@ -266,7 +266,10 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 			/* the copy holds the whole stack (the kernel stopped at its top): a
 			 * bigger one would not help */
 			u->st.stopped[UNWIND_STACK_SHORT]--;
-			u->st.past_top++;
+			if (res.nsignal)
+				u->st.altstack++;
+			else
+				u->st.past_top++;
 			break;
 		}
 		if (s->stack_user_size > u->st.short_size_max)
@@ -328,7 +331,7 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 			  "their leaf only");
 	if (!st->samples)
 		return;
-	early = st->past_top + st->sp_zero;
+	early = st->past_top + st->altstack + st->sp_zero;
 	for (int i = 1; i < UNWIND_NSTOPS; i++)
 		early += st->stopped[i];
 	diag_note(d, "unwound %" PRIu64 " user stacks (--call-graph dwarf); %" PRIu64
@@ -353,6 +356,10 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 			  " bytes): record with --call-graph dwarf,%" PRIu64,
 			  st->stopped[UNWIND_STACK_SHORT], st->short_size_max,
 			  st->short_size_max >= 32768 ? 65528 : st->short_size_max * 4);
+	if (st->altstack)
+		diag_note(d, "  %" PRIu64 " samples: in a signal handler on a stack of its own "
+			  "(sigaltstack): the interrupted thread's stack is not in the copy perf "
+			  "took, their frames end at the interrupted function", st->altstack);
 	if (st->past_top)
 		diag_note(d, "  %" PRIu64 " samples: a step led past the top of the stack (the copy "
 			  "holds all of it): damaged stack or CFI", st->past_top);

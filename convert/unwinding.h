@@ -22,6 +22,8 @@ struct unwinding_stats {
 	uint64_t samples;             /* samples unwound */
 	uint64_t stopped[UNWIND_NSTOPS]; /* by why they stopped (UNWIND_END: complete) */
 	uint64_t short_size_max;      /* the largest stack copy among those too small */
+	uint64_t altstack;            /* past the copy's top after a signal frame: a handler
+					 on a sigaltstack, the interrupted stack elsewhere */
 	uint64_t past_top;            /* UNWIND_STACK_SHORT where the copy held the whole
 					 stack (dyn_size < size): not counted in stopped[] */
 	/* UNWIND_NO_CFI: the module (a dso, or UINT32_MAX for JIT / anonymous code) that

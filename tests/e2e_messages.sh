@@ -134,4 +134,58 @@ else
 	bad "dwarf hint: $(grep -h "thread's start" "$TMP/erl.err" "$TMP/g.err" "$TMP/dw.err")"
 fi
 
+# 11. a signal handler on a sigaltstack: the interrupted stack is not in the copy, which
+#     is not "damaged stack or CFI" (built and recorded here, --call-graph dwarf)
+if [ "$(id -u)" = 0 ] && command -v perf >/dev/null && command -v gcc >/dev/null; then
+	cat >"$TMP/alt.c" <<'C'
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+volatile unsigned long sink;
+static void handler(int sig) { (void)sig; for (unsigned long i = 0; i < 3000000; i++) sink += i; }
+__attribute__((noinline)) static void work(void) { for (;;) raise(SIGUSR1); }
+int main(void)
+{
+	stack_t ss = { .ss_sp = malloc(1 << 16), .ss_size = 1 << 16, .ss_flags = 0 };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigaltstack(&ss, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGALRM, _exit);
+	alarm(1);
+	work();
+	return 0;
+}
+C
+	gcc -O1 -g -o "$TMP/alt" "$TMP/alt.c" &&
+		perf record -q -e cpu-clock:u -F 999 --call-graph dwarf -o "$TMP/alt.data" "$TMP/alt" >/dev/null 2>&1
+	"$PERFCONV" -i "$TMP/alt.data" -o "$TMP/alt.folded" 2>"$TMP/alt.err"
+	if grep -qE '^perfconv:   [0-9]+ samples: in a signal handler on a stack of its own \(sigaltstack\)' "$TMP/alt.err" &&
+		! grep -q 'damaged stack or CFI' "$TMP/alt.err" && grep -q ';__restore_rt;handler ' "$TMP/alt.folded"; then
+		ok "sigaltstack: $(grep -o '[0-9]* samples: in a signal handler on a stack of its own (sigaltstack)' "$TMP/alt.err")"
+	else
+		bad "sigaltstack: $(grep -A3 unwound "$TMP/alt.err")"
+	fi
+else
+	bad "sigaltstack: needs root, perf and gcc"
+fi
+# 11. frame-pointer steps through code without CFI that run off the stack copy: the copy
+#     was too small (node's dwarf recording without its dump, where the node recorded)
+N=$TD/dwarf
+if [ "$(readelf -n "$(readlink -f /usr/bin/node 2>/dev/null)" 2>/dev/null | sed -n 's/.*Build ID: //p')" = "$(cat $N/node.buildid)" ]; then
+	mkdir -p "$TMP/nodump"
+	zcat $N/node.data.gz >"$TMP/nodump/node.data"
+	"$PERFCONV" "${KS[@]}" -i "$TMP/nodump/node.data" -o /dev/null 2>"$TMP/nodump.err"
+	grep -q '^perfconv:   12 samples: the stack copy was too small (8192 bytes)' "$TMP/nodump.err" &&
+		grep -q '^perfconv:   3 samples: no CFI and no frame pointer' "$TMP/nodump.err" &&
+		ok "short copy: 12 samples' frame-pointer walks off the copy said so (3 'no CFI' left)" ||
+		bad "short copy: $(grep -A5 unwound "$TMP/nodump.err")"
+else
+	echo "skip short copy: the installed node is not the one recorded ($N/node.buildid)"
+fi
+
 finish e2e-messages
