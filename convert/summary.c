@@ -255,6 +255,50 @@ static void hint_dwarf(const struct summary_input *in, struct diag *d)
 			  100.0 * (double)early / (double)user);
 }
 
+/*
+ * Objects whose symbols are their exported ones only (.dynsym: a stripped library
+ * without its debug file) where samples fall: their own functions show as the exported
+ * one before them. Say so, and the package that would name them (libc6-dbg for libc).
+ */
+static void hint_debug_symbols(const struct summary_input *in, struct diag *d)
+{
+	const struct profile *p = in->p;
+	size_t ndsos = replay_ndsos(in->rp);
+	uint64_t *leaves = xcalloc(ndsos + 1, sizeof(*leaves)), total = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		uint32_t node = p->samples[i].stack, dso;
+
+		if (!node)
+			continue;
+		dso = resolver_mapping_dso(in->res, p->frames[p->nodes[node].frame].mapping);
+		if (dso < ndsos)
+			leaves[dso] += p->samples[i].count;
+		total += p->samples[i].count;
+	}
+	for (size_t i = 0; i < ndsos; i++) {
+		const struct replay_dso *x = replay_dso_get(in->rp, (uint32_t)i);
+		const char *path = profile_text(p, x->path), *base = strrchr(path, '/');
+		struct sym_location *loc;
+
+		if (!leaves[i] || leaves[i] * 100 < total || x->kernel || x->anonymous)
+			continue;
+		loc = xmalloc(sizeof(*loc));
+		symbolizer_locate_object(in->sym, (uint32_t)i, path, x->build_id, x->build_id_size,
+					 loc);
+		base = base ? base + 1 : path;
+		if (loc->symbols && strstr(loc->symbols, ".dynsym"))
+			diag_note(d, "%s has its exported symbols only (.dynsym): %" PRIu64 " samples "
+				  "in it may show a function of its own as the exported one before "
+				  "it; its debug symbols would name them (%s)", path, leaves[i],
+				  strncmp(base, "libc.so.6", 9) == 0
+				  ? "Debian, Ubuntu: apt-get install libc6-dbg"
+				  : "its package's -dbgsym or -dbg package, or debuginfod");
+		free(loc);
+	}
+	free(leaves);
+}
+
 void summary_report(const struct summary_input *in, struct convert_stats *st, struct diag *d)
 {
 	const struct perf_reader_stats *rs = perf_reader_stats(in->r);
@@ -305,6 +349,7 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 	if (in->no_symbols)
 		return;
 	report_unverified(in, d);
+	hint_debug_symbols(in, d);
 	count_unsymbolized(in, st, &u);
 	if (!st->samples_unsymbolized)
 		goto out;

@@ -188,4 +188,25 @@ else
 	echo "skip short copy: the installed node is not the one recorded ($N/node.buildid)"
 fi
 
+# 11. a library with its exported symbols only (stripped, no debug file): said, with
+#     what would name its own functions (built and recorded here; libc.so.6 gets
+#     libc6-dbg named, which this machine has installed, so it is not shown here)
+if [ "$(id -u)" = 0 ] && command -v perf >/dev/null && command -v gcc >/dev/null; then
+	mkdir -p "$TMP/hid"
+	printf '%s\n' 'volatile unsigned long sink;' \
+		'static __attribute__((noinline)) void own(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink += i * i; }' \
+		'void lib_entry(unsigned long n) { own(n); }' >"$TMP/hid/lib.c"
+	printf '%s\n' 'void lib_entry(unsigned long n);' 'int main(void) { lib_entry(200000000); return 0; }' >"$TMP/hid/main.c"
+	gcc -O1 -fPIC -shared -o "$TMP/hid/libhid.so" "$TMP/hid/lib.c" && strip --strip-unneeded "$TMP/hid/libhid.so" &&
+		gcc -O1 -o "$TMP/hid/hid" "$TMP/hid/main.c" -L"$TMP/hid" -lhid -Wl,-rpath,"$TMP/hid" &&
+		perf record -q -e cpu-clock:u -F 999 -g -o "$TMP/hid/hid.data" "$TMP/hid/hid" >/dev/null 2>&1
+	"$PERFCONV" -i "$TMP/hid/hid.data" -o /dev/null 2>"$TMP/hid.err"
+	grep -qE "^perfconv: $TMP/hid/libhid.so has its exported symbols only \(\.dynsym\): [0-9]+ samples in it may show a function of its own as the exported one before it; its debug symbols would name them" "$TMP/hid.err" &&
+		ok "debug symbols: a stripped library said so" || bad "debug symbols: $(head -3 "$TMP/hid.err")"
+else
+	bad "debug symbols: needs root, perf and gcc"
+fi
+! grep -q 'exported symbols only' "$TMP/g.err" && ok "debug symbols: nothing said of mt-g" ||
+	bad "debug symbols: said of mt-g"
+
 finish e2e-messages
