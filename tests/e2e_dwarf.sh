@@ -24,7 +24,7 @@ compare() { # NAME SAMPLES MIN-PERCENT [compare options]
 for n in dw dwpp; do
 	"$PERFCONV" "${KS[@]}" --symfs $TD --no-inline -f samples -i $D/$n.data \
 		-o "$TMP/$n.samples" 2>"$TMP/$n.err"
-	compare $n "$TMP/$n.samples" 95
+	compare $n "$TMP/$n.samples" 99
 done
 if grep -q $'\tclone3;start_thread;thread_main;level1;level2;work_sort;__GI___qsort_r;msort_with_tmp' "$TMP/dw.samples" &&
 	grep -q ';rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_leaf$' "$TMP/dw.samples"; then
@@ -66,7 +66,7 @@ if [ -x /usr/bin/node ] &&
 	done
 	"$PERFCONV" "${KS[@]}" --symfs $TD --no-inline -f samples -i "$TMP/node/node.data" \
 		-o "$TMP/node.samples" 2>"$TMP/node.err"
-	compare node "$TMP/node.samples" 90 --v8-builtins
+	compare node "$TMP/node.samples" 99 --v8-builtins
 	if grep -q 'JS:\*outer [^;]*;JS:\*walk [^;]*;JS:\*walk' "$TMP/node.samples" &&
 		grep -q 'Invoke;Builtins_JSEntry;Builtins_JSEntryTrampoline;JS:' "$TMP/node.samples"; then
 		ok "node: recursion in JIT code, entered from node's C++"
