@@ -137,6 +137,8 @@ static void ns_pids(struct dispatch *d, struct ns_task *v, size_t n)
 	size_t nns = 0, cap = 0;
 	struct u64map told;  /* tid + 1 -> its namespace's index + 1 */
 
+	if (!n)
+		return;
 	u64map_init(&told);
 	qsort(v, n, sizeof(*v), ns_task_cmp);
 	for (size_t i = 0; i < n; i++) {
