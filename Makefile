@@ -54,11 +54,11 @@ else
 Q := @
 endif
 
-# The library: every source of the four layers but main, so tests and fuzzers link the
-# same code (tests/check_layers.py holds each file to its folder's layer).
-LIB_SRCS := $(filter-out convert/main.c,$(wildcard common/*.c formats/*.c symbolize/*.c convert/*.c))
-
-MAIN_SRCS := convert/main.c
+# The library: every source of the four layers but the command line (convert/main*.c),
+# so tests and fuzzers link the same code (tests/check_layers.py holds each file to its
+# folder's layer).
+MAIN_SRCS := $(wildcard convert/main*.c)
+LIB_SRCS := $(filter-out $(MAIN_SRCS),$(wildcard common/*.c formats/*.c symbolize/*.c convert/*.c))
 
 # Found by their names: tests/e2e*.sh (e2e_lib.sh is what they share) and one Check
 # suite per module, tests/check_NAME.c.
@@ -107,7 +107,7 @@ $(BUILD)/formats/pprof.o $(BUILD)/tests/check_pprof.o: $(GEN_HDR)
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(BUILD)/convert/main.o $(LIB)
+$(BIN): $(MAIN_SRCS:%.c=$(BUILD)/%.o) $(LIB)
 	@echo "  LD $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -166,9 +166,25 @@ char *demangle_name(const char *name)
 {
 	const char *sep;
 	char *d;
+	size_t n;
 
 	if (!name)
 		return NULL;
+	n = strlen(name);
+	if (n > 4 && strcmp(name + n - 4, "@plt") == 0 && name[0] == '_') {
+		/* a PLT entry named after its target: the target demangled, as perf
+		 * names it ("operator new@plt"; libiberty drops the suffix) */
+		char *target = xstrdup(name), *inner;
+
+		target[n - 4] = 0;
+		inner = native_demangle(target);
+		free(target);
+		if (!inner)
+			return NULL;
+		d = xasprintf("%s@plt", inner);
+		free(inner);
+		return d;
+	}
 	d = native_demangle(name);
 	if (d || (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')))
 		return d;

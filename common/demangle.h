@@ -10,7 +10,8 @@
  * - a JVM method as JVMTI agents name it ("LHot;fib(I)I"): "Hot.fib(int)", the
  *   class with dots, the parameter types in Java's words, no return type;
  * - a mangled name after a prefix ("wasm_module::_ZN3fib3fib17h..E", as Wasmtime
- *   writes): the prefix kept, the rest demangled.
+ *   writes): the prefix kept, the rest demangled;
+ * - a PLT entry of a mangled name ("_Znwm@plt"): "operator new@plt".
  * Returns a malloc'ed string the caller frees, or NULL when `name` is none of
  * these or libiberty cannot read it.
  */

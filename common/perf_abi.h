@@ -159,6 +159,7 @@ enum perf_type_id {
 enum perf_sw_ids {
 	PERF_COUNT_SW_CPU_CLOCK = 0,
 	PERF_COUNT_SW_TASK_CLOCK = 1,
+	PERF_COUNT_SW_DUMMY = 9,  /* perf's placeholder for side-band records: no samples */
 };
 
 /* perf_event_attr.clockid (with use_clockid): Linux clock ids. */
@@ -171,6 +172,8 @@ enum perf_record_ksymbol_type {
 	PERF_RECORD_KSYMBOL_TYPE_OOL = 2, /* out-of-line code: trampolines, ftrace */
 };
 #define PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER (1u << 0)
+/* PERF_RECORD_NAMESPACES: the index of the pid namespace's { dev, ino } (PID_NS_INDEX) */
+#define PERF_NS_PID_INDEX 3
 
 /* perf.data feature sections (perf's HEADER_*), by their bit in the header's bitmap. */
 enum perf_header_feature {

@@ -2,6 +2,7 @@
 #include "convert/dispatch.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int is_kernel_name(const char *name)
@@ -33,8 +34,12 @@ static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t 
 		uint32_t pid;
 
 		jit_procs_seen(d->jits, m->pid);
-		if (jit_dump_name(path_base(path), &pid) && pid == m->pid)
+		/* a process maps its own dump (the marker perf looks for), named by its
+		 * pid in its pid namespace: in a container not the pid recorded */
+		if (jit_dump_name(path_base(path), &pid)) {
 			jit_procs_expect(d->jits, m->pid, path);
+			jit_procs_ns_pid(d->jits, m->pid, pid);
+		}
 	}
 	if (!m->executable)
 		return;
@@ -99,9 +104,74 @@ static void on_time_conv(struct dispatch *d, const struct perf_record *rec)
 	d->have_time_conv = 1;
 }
 
+/* A task as PERF_RECORD_NAMESPACES tells it: its pid namespace. */
+struct ns_task {
+	uint64_t time, dev, ino;
+	uint32_t pid, tid;
+};
+
+static int ns_task_cmp(const void *a, const void *b)
+{
+	const struct ns_task *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * The pids processes had in their own pid namespaces (perf record --namespaces), for
+ * the perf maps and dumps they named by them (a container's /tmp/perf-1.map). A pid
+ * namespace born during the recording numbers its tasks, threads too, 1, 2, ... in
+ * the order they were made (the kernel gives the next free pid, and none is freed
+ * before the counter wraps): its first task is 1. A namespace that was there when the
+ * recording began (its tasks told at time 0, synthesized) is not counted: its numbers
+ * are not known.
+ */
+static void ns_pids(struct dispatch *d, struct ns_task *v, size_t n)
+{
+	struct ns_count {
+		uint64_t dev, ino;
+		uint32_t next;   /* 0: numbers unknown */
+	} *ns = NULL;
+	size_t nns = 0, cap = 0;
+	struct u64map told;  /* tid + 1 -> its namespace's index + 1 */
+
+	if (!n)
+		return;
+	u64map_init(&told);
+	qsort(v, n, sizeof(*v), ns_task_cmp);
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+		uint32_t *was;
+
+		for (k = 0; k < nns && (ns[k].dev != v[i].dev || ns[k].ino != v[i].ino); k++)
+			;
+		if (k == nns) {
+			struct ns_count c = { v[i].dev, v[i].ino, v[i].time ? 1 : 0 };
+
+			VEC_PUSH(ns, nns, cap, c);
+		}
+		/* a task told again (an unshare of its own) keeps its number */
+		was = u64map_get(&told, (uint64_t)v[i].tid + 1);
+		if (was && *was == k + 1)
+			continue;
+		u64map_put(&told, (uint64_t)v[i].tid + 1, (uint32_t)k + 1);
+		if (ns[k].next) {
+			if (v[i].tid == v[i].pid)
+				jit_procs_ns_pid(d->jits, v[i].pid, ns[k].next);
+			ns[k].next++;
+		}
+	}
+	u64map_release(&told);
+	free(ns);
+}
+
 int dispatch_pass(struct dispatch *d)
 {
 	struct perf_record rec;
+	struct ns_task *tasks = NULL;
+	size_t ntasks = 0, tasks_cap = 0;
 	int ret;
 
 	/* samples are for pass 2: not even decoded here, but for the first ones, which
@@ -150,9 +220,20 @@ int dispatch_pass(struct dispatch *d)
 		case PERF_RECORD_SWITCH_CPU_WIDE:
 			d->switch_records = 1;
 			break;
+		case PERF_RECORD_NAMESPACES:
+			if (rec.u.namespaces.pid_ns_ino && rec.sid.has_time) {
+				struct ns_task k = { t, rec.u.namespaces.pid_ns_dev,
+						     rec.u.namespaces.pid_ns_ino,
+						     rec.u.namespaces.pid, rec.u.namespaces.tid };
+
+				VEC_PUSH(tasks, ntasks, tasks_cap, k);
+			}
+			break;
 		default:
 			break;
 		}
 	}
+	ns_pids(d, tasks, ntasks);
+	free(tasks);
 	return ret;
 }

@@ -10,7 +10,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "common/version.h"
 #include "convert/recording.h"
 #include "convert/replay.h"
 #include "convert/session.h"
@@ -343,6 +345,7 @@ static cJSON *gather(const struct info_options *o, struct session *ss)
 	rs = perf_reader_stats(r);
 
 	root = cJSON_CreateObject();
+	add_str(root, "perfconv_version", PERFCONV_VERSION);
 	add_str(root, "file", o->input);
 	add_str(root, "mode", h->pipe_mode ? "pipe" : h->directory ? "directory" : "file");
 	add_str(root, "perf_version", h->version);
@@ -354,6 +357,18 @@ static cJSON *gather(const struct info_options *o, struct session *ss)
 	hex_bytes(hex, f->kernel_bid, f->kernel_bid_size);
 	add_str(root, "kernel_build_id", f->kernel_bid_size ? hex : NULL);
 	add_str(root, "command", h->cmdline);
+	if (p->start_wall_ns) {
+		time_t secs = (time_t)(p->start_wall_ns / 1000000000);
+		struct tm tm;
+		char when[64];
+
+		gmtime_r(&secs, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		add_str(root, "recorded_at", when);
+		/* CLOCK_DATA (perf record -k CLOCK) says it; else the file's time less the
+		 * samples' span */
+		add_str(root, "recorded_at_from", p->has_wall_clock ? "clock data" : "file time");
+	}
 	events = cJSON_AddArrayToObject(root, "events");
 	for (size_t i = 0; i < perf_reader_nevents(r); i++) {
 		const struct perf_event_desc *e = perf_reader_event(r, i);
@@ -438,7 +453,13 @@ static void print_text(const cJSON *root, FILE *out)
 	const cJSON *x, *e, *t;
 	uint64_t total = jnum(root, "samples");
 
+	fprintf(out, "perfconv:       %s\n", jstr(root, "perfconv_version"));
 	fprintf(out, "recording:      %s (%s mode)\n", jstr(root, "file"), jstr(root, "mode"));
+	if (jstr(root, "recorded_at"))
+		fprintf(out, "recorded at:    %s (%s)\n", jstr(root, "recorded_at"),
+			strcmp(jstr(root, "recorded_at_from"), "clock data") == 0
+			? "the recording's clock data"
+			: "the file's modification time less the samples' span");
 	fprintf(out, "perf version:   %s\n", or_unknown(jstr(root, "perf_version")));
 	fprintf(out, "host:           %s (%s, %" PRIu64 " CPUs online%s%s)\n",
 		or_unknown(jstr(root, "host")), or_unknown(jstr(root, "arch")),

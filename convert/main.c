@@ -6,97 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "convert/main_internal.h"
 #include "common/diag.h"
 #include "common/util.h"
 #include "common/version.h"
 #include "convert/info.h"
 #include "convert/labels.h"
+#include "convert/merge.h"
 #include "convert/output.h"
 #include "convert/pipeline.h"
 #include "convert/upload.h"
 #include "convert/watch.h"
 #include "formats/pprof.h"
 
-enum {
-	OPT_SYMFS = 256,
-	OPT_KALLSYMS,
-	OPT_BUILDID_DIR,
-	OPT_PID,
-	OPT_TID,
-	OPT_COMM,
-	OPT_WEIGHT,
-	OPT_WITH_PID,
-	OPT_WITH_TID,
-	OPT_ANNOTATE,
-	OPT_NO_DEMANGLE,
-	OPT_NO_SYMBOLS,
-	OPT_NO_INLINE,
-	OPT_EVENT,
-	OPT_TIME,
-	OPT_SRCLINE,
-	OPT_CACHE_DIR,
-	OPT_JIT_DIR,
-	OPT_NO_CACHE,
-	OPT_CPU_LABEL,
-	OPT_VERSION,
-	OPT_TITLE,
-	OPT_INVERTED,
-	OPT_WIDTH,
-	OPT_MINWIDTH,
-	OPT_FOR,
-	OPT_SERVICE,
-	OPT_LABEL,
-	OPT_START_TIME,
-	/* perfconv upload's own */
-	OPT_TO,
-	OPT_URL,
-	OPT_TENANT,
-	OPT_API_KEY_FILE,
-	OPT_ALLOW_HTTP,
-	OPT_DRY_RUN,
-	OPT_WATCH,
-	OPT_DELETE_SENT,
-	OPT_TIMEOUT,
-	OPT_RETRY_CAP,
-};
-
-/* The conversion's options, shared by `perfconv` and `perfconv upload`. */
-#define CONVERT_OPTIONS \
-	{ "input", required_argument, NULL, 'i' }, \
-	{ "output", required_argument, NULL, 'o' }, \
-	{ "format", required_argument, NULL, 'f' }, \
-	{ "quiet", no_argument, NULL, 'q' }, \
-	{ "help", no_argument, NULL, 'h' }, \
-	{ "symfs", required_argument, NULL, OPT_SYMFS }, \
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS }, \
-	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR }, \
-	{ "pid", required_argument, NULL, OPT_PID }, \
-	{ "tid", required_argument, NULL, OPT_TID }, \
-	{ "comm", required_argument, NULL, OPT_COMM }, \
-	{ "weight", required_argument, NULL, OPT_WEIGHT }, \
-	{ "with-pid", no_argument, NULL, OPT_WITH_PID }, \
-	{ "with-tid", no_argument, NULL, OPT_WITH_TID }, \
-	{ "annotate", no_argument, NULL, OPT_ANNOTATE }, \
-	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, \
-	{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS }, \
-	{ "no-inline", no_argument, NULL, OPT_NO_INLINE }, \
-	{ "event", required_argument, NULL, OPT_EVENT }, \
-	{ "time", required_argument, NULL, OPT_TIME }, \
-	{ "srcline", no_argument, NULL, OPT_SRCLINE }, \
-	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR }, \
-	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }, \
-	{ "no-cache", no_argument, NULL, OPT_NO_CACHE }, \
-	{ "cpu-label", no_argument, NULL, OPT_CPU_LABEL }, \
-	{ "version", no_argument, NULL, OPT_VERSION }, \
-	{ "title", required_argument, NULL, OPT_TITLE }, \
-	{ "inverted", no_argument, NULL, OPT_INVERTED }, \
-	{ "width", required_argument, NULL, OPT_WIDTH }, \
-	{ "minwidth", required_argument, NULL, OPT_MINWIDTH }, \
-	{ "for", required_argument, NULL, OPT_FOR }, \
-	{ "service", required_argument, NULL, OPT_SERVICE }, \
-	{ "label", required_argument, NULL, OPT_LABEL }, \
-	{ "start-time", required_argument, NULL, OPT_START_TIME },
 
 static const struct option long_options[] = {
 	CONVERT_OPTIONS
@@ -106,14 +30,16 @@ static const struct option long_options[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perfconv [-i perf.data] [-o OUTPUT] [-f FORMAT] [options]\n"
+		"usage: perfconv [-i perf.data]... [-o OUTPUT] [-f FORMAT] [options] [perf.data...]\n"
 		"       perfconv info [-i perf.data] [--json]   (perfconv info --help)\n"
 		"\n"
 		"Convert a perf recording into a profile.\n"
 		"\n"
 		"  -i, --input FILE      perf.data file, `perf record --threads` directory, or -\n"
 		"                        for a pipe (perf record -o - ... | perfconv -i -);\n"
-		"                        default perf.data\n"
+		"                        default perf.data. Given more than once, the inputs\n"
+		"                        are merged, each stack under a frame naming its input\n"
+		"                        (FILE (HOST), the host from its header)\n"
 		"  -o, --output FILE     output file, or - for standard output (the default)\n"
 		"  -f, --format FORMAT   output format; default: from -o's suffix, else folded\n"
 		"  -q, --quiet           no closing summary (errors and warnings still print)\n"
@@ -252,11 +178,27 @@ static int is_dir(const char *path, struct diag *d)
 	return 1;
 }
 
-static int bad_usage(const char *msg, const char *arg)
+int bad_usage(const char *msg, const char *arg)
 {
 	fprintf(stderr, "perfconv: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
 	fprintf(stderr, "Try 'perfconv --help'.\n");
 	return 2;
+}
+
+/* A regular file or nothing yet at `path` (not a device such as /dev/null). */
+static int is_file_or_new(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
+int getopt_error(int opt, char **argv)
+{
+	char shortopt[3] = { '-', (char)optopt, 0 };
+	const char *what = optopt ? shortopt : argv[optind - 1];
+
+	return bad_usage(opt == ':' ? "option needs an argument" : "unknown option", what);
 }
 
 /* $PERFCONV_CACHE_DIR, else $XDG_CACHE_HOME/perfconv, else ~/.cache/perfconv; NULL
@@ -376,18 +318,7 @@ static void info_usage(FILE *f)
 		"  -h, --help            this text\n");
 }
 
-/* The options that say where files are: the same for a conversion and for info. */
-struct where_opts {
-	struct sym_options *sym;
-	const char **jit_dirs;
-	size_t njit_dirs, jit_dirs_cap;
-	const char *cache_dir;
-	char *default_cache;
-	int no_cache;
-};
-
-/* Take option `c` if it is one of them: 1, else 0. */
-static int where_option(struct where_opts *w, int c, const char *arg)
+int where_option(struct where_opts *w, int c, const char *arg)
 {
 	switch (c) {
 	case OPT_SYMFS: w->sym->symfs = arg; return 1;
@@ -400,9 +331,7 @@ static int where_option(struct where_opts *w, int c, const char *arg)
 	}
 }
 
-/* After the options: the cache directory chosen, each --jit-dir checked. 0, or -1 after
- * saying what is wrong through `d`. */
-static int where_finish(struct where_opts *w, struct diag *d)
+int where_finish(struct where_opts *w, struct diag *d)
 {
 	if (w->cache_dir && !w->cache_dir[0] && !w->no_cache) {
 		/* not the filesystem's root, nor the working directory: none */
@@ -418,7 +347,7 @@ static int where_finish(struct where_opts *w, struct diag *d)
 	return 0;
 }
 
-static void where_release(struct where_opts *w)
+void where_release(struct where_opts *w)
 {
 	free(w->default_cache);
 	free(w->jit_dirs);
@@ -454,8 +383,11 @@ static int info_main(int argc, char **argv)
 	io.sym.inline_frames = 1;
 	diag_init(&d);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
 		switch (c) {
+		case '?':
+		case ':': where_release(&w); return getopt_error(c, argv);
 		case 'i': io.input = optarg; break;
 		case 'h': info_usage(stdout); where_release(&w); return 0;
 		case 'j': io.json = 1; break;
@@ -488,22 +420,7 @@ static int info_main(int argc, char **argv)
 	return rc;
 }
 
-static int upload_main(int argc, char **argv);
-
-/* A command line of `perfconv` or `perfconv upload`: the conversion's options. */
-struct cli {
-	struct convert_options co;
-	struct write_options wo;
-	struct where_opts where;
-	struct meta_options meta;
-	const char *output, *format, *event;
-	const char *time;         /* --time: oncpu, offcpu or wall */
-	int weight_set;
-	int pprof_for;            /* -1: no --for */
-	int upload;               /* the labels go to the backend's own, not on samples */
-};
-
-static void cli_init(struct cli *c)
+void cli_init(struct cli *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->wo.event = -1;
@@ -515,10 +432,11 @@ static void cli_init(struct cli *c)
 	c->pprof_for = -1;
 }
 
-static void cli_release(struct cli *c)
+void cli_release(struct cli *c)
 {
 	where_release(&c->where);
 	meta_options_release(&c->meta);
+	free(c->inputs);
 	free(c->co.pids);
 	free(c->co.tids);
 	for (size_t i = 0; i < c->co.ncomms; i++)
@@ -526,16 +444,15 @@ static void cli_release(struct cli *c)
 	free(c->co.comms);
 }
 
-/*
- * Take conversion option `opt`: 0; 1 when it is not one (the caller's own, or
- * unknown); 2 after saying why its argument is bad (usage).
- */
-static int convert_option(struct cli *c, int opt, const char *arg)
+int convert_option(struct cli *c, int opt, const char *arg)
 {
 	const char *why;
 
 	switch (opt) {
-	case 'i': c->co.input = arg; break;
+	case 'i':
+		c->co.input = arg;
+		VEC_PUSH(c->inputs, c->ninputs, c->inputs_cap, arg);
+		break;
 	case 'o': c->output = arg; break;
 	case 'f': c->format = arg; break;
 	case 'q': c->co.quiet = 1; break;
@@ -616,20 +533,14 @@ static int convert_option(struct cli *c, int opt, const char *arg)
 	return 0;
 }
 
-/* The options that apply to every input, checked once: 0, or -1 after saying why. */
-static int cli_finish(struct cli *c, struct diag *d)
+int cli_finish(struct cli *c, struct diag *d)
 {
 	c->co.jit_dirs = c->where.jit_dirs;
 	c->co.njit_dirs = c->where.njit_dirs;
 	return where_finish(&c->where, d);
 }
 
-/*
- * Convert c->co.input into `p` (initialized by the caller) for format `of`: the
- * event chosen, and for a pprof shaped for a backend or given a time or labels, its
- * facts in `m` and c->wo set to write them (pointing into `m`). 0, or 1 (bad input).
- */
-static int convert_one(struct cli *c, const struct output_format *of, struct profile *p,
+int convert_one(struct cli *c, const struct output_format *of, struct profile *p,
 		       struct profile_meta *m, struct diag *d)
 {
 	struct convert_stats st;
@@ -637,8 +548,30 @@ static int convert_one(struct cli *c, const struct output_format *of, struct pro
 	output_shape_profile(of, p);
 	if (!c->weight_set)
 		c->wo.weight_period = of->weight_period;
-	if (convert_read(&c->co, p, &st, d) != 0)
+	if (c->ninputs < 2 && convert_read(&c->co, p, &st, d) != 0)
 		return 1;
+	/* several inputs: each converted alone, then added under a frame naming it */
+	for (size_t i = 0; c->ninputs > 1 && i < c->ninputs; i++) {
+		struct profile one;
+		char *label;
+		int bad;
+
+		profile_init(&one);
+		one.aggregate = p->aggregate;
+		c->co.input = c->inputs[i];
+		if (!c->co.quiet)
+			diag_note(d, "%s:", c->inputs[i]);
+		bad = convert_read(&c->co, &one, &st, d) != 0;
+		label = merge_label(&one, c->inputs[i]);
+		if (!bad)
+			merge_profile(p, &one, label);
+		free(label);
+		profile_release(&one);
+		if (bad)
+			return 1;
+	}
+	if (c->ninputs > 1 && !p->aggregate)
+		profile_sort_samples(p);
 	c->wo.event = -1;
 	if (c->time) {
 		if (choose_time(p, c->time, &c->wo, d) != 0)
@@ -664,6 +597,15 @@ static int convert_one(struct cli *c, const struct output_format *of, struct pro
 	return 0;
 }
 
+/* The output is none of the inputs: 0, or -1 after saying so. */
+static int output_check_inputs(const struct cli *c, struct diag *d)
+{
+	for (size_t i = 0; i < c->ninputs; i++)
+		if (output_check_not_input(c->output, c->inputs[i], d) != 0)
+			return -1;
+	return c->ninputs ? 0 : output_check_not_input(c->output, c->co.input, d);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
@@ -682,7 +624,12 @@ int main(int argc, char **argv)
 		return upload_main(argc - 1, argv + 1);
 	cli_init(&c);
 	diag_init(&d);
-	while ((opt = getopt_long(argc, argv, "i:o:f:qh", long_options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:o:f:qh", long_options, NULL)) != -1) {
+		if (opt == '?' || opt == ':') {
+			cli_release(&c);
+			return getopt_error(opt, argv);
+		}
 		if (opt == 'h') {
 			usage(stdout);
 			cli_release(&c);
@@ -698,20 +645,35 @@ int main(int argc, char **argv)
 			return w == 2 ? 2 : bad_usage("unknown option", NULL);
 		}
 	}
-	if (optind < argc) {
-		cli_release(&c);
-		return bad_usage("unexpected argument", argv[optind]);
+	/* inputs may also follow the options, as pprof and speedscope take them */
+	for (; optind < argc; optind++) {
+		c.co.input = argv[optind];
+		VEC_PUSH(c.inputs, c.ninputs, c.inputs_cap, argv[optind]);
 	}
 	if (c.format) {
 		of = output_by_name(c.format);
 		if (!of) {
+			char names[256];
+
+			output_format_names(names, sizeof(names));
+			fprintf(stderr, "perfconv: unknown format: %s (formats: %s)\n", c.format, names);
 			cli_release(&c);
-			return bad_usage("unknown format", c.format);
+			return 2;
 		}
 	} else {
 		of = strcmp(c.output, "-") ? output_by_path(c.output) : NULL;
+		if (!of && strcmp(c.output, "-") != 0 && is_file_or_new(c.output))
+			diag_warn(&d, c.output, DIAG_NO_OFFSET, "no format has its suffix: writing "
+				  "folded (-f chooses; "
+				  ".pb.gz is pprof, .speedscope.json speedscope, .trace.json chrome, "
+				  ".svg svg)");
 		if (!of)
 			of = output_by_name("folded");
+	}
+	if (strcmp(c.output, "-") == 0 && strcmp(of->name, "pprof") == 0 && isatty(STDOUT_FILENO)) {
+		cli_release(&c);
+		return bad_usage("pprof is gzipped protobuf, not for a terminal: give -o FILE.pb.gz "
+				 "or send standard output elsewhere", NULL);
 	}
 	if ((c.pprof_for > 0 || c.meta.service || c.meta.nlabels || c.meta.start_time_set) &&
 	    strcmp(of->name, "pprof") != 0) {
@@ -722,7 +684,7 @@ int main(int argc, char **argv)
 	memset(&m, 0, sizeof(m));
 	if (cli_finish(&c, &d) != 0)
 		rc = 1;
-	else if (output_check_not_input(c.output, c.co.input, &d) != 0)
+	else if (output_check_inputs(&c, &d) != 0 || output_check_writable(c.output, &d) != 0)
 		rc = 1;
 	else if (convert_one(&c, of, &p, &m, &d) != 0)
 		rc = 1;
@@ -730,321 +692,6 @@ int main(int argc, char **argv)
 		rc = w > 0 ? 128 + SIGPIPE : 1; /* the shell's status of a process SIGPIPE ended */
 	profile_meta_release(&m);
 	profile_release(&p);
-	cli_release(&c);
-	return rc;
-}
-
-static void upload_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: perfconv upload --to datadog|pyroscope|parca [--url URL] [-i FILE]...\n"
-		"                       [--service NAME] [--label KEY=VALUE]... [options]\n"
-		"       perfconv upload --to ... --watch DIR [--delete-sent]\n"
-		"\n"
-		"Convert each input to pprof shaped for the backend (--for) and send it: one\n"
-		"profile per input. Takes every conversion option of perfconv (perfconv --help).\n"
-		"\n"
-		"      --to BACKEND      datadog: the agent's /profiling/v1/input (default\n"
-		"                        http://localhost:8126, $DD_TRACE_AGENT_URL (unix:// too),\n"
-		"                        $DD_AGENT_HOST and $DD_TRACE_AGENT_PORT), or with an API\n"
-		"                        key the intake of $DD_SITE (default datadoghq.com);\n"
-		"                        pyroscope: /ingest (default http://localhost:4040);\n"
-		"                        parca: /profiles/writeraw (default http://localhost:7070)\n"
-		"      --url URL         where the backend (or agent) is, without a path\n"
-		"      --tenant ID       pyroscope: X-Scope-OrgID\n"
-		"      --api-key-file FILE  datadog intake: the API key, its first line (else\n"
-		"                        $DD_API_KEY; never on the command line)\n"
-		"      --allow-http      send over http:// to a host not on loopback\n"
-		"      --dry-run         say what would be sent, send nothing; with -o PREFIX\n"
-		"                        also write the bodies to PREFIX.* files\n"
-		"      --timeout SECONDS one request's limit (default 60)\n"
-		"      --retry-cap SECONDS  the longest wait between tries (default 300)\n"
-		"      --watch DIR       send each chunk `perf record --switch-output` finishes\n"
-		"                        in DIR, oldest first, until SIGINT or SIGTERM; a chunk\n"
-		"                        sent (a 2xx) is moved to DIR/sent/\n"
-		"      --delete-sent     with --watch: delete a sent chunk instead\n"
-		"  -h, --help            this text\n"
-		"\n"
-		"Exit status: 0 every profile sent (or watching stopped), 1 one was refused or\n"
-		"could not be sent, or an input is bad, 2 usage.\n");
-}
-
-/* What an upload of one input holds until it is sent. */
-struct job {
-	struct profile p;
-	struct profile_meta m;
-	char *buf;
-	size_t len;
-	char name[128];
-};
-
-struct upload_ctx {
-	struct cli *c;
-	const struct output_format *of;
-	int backend;
-};
-
-/* Parca's __name__ and the like: process_cpu for CPU time, else the event's name. */
-static void profile_name(const struct profile *p, int event, char *buf, size_t cap)
-{
-	const struct pc_event *e = NULL;
-
-	for (size_t i = 0; i < p->nevents && !e; i++)
-		if (event >= 0 ? (size_t)event == i : p->events[i].nsamples > 0)
-			e = &p->events[i];
-	if (!e || e->is_clock) {
-		snprintf(buf, cap, "process_cpu");
-		return;
-	}
-	snprintf(buf, cap, "%s", profile_text(p, e->name));
-	buf[strcspn(buf, ":")] = '\0';
-	for (char *s = buf; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
-			*s = '_';
-}
-
-static void job_free(void *ctx, void *job)
-{
-	struct job *j = job;
-
-	(void)ctx;
-	if (!j)
-		return;
-	profile_meta_release(&j->m);
-	profile_release(&j->p);
-	free(j->buf);
-	free(j);
-}
-
-/* Convert `input` into a job ready to send: 0, or -1 after saying why. */
-static int job_make(void *ctx, const char *input, struct upload_profile *up, void **out,
-		    struct diag *d)
-{
-	struct upload_ctx *x = ctx;
-	struct job *j = xcalloc(1, sizeof(*j));
-	FILE *mem;
-
-	*out = NULL;
-	profile_init(&j->p);
-	x->c->co.input = input;
-	if (convert_one(x->c, x->of, &j->p, &j->m, d) != 0) {
-		job_free(NULL, j);
-		return -1;
-	}
-	mem = open_memstream(&j->buf, &j->len);
-	if (!mem || (x->of->write(&j->p, &x->c->wo, mem) != 0) + (fclose(mem) != 0)) {
-		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its pprof: %s", strerror(errno));
-		job_free(NULL, j);
-		return -1;
-	}
-	profile_name(&j->p, x->c->wo.event, j->name, sizeof(j->name));
-	memset(up, 0, sizeof(*up));
-	up->input = input;
-	up->pprof = (const uint8_t *)j->buf;
-	up->len = j->len;
-	up->start_ns = j->m.start_ns;
-	up->duration_ns = j->m.duration_ns;
-	up->service = x->c->meta.service;
-	up->labels = j->m.labels;
-	up->nlabels = j->m.nlabels;
-	up->host = j->m.host;
-	up->kernel_release = j->m.kernel_release;
-	up->name = j->name;
-	*out = j;
-	return 0;
-}
-
-static void say_retry(void *ctx, const struct upload_result *r, unsigned wait)
-{
-	const struct upload_profile *up = ctx;
-
-	fprintf(stderr, "perfconv: %s: %s; trying again in %u s\n", up->input, r->what, wait);
-}
-
-static int upload_main(int argc, char **argv)
-{
-	static const struct option own[] = {
-		{ "to", required_argument, NULL, OPT_TO },
-		{ "url", required_argument, NULL, OPT_URL },
-		{ "tenant", required_argument, NULL, OPT_TENANT },
-		{ "api-key-file", required_argument, NULL, OPT_API_KEY_FILE },
-		{ "allow-http", no_argument, NULL, OPT_ALLOW_HTTP },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "watch", required_argument, NULL, OPT_WATCH },
-		{ "delete-sent", no_argument, NULL, OPT_DELETE_SENT },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "retry-cap", required_argument, NULL, OPT_RETRY_CAP },
-	};
-	static const struct option conv[] = { CONVERT_OPTIONS };
-	struct option opts[sizeof(own) / sizeof(own[0]) + sizeof(conv) / sizeof(conv[0]) + 1];
-	struct upload_options uo;
-	struct watch_options wopt;
-	struct upload_ctx x;
-	struct cli c;
-	struct diag d;
-	struct uploader *u = NULL;
-	const char **inputs = NULL;
-	size_t ninputs = 0, inputs_cap = 0;
-	int opt, w, rc = 0, dry_run = 0;
-
-	memcpy(opts, own, sizeof(own));
-	memcpy(opts + sizeof(own) / sizeof(own[0]), conv, sizeof(conv));
-	memset(&opts[sizeof(opts) / sizeof(opts[0]) - 1], 0, sizeof(opts[0]));
-	memset(&uo, 0, sizeof(uo));
-	memset(&wopt, 0, sizeof(wopt));
-	cli_init(&c);
-	c.output = NULL;
-	diag_init(&d);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "i:o:f:qh", opts, NULL)) != -1) {
-		char *end;
-		unsigned long v;
-
-		switch (opt) {
-		case 'h':
-			upload_usage(stdout);
-			goto out;
-		case 'i': VEC_PUSH(inputs, ninputs, inputs_cap, optarg); continue;
-		case 'f':
-			rc = bad_usage("perfconv upload sends pprof: no -f", optarg);
-			goto out;
-		case OPT_FOR:
-			rc = bad_usage("perfconv upload shapes the pprof for --to's backend: no --for", NULL);
-			goto out;
-		case OPT_TO:
-			uo.backend = backend_by_name(optarg);
-			if (!uo.backend) {
-				rc = bad_usage("--to takes datadog, pyroscope or parca", optarg);
-				goto out;
-			}
-			continue;
-		case OPT_URL: uo.url = optarg; continue;
-		case OPT_TENANT: uo.tenant = optarg; continue;
-		case OPT_API_KEY_FILE:
-			/* getopt takes a prefix: "--api-key KEY" must not pass for a file name
-			 * (the key would then be shown in an error) */
-			if (strncmp(argv[optind - 1], "--api-key-file", 14) != 0 &&
-			    strncmp(argv[optind - 2 >= 0 ? optind - 2 : 0], "--api-key-file", 14) != 0) {
-				rc = bad_usage("the API key comes from DD_API_KEY or --api-key-file FILE, "
-					       "never the command line", NULL);
-				goto out;
-			}
-			uo.api_key_file = optarg;
-			continue;
-		case OPT_ALLOW_HTTP: uo.allow_http = 1; continue;
-		case OPT_DRY_RUN: dry_run = 1; continue;
-		case OPT_WATCH: wopt.dir = optarg; continue;
-		case OPT_DELETE_SENT: wopt.delete_sent = 1; continue;
-		case OPT_TIMEOUT:
-		case OPT_RETRY_CAP:
-			v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || v == 0 || v > 86400) {
-				rc = bad_usage("takes a number of seconds, 1 to 86400", optarg);
-				goto out;
-			}
-			if (opt == OPT_TIMEOUT)
-				uo.timeout_s = (long)v;
-			else
-				uo.retry_cap_s = (unsigned)v;
-			continue;
-		}
-		if ((w = convert_option(&c, opt, optarg)) != 0) {
-			rc = w == 2 ? 2 : bad_usage("unknown option", NULL);
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		rc = bad_usage("unexpected argument", argv[optind]);
-		goto out;
-	}
-	if (!uo.backend) {
-		rc = bad_usage("perfconv upload needs --to datadog|pyroscope|parca", NULL);
-		goto out;
-	}
-	if (wopt.dir && (ninputs || dry_run)) {
-		rc = bad_usage("--watch takes its inputs from DIR: no -i or --dry-run", NULL);
-		goto out;
-	}
-	if (wopt.delete_sent && !wopt.dir) {
-		rc = bad_usage("--delete-sent goes with --watch", NULL);
-		goto out;
-	}
-	if (c.output && !dry_run) {
-		rc = bad_usage("perfconv upload writes no file: -o goes with --dry-run", NULL);
-		goto out;
-	}
-	if (!ninputs)
-		VEC_PUSH(inputs, ninputs, inputs_cap, "perf.data");
-	c.pprof_for = backend_pprof_for(uo.backend);
-	c.upload = 1;
-	uo.quiet = c.co.quiet;
-	if (cli_finish(&c, &d) != 0 || !(u = uploader_new(&uo, &d))) {
-		rc = 1;
-		goto out;
-	}
-	x.c = &c;
-	x.of = output_by_name("pprof");
-	x.backend = uo.backend;
-	if (wopt.dir) {
-		struct upload_stop stop;
-
-		if (upload_stop_init(&stop) != 0) {
-			diag_error(&d, NULL, DIAG_NO_OFFSET, "cannot take SIGINT and SIGTERM: %s",
-				   strerror(errno));
-			rc = 1;
-			goto out;
-		}
-		wopt.quiet = c.co.quiet;
-		/* one summary a chunk would be noise: errors and warnings still print */
-		c.co.quiet = 1;
-		if (!uo.quiet)
-			diag_note(&d, "watching %s: each finished chunk to %s", wopt.dir, uploader_url(u));
-		rc = watch_run(&wopt, u, job_make, job_free, &x, &stop, &d) ? 1 : 0;
-		if (!uo.quiet)
-			diag_note(&d, "stopped watching %s", wopt.dir);
-		upload_stop_release(&stop);
-		goto out;
-	}
-	for (size_t i = 0; i < ninputs; i++) {
-		struct upload_profile up;
-		struct upload_result r;
-		void *job;
-
-		if (job_make(&x, inputs[i], &up, &job, &d) != 0) {
-			rc = 1;
-			continue;
-		}
-		if (dry_run) {
-			char *prefix = NULL;
-
-			if (c.output) {
-				prefix = xmalloc(strlen(c.output) + 24);
-				if (ninputs > 1)
-					sprintf(prefix, "%s.%zu", c.output, i + 1);
-				else
-					strcpy(prefix, c.output);
-			}
-			if (uploader_dry_run(u, &up, stdout, prefix) != 0) {
-				diag_error(&d, prefix ? prefix : "standard output", DIAG_NO_OFFSET,
-					   "cannot write: %s", strerror(errno));
-				rc = 1;
-			}
-			free(prefix);
-		} else if (uploader_send_retrying(u, &up, 4, NULL, c.co.quiet ? NULL : say_retry, &up,
-						  &r) == UPLOAD_SENT) {
-			if (!c.co.quiet)
-				diag_note(&d, "%s: sent to %s (%s)", inputs[i], uploader_url(u), r.what);
-		} else {
-			diag_error(&d, inputs[i], DIAG_NO_OFFSET, "%s %s: %s", backend_name(uo.backend),
-				   r.outcome == UPLOAD_REFUSED ? "refused the profile" : "could not be reached",
-				   r.what);
-			rc = 1;
-		}
-		job_free(NULL, job);
-	}
-out:
-	uploader_free(u);
-	free(inputs);
 	cli_release(&c);
 	return rc;
 }

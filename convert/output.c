@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -157,6 +158,48 @@ fail:
 	atomic_file_abort(&af);
 	diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s", strerror(err));
 	return -1;
+}
+
+int output_check_writable(const char *path, struct diag *d)
+{
+	struct stat st;
+	char *dir;
+	const char *slash;
+	int ok;
+
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			diag_error(d, path, DIAG_NO_OFFSET, "-o names a directory: give a file name");
+			return -1;
+		}
+		if (access(path, W_OK) != 0 && errno != EROFS) {
+			diag_error(d, path, DIAG_NO_OFFSET, "cannot write the output: %s",
+				   strerror(errno));
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode))
+			return 0; /* a device or FIFO, written in place */
+	}
+	/* a regular file is written under a temporary name beside it, then renamed */
+	slash = strrchr(path, '/');
+	dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	ok = access(dir, W_OK | X_OK) == 0;
+	if (!ok)
+		diag_error(d, path, DIAG_NO_OFFSET, "cannot create the output in %s: %s", dir,
+			   strerror(errno));
+	free(dir);
+	return ok ? 0 : -1;
+}
+
+void output_format_names(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; output_formats[i] && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", output_formats[i]->name);
 }
 
 int output_check_not_input(const char *path, const char *input, struct diag *d)

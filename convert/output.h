@@ -48,4 +48,14 @@ int output_write(const struct output_format *f, const struct profile *p,
  */
 int output_check_not_input(const char *path, const char *input, struct diag *d);
 
+/*
+ * Before converting: 0 when `path` can be written ("-", an existing file or device
+ * that is not a directory, or a new name in a directory that exists and is writable);
+ * -1 after one error line saying why not, so that nothing is converted for nothing.
+ */
+int output_check_writable(const char *path, struct diag *d);
+
+/* The formats' names into buf[0..size), "folded, samples, pprof, ...", NUL-terminated. */
+void output_format_names(char *buf, size_t size);
+
 #endif

@@ -170,6 +170,14 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	si.quiet = o->quiet;
 	si.no_symbols = o->no_symbols;
 	summary_report(&si, st, d);
+	/* one in a hundred at least: a lone one is rather a frame-pointer walk through
+	 * garbage, which the kernel stops there too */
+	if (!o->quiet && stacks_at_kernel_limit(ps.c.stacks) &&
+	    stacks_at_kernel_limit(ps.c.stacks) * 100 >= st->samples)
+		diag_note(d, "%" PRIu64 " samples have callchains of %d addresses, the kernel's limit "
+			  "(kernel.perf_event_max_stack): their outermost frames are cut; raise it "
+			  "(sysctl -w kernel.perf_event_max_stack=1024) and record again",
+			  stacks_at_kernel_limit(ps.c.stacks), STACKS_KERNEL_LIMIT);
 	if (!o->quiet && stacks_kernel_leaf_added(ps.c.stacks))
 		diag_note(d, "%" PRIu64 " samples were taken in the kernel with user-space callchains "
 			  "only (--user-callchains): their kernel frame is the sampled address alone",

@@ -389,13 +389,16 @@ static void do_fork(struct replay *r, const struct rev *e)
 	}
 }
 
+/*
+ * An exec: the old image's mappings are not ended. The kernel tells the exec (COMM
+ * with its exec bit) from inside execve, before the call returns: a sample taken there
+ * later (loading the new binary, its page faults) has the old image's user context,
+ * its user frame in the old libc's execve. As perf does, they stay until the new
+ * image's mappings, which are newer, cover their addresses.
+ */
 static void do_exec(struct replay *r, const struct rev *e)
 {
-	struct replay_proc *p = cur_proc(r, e->pid);
-
-	for (size_t i = 0; i < p->nmaps; i++)
-		if (p->maps[i].end_time == REPLAY_FOREVER && p->maps[i].time <= e->time)
-			p->maps[i].end_time = e->time;
+	(void)cur_proc(r, e->pid);
 }
 
 /* The live mappings that start at `start` end at the event's time. */

@@ -36,6 +36,7 @@ struct stack_builder {
 	uint64_t *joined;        /* a user-only callchain with the kernel ip before it */
 	size_t joined_cap;
 	uint64_t kernel_leaf_added;
+	uint64_t at_kernel_limit; /* callchains of STACKS_KERNEL_LIMIT addresses */
 	uint32_t *frames;        /* walk_node's, root last */
 	size_t frames_cap;
 };
@@ -110,6 +111,21 @@ uint64_t stacks_kernel_leaf_added(const struct stack_builder *b)
 	return b->kernel_leaf_added;
 }
 
+uint64_t stacks_at_kernel_limit(const struct stack_builder *b)
+{
+	return b->at_kernel_limit;
+}
+
+/* The addresses of a callchain, its context markers left out. */
+static size_t chain_addresses(const uint64_t *words, size_t nw)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nw; i++)
+		n += words[i] < PERF_CONTEXT_MAX;
+	return n;
+}
+
 uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c)
 {
 	const struct perf_record *rec = c->rec;
@@ -120,6 +136,9 @@ uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c)
 	int kernel_ctx = rec->cpumode == PERF_RECORD_MISC_KERNEL;
 	struct chain ch;
 
+	/* the kernel stops a callchain at kernel.perf_event_max_stack addresses */
+	if (is_chain && chain_addresses(words, nw) == STACKS_KERNEL_LIMIT)
+		b->at_kernel_limit++;
 	if (b->uw) {
 		size_t k = unwinding_sample(b->uw, c, b->unwound, UNWINDING_MAX_WORDS);
 

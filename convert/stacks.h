@@ -38,5 +38,9 @@ uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c)
 /* Samples taken in the kernel whose callchain held user space only (perf record
  * --user-callchains): their ip was put first as their kernel leaf. */
 uint64_t stacks_kernel_leaf_added(const struct stack_builder *b);
+/* kernel.perf_event_max_stack's default: a callchain of this many addresses was cut */
+#define STACKS_KERNEL_LIMIT 127
+/* Samples whose recorded callchain holds STACKS_KERNEL_LIMIT addresses. */
+uint64_t stacks_at_kernel_limit(const struct stack_builder *b);
 
 #endif

@@ -207,14 +207,118 @@ static size_t distinct_stacks(const struct profile *p)
 	return n;
 }
 
+/* Where a thread's stack begins: a whole stack reaches one of these. */
+static int is_thread_start(const char *f)
+{
+	static const char *const starts[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "start_thread", "clone",
+		"clone3", "_dl_start", "_dl_start_user", "thread_start", NULL,
+	};
+
+	for (size_t i = 0; starts[i]; i++)
+		if (strcmp(f, starts[i]) == 0)
+			return 1;
+	/* Go's goroutines and threads */
+	return strncmp(f, "runtime.goexit", 14) == 0 || strncmp(f, "runtime.mstart", 14) == 0 ||
+	       strncmp(f, "runtime.rt0_go", 14) == 0;
+}
+
+/*
+ * A frame-pointer recording whose user stacks mostly stop before their thread's start
+ * (code built without frame pointers: libc, most distributions' packages): say that
+ * --call-graph dwarf would give whole stacks.
+ */
+static void hint_dwarf(const struct summary_input *in, struct diag *d)
+{
+	const struct profile *p = in->p;
+	uint64_t user = 0, early = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		uint32_t n = p->samples[i].stack;
+		const struct pc_frame *root;
+
+		if (!n)
+			continue;
+		while (p->nodes[n].parent)
+			n = p->nodes[n].parent;
+		root = &p->frames[p->nodes[n].frame];
+		if (root->kind == FRAME_KERNEL)
+			continue; /* a kernel thread's */
+		user += p->samples[i].count;
+		if (!is_thread_start(profile_text(p, root->func)))
+			early += p->samples[i].count;
+	}
+	if (user && early * 2 > user)
+		diag_note(d, "%" PRIu64 " of %" PRIu64 " user stacks (%.1f%%) stop before their "
+			  "thread's start, in code without frame pointers: record with "
+			  "--call-graph dwarf for whole stacks", early, user,
+			  100.0 * (double)early / (double)user);
+}
+
+/*
+ * Objects whose symbols are their exported ones only (.dynsym: a stripped library
+ * without its debug file) where samples fall: their own functions show as the exported
+ * one before them. Say so, and the package that would name them (libc6-dbg for libc).
+ */
+static void hint_debug_symbols(const struct summary_input *in, struct diag *d)
+{
+	const struct profile *p = in->p;
+	size_t ndsos = replay_ndsos(in->rp);
+	uint64_t *leaves = xcalloc(ndsos + 1, sizeof(*leaves)), total = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		uint32_t node = p->samples[i].stack, dso;
+
+		if (!node)
+			continue;
+		dso = resolver_mapping_dso(in->res, p->frames[p->nodes[node].frame].mapping);
+		if (dso < ndsos)
+			leaves[dso] += p->samples[i].count;
+		total += p->samples[i].count;
+	}
+	for (size_t i = 0; i < ndsos; i++) {
+		const struct replay_dso *x = replay_dso_get(in->rp, (uint32_t)i);
+		const char *path = profile_text(p, x->path), *base = strrchr(path, '/');
+		struct sym_location *loc;
+
+		if (!leaves[i] || leaves[i] * 100 < total || x->kernel || x->anonymous)
+			continue;
+		loc = xmalloc(sizeof(*loc));
+		symbolizer_locate_object(in->sym, (uint32_t)i, path, x->build_id, x->build_id_size,
+					 loc);
+		base = base ? base + 1 : path;
+		if (loc->symbols && strstr(loc->symbols, ".dynsym"))
+			diag_note(d, "%s has its exported symbols only (.dynsym): %" PRIu64 " samples "
+				  "in it may show a function of its own as the exported one before "
+				  "it; its debug symbols would name them (%s)", path, leaves[i],
+				  strncmp(base, "libc.so.6", 9) == 0
+				  ? "Debian, Ubuntu: apt-get install libc6-dbg"
+				  : "its package's -dbgsym or -dbg package, or debuginfod");
+		free(loc);
+	}
+	free(leaves);
+}
+
 void summary_report(const struct summary_input *in, struct convert_stats *st, struct diag *d)
 {
 	const struct perf_reader_stats *rs = perf_reader_stats(in->r);
 	size_t ndsos = replay_ndsos(in->rp);
 	struct unsym u;
 	uint32_t *order;
-	size_t n = 0;
+	size_t n = 0, nevents = 0;
+	int graphs = 0, fp_only = 1;
 
+	/* the events recorded, but perf's dummy one (side-band records, no samples);
+	 * whether any samples carry call graphs */
+	for (size_t i = 0; i < perf_reader_nevents(in->r); i++) {
+		const struct perf_event_desc *e = perf_reader_event(in->r, i);
+
+		if (e->type == PERF_TYPE_SOFTWARE && e->config == PERF_COUNT_SW_DUMMY)
+			continue;
+		nevents++;
+		graphs |= (e->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) != 0;
+		fp_only &= !(e->sample_type & PERF_SAMPLE_STACK_USER);
+	}
 	memset(&u, 0, sizeof(u));
 	u64map_init(&u.anon_index);
 	st->lost_events = rs->lost_events;
@@ -224,8 +328,14 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 		return;
 	st->stacks = distinct_stacks(in->p);
 	diag_note(d, "%" PRIu64 " samples in %" PRIu64 " distinct stacks (by address), %zu event%s%s",
-		  st->samples, st->stacks, in->p->nevents, in->p->nevents == 1 ? "" : "s",
+		  st->samples, st->stacks, nevents, nevents == 1 ? "" : "s",
 		  st->samples_filtered ? " (others filtered out)" : "");
+	if (st->samples && !graphs)
+		diag_note(d, "the recording has no call graphs (perf record without -g): each "
+			  "stack is its sampled address alone; record with -g, or --call-graph "
+			  "dwarf for code without frame pointers");
+	else if (st->samples && fp_only)
+		hint_dwarf(in, d);
 	if (rs->lost_events || rs->lost_samples)
 		diag_note(d, "perf lost %" PRIu64 " events and %" PRIu64 " samples while recording",
 			  rs->lost_events, rs->lost_samples);
@@ -239,6 +349,7 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 	if (in->no_symbols)
 		return;
 	report_unverified(in, d);
+	hint_debug_symbols(in, d);
 	count_unsymbolized(in, st, &u);
 	if (!st->samples_unsymbolized)
 		goto out;

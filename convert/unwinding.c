@@ -266,7 +266,10 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 			/* the copy holds the whole stack (the kernel stopped at its top): a
 			 * bigger one would not help */
 			u->st.stopped[UNWIND_STACK_SHORT]--;
-			u->st.past_top++;
+			if (res.nsignal)
+				u->st.altstack++;
+			else
+				u->st.past_top++;
 			break;
 		}
 		if (s->stack_user_size > u->st.short_size_max)
@@ -296,6 +299,15 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 	}
 	if (n == 0)
 		words[nw++] = s->ip;
+	/* where a signal interrupted a frame its address is exact: it starts a context of
+	 * its own, as the callchain's words say it (the first address after a marker) */
+	for (size_t k = res.nsignal; k-- > 0 && n && nw + n < cap;) {
+		uint64_t *at = words + nw + res.signal[k];
+
+		memmove(at + 1, at, (n - res.signal[k]) * sizeof(*at));
+		*at = PERF_CONTEXT_USER;
+		n++;
+	}
 	return nw + n;
 }
 
@@ -319,7 +331,7 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 			  "their leaf only");
 	if (!st->samples)
 		return;
-	early = st->past_top + st->sp_zero;
+	early = st->past_top + st->altstack + st->sp_zero;
 	for (int i = 1; i < UNWIND_NSTOPS; i++)
 		early += st->stopped[i];
 	diag_note(d, "unwound %" PRIu64 " user stacks (--call-graph dwarf); %" PRIu64
@@ -344,18 +356,36 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 			  " bytes): record with --call-graph dwarf,%" PRIu64,
 			  st->stopped[UNWIND_STACK_SHORT], st->short_size_max,
 			  st->short_size_max >= 32768 ? 65528 : st->short_size_max * 4);
+	if (st->altstack)
+		diag_note(d, "  %" PRIu64 " samples: in a signal handler on a stack of its own "
+			  "(sigaltstack): the interrupted thread's stack is not in the copy perf "
+			  "took, their frames end at the interrupted function", st->altstack);
 	if (st->past_top)
 		diag_note(d, "  %" PRIu64 " samples: a step led past the top of the stack (the copy "
 			  "holds all of it): damaged stack or CFI", st->past_top);
 	if (st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP]) {
-		const char *name = "code in no file";
+		const char *name = "code in no file", *why = "";
 
 		if (st->no_cfi_dso != UINT32_MAX && st->no_cfi_dso < u->ndsos &&
-		    u->dsos[st->no_cfi_dso].name)
-			name = u->dsos[st->no_cfi_dso].name;
+		    u->dsos[st->no_cfi_dso].name) {
+			/* the path as recorded: a basename does not say which file is meant */
+			name = strtab_str(u->strings, replay_dso_get(u->rp, st->no_cfi_dso)->path);
+			switch (symbolizer_problem(u->sym, st->no_cfi_dso)) {
+			case SYM_OBJ_MISSING:
+				why = "; its file was not found: give it with --symfs or beside the "
+				      "recording";
+				break;
+			case SYM_OBJ_MISMATCH:
+				why = "; only files with another build id were found";
+				break;
+			default:
+				break;
+			}
+		}
 		diag_note(d, "  %" PRIu64 " samples: no CFI and no frame pointer to follow "
-			  "(most in %s: %" PRIu64 ")",
-			  st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP], name, st->no_cfi_top);
+			  "(most in %s: %" PRIu64 "%s)",
+			  st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP], name, st->no_cfi_top,
+			  why);
 	}
 	if (st->sp_zero)
 		diag_note(d, "  %" PRIu64 " samples: the recorded stack pointer is 0 (a damaged "

@@ -22,6 +22,8 @@ struct unwinding_stats {
 	uint64_t samples;             /* samples unwound */
 	uint64_t stopped[UNWIND_NSTOPS]; /* by why they stopped (UNWIND_END: complete) */
 	uint64_t short_size_max;      /* the largest stack copy among those too small */
+	uint64_t altstack;            /* past the copy's top after a signal frame: a handler
+					 on a sigaltstack, the interrupted stack elsewhere */
 	uint64_t past_top;            /* UNWIND_STACK_SHORT where the copy held the whole
 					 stack (dyn_size < size): not counted in stopped[] */
 	/* UNWIND_NO_CFI: the module (a dso, or UINT32_MAX for JIT / anonymous code) that
@@ -52,7 +54,9 @@ void unwinding_free(struct unwinding *u);
  * A sample's raw stack with its user part unwound: when it has user registers and a
  * stack copy and its callchain holds no user addresses, writes into words[0..cap)
  * the callchain's kernel part (as recorded), PERF_CONTEXT_USER and the unwound pcs
- * (leaf first), and returns the word count. Returns 0 for a sample to take as it is.
+ * (leaf first; PERF_CONTEXT_USER again before a frame a signal interrupted, whose
+ * address is exact as a leaf's), and returns the word count. Returns 0 for a sample
+ * to take as it is.
  */
 size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_t *words,
 			size_t cap);

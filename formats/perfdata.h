@@ -124,6 +124,11 @@ struct perf_fork_rec {          /* FORK and EXIT */
 	uint64_t time;
 };
 
+struct perf_namespaces_rec {
+	uint32_t pid, tid;
+	uint64_t pid_ns_dev, pid_ns_ino; /* the task's pid namespace; 0, 0 when not told */
+};
+
 struct perf_lost_rec {
 	uint64_t id, lost;      /* LOST: id and count; LOST_SAMPLES: lost only */
 };
@@ -160,6 +165,7 @@ struct perf_record {
 		struct perf_mmap_rec mmap;
 		struct perf_comm_rec comm;
 		struct perf_fork_rec fork;
+		struct perf_namespaces_rec namespaces;
 		struct perf_lost_rec lost;
 		struct perf_ksymbol_rec ksymbol;
 		struct perf_time_conv_rec time_conv; /* TIME_CONV of 32 bytes or more */

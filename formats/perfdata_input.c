@@ -147,6 +147,12 @@ int pd_open_dir(struct perf_reader *r, const char *dir)
 	int ret = -1;
 
 	snprintf(path, sizeof(path), "%s/data", dir);
+	if (access(path, F_OK) != 0 && errno == ENOENT) {
+		diag_error(r->d, dir, DIAG_NO_OFFSET, "a directory, not a recording (perf record "
+			   "--threads writes one holding data and data.N files; give the "
+			   "perf.data file in it with -i)");
+		return -1;
+	}
 	f = pd_add_file(r, path);
 	if (!f)
 		goto nomem;

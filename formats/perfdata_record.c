@@ -601,6 +601,16 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 		rec->u.fork.ptid = ld32(p + 20, sw);
 		rec->u.fork.time = ld64(p + 24, sw);
 		break;
+	case PERF_RECORD_NAMESPACES:
+		/* u32 pid, tid; u64 nr; { u64 dev, ino; } [nr]: the pid namespace's pair
+		 * when nr and the bytes reach it */
+		rec->u.namespaces.pid = ld32(p + 8, sw);
+		rec->u.namespaces.tid = ld32(p + 12, sw);
+		if (ld64(p + 16, sw) > PERF_NS_PID_INDEX && body >= 24 + 16 * (PERF_NS_PID_INDEX + 1)) {
+			rec->u.namespaces.pid_ns_dev = ld64(p + 24 + 16 * PERF_NS_PID_INDEX, sw);
+			rec->u.namespaces.pid_ns_ino = ld64(p + 32 + 16 * PERF_NS_PID_INDEX, sw);
+		}
+		break;
 	case PERF_RECORD_LOST:
 		rec->u.lost.id = ld64(p + 8, sw);
 		rec->u.lost.lost = ld64(p + 16, sw);

@@ -410,6 +410,21 @@ static int write_gzip(const uint8_t *buf, size_t len, FILE *out)
 	return ret;
 }
 
+/*
+ * Whether a mapping's file is a program rather than a shared library or anonymous
+ * memory: readers take mapping 1 for the main binary, which is the program even where
+ * libc.so.6 has more samples.
+ */
+static int is_program(const char *file)
+{
+	const char *base = strrchr(file, '/'), *so;
+
+	if (file[0] != '/' || file[1] == '/' || !base)
+		return 0;
+	so = strstr(base, ".so");
+	return !so || (so[3] != 0 && so[3] != '.');
+}
+
 /* A process's name: its main thread's name, the one most of its samples had. */
 struct proc_name {
 	uint32_t pid, comm;
@@ -810,10 +825,15 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	for (size_t i = 0; i < nmerged; i++)
 		for (size_t v = 0; v < nvalues; v += 2)
 			w.maps[leaf_map[i]].leaf_samples += (uint64_t)samples[i].value[v];
-	for (size_t i = 1; i < p->nmappings; i++)
+	for (size_t i = 1; i < p->nmappings; i++) {
+		int prog = is_program(profile_text(p, p->mappings[i].file));
+		int main_prog = main_map && is_program(profile_text(p, p->mappings[main_map].file));
+
 		if (w.maps[i].id && p->mappings[i].kind == FRAME_NATIVE &&
-		    (!main_map || w.maps[i].leaf_samples > w.maps[main_map].leaf_samples))
+		    (!main_map || prog > main_prog ||
+		     (prog == main_prog && w.maps[i].leaf_samples > w.maps[main_map].leaf_samples)))
 			main_map = (uint32_t)i;
+	}
 	maps = xcalloc(w.nmaps + 1, sizeof(*maps));
 	map_ptrs = xcalloc(w.nmaps + 1, sizeof(*map_ptrs));
 	for (int kind = -1; kind <= FRAME_JIT; kind++)

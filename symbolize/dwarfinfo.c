@@ -449,8 +449,9 @@ static Elf_Data *section_data(Elf *e, const char *name)
  *	8), u8 address_size, u8 segment_selector_size (0), padding to a multiple of
  *	twice the address size from the set's start, then (address, length) pairs
  *	ending with (0, 0).
- * Returns 0, or -1 when the section is missing or not understood (libdw's reading
- * is used then, which gives the same answers).
+ * Without the section, the units' own ranges. Returns 0, or -1 when neither is
+ * there or the section is not understood (libdw's reading is used then, which gives
+ * the same answers).
  */
 static int read_aranges(struct dwarf_info *d)
 {
@@ -462,6 +463,31 @@ static int read_aranges(struct dwarf_info *d)
 	size_t n = 0, cap = 0, nar = 0, ar_cap = 0;
 	int sw;
 
+	if (d->dw && (!data || !data->d_buf || !data->d_size)) {
+		/* none (Go writes none; libdw before 0.191 then finds no unit for any
+		 * address, where binutils reads the units' own ranges): each unit's
+		 * DW_AT_low_pc/high_pc or DW_AT_ranges */
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+
+		while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			Dwarf_Die cu;
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t it = 0;
+
+			if (dwarf_offdie(d->dw, off + hsize, &cu))
+				while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0)
+					if (hi > lo) {
+						struct cu_arange r = { lo, hi, off };
+
+						VEC_PUSH(ar, nar, ar_cap, r);
+					}
+			off = next;
+		}
+		if (!nar)
+			return -1;
+		goto sort;
+	}
 	if (!data || !data->d_buf || !data->d_size)
 		return -1;
 	sw = elf_getident(e, NULL)[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
@@ -510,6 +536,7 @@ static int read_aranges(struct dwarf_info *d)
 		}
 		p = next;
 	}
+sort:
 	/* sorted by lo through (lo, index) pairs */
 	for (size_t i = 0; i < nar; i++) {
 		struct sort_pair sp = { ar[i].lo, i };

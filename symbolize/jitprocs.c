@@ -28,6 +28,7 @@ struct found {
 
 struct jp_proc {
 	uint32_t pid;
+	uint32_t nspid;      /* its pid in its own pid namespace, 0 when unknown or the same */
 	char *expected;      /* the jit-PID.dump path the process mapped, or NULL */
 	char *module;        /* the file that served it */
 	struct jitcode *jc;
@@ -191,6 +192,25 @@ void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path)
 		p->expected = xstrdup(path);
 }
 
+void jit_procs_ns_pid(struct jit_procs *jp, uint32_t pid, uint32_t nspid)
+{
+	struct jp_proc *p;
+
+	if (pid == UINT32_MAX || pid == 0 || nspid == 0 || nspid == pid)
+		return;
+	p = proc_for(jp, pid);
+	if (!p->nspid)
+		p->nspid = nspid;
+}
+
+/* The nspid of process `pid` as told, or 0. */
+static uint32_t ns_pid_of(const struct jit_procs *jp, uint32_t pid)
+{
+	uint32_t *v = u64map_get(&jp->index, (uint64_t)pid + 1);
+
+	return v ? jp->procs[*v - 1].nspid : 0;
+}
+
 /* "jit-123.dump" (FOUND_DUMP), "jit-123.dump.gz", "perf-123.map": 1 and the pid. */
 static int parse_name(const char *name, uint32_t *pid, int *kind)
 {
@@ -338,18 +358,30 @@ static char *find_file(struct jit_procs *jp, enum loc_kind kind, uint32_t pid,
 	return got;
 }
 
-/* Process `pid`'s dump, a malloc'ed path or NULL (*gz set for a .gz). */
+/*
+ * Process `pid`'s dump, a malloc'ed path or NULL (*gz set for a .gz): named by its pid,
+ * or in a pid namespace (a container) by its pid there when it mapped one so named.
+ */
 static char *find_dump(struct jit_procs *jp, uint32_t pid, const char *expected, int *gz)
 {
-	return find_file(jp, LOC_JITDUMP, pid, expected, gz);
+	uint32_t ns = ns_pid_of(jp, pid);
+	char *f = find_file(jp, LOC_JITDUMP, pid, expected, gz), name[32];
+
+	/* only the dump it mapped: another namespace's pid 1 wrote a jit-1.dump too */
+	snprintf(name, sizeof(name), "jit-%u.dump", ns);
+	if (f || !ns || !expected || strcmp(path_base(expected), name) != 0)
+		return f;
+	return find_file(jp, LOC_JITDUMP, ns, expected, gz);
 }
 
-/* Process `pid`'s perf map, a malloc'ed path or NULL. */
+/* Process `pid`'s perf map, a malloc'ed path or NULL; as find_dump(). */
 static char *find_map(struct jit_procs *jp, uint32_t pid)
 {
+	uint32_t ns = ns_pid_of(jp, pid);
 	int gz;
+	char *f = find_file(jp, LOC_PERFMAP, pid, NULL, &gz);
 
-	return find_file(jp, LOC_PERFMAP, pid, NULL, &gz);
+	return f || !ns ? f : find_file(jp, LOC_PERFMAP, ns, NULL, &gz);
 }
 
 size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char *buf,
@@ -370,6 +402,9 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
 			b.n += (size_t)snprintf(b.p + b.n, b.size - b.n, __VA_ARGS__); \
 	} while (0)
 	PUT("no jit-%u.dump or perf-%u.map", pid, pid);
+	if (ns_pid_of(jp, pid))
+		PUT(" (nor jit-%u.dump, perf-%u.map: pid %u in its namespace)", ns_pid_of(jp, pid),
+		    ns_pid_of(jp, pid), ns_pid_of(jp, pid));
 	/* a map's places: a dump's but the one the process mapped, which it did not */
 	locate_list(&pl, LOC_PERFMAP, &q, &places);
 	for (size_t i = 0; i < places.n; i++, sep = ", ") {
@@ -441,7 +476,7 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, const char *path, 
 		return 0;
 	}
 	h = jitdump_reader_header(r);
-	if (h->pid != p->pid) {
+	if (h->pid != p->pid && (!p->nspid || h->pid != p->nspid)) {
 		diag_warn(d, path, DIAG_NO_OFFSET,
 			  "the dump was written by pid %u, not %u: not used for pid %u", h->pid,
 			  p->pid, p->pid);
@@ -452,7 +487,8 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, const char *path, 
 	*timeless = !jp->s.clock_monotonic || !h->times_converted;
 	if (*timeless)
 		jitcode_set_timeless(p->jc);
-	loads = jitcode_add_dump(p->jc, r, p->pid);
+	/* its records name the writer by its pid, in its namespace */
+	loads = jitcode_add_dump(p->jc, r, h->pid);
 	jitdump_reader_close(r);
 	free(buf);
 	if (!loads)

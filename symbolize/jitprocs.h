@@ -38,6 +38,12 @@ void jit_procs_free(struct jit_procs *jp);
 void jit_procs_seen(struct jit_procs *jp, uint32_t pid);
 /* A process mapped `path`, a file named jit-PID.dump: it wrote a jitdump there. */
 void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path);
+/*
+ * Process `pid` is `nspid` in its own pid namespace (a container): its dump and perf
+ * map are named by that pid (jit-1.dump, /tmp/perf-1.map), looked for when none is
+ * named by `pid`. The first told wins; nspid 0 or equal to pid tells nothing.
+ */
+void jit_procs_ns_pid(struct jit_procs *jp, uint32_t pid, uint32_t nspid);
 
 /*
  * Find and load every dump and map: for each process, its dump in the --jit-dir trees,

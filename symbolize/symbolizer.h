@@ -45,9 +45,9 @@ void symbolizer_free(struct symbolizer *s);
  * Frames for native code at file offset `offset` of the object `path` (as the
  * recording names it, with its build id when known). `obj` is the caller's id for
  * the (path, build id) pair: the file is looked for once per id. `ret` says the
- * address is a return address: the function is still the one holding `offset` (as
- * perf names it), but lines and inlined frames are those of the call, at
- * `offset - 1`, when that lies in the same function. Returns the number of frames
+ * address is a return address: the function, its line and inlined frames are those
+ * of the call, at `offset - 1` (as perf's dwarf mode names callers: after a call to
+ * a noreturn function `offset` is the next function's). Returns the number of frames
  * written (innermost first; with more than `cap`, the innermost inlined calls and
  * the function), 0 when the address has no symbol. The strings stay valid until
  * symbolizer_free(). Call from one thread (the one that made the symbolizer).

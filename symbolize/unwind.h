@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #define UNWIND_MAX_FRAMES 512
+#define UNWIND_MAX_SIGNALS 8
 
 /* DWARF register numbers of x86-64 (the System V psABI): 0 rax, 1 rdx, 2 rcx, 3 rbx,
  * 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8..15 r8..r15, 16 the return address (rip). */
@@ -95,6 +96,12 @@ struct unwind_result {
 	const char *module;       /* UNWIND_NO_CFI: the module's name (may be NULL) */
 	int reg;                  /* UNWIND_NO_REG: the DWARF register number */
 	uint64_t stack_end;       /* sp + the copy's valid size: where the copy ends */
+	/* pcs[signal[i]] (i < nsignal, ascending) is a signal frame's (its CFI has the
+	 * augmentation 'S': the restorer a handler returns to) or the one after it, where
+	 * the signal interrupted its frame: an exact address like the leaf, not a return
+	 * address; the first UNWIND_MAX_SIGNALS */
+	uint32_t signal[UNWIND_MAX_SIGNALS];
+	size_t nsignal;
 };
 
 /*

@@ -60,6 +60,17 @@ START_TEST(prefixed_mangled_names)
 }
 END_TEST
 
+/* perf names a PLT entry by its target, demangled, and "@plt" (testdata/cxx) */
+START_TEST(plt_entries)
+{
+	is("_ZdlPvm@plt", "operator delete@plt");
+	is("_Znwm@plt", "operator new@plt");
+	is("_ZNSt13runtime_errorC1EPKc@plt", "std::runtime_error::runtime_error@plt");
+	is("malloc@plt", NULL);
+	is("_Zbogus@plt", NULL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("demangle");
@@ -68,6 +79,7 @@ int main(void)
 	tcase_add_test(tc, cpp_and_rust);
 	tcase_add_test(tc, java_methods);
 	tcase_add_test(tc, prefixed_mangled_names);
+	tcase_add_test(tc, plt_entries);
 	suite_add_tcase(s, tc);
 	return run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

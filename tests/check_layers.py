@@ -31,10 +31,6 @@ LONG_LINES = 1000
 ONE_JOB = {
     "symbolize/elfsyms.c": "an ELF object's symbol table: loading, perf's choice among "
                            "aliases, the cached form",
-    "symbolize/symbolizer.c": "native and kernel symbolization, to be split with the "
-                              "reader's private-header rule (issue 17)",
-    "convert/main.c": "the command line: perfconv's, info's and upload's options, their "
-                      "help and their checks",
     "symbolize/jitcode.c": "one process's JIT code over time: its loads, moves and map "
                            "lines, their source lines, and the time index they are "
                            "looked up in, all on one private table",
@@ -132,6 +128,10 @@ def check(top):
                 prefix = f[:-len("_internal.h")]
                 impl = prefix + "*.c"
                 impls = [s for s in files if fnmatch.fnmatch(s, impl)]
+            elif f[:-2] + "_internal.h" in files:
+                # and so is the public header of a module split by job
+                impl = f[:-2] + "*.c"
+                impls = [s for s in files if fnmatch.fnmatch(s, impl)]
             impl_text = ""
             for i in impls:
                 if os.path.isfile(os.path.join(top, i)):
@@ -164,6 +164,7 @@ def self_test():
         ("formats/folded.h", "int folded_frobnicate(const char *s);\n", "does not define"),
         ("convert/summary.c", "/* padding */\n" * 1200, "split it by job"),
         ("formats/perfdata_internal.h", "int pd_frobnicate(void);\n", "does not define"),
+        ("symbolize/symbolizer.h", "int symbolizer_frobnicate(void);\n", "does not define"),
     ]
     failed = 0
     for path, line, expect in cases:

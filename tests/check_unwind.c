@@ -81,11 +81,18 @@ START_TEST(test_frame_pointer)
 	ck_assert_uint_eq(pcs[2], 0x3000);
 	ck_assert_int_eq(res.stop, UNWIND_END);
 
-	/* the copy ends inside frame 2's record: stop there, naming the module */
+	/* the copy ends inside frame 2's record: the copy was too small (issue 22, item
+	 * 11: not "no frame pointer"), the module named */
 	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, 0x48, find_nocfi, NULL, pcs, 16,
 				       &res), 2);
-	ck_assert_int_eq(res.stop, UNWIND_NO_CFI);
+	ck_assert_int_eq(res.stop, UNWIND_STACK_SHORT);
 	ck_assert_str_eq(res.module, "jit");
+	/* but a saved frame pointer far past the copy is the end of the chain */
+	st[8] = 0x10000 + (2u << 20);
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_nocfi, NULL,
+				       pcs, 16, &res), 3);
+	ck_assert_int_eq(res.stop, UNWIND_NO_CFI);
+	fp_stack(st, 32);
 
 	/* a frame pointer below the stack pointer is not followed */
 	r.r[UNWIND_REG_BP] = 0xfff0;

@@ -24,7 +24,7 @@ compare() { # NAME GOLDEN SAMPLES MIN-PERCENT [compare options]
 for n in dw dwpp; do
 	"$PERFCONV" "${KS[@]}" --symfs $TD --no-inline -f samples -i $D/$n.data \
 		-o "$TMP/$n.samples" 2>"$TMP/$n.err"
-	compare $n $D/expected/$n.script.gz "$TMP/$n.samples" 95
+	compare $n $D/expected/$n.script.gz "$TMP/$n.samples" 99
 done
 if grep -q $'\tclone3;start_thread;thread_main;level1;level2;work_sort;__GI___qsort_r;msort_with_tmp' "$TMP/dw.samples" &&
 	grep -q ';rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_walk;rec_leaf$' "$TMP/dw.samples"; then

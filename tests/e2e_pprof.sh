@@ -55,6 +55,19 @@ else
 	bad "pprof -raw: mappings (want mt build id '$want', kernel '$kbid'):"
 	sed -n '/^Mappings/,$p' "$TMP/raw" | head -10
 fi
+# issue 22, item 10: mapping 1 is the program even where a library has more samples
+# (kheavy: libc.so.6 has most leaves; node-wasm: anonymous JIT memory)
+main_maps=
+for f in kheavy.data:/tmp/perfconv-rec/kheavy jit/node-wasm.data:/usr/bin/node; do
+	"$PERFCONV" -q -i $TD/${f%%:*} "${KS[@]}" -o "$TMP/m.pb.gz"
+	"${PPROF[@]}" -raw "$TMP/m.pb.gz" 2>/dev/null | sed -n '/^Mappings/{n;p}' >"$TMP/m1"
+	grep -q "^1: 0x[0-9a-f/x]* ${f#*:} " "$TMP/m1" || main_maps="$main_maps ${f%%:*}: $(cat "$TMP/m1")"
+done
+if [ -z "$main_maps" ]; then
+	ok "pprof -raw: mapping 1 is the program (kheavy, not libc.so.6; node, not its JIT memory)"
+else
+	bad "pprof -raw: mapping 1:$main_maps"
+fi
 if grep -q "^Comment: command: /usr/bin/perf record" "$TMP/raw" && grep -q "^Comment: perf version" "$TMP/raw" &&
 	grep -q "^Comment: host: " "$TMP/raw"; then
 	ok "pprof -raw: comments carry the perf version, command line and host"

@@ -10,7 +10,10 @@ Usage:
 stacks, where perf and we may part on a few); --v8-builtins names V8's builtins as
 we do (see V8_BUILTINS); --java accepts perf's Java names (see java_quirk);
 --jit-stops perf's dwarf stacks that end at JIT code (see JIT_STOPS); --end-marker
-perf's dwarf stacks that end with an address of -1 (see END_MARKER).
+perf's dwarf stacks that end with an address of -1 (see END_MARKER);
+--noreturn-callers DIR perf's frame-pointer names of callers after a noreturn call
+(see NORETURN_DIRS); --restorer DIR perf's dwarf names of a signal handler's restorer
+(see RESTORER). DIR may be given several times.
 
 GOLDEN.script(.gz) is the output of
   perf script --ns -F comm,pid,tid,cpu,time,event,period,ip,sym,dso
@@ -249,7 +252,76 @@ def perf_plt_quirk(perf_name, ours):
     return perf_name == "_init" and ours.endswith("@plt")
 
 
-def frame_matches(g, ours):
+# --noreturn-callers DIR: perf's frame-pointer mode names a caller by the function that
+# holds its return address. Where the call is its function's last instruction (a call
+# to a noreturn function: exit, abort, __stack_chk_fail), the return address is the
+# first byte of the next function, and perf names that one; perfconv names the function
+# holding the call, at the return address - 1, as perf's dwarf mode does. A caller frame
+# matches when perf's address is the first byte of perf's function and the byte before
+# it lies in ours, by the symbol table of the DSO (its basename in a DIR, else its path).
+NORETURN = False
+NORETURN_DIRS = []
+NORETURN_QUIRK = "caller frames where perf names the function after a noreturn call"
+quirks[NORETURN_QUIRK] = 0
+# --restorer DIR: a signal handler returns to its restorer (glibc's __restore_rt), which
+# no call precedes; perf's dwarf mode looks it up at its address - 1 all the same, and
+# names the byte before it ([unknown] in glibc's padding). perfconv names the restorer.
+# Such a frame matches when ours is the function whose first byte is perf's address + 1.
+RESTORER = False
+RESTORER_QUIRK = "signal restorer frames perf looks up at the byte before them"
+quirks[RESTORER_QUIRK] = 0
+_symtabs = {}
+
+
+def dso_symbols(dso):
+    """[(start, size, name)] of the DSO's symbol table (its .dynsym when stripped)."""
+    if dso not in _symtabs:
+        path = dso
+        for d in NORETURN_DIRS:
+            if os.path.exists(os.path.join(d, os.path.basename(dso))):
+                path = os.path.join(d, os.path.basename(dso))
+                break
+        syms = []
+        for dyn in ([], ["-D"]):
+            try:
+                out = subprocess.run(["nm", "-S", "--defined-only"] + dyn + [path],
+                                     capture_output=True, text=True, check=False).stdout
+            except OSError:
+                out = ""
+            for line in out.splitlines():
+                f = line.split()
+                if len(f) == 4 and f[2] in "TtWi":
+                    syms.append((int(f[0], 16), int(f[1], 16), norm_sym(f[3])))
+                elif len(f) == 3 and f[1] in "TtWi":
+                    # no size (an assembler label): up to the next symbol
+                    syms.append((int(f[0], 16), 0, norm_sym(f[2])))
+            if syms:
+                break
+        syms.sort()
+        starts = sorted({s for s, _, _ in syms})
+        for i, (s, z, n) in enumerate(syms):
+            if not z:
+                nxt = [x for x in starts[starts.index(s) + 1:starts.index(s) + 2]]
+                syms[i] = (s, (nxt[0] - s) if nxt else 1, n)
+        _symtabs[dso] = syms
+    return _symtabs[dso]
+
+
+def noreturn_quirk(g, ours):
+    if not NORETURN or not g.dso or g.dso == UNKNOWN or not g.ip:
+        return False
+    syms = dso_symbols(g.dso)
+    return (any(s == g.ip and n == g.name for s, _, n in syms) and
+            any(s <= g.ip - 1 < s + z and n == ours for s, z, n in syms))
+
+
+def restorer_quirk(g, ours):
+    if not RESTORER or not g.dso or g.dso == UNKNOWN or g.name is not None:
+        return False
+    return any(s == g.ip + 1 and n == ours for s, _, n in dso_symbols(g.dso))
+
+
+def frame_matches(g, ours, caller=False):
     if g.name is not None:
         if perf_plt_quirk(g.name, ours):
             quirks["frames where perf shows _init for a PLT entry"] += 1
@@ -257,8 +329,14 @@ def frame_matches(g, ours):
         if g.name != ours and java_quirk(g, ours):
             quirks[JAVA_QUIRK] += 1
             return True
+        if g.name != ours and caller and noreturn_quirk(g, ours):
+            quirks[NORETURN_QUIRK] += 1
+            return True
         return g.name == ours
     if ours == UNKNOWN:
+        return True
+    if caller and restorer_quirk(g, ours):
+        quirks[RESTORER_QUIRK] += 1
         return True
     m = OFFSET_RE.match(ours)
     if not m:
@@ -294,7 +372,9 @@ def sample_diff(g, o, has_cpu):
 
 
 def frames_equal(gf, of):
-    return len(gf) == len(of) and all(frame_matches(a, b) for a, b in zip(gf, of))
+    """Root first: every frame but the last (the leaf) is a caller."""
+    return len(gf) == len(of) and all(frame_matches(a, b, i + 1 < len(gf))
+                                      for i, (a, b) in enumerate(zip(gf, of)))
 
 
 # --jit-stops: perf's dwarf unwinder has no CFI for JIT code whose runtime wrote none
@@ -333,7 +413,8 @@ def show_side_by_side(g, o, bad):
     for i in range(max(len(gf), len(of))):
         a = str(gf[i]) if i < len(gf) else ""
         b = of[i] if i < len(of) else ""
-        mark = " " if (i < len(gf) and i < len(of) and frame_matches(gf[i], of[i])) else "!"
+        mark = " " if (i < len(gf) and i < len(of) and
+                       frame_matches(gf[i], of[i], i + 1 < len(gf))) else "!"
         print("  %s %-*s | %s" % (mark, width, a, b))
 
 
@@ -567,7 +648,9 @@ def selftest(golden_path, report_path):
         if samples[deep].cpu is not None:
             mutate("changed cpu", lambda v, c: setattr(v, "cpu", v.cpu + 1))
         # the rules for perf's Java names and dwarf stack ends accept no other change
-        lenient = ["--java", "--jit-stops", "--end-marker"]
+        here = os.path.dirname(golden_path) or "."
+        lenient = ["--java", "--jit-stops", "--end-marker", "--noreturn-callers", here,
+                   "--restorer", here]
         for what, copy in mutations:
             write_ours(copy, ours)
             run([golden_path, ours], 1, what)
@@ -617,12 +700,21 @@ def main():
                     help="accept perf's dwarf stacks that end with an address of -1")
     ap.add_argument("--java", action="store_true",
                     help="accept perf's Java names for JIT frames (see java_quirk)")
+    ap.add_argument("--noreturn-callers", metavar="DIR", action="append", default=[],
+                    help="accept perf's frame-pointer names of callers after a noreturn "
+                         "call, checked on the DSOs in DIR (see NORETURN_DIRS)")
+    ap.add_argument("--restorer", metavar="DIR", action="append", default=[],
+                    help="accept perf's dwarf names of a signal restorer, checked on the "
+                         "DSOs in DIR (see RESTORER)")
     ap.add_argument("--selftest", action="store_true",
                     help="round-trip GOLDEN through a built-in converter; "
                          "OURS is then an optional GOLDEN.report")
     a = ap.parse_args()
-    global V8_BUILTINS, JAVA, JIT_STOPS, END_MARKER
+    global V8_BUILTINS, JAVA, JIT_STOPS, END_MARKER, NORETURN, NORETURN_DIRS, RESTORER
+    NORETURN = bool(a.noreturn_callers)
     V8_BUILTINS = a.v8_builtins
+    NORETURN_DIRS = a.noreturn_callers + a.restorer
+    RESTORER = bool(a.restorer)
     JAVA = a.java
     JIT_STOPS = a.jit_stops
     END_MARKER = a.end_marker

@@ -1,0 +1,160 @@
+/* main_internal: what the parts of perfconv's command line share; not for callers.
+ *
+ * The command line is split by subcommand:
+ *	main.c		perfconv (convert), perfconv info, and the options they share
+ *	main_upload.c	perfconv upload: convert each input and send it
+ */
+#ifndef PERFCONV_MAIN_INTERNAL_H
+#define PERFCONV_MAIN_INTERNAL_H
+
+#include <getopt.h>
+#include <stddef.h>
+
+#include "common/diag.h"
+#include "convert/labels.h"
+#include "convert/output.h"
+#include "convert/pipeline.h"
+#include "formats/profile.h"
+
+enum {
+	OPT_SYMFS = 256,
+	OPT_KALLSYMS,
+	OPT_BUILDID_DIR,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
+	OPT_WEIGHT,
+	OPT_WITH_PID,
+	OPT_WITH_TID,
+	OPT_ANNOTATE,
+	OPT_NO_DEMANGLE,
+	OPT_NO_SYMBOLS,
+	OPT_NO_INLINE,
+	OPT_EVENT,
+	OPT_TIME,
+	OPT_SRCLINE,
+	OPT_CACHE_DIR,
+	OPT_JIT_DIR,
+	OPT_NO_CACHE,
+	OPT_CPU_LABEL,
+	OPT_VERSION,
+	OPT_TITLE,
+	OPT_INVERTED,
+	OPT_WIDTH,
+	OPT_MINWIDTH,
+	OPT_FOR,
+	OPT_SERVICE,
+	OPT_LABEL,
+	OPT_START_TIME,
+	/* perfconv upload's own */
+	OPT_TO,
+	OPT_URL,
+	OPT_TENANT,
+	OPT_API_KEY_FILE,
+	OPT_ALLOW_HTTP,
+	OPT_DRY_RUN,
+	OPT_WATCH,
+	OPT_DELETE_SENT,
+	OPT_TIMEOUT,
+	OPT_RETRY_CAP,
+};
+
+/* The conversion's options, shared by `perfconv` and `perfconv upload`. */
+#define CONVERT_OPTIONS \
+	{ "input", required_argument, NULL, 'i' }, \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "format", required_argument, NULL, 'f' }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "symfs", required_argument, NULL, OPT_SYMFS }, \
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS }, \
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR }, \
+	{ "pid", required_argument, NULL, OPT_PID }, \
+	{ "tid", required_argument, NULL, OPT_TID }, \
+	{ "comm", required_argument, NULL, OPT_COMM }, \
+	{ "weight", required_argument, NULL, OPT_WEIGHT }, \
+	{ "with-pid", no_argument, NULL, OPT_WITH_PID }, \
+	{ "with-tid", no_argument, NULL, OPT_WITH_TID }, \
+	{ "annotate", no_argument, NULL, OPT_ANNOTATE }, \
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, \
+	{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS }, \
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE }, \
+	{ "event", required_argument, NULL, OPT_EVENT }, \
+	{ "time", required_argument, NULL, OPT_TIME }, \
+	{ "srcline", no_argument, NULL, OPT_SRCLINE }, \
+	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR }, \
+	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }, \
+	{ "no-cache", no_argument, NULL, OPT_NO_CACHE }, \
+	{ "cpu-label", no_argument, NULL, OPT_CPU_LABEL }, \
+	{ "version", no_argument, NULL, OPT_VERSION }, \
+	{ "title", required_argument, NULL, OPT_TITLE }, \
+	{ "inverted", no_argument, NULL, OPT_INVERTED }, \
+	{ "width", required_argument, NULL, OPT_WIDTH }, \
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH }, \
+	{ "for", required_argument, NULL, OPT_FOR }, \
+	{ "service", required_argument, NULL, OPT_SERVICE }, \
+	{ "label", required_argument, NULL, OPT_LABEL }, \
+	{ "start-time", required_argument, NULL, OPT_START_TIME },
+
+/* The options that say where files are: the same for a conversion and for info. */
+struct where_opts {
+	struct sym_options *sym;
+	const char **jit_dirs;
+	size_t njit_dirs, jit_dirs_cap;
+	const char *cache_dir;
+	char *default_cache;
+	int no_cache;
+};
+
+/* Take option `c` if it is one of them: 1, else 0. */
+int where_option(struct where_opts *w, int c, const char *arg);
+/* After the options: the cache directory chosen, each --jit-dir checked. 0, or -1 after
+ * saying what is wrong through `d`. */
+int where_finish(struct where_opts *w, struct diag *d);
+void where_release(struct where_opts *w);
+
+/* A command line of `perfconv` or `perfconv upload`: the conversion's options. */
+struct cli {
+	struct convert_options co;
+	struct write_options wo;
+	struct where_opts where;
+	struct meta_options meta;
+	const char *output, *format, *event;
+	const char *time;         /* --time: oncpu, offcpu or wall */
+	const char **inputs;      /* -i, in order: several are merged (perfconv only) */
+	size_t ninputs, inputs_cap;
+	int weight_set;
+	int pprof_for;            /* -1: no --for */
+	int upload;               /* the labels go to the backend's own, not on samples */
+};
+
+void cli_init(struct cli *c);
+void cli_release(struct cli *c);
+/*
+ * Take conversion option `opt`: 0; 1 when it is not one (the caller's own, or
+ * unknown); 2 after saying why its argument is bad (usage).
+ */
+int convert_option(struct cli *c, int opt, const char *arg);
+/* The options that apply to every input, checked once: 0, or -1 after saying why. */
+int cli_finish(struct cli *c, struct diag *d);
+/*
+ * Convert c->co.input (or each of c->inputs, merged) into `p` (initialized by the
+ * caller) for format `of`: the event chosen, and for a pprof shaped for a backend or
+ * given a time or labels, its facts in `m` and c->wo set to write them (pointing into
+ * `m`). 0, or 1 (bad input).
+ */
+int convert_one(struct cli *c, const struct output_format *of, struct profile *p,
+		struct profile_meta *m, struct diag *d);
+/* "perfconv: MSG 'ARG'" and the hint to --help: returns 2, the usage exit code. */
+int bad_usage(const char *msg, const char *arg);
+/*
+ * getopt_long's '?' (an unknown option) or ':' (its argument missing), getopt's own
+ * message turned off (opterr 0, the option string starting with ':'): says which, once,
+ * and returns 2.
+ */
+int getopt_error(int opt, char **argv);
+
+/* perfconv upload ARGS (argv[0] "upload"): its exit code. */
+int upload_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,332 @@
+/* main_upload: perfconv upload, each input converted and sent to a backend. */
+#include "convert/main_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "convert/upload.h"
+#include "convert/watch.h"
+#include "formats/pprof.h"
+
+static void upload_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perfconv upload --to datadog|pyroscope|parca [--url URL] [-i FILE]...\n"
+		"                       [--service NAME] [--label KEY=VALUE]... [options]\n"
+		"       perfconv upload --to ... --watch DIR [--delete-sent]\n"
+		"\n"
+		"Convert each input to pprof shaped for the backend (--for) and send it: one\n"
+		"profile per input. Takes every conversion option of perfconv (perfconv --help).\n"
+		"\n"
+		"      --to BACKEND      datadog: the agent's /profiling/v1/input (default\n"
+		"                        http://localhost:8126, $DD_TRACE_AGENT_URL (unix:// too),\n"
+		"                        $DD_AGENT_HOST and $DD_TRACE_AGENT_PORT), or with an API\n"
+		"                        key the intake of $DD_SITE (default datadoghq.com);\n"
+		"                        pyroscope: /ingest (default http://localhost:4040);\n"
+		"                        parca: /profiles/writeraw (default http://localhost:7070)\n"
+		"      --url URL         where the backend (or agent) is, without a path\n"
+		"      --tenant ID       pyroscope: X-Scope-OrgID\n"
+		"      --api-key-file FILE  datadog intake: the API key, its first line (else\n"
+		"                        $DD_API_KEY; never on the command line)\n"
+		"      --allow-http      send over http:// to a host not on loopback\n"
+		"      --dry-run         say what would be sent, send nothing; with -o PREFIX\n"
+		"                        also write the bodies to PREFIX.* files\n"
+		"      --timeout SECONDS one request's limit (default 60)\n"
+		"      --retry-cap SECONDS  the longest wait between tries (default 300)\n"
+		"      --watch DIR       send each chunk `perf record --switch-output` finishes\n"
+		"                        in DIR, oldest first, until SIGINT or SIGTERM; a chunk\n"
+		"                        sent (a 2xx) is moved to DIR/sent/\n"
+		"      --delete-sent     with --watch: delete a sent chunk instead\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"Exit status: 0 every profile sent (or watching stopped), 1 one was refused or\n"
+		"could not be sent, or an input is bad, 2 usage.\n");
+}
+
+/* What an upload of one input holds until it is sent. */
+struct job {
+	struct profile p;
+	struct profile_meta m;
+	char *buf;
+	size_t len;
+	char name[128];
+};
+
+struct upload_ctx {
+	struct cli *c;
+	const struct output_format *of;
+	int backend;
+};
+
+/* Parca's __name__ and the like: process_cpu for CPU time, else the event's name. */
+static void profile_name(const struct profile *p, int event, char *buf, size_t cap)
+{
+	const struct pc_event *e = NULL;
+
+	for (size_t i = 0; i < p->nevents && !e; i++)
+		if (event >= 0 ? (size_t)event == i : p->events[i].nsamples > 0)
+			e = &p->events[i];
+	if (!e || e->is_clock) {
+		snprintf(buf, cap, "process_cpu");
+		return;
+	}
+	snprintf(buf, cap, "%s", profile_text(p, e->name));
+	buf[strcspn(buf, ":")] = '\0';
+	for (char *s = buf; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+			*s = '_';
+}
+
+static void job_free(void *ctx, void *job)
+{
+	struct job *j = job;
+
+	(void)ctx;
+	if (!j)
+		return;
+	profile_meta_release(&j->m);
+	profile_release(&j->p);
+	free(j->buf);
+	free(j);
+}
+
+/* Convert `input` into a job ready to send: 0, or -1 after saying why. */
+static int job_make(void *ctx, const char *input, struct upload_profile *up, void **out,
+		    struct diag *d)
+{
+	struct upload_ctx *x = ctx;
+	struct job *j = xcalloc(1, sizeof(*j));
+	FILE *mem;
+
+	*out = NULL;
+	profile_init(&j->p);
+	x->c->co.input = input;
+	if (convert_one(x->c, x->of, &j->p, &j->m, d) != 0) {
+		job_free(NULL, j);
+		return -1;
+	}
+	mem = open_memstream(&j->buf, &j->len);
+	if (!mem || (x->of->write(&j->p, &x->c->wo, mem) != 0) + (fclose(mem) != 0)) {
+		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its pprof: %s", strerror(errno));
+		job_free(NULL, j);
+		return -1;
+	}
+	profile_name(&j->p, x->c->wo.event, j->name, sizeof(j->name));
+	memset(up, 0, sizeof(*up));
+	up->input = input;
+	up->pprof = (const uint8_t *)j->buf;
+	up->len = j->len;
+	up->start_ns = j->m.start_ns;
+	up->duration_ns = j->m.duration_ns;
+	up->service = x->c->meta.service;
+	up->labels = j->m.labels;
+	up->nlabels = j->m.nlabels;
+	up->host = j->m.host;
+	up->kernel_release = j->m.kernel_release;
+	up->name = j->name;
+	*out = j;
+	return 0;
+}
+
+static void say_retry(void *ctx, const struct upload_result *r, unsigned wait)
+{
+	const struct upload_profile *up = ctx;
+
+	fprintf(stderr, "perfconv: %s: %s; trying again in %u s\n", up->input, r->what, wait);
+}
+
+int upload_main(int argc, char **argv)
+{
+	static const struct option own[] = {
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "url", required_argument, NULL, OPT_URL },
+		{ "tenant", required_argument, NULL, OPT_TENANT },
+		{ "api-key-file", required_argument, NULL, OPT_API_KEY_FILE },
+		{ "allow-http", no_argument, NULL, OPT_ALLOW_HTTP },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "watch", required_argument, NULL, OPT_WATCH },
+		{ "delete-sent", no_argument, NULL, OPT_DELETE_SENT },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "retry-cap", required_argument, NULL, OPT_RETRY_CAP },
+	};
+	static const struct option conv[] = { CONVERT_OPTIONS };
+	struct option opts[sizeof(own) / sizeof(own[0]) + sizeof(conv) / sizeof(conv[0]) + 1];
+	struct upload_options uo;
+	struct watch_options wopt;
+	struct upload_ctx x;
+	struct cli c;
+	struct diag d;
+	struct uploader *u = NULL;
+	const char **inputs = NULL;
+	size_t ninputs = 0, inputs_cap = 0;
+	int opt, w, rc = 0, dry_run = 0;
+
+	memcpy(opts, own, sizeof(own));
+	memcpy(opts + sizeof(own) / sizeof(own[0]), conv, sizeof(conv));
+	memset(&opts[sizeof(opts) / sizeof(opts[0]) - 1], 0, sizeof(opts[0]));
+	memset(&uo, 0, sizeof(uo));
+	memset(&wopt, 0, sizeof(wopt));
+	cli_init(&c);
+	c.output = NULL;
+	diag_init(&d);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:o:f:qh", opts, NULL)) != -1) {
+		char *end;
+		unsigned long v;
+
+		switch (opt) {
+		case '?':
+		case ':':
+			rc = getopt_error(opt, argv);
+			goto out;
+		case 'h':
+			upload_usage(stdout);
+			goto out;
+		case 'i': VEC_PUSH(inputs, ninputs, inputs_cap, optarg); continue;
+		case 'f':
+			rc = bad_usage("perfconv upload sends pprof: no -f", optarg);
+			goto out;
+		case OPT_FOR:
+			rc = bad_usage("perfconv upload shapes the pprof for --to's backend: no --for", NULL);
+			goto out;
+		case OPT_TO:
+			uo.backend = backend_by_name(optarg);
+			if (!uo.backend) {
+				rc = bad_usage("--to takes datadog, pyroscope or parca", optarg);
+				goto out;
+			}
+			continue;
+		case OPT_URL: uo.url = optarg; continue;
+		case OPT_TENANT: uo.tenant = optarg; continue;
+		case OPT_API_KEY_FILE:
+			/* getopt takes a prefix: "--api-key KEY" must not pass for a file name
+			 * (the key would then be shown in an error) */
+			if (strncmp(argv[optind - 1], "--api-key-file", 14) != 0 &&
+			    strncmp(argv[optind - 2 >= 0 ? optind - 2 : 0], "--api-key-file", 14) != 0) {
+				rc = bad_usage("the API key comes from DD_API_KEY or --api-key-file FILE, "
+					       "never the command line", NULL);
+				goto out;
+			}
+			uo.api_key_file = optarg;
+			continue;
+		case OPT_ALLOW_HTTP: uo.allow_http = 1; continue;
+		case OPT_DRY_RUN: dry_run = 1; continue;
+		case OPT_WATCH: wopt.dir = optarg; continue;
+		case OPT_DELETE_SENT: wopt.delete_sent = 1; continue;
+		case OPT_TIMEOUT:
+		case OPT_RETRY_CAP:
+			v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || v == 0 || v > 86400) {
+				rc = bad_usage("takes a number of seconds, 1 to 86400", optarg);
+				goto out;
+			}
+			if (opt == OPT_TIMEOUT)
+				uo.timeout_s = (long)v;
+			else
+				uo.retry_cap_s = (unsigned)v;
+			continue;
+		}
+		if ((w = convert_option(&c, opt, optarg)) != 0) {
+			rc = w == 2 ? 2 : bad_usage("unknown option", NULL);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		rc = bad_usage("unexpected argument", argv[optind]);
+		goto out;
+	}
+	if (!uo.backend) {
+		rc = bad_usage("perfconv upload needs --to datadog|pyroscope|parca", NULL);
+		goto out;
+	}
+	if (wopt.dir && (ninputs || dry_run)) {
+		rc = bad_usage("--watch takes its inputs from DIR: no -i or --dry-run", NULL);
+		goto out;
+	}
+	if (wopt.delete_sent && !wopt.dir) {
+		rc = bad_usage("--delete-sent goes with --watch", NULL);
+		goto out;
+	}
+	if (c.output && !dry_run) {
+		rc = bad_usage("perfconv upload writes no file: -o goes with --dry-run", NULL);
+		goto out;
+	}
+	if (!ninputs)
+		VEC_PUSH(inputs, ninputs, inputs_cap, "perf.data");
+	c.pprof_for = backend_pprof_for(uo.backend);
+	c.upload = 1;
+	uo.quiet = c.co.quiet;
+	if (cli_finish(&c, &d) != 0 || !(u = uploader_new(&uo, &d))) {
+		rc = 1;
+		goto out;
+	}
+	x.c = &c;
+	x.of = output_by_name("pprof");
+	x.backend = uo.backend;
+	if (wopt.dir) {
+		struct upload_stop stop;
+
+		if (upload_stop_init(&stop) != 0) {
+			diag_error(&d, NULL, DIAG_NO_OFFSET, "cannot take SIGINT and SIGTERM: %s",
+				   strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		wopt.quiet = c.co.quiet;
+		/* one summary a chunk would be noise: errors and warnings still print */
+		c.co.quiet = 1;
+		if (!uo.quiet)
+			diag_note(&d, "watching %s: each finished chunk to %s", wopt.dir, uploader_url(u));
+		rc = watch_run(&wopt, u, job_make, job_free, &x, &stop, &d) ? 1 : 0;
+		if (!uo.quiet)
+			diag_note(&d, "stopped watching %s", wopt.dir);
+		upload_stop_release(&stop);
+		goto out;
+	}
+	for (size_t i = 0; i < ninputs; i++) {
+		struct upload_profile up;
+		struct upload_result r;
+		void *job;
+
+		if (job_make(&x, inputs[i], &up, &job, &d) != 0) {
+			rc = 1;
+			continue;
+		}
+		if (dry_run) {
+			char *prefix = NULL;
+
+			if (c.output) {
+				prefix = xmalloc(strlen(c.output) + 24);
+				if (ninputs > 1)
+					sprintf(prefix, "%s.%zu", c.output, i + 1);
+				else
+					strcpy(prefix, c.output);
+			}
+			if (uploader_dry_run(u, &up, stdout, prefix) != 0) {
+				diag_error(&d, prefix ? prefix : "standard output", DIAG_NO_OFFSET,
+					   "cannot write: %s", strerror(errno));
+				rc = 1;
+			}
+			free(prefix);
+		} else if (uploader_send_retrying(u, &up, 4, NULL, c.co.quiet ? NULL : say_retry, &up,
+						  &r) == UPLOAD_SENT) {
+			if (!c.co.quiet)
+				diag_note(&d, "%s: sent to %s (%s)", inputs[i], uploader_url(u), r.what);
+		} else {
+			diag_error(&d, inputs[i], DIAG_NO_OFFSET, "%s %s: %s", backend_name(uo.backend),
+				   r.outcome == UPLOAD_REFUSED ? "refused the profile" : "could not be reached",
+				   r.what);
+			rc = 1;
+		}
+		job_free(NULL, job);
+	}
+out:
+	uploader_free(u);
+	free(inputs);
+	cli_release(&c);
+	return rc;
+}

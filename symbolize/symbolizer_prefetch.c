@@ -1,0 +1,181 @@
+/* symbolizer_prefetch: the helper thread that symbolizes ahead and preloads objects. */
+#include "symbolize/symbolizer_internal.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The prefetch thread's way to an object's lock: after the main thread's. */
+static void lock_after_main(struct obj_slot *slot)
+{
+	while (atomic_load(&slot->main_waiting))
+		sched_yield();
+	pthread_mutex_lock(&slot->lock);
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct symbolizer *s = arg;
+
+	for (;;) {
+		struct prefetch_req q;
+		struct obj_slot *slot;
+
+		pthread_mutex_lock(&s->queue_lock);
+		while (s->queue_head == s->queue_len && s->objq_head == s->objq_len &&
+		       s->kernel_state != KERNEL_QUEUED && !s->prefetch_stop)
+			pthread_cond_wait(&s->queue_cond, &s->queue_lock);
+		if (s->kernel_state == KERNEL_QUEUED) {
+			/* quick from the cache; needed only when pass 2 is over, but a thread
+			 * of its own would take the CPU from the main thread as it starts */
+			s->kernel_state = KERNEL_LOADING;
+			pthread_mutex_unlock(&s->queue_lock);
+			sym_load_kernel(s, s->kernel_bid, s->kernel_bid_size);
+			pthread_mutex_lock(&s->queue_lock);
+			s->kernel_state = KERNEL_DONE;
+			pthread_cond_broadcast(&s->kernel_cond);
+			pthread_mutex_unlock(&s->queue_lock);
+			continue;
+		}
+		if (s->prefetch_stop) {
+			pthread_mutex_unlock(&s->queue_lock);
+			return NULL;
+		}
+		if (s->queue_head < s->queue_len)
+			q = s->queue[s->queue_head++];
+		else
+			q = s->objq[s->objq_head++];
+		pthread_mutex_unlock(&s->queue_lock);
+		if (q.preload) {
+			/* one step of three (the object, its DWARF, libdw's table of the
+			 * units' address ranges), so that addresses asked for meanwhile
+			 * wait for one step only */
+			int more = 0;
+
+			slot = q.preload;
+			lock_after_main(slot);
+			if (!slot->tried) {
+				sym_find_object(s, slot, slot->preload_path, slot->preload_bid,
+					    slot->preload_bidlen);
+				more = slot->elf != NULL;
+			} else if (!slot->dwarf_tried) {
+				sym_open_dwarf(s, slot);
+				more = slot->dwarf != NULL;
+			} else if (!slot->prepared) {
+				slot->prepared = 1;
+				dwarf_info_prepare(slot->dwarf);
+			}
+			pthread_mutex_unlock(&slot->lock);
+			if (more) {
+				pthread_mutex_lock(&s->queue_lock);
+				s->objq[--s->objq_head] = q;
+				pthread_mutex_unlock(&s->queue_lock);
+			}
+			continue;
+		}
+		slot = sym_slot_for(s, q.obj, q.path, q.bid, q.bidlen);
+		lock_after_main(slot);
+		sym_result_for(s, slot, q.path, q.bid, q.bidlen, q.offset, q.ret);
+		pthread_mutex_unlock(&slot->lock);
+	}
+}
+
+/* The helper thread, started by the first thing it is given to do. */
+void sym_start_helper(struct symbolizer *s)
+{
+	if (!s->prefetch_thread && !s->prefetch_stop &&
+	    pthread_create(&s->prefetch_tid, NULL, prefetch_main, s) == 0)
+		s->prefetch_thread = 1;
+}
+
+void symbolizer_prefetch(struct symbolizer *s, uint32_t obj, const char *path,
+			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret)
+{
+	struct prefetch_req q;
+
+	if (build_id_size > sizeof(q.bid) || s->prefetch_stop)
+		return;
+	memset(&q, 0, sizeof(q));
+	q.obj = obj;
+	q.ret = ret != 0;
+	q.offset = offset;
+	q.path = path;
+	if (build_id_size)
+		memcpy(q.bid, build_id, build_id_size);
+	q.bidlen = build_id_size;
+	pthread_mutex_lock(&s->queue_lock);
+	VEC_PUSH(s->queue, s->queue_len, s->queue_cap, q);
+	pthread_cond_signal(&s->queue_cond);
+	pthread_mutex_unlock(&s->queue_lock);
+	sym_start_helper(s);
+}
+
+struct preload_order {
+	uint64_t size;
+	size_t i;
+};
+
+static int preload_cmp(const void *a, const void *b)
+{
+	const struct preload_order *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void symbolizer_preload(struct symbolizer *s, const struct sym_object *objs, size_t n)
+{
+	struct preload_order *order = xmalloc((n ? n : 1) * sizeof(*order));
+
+	if (s->prefetch_stop || !n) {
+		free(order);
+		return;
+	}
+	/* the largest first: they take longest, and are mostly where the samples are */
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		order[i].size = stat(objs[i].path, &st) == 0 ? (uint64_t)st.st_size : 0;
+		order[i].i = i;
+	}
+	qsort(order, n, sizeof(*order), preload_cmp);
+	pthread_mutex_lock(&s->objs_lock);
+	pthread_mutex_lock(&s->queue_lock);
+	for (size_t k = 0; k < n; k++) {
+		const struct sym_object *o = &objs[order[k].i];
+		struct prefetch_req q;
+		struct obj_slot *slot;
+
+		if (o->build_id_size > sizeof(slot->preload_bid))
+			continue;
+		slot = sym_new_slot();
+		slot->preload_path = o->path;
+		if (o->build_id_size)
+			memcpy(slot->preload_bid, o->build_id, o->build_id_size);
+		slot->preload_bidlen = o->build_id_size;
+		VEC_PUSH(s->preloads, s->npreloads, s->preloads_cap, slot);
+		memset(&q, 0, sizeof(q));
+		q.preload = slot;
+		VEC_PUSH(s->objq, s->objq_len, s->objq_cap, q);
+	}
+	pthread_cond_signal(&s->queue_cond);
+	pthread_mutex_unlock(&s->queue_lock);
+	pthread_mutex_unlock(&s->objs_lock);
+	free(order);
+	sym_start_helper(s);
+}
+
+void symbolizer_prefetch_stop(struct symbolizer *s)
+{
+	pthread_mutex_lock(&s->queue_lock);
+	s->prefetch_stop = 1;
+	pthread_cond_signal(&s->queue_cond);
+	pthread_mutex_unlock(&s->queue_lock);
+	if (s->prefetch_thread) {
+		pthread_join(s->prefetch_tid, NULL);
+		s->prefetch_thread = 0;
+	}
+	sym_say_damaged(s);
+}
