@@ -1,29 +1,31 @@
 /* chrome: the Chrome Trace Event Format, each thread a timeline of what it ran.
  *
  * Format: "Trace Event Format" (Google document 1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU),
- * as read by Perfetto UI, chrome://tracing and speedscope. "X" events of one thread
- * must nest; viewers that sort by ts alone keep file order for equal times, so a
- * parent is written before the children that start with it.
+ * as read by Perfetto UI, chrome://tracing and speedscope: the JSON Array Format, a
+ * list of events. "X" events of one thread must nest; viewers that sort by ts alone
+ * keep file order for equal times, so a parent is written before the children that
+ * start with it.
  *
  * speedscope (1.25) imports these files too. It turns each X event into a begin and
- * an end, keys both by the name followed by the args as JSON, and sorts the ends by
- * time; where several end at one time it ends first one whose key is that of the slice
- * on top of its stack, else one with its name, else the first, and where slices end
- * and others begin at one time, it takes a begin first when its key is the next end's.
- * It pairs each end with its own begin, and warns of nothing, when
- *   (1) slices that end at one time and share a name share their key, and
- *   (2) the outermost slice beginning at a time has a key no slice ending then has.
- * For (1), a slice's "caller" is the nearest other function out of the outermost
- * slice of its function that ends with it: recursion, direct or through other
- * functions, is one key. For (2): the outermost slice beginning at a time is of
- * another function than the outermost one ending (else the stacks would still share
- * it), so only slices of its function that end deeper can have its key; where their
- * caller is its caller, they get a "depth", that of the outermost of them, which is
- * deeper than the beginning one and every slice of its function that ends with it,
- * so that even a depth of theirs differs. Slices of no duration (samples at one time)
- * and a gap that the placement of samples closes (every slice ending at the time all
- * begin again) would escape these rules: neither is written. Functions that share a
- * name but not file or module and end together still break (1): no key can join them.
+ * an end and, for a list of events whose first one's args hold the keys of a Hermes
+ * trace (line, column, name, category, url, params, allocatedCategory,
+ * allocatedName), names a frame by the event's name alone, with args.url as its file
+ * and args.line as its line, and keys it by those (otherwise its name is the name
+ * followed by the args as JSON: what its views would show). The first event (a
+ * metadata event that Perfetto and chrome://tracing do not show) holds those keys;
+ * every slice has a url (the source file, else the module) so that functions of one
+ * name in two files stay apart.
+ *
+ * speedscope pairs ends with begins by key: of the ends at one time it takes one
+ * whose key is that of the slice on top of its stack, which is always there when
+ * each function has its own key, as here; but where a slice begins at the time
+ * others end, it takes the begin first when its name and args are those of the end
+ * it would take next, which a function moving out (main;walk;walk;visit, then
+ * main;walk;visit) or recursion ending does. So a slice that begins where others of
+ * its thread end begins one nanosecond later (unless that would make a slice of no
+ * duration): every end at a time comes before every begin, and each is paired with
+ * its own. Slices of no duration (samples at one time) would escape this: none is
+ * written.
  */
 #include "formats/chrome.h"
 
@@ -37,12 +39,6 @@
 #include "formats/profview.h"
 #include "formats/json.h"
 
-/* What a slice is keyed by besides its function: see the top of this file. */
-struct ct_key {
-	const struct pc_function *caller; /* NULL: none (the thread's outermost function) */
-	int64_t depth;                    /* -1: none */
-};
-
 /* What each spool of a thread's passes keeps in memory before it goes to a file. */
 #ifndef CT_SPOOL_MEMORY
 #define CT_SPOOL_MEMORY (1u << 20)
@@ -54,16 +50,12 @@ struct ct_kept {
 	uint64_t close;    /* when the slices that end at it end (from the second sample on) */
 	uint32_t common;   /* depth its stack shares with the sample before, 0 after a gap */
 	uint32_t fnode;
+	uint32_t ended;    /* slices of the sample before end at its time: its begin 1 ns later */
 };
 
-/* What a slice takes from the sample where it ends (j, the thread's end included). */
+/* Where a slice ends: when the slices ending at a sample (or past the last) end. */
 struct ct_end {
-	uint64_t close;    /* close[j] */
-	uint32_t fnode;    /* j's stack */
-	uint32_t common;   /* common[j] */
-	uint32_t after;    /* common[] where the slices of j's stack at depth common[j] end */
-	uint8_t last;      /* j is past the thread's last sample */
-	uint8_t at_time;   /* close[j] is j's time: slices begin as these end */
+	uint64_t close;
 };
 
 /* The nearest sample after the one looked at whose common[] is `common` or less. */
@@ -85,9 +77,7 @@ struct ct_writer {
 	struct ct_next *next;  /* second pass: a stack of candidates, common[] increasing */
 	struct ct_end *at;     /* third pass: the ends of the slices opening at a sample, by depth */
 	uint32_t *path;        /* fnodes of the stack whose slices are written, root first */
-	uint32_t *next_path;   /* fnodes of the stack where a slice ends */
-	struct ct_key *open;   /* the key of the slice open at each depth */
-	size_t next_cap, at_cap, path_cap, next_path_cap, open_cap;
+	size_t next_cap, at_cap, path_cap;
 	int nevents;           /* written so far: all but the first begin with a comma */
 };
 
@@ -135,9 +125,10 @@ static void write_meta(struct ct_writer *w, const char *what, uint32_t pid, uint
 }
 
 static void write_slice(struct ct_writer *w, const struct pc_thread *th, uint32_t func,
-			const struct ct_key *key, uint64_t start, uint64_t end, uint64_t base)
+			uint64_t start, uint64_t end, uint64_t base)
 {
 	const struct pc_function *fn = &w->v.funcs[func];
+	uint32_t url = fn->file ? fn->file : fn->module;
 	FILE *out = w->out;
 
 	event_begin(w, "X");
@@ -146,22 +137,12 @@ static void write_slice(struct ct_writer *w, const struct pc_thread *th, uint32_
 	fprintf(out, ",\"cat\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",",
 		category(fn->kind), th->pid, th->tid);
 	json_ts_dur(out, start, end, base);
-	fputs(",\"args\":{", out);
-	if (key->caller) {
-		fputs("\"caller\":", out);
-		json_string(out, profile_text(w->p, key->caller->name));
-		fputc(',', out);
-	}
-	fprintf(out, "\"cat\":\"%s\"", category(fn->kind));
-	if (key->depth >= 0)
-		fprintf(out, ",\"depth\":%" PRId64, key->depth);
-	if (fn->file) {
-		fputs(",\"file\":", out);
-		json_string(out, profile_text(w->p, fn->file));
-	}
+	/* speedscope's file and line of the frame (see the top of this file) */
+	fputs(",\"args\":{\"url\":", out);
+	json_string(out, url ? profile_text(w->p, url) : "");
 	if (fn->line)
 		fprintf(out, ",\"line\":%" PRIu32, fn->line);
-	if (fn->module) {
+	if (fn->file && fn->module) {
 		fputs(",\"module\":", out);
 		json_string(out, profile_text(w->p, fn->module));
 	}
@@ -180,58 +161,6 @@ static uint32_t stack_path(struct ct_writer *w, uint32_t f, uint32_t **path, siz
 	return depth;
 }
 
-static uint32_t func_at(const struct ct_writer *w, const uint32_t *path, uint32_t d)
-{
-	return w->v.fnodes[path[d]].func;
-}
-
-/* The outermost depth in [lo, d] of path that holds the function at d. */
-static uint32_t outermost(const struct ct_writer *w, const uint32_t *path, uint32_t lo, uint32_t d)
-{
-	uint32_t func = func_at(w, path, d);
-
-	while (lo < d && func_at(w, path, lo) != func)
-		lo++;
-	return lo;
-}
-
-/* The nearest function out of depth d of path that is another function than d's. */
-static const struct pc_function *caller_of(const struct ct_writer *w, const uint32_t *path, uint32_t d)
-{
-	uint32_t func = func_at(w, path, d);
-
-	while (d > 0 && func_at(w, path, d - 1) == func)
-		d--;
-	return d ? &w->v.funcs[func_at(w, path, d - 1)] : NULL;
-}
-
-static int same_name(const struct pc_function *a, const struct pc_function *b)
-{
-	return (a ? a->name : UINT32_MAX) == (b ? b->name : UINT32_MAX);
-}
-
-/*
- * The key of the slices of the function at depth d of w->path that end at sample j
- * (what `e` says of it), d being the outermost of them. Where the same function
- * begins at j at a shallower depth under the same caller, "depth" (d) tells them apart.
- */
-static struct ct_key class_key(struct ct_writer *w, uint32_t d, const struct ct_end *e)
-{
-	struct ct_key key = { caller_of(w, w->path, d), -1 };
-	uint32_t c = e->common, p;
-
-	if (e->last || !e->at_time)
-		return key; /* nothing begins as these end */
-	if (stack_path(w, e->fnode, &w->next_path, &w->next_path_cap) <= c ||
-	    func_at(w, w->next_path, c) != func_at(w, w->path, d))
-		return key;
-	/* the slices of the function that the one beginning at c ends with share its key */
-	p = outermost(w, w->next_path, e->after, c);
-	if (same_name(caller_of(w, w->next_path, p), key.caller))
-		key.depth = d;
-	return key;
-}
-
 /* The sample a thread's first pass has placed: its place against the one before. */
 struct ct_placed {
 	uint64_t t, time, period;
@@ -240,7 +169,7 @@ struct ct_placed {
 
 static void keep_sample(struct ct_writer *w, const struct ct_placed *k, const struct ct_placed *prev)
 {
-	struct ct_kept r = { k->t, 0, 0, k->fnode };
+	struct ct_kept r = { k->t, 0, 0, k->fnode, 0 };
 
 	/* off the CPU in between, unless the placement closed the gap */
 	if (prev && w->clock_event && k->time - prev->time > prev->period + prev->period / 2 &&
@@ -249,6 +178,7 @@ static void keep_sample(struct ct_writer *w, const struct ct_placed *k, const st
 	} else if (prev) {
 		r.close = k->t;
 		r.common = common_depth(&w->v, prev->fnode, k->fnode);
+		r.ended = r.common < w->v.fnodes[prev->fnode].depth;
 	}
 	spool_append(w->kept, &r);
 }
@@ -353,7 +283,6 @@ static void find_ends(struct ct_writer *w, uint64_t close_last)
 		grow_array((void **)&w->next, &w->next_cap, 1, sizeof(*w->next));
 	memset(&w->next[0], 0, sizeof(w->next[0]));
 	w->next[0].end.close = close_last;
-	w->next[0].end.last = 1;
 	spool_reader_init(&r, w->kept, 0, spool_count(w->kept), 1);
 	while ((k = spool_read(&r)) != NULL) {
 		uint32_t depth = w->v.fnodes[k->fnode].depth;
@@ -364,10 +293,6 @@ static void find_ends(struct ct_writer *w, uint64_t close_last)
 		memset(&me, 0, sizeof(me));
 		me.common = k->common;
 		me.end.close = k->close;
-		me.end.fnode = k->fnode;
-		me.end.common = k->common;
-		me.end.after = next_at(w->next, n, k->common)->common;
-		me.end.at_time = k->close == k->t;
 		while (n > 0 && w->next[n - 1].common >= k->common)
 			n--;
 		if (n + 1 > w->next_cap)
@@ -394,8 +319,6 @@ static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 		if (first)
 			base = t;
 		first = 0;
-		if (depth > w->open_cap)
-			grow_array((void **)&w->open, &w->open_cap, depth, sizeof(*w->open));
 		if (depth > w->at_cap)
 			grow_array((void **)&w->at, &w->at_cap, depth, sizeof(*w->at));
 		/* the second pass wrote them outermost first, back to front: innermost first here */
@@ -406,15 +329,13 @@ static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 				break;
 			w->at[d] = *e;
 		}
+		/* after the ends at t, for speedscope (see the top of this file); the
+		 * innermost slice ends first */
+		if (k->ended && depth > k->common && w->at[depth - 1].close > t + 1)
+			t++;
 		/* slices at depths common.. open here; each ends where the stacks part */
-		for (uint32_t d = k->common; d < depth; d++) {
-			const struct ct_end *e = &w->at[d];
-			uint32_t m = outermost(w, w->path, e->common, d);
-
-			/* the slices of a function that end together share the outermost's key */
-			w->open[d] = m < d ? w->open[m] : class_key(w, d, e);
-			write_slice(w, th, func_at(w, w->path, d), &w->open[d], t, e->close, base);
-		}
+		for (uint32_t d = k->common; d < depth; d++)
+			write_slice(w, th, w->v.fnodes[w->path[d]].func, t, w->at[d].close, base);
 	}
 	spool_reader_release(&kr);
 	spool_reader_release(&er);
@@ -437,7 +358,18 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 	}
 	w.clock_event = p->has_time && profile_event_unit(p, event) == PC_UNIT_NANOSECONDS;
 
-	fputs("{\"traceEvents\":[", out);
+	/* the recording's facts, and the keys that make speedscope read a frame's name,
+	 * file and line (see the top of this file), on the first thread if any */
+	fputc('[', out);
+	event_begin(&w, "M");
+	fprintf(out, ",\"name\":\"perfconv\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+		",\"args\":{\"exporter\":\"perfconv " PERFCONV_VERSION "\",\"event\":",
+		w.v.nthreads ? w.v.threads[0].pid : 0, w.v.nthreads ? w.v.threads[0].tid : 0);
+	json_string(out, event >= 0 && (size_t)event < p->nevents ?
+		    profile_text(p, p->events[event].name) : "");
+	fprintf(out, ",\"ts_origin_ns\":\"%" PRIu64 "\",\"name\":\"\",\"category\":\"\","
+		"\"url\":\"\",\"line\":0,\"column\":0,\"params\":\"\",\"allocatedCategory\":\"\","
+		"\"allocatedName\":\"\"}}", w.origin);
 	/* a process is named after its main thread, else its first thread by name */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < w.v.nthreads; i++) {
@@ -460,10 +392,7 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 	w.ends = spool_new(sizeof(struct ct_end), CT_SPOOL_MEMORY);
 	for (size_t i = 0; i < w.v.nthreads; i++)
 		write_thread(&w, &w.v.threads[i]);
-	fputs("\n],\n\"otherData\":{\"exporter\":\"perfconv " PERFCONV_VERSION "\",\"event\":", out);
-	json_string(out, event >= 0 && (size_t)event < p->nevents ?
-		    profile_text(p, p->events[event].name) : "");
-	fprintf(out, ",\"ts_origin_ns\":\"%" PRIu64 "\"}}\n", w.origin);
+	fputs("\n]\n", out);
 
 	err = profview_error(&w.v);
 	if (!err)
@@ -473,8 +402,6 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 	free(w.next);
 	free(w.at);
 	free(w.path);
-	free(w.next_path);
-	free(w.open);
 	u64map_release(&named);
 	profview_release(&w.v);
 	if (err) {

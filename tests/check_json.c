@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/version.h"
 #include "formats/chrome.h"
 #include "formats/json.h"
 #include "formats/speedscope.h"
@@ -291,13 +292,25 @@ START_TEST(speedscope_thread_renamed_after_its_samples)
 }
 END_TEST
 
+static const char *arg_str(cJSON *e, const char *key);
+
 START_TEST(chrome_slices)
 {
 	cJSON *j = render(chrome_write, 1);
-	cJSON *evs = cJSON_GetObjectItem(j, "traceEvents"), *e;
+	cJSON *e, *info = cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "args");
+	static const char *const hermes[] = { "line", "column", "name", "category", "url", "params",
+					      "allocatedCategory", "allocatedName" };
 	int main11 = 0, work11 = 0, kernel = 0, names = 0;
 
-	cJSON_ArrayForEach(e, evs) {
+	/* a list whose first event has the keys that make speedscope name frames by
+	 * their name alone, with the recording's facts */
+	ck_assert(cJSON_IsArray(j));
+	for (size_t i = 0; i < sizeof(hermes) / sizeof(hermes[0]); i++)
+		ck_assert_msg(cJSON_GetObjectItem(info, hermes[i]), "no %s", hermes[i]);
+	ck_assert_str_eq(cJSON_GetObjectItem(info, "exporter")->valuestring, "perfconv " PERFCONV_VERSION);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(info, "ts_origin_ns"));
+
+	cJSON_ArrayForEach(e, j) {
 		const char *ph = cJSON_GetObjectItem(e, "ph")->valuestring;
 		const char *name = cJSON_GetObjectItem(e, "name")->valuestring;
 		int tid = cJSON_GetObjectItem(e, "tid")->valueint;
@@ -318,6 +331,7 @@ START_TEST(chrome_slices)
 			ck_assert_double_eq(cJSON_GetObjectItem(e, "dur")->valuedouble, 4);
 			ck_assert_str_eq(cJSON_GetObjectItem(e, "cat")->valuestring, "native");
 			ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), "line")->valueint, 10);
+			ck_assert_str_eq(arg_str(e, "url"), "m.c");
 		}
 		if (tid == 11 && strcmp(name, "work") == 0) {
 			/* work at two lines over three samples is one slice, until main alone */
@@ -350,7 +364,7 @@ static int slices_of(cJSON *j, int tid, const char *name, cJSON **out, int max)
 	cJSON *e;
 	int n = 0;
 
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "traceEvents"))
+	cJSON_ArrayForEach(e, j)
 		if (cJSON_GetObjectItem(e, "tid")->valueint == tid &&
 		    strcmp(cJSON_GetObjectItem(e, "ph")->valuestring, "X") == 0 &&
 		    strcmp(cJSON_GetObjectItem(e, "name")->valuestring, name) == 0 && n < max)
@@ -389,7 +403,7 @@ START_TEST(chrome_gap_ends_slices)
 }
 END_TEST
 
-START_TEST(chrome_indirect_recursion_one_key)
+START_TEST(chrome_recursion_ends_at_once)
 {
 	uint32_t x = frame("parse", "a.c", 1, FRAME_NATIVE, 0x400);
 	uint32_t a = frame("item", "a.c", 10, FRAME_NATIVE, 0x500);
@@ -397,42 +411,52 @@ START_TEST(chrome_indirect_recursion_one_key)
 	cJSON *j, *sl[4];
 
 	/* parse;item;template;item;template, then parse alone: the chain ends at once,
-	 * and speedscope pairs those ends by key: each function's slices share one */
+	 * where nothing begins; the slices carry their file and line, nothing else */
 	j = chrome_of(20, (struct at[]){ { 2000000, (uint32_t[]){ x, a, b, a, b }, 5 },
 					 { 2001000, (uint32_t[]){ x, a, b, a, b }, 5 }, { 2002000, &x, 1 } }, 3);
 	ck_assert_int_eq(slices_of(j, 20, "item", sl, 4), 2);
-	ck_assert_str_eq(arg_str(sl[0], "caller"), "parse");
-	ck_assert_str_eq(arg_str(sl[1], "caller"), "parse");
+	ck_assert_str_eq(arg_str(sl[1], "url"), "a.c");
+	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(sl[1], "args"), "line")->valueint, 10);
+	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(sl[1], "args"), "caller"));
 	ck_assert_int_eq(slices_of(j, 20, "template", sl, 4), 2);
-	ck_assert_str_eq(arg_str(sl[0], "caller"), "item");
-	ck_assert_str_eq(arg_str(sl[1], "caller"), "item");
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[1], "ts")->valuedouble, 1000);
 	ck_assert_double_eq(cJSON_GetObjectItem(sl[1], "dur")->valuedouble, 2);
+	ck_assert_int_eq(slices_of(j, 20, "parse", sl, 4), 1);
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[0], "dur")->valuedouble, 3);
 	cJSON_Delete(j);
 }
 END_TEST
 
-START_TEST(chrome_function_moving_out_gets_depth)
+START_TEST(chrome_begin_after_ends)
 {
 	uint32_t m = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);
 	uint32_t a = frame("walk", "m.c", 50, FRAME_NATIVE, 0x700);
 	uint32_t f = frame("visit", "m.c", 60, FRAME_NATIVE, 0x800);
-	cJSON *j, *sl[4], *depth;
+	cJSON *j, *sl[4];
 
-	/* main;walk;walk;visit, then main;walk;visit: the visit that ends and the one
-	 * that begins at that time both have caller walk, so the one ending gets its
-	 * depth; the walk that ends has its outermost's caller, main */
+	/* main;walk;walk;visit, then main;walk;visit (2 ms after the first sample):
+	 * walk and visit end at 2001 us, and
+	 * the visit that begins then begins 1 ns later (speedscope would take its begin
+	 * before the end of the other visit); main;walk, continued, does not move */
 	j = chrome_of(21, (struct at[]){ { 3000000, (uint32_t[]){ m, a, a, f }, 4 },
 					 { 3001000, (uint32_t[]){ m, a, f }, 3 }, { 3002000, &m, 1 } }, 3);
 	ck_assert_int_eq(slices_of(j, 21, "visit", sl, 4), 2);
-	ck_assert_str_eq(arg_str(sl[0], "caller"), "walk");
-	ck_assert_str_eq(arg_str(sl[1], "caller"), "walk");
-	depth = cJSON_GetObjectItem(cJSON_GetObjectItem(sl[0], "args"), "depth");
-	ck_assert_ptr_nonnull(depth);
-	ck_assert_int_eq(depth->valueint, 3);
-	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(sl[1], "args"), "depth"));
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[0], "ts")->valuedouble, 2000);
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[0], "dur")->valuedouble, 1);
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[1], "ts")->valuedouble, 2001.001);
+	ck_assert_double_eq_tol(cJSON_GetObjectItem(sl[1], "dur")->valuedouble, 0.999, 1e-9);
 	ck_assert_int_eq(slices_of(j, 21, "walk", sl, 4), 2);
-	ck_assert_str_eq(arg_str(sl[1], "caller"), "main");
-	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(sl[1], "args"), "depth"));
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[0], "dur")->valuedouble, 2);
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[1], "dur")->valuedouble, 1);
+	/* a stack that only grows ends nothing: its new slices begin on time */
+	cJSON_Delete(j);
+	teardown();
+	setup();
+	m = frame("main", "m.c", 10, FRAME_NATIVE, 0x100);
+	a = frame("walk", "m.c", 50, FRAME_NATIVE, 0x700);
+	j = chrome_of(22, (struct at[]){ { 3000000, &m, 1 }, { 3001000, (uint32_t[]){ m, a }, 2 } }, 2);
+	ck_assert_int_eq(slices_of(j, 22, "walk", sl, 4), 1);
+	ck_assert_double_eq(cJSON_GetObjectItem(sl[0], "ts")->valuedouble, 2001);
 	cJSON_Delete(j);
 }
 END_TEST
@@ -602,8 +626,8 @@ int main(void)
 	tcase_add_test(w, speedscope_thread_renamed_after_its_samples);
 	tcase_add_test(w, chrome_slices);
 	tcase_add_test(w, chrome_gap_ends_slices);
-	tcase_add_test(w, chrome_indirect_recursion_one_key);
-	tcase_add_test(w, chrome_function_moving_out_gets_depth);
+	tcase_add_test(w, chrome_recursion_ends_at_once);
+	tcase_add_test(w, chrome_begin_after_ends);
 	tcase_add_test(w, chrome_gap_closed_by_placement);
 	tcase_add_test(w, chrome_no_empty_slices);
 	tcase_add_test(w, timeline_writes_the_same);

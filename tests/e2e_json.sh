@@ -47,7 +47,7 @@ then ok "speedscope --weight samples: unit none, weights sum to the sample count
 # the format from the suffix; .json alone is ambiguous and stays folded
 "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/x.speedscope.json" && head -c 20 "$TMP/x.speedscope.json" | grep -q '"\$schema"' &&
 	ok "cli: .speedscope.json selects speedscope" || bad "cli: .speedscope.json"
-"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/x.trace.json" && head -c 20 "$TMP/x.trace.json" | grep -q traceEvents &&
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/x.trace.json" && head -c 60 "$TMP/x.trace.json" | grep -q '"name":"perfconv"' &&
 	ok "cli: .trace.json selects chrome" || bad "cli: .trace.json"
 
 # The browser part: speedscope's schema and app, from npm, in Debian's chromium.

@@ -8,7 +8,8 @@
 //   Every FILE is loaded with #profileURL=; the test switches to the Sandwich view,
 //   whose function table is page text, and looks for EXPECTED_NAME there; it keeps a
 //   screenshot of the flame graph (SHOTDIR/<file>.png). A warning from the app (its
-//   importer's about slices it cannot pair, say) fails the file. Prints "ok"/"FAIL" lines.
+//   importer's about slices it cannot pair, say) fails the file, and so does a Chrome
+//   trace's function shown with its args as JSON in its name. Prints "ok"/"FAIL" lines.
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
@@ -107,7 +108,10 @@ try {
         text = await page.locator('body').innerText()
       }
       const warned = [...appWarnings, ...browserWarnings.filter((w) => /Tried to end|still open|Could not|Error/i.test(w))]
+      // a Chrome trace's frames are named by the function alone, not its args as JSON
+      const argsInName = file.endsWith('.speedscope.json') ? null : text.match(/^.*\S \{".*$/m)
       if (!text.includes(want)) bad(`app: ${base}: "${want}" not in the Sandwich view (page text: ${text.slice(0, 300).replace(/\n/g, ' | ')})`)
+      else if (argsInName) bad(`app: ${base}: a frame's name holds its args: ${argsInName[0].slice(0, 200)}`)
       else if (warned.length) bad(`app: ${base}: the app warned ${warned.length} times: ${warned.slice(0, 3).join(' / ')}`)
       else ok(`app: ${base} opens in speedscope in ${loaded} ms; Sandwich shows ${want}; screenshot ${shot}`)
     } catch (e) {
