@@ -156,13 +156,13 @@ static int has_build_id(Elf *e, const uint8_t *bid, size_t bidlen)
 }
 
 /*
- * Is `fd`, the cached copy for build id `bid`, whole and as it was written? An entry
- * without a trailer is an older perfconv's when it is the debug file of that build id
- * and ends where its section headers end (libelf writes them last); else it was cut
- * short or replaced.
+ * Is `fd`, the cached copy for build id `bid`, whole and as it was written, and made
+ * from `src` (NULL: from any file)? An entry without a trailer is an older perfconv's
+ * when it is the debug file of that build id and ends where its section headers end
+ * (libelf writes them last); else it was cut short or replaced.
  */
 static enum cache_verdict check_copy(const char *file, int fd, const uint8_t *bid, size_t bidlen,
-				     const char **why)
+				     const struct file_id *src, const char **why)
 {
 	struct dcache_trailer t;
 	struct stat st;
@@ -189,6 +189,11 @@ static enum cache_verdict check_copy(const char *file, int fd, const uint8_t *bi
 		return CACHE_DAMAGED;
 	}
 	if (t.version != DCACHE_VERSION)
+		return CACHE_STALE;
+	/* another debug file's copy (of the same build id): this search does not find
+	 * that file (another --symfs), and the output must not depend on what an
+	 * earlier run with other options left in the cache */
+	if (src && memcmp(&t.src, src, sizeof(*src)) != 0)
 		return CACHE_STALE;
 	if (t.body_size != (uint64_t)st.st_size - sizeof(t))
 		*why = "its size differs from its trailer's";
@@ -323,12 +328,16 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 	int len = dwfl_module_build_id(mod, &bits, &vaddr);
 	char *cached = NULL, hex[2 * 64 + 1] = "";
 	int fd;
+	struct file_id src;
 
 	const struct find_hint *fh = userdata ? *userdata : NULL;
 	const char *hint = fh ? fh->debug_file : NULL;
 	const struct cache_ctx *cache = fh ? fh->cache : NULL;
+	/* a copy is used when made from the debug file this search finds; with no
+	 * debug file found, only when debuginfod may give one (any copy of the build id) */
+	int have_src = hint && file_id_of(hint, &src) == 0;
 
-	if (len > 0 && len <= 64) {
+	if (len > 0 && len <= 64 && (have_src || (!hint && locate_uses_debuginfod()))) {
 		hex_bytes(hex, bits, (size_t)len);
 		cached = cache_entry_path(cache ? cache->dir : NULL, CACHE_DEBUG, hex, 0);
 	}
@@ -336,7 +345,7 @@ static int cached_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 	fd = cached ? open(cached, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
 	if (fd >= 0) {
 		const char *why;
-		enum cache_verdict v = check_copy(cached, fd, bits, (size_t)len, &why);
+		enum cache_verdict v = check_copy(cached, fd, bits, (size_t)len, have_src ? &src : NULL, &why);
 
 		if (v == CACHE_GOOD) {
 			*debuginfo_file_name = cached;

@@ -75,6 +75,23 @@ else
 	ok "debug copy: the reference has $lines msort.c lines, $inl inlined frames of libc"
 fi
 
+# 1b. The output does not depend on what an earlier run left in the cache: a copy of
+#    libc's debug file made by a run that found it (/usr/lib/debug, libc6-dbg) is not
+#    used by a --symfs run, whose search finds no debug file for that libc under the
+#    --symfs tree (the helper's note: it gave libc lines only with that cache state).
+MG=(-i $TD/mt-g.data "${KS[@]}" --srcline)
+run symfs-fresh "$TMP/c1b-fresh" "${MG[@]}" --symfs $TD -o "$TMP/symfs-fresh.folded"
+run host-first "$TMP/c1b" "${MG[@]}" -o "$TMP/host-first.folded"
+run symfs-after "$TMP/c1b" "${MG[@]}" --symfs $TD -o "$TMP/symfs-after.folded"
+host_lines=$(grep -c 'libc_start_call_main.h:' "$TMP/host-first.folded")
+if [ "$host_lines" -eq 0 ]; then
+	skip "cache state: no libc lines without --symfs (libc6-dbg of testdata/libc.so.6 not installed: scripts/install-deps.sh installs it)"
+elif cmp -s "$TMP/symfs-fresh.folded" "$TMP/symfs-after.folded"; then
+	ok "cache state: a --symfs run gives the same output after a run that cached the host's debug file of libc ($host_lines stacks with its lines there)"
+else
+	bad "cache state: a --symfs run differs after a run that cached the host's debug file: $(diff "$TMP/symfs-fresh.folded" "$TMP/symfs-after.folded" | head -2 | tr '\n' ' ')"
+fi
+
 # 2. A parsed symbol table: one byte of a name changed in place gives the right name
 #    (and was the changed one before).
 C2=$TMP/c2
