@@ -80,7 +80,9 @@ done
 # (JSConstructStubGeneric, not what follows it); the jitdump names them (Builtin:X, as
 # perf inject --jit maps them over node's text)
 "$PERFCONV" -q "${KS[@]}" --no-inline -f folded -i $TD/jit/node-wasm.data -o "$TMP/wasm.folded"
-if grep -q ';BytecodeHandler:Construct;Builtin:JSConstructStubGeneric;Builtin:CEntry_Return1_ArgvOnStack_NoBuiltinExit;v8::internal::Runtime_NewObject;' "$TMP/wasm.folded"; then
+# (the three are named by the committed dump; what CEntry calls is node's own code,
+# named only where the installed node is the recorded build)
+if grep -q ';BytecodeHandler:Construct;Builtin:JSConstructStubGeneric;Builtin:CEntry_Return1_ArgvOnStack_NoBuiltinExit;' "$TMP/wasm.folded"; then
 	ok "node-wasm: JSConstructStubGeneric between its caller and callee"
 else
 	bad "node-wasm: $(grep -o '[^;]*;[^;]*ConstructStub[^;]*;[^;]*' "$TMP/wasm.folded" | head -2)"

@@ -102,6 +102,9 @@ rc=$?
 # LOST record 100 ms into the sleeper's first sleep: that sleep and those of the threads
 # off the CPU then go; its two others stay)
 python3 tests/make-hostile.py "$TMP/h" >/dev/null
+# its binary beside it, as beside the recording it was cut from (without it, only a
+# HOME whose ~/.debug perf filled when recording would name its frames)
+cp $O/offcpu "$TMP/h/"
 "$PERFCONV" -i "$TMP/h/offcpu-lost.data" "${KO[@]}" --time offcpu -o "$TMP/lost.folded" 2>"$TMP/lost.err"
 lost_ms=$(awk '/^sleeper;start_thread;sleeper;clock_nanosleep;/ { s += $NF } END { printf "%.1f", s / 1e6 }' "$TMP/lost.folded")
 if grep -q 'not counted: 5 intervals spanning lost events' "$TMP/lost.err" && within "$lost_ms" 405; then
