@@ -45,6 +45,8 @@ rm -f /tmp/perf-1.map
 record ns.data --perf-prof
 pid=$(host_pid "$R/ns.data")
 "$PERFCONV" "${KS[@]}" -i "$R/ns.data" -o "$TMP/ns.folded" 2>"$TMP/ns.err"
+# V8 10 (node 18, Debian's) names a function LazyCompile:*f, V8 11 (node 20) JS:*f
+grep -q 'LazyCompile:\*fibonacci' "$TMP/ns.folded" && HOT='LazyCompile:*fibonacci'
 python3 tests/unnamespace.py "$R/ns.data" "$R/ns-host.data" 1 "$pid" >/dev/null &&
 	perf inject --jit -i "$R/ns-host.data" -o "$R/ns.injected" 2>/dev/null &&
 	perf report -i "$R/ns.injected" --stdio --no-children -n -g none --sort sym \
