@@ -127,24 +127,24 @@ __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errl
 	va_end(ap);
 }
 
-/* Parse one line; returns 1 and fills the fields, 0 for a line to skip. */
-static int hex_digit(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20; /* lower case */
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+/* A hex digit's value + 1, 0 for any other byte: a first run parses 122,000 lines. */
+static const unsigned char hex_value1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
-/* "ADDR TYPE NAME[\t[MODULE]]": NULs are written in place after the name and module. */
+/* "ADDR TYPE NAME[\t[MODULE]]": NULs are written in place after the name and module.
+ * Returns 1 and fills the fields, 0 for a line to skip. */
 static int parse_line(char *line, uint64_t *addr, char *type, char **name, char **module)
 {
 	char *p = line;
 	uint64_t v = 0;
 	int digits = 0, d;
 
-	while ((d = hex_digit((unsigned char)*p)) >= 0) {
-		v = v * 16 + (uint64_t)d;
+	while ((d = hex_value1[(unsigned char)*p]) != 0) {
+		v = v * 16 + (uint64_t)(d - 1);
 		digits++;
 		p++;
 	}
@@ -154,8 +154,7 @@ static int parse_line(char *line, uint64_t *addr, char *type, char **name, char 
 	*type = p[1];
 	*name = p + 3;
 	*module = NULL;
-	for (p = *name; *p && *p != '\t' && *p != '\r'; p++)
-		;
+	p = *name + strcspn(*name, "\t\r");
 	if (*p == '\t') {
 		*p++ = 0;
 		while (*p == ' ' || *p == '\t')
@@ -370,7 +369,8 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 		struct kraw r = v[i];
 
 		/* x86_64 entry trampolines are mapped separately; perf drops their symbol */
-		if (r.module == NO_MODULE && !strcmp(buf + r.name, "__entry_SYSCALL_64_trampoline"))
+		if (r.module == NO_MODULE && buf[r.name] == '_' &&
+		    !strcmp(buf + r.name, "__entry_SYSCALL_64_trampoline"))
 			continue;
 		out[w++] = (struct kentry){ r.start, r.end, r.name, r.module };
 	}
