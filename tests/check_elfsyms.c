@@ -62,26 +62,38 @@ static int build_fixtures(void)
 	return 0;
 }
 
+/* The value the last line of `cmd`'s output that `match` takes gives (0 when none). */
+static uint64_t last_match(const char *cmd, int (*match)(const char *line, const void *arg,
+							uint64_t *v),
+			   const void *arg)
+{
+	char line[1024];
+	uint64_t value = 0, v;
+	FILE *p = popen(cmd, "r");
+
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p))
+		if (match(line, arg, &v))
+			value = v;
+	pclose(p);
+	return value;
+}
+
+static int nm_line(const char *line, const void *name, uint64_t *v)
+{
+	char sym[512], type;
+
+	return sscanf(line, "%" SCNx64 " %c %511s", v, &type, sym) == 3 && !strcmp(sym, name);
+}
+
 /* The address of `name` in `path`, from nm (0 when absent). */
 static uint64_t nm_addr(const char *path, const char *name)
 {
-	char cmd[1024], line[1024];
-	uint64_t addr = 0;
-	FILE *p;
+	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd), "nm %s", path);
-	p = popen(cmd, "r");
-	if (!p)
-		return 0;
-	while (fgets(line, sizeof(line), p)) {
-		char sym[512], type;
-		uint64_t a;
-
-		if (sscanf(line, "%" SCNx64 " %c %511s", &a, &type, sym) == 3 && !strcmp(sym, name))
-			addr = a;
-	}
-	pclose(p);
-	return addr;
+	return last_match(cmd, nm_line, name);
 }
 
 static const char *name_at(const struct elf_obj *o, uint64_t vaddr)
@@ -412,27 +424,22 @@ START_TEST(test_chosen_at_lookup)
 }
 END_TEST
 
+static int text_line(const char *line, const void *unused, uint64_t *v)
+{
+	const char *t = strstr(line, " .text ");
+	uint64_t addr;
+
+	return t && sscanf(t, " .text PROGBITS %" SCNx64 " %" SCNx64, &addr, v) == 2;
+}
+
 /* The file offset of the .text of relocatable object `path`, from readelf (0 when absent):
  * a .o's symbols are at their section's offset plus their value, as perf keeps them. */
 static uint64_t text_offset(const char *path)
 {
-	char cmd[1024], line[1024];
-	uint64_t off = 0;
-	FILE *p;
+	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd), "readelf -SW %s", path);
-	p = popen(cmd, "r");
-	if (!p)
-		return 0;
-	while (fgets(line, sizeof(line), p)) {
-		const char *t = strstr(line, " .text ");
-		uint64_t addr, o;
-
-		if (t && sscanf(t, " .text PROGBITS %" SCNx64 " %" SCNx64, &addr, &o) == 2)
-			off = o;
-	}
-	pclose(p);
-	return off;
+	return last_match(cmd, text_line, NULL);
 }
 
 /* tests/fixtures/elfsyms_aliases.s: each group's offset in .text and the symbol kept */
