@@ -30,7 +30,10 @@ endif
 # The JVMTI agent (jvmti/), built without sanitizers in every build: see its rule.
 JVMTI_LIB := build/libperfconv-jvmti.so
 
-PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson libdeflate libcurl
+# libcurl's headers only: convert/upload.c opens the library when an upload starts, so
+# that a conversion does not load it and its 27 libraries (TLS, Kerberos, LDAP...).
+PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson libdeflate
+HEADER_PKGS := libcurl
 
 # What the Debian packages give the compiler and the linker, asked of pkg-config once
 # they are installed. make builds this file first (scripts/install-deps.sh installs
@@ -79,7 +82,8 @@ all: $(BIN)
 $(DEPS_MK): scripts/install-deps.sh Makefile
 	@mkdir -p $(dir $@)
 	$(Q)./scripts/install-deps.sh
-	$(Q)cflags=$$(pkg-config --cflags $(PKGS)) && libs=$$(pkg-config --libs $(PKGS)) && \
+	$(Q)cflags=$$(pkg-config --cflags $(PKGS) $(HEADER_PKGS)) && \
+		libs=$$(pkg-config --libs $(PKGS)) && \
 		check=$$(pkg-config --libs check libcjson) && \
 		printf 'PKG_CFLAGS := %s\nPKG_LIBS := %s\nCHECK_LIBS := %s\n' \
 			"$$cflags" "$$libs" "$$check" >$@.tmp && mv $@.tmp $@

@@ -8,7 +8,8 @@
 #   CASES=REGEX bench/instr.sh ... only the cases whose label matches (CASES=dwarf)
 #
 # The cases: the committed frame-pointer recording (testdata/mt-g.data) and the Erlang
-# JIT one, to folded, cold (HOME and --cache-dir new and empty) and warm; the committed
+# JIT one, to folded, cold (HOME and --cache-dir new and empty) and warm; the node JIT
+# recording to folded, cold (node's large symbol table loaded afresh); the committed
 # --call-graph dwarf recordings to pprof; and, when bench/run.sh has recorded them,
 # bench/work/dwarf.data to pprof and bench/work/native.data to folded and speedscope.
 set -euo pipefail
@@ -73,6 +74,9 @@ case_ "mt-g folded, cold" 1 -i testdata/mt-g.data "${KS[@]}" -f folded
 case_ "mt-g folded, warm" 0 -i testdata/mt-g.data "${KS[@]}" -f folded
 case_ "erlang folded, cold" 1 -i testdata/jit/erlang.data "${KS[@]}" -f folded
 case_ "erlang folded, warm" 0 -i testdata/jit/erlang.data "${KS[@]}" -f folded
+# node's own symbol table (/usr/bin/node: 181,000 symbols, 79,000 of them C++ names),
+# when the installed node is the recorded one
+case_ "node folded, cold" 1 -i testdata/jit/node.data -f folded
 case_ "dwarf/dw pprof, warm" 0 -i testdata/dwarf/dw.data "${KS[@]}" -f pprof
 case_ "dwarf/dwpp pprof, warm" 0 -i testdata/dwarf/dwpp.data "${KS[@]}" -f pprof
 if [ -e "$W/dwarf.data" ]; then

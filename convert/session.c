@@ -62,11 +62,13 @@ int session_pass1(struct session *s)
 	s->ds.rp = s->rp;
 	s->ds.jits = s->jits;
 	s->ds.sym = s->sym;
-	if (!s->o.no_symbols && s->facts.records_kernel)
-		symbolizer_kernel_prefetch(s->sym, s->facts.kernel_bid, s->facts.kernel_bid_size);
+	/* the objects queued first: the helper thread takes the kernel's symbols when it
+	 * has nothing else to do, and the main thread when it needs them */
 	if (!s->o.no_symbols && s->o.readahead)
 		s->ds.ra = s->ra = readahead_new(s->sym, s->rp, &s->p->strings,
 						 perf_reader_header(s->r));
+	if (!s->o.no_symbols && s->facts.records_kernel)
+		symbolizer_kernel_prefetch(s->sym, s->facts.kernel_bid, s->facts.kernel_bid_size);
 	if (dispatch_pass(&s->ds) < 0)
 		return -1;
 	replay_finish(s->rp);

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,8 +32,59 @@
 #define DEFAULT_SERVICE "perfconv"
 #define MAX_ANSWER 4096
 
+/*
+ * libcurl, opened by its soname when an uploader is made (the build has its headers
+ * only): a conversion does not load it and the 27 libraries it needs (TLS, Kerberos,
+ * LDAP, IDN, SSH...), whose loading and relocation took 4 ms of every run (16.5 M
+ * instructions of `perfconv --version`, now 0.7 M). Its functions are called as
+ * u->lc.NAME for curl_NAME.
+ */
+#define LIBCURL_SONAME "libcurl.so.4"
+#define LIBCURL_FUNCS(X) \
+	X(url) X(url_set) X(url_get) X(url_cleanup) X(free) X(easy_init) X(easy_cleanup) \
+	X(easy_escape) X(easy_reset) X(easy_setopt) X(easy_perform) X(easy_getinfo) \
+	X(easy_strerror) X(slist_append) X(slist_free_all) X(mime_init) X(mime_addpart) \
+	X(mime_name) X(mime_filename) X(mime_type) X(mime_data) X(mime_free)
+#define LC_MEMBER(f) __typeof__(&curl_##f) f;
+struct libcurl {
+	void *handle; /* dlopen's, kept open until the process ends */
+	LIBCURL_FUNCS(LC_MEMBER)
+};
+#undef LC_MEMBER
+
+/* Open libcurl into `lc`: 0, or -1 with the error said. */
+static int libcurl_open(struct libcurl *lc, struct diag *d)
+{
+	const char *missing = NULL;
+	void *f;
+
+	lc->handle = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lc->handle) {
+		diag_error(d, NULL, DIAG_NO_OFFSET, "cannot upload: %s (Debian: apt install libcurl4)",
+			   dlerror());
+		return -1;
+	}
+#define LC_LOAD(name)                                \
+	f = dlsym(lc->handle, "curl_" #name);        \
+	if (f)                                       \
+		memcpy(&lc->name, &f, sizeof(f));    \
+	else if (!missing)                           \
+		missing = "curl_" #name;
+	LIBCURL_FUNCS(LC_LOAD)
+#undef LC_LOAD
+	if (missing) {
+		diag_error(d, NULL, DIAG_NO_OFFSET, "cannot upload: %s has no %s (too old a libcurl)",
+			   LIBCURL_SONAME, missing);
+		dlclose(lc->handle);
+		lc->handle = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 struct uploader {
 	struct upload_options o;
+	struct libcurl lc;
 	CURL *curl;
 	char *url;            /* where requests go (http:// for a Unix socket) */
 	char *unix_socket;    /* the agent's socket, or NULL */
@@ -201,6 +253,10 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 	char *scheme = NULL, *host = NULL;
 	int bad;
 
+	if (libcurl_open(&u->lc, d) < 0) {
+		free(u);
+		return NULL;
+	}
 	u->o = *o;
 	if (!u->o.timeout_s)
 		u->o.timeout_s = 60;
@@ -253,21 +309,21 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 		u->url = join_url("http://localhost", path);
 		return u;
 	}
-	cu = curl_url();
-	if (curl_url_set(cu, CURLUPART_URL, base, 0) != CURLUE_OK ||
-	    curl_url_get(cu, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(cu, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+	cu = u->lc.url();
+	if (u->lc.url_set(cu, CURLUPART_URL, base, 0) != CURLUE_OK ||
+	    u->lc.url_get(cu, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    u->lc.url_get(cu, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
 		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: not a URL (http://HOST:PORT, https://HOST)",
 			   base);
 		goto fail;
 	}
 	{
 		char *user = NULL, *query = NULL;
-		int has_user = curl_url_get(cu, CURLUPART_USER, &user, 0) == CURLUE_OK;
-		int has_query = curl_url_get(cu, CURLUPART_QUERY, &query, 0) == CURLUE_OK;
+		int has_user = u->lc.url_get(cu, CURLUPART_USER, &user, 0) == CURLUE_OK;
+		int has_query = u->lc.url_get(cu, CURLUPART_QUERY, &query, 0) == CURLUE_OK;
 
-		curl_free(user);
-		curl_free(query);
+		u->lc.free(user);
+		u->lc.free(query);
 		if (has_user || has_query) {
 			/* a secret in a URL ends up in logs and process lists */
 			diag_error(d, NULL, DIAG_NO_OFFSET, "--url: no user, password or query in the URL "
@@ -292,15 +348,15 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 		}
 	}
 	u->url = join_url(base, path);
-	curl_free(scheme);
-	curl_free(host);
-	curl_url_cleanup(cu);
+	u->lc.free(scheme);
+	u->lc.free(host);
+	u->lc.url_cleanup(cu);
 	return u;
 fail:
-	curl_free(scheme);
-	curl_free(host);
+	u->lc.free(scheme);
+	u->lc.free(host);
 	if (cu)
-		curl_url_cleanup(cu);
+		u->lc.url_cleanup(cu);
 	uploader_free(u);
 	return NULL;
 }
@@ -310,7 +366,8 @@ void uploader_free(struct uploader *u)
 	if (!u)
 		return;
 	if (u->curl)
-		curl_easy_cleanup(u->curl);
+		u->lc.easy_cleanup(u->curl);
+	/* libcurl stays loaded (no dlclose): its TLS library's exit handlers run at exit */
 	if (u->api_key) {
 		memset(u->api_key, 0, strlen(u->api_key));
 		free(u->api_key);
@@ -413,12 +470,12 @@ static char *pyroscope_url(struct uploader *u, const struct upload_profile *p)
 	name[len++] = '}';
 	name[len] = '\0';
 	if (!u->curl)
-		u->curl = curl_easy_init();
-	esc = curl_easy_escape(u->curl, name, 0);
+		u->curl = u->lc.easy_init();
+	esc = u->lc.easy_escape(u->curl, name, 0);
 	url = xmalloc(strlen(u->url) + strlen(esc) + 128);
 	sprintf(url, "%s?name=%s&from=%lld&until=%lld&format=pprof&spyName=perfconv", u->url, esc,
 		(long long)from, (long long)(until > from ? until : from + 1));
-	curl_free(esc);
+	u->lc.free(esc);
 	free(name);
 	return url;
 }
@@ -539,87 +596,87 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	memset(&a, 0, sizeof(a));
 	a.retry_after_s = -1;
 	if (!u->curl)
-		u->curl = curl_easy_init();
+		u->curl = u->lc.easy_init();
 	if (!u->curl) {
 		r->outcome = UPLOAD_RETRY;
 		snprintf(r->what, sizeof(r->what), "libcurl could not start");
 		return r->outcome;
 	}
-	curl_easy_reset(u->curl);
-	hdr = curl_slist_append(hdr, "Expect:");
+	u->lc.easy_reset(u->curl);
+	hdr = u->lc.slist_append(hdr, "Expect:");
 	snprintf(line, sizeof(line), "User-Agent: perfconv/%s", PERFCONV_VERSION);
-	hdr = curl_slist_append(hdr, line);
+	hdr = u->lc.slist_append(hdr, line);
 	switch (u->o.backend) {
 	case BACKEND_DATADOG: {
 		curl_mimepart *part;
 
 		body = dd_event_json(p);
-		mime = curl_mime_init(u->curl);
+		mime = u->lc.mime_init(u->curl);
 		/* "intake does not look for filename=event.json, it looks for name=event" */
-		part = curl_mime_addpart(mime);
-		curl_mime_name(part, "event");
-		curl_mime_filename(part, "event.json");
-		curl_mime_type(part, "application/json");
-		curl_mime_data(part, body, CURL_ZERO_TERMINATED);
-		part = curl_mime_addpart(mime);
-		curl_mime_name(part, "profile.pprof");
-		curl_mime_filename(part, "profile.pprof");
-		curl_mime_type(part, "application/octet-stream");
-		curl_mime_data(part, (const char *)p->pprof, p->len);
-		curl_easy_setopt(u->curl, CURLOPT_MIMEPOST, mime);
-		hdr = curl_slist_append(hdr, "DD-EVP-ORIGIN: perfconv");
-		hdr = curl_slist_append(hdr, "DD-EVP-ORIGIN-VERSION: " PERFCONV_VERSION);
+		part = u->lc.mime_addpart(mime);
+		u->lc.mime_name(part, "event");
+		u->lc.mime_filename(part, "event.json");
+		u->lc.mime_type(part, "application/json");
+		u->lc.mime_data(part, body, CURL_ZERO_TERMINATED);
+		part = u->lc.mime_addpart(mime);
+		u->lc.mime_name(part, "profile.pprof");
+		u->lc.mime_filename(part, "profile.pprof");
+		u->lc.mime_type(part, "application/octet-stream");
+		u->lc.mime_data(part, (const char *)p->pprof, p->len);
+		u->lc.easy_setopt(u->curl, CURLOPT_MIMEPOST, mime);
+		hdr = u->lc.slist_append(hdr, "DD-EVP-ORIGIN: perfconv");
+		hdr = u->lc.slist_append(hdr, "DD-EVP-ORIGIN-VERSION: " PERFCONV_VERSION);
 		if (u->intake) {
 			char *h = xmalloc(strlen(u->api_key) + 16);
 
 			sprintf(h, "DD-API-KEY: %s", u->api_key);
-			hdr = curl_slist_append(hdr, h);
+			hdr = u->lc.slist_append(hdr, h);
 			memset(h, 0, strlen(h));
 			free(h);
 		}
-		curl_easy_setopt(u->curl, CURLOPT_URL, u->url);
+		u->lc.easy_setopt(u->curl, CURLOPT_URL, u->url);
 		break;
 	}
 	case BACKEND_PYROSCOPE:
 		url = pyroscope_url(u, p);
-		curl_easy_setopt(u->curl, CURLOPT_URL, url);
-		hdr = curl_slist_append(hdr, "Content-Type: application/octet-stream");
+		u->lc.easy_setopt(u->curl, CURLOPT_URL, url);
+		hdr = u->lc.slist_append(hdr, "Content-Type: application/octet-stream");
 		if (u->o.tenant) {
 			snprintf(line, sizeof(line), "X-Scope-OrgID: %s", u->o.tenant);
-			hdr = curl_slist_append(hdr, line);
+			hdr = u->lc.slist_append(hdr, line);
 		}
-		curl_easy_setopt(u->curl, CURLOPT_POSTFIELDS, (const char *)p->pprof);
-		curl_easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p->len);
+		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDS, (const char *)p->pprof);
+		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p->len);
 		break;
 	case BACKEND_PARCA:
 		body = parca_json(p);
-		curl_easy_setopt(u->curl, CURLOPT_URL, u->url);
-		hdr = curl_slist_append(hdr, "Content-Type: application/json");
-		curl_easy_setopt(u->curl, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+		u->lc.easy_setopt(u->curl, CURLOPT_URL, u->url);
+		hdr = u->lc.slist_append(hdr, "Content-Type: application/json");
+		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDS, body);
+		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
 		break;
 	}
 	if (u->unix_socket)
-		curl_easy_setopt(u->curl, CURLOPT_UNIX_SOCKET_PATH, u->unix_socket);
-	curl_easy_setopt(u->curl, CURLOPT_HTTPHEADER, hdr);
+		u->lc.easy_setopt(u->curl, CURLOPT_UNIX_SOCKET_PATH, u->unix_socket);
+	u->lc.easy_setopt(u->curl, CURLOPT_HTTPHEADER, hdr);
 	/* verified TLS, always: libcurl's default, stated so that no later edit loses it */
-	curl_easy_setopt(u->curl, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(u->curl, CURLOPT_SSL_VERIFYHOST, 2L);
-	curl_easy_setopt(u->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(u->curl, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(u->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(u->curl, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(u->curl, CURLOPT_TIMEOUT, u->o.timeout_s);
-	curl_easy_setopt(u->curl, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(u->curl, CURLOPT_WRITEDATA, &a);
-	curl_easy_setopt(u->curl, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(u->curl, CURLOPT_HEADERDATA, &a);
-	curl_easy_setopt(u->curl, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(u->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(u->curl, CURLOPT_XFERINFODATA, stop);
-	rc = curl_easy_perform(u->curl);
+	u->lc.easy_setopt(u->curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	u->lc.easy_setopt(u->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	u->lc.easy_setopt(u->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	u->lc.easy_setopt(u->curl, CURLOPT_FOLLOWLOCATION, 0L);
+	u->lc.easy_setopt(u->curl, CURLOPT_NOSIGNAL, 1L);
+	u->lc.easy_setopt(u->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+	u->lc.easy_setopt(u->curl, CURLOPT_TIMEOUT, u->o.timeout_s);
+	u->lc.easy_setopt(u->curl, CURLOPT_WRITEFUNCTION, on_body);
+	u->lc.easy_setopt(u->curl, CURLOPT_WRITEDATA, &a);
+	u->lc.easy_setopt(u->curl, CURLOPT_HEADERFUNCTION, on_header);
+	u->lc.easy_setopt(u->curl, CURLOPT_HEADERDATA, &a);
+	u->lc.easy_setopt(u->curl, CURLOPT_NOPROGRESS, 0L);
+	u->lc.easy_setopt(u->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+	u->lc.easy_setopt(u->curl, CURLOPT_XFERINFODATA, stop);
+	rc = u->lc.easy_perform(u->curl);
 	if (rc == CURLE_OK) {
-		curl_easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &r->status);
+		u->lc.easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &r->status);
 		r->retry_after_s = a.retry_after_s;
 		first_line(line, sizeof(line), a.body);
 		snprintf(r->what, sizeof(r->what), "HTTP %ld%s%s", r->status, line[0] ? ": " : "",
@@ -646,10 +703,10 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		default:
 			r->outcome = UPLOAD_RETRY;
 		}
-		snprintf(r->what, sizeof(r->what), "%s", curl_easy_strerror(rc));
+		snprintf(r->what, sizeof(r->what), "%s", u->lc.easy_strerror(rc));
 	}
-	curl_slist_free_all(hdr);
-	curl_mime_free(mime);
+	u->lc.slist_free_all(hdr);
+	u->lc.mime_free(mime);
 	if (body)
 		cJSON_free(body);
 	free(url);

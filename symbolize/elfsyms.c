@@ -10,7 +10,8 @@
  *    section whose name contains "text" or "data"; the section must be SHF_ALLOC;
  *  - the symbol file's .symtab is read first, then its .dynsym (perf 6.1 reads both);
  *    after each pass zero-size symbols end where the next one starts and symbols at
- *    one address are reduced to one by choose_best_symbol;
+ *    one address are reduced to one by choose_best_symbol (here when a lookup first
+ *    lands there: the same choice, over all of them in the order perf reads them);
  *  - "NAME@plt" symbols are made for the .plt entries of the runtime file after that.
  *
  * Addresses are link-time virtual addresses (perf keeps file offsets; the order and
@@ -49,6 +50,18 @@ struct load_seg {
 	uint64_t vaddr, offset, filesz, memsz;
 };
 
+/*
+ * The symbols at one address, or one PLT entry: perf keeps one of them, chosen by
+ * choose_best_symbol. The choice compares demangled names, so it is made the first
+ * time a lookup needs it, not for every address at load (node's 181,000 symbols,
+ * .dynsym repeating most of .symtab, took two thirds of a first run to demangle).
+ */
+struct sym_slot {
+	uint64_t maxend;  /* the largest end of its symbols: what the chosen one may cover */
+	uint32_t first;   /* its first symbol; it has those up to the next slot's first */
+	uint32_t parent;  /* innermost earlier slot whose symbols may still cover its start */
+};
+
 struct elf_obj {
 	enum elf_obj_status status;
 	char *file;    /* the object opened */
@@ -60,10 +73,13 @@ struct elf_obj {
 	int debug_only;       /* only the separate debug file was found */
 	struct load_seg *segs;
 	size_t nsegs;
-	struct elf_sym *syms; /* sorted by start */
-	uint32_t *parent;     /* innermost earlier symbol that still covers syms[i].start */
-	uint32_t *raw;        /* arena offset of the name as in the symbol table */
+	struct elf_sym *syms; /* every symbol kept, in perf's order: (start, when read) */
+	const uint32_t *raw;  /* per symbol: arena offset of the name as in the symbol table */
+	const uint8_t *bind;  /* per symbol: STB_* */
 	size_t nsyms;
+	const struct sym_slot *slots;
+	size_t nslots;
+	uint32_t *chosen;     /* per slot: the symbol kept + 1, 0 until a lookup chose it */
 	char *arena;          /* names; in `mf` when the table came from the cache */
 	struct mapped_file mf;
 };
@@ -360,70 +376,11 @@ static void collect_symbols(struct symvec *out, const struct elf_file *sf, size_
 	}
 }
 
-/* perf shows C++ names demangled without parameters, and compares aliases by that name. */
-struct cmpname {
-	const char *s;
-	char *owned;
-};
-
-static struct cmpname cmpname_get(const char *raw)
-{
-	struct cmpname c = { raw, NULL };
-
-	if (raw[0] == '_' && raw[1] == 'Z') {
-		c.owned = cplus_demangle(raw, DMGL_NO_OPTS);
-		if (c.owned)
-			c.s = c.owned;
-	}
-	return c;
-}
-
-static size_t leading_underscores(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
-/* 1 when `a` stays, 0 when `b` replaces it: perf's choose_best_symbol. */
-static int keep_first(const struct rawsym *a, const struct rawsym *b)
-{
-	uint64_t la = a->end - a->start, lb = b->end - b->start;
-	struct cmpname na, nb;
-	size_t ua, ub, ka, kb;
-	int r;
-
-	if (lb == 0 && la > 0)
-		return 1;
-	if (la == 0 && lb > 0)
-		return 0;
-	if ((b->bind == STB_WEAK) != (a->bind == STB_WEAK))
-		return b->bind == STB_WEAK;
-	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
-		return a->bind == STB_GLOBAL;
-	na = cmpname_get(a->name);
-	nb = cmpname_get(b->name);
-	ua = leading_underscores(na.s);
-	ub = leading_underscores(nb.s);
-	ka = strlen(na.s);
-	kb = strlen(nb.s);
-	if (ua != ub)
-		r = ua < ub;
-	else if (ka != kb)
-		r = ka > kb;
-	else /* kernel syscall aliases "SyS_*" lose to the other name */
-		r = !(strncmp(na.s, "SyS", 3) == 0 || strncmp(na.s, "compat_SyS", 10) == 0);
-	free(na.owned);
-	free(nb.owned);
-	return r;
-}
-
-/* Sort, end zero-size symbols at the next one, keep one symbol per address. */
+/* Sort, end zero-size symbols where the next one starts. Symbols at one address are
+ * all kept: the one perf keeps is chosen at lookup (slot_choose). */
 static void fixup(struct symvec *s)
 {
-	size_t i, w;
+	size_t i;
 
 	if (s->n == 0)
 		return;
@@ -433,14 +390,6 @@ static void fixup(struct symvec *s)
 			s->v[i - 1].end = s->v[i].start;
 	if (s->v[s->n - 1].end == s->v[s->n - 1].start)
 		s->v[s->n - 1].end = ((s->v[s->n - 1].start + 4095) & ~(uint64_t)4095) + 4096;
-	for (w = 0, i = 1; i < s->n; i++) {
-		if (s->v[i].start != s->v[w].start)
-			s->v[++w] = s->v[i];
-		else if (!keep_first(&s->v[w], &s->v[i]))
-			s->v[w] = s->v[i];
-	}
-	s->n = w + 1;
-	s->sorted = s->n;
 }
 
 /*
@@ -654,11 +603,35 @@ void elf_strip_version(char *name)
 		*strchr(name, '@') = 0;
 }
 
-/* Copy the chosen symbols into one arena and build the lookup arrays. */
+/*
+ * 1 when `r` is a copy of one of the symbols o->syms[first .. n) of its slot (the
+ * same end, binding and name: .dynsym repeats most of .symtab): perf's choice is the
+ * same without it. Of symbols with equal keys choose_best_symbol keeps the one it
+ * holds, unless that one's name starts with "SyS", which a name without "SyS" does
+ * not, demangled or not. A few symbols back are looked at, not a slot's thousands.
+ */
+static int repeats(const struct elf_obj *o, size_t first, size_t n, const struct rawsym *r)
+{
+	if (strstr(r->name, "SyS"))
+		return 0;
+	for (size_t j = n; j > first && n - j < 64; j--)
+		if (o->syms[j - 1].end == r->end && o->bind[j - 1] == r->bind &&
+		    !strcmp(o->arena + o->raw[j - 1], r->name))
+			return 1;
+	return 0;
+}
+
+/*
+ * Copy the symbols into one arena and build the lookup arrays: the symbols of one
+ * address (a PLT entry alone) make a slot, and each slot's parent is the innermost
+ * earlier one that may still cover its start.
+ */
 static void finish(struct elf_obj *o, struct symvec *s)
 {
-	size_t i, bytes = 0, off = 0, nstack = 0;
-	uint32_t *stack;
+	size_t i, n = 0, bytes = 0, off = 0, nstack = 0, nslots = 0;
+	uint32_t *raw, *stack;
+	uint8_t *bind;
+	struct sym_slot *slots;
 
 	symvec_sort(s);
 	for (i = 0; i < s->n; i++) {
@@ -670,39 +643,171 @@ static void finish(struct elf_obj *o, struct symvec *s)
 	}
 	o->arena = xmalloc(bytes);
 	o->syms = xmalloc(s->n * sizeof(*o->syms));
-	o->raw = xmalloc(s->n * sizeof(*o->raw));
-	o->parent = xmalloc(s->n * sizeof(*o->parent));
+	o->raw = raw = xmalloc(s->n * sizeof(*raw));
+	o->bind = bind = xmalloc(s->n);
+	slots = xmalloc(s->n * sizeof(*slots));
 	stack = xmalloc(s->n * sizeof(*stack));
 	for (i = 0; i < s->n; i++) {
 		const struct rawsym *r = &s->v[i];
 		size_t len = strlen(r->name);
-		char *raw = o->arena + off;
+		char *name = o->arena + off;
+		int same_slot = nslots > 0 && !r->plt && !s->v[i - 1].plt &&
+				r->start == o->syms[slots[nslots - 1].first].start;
 
-		memcpy(raw, r->name, len);
+		if (same_slot && repeats(o, slots[nslots - 1].first, n, r))
+			continue;
+		memcpy(name, r->name, len);
 		if (r->plt) {
-			memcpy(raw + len, "@plt", 4);
+			memcpy(name + len, "@plt", 4);
 			len += 4;
 		}
-		raw[len] = 0;
-		o->raw[i] = (uint32_t)off;
+		name[len] = 0;
+		raw[n] = (uint32_t)off;
+		bind[n] = r->bind;
 		off += len + 1;
-		o->syms[i] = (struct elf_sym){ r->start, r->end, raw };
-		if (!r->plt && has_version(raw)) {
+		o->syms[n] = (struct elf_sym){ r->start, r->end, name };
+		if (!r->plt && has_version(name)) {
 			char *stripped = o->arena + off;
 
-			memcpy(stripped, raw, len + 1);
+			memcpy(stripped, name, len + 1);
 			elf_strip_version(stripped);
 			off += len + 1;
-			o->syms[i].name = stripped;
+			o->syms[n].name = stripped;
 		}
-		/* innermost symbol that started earlier and still covers this start */
-		while (nstack > 0 && o->syms[stack[nstack - 1]].end <= r->start)
+		n++;
+		if (same_slot) {
+			if (r->end > slots[nslots - 1].maxend)
+				slots[nslots - 1].maxend = r->end;
+			continue;
+		}
+		while (nstack > 0 && slots[stack[nstack - 1]].maxend <= r->start)
 			nstack--;
-		o->parent[i] = nstack ? stack[nstack - 1] : NO_PARENT;
-		stack[nstack++] = (uint32_t)i;
+		slots[nslots] = (struct sym_slot){ r->end, (uint32_t)(n - 1),
+						   nstack ? stack[nstack - 1] : NO_PARENT };
+		stack[nstack++] = (uint32_t)nslots++;
 	}
 	free(stack);
-	o->nsyms = s->n;
+	o->nsyms = n;
+	o->syms = xrealloc(o->syms, n * sizeof(*o->syms));
+	o->slots = xrealloc(slots, nslots * sizeof(*slots));
+	o->nslots = nslots;
+	o->chosen = xcalloc(nslots, sizeof(*o->chosen));
+}
+
+/*
+ * 0 when libiberty's Rust demangler cannot read `raw`, a _Z name: a legacy Rust name
+ * is "_ZN", path segments, a hash segment ("17h" and 16 hex digits), "E", perhaps a
+ * ".suffix" after it (".llvm.123"). Of node's 79,000 C++ names, 18 pass.
+ */
+static int may_be_rust(const char *raw)
+{
+	if (raw[2] != 'N')
+		return 0;
+	for (const char *p = raw + 3; (p = strstr(p, "17h")) != NULL; p++)
+		if (strnlen(p, 20) == 20 && p[19] == 'E')
+			return 1;
+	return 0;
+}
+
+/*
+ * perf compares aliases by their names demangled without parameters (libiberty's
+ * automatic style, which tries Rust's legacy form first, then C++): the same names,
+ * with the Rust attempt made only on a name that can be one.
+ */
+static char *cmpname_demangle(const char *raw)
+{
+	char *d;
+
+	if (may_be_rust(raw)) {
+		d = cplus_demangle(raw, DMGL_RUST);
+		if (d)
+			return d;
+	}
+	return cplus_demangle(raw, DMGL_GNU_V3);
+}
+
+struct cmpname {
+	const char *s;
+	char *owned;
+};
+
+static struct cmpname cmpname_get(const char *raw)
+{
+	struct cmpname c = { raw, NULL };
+
+	if (raw[0] == '_' && raw[1] == 'Z') {
+		c.owned = cmpname_demangle(raw);
+		if (c.owned)
+			c.s = c.owned;
+	}
+	return c;
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* 1 when symbol `a` stays, 0 when symbol `b` replaces it: perf's choose_best_symbol,
+ * on the sizes the symbols have after the zero-size ones were ended. */
+static int keep_first(const struct elf_obj *o, uint32_t a, uint32_t b)
+{
+	const struct elf_sym *sa = &o->syms[a], *sb = &o->syms[b];
+	uint64_t la = sa->end - sa->start, lb = sb->end - sb->start;
+	struct cmpname na, nb;
+	size_t ua, ub, ka, kb;
+	int r;
+
+	if (lb == 0 && la > 0)
+		return 1;
+	if (la == 0 && lb > 0)
+		return 0;
+	if ((o->bind[b] == STB_WEAK) != (o->bind[a] == STB_WEAK))
+		return o->bind[b] == STB_WEAK;
+	if ((o->bind[a] == STB_GLOBAL) != (o->bind[b] == STB_GLOBAL))
+		return o->bind[a] == STB_GLOBAL;
+	na = cmpname_get(o->arena + o->raw[a]);
+	nb = cmpname_get(o->arena + o->raw[b]);
+	ua = leading_underscores(na.s);
+	ub = leading_underscores(nb.s);
+	ka = strlen(na.s);
+	kb = strlen(nb.s);
+	if (ua != ub)
+		r = ua < ub;
+	else if (ka != kb)
+		r = ka > kb;
+	else /* kernel syscall aliases "SyS_*" lose to the other name */
+		r = !(strncmp(na.s, "SyS", 3) == 0 || strncmp(na.s, "compat_SyS", 10) == 0);
+	free(na.owned);
+	free(nb.owned);
+	return r;
+}
+
+/*
+ * The symbol perf keeps of slot `i`: the first one read, replaced by each later one
+ * that choose_best_symbol prefers, as perf reduces them (its .symtab pass then its
+ * .dynsym pass make the same order). Chosen once; a later call reads the choice.
+ */
+static const struct elf_sym *slot_choose(const struct elf_obj *o, size_t i)
+{
+	uint32_t first = o->slots[i].first, w;
+	uint32_t end = i + 1 < o->nslots ? o->slots[i + 1].first : (uint32_t)o->nsyms;
+
+	if (end - first == 1)
+		return &o->syms[first];
+	w = __atomic_load_n(&o->chosen[i], __ATOMIC_RELAXED);
+	if (w)
+		return &o->syms[w - 1];
+	w = first;
+	for (uint32_t j = first + 1; j < end; j++)
+		if (!keep_first(o, w, j))
+			w = j;
+	__atomic_store_n(&o->chosen[i], w + 1, __ATOMIC_RELAXED);
+	return &o->syms[w];
 }
 
 static struct elf_obj *fail(struct elf_obj *o, enum elf_obj_status st)
@@ -881,20 +986,25 @@ const struct elf_sym *elf_obj_lookup(const struct elf_obj *o, uint64_t vaddr)
 	size_t lo = 0, hi;
 	uint32_t i;
 
-	if (!o || o->nsyms == 0 || vaddr < o->syms[0].start)
+	if (!o || o->nslots == 0 || vaddr < o->syms[0].start)
 		return NULL;
-	hi = o->nsyms;
-	while (hi - lo > 1) { /* last symbol starting at or before vaddr */
+	hi = o->nslots;
+	while (hi - lo > 1) { /* last slot starting at or before vaddr */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (o->syms[mid].start <= vaddr)
+		if (o->syms[o->slots[mid].first].start <= vaddr)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	for (i = (uint32_t)lo; i != NO_PARENT; i = o->parent[i]) {
-		const struct elf_sym *s = &o->syms[i];
+	for (i = (uint32_t)lo; i != NO_PARENT; i = o->slots[i].parent) {
+		const struct sym_slot *sl = &o->slots[i];
+		uint64_t start = o->syms[sl->first].start;
+		const struct elf_sym *s;
 
+		if (vaddr >= sl->maxend && !(vaddr == start && start == sl->maxend))
+			continue; /* none of its symbols covers vaddr */
+		s = slot_choose(o, i);
 		if (vaddr < s->end || (vaddr == s->start && s->start == s->end))
 			return s;
 	}
@@ -910,12 +1020,12 @@ const char *elf_obj_raw_name(const struct elf_obj *o, const struct elf_sym *s)
 
 size_t elf_obj_nsyms(const struct elf_obj *o)
 {
-	return o ? o->nsyms : 0;
+	return o ? o->nslots : 0;
 }
 
 const struct elf_sym *elf_obj_sym(const struct elf_obj *o, size_t i)
 {
-	return o && i < o->nsyms ? &o->syms[i] : NULL;
+	return o && i < o->nslots ? slot_choose(o, i) : NULL;
 }
 
 void elf_obj_free(struct elf_obj *o)
@@ -926,12 +1036,15 @@ void elf_obj_free(struct elf_obj *o)
 	free(o->symfile);
 	free(o->segs);
 	free(o->syms);
-	free(o->parent);
-	free(o->raw);
-	if (o->mf.map)
+	free(o->chosen);
+	if (o->mf.map) {
 		mapped_file_close(&o->mf);
-	else
+	} else {
+		free((void *)o->raw);
+		free((void *)o->bind);
+		free((void *)o->slots);
 		free(o->arena);
+	}
 	free(o);
 }
 
@@ -939,13 +1052,15 @@ void elf_obj_free(struct elf_obj *o)
 
 /*
  * File format of a cache file (host byte order, written and read by this code only):
- * struct scache_header (its head: locate's cache_head, with the checksum); the key (the path opened) and the symbol file's path, each
- * NUL-terminated; then at 8-aligned offsets nsegs struct load_seg, nsyms struct
- * scache_sym, nsyms u32 parents, nsyms u32 offsets of the raw names, and the names,
- * NUL-terminated, the last byte a NUL.
+ * struct scache_header (its head: locate's cache_head, with the checksum); the key
+ * (the path opened) and the symbol file's path, each NUL-terminated; then at
+ * 8-aligned offsets nsegs struct load_seg, nsyms struct scache_sym, nsyms u32 offsets
+ * of the raw names, nslots struct sym_slot, nsyms u8 bindings, and the names,
+ * NUL-terminated, the last byte a NUL. Every symbol of an address is kept (version 3):
+ * the choice among them is made at lookup.
  */
 #define SCACHE_MAGIC "PCSYMS1"
-#define SCACHE_VERSION 2
+#define SCACHE_VERSION 3
 
 struct scache_sym {
 	uint64_t start, end, name;
@@ -958,13 +1073,32 @@ struct scache_header {
 	uint32_t want_size, build_id_size;
 	uint32_t is_rel, has_symtab;
 	uint32_t key_len, symfile_len;
-	uint64_t nsegs, nsyms, names_len;
-	uint64_t segs_off, syms_off, parent_off, raw_off, names_off;
+	uint64_t nsegs, nsyms, nslots, names_len;
+	uint64_t segs_off, syms_off, raw_off, slots_off, bind_off, names_off;
 };
 
 static uint64_t align8(uint64_t x)
 {
 	return (x + 7) & ~(uint64_t)7;
+}
+
+/* The symbols and slots of a cached table lie within its names and each other. */
+static int scache_consistent(const struct scache_header *h, const char *m)
+{
+	const struct scache_sym *syms = (const struct scache_sym *)(const void *)(m + h->syms_off);
+	const uint32_t *raw = (const uint32_t *)(const void *)(m + h->raw_off);
+	const struct sym_slot *slots = (const struct sym_slot *)(const void *)(m + h->slots_off);
+
+	for (size_t i = 0; i < h->nsyms; i++)
+		if (syms[i].name >= h->names_len || raw[i] >= h->names_len)
+			return 0;
+	if (slots[0].first != 0)
+		return 0;
+	for (size_t i = 0; i < h->nslots; i++)
+		if (slots[i].first >= h->nsyms || (i > 0 && slots[i].first <= slots[i - 1].first) ||
+		    (slots[i].parent != NO_PARENT && slots[i].parent >= i))
+			return 0;
+	return 1;
 }
 
 /* An object from cache `cfile`, when it was made from `full` as `fid` describes it,
@@ -980,7 +1114,6 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 	struct file_id sid;
 	const char *m, *symfile;
 	const struct scache_sym *syms;
-	const uint32_t *parent, *raw;
 	size_t strings;
 
 	*verdict = cache_entry_open(cfile, SCACHE_MAGIC, SCACHE_VERSION, sizeof(h), &mf, why);
@@ -1002,30 +1135,24 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 	*verdict = CACHE_DAMAGED;
 	*why = "inconsistent";
 	if (h.build_id_size > BUILD_ID_MAX || h.names_len == 0 || h.nsyms == 0 ||
-	    h.nsyms > UINT32_MAX || h.key_len >= strings || h.symfile_len + 1 >= strings - h.key_len ||
+	    h.nsyms > UINT32_MAX || h.nslots == 0 || h.nslots > h.nsyms ||
+	    h.key_len >= strings || h.symfile_len + 1 >= strings - h.key_len ||
 	    !mapped_file_holds(&mf, h.segs_off, h.nsegs, sizeof(struct load_seg)) ||
 	    !mapped_file_holds(&mf, h.syms_off, h.nsyms, sizeof(struct scache_sym)) ||
-	    !mapped_file_holds(&mf, h.parent_off, h.nsyms, 4) ||
 	    !mapped_file_holds(&mf, h.raw_off, h.nsyms, 4) ||
-	    !mapped_file_holds(&mf, h.names_off, h.names_len, 1)) {
+	    !mapped_file_holds(&mf, h.slots_off, h.nslots, sizeof(struct sym_slot)) ||
+	    !mapped_file_holds(&mf, h.bind_off, h.nsyms, 1) ||
+	    !mapped_file_holds(&mf, h.names_off, h.names_len, 1) ||
+	    (h.raw_off | h.slots_off) % 8) {
 		mapped_file_close(&mf);
 		return NULL;
 	}
 	symfile = m + sizeof(h) + h.key_len + 1;
 	if (symfile[h.symfile_len] || strlen(symfile) != h.symfile_len ||
-	    m[h.names_off + h.names_len - 1]) {
+	    m[h.names_off + h.names_len - 1] || !scache_consistent(&h, m)) {
 		mapped_file_close(&mf);
 		return NULL;
 	}
-	syms = (const struct scache_sym *)(const void *)(m + h.syms_off);
-	parent = (const uint32_t *)(const void *)(m + h.parent_off);
-	raw = (const uint32_t *)(const void *)(m + h.raw_off);
-	for (size_t i = 0; i < h.nsyms; i++)
-		if (syms[i].name >= h.names_len || raw[i] >= h.names_len ||
-		    (parent[i] != NO_PARENT && parent[i] >= i)) {
-			mapped_file_close(&mf);
-			return NULL;
-		}
 	/* the symbol file unchanged */
 	*verdict = CACHE_STALE;
 	if (strcmp(symfile, full) &&
@@ -1047,13 +1174,16 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 	memcpy(o->segs, m + h.segs_off, o->nsegs * sizeof(*o->segs));
 	o->nsyms = (size_t)h.nsyms;
 	o->arena = (char *)(uintptr_t)(m + h.names_off);
+	syms = (const struct scache_sym *)(const void *)(m + h.syms_off);
 	o->syms = xmalloc(o->nsyms * sizeof(*o->syms));
 	for (size_t i = 0; i < o->nsyms; i++)
 		o->syms[i] = (struct elf_sym){ syms[i].start, syms[i].end, o->arena + syms[i].name };
-	o->parent = xmalloc(o->nsyms * sizeof(*o->parent));
-	memcpy(o->parent, parent, o->nsyms * sizeof(*o->parent));
-	o->raw = xmalloc(o->nsyms * sizeof(*o->raw));
-	memcpy(o->raw, raw, o->nsyms * sizeof(*o->raw));
+	/* read in place: the mapping is private and never written */
+	o->raw = (const uint32_t *)(const void *)(m + h.raw_off);
+	o->bind = (const uint8_t *)(m + h.bind_off);
+	o->slots = (const struct sym_slot *)(const void *)(m + h.slots_off);
+	o->nslots = (size_t)h.nslots;
+	o->chosen = xcalloc(o->nslots, sizeof(*o->chosen));
 	o->mf = mf;
 	return o;
 }
@@ -1081,6 +1211,7 @@ static void scache_write(const struct elf_obj *o, const char *cfile, const char 
 	h.symfile_len = (uint32_t)strlen(o->symfile);
 	h.nsegs = o->nsegs;
 	h.nsyms = o->nsyms;
+	h.nslots = o->nslots;
 	/* the arena ends with the last name's NUL: its length is where that is */
 	for (size_t i = 0; i < o->nsyms; i++) {
 		uint64_t end = (uint64_t)(o->syms[i].name - o->arena) + strlen(o->syms[i].name) + 1;
@@ -1093,21 +1224,24 @@ static void scache_write(const struct elf_obj *o, const char *cfile, const char 
 	}
 	h.segs_off = align8(sizeof(h) + h.key_len + 1 + h.symfile_len + 1);
 	h.syms_off = align8(h.segs_off + h.nsegs * sizeof(*o->segs));
-	h.parent_off = align8(h.syms_off + h.nsyms * sizeof(*syms));
-	h.raw_off = align8(h.parent_off + h.nsyms * 4);
-	h.names_off = align8(h.raw_off + h.nsyms * 4);
+	h.raw_off = align8(h.syms_off + h.nsyms * sizeof(*syms));
+	h.slots_off = align8(h.raw_off + h.nsyms * 4);
+	h.bind_off = align8(h.slots_off + h.nslots * sizeof(*o->slots));
+	h.names_off = align8(h.bind_off + h.nsyms);
 	size = (size_t)(h.names_off + h.names_len);
 	out = xcalloc(1, size);
 	memcpy(out, &h, sizeof(h));
 	memcpy(out + sizeof(h), full, h.key_len);
 	memcpy(out + sizeof(h) + h.key_len + 1, o->symfile, h.symfile_len);
-	memcpy(out + h.segs_off, o->segs, o->nsegs * sizeof(*o->segs));
+	if (o->nsegs) /* a .o has no segments, and no array */
+		memcpy(out + h.segs_off, o->segs, o->nsegs * sizeof(*o->segs));
 	syms = (struct scache_sym *)(void *)(out + h.syms_off);
 	for (size_t i = 0; i < o->nsyms; i++)
 		syms[i] = (struct scache_sym){ o->syms[i].start, o->syms[i].end,
 					       (uint64_t)(o->syms[i].name - o->arena) };
-	memcpy(out + h.parent_off, o->parent, o->nsyms * 4);
 	memcpy(out + h.raw_off, o->raw, o->nsyms * 4);
+	memcpy(out + h.slots_off, o->slots, o->nslots * sizeof(*o->slots));
+	memcpy(out + h.bind_off, o->bind, o->nsyms);
 	memcpy(out + h.names_off, o->arena, (size_t)h.names_len);
 	cache_head_seal(out, size, SCACHE_MAGIC, SCACHE_VERSION, sizeof(h));
 	write_file_atomic(cfile, out, size);

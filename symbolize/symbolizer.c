@@ -507,9 +507,14 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 	size_t n = 0;
 	long idx;
 
-	atomic_fetch_add(&slot->main_waiting, 1);
-	pthread_mutex_lock(&slot->lock);
-	atomic_fetch_sub(&slot->main_waiting, 1);
+	if (pthread_mutex_trylock(&slot->lock) != 0) {
+		/* the helper thread has the object (inflating its DWARF): the kernel's
+		 * symbols, if it has not begun them, are loaded meanwhile */
+		sym_kernel_take(s);
+		atomic_fetch_add(&slot->main_waiting, 1);
+		pthread_mutex_lock(&slot->lock);
+		atomic_fetch_sub(&slot->main_waiting, 1);
+	}
 	idx = sym_result_for(s, slot, path, build_id, build_id_size, offset, ret);
 	if (slot->warn_mismatch == 1) {
 		slot->warn_mismatch = 2;

@@ -141,5 +141,8 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen);
 /* Wait for the kernel symbols asked for ahead (loading them here when no thread
  * will), and report what could not be done: on the main thread. */
 void sym_kernel_ready(struct symbolizer *s);
+/* Load the kernel's symbols on this thread when they are queued and no thread has
+ * begun: 1 when it did. */
+int sym_kernel_take(struct symbolizer *s);
 
 #endif

@@ -111,22 +111,32 @@ void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,
 	sym_start_helper(s);
 }
 
-void sym_kernel_ready(struct symbolizer *s)
+int sym_kernel_take(struct symbolizer *s)
 {
 	int here = 0;
 
 	pthread_mutex_lock(&s->queue_lock);
-	if (s->kernel_state == KERNEL_QUEUED && (!s->prefetch_thread || s->prefetch_stop)) {
+	if (s->kernel_state == KERNEL_QUEUED) {
 		s->kernel_state = KERNEL_LOADING;
 		here = 1;
 	}
-	while (!here && (s->kernel_state == KERNEL_QUEUED || s->kernel_state == KERNEL_LOADING))
-		pthread_cond_wait(&s->kernel_cond, &s->queue_lock);
 	pthread_mutex_unlock(&s->queue_lock);
-	if (here) {
-		sym_load_kernel(s, s->kernel_bid, s->kernel_bid_size);
+	if (!here)
+		return 0;
+	sym_load_kernel(s, s->kernel_bid, s->kernel_bid_size);
+	pthread_mutex_lock(&s->queue_lock);
+	s->kernel_state = KERNEL_DONE;
+	pthread_cond_broadcast(&s->kernel_cond);
+	pthread_mutex_unlock(&s->queue_lock);
+	return 1;
+}
+
+void sym_kernel_ready(struct symbolizer *s)
+{
+	if (!sym_kernel_take(s)) { /* not begun: loaded here; else wait for it */
 		pthread_mutex_lock(&s->queue_lock);
-		s->kernel_state = KERNEL_DONE;
+		while (s->kernel_state == KERNEL_QUEUED || s->kernel_state == KERNEL_LOADING)
+			pthread_cond_wait(&s->kernel_cond, &s->queue_lock);
 		pthread_mutex_unlock(&s->queue_lock);
 	}
 	if (s->kernel_warning[0]) {

@@ -26,9 +26,12 @@ static void *prefetch_main(void *arg)
 		while (s->queue_head == s->queue_len && s->objq_head == s->objq_len &&
 		       s->kernel_state != KERNEL_QUEUED && !s->prefetch_stop)
 			pthread_cond_wait(&s->queue_cond, &s->queue_lock);
-		if (s->kernel_state == KERNEL_QUEUED) {
-			/* quick from the cache; needed only when pass 2 is over, but a thread
-			 * of its own would take the CPU from the main thread as it starts */
+		if (s->kernel_state == KERNEL_QUEUED && s->queue_head == s->queue_len &&
+		    s->objq_head == s->objq_len) {
+			/* needed only when pass 2 is over, the objects (libc's DWARF) during
+			 * it: taken after them, and by the main thread when it comes to need
+			 * it first (a first run parses 122,000 lines while the objects
+			 * inflate, each on a core) */
 			s->kernel_state = KERNEL_LOADING;
 			pthread_mutex_unlock(&s->queue_lock);
 			sym_load_kernel(s, s->kernel_bid, s->kernel_bid_size);

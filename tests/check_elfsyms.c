@@ -12,6 +12,7 @@
 /* Built once before the suites run: the fixture, compiled several ways. */
 static char tmpdir[] = "/tmp/check_elfsyms.XXXXXX";
 static char bin[512], stripped[512], split[512], splitdir_bin[512], relobj[512], notelf[512];
+static char aliases[512];
 
 static int run(const char *cmd)
 {
@@ -38,9 +39,11 @@ static int build_fixtures(void)
 	snprintf(splitdir_bin, sizeof(splitdir_bin), "%s/sub/fx.split2", tmpdir);
 	snprintf(relobj, sizeof(relobj), "%s/fx.o", tmpdir);
 	snprintf(notelf, sizeof(notelf), "%s/notelf", tmpdir);
+	snprintf(aliases, sizeof(aliases), "%s/aliases.o", tmpdir);
 	snprintf(cmd, sizeof(cmd),
 		 "set -e; cd %s; src=%s/tests/fixtures/elfsyms_fixture.c;"
 		 "cc -O1 -g -rdynamic -o fx $src; cc -O1 -g -c -o fx.o $src;"
+		 "cc -c -o aliases.o $(dirname $src)/elfsyms_aliases.s;"
 		 "strip --strip-all -o fx.stripped fx;"
 		 /* debug info split off, found through .gnu_debuglink next to the file */
 		 "objcopy --only-keep-debug fx fx.split.debug;"
@@ -59,26 +62,38 @@ static int build_fixtures(void)
 	return 0;
 }
 
+/* The value the last line of `cmd`'s output that `match` takes gives (0 when none). */
+static uint64_t last_match(const char *cmd, int (*match)(const char *line, const void *arg,
+							uint64_t *v),
+			   const void *arg)
+{
+	char line[1024];
+	uint64_t value = 0, v;
+	FILE *p = popen(cmd, "r");
+
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p))
+		if (match(line, arg, &v))
+			value = v;
+	pclose(p);
+	return value;
+}
+
+static int nm_line(const char *line, const void *name, uint64_t *v)
+{
+	char sym[512], type;
+
+	return sscanf(line, "%" SCNx64 " %c %511s", v, &type, sym) == 3 && !strcmp(sym, name);
+}
+
 /* The address of `name` in `path`, from nm (0 when absent). */
 static uint64_t nm_addr(const char *path, const char *name)
 {
-	char cmd[1024], line[1024];
-	uint64_t addr = 0;
-	FILE *p;
+	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd), "nm %s", path);
-	p = popen(cmd, "r");
-	if (!p)
-		return 0;
-	while (fgets(line, sizeof(line), p)) {
-		char sym[512], type;
-		uint64_t a;
-
-		if (sscanf(line, "%" SCNx64 " %c %511s", &a, &type, sym) == 3 && !strcmp(sym, name))
-			addr = a;
-	}
-	pclose(p);
-	return addr;
+	return last_match(cmd, nm_line, name);
 }
 
 static const char *name_at(const struct elf_obj *o, uint64_t vaddr)
@@ -349,6 +364,146 @@ START_TEST(test_real_libc)
 }
 END_TEST
 
+/*
+ * The symbol perf keeps at an address is chosen when a lookup first needs it. Lookups
+ * into a table nothing has listed give the symbol that a search of the whole listing
+ * gives: the one starting last at or before the address whose range holds it (a
+ * lookup past a symbol's end finds the one around it).
+ */
+static void lookups_match_listing(const char *path)
+{
+	struct elf_obj *listed = elf_obj_load(path, NULL, 0, NULL);
+	struct elf_obj *fresh = elf_obj_load(path, NULL, 0, NULL);
+	size_t n = elf_obj_nsyms(listed), found = 0;
+	const struct elf_sym **all;
+
+	ck_assert_uint_gt(n, 10);
+	all = calloc(n, sizeof(*all));
+	for (size_t i = 0; i < n; i++)
+		all[i] = elf_obj_sym(listed, i);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t at[] = { all[i]->start, all[i]->start + 1, all[i]->end - 1, all[i]->end };
+
+		for (size_t k = 0; k < 4; k++) {
+			const struct elf_sym *x = elf_obj_lookup(fresh, at[k]), *want = NULL;
+
+			for (size_t j = n; j-- > 0 && !want;)
+				if (all[j]->start <= at[k] && at[k] < all[j]->end)
+					want = all[j];
+			ck_assert_int_eq(x != NULL, want != NULL);
+			if (!x)
+				continue;
+			found++;
+			ck_assert_str_eq(x->name, want->name);
+			ck_assert_str_eq(elf_obj_raw_name(fresh, x), elf_obj_raw_name(listed, want));
+			ck_assert_uint_eq(x->start, want->start);
+			ck_assert_uint_eq(x->end, want->end);
+		}
+	}
+	ck_assert_uint_gt(found, 3 * n);
+	free(all);
+	elf_obj_free(fresh);
+	elf_obj_free(listed);
+}
+
+START_TEST(test_chosen_at_lookup)
+{
+	const char *libc = libc_path();
+
+	lookups_match_listing(bin);
+	if (libc)
+		lookups_match_listing(libc);
+	/* the alias rule still holds when the first lookup is the alias's own address */
+	{
+		struct elf_obj *o = elf_obj_load(bin, NULL, 0, NULL);
+
+		ck_assert_str_eq(name_at(o, nm_addr(bin, "fx_local_alias")), "fx_strong");
+		ck_assert_str_eq(name_at(o, nm_addr(bin, "__fx_under") + 1), "fx_under");
+		elf_obj_free(o);
+	}
+}
+END_TEST
+
+static int text_line(const char *line, const void *unused, uint64_t *v)
+{
+	const char *t = strstr(line, " .text ");
+	uint64_t addr;
+
+	return t && sscanf(t, " .text PROGBITS %" SCNx64 " %" SCNx64, &addr, v) == 2;
+}
+
+/* The file offset of the .text of relocatable object `path`, from readelf (0 when absent):
+ * a .o's symbols are at their section's offset plus their value, as perf keeps them. */
+static uint64_t text_offset(const char *path)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "readelf -SW %s", path);
+	return last_match(cmd, text_line, NULL);
+}
+
+/* tests/fixtures/elfsyms_aliases.s: each group's offset in .text and the symbol kept */
+static const struct {
+	uint64_t off;
+	const char *kept;
+} alias_groups[] = {
+	{ 0x00, "sys_fxread" }, /* not SyS_fxread, the first of a tie */
+	{ 0x10, "_Z3fooi" },    /* "foo" beats "ba"; raw, "_Z3fooi" has an underscore */
+	{ 0x20, "barbaz" },     /* Rust's "foo" is shorter; C++'s "foo::h0123...": longer */
+	{ 0x30, "quux" },
+	{ 0x40, "zsw" },        /* zs_global_longer has no size */
+	{ 0x50, "lw" },         /* lw_weak_longer is weak */
+	{ 0x60, "gl" },         /* gl_local_longer is local */
+	{ 0x70, "three" },      /* __three, _three_longest have underscores */
+	{ 0x80, "ln_longer" },  /* not ln, the first of the two */
+	{ 0x90, "gw" },         /* gw_weak_longer is weak */
+};
+
+/*
+ * Each group's symbol, asked of a table that has chosen none yet: the first lookup of
+ * a group is at its start or within it (odd groups), the second at the other place.
+ */
+static void check_alias_groups(const struct elf_obj *o, uint64_t text)
+{
+	size_t n = sizeof(alias_groups) / sizeof(alias_groups[0]);
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			uint64_t at = text + alias_groups[i].off + ((i + pass) % 2 ? 9 : 0);
+			const struct elf_sym *s = elf_obj_lookup(o, at);
+
+			ck_assert_msg(s != NULL, "no symbol at +0x%" PRIx64, at - text);
+			ck_assert_msg(!strcmp(s->name, alias_groups[i].kept),
+				      "+0x%" PRIx64 ": %s, not %s", at - text, s->name,
+				      alias_groups[i].kept);
+			ck_assert_uint_eq(s->start, text + alias_groups[i].off);
+			ck_assert_uint_eq(s->end, text + alias_groups[i].off + 16);
+		}
+}
+
+/* perf's choice among symbols at one address, made when a lookup first lands there;
+ * the listing (elf_obj_sym) gives the same symbols, one an address. */
+START_TEST(test_alias_rules)
+{
+	struct elf_obj *o = elf_obj_load(aliases, NULL, 0, NULL);
+	uint64_t text = text_offset(aliases);
+	size_t n = sizeof(alias_groups) / sizeof(alias_groups[0]);
+
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_OK);
+	ck_assert_uint_gt(text, 0);
+	check_alias_groups(o, text);
+	elf_obj_free(o);
+	o = elf_obj_load(aliases, NULL, 0, NULL);
+	ck_assert_uint_eq(elf_obj_nsyms(o), n);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_str_eq(elf_obj_sym(o, i)->name, alias_groups[i].kept);
+		ck_assert_str_eq(elf_obj_raw_name(o, elf_obj_sym(o, i)), alias_groups[i].kept);
+	}
+	check_alias_groups(o, text);
+	elf_obj_free(o);
+}
+END_TEST
+
 /* Two tables hold the same symbols, names, raw names and segments. */
 static void same_tables(const struct elf_obj *a, const struct elf_obj *b)
 {
@@ -373,6 +528,31 @@ static void same_tables(const struct elf_obj *a, const struct elf_obj *b)
 		ck_assert_int_eq(ra, rb);
 		if (ra == 0)
 			ck_assert_uint_eq(va, vb);
+	}
+}
+
+/*
+ * Lookups in two tables that have chosen nothing yet give the same symbols: at the
+ * start, the second byte and the last byte of every symbol `listed` holds.
+ */
+static void same_lookups(const struct elf_obj *a, const struct elf_obj *b,
+			 const struct elf_obj *listed)
+{
+	for (size_t i = 0; i < elf_obj_nsyms(listed); i++) {
+		const struct elf_sym *l = elf_obj_sym(listed, i);
+		uint64_t at[] = { l->start, l->start + 1, l->end - 1 };
+
+		for (size_t k = 0; k < 3; k++) {
+			const struct elf_sym *x = elf_obj_lookup(a, at[k]), *y = elf_obj_lookup(b, at[k]);
+
+			ck_assert_int_eq(x != NULL, y != NULL);
+			if (!x)
+				continue;
+			ck_assert_str_eq(x->name, y->name);
+			ck_assert_str_eq(elf_obj_raw_name(a, x), elf_obj_raw_name(b, y));
+			ck_assert_uint_eq(x->start, y->start);
+			ck_assert_uint_eq(x->end, y->end);
+		}
 	}
 }
 
@@ -446,12 +626,24 @@ START_TEST(test_cache)
 	ck_assert_int_ge(told.n, 2);
 	ck_assert_ptr_nonnull(strstr(told.why, "checksum differs"));
 	elf_obj_free(plain);
+	/* aliases: the cached table keeps every symbol of an address, and a lookup in it
+	 * chooses as in a fresh one */
+	elf_obj_free(elf_obj_load_cached(aliases, NULL, 0, NULL, &cache));
+	cached = elf_obj_load_cached(aliases, NULL, 0, NULL, &cache);
+	snprintf(cmd, sizeof(cmd), "grep -qa _ZN3foo17h0123456789abcdefE.llvm.1234 %s/symbols/*", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	check_alias_groups(cached, text_offset(aliases));
+	elf_obj_free(cached);
 	/* libc, with its symbols in the debug file at its build-id path when installed */
 	if (libc) {
+		struct elf_obj *listed = elf_obj_load(libc, NULL, 0, NULL);
+
 		plain = elf_obj_load(libc, NULL, 0, NULL);
 		elf_obj_free(elf_obj_load_cached(libc, NULL, 0, NULL, &cache));
 		cached = elf_obj_load_cached(libc, NULL, 0, NULL, &cache);
+		same_lookups(plain, cached, listed);
 		same_tables(plain, cached);
+		elf_obj_free(listed);
 		elf_obj_free(cached);
 		elf_obj_free(plain);
 	}
@@ -476,6 +668,8 @@ static Suite *elfsyms_suite(void)
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_strip_version);
 	tcase_add_test(tc, test_real_libc);
+	tcase_add_test(tc, test_chosen_at_lookup);
+	tcase_add_test(tc, test_alias_rules);
 	tcase_add_test(tc, test_cache);
 	suite_add_tcase(s, tc);
 	return s;

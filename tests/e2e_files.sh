@@ -62,6 +62,17 @@ if [ ! -f "$D" ]; then
 elif [ "$lines" -lt 100 ] || [ "$inl" -lt 100 ]; then
 	bad "debug copy: the reference has $lines msort.c lines and $inl inlined frames"
 else
+	# what the lines and frames need inflated, the variables' location lists left out
+	secs=$(readelf -SW "$D" 2>/dev/null)
+	if ! grep -Eq '\.debug_info +PROGBITS' <<<"$secs" || ! grep -Eq '\.debug_line +PROGBITS' <<<"$secs" ||
+	   grep -E '\.debug_(info|line|abbrev|str) ' <<<"$secs" | grep -Eq ' [A-Z]*C[A-Z]* +[0-9]+ +[0-9]+ +[0-9]+$'; then
+		bad "debug copy: .debug_info or .debug_line not inflated: $(grep -E '\.debug_(info|line) ' <<<"$secs")"
+	elif readelf -SW "/usr/lib/debug/.build-id/${LIBC_BID:0:2}/${LIBC_BID:2}.debug" 2>/dev/null |
+	     grep -q '\.debug_loclists' && ! grep -Eq '\.debug_loclists +NOBITS' <<<"$secs"; then
+		bad "debug copy: .debug_loclists kept: $(grep -E '\.debug_loclists' <<<"$secs")"
+	else
+		ok "debug copy: .debug_info and .debug_line inflated, .debug_loclists left out"
+	fi
 	DW=(-i $TD/dwarf/dw.data --annotate --srcline)
 	truncate -s $(($(stat -c %s "$D") / 2)) "$D"
 	damaged debug-truncated "$C1" "$D" "truncated" "$TMP/dw.ref" "${DW[@]}"
