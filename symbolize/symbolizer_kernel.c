@@ -37,6 +37,44 @@ static struct kallsyms *load_kallsyms(struct symbolizer *s, const char *path,
 	return k;
 }
 
+/*
+ * The running kernel's symbols from its kallsyms file `path` (/proc/kallsyms): the
+ * core kernel's part through the cache (see kallsyms_live_id), the rest parsed when
+ * a lookup needs it; parsed whole without a cache.
+ */
+static struct kallsyms *load_live_kallsyms(struct symbolizer *s, const char *path,
+					   char *err, size_t errlen)
+{
+	struct kallsyms_live src = KALLSYMS_LIVE;
+	struct kallsyms_live_id *id;
+	struct kallsyms *k = NULL;
+	char hex[5 + 2 * 64 + 1], *file = NULL;
+	const char *damage = NULL;
+
+	src.kallsyms = path;
+	id = xmalloc(sizeof(*id));
+	if (!s->opt.cache_dir || kallsyms_live_id(&src, id) != 0) {
+		free(id);
+		return kallsyms_load(path, err, errlen);
+	}
+	memcpy(hex, "live-", 5);
+	hex_bytes(hex + 5, id->build_id, id->build_id_size);
+	file = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 0);
+	k = file ? kallsyms_live_open(file, &src, id, &damage) : NULL;
+	if (damage)
+		cache_damaged(&s->cache, file, damage);
+	if (!k) {
+		k = kallsyms_load(path, err, errlen);
+		free(file);
+		file = k ? cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 1) : NULL;
+		if (file)
+			kallsyms_live_write(k, file, id);
+	}
+	free(file);
+	free(id);
+	return k;
+}
+
 /* Runs on the prefetch thread or the main one: touches only the kernel fields. The
  * places of locate's table in turn, until one gives symbols. */
 void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
@@ -71,13 +109,13 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 			continue;
 		}
 		if (c->flags & LOC_F_SAME_KERNEL) {
-			/* it changes as modules load: parsed, never cached */
+			/* it changes as modules load: only the core kernel's part cached */
 			if (bidlen && !same) {
 				snprintf(s->kernel_source, sizeof(s->kernel_source),
 					 "the running kernel is not the recorded one: give --kallsyms");
 				break;
 			}
-			s->ksyms = kallsyms_load(c->path, err, sizeof(err));
+			s->ksyms = load_live_kallsyms(s, c->path, err, sizeof(err));
 		} else {
 			s->ksyms = load_kallsyms(s, c->path, bid, bidlen, err, sizeof(err));
 		}
