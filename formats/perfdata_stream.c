@@ -246,6 +246,24 @@ static void zwarn(struct perf_reader *r, const char *why)
 	pd_zstop(r);
 }
 
+/* `*buf` of `*cap` bytes made at least `want` (contents kept): 0, or -1 with the
+ * compressed data given up. */
+static int grow_to(struct perf_reader *r, uint8_t **buf, size_t *cap, size_t want)
+{
+	uint8_t *g;
+
+	if (*cap >= want)
+		return 0;
+	g = realloc(*buf, want);
+	if (!g) {
+		zwarn(r, "out of memory");
+		return -1;
+	}
+	*buf = g;
+	*cap = want;
+	return 0;
+}
+
 /* The frame header in r->zhead is whole: room for its window and a block. A frame
  * starts, with no history before it, so dbuf may move. */
 static void frame_begins(struct perf_reader *r)
@@ -260,17 +278,7 @@ static void frame_begins(struct perf_reader *r)
 		zwarn(r, ZSTD_getErrorString(ZSTD_error_frameParameter_windowTooLarge));
 		return;
 	}
-	if ((size_t)fh.windowSize + REC_MAX + ZSTD_BLOCKSIZE_MAX > r->dcap) {
-		size_t cap = (size_t)fh.windowSize + REC_MAX + ZSTD_BLOCKSIZE_MAX;
-		uint8_t *g = realloc(r->dbuf, cap);
-
-		if (!g) {
-			zwarn(r, "out of memory");
-			return;
-		}
-		r->dbuf = g;
-		r->dcap = cap;
-	}
+	grow_to(r, &r->dbuf, &r->dcap, (size_t)fh.windowSize + REC_MAX + ZSTD_BLOCKSIZE_MAX);
 }
 
 /*
@@ -319,16 +327,8 @@ void pd_zfill(struct perf_reader *r)
 		/* the unit goes on in the next payload: gathered */
 		size_t take = need - r->zstage_len < left ? need - r->zstage_len : left;
 
-		if (r->zstage_cap < need) {
-			uint8_t *g = realloc(r->zstage, need);
-
-			if (!g) {
-				zwarn(r, "out of memory");
-				return;
-			}
-			r->zstage = g;
-			r->zstage_cap = need;
-		}
+		if (grow_to(r, &r->zstage, &r->zstage_cap, need) < 0)
+			return;
 		memcpy(r->zstage + r->zstage_len, r->zin + r->zin_pos, take);
 		r->zstage_len += take;
 		r->zin_pos += take;
