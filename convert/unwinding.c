@@ -16,6 +16,19 @@ struct dso_cfi {
 	const char *name;
 };
 
+/* What find_pc said for one pc of one process in one epoch (its mappings unchanged):
+ * the same every time, so kept (a direct-mapped table; 12 frames a sample, most of
+ * them pcs seen before, each a search of the process's mappings and a module's
+ * segments). */
+struct pc_memo {
+	const struct replay_proc *proc; /* NULL: empty */
+	uint64_t epoch, pc;
+	struct unwind_where w;
+	uint32_t dso;
+	int found;
+};
+#define PC_MEMO_SIZE 4096 /* a power of two */
+
 struct unwinding {
 	const struct perf_reader *r;
 	int other_arch;               /* the header names another architecture */
@@ -37,10 +50,11 @@ struct unwinding {
 	size_t no_cfi_cap;
 	/* the sample being unwound */
 	const struct replay_proc *proc;
-	uint64_t time;
+	uint64_t time, epoch;         /* epoch 0: find_pc's answers not kept */
 	uint32_t last_dso;            /* the dso of the last pc looked up (UINT32_MAX: none) */
 	struct unwinding_stats st;
 	int warned_arch;
+	struct pc_memo *memo;         /* PC_MEMO_SIZE entries, made on first use */
 	int met_bad_cfi;              /* the sample's walk met JIT code with unusable CFI */
 	char bad_cfi_name[128];       /* the first such function, and its dump */
 	const char *bad_cfi_module;
@@ -85,6 +99,7 @@ void unwinding_free(struct unwinding *u)
 	for (size_t i = 0; i < u->ndsos; i++)
 		unwind_module_free(u->dsos[i].mod);
 	free(u->dsos);
+	free(u->memo);
 	free(u->no_cfi);
 	for (size_t i = 0; i < u->njit_mods; i++)
 		unwind_module_free(u->jit_mods[i]);
@@ -165,9 +180,37 @@ static struct unwind_module *jit_cfi(struct unwinding *u, uint64_t pc)
 	return mod;
 }
 
+static int find_pc_now(struct unwinding *u, uint64_t pc, struct unwind_where *w);
+
+/* The module at `pc`, kept per process epoch: JIT code (whose table changes within an
+ * epoch) is looked up every time. */
 static int find_pc(void *ctx, uint64_t pc, struct unwind_where *w)
 {
 	struct unwinding *u = ctx;
+	struct pc_memo *e;
+	uint64_t h;
+
+	if (!u->epoch || u->jit_pid_table >= 0)
+		return find_pc_now(u, pc, w);
+	if (!u->memo)
+		u->memo = xcalloc(PC_MEMO_SIZE, sizeof(*u->memo));
+	h = (pc ^ u->epoch * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+	e = &u->memo[(h >> 40) & (PC_MEMO_SIZE - 1)];
+	if (e->proc != u->proc || e->epoch != u->epoch || e->pc != pc) {
+		e->w = *w; /* what the caller starts from */
+		e->found = find_pc_now(u, pc, &e->w);
+		e->proc = u->proc;
+		e->epoch = u->epoch;
+		e->pc = pc;
+		e->dso = u->last_dso;
+	}
+	*w = e->w;
+	u->last_dso = e->dso;
+	return e->found;
+}
+
+static int find_pc_now(struct unwinding *u, uint64_t pc, struct unwind_where *w)
+{
 	const struct replay_map *m = replay_proc_find(u->proc, u->time, pc);
 	struct dso_cfi *c;
 	uint64_t vaddr;
@@ -253,6 +296,7 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 	}
 	u->proc = c->proc;
 	u->time = c->time;
+	u->epoch = c->proc ? c->user_epoch : 0;
 	u->jit_pid_table = c->jit_table;
 	u->met_bad_cfi = 0;
 	n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_pc, u, words + nw,

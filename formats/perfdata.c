@@ -339,7 +339,8 @@ void perf_reader_close(struct perf_reader *r)
 	free(h->cpuid);
 	free(h->cmdline);
 	if (r->zd)
-		ZSTD_freeDStream(r->zd);
+		ZSTD_freeDCtx(r->zd);
+	free(r->zstage);
 	free(r->dbuf);
 	free(r->cc);
 	free(r->str);

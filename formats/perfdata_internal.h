@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#define ZSTD_STATIC_LINKING_ONLY /* the buffer-less decoder: ZSTD_decompressContinue */
 #include <zstd.h>
 
 #include "common/bytes.h"
@@ -104,14 +105,20 @@ struct perf_reader {
 	uint64_t prev_skip_from;/* the same of the pass before */
 	uint32_t cur_type;      /* of the record being decoded */
 
-	/* decompression */
-	ZSTD_DStream *zd;
+	/* decompression: zstd's buffer-less decoder writes each block straight into dbuf,
+	 * where the records are read in place (see pd_zfill) */
+	ZSTD_DCtx *zd;
 	const uint8_t *zin;
 	size_t zin_len, zin_pos;
 	uint64_t zoff;
 	int zmore, zbroken;
 	uint8_t *dbuf;
 	size_t dcap, dhead, dlen;
+	uint8_t *zstage;        /* a unit of input that straddles two payloads, gathered */
+	size_t zstage_len, zstage_cap;
+	uint8_t zhead[ZSTD_FRAMEHEADERSIZE_MAX]; /* the frame header being read (in units) */
+	size_t zhead_len;
+	uint64_t zskip;         /* bytes of a skippable frame still to pass over */
 
 	uint64_t *cc;           /* REC_MAX / 8 entries */
 	uint64_t regs_user[64]; /* a sample's REGS_USER values, in host byte order */

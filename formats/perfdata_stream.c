@@ -5,9 +5,11 @@
 
 #include "common/bytes.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zstd_errors.h>
 
 /* The most a record of a kernel type with a path or a name can hold: the fields, a
  * path of PATH_MAX and a sample_id trailer. */
@@ -197,8 +199,10 @@ void pd_reset_stream(struct perf_reader *r)
 	r->zin_len = r->zin_pos = 0;
 	r->zmore = r->zbroken = 0;
 	r->dhead = r->dlen = 0;
+	r->zstage_len = r->zhead_len = 0;
+	r->zskip = 0;
 	if (r->zd)
-		ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_only);
+		ZSTD_decompressBegin(r->zd);
 }
 
 /*
@@ -231,35 +235,138 @@ void pd_zstop(struct perf_reader *r)
 	r->dhead = r->dlen = 0;
 }
 
-/* Inflate the next chunk of the current compressed record behind what is left. */
-void pd_zfill(struct perf_reader *r)
-{
-	size_t avail = r->dlen - r->dhead, before_in = r->zin_pos;
-	ZSTD_inBuffer in = { r->zin, r->zin_len, r->zin_pos };
-	ZSTD_outBuffer out;
-	size_t ret;
+/* What zstd's streaming decoder refuses by default (ZSTD_WINDOWLOG_LIMIT_DEFAULT): a
+ * window this large needs a buffer this large. */
+#define ZWINDOW_MAX ((size_t)1 << 27)
 
-	memmove(r->dbuf, r->dbuf + r->dhead, avail);
-	r->dhead = 0;
-	r->dlen = avail;
-	out.dst = r->dbuf + r->dlen;
-	out.size = r->dcap - r->dlen;
-	out.pos = 0;
-	ret = ZSTD_decompressStream(r->zd, &out, &in);
-	if (ZSTD_isError(ret)) {
-		pd_warn(r, pd_cur_path(r), r->zoff, "%s: zstd: %s, the compressed data of this file "
-			"is skipped from here", pd_rec_name(PERF_RECORD_COMPRESSED).s,
-			ZSTD_getErrorName(ret));
-		pd_zstop(r);
+static void zwarn(struct perf_reader *r, const char *why)
+{
+	pd_warn(r, pd_cur_path(r), r->zoff, "%s: zstd: %s, the compressed data of this file "
+		"is skipped from here", pd_rec_name(PERF_RECORD_COMPRESSED).s, why);
+	pd_zstop(r);
+}
+
+/* `*buf` of `*cap` bytes made at least `want` (contents kept): 0, or -1 with the
+ * compressed data given up. */
+static int grow_to(struct perf_reader *r, uint8_t **buf, size_t *cap, size_t want)
+{
+	uint8_t *g;
+
+	if (*cap >= want)
+		return 0;
+	g = realloc(*buf, want);
+	if (!g) {
+		zwarn(r, "out of memory");
+		return -1;
+	}
+	*buf = g;
+	*cap = want;
+	return 0;
+}
+
+/* The frame header in r->zhead is whole: room for its window and a block. A frame
+ * starts, with no history before it, so dbuf may move. */
+static void frame_begins(struct perf_reader *r)
+{
+	ZSTD_frameHeader fh;
+	size_t len = r->zhead_len;
+
+	r->zhead_len = 0;
+	if (ZSTD_getFrameHeader(&fh, r->zhead, len) != 0 || fh.frameType != ZSTD_frame)
+		return;
+	if (fh.windowSize > ZWINDOW_MAX) {
+		zwarn(r, ZSTD_getErrorString(ZSTD_error_frameParameter_windowTooLarge));
 		return;
 	}
-	r->zin_pos = in.pos;
-	r->dlen += out.pos;
-	r->zmore = out.pos == out.size;
-	if (out.pos == 0 && in.pos == before_in) {
-		r->zin_pos = r->zin_len; /* no progress: give up on this record */
-		r->zmore = 0;
+	grow_to(r, &r->dbuf, &r->dcap, (size_t)fh.windowSize + REC_MAX + ZSTD_BLOCKSIZE_MAX);
+}
+
+/*
+ * Inflate the next unit of the stream (a frame header, a block, a checksum) behind
+ * what is left in dbuf.
+ *
+ * zstd's streaming decoder inflates into a buffer of its own and copies out: a copy
+ * of every byte, twice a run (pass 1 and pass 2; 8 KB of stack a --call-graph dwarf
+ * sample). The buffer-less decoder writes each block where it is told and reads the
+ * history a block refers to (up to the frame's window back) where it wrote it. So
+ * blocks are inflated one after another into dbuf, and when less than a block's room
+ * is left, the part of a record not read yet (under REC_MAX bytes) moves to the
+ * front and the next block follows it: zstd takes the bytes it wrote before as the
+ * older history. dbuf is at least window + REC_MAX + ZSTD_BLOCKSIZE_MAX bytes, so that
+ * what moves to the front, and the blocks after it until they make a window, are
+ * never where the window's history is.
+ */
+void pd_zfill(struct perf_reader *r)
+{
+	size_t need = ZSTD_nextSrcSizeToDecompress(r->zd), left, ret;
+	const uint8_t *src;
+
+	if (need == 0) { /* a frame ended: another may follow */
+		ZSTD_decompressBegin(r->zd);
+		r->zhead_len = 0;
+		need = ZSTD_nextSrcSizeToDecompress(r->zd);
 	}
+	left = r->zin_len - r->zin_pos;
+	/* a skippable frame's content (up to 4 GB) is passed over, not gathered */
+	if (r->zskip || ZSTD_nextInputType(r->zd) == ZSTDnit_skippableFrame) {
+		size_t take;
+
+		if (!r->zskip)
+			r->zskip = need;
+		take = r->zskip < left ? (size_t)r->zskip : left;
+		r->zin_pos += take;
+		r->zskip -= take;
+		if (!r->zskip)
+			ZSTD_decompressBegin(r->zd);
+		return;
+	}
+	if (!r->zstage_len && left >= need) {
+		src = r->zin + r->zin_pos;
+		r->zin_pos += need;
+	} else {
+		/* the unit goes on in the next payload: gathered */
+		size_t take = need - r->zstage_len < left ? need - r->zstage_len : left;
+
+		if (grow_to(r, &r->zstage, &r->zstage_cap, need) < 0)
+			return;
+		memcpy(r->zstage + r->zstage_len, r->zin + r->zin_pos, take);
+		r->zstage_len += take;
+		r->zin_pos += take;
+		if (r->zstage_len < need)
+			return;
+		src = r->zstage;
+		r->zstage_len = 0;
+	}
+	/* a frame header comes in two units: kept until whole */
+	if (ZSTD_nextInputType(r->zd) == ZSTDnit_frameHeader) {
+		if (r->zhead_len + need <= sizeof(r->zhead)) {
+			memcpy(r->zhead + r->zhead_len, src, need);
+			r->zhead_len += need;
+		}
+		ret = ZSTD_decompressContinue(r->zd, NULL, 0, src, need);
+		if (ZSTD_isError(ret)) {
+			r->zhead_len = 0;
+			zwarn(r, ZSTD_getErrorName(ret));
+			return;
+		}
+		if (ZSTD_nextInputType(r->zd) != ZSTDnit_frameHeader)
+			frame_begins(r);
+		return;
+	}
+	if (r->dcap - r->dlen < ZSTD_BLOCKSIZE_MAX) {
+		size_t avail = r->dlen - r->dhead;
+
+		memmove(r->dbuf, r->dbuf + r->dhead, avail);
+		r->dhead = 0;
+		r->dlen = avail;
+	}
+	ret = ZSTD_decompressContinue(r->zd, r->dbuf + r->dlen, r->dcap - r->dlen, src, need);
+	if (ZSTD_isError(ret)) {
+		zwarn(r, ZSTD_getErrorName(ret));
+		return;
+	}
+	r->dlen += ret;
+	r->zmore = 0;
 }
 
 /*
@@ -294,8 +401,8 @@ int pd_start_compressed(struct perf_reader *r, const uint8_t *p, uint16_t size,
 		return 0;
 	}
 	if (!r->zd) {
-		r->zd = ZSTD_createDStream();
-		if (!r->zd || ZSTD_isError(ZSTD_initDStream(r->zd))) {
+		r->zd = ZSTD_createDCtx();
+		if (!r->zd || ZSTD_isError(ZSTD_decompressBegin(r->zd))) {
 			diag_error(r->d, pd_cur_path(r), off, "cannot set up zstd decompression");
 			return -1;
 		}

@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,32 @@ struct kallsyms {
 	/* a parsed file owns these; a cache file is mapped instead */
 	void *own_syms, *own_aliases, *own_names;
 	struct mapped_file mf;
+	/* the running kernel's core part from the cache: the rest parsed on demand */
+	struct kallsyms_lazy *live;
 };
+
+struct kallsyms_lazy {
+	uint64_t lo, hi; /* the core range the table answers for: first and last start */
+	char *path;      /* the live file, parsed on the first lookup outside it */
+	pthread_mutex_t lock;
+	int tried;
+	struct kallsyms *full;
+};
+
+/* The whole live table, parsed on first use (NULL when it cannot be). */
+static struct kallsyms *live_full(struct kallsyms_lazy *z)
+{
+	struct kallsyms *full;
+
+	pthread_mutex_lock(&z->lock);
+	if (!z->tried) {
+		z->tried = 1;
+		z->full = kallsyms_load(z->path, NULL, 0);
+	}
+	full = z->full;
+	pthread_mutex_unlock(&z->lock);
+	return full;
+}
 
 struct kraw {
 	uint64_t start, end;
@@ -388,6 +414,11 @@ int kallsyms_lookup(const struct kallsyms *k, uint64_t addr, struct ksym *out)
 	size_t lo = 0, hi;
 	const struct kentry *e;
 
+	if (k && k->live && (addr < k->live->lo || addr > k->live->hi)) {
+		struct kallsyms *full = live_full(k->live);
+
+		return full ? kallsyms_lookup(full, addr, out) : 0;
+	}
 	if (!k || k->n == 0 || addr < k->syms[0].start)
 		return 0;
 	hi = k->n;
@@ -441,6 +472,12 @@ void kallsyms_free(struct kallsyms *k)
 	free(k->own_aliases);
 	free(k->own_names);
 	mapped_file_close(&k->mf);
+	if (k->live) {
+		kallsyms_free(k->live->full);
+		free(k->live->path);
+		pthread_mutex_destroy(&k->live->lock);
+		free(k->live);
+	}
 	free(k);
 }
 
@@ -618,12 +655,12 @@ int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char 
  * {u32 namesz, u32 descsz, u32 type}, then the name and the descriptor, each padded
  * to 4 bytes. The build id is type 3 (NT_GNU_BUILD_ID) named "GNU".
  */
-size_t kernel_live_build_id(uint8_t *id, size_t cap)
+static size_t build_id_from_notes(const char *notes, uint8_t *id, size_t cap)
 {
 	unsigned char buf[8192];
 	size_t len = 0, off = 0;
 	ssize_t r;
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	int fd = open(notes, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return 0;
@@ -655,6 +692,145 @@ size_t kernel_live_build_id(uint8_t *id, size_t cap)
 		off = next;
 	}
 	return 0;
+}
+
+size_t kernel_live_build_id(uint8_t *id, size_t cap)
+{
+	return build_id_from_notes("/sys/kernel/notes", id, cap);
+}
+
+/* Up to `cap` bytes from the start of `path` (a /proc file reads in pieces): the count,
+ * -1 when it cannot be read. */
+static ssize_t read_head(const char *path, char *buf, size_t cap)
+{
+	size_t got = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (got < cap && (r = read(fd, buf + got, cap - got)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return -1;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	return (ssize_t)got;
+}
+
+/* 1 when a line of the `len` bytes at `b` has a nonzero address. */
+static int shows_an_address(const char *b, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		size_t j = i;
+		int nonzero = 0;
+
+		while (j < len && hex_value1[(unsigned char)b[j]] != 0)
+			nonzero |= b[j++] != '0';
+		if (j < len && b[j] == ' ' && j > i && nonzero)
+			return 1;
+		while (j < len && b[j] != '\n')
+			j++;
+		i = j + 1;
+	}
+	return 0;
+}
+
+int kallsyms_live_id(const struct kallsyms_live *src, struct kallsyms_live_id *id)
+{
+	char boot[64], head[4096];
+	ssize_t nb, nh;
+	size_t pl = strlen(src->kallsyms);
+
+	memset(id, 0, sizeof(*id));
+	id->build_id_size = build_id_from_notes(src->notes, id->build_id, sizeof(id->build_id));
+	nb = read_head(src->boot_id, boot, sizeof(boot));
+	nh = read_head(src->kallsyms, head, sizeof(head));
+	if (!id->build_id_size || nb <= 0 || nh <= 0 || !shows_an_address(head, (size_t)nh) ||
+	    memchr(boot, 0, (size_t)nb) || memchr(head, 0, (size_t)nh) ||
+	    pl + 2 + (size_t)nb + (size_t)nh >= sizeof(id->ident))
+		return -1;
+	memcpy(id->ident, src->kallsyms, pl);
+	id->ident[pl] = '\n';
+	memcpy(id->ident + pl + 1, boot, (size_t)nb);
+	id->ident[pl + 1 + (size_t)nb] = '\n';
+	memcpy(id->ident + pl + 2 + (size_t)nb, head, (size_t)nh);
+	id->ident_len = pl + 2 + (size_t)nb + (size_t)nh;
+	id->ident[id->ident_len] = 0;
+	return 0;
+}
+
+struct kallsyms *kallsyms_live_open(const char *file, const struct kallsyms_live *src,
+				    const struct kallsyms_live_id *id, const char **damage)
+{
+	static const struct file_id none;
+	struct kallsyms *k = kallsyms_cache_open(file, id->ident, &none, id->build_id,
+						 id->build_id_size, damage);
+
+	if (!k)
+		return NULL;
+	if (k->n == 0) {
+		kallsyms_free(k);
+		*damage = "inconsistent";
+		return NULL;
+	}
+	k->live = xcalloc(1, sizeof(*k->live));
+	k->live->lo = k->syms[0].start;
+	k->live->hi = k->syms[k->n - 1].start;
+	k->live->path = xstrdup(src->kallsyms);
+	pthread_mutex_init(&k->live->lock, NULL);
+	return k;
+}
+
+int kallsyms_live_write(const struct kallsyms *k, const char *file,
+			const struct kallsyms_live_id *id)
+{
+	static const struct file_id none;
+	struct kallsyms view = { 0 };
+	struct kentry *syms;
+	struct kalias *aliases;
+	uint64_t lo = kallsyms_addr_of(k, "_text"), hi = 0;
+	size_t first = k->n, last = 0, n = 0, na = 0;
+	int rc;
+
+	if (!lo)
+		lo = kallsyms_addr_of(k, "_stext");
+	if (!lo || k->live)
+		return -1;
+	for (size_t i = 0; i < k->n; i++)
+		if (k->syms[i].module == NO_MODULE && k->syms[i].start >= lo) {
+			if (first == k->n)
+				first = i;
+			last = i;
+		}
+	if (first == k->n)
+		return -1;
+	hi = k->syms[last].start;
+	/* the range is the core kernel's alone, or no cache */
+	for (size_t i = first; i <= last; i++)
+		if (k->syms[i].module != NO_MODULE)
+			return -1;
+	syms = xmalloc((last - first + 1) * sizeof(*syms));
+	aliases = xmalloc((k->naliases ? k->naliases : 1) * sizeof(*aliases));
+	for (size_t i = first; i <= last; i++)
+		syms[n++] = k->syms[i];
+	for (size_t i = 0; i < k->naliases; i++)
+		if (k->aliases[i].addr >= lo && k->aliases[i].addr <= hi)
+			aliases[na++] = k->aliases[i];
+	view.syms = syms;
+	view.n = n;
+	view.aliases = aliases;
+	view.naliases = na;
+	view.names = k->names;
+	view.names_len = k->names_len;
+	rc = kallsyms_cache_write(&view, file, id->ident, &none, id->build_id, id->build_id_size);
+	free(syms);
+	free(aliases);
+	return rc;
 }
 
 int kallsyms_same_as_running(const char *path, const char *running)

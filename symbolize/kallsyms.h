@@ -54,6 +54,43 @@ int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char 
 			 size_t build_id_size);
 
 /*
+ * The running kernel's table, /proc/kallsyms, without parsing it on every run. Reading
+ * /proc/kallsyms is costly in itself (the kernel formats 120,000 lines: 40 ms of system
+ * time), and what it says changes as modules, BPF programs and trampolines come and
+ * go, so a cache of the whole file could not be trusted. What is kept is the core
+ * kernel's part within its image (from _text to the last core symbol): it is fixed for
+ * one kernel in one boot, and nothing that comes and goes is placed inside the image.
+ * Such an entry holds the kernel's build id (/sys/kernel/notes), the boot id
+ * (/proc/sys/kernel/random/boot_id) and the first bytes /proc/kallsyms reads (the
+ * kernel's load address, and whether addresses are shown at all); it is used only when
+ * all three are what they are now. A lookup outside the core range parses the live
+ * file then, once, and answers from it, as a run without the cache would.
+ */
+struct kallsyms_live {
+	const char *kallsyms, *notes, *boot_id; /* the files: KALLSYMS_LIVE for the real ones */
+};
+#define KALLSYMS_LIVE { "/proc/kallsyms", "/sys/kernel/notes", "/proc/sys/kernel/random/boot_id" }
+/* What identifies the running kernel's table now; filled by kallsyms_live_id. */
+struct kallsyms_live_id {
+	uint8_t build_id[64];
+	size_t build_id_size;
+	char ident[4608]; /* the live file's path, the boot id and the file's first bytes */
+	size_t ident_len;
+};
+/* 0 and `id` filled; -1 when something is unreadable or the first bytes show no
+ * address (then there is no caching). */
+int kallsyms_live_id(const struct kallsyms_live *src, struct kallsyms_live_id *id);
+/* The core table in cache `file` made for `id`, answering outside its range from
+ * src->kallsyms parsed on demand; NULL when missing, stale or damaged (*damage). */
+struct kallsyms *kallsyms_live_open(const char *file, const struct kallsyms_live *src,
+				    const struct kallsyms_live_id *id, const char **damage);
+/* Write the core part of `k` (parsed from the live file as `id` describes it) to
+ * cache `file`: 0, or -1 when it cannot be written or the table has no core range
+ * free of other symbols. */
+int kallsyms_live_write(const struct kallsyms *k, const char *file,
+			const struct kallsyms_live_id *id);
+
+/*
  * The build id of the running kernel, from /sys/kernel/notes. Returns its size,
  * 0 when it cannot be read.
  */

@@ -6,6 +6,58 @@
 #include <string.h>
 #include <unistd.h>
 
+/* How one kind of kallsyms cache entry is read and written: the entry `file` if it
+ * was made from what `arg` says (NULL, and *damage when it is damaged), and `k`
+ * written as one. */
+struct kcache_kind {
+	struct kallsyms *(*open)(const char *file, const void *arg, const char **damage);
+	void (*write)(const struct kallsyms *k, const char *file, const void *arg);
+};
+
+/* The table of `path` from the cache entry `key`, else parsed and the entry made. */
+static struct kallsyms *through_cache(struct symbolizer *s, const char *path, const char *key,
+				      const struct kcache_kind *kind, const void *arg,
+				      char *err, size_t errlen)
+{
+	char *file = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, key, 0);
+	const char *damage = NULL;
+	struct kallsyms *k = file ? kind->open(file, arg, &damage) : NULL;
+
+	if (damage)
+		cache_damaged(&s->cache, file, damage);
+	if (!k) {
+		k = kallsyms_load(path, err, errlen);
+		free(file);
+		file = k ? cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, key, 1) : NULL;
+		if (file)
+			kind->write(k, file, arg);
+	}
+	free(file);
+	return k;
+}
+
+/* A saved kallsyms file, by the recorded kernel's build id. */
+struct saved_src {
+	const char *path;
+	struct file_id id;
+	const uint8_t *bid;
+	size_t bidlen;
+};
+
+static struct kallsyms *saved_open(const char *file, const void *arg, const char **damage)
+{
+	const struct saved_src *a = arg;
+
+	return kallsyms_cache_open(file, a->path, &a->id, a->bid, a->bidlen, damage);
+}
+
+static void saved_write(const struct kallsyms *k, const char *file, const void *arg)
+{
+	const struct saved_src *a = arg;
+
+	kallsyms_cache_write(k, file, a->path, &a->id, a->bid, a->bidlen);
+}
+
 /*
  * Kernel symbols from the kallsyms file `path`: through the cache when the kernel's
  * build id is known (a parsed table mapped, made on first use), else parsed.
@@ -14,26 +66,59 @@ static struct kallsyms *load_kallsyms(struct symbolizer *s, const char *path,
 				      const uint8_t *bid, size_t bidlen, char *err,
 				      size_t errlen)
 {
-	struct file_id src;
-	struct kallsyms *k;
-	char hex[2 * 20 + 1], *file;
-	const char *damage = NULL;
+	static const struct kcache_kind saved = { saved_open, saved_write };
+	struct saved_src a = { path, { 0 }, bid, bidlen };
+	char hex[2 * 20 + 1];
 
-	if (!s->opt.cache_dir || !bidlen || bidlen > 20 || file_id_of(path, &src) != 0)
+	if (!s->opt.cache_dir || !bidlen || bidlen > 20 || file_id_of(path, &a.id) != 0)
 		return kallsyms_load(path, err, errlen);
 	hex_bytes(hex, bid, bidlen);
-	file = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 0);
-	k = file ? kallsyms_cache_open(file, path, &src, bid, bidlen, &damage) : NULL;
-	if (damage)
-		cache_damaged(&s->cache, file, damage);
-	if (!k) {
-		k = kallsyms_load(path, err, errlen);
-		free(file);
-		file = k ? cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 1) : NULL;
-		if (file)
-			kallsyms_cache_write(k, file, path, &src, bid, bidlen);
+	return through_cache(s, path, hex, &saved, &a, err, errlen);
+}
+
+/* The running kernel's, as kallsyms_live_id describes it now. */
+struct live_src {
+	struct kallsyms_live src;
+	struct kallsyms_live_id id;
+};
+
+static struct kallsyms *live_open(const char *file, const void *arg, const char **damage)
+{
+	const struct live_src *a = arg;
+
+	return kallsyms_live_open(file, &a->src, &a->id, damage);
+}
+
+static void live_write(const struct kallsyms *k, const char *file, const void *arg)
+{
+	const struct live_src *a = arg;
+
+	kallsyms_live_write(k, file, &a->id);
+}
+
+/*
+ * The running kernel's symbols from its kallsyms file `path` (/proc/kallsyms): the
+ * core kernel's part through the cache (see kallsyms_live_id), the rest parsed when
+ * a lookup needs it; parsed whole without a cache.
+ */
+static struct kallsyms *load_live_kallsyms(struct symbolizer *s, const char *path,
+					   char *err, size_t errlen)
+{
+	static const struct kcache_kind live = { live_open, live_write };
+	struct live_src *a = xmalloc(sizeof(*a));
+	struct kallsyms *k;
+	char hex[5 + 2 * 64 + 1];
+
+	a->src = (struct kallsyms_live)KALLSYMS_LIVE;
+	a->src.kallsyms = path;
+	if (!s->opt.cache_dir || kallsyms_live_id(&a->src, &a->id) != 0) {
+		free(a);
+		return kallsyms_load(path, err, errlen);
 	}
-	free(file);
+	memcpy(hex, "live-", 5);
+	hex_bytes(hex + 5, a->id.build_id, a->id.build_id_size);
+	k = through_cache(s, path, hex, &live, a, err, errlen);
+	free(a);
 	return k;
 }
 
@@ -71,13 +156,13 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 			continue;
 		}
 		if (c->flags & LOC_F_SAME_KERNEL) {
-			/* it changes as modules load: parsed, never cached */
+			/* it changes as modules load: only the core kernel's part cached */
 			if (bidlen && !same) {
 				snprintf(s->kernel_source, sizeof(s->kernel_source),
 					 "the running kernel is not the recorded one: give --kallsyms");
 				break;
 			}
-			s->ksyms = kallsyms_load(c->path, err, sizeof(err));
+			s->ksyms = load_live_kallsyms(s, c->path, err, sizeof(err));
 		} else {
 			s->ksyms = load_kallsyms(s, c->path, bid, bidlen, err, sizeof(err));
 		}

@@ -15,11 +15,14 @@
 #         recursion rec_walk x12 -> rec_leaf, main -> main_spin -> main_mix
 #   dwpp  C++: std::sort with a lambda, a std::function calling Hasher::step
 #   rec.js  node: walk() recursing 10 deep into leaf()
+#   remap   C: spin_a from liba.so, dlclose, then spin_b from libb.so at the same
+#           addresses (liba.S and libb.S: the same code, CFI that differs)
 #
 # Recordings (cwd $REC = /tmp/perfconv-rec-dwarf, perf --buildid-dir $REC/.debug), all
 # with the default dwarf stack size (8192 bytes):
 #   perf record -z -F 999 --call-graph dwarf -o dw.data ./dw 1000
 #   perf record -z -F 999 --call-graph dwarf -o dwpp.data ./dwpp 1500
+#   perf record -z -F 999 --call-graph dwarf -o remap.data ./remap 300
 #   perf record -k 1 -F 999 --call-graph dwarf -o node.data \
 #       node --perf-prof --perf-prof-unwinding-info --interpreted-frames-native-stack rec.js 1500
 # -z (zstd) keeps the C and C++ recordings small (stack copies compress ~90x). perf 6.1's
@@ -67,11 +70,14 @@ mkdir -p "$REC" "$BID" "$TD/expected"
 
 gcc $CFLAGS_DW -o "$TD/dw" "$TD/src/dw.c"
 g++ $CXXFLAGS_DW -o "$TD/dwpp" "$TD/src/dwpp.cpp"
-cp "$TD/dw" "$TD/dwpp" "$TD/src/rec.js" "$REC/"
+gcc $CFLAGS_DW -o "$TD/remap" "$TD/src/remap.c" -ldl
+for x in a b; do gcc -shared -fPIC -o "$TD/lib$x.so" "$TD/src/lib$x.S"; done
+cp "$TD/dw" "$TD/dwpp" "$TD/remap" "$TD/liba.so" "$TD/libb.so" "$TD/src/rec.js" "$REC/"
 cd "$REC"
 
 perf_ record -q -z -F 999 --call-graph dwarf -o dw.data ./dw 1000
 perf_ record -q -z -F 999 --call-graph dwarf -o dwpp.data ./dwpp 1500
+perf_ record -q -z -F 999 --call-graph dwarf -o remap.data ./remap 300
 perf_ record -q -k 1 -F 999 --call-graph dwarf -o node.data \
 	node --perf-prof --perf-prof-unwinding-info --interpreted-frames-native-stack rec.js 1500
 dump=$(ls jit-*.dump)
@@ -81,7 +87,7 @@ for n in dw dwpp; do
 done
 
 rm -f "$TD"/*.data "$TD"/*.data.gz "$TD"/jit-*.dump.gz
-cp dw.data dwpp.data "$TD/"
+cp dw.data dwpp.data remap.data "$TD/"
 gzip -9n -c node.data > "$TD/node.data.gz"
 gzip -9n -c "$dump" > "$TD/$dump.gz"
 chmod -R u+rwX,go+rX "$TD"

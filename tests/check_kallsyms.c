@@ -270,6 +270,123 @@ START_TEST(test_live_build_id)
 }
 END_TEST
 
+/* The files a live table is read from, made up: a kallsyms longer than the 4096 bytes
+ * of its head that identify it, a notes file with build id `bid0`, a boot id. */
+static void write_live(const char *dir, const char *text_at, const char *last_name,
+		       const char *module_line, const char *boot, uint8_t bid0)
+{
+	char path[600];
+	FILE *f;
+	uint32_t note[3] = { 4, 20, 3 };
+	uint8_t desc[20] = { bid0, 0x11, 0x22 };
+
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s T _stext\n%s T _text\n", text_at, text_at);
+	/* 200 lines (about 7 KB) of core symbols */
+	for (int i = 0; i < 200; i++)
+		if (strncmp(text_at, "0000", 4) == 0) /* hidden: every address zero */
+			fprintf(f, "0000000000000000 t pad_%d\n", i);
+		else
+			fprintf(f, "ffffffff81%06x t pad_%d\n", 0x100 + i * 0x10, i);
+	fprintf(f, "ffffffff81010000 T %s\n", last_name);
+	fprintf(f, "%s", module_line);
+	fprintf(f, "0000000000002000 D early_data\n");
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/notes", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fwrite(note, sizeof(note), 1, f);
+	fwrite("GNU", 4, 1, f);
+	fwrite(desc, sizeof(desc), 1, f);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/boot_id", dir);
+	ck_assert_int_eq(write_file(path, boot), 0);
+}
+
+/* The running kernel's core part cached, keyed by build id, boot id and the head of
+ * the file; modules and the rest always read from the live file. */
+START_TEST(test_live_cache)
+{
+	char dir[600], ks[700], notes[700], boot[700], file[700], err[256];
+	struct kallsyms_live src = { ks, notes, boot };
+	struct kallsyms_live_id id, id2;
+	struct kallsyms *k;
+	const struct ksym *s;
+	const char *damage;
+	const char *mod = "ffffffffc0001000 t mod_fn\t[ext4]\n";
+	const char *boot1 = "9dd97781-3292-41f5-9acb-f8ff173912ac\n";
+
+	snprintf(dir, sizeof(dir), "%s/live", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	snprintf(notes, sizeof(notes), "%s/notes", dir);
+	snprintf(boot, sizeof(boot), "%s/boot_id", dir);
+	snprintf(file, sizeof(file), "%s/cache", dir);
+	write_live(dir, "ffffffff81000000", "core_last", mod, boot1, 0xa3);
+
+	ck_assert_int_eq(kallsyms_live_id(&src, &id), 0);
+	ck_assert_uint_eq(id.build_id_size, 20);
+	ck_assert_uint_eq(id.build_id[0], 0xa3);
+	ck_assert_ptr_null(kallsyms_live_open(file, &src, &id, &damage));
+	ck_assert_ptr_null(damage);
+	k = kallsyms_load(ks, err, sizeof(err));
+	ck_assert_msg(k != NULL, "%s", err);
+	ck_assert_int_eq(kallsyms_live_write(k, file, &id), 0);
+	kallsyms_free(k);
+
+	/* a module loaded and another unloaded since (past the head): the core part from
+	 * the cache, the module's symbols from the file as it is now */
+	write_live(dir, "ffffffff81000000", "renamed_core", "ffffffffc0001000 t xfs_fn\t[xfs]\n",
+		   boot1, 0xa3);
+	ck_assert_int_eq(kallsyms_live_id(&src, &id2), 0);
+	k = kallsyms_live_open(file, &src, &id2, &damage);
+	ck_assert_ptr_nonnull(k);
+	s = at(k, 0xffffffff81000155);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "pad_5");
+	ck_assert_ptr_null(s->module);
+	/* the core kernel is fixed in one boot: what the cache holds is what is used */
+	ck_assert_str_eq(at(k, 0xffffffff81010000)->name, "core_last");
+	ck_assert_uint_eq(kallsyms_addr_of(k, "_text"), 0xffffffff81000000);
+	s = at(k, 0xffffffffc0001010);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "xfs_fn");
+	ck_assert_str_eq(s->module, "xfs");
+	/* below _text: not in the cache, from the file */
+	ck_assert_str_eq(at(k, 0x2000)->name, "early_data");
+	kallsyms_free(k);
+
+	/* another boot, another kernel, the kernel loaded elsewhere: not used, no damage */
+	write_live(dir, "ffffffff81000000", "core_last", mod, "0b4e6c1a-boot-2\n", 0xa3);
+	ck_assert_int_eq(kallsyms_live_id(&src, &id2), 0);
+	ck_assert_ptr_null(kallsyms_live_open(file, &src, &id2, &damage));
+	ck_assert_ptr_null(damage);
+	write_live(dir, "ffffffff81000000", "core_last", mod, boot1, 0xb4);
+	ck_assert_int_eq(kallsyms_live_id(&src, &id2), 0);
+	ck_assert_ptr_null(kallsyms_live_open(file, &src, &id2, &damage));
+	ck_assert_ptr_null(damage);
+	write_live(dir, "ffffffff81200000", "core_last", mod, boot1, 0xa3);
+	ck_assert_int_eq(kallsyms_live_id(&src, &id2), 0);
+	ck_assert_ptr_null(kallsyms_live_open(file, &src, &id2, &damage));
+	ck_assert_ptr_null(damage);
+	/* addresses hidden (kptr_restrict): no caching at all */
+	write_live(dir, "0000000000000000", "core_last", mod, boot1, 0xa3);
+	ck_assert_int_eq(kallsyms_live_id(&src, &id2), -1);
+
+	/* a module symbol inside the core range: the range is not the core's alone, so
+	 * nothing is cached */
+	write_live(dir, "ffffffff81000000", "core_last", "ffffffff81000105 t odd_fn\t[odd]\n",
+		   boot1, 0xa3);
+	ck_assert_int_eq(kallsyms_live_id(&src, &id2), 0);
+	k = kallsyms_load(ks, err, sizeof(err));
+	ck_assert_msg(k != NULL, "%s", err);
+	ck_assert_int_eq(kallsyms_live_write(k, file, &id2), -1);
+	kallsyms_free(k);
+}
+END_TEST
+
 static Suite *kallsyms_suite(void)
 {
 	Suite *s = suite_create("kallsyms");
@@ -283,6 +400,7 @@ static Suite *kallsyms_suite(void)
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_live_kallsyms);
 	tcase_add_test(tc, test_live_build_id);
+	tcase_add_test(tc, test_live_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -935,6 +935,192 @@ START_TEST(test_compressed_straddle)
 }
 END_TEST
 
+/* The length of name number `k` with its NUL, and its first random state. */
+static size_t name_len(size_t k, uint64_t *x)
+{
+	*x = k * 0x9e3779b97f4a7c15ULL + 1;
+	return 1000 + (size_t)(*x % 2000) + 1;
+}
+
+/* The record of a name of `n` bytes with its NUL: header, fields, padded name, trailer. */
+static size_t mmap2_size(size_t n)
+{
+	return 8 + 64 + n + (8 - n % 8) % 8 + 48;
+}
+
+/* How many names in turn make just over 1,020,000 bytes of records: each record's name
+ * was last seen that far back, nearly the 1 MB window. */
+static size_t name_cycle(void)
+{
+	size_t k = 0, bytes = 0;
+	uint64_t x;
+
+	while (bytes < 1020000)
+		bytes += mmap2_size(name_len(k++, &x));
+	return k;
+}
+
+/* The name of the long stream's MMAP2 number `i`: one of name_cycle() names of 1,000
+ * to 3,000 pseudo-random letters, taken in turn, so that blocks refer to history
+ * nearly a window back. */
+#define LONG_N 3000
+static void long_name(size_t i, size_t cycle, char *out)
+{
+	uint64_t x;
+	size_t n = name_len(i % cycle, &x) - 1;
+
+	out[0] = '/';
+	for (size_t k = 1; k < n; k++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		out[k] = (char)('a' + x % 26);
+	}
+	out[n] = 0;
+}
+
+/* Bytes that grow (struct buf holds 8 KB). */
+struct big {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void bput(struct big *b, const void *src, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		ck_assert_ptr_nonnull(b->p);
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static void bput32(struct big *b, uint32_t v) { bput(b, &v, 4); }
+static void bput64(struct big *b, uint64_t v) { bput(b, &v, 8); }
+
+/* The header of a record of `type` whose `size` bytes follow (host order, little-endian
+ * as build_file's header is). */
+static void bhead(struct big *b, uint32_t type, uint16_t size)
+{
+	uint16_t misc = 2;
+
+	bput32(b, type);
+	bput(b, &misc, 2);
+	bput(b, &size, 2);
+}
+
+static void no_records(struct buf *b)
+{
+	(void)b;
+}
+
+/* build_file's header and 3,000 MMAP2 records (6 MB) in one zstd stream with a 1 MB
+ * window, cut as perf record cuts it: output of at most 4,000 bytes a COMPRESSED
+ * record, so that blocks and frame parts straddle records. */
+static void long_compressed(struct big *f)
+{
+	static struct buf head;
+	static uint8_t out[4000];
+	static char name[4096];
+	struct big plain = { 0 };
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t from = 0;
+
+	build_file(&head, 0, no_records);
+	bput(f, head.p, head.len);
+	for (size_t i = 0, cycle = name_cycle(); i < LONG_N; i++) {
+		size_t n, pad;
+
+		long_name(i, cycle, name);
+		n = strlen(name) + 1;
+		pad = (8 - n % 8) % 8;
+		bhead(&plain, PERF_RECORD_MMAP2, (uint16_t)mmap2_size(n));
+		bput32(&plain, (uint32_t)i); bput32(&plain, (uint32_t)i);
+		bput64(&plain, 0x400000); bput64(&plain, 0x10000); bput64(&plain, 0);
+		bput32(&plain, 8); bput32(&plain, 1); bput64(&plain, 2); bput64(&plain, 3);
+		bput32(&plain, 5); bput32(&plain, 2);
+		bput(&plain, name, n);
+		bput(&plain, "\0\0\0\0\0\0\0", pad);
+		/* the trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER */
+		bput32(&plain, (uint32_t)i); bput32(&plain, (uint32_t)i);
+		bput64(&plain, 5000 + i); bput64(&plain, 8); bput64(&plain, 55);
+		bput32(&plain, 3); bput32(&plain, 0);
+		bput64(&plain, 8);
+	}
+	ck_assert(cc != NULL);
+	ck_assert(!ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, 20)));
+	ck_assert(!ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3)));
+	/* matches found however far back in the window */
+	ck_assert(!ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_enableLongDistanceMatching, 1)));
+	while (from < plain.len) {
+		size_t to = from + 100000 < plain.len ? from + 100000 : plain.len, left;
+		ZSTD_EndDirective end = to == plain.len ? ZSTD_e_end : ZSTD_e_flush;
+		ZSTD_inBuffer in = { plain.p, to, from };
+
+		do {
+			ZSTD_outBuffer o = { out, sizeof(out), 0 };
+			size_t pad;
+
+			left = ZSTD_compressStream2(cc, &o, &in, end);
+			ck_assert(!ZSTD_isError(left));
+			pad = (8 - o.pos % 8) % 8;
+			bhead(f, PERF_RECORD_COMPRESSED2, (uint16_t)(16 + o.pos + pad));
+			bput64(f, o.pos);
+			bput(f, out, o.pos);
+			bput(f, "\0\0\0\0\0\0\0", pad);
+		} while (left || in.pos < in.size);
+		from = to;
+	}
+	/* the data section's size */
+	{
+		uint64_t data_at, size;
+
+		memcpy(&data_at, f->p + 40, 8);
+		size = f->len - data_at;
+		memcpy(f->p + 48, &size, 8);
+	}
+	ZSTD_freeCCtx(cc);
+	free(plain.p);
+}
+
+/* Blocks inflated in place one after another, the buffer wrapping around many times,
+ * history a window back: every record as written, in both passes. */
+START_TEST(test_compressed_long)
+{
+	static char name[4096];
+	struct big f = { 0 };
+	struct perf_record rec;
+	struct perf_reader *r;
+	struct cap c;
+
+	long_compressed(&f);
+	cap_init(&c);
+	r = perf_reader_open_mem(f.p, f.len, "long-z.data", &c.d);
+	ck_assert(r != NULL);
+	for (int pass = 0; pass < 2; pass++) {
+		size_t i = 0, cycle = name_cycle();
+
+		while (perf_reader_next(r, &rec) == 1) {
+			ck_assert_uint_eq(rec.type, PERF_RECORD_MMAP2);
+			ck_assert_uint_eq(rec.u.mmap.pid, i);
+			long_name(i, cycle, name);
+			ck_assert_msg(strcmp(rec.u.mmap.filename, name) == 0,
+				      "pass %d, record %zu: a name of %zu bytes where %zu were written",
+				      pass + 1, i, strlen(rec.u.mmap.filename), strlen(name));
+			i++;
+		}
+		ck_assert_uint_eq(i, LONG_N);
+		ck_assert_uint_eq(perf_reader_stats(r)->skipped_bad, 0);
+		perf_reader_rewind(r);
+	}
+	ck_assert_ptr_null(strstr(cap_text(&c), "zstd"));
+	perf_reader_close(r);
+	cap_release(&c);
+	free(f.p);
+}
+END_TEST
+
 /* A COMM whose size is 8 too large, then compressed data holding a record of size 0,
  * then a FORK: issue 21 B1. */
 static void size_damage_records(struct buf *b)
@@ -1078,6 +1264,7 @@ static Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_skip_type_two_passes);
 	tcase_add_test(tc, test_skip_type_from_midway);
 	tcase_add_test(tc, test_compressed_straddle);
+	tcase_add_test(tc, test_compressed_long);
 	tcase_add_test(tc, test_size_damage);
 	tcase_add_test(tc, test_time_conv);
 	suite_add_tcase(s, tc);

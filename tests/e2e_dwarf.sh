@@ -56,6 +56,22 @@ else
 	bad "dwpp: folded: $(sort -k2 -n -r "$TMP/dwpp.folded" | head -2)"
 fi
 
+# 1b. One pc, two objects: remap runs spin_a from liba.so, closes it, and runs spin_b
+#    from libb.so, which the loader maps where liba.so was: the same code at the same
+#    addresses, and CFI that says 4 KB of stack (liba.so) or none (libb.so, wrong on
+#    purpose). The unwinder keeps each pc's module per process epoch: after the
+#    remapping, libb.so's rules apply, so its stacks stop at spin_b's caller instead
+#    of reaching main through liba.so's.
+"$PERFCONV" -q --symfs $TD -i $D/remap.data -o "$TMP/remap.folded" 2>"$TMP/remap.err"
+a=$(awk '/;main;run;spin_a( |;)/ {n += $NF} END {print n + 0}' "$TMP/remap.folded")
+b=$(awk '/;spin_b( |;)/ {n += $NF} END {print n + 0}' "$TMP/remap.folded")
+bmain=$(awk '/;main;run;spin_b( |;)/ {n += $NF} END {print n + 0}' "$TMP/remap.folded")
+if [ "$a" -ge 100 ] && [ "$b" -ge 100 ] && [ "$bmain" = 0 ]; then
+	ok "remap: liba.so's $a samples unwound to main, libb.so's $b by its own rules (none reach main)"
+else
+	bad "remap: spin_a reaching main $a, spin_b $b of which $bmain reach main (liba.so's rules used for libb.so)"
+fi
+
 # 2. node: JIT frames (the dump node writes) between node's own, on a recording made now
 #    with this machine's node (the one scripts/install-deps.sh installs: Debian's
 #    nodejs, unless node came from elsewhere), compared with perf script after perf

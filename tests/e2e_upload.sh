@@ -23,6 +23,17 @@ if ! command -v node >/dev/null || [ ! -d tests/browser/node_modules/pprof-forma
 	exit 1
 fi
 
+# libcurl is opened when an upload starts (convert/upload.c), not loaded by every run
+if readelf -d "$PERFCONV" | grep NEEDED | grep -q libcurl; then
+	bad "perfconv links libcurl: every conversion loads it and its 27 libraries"
+elif "$PERFCONV" -q -i testdata/mt-g.data --kallsyms testdata/kallsyms.gz -o /dev/null \
+	--cache-dir "$TMP/nocurl" 2>/dev/null && ! LD_DEBUG=files "$PERFCONV" -q -i testdata/mt-g.data \
+	--kallsyms testdata/kallsyms.gz -o /dev/null --cache-dir "$TMP/nocurl" 2>&1 | grep -q libcurl; then
+	ok "a conversion does not load libcurl; the uploads below open it"
+else
+	bad "a conversion loads libcurl"
+fi
+
 PIDS=()
 at_exit() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
 
