@@ -122,16 +122,14 @@ bad:
 }
 
 /* Does a _Z name end as legacy Rust names do, with "17h", 16 hex digits of hash and "E"? */
-static int rust_legacy(const char *name)
+int demangle_may_be_rust(const char *name)
 {
-	size_t n = strlen(name);
-
-	if (n < 21 || name[n - 1] != 'E' || memcmp(name + n - 20, "17h", 3) != 0)
+	if (name[0] != '_' || name[1] != 'Z' || name[2] != 'N')
 		return 0;
-	for (size_t i = n - 17; i < n - 1; i++)
-		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
-			return 0;
-	return 1;
+	for (const char *p = name + 3; (p = strstr(p, "17h")) != NULL; p++)
+		if (strnlen(p, 20) == 20 && p[19] == 'E')
+			return 1;
+	return 0;
 }
 
 static char *native_demangle(const char *name)
@@ -157,8 +155,15 @@ static char *native_demangle(const char *name)
 	}
 	/* libiberty's DMGL_AUTO tries Rust first on every name: a C++ name goes to the
 	 * C++ demangler alone, a legacy Rust or a v0 (_R) name to Rust's */
-	if (name[1] == 'R' || rust_legacy(name))
+	if (name[1] == 'R')
 		return cplus_demangle(name, DMGL_RUST);
+	if (demangle_may_be_rust(name)) {
+		/* libiberty's automatic style: Rust's legacy form first, then C++ */
+		char *d = cplus_demangle(name, DMGL_RUST);
+
+		if (d)
+			return d;
+	}
 	return cplus_demangle(name, DMGL_GNU_V3);
 }
 

@@ -17,4 +17,12 @@
  */
 char *demangle_name(const char *name);
 
+/*
+ * 0 when libiberty's Rust demangler cannot read `name`, a "_Z" name: a legacy Rust
+ * name is "_ZN", path segments, a hash segment ("17h" and 16 hex digits), "E", and
+ * perhaps a ".suffix" after it (".llvm.123", from LTO). 1 when it may be one: then
+ * libiberty's automatic style (what perf shows) tries it as Rust before C++.
+ */
+int demangle_may_be_rust(const char *name);
+
 #endif

@@ -19,6 +19,7 @@
  */
 #include "symbolize/elfsyms.h"
 
+#include "common/demangle.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -695,21 +696,6 @@ static void finish(struct elf_obj *o, struct symvec *s)
 }
 
 /*
- * 0 when libiberty's Rust demangler cannot read `raw`, a _Z name: a legacy Rust name
- * is "_ZN", path segments, a hash segment ("17h" and 16 hex digits), "E", perhaps a
- * ".suffix" after it (".llvm.123"). Of node's 79,000 C++ names, 18 pass.
- */
-static int may_be_rust(const char *raw)
-{
-	if (raw[2] != 'N')
-		return 0;
-	for (const char *p = raw + 3; (p = strstr(p, "17h")) != NULL; p++)
-		if (strnlen(p, 20) == 20 && p[19] == 'E')
-			return 1;
-	return 0;
-}
-
-/*
  * perf compares aliases by their names demangled without parameters (libiberty's
  * automatic style, which tries Rust's legacy form first, then C++): the same names,
  * with the Rust attempt made only on a name that can be one.
@@ -718,7 +704,7 @@ static char *cmpname_demangle(const char *raw)
 {
 	char *d;
 
-	if (may_be_rust(raw)) {
+	if (demangle_may_be_rust(raw)) {
 		d = cplus_demangle(raw, DMGL_RUST);
 		if (d)
 			return d;

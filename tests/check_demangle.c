@@ -25,6 +25,9 @@ START_TEST(cpp_and_rust)
 	is("_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector<int, std::allocator<int> >::push_back");
 	/* legacy Rust: the hash dropped, $LT$ and friends read */
 	is("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", "core::ptr::drop_in_place");
+	/* an LTO suffix after the E: still Rust, as libiberty's automatic style (perf)
+	 * reads it, not C++ with the hash as a path segment */
+	is("_ZN4core3ptr13drop_in_place17h0123456789abcdefE.llvm.4711", "core::ptr::drop_in_place");
 	is("_RNvCs1234_7mycrate4main", "mycrate::main");
 	is("main", NULL);
 	is("_Zbogus", NULL);
