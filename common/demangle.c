@@ -122,7 +122,12 @@ bad:
 }
 
 /* Does a _Z name end as legacy Rust names do, with "17h", 16 hex digits of hash and "E"? */
-int demangle_may_be_rust(const char *name)
+/*
+ * 0 when libiberty's Rust demangler cannot read `name`, a "_Z" name: a legacy Rust
+ * name is "_ZN", path segments, a hash segment ("17h" and 16 hex digits), "E", and
+ * perhaps a ".suffix" after it (".llvm.123", from LTO).
+ */
+static int may_be_rust(const char *name)
 {
 	if (name[0] != '_' || name[1] != 'Z' || name[2] != 'N')
 		return 0;
@@ -153,12 +158,17 @@ static char *native_demangle(const char *name)
 		free(d);
 		return b.s;
 	}
+	return demangle_auto(name);
+}
+
+char *demangle_auto(const char *name)
+{
 	/* libiberty's DMGL_AUTO tries Rust first on every name: a C++ name goes to the
-	 * C++ demangler alone, a legacy Rust or a v0 (_R) name to Rust's */
+	 * C++ demangler alone, a v0 (_R) name to Rust's, a legacy Rust one to Rust's
+	 * and, if it cannot read it, to C++'s */
 	if (name[1] == 'R')
 		return cplus_demangle(name, DMGL_RUST);
-	if (demangle_may_be_rust(name)) {
-		/* libiberty's automatic style: Rust's legacy form first, then C++ */
+	if (may_be_rust(name)) {
 		char *d = cplus_demangle(name, DMGL_RUST);
 
 		if (d)

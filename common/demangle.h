@@ -18,11 +18,10 @@
 char *demangle_name(const char *name);
 
 /*
- * 0 when libiberty's Rust demangler cannot read `name`, a "_Z" name: a legacy Rust
- * name is "_ZN", path segments, a hash segment ("17h" and 16 hex digits), "E", and
- * perhaps a ".suffix" after it (".llvm.123", from LTO). 1 when it may be one: then
- * libiberty's automatic style (what perf shows) tries it as Rust before C++.
+ * A "_Z" or "_R" name demangled without parameters as libiberty's automatic style
+ * (what perf uses) reads it: Rust (legacy or v0) where it can be, else C++. The
+ * Rust attempt is made only on a name that can be Rust. malloc'ed, or NULL.
  */
-int demangle_may_be_rust(const char *name);
+char *demangle_auto(const char *name);
 
 #endif

@@ -26,7 +26,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -695,23 +694,6 @@ static void finish(struct elf_obj *o, struct symvec *s)
 	o->chosen = xcalloc(nslots, sizeof(*o->chosen));
 }
 
-/*
- * perf compares aliases by their names demangled without parameters (libiberty's
- * automatic style, which tries Rust's legacy form first, then C++): the same names,
- * with the Rust attempt made only on a name that can be one.
- */
-static char *cmpname_demangle(const char *raw)
-{
-	char *d;
-
-	if (demangle_may_be_rust(raw)) {
-		d = cplus_demangle(raw, DMGL_RUST);
-		if (d)
-			return d;
-	}
-	return cplus_demangle(raw, DMGL_GNU_V3);
-}
-
 struct cmpname {
 	const char *s;
 	char *owned;
@@ -721,8 +703,9 @@ static struct cmpname cmpname_get(const char *raw)
 {
 	struct cmpname c = { raw, NULL };
 
+	/* perf compares aliases by their names demangled without parameters */
 	if (raw[0] == '_' && raw[1] == 'Z') {
-		c.owned = cmpname_demangle(raw);
+		c.owned = demangle_auto(raw);
 		if (c.owned)
 			c.s = c.owned;
 	}
