@@ -53,15 +53,11 @@ struct ct_kept {
 	uint32_t ended;    /* slices of the sample before end at its time: its begin 1 ns later */
 };
 
-/* Where a slice ends: when the slices ending at a sample (or past the last) end. */
-struct ct_end {
-	uint64_t close;
-};
-
-/* The nearest sample after the one looked at whose common[] is `common` or less. */
+/* The nearest sample after the one looked at whose common[] is `common` or less, and
+ * when the slices that end at it end (close[j], or past the last). */
 struct ct_next {
 	uint32_t common;
-	struct ct_end end;
+	uint64_t close;
 };
 
 struct ct_writer {
@@ -75,7 +71,7 @@ struct ct_writer {
 	 * the spools' memory */
 	struct spool *kept, *ends;
 	struct ct_next *next;  /* second pass: a stack of candidates, common[] increasing */
-	struct ct_end *at;     /* third pass: the ends of the slices opening at a sample, by depth */
+	uint64_t *at;          /* third pass: the ends of the slices opening at a sample, by depth */
 	uint32_t *path;        /* fnodes of the stack whose slices are written, root first */
 	size_t next_cap, at_cap, path_cap;
 	int nevents;           /* written so far: all but the first begin with a comma */
@@ -269,7 +265,7 @@ static const struct ct_next *next_at(const struct ct_next *next, size_t n, uint3
  * Second pass, from the last sample shown back to the first: where each slice ends.
  * The slice at depth d opening at sample i ends at the first j after i with
  * common[j] <= d (or past the last); a stack of the candidates, nearest on top,
- * answers that for every depth at once. One ct_end per slice, each sample's from
+ * answers that for every depth at once. One end per slice, each sample's from
  * its outermost slice in.
  */
 static void find_ends(struct ct_writer *w, uint64_t close_last)
@@ -282,17 +278,17 @@ static void find_ends(struct ct_writer *w, uint64_t close_last)
 	if (w->next_cap < 1)
 		grow_array((void **)&w->next, &w->next_cap, 1, sizeof(*w->next));
 	memset(&w->next[0], 0, sizeof(w->next[0]));
-	w->next[0].end.close = close_last;
+	w->next[0].close = close_last;
 	spool_reader_init(&r, w->kept, 0, spool_count(w->kept), 1);
 	while ((k = spool_read(&r)) != NULL) {
 		uint32_t depth = w->v.fnodes[k->fnode].depth;
 		struct ct_next me;
 
 		for (uint32_t d = k->common; d < depth; d++)
-			spool_append(w->ends, &next_at(w->next, n, d)->end);
+			spool_append(w->ends, &next_at(w->next, n, d)->close);
 		memset(&me, 0, sizeof(me));
 		me.common = k->common;
-		me.end.close = k->close;
+		me.close = k->close;
 		while (n > 0 && w->next[n - 1].common >= k->common)
 			n--;
 		if (n + 1 > w->next_cap)
@@ -323,7 +319,7 @@ static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 			grow_array((void **)&w->at, &w->at_cap, depth, sizeof(*w->at));
 		/* the second pass wrote them outermost first, back to front: innermost first here */
 		for (uint32_t d = depth; d-- > k->common;) {
-			const struct ct_end *e = spool_read(&er);
+			const uint64_t *e = spool_read(&er);
 
 			if (!e)
 				break;
@@ -331,11 +327,11 @@ static void write_thread(struct ct_writer *w, const struct pc_thread *th)
 		}
 		/* after the ends at t, for speedscope (see the top of this file); the
 		 * innermost slice ends first */
-		if (k->ended && depth > k->common && w->at[depth - 1].close > t + 1)
+		if (k->ended && depth > k->common && w->at[depth - 1] > t + 1)
 			t++;
 		/* slices at depths common.. open here; each ends where the stacks part */
 		for (uint32_t d = k->common; d < depth; d++)
-			write_slice(w, th, w->v.fnodes[w->path[d]].func, t, w->at[d].close, base);
+			write_slice(w, th, w->v.fnodes[w->path[d]].func, t, w->at[d], base);
 	}
 	spool_reader_release(&kr);
 	spool_reader_release(&er);
@@ -389,7 +385,7 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 		write_meta(&w, "thread_sort_index", th->pid, th->tid, "sort_index", NULL, i);
 	}
 	w.kept = spool_new(sizeof(struct ct_kept), CT_SPOOL_MEMORY);
-	w.ends = spool_new(sizeof(struct ct_end), CT_SPOOL_MEMORY);
+	w.ends = spool_new(sizeof(uint64_t), CT_SPOOL_MEMORY);
 	for (size_t i = 0; i < w.v.nthreads; i++)
 		write_thread(&w, &w.v.threads[i]);
 	fputs("\n]\n", out);
