@@ -41,15 +41,27 @@ struct unwind_module {
 	struct u64map cache;
 	struct cfi_plan **frames;
 	size_t nframes, frames_cap;
+	/* the last lookups, direct-mapped in front of the cache (made on the
+	 * RECENT_AFTER-th lookup: JIT code has a module per function, each asked
+	 * a few times): a step's lookup is one probe instead of a hash table's */
+	struct recent_frame *recent;
+	uint32_t lookups;
 };
+
+struct recent_frame {
+	uint64_t key;       /* vaddr + 1; 0: empty */
+	uint32_t frame;     /* index in frames */
+};
+#define RECENT_SIZE 256 /* a power of two */
+#define RECENT_AFTER 64
 
 /*
  * How a step finds the caller's value of a register, compiled once per frame state
  * from libdw's answer (dwarf_frame_register) into what x86-64 code uses: the value
- * the callee has, saved at CFA + off, CFA + off itself, another register. A DWARF
+ * the callee has (struct cfi_plan's mask `same`), saved at CFA + off, CFA + off itself, another register. A DWARF
  * expression is left to libdw and eval() at each step (RULE_EXPR).
  */
-enum rule_kind { RULE_SAME, RULE_AT_CFA, RULE_CFA_PLUS, RULE_REG, RULE_EXPR };
+enum rule_kind { RULE_AT_CFA, RULE_CFA_PLUS, RULE_REG, RULE_EXPR };
 
 struct reg_rule {
 	uint8_t regno, kind, reg;
@@ -59,14 +71,21 @@ struct reg_rule {
 /* CFA = r[cfa_reg] + cfa_off, or CFA_EXPR: dwarf_frame_cfa and eval() at each step */
 #define CFA_EXPR 0xff
 
-/* A frame state (one row of a CFI table) as the steps use it. */
+/* A frame state (one row of a CFI table) as the steps use it. A step costs what the
+ * rules that move a register cost: the registers keeping the callee's value (most of
+ * them: rbx, rbp, r12..r15 until a prologue saves them) are a mask, copied together,
+ * and the stack pointer (always the CFA on x86-64) has no rule. */
 struct cfi_plan {
 	Dwarf_Frame *f;       /* libdw's, kept only when a rule is CFA_EXPR or RULE_EXPR */
 	uint64_t cfa_off;
 	uint8_t cfa_reg;
 	bool signal;          /* a signal frame: its pc is not a return address */
+	uint32_t same;        /* bit n: register n's rule is "same value" */
 	uint8_t nrules;
-	struct reg_rule rules[]; /* by register number; undefined and unknown ones left out */
+	uint8_t nat;          /* rules[0..nat) are RULE_AT_CFA (saved registers: the most) */
+	struct reg_rule rules[]; /* the others, undefined and unknown ones left out; a
+				    rule writes only its register, and only the return
+				    address's fails a step, so their order is free */
 };
 
 static void plan_free(struct cfi_plan *p)
@@ -241,6 +260,7 @@ void unwind_module_free(struct unwind_module *m)
 	for (size_t i = 0; i < m->nframes; i++)
 		plan_free(m->frames[i]);
 	free(m->frames);
+	free(m->recent);
 	if (m->nframes)
 		u64map_release(&m->cache);
 	/* the debug_frame Dwarf handles use the ELF of their source: end them first */
@@ -296,11 +316,12 @@ static size_t cfa_plus(const Dwarf_Op *ops, size_t n, uint64_t *off)
 static struct cfi_plan *plan_compile(Dwarf_Frame *f)
 {
 	struct reg_rule rules[UNWIND_NREGS];
-	size_t n = 0, nops, k;
+	size_t n = 0, nat = 0, nops, k;
 	Dwarf_Op *ops, ops_mem[3];
 	bool keep = false, signal = false;
 	uint64_t cfa_off = 0, off;
 	uint8_t cfa_reg = CFA_EXPR;
+	uint32_t same = 0;
 	struct cfi_plan *p;
 
 	dwarf_frame_info(f, NULL, NULL, &signal);
@@ -317,12 +338,17 @@ static struct cfi_plan *plan_compile(Dwarf_Frame *f)
 	for (int r = 0; r < UNWIND_NREGS; r++) {
 		struct reg_rule rr = { (uint8_t)r, RULE_EXPR, 0, 0 };
 
+		/* the caller's stack pointer is the CFA whatever the rule (step_cfi); a
+		 * rule's failure for it would only leave it invalid before that */
+		if (r == UNWIND_REG_SP)
+			continue;
 		if (dwarf_frame_register(f, r, ops_mem, &ops, &nops) != 0)
 			continue; /* unknown: left invalid */
 		if (nops == 0) {
 			if (ops != NULL)
 				continue; /* undefined */
-			rr.kind = RULE_SAME;
+			same |= 1u << r;
+			continue;
 		} else if ((k = cfa_plus(ops, nops, &off)) == nops) {
 			rr.kind = RULE_AT_CFA;
 			rr.off = off;
@@ -341,14 +367,22 @@ static struct cfi_plan *plan_compile(Dwarf_Frame *f)
 		} else {
 			keep = true;
 		}
-		rules[n++] = rr;
+		if (rr.kind == RULE_AT_CFA) {
+			memmove(rules + nat + 1, rules + nat, (n - nat) * sizeof(rules[0]));
+			rules[nat++] = rr;
+			n++;
+		} else {
+			rules[n++] = rr;
+		}
 	}
 	p = xmalloc(sizeof(*p) + n * sizeof(p->rules[0]));
 	p->f = keep ? f : NULL;
 	p->cfa_off = cfa_off;
 	p->cfa_reg = cfa_reg;
 	p->signal = signal;
+	p->same = same;
 	p->nrules = (uint8_t)n;
+	p->nat = (uint8_t)nat;
 	memcpy(p->rules, rules, n * sizeof(rules[0]));
 	if (!keep)
 		free(f);
@@ -359,11 +393,25 @@ static struct cfi_plan *plan_compile(Dwarf_Frame *f)
  * none. */
 static const struct cfi_plan *frame_at(struct unwind_module *m, uint64_t vaddr)
 {
-	uint32_t *v = u64map_get(&m->cache, vaddr + 1);
+	struct recent_frame *rf = NULL;
+	uint32_t *v;
 	Dwarf_Frame *f = NULL;
 
-	if (v)
+	if (m->recent) {
+		rf = &m->recent[((vaddr + 1) * 0x9e3779b97f4a7c15ULL) >> 56 & (RECENT_SIZE - 1)];
+		if (rf->key == vaddr + 1)
+			return m->frames[rf->frame];
+	} else if (++m->lookups >= RECENT_AFTER) {
+		m->recent = xcalloc(RECENT_SIZE, sizeof(*m->recent));
+	}
+	v = u64map_get(&m->cache, vaddr + 1);
+	if (v) {
+		if (rf) {
+			rf->key = vaddr + 1;
+			rf->frame = *v;
+		}
 		return m->frames[*v];
+	}
 	for (int i = 0; i < 3 && !f; i++) {
 		if (i == 1 && !m->debug_opened) {
 			m->debug_opened = 1;
@@ -389,6 +437,8 @@ static const struct cfi_plan *frame_at(struct unwind_module *m, uint64_t vaddr)
 		m->nframes = 1;
 		u64map_release(&m->cache);
 		u64map_init(&m->cache);
+		if (m->recent)
+			memset(m->recent, 0, RECENT_SIZE * sizeof(*m->recent));
 	}
 	VEC_PUSH(m->frames, m->nframes, m->frames_cap, plan_compile(f));
 	u64map_put(&m->cache, vaddr + 1, (uint32_t)m->nframes - 1);
@@ -399,12 +449,22 @@ static const struct cfi_plan *frame_at(struct unwind_module *m, uint64_t vaddr)
 struct mem {
 	const uint8_t *stack;
 	uint64_t sp, size;
+	uint64_t ends;        /* offsets below it start 8 bytes in the copy: size - 7, or 0 */
 	int short_read;
 };
 
+static void mem_init(struct mem *mm, const uint8_t *stack, uint64_t sp, uint64_t size)
+{
+	mm->stack = stack;
+	mm->sp = sp;
+	mm->size = size;
+	mm->ends = size >= 8 ? size - 7 : 0;
+	mm->short_read = 0;
+}
+
 static int mem_read(struct mem *mm, uint64_t addr, uint64_t *val)
 {
-	if (addr < mm->sp || addr - mm->sp > mm->size || mm->size - (addr - mm->sp) < 8) {
+	if (addr < mm->sp || addr - mm->sp >= mm->ends) {
 		mm->short_read = 1;
 		return -1;
 	}
@@ -563,6 +623,8 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 			  struct unwind_regs *next, struct mem *mm, struct unwind_result *res)
 {
 	uint64_t cfa, x;
+	uint32_t valid;
+	size_t i;
 
 	if (p->cfa_reg != CFA_EXPR) {
 		if (!(cur->valid & (1u << p->cfa_reg))) {
@@ -585,30 +647,31 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 			return STEP_FAIL;
 		}
 	}
-	memset(next, 0, sizeof(*next));
-	for (size_t i = 0; i < p->nrules; i++) {
+	/* every register at once, its validity from the plan: a register without a
+	 * rule is left invalid (its value a stale one nothing reads) */
+	memcpy(next->r, cur->r, sizeof(next->r));
+	valid = cur->valid & p->same;
+	for (i = 0; i < p->nat; i++) {
+		const struct reg_rule *rr = &p->rules[i];
+		int r = rr->regno;
+
+		if (mem_read(mm, cfa + rr->off, &x) < 0) {
+			if (r == UNWIND_REG_IP) {
+				res->stop = UNWIND_STACK_SHORT;
+				return STEP_FAIL;
+			}
+			mm->short_read = 0;
+			continue;
+		}
+		next->r[r] = x;
+		valid |= 1u << r;
+	}
+	next->valid = valid;
+	for (; i < p->nrules; i++) {
 		const struct reg_rule *rr = &p->rules[i];
 		int r = rr->regno;
 
 		switch (rr->kind) {
-		case RULE_SAME:
-			if (cur->valid & (1u << r)) {
-				next->r[r] = cur->r[r];
-				next->valid |= 1u << r;
-			}
-			break;
-		case RULE_AT_CFA:
-			if (mem_read(mm, cfa + rr->off, &x) < 0) {
-				if (r == UNWIND_REG_IP) {
-					res->stop = UNWIND_STACK_SHORT;
-					return STEP_FAIL;
-				}
-				mm->short_read = 0;
-				break;
-			}
-			next->r[r] = x;
-			next->valid |= 1u << r;
-			break;
 		case RULE_CFA_PLUS:
 			next->r[r] = cfa + rr->off;
 			next->valid |= 1u << r;
@@ -662,19 +725,20 @@ int unwind_regs_from_perf(struct unwind_regs *out, uint64_t mask, const uint64_t
 		8, 9, 10, 11, 12, 13, 14, 15,
 	};
 	size_t k = 0;
+	uint32_t valid = 0;
 
 	memset(out, 0, sizeof(*out));
-	for (int bit = 0; bit < 64; bit++) {
-		if (!(mask & (1ULL << bit)))
-			continue;
-		if (k >= nvals)
-			break;
-		if (bit < 24 && to_dwarf[bit] >= 0) {
-			out->r[to_dwarf[bit]] = vals[k];
-			out->valid |= 1u << to_dwarf[bit];
+	/* the set bits only, lowest first; those above the table's (the XMM registers)
+	 * come after every one it maps, and give nothing */
+	for (uint64_t m = mask & ((1ULL << 24) - 1); m && k < nvals; m &= m - 1, k++) {
+		int d = to_dwarf[__builtin_ctzll(m)];
+
+		if (d >= 0) {
+			out->r[d] = vals[k];
+			valid |= 1u << d;
 		}
-		k++;
 	}
+	out->valid = valid;
 	return (out->valid & (1u << UNWIND_REG_SP)) && (out->valid & (1u << UNWIND_REG_IP)) ? 0 : -1;
 }
 
@@ -682,20 +746,23 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 		    unwind_find_fn find, void *ctx, uint64_t *pcs, size_t cap,
 		    struct unwind_result *res)
 {
-	struct unwind_regs cur = *regs, next;
-	struct mem mm = { stack, regs->r[UNWIND_REG_SP], size, 0 };
+	/* a frame's registers and its caller's, the two swapped at each step */
+	struct unwind_regs rs[2], *cur = &rs[0], *next = &rs[1], *t;
+	struct mem mm;
 	int first = 1, same_sp = 0;
 
+	*cur = *regs;
+	mem_init(&mm, stack, regs->r[UNWIND_REG_SP], size);
 	memset(res, 0, sizeof(*res));
 	res->stack_end = mm.sp + size;
 	res->reg = -1;
-	if (!(cur.valid & (1u << UNWIND_REG_IP)) || !(cur.valid & (1u << UNWIND_REG_SP))) {
+	if (!(cur->valid & (1u << UNWIND_REG_IP)) || !(cur->valid & (1u << UNWIND_REG_SP))) {
 		res->stop = UNWIND_NO_REG;
-		res->reg = (cur.valid & (1u << UNWIND_REG_IP)) ? UNWIND_REG_SP : UNWIND_REG_IP;
+		res->reg = (cur->valid & (1u << UNWIND_REG_IP)) ? UNWIND_REG_SP : UNWIND_REG_IP;
 		return 0;
 	}
 	for (;;) {
-		uint64_t pc = cur.r[UNWIND_REG_IP];
+		uint64_t pc = cur->r[UNWIND_REG_IP];
 		struct unwind_where w = { NULL, 0, NULL };
 		const struct cfi_plan *f = NULL;
 		enum step st;
@@ -723,11 +790,11 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 		}
 		mm.short_read = 0;
 		if (f) {
-			st = step_cfi(f, &cur, &next, &mm, res);
+			st = step_cfi(f, cur, next, &mm, res);
 			if (st == STEP_FAIL)
 				break;
 		} else {
-			st = step_fp(&cur, &next, &mm);
+			st = step_fp(cur, next, &mm);
 			if (st == STEP_FAIL) {
 				res->stop = mm.short_read ? UNWIND_STACK_SHORT
 					  : w.name ? UNWIND_NO_CFI : UNWIND_NO_MAP;
@@ -742,14 +809,16 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 		/* the stack pointer moves up; it may stay where CFI gives CFA=rsp+0 with
 		 * the return address in a register (an epilogue that popped it, as in
 		 * libgcc_s's _Unwind_RaiseException), once and to another pc */
-		if (next.r[UNWIND_REG_SP] < cur.r[UNWIND_REG_SP] ||
-		    (next.r[UNWIND_REG_SP] == cur.r[UNWIND_REG_SP] &&
-		     (!f || same_sp || next.r[UNWIND_REG_IP] == pc))) {
+		if (next->r[UNWIND_REG_SP] < cur->r[UNWIND_REG_SP] ||
+		    (next->r[UNWIND_REG_SP] == cur->r[UNWIND_REG_SP] &&
+		     (!f || same_sp || next->r[UNWIND_REG_IP] == pc))) {
 			res->stop = UNWIND_BAD;
 			break;
 		}
-		same_sp = next.r[UNWIND_REG_SP] == cur.r[UNWIND_REG_SP];
+		same_sp = next->r[UNWIND_REG_SP] == cur->r[UNWIND_REG_SP];
+		t = cur;
 		cur = next;
+		next = t;
 		/* a signal frame's pc is its restorer's, where no call was: exact, as is
 		 * the next one, where the signal interrupted its frame */
 		if (signal && res->n > 1 && res->nsignal < UNWIND_MAX_SIGNALS &&
