@@ -29,7 +29,22 @@ struct resolver {
 	/* per JIT table, frames by (code, offset in it, return address) */
 	struct u64map *jit_cache;
 	size_t njit_cache;
+	struct res_memo *memo;        /* RES_MEMO_SIZE entries, made on first use */
 };
+
+/*
+ * What resolve() said for one address in one pair of epochs (the same mappings live:
+ * the same mapping found, the same key into addr_cache or nomap_cache), kept in a
+ * direct-mapped table: a repeated frame costs one probe instead of a search of the
+ * process's mappings and two hash lookups. Not for JIT code, whose table changes
+ * within an epoch, nor for the addresses resolve_new() is asked afresh each time.
+ */
+struct res_memo {
+	uint64_t addr, user_epoch, kernel_epoch;
+	uint32_t flags;               /* 0: empty; else 4 | kernel context << 1 | return */
+	uint32_t idx;                 /* in res */
+};
+#define RES_MEMO_SIZE 4096 /* a power of two */
 
 struct resolver *resolver_new(const struct resolver_config *c)
 {
@@ -57,6 +72,7 @@ void resolver_free(struct resolver *r)
 	for (size_t i = 0; i < r->njit_cache; i++)
 		u64map_release(&r->jit_cache[i]);
 	free(r->jit_cache);
+	free(r->memo);
 	free(r);
 }
 
@@ -287,8 +303,10 @@ static const struct resolved *resolve_jit(struct resolver *r, int t, const struc
 }
 
 /* The resolved frames of one address, from the cache or symbolized now. */
-static const struct resolved *resolve(struct resolver *r, const struct sample_ctx *c,
-				      uint64_t addr, int ret, int kernel_ctx)
+/* resolve() without its memo: *kept is set to the index in res when the answer is one
+ * every later call in the same epochs would give (left alone otherwise). */
+static const struct resolved *resolve_now(struct resolver *r, const struct sample_ctx *c,
+					  uint64_t addr, int ret, int kernel_ctx, uint32_t *kept)
 {
 	const struct replay_map *m;
 	uint32_t mapping = 0, *v, idx;
@@ -314,6 +332,7 @@ static const struct resolved *resolve(struct resolver *r, const struct sample_ct
 			idx = resolve_new(r, NULL, 0, addr, ret, kernel_ctx);
 			u64map_put(&r->nomap_cache, key ? key : 1, idx);
 		}
+		*kept = idx;
 		return &r->res[idx];
 	}
 	mapping = mapping_for(r, m);
@@ -329,11 +348,40 @@ static const struct resolved *resolve(struct resolver *r, const struct sample_ct
 				idx = resolve_new(r, m, mapping, addr, ret, kernel_ctx);
 				u64map_put(&r->addr_cache, key, idx);
 			}
+			*kept = idx;
 		} else {
 			idx = resolve_new(r, m, mapping, addr, ret, kernel_ctx);
 		}
 	}
 	return &r->res[idx];
+}
+
+static const struct resolved *resolve(struct resolver *r, const struct sample_ctx *c,
+				      uint64_t addr, int ret, int kernel_ctx)
+{
+	uint32_t flags = 4u | (uint32_t)!!kernel_ctx << 1 | (uint32_t)!!ret, kept = UINT32_MAX;
+	const struct resolved *x;
+	struct res_memo *e;
+	uint64_t h;
+
+	if (c->jit_table >= 0)
+		return resolve_now(r, c, addr, ret, kernel_ctx, &kept);
+	if (!r->memo)
+		r->memo = xcalloc(RES_MEMO_SIZE, sizeof(*r->memo));
+	h = hash_u64(addr ^ c->user_epoch * 0x9e3779b97f4a7c15ULL ^ c->kernel_epoch ^ flags);
+	e = &r->memo[h & (RES_MEMO_SIZE - 1)];
+	if (e->addr == addr && e->flags == flags && e->user_epoch == c->user_epoch &&
+	    e->kernel_epoch == c->kernel_epoch)
+		return &r->res[e->idx];
+	x = resolve_now(r, c, addr, ret, kernel_ctx, &kept);
+	if (kept != UINT32_MAX) {
+		e->addr = addr;
+		e->user_epoch = c->user_epoch;
+		e->kernel_epoch = c->kernel_epoch;
+		e->flags = flags;
+		e->idx = kept;
+	}
+	return x;
 }
 
 const uint32_t *resolver_frames(struct resolver *r, const struct sample_ctx *c, uint64_t addr,
