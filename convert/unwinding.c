@@ -55,6 +55,8 @@ struct unwinding {
 	struct unwinding_stats st;
 	int warned_arch;
 	struct pc_memo *memo;         /* PC_MEMO_SIZE entries, made on first use */
+	struct unwind_regs_layout layout; /* of the last event's sample_regs_user */
+	int has_layout;
 	int met_bad_cfi;              /* the sample's walk met JIT code with unusable CFI */
 	char bad_cfi_name[128];       /* the first such function, and its dump */
 	const char *bad_cfi_module;
@@ -279,7 +281,11 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 		return 0;
 	}
 	e = c->ev;
-	if (unwind_regs_from_perf(&regs, e->sample_regs_user, s->regs_user, s->nregs_user) < 0) {
+	if (!u->has_layout || u->layout.mask != e->sample_regs_user) {
+		unwind_regs_layout_init(&u->layout, e->sample_regs_user);
+		u->has_layout = 1;
+	}
+	if (unwind_regs_placed(&u->layout, &regs, s->regs_user, s->nregs_user) < 0) {
 		u->st.samples++;
 		u->st.stopped[UNWIND_NO_REG]++;
 		u->st.no_reg = UNWIND_REG_SP;

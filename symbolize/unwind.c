@@ -716,14 +716,45 @@ static enum step step_fp(const struct unwind_regs *cur, struct unwind_regs *next
 	return ra ? STEP_OK : STEP_END;
 }
 
+/* perf_regs (x86-64) number -> DWARF number, -1 for none */
+static const int8_t to_dwarf[24] = {
+	0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1,
+	8, 9, 10, 11, 12, 13, 14, 15,
+};
+
+void unwind_regs_layout_init(struct unwind_regs_layout *l, uint64_t mask)
+{
+	size_t k = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->mask = mask;
+	for (uint64_t m = mask & ((1ULL << 24) - 1); m; m &= m - 1, k++) {
+		int d = to_dwarf[__builtin_ctzll(m)];
+
+		if (d >= 0) {
+			l->reg[l->n] = (uint8_t)d;
+			l->at[l->n++] = (uint8_t)k;
+			l->valid |= 1u << d;
+			l->need = k + 1;
+		}
+	}
+}
+
+int unwind_regs_placed(const struct unwind_regs_layout *l, struct unwind_regs *out,
+		       const uint64_t *vals, size_t nvals)
+{
+	if (nvals < l->need)
+		return unwind_regs_from_perf(out, l->mask, vals, nvals);
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < l->n; i++)
+		out->r[l->reg[i]] = vals[l->at[i]];
+	out->valid = l->valid;
+	return (out->valid & (1u << UNWIND_REG_SP)) && (out->valid & (1u << UNWIND_REG_IP)) ? 0 : -1;
+}
+
 int unwind_regs_from_perf(struct unwind_regs *out, uint64_t mask, const uint64_t *vals,
 			  size_t nvals)
 {
-	/* perf_regs (x86-64) number -> DWARF number, -1 for none */
-	static const int8_t to_dwarf[24] = {
-		0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1,
-		8, 9, 10, 11, 12, 13, 14, 15,
-	};
 	size_t k = 0;
 	uint32_t valid = 0;
 

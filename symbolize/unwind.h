@@ -42,6 +42,24 @@ struct unwind_regs {
 int unwind_regs_from_perf(struct unwind_regs *out, uint64_t mask, const uint64_t *vals,
 			  size_t nvals);
 
+/*
+ * Where each register is in the dumps of one `mask` (an event's sample_regs_user),
+ * worked out once: unwind_regs_placed() then gives what unwind_regs_from_perf() gives,
+ * a load and a store a register instead of a walk of the mask's bits.
+ */
+struct unwind_regs_layout {
+	uint64_t mask;
+	uint32_t valid;          /* the registers it places */
+	uint8_t n;               /* reg[0..n) at vals[at[0..n)] */
+	uint8_t reg[UNWIND_NREGS], at[UNWIND_NREGS];
+	size_t need;             /* a dump of fewer values is one cut short */
+};
+
+void unwind_regs_layout_init(struct unwind_regs_layout *l, uint64_t mask);
+/* unwind_regs_from_perf(out, l->mask, vals, nvals), the same result and return. */
+int unwind_regs_placed(const struct unwind_regs_layout *l, struct unwind_regs *out,
+		       const uint64_t *vals, size_t nvals);
+
 /* The CFI of one object file, parsed once and kept. */
 struct unwind_module;
 

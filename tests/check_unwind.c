@@ -37,6 +37,43 @@ START_TEST(test_regs_from_perf)
 }
 END_TEST
 
+/* A layout worked out once places a dump's registers as the walk of the mask does:
+ * perf's mask, one with the XMM registers after R15 (unwound from nothing), one
+ * without SP, and dumps cut short. */
+START_TEST(test_regs_layout)
+{
+	static const uint64_t masks[] = { 0xff0fff, 0xff0fff | 0xffULL << 32, 0x1ff & ~(1ULL << 7),
+					  0x1c3 };
+	uint64_t vals[40];
+
+	for (int i = 0; i < 40; i++)
+		vals[i] = 0x1000 + (uint64_t)i;
+	for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
+		struct unwind_regs_layout l;
+
+		unwind_regs_layout_init(&l, masks[m]);
+		for (size_t n = 0; n <= 30; n++) {
+			struct unwind_regs a, b;
+			int ra = unwind_regs_from_perf(&a, masks[m], vals, n);
+			int rb = unwind_regs_placed(&l, &b, vals, n);
+
+			ck_assert_int_eq(ra, rb);
+			ck_assert_uint_eq(a.valid, b.valid);
+			ck_assert_mem_eq(a.r, b.r, sizeof(a.r));
+		}
+	}
+	{
+		struct unwind_regs_layout l;
+		struct unwind_regs r;
+
+		unwind_regs_layout_init(&l, 0xff0fff);
+		ck_assert_int_eq(unwind_regs_placed(&l, &r, vals, 20), 0);
+		ck_assert_uint_eq(r.r[8], 0x100c);  /* R8: the 13th value */
+		ck_assert_uint_eq(r.r[UNWIND_REG_IP], 0x1008);
+	}
+}
+END_TEST
+
 /* Every pc in a "JIT" region without CFI, named for messages. */
 static int find_nocfi(void *ctx, uint64_t pc, struct unwind_where *w)
 {
@@ -360,6 +397,7 @@ static Suite *unwind_suite(void)
 	TCase *tc = tcase_create("unwind");
 
 	tcase_add_test(tc, test_regs_from_perf);
+	tcase_add_test(tc, test_regs_layout);
 	tcase_add_test(tc, test_frame_pointer);
 	tcase_add_test(tc, test_frame_pointer_loop);
 	tcase_add_test(tc, test_real_samples);
