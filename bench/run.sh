@@ -227,9 +227,16 @@ if want cold; then
 		cp testdata/vdso.so "$SYMFS/.debug/.build-id/${vdso_id:0:2}/${vdso_id:2}/vdso"
 		touch "$SYMFS/.done"
 	fi
+	# both tools read the same plain files, as perf and BEAM wrote them: the saved
+	# kallsyms and the Erlang recording's jitdump are committed gzipped (for the size
+	# limit of a test file), which perfconv reads too, but perf report would not
 	zcat testdata/kallsyms.gz >"$W/kallsyms"
-	KS_PC=(--kallsyms testdata/kallsyms.gz)
+	KS_PC=(--kallsyms "$W/kallsyms")
 	KS_PERF=(--kallsyms "$W/kallsyms")
+	E=$W/erlang-cold
+	mkdir -p "$E"
+	cp testdata/jit/erlang.data testdata/jit/perf-30756.map "$E/"
+	zcat testdata/jit/jit-30756.dump.gz >"$E/jit-30756.dump"
 	# NAME INPUT PERFCONV-ARGS -- PERF-ARGS: one turn of the commands on one recording
 	cold_turn() {
 		local name=$1 in=$2 pc=() pf=()
@@ -243,16 +250,16 @@ if want cold; then
 		cold_perf cold "$name: perf script" script -i "$in" "${pf[@]}"
 		measure cold "$name: perfconv -f folded, warm" "$PERFCONV" -q -i "$in" "${pc[@]}" -f folded -o /dev/null
 	}
-	for in in testdata/mt-g.data testdata/jit/erlang.data "$W/native.data" "$W/dwarf.data"; do
+	for in in testdata/mt-g.data "$E/erlang.data" "$E/jit-30756.dump" "$W/native.data" "$W/dwarf.data"; do
 		cat "$in" >/dev/null
 	done
 	# the warm runs' cache, as the groups above have it
 	"$PERFCONV" -q -i testdata/mt-g.data "${KS_PC[@]}" -o /dev/null
-	"$PERFCONV" -q -i testdata/jit/erlang.data "${KS_PC[@]}" -o /dev/null
+	"$PERFCONV" -q -i "$E/erlang.data" "${KS_PC[@]}" -o /dev/null
 	"$PERFCONV" -q -i "$W/dwarf.data" -o /dev/null
 	for ((k = 0; k < TURNS; k++)); do
 		cold_turn mt-g testdata/mt-g.data "${KS_PC[@]}" -- "${KS_PERF[@]}" --symfs "$SYMFS"
-		cold_turn erlang testdata/jit/erlang.data "${KS_PC[@]}" -- "${KS_PERF[@]}"
+		cold_turn erlang "$E/erlang.data" "${KS_PC[@]}" -- "${KS_PERF[@]}"
 		cold_turn native "$W/native.data" --
 		cold_turn dwarf "$W/dwarf.data" --
 		measure cold "dwarf: perfconv -f pprof, warm" "$PERFCONV" -q -i "$W/dwarf.data" -f pprof -o /dev/null
@@ -263,7 +270,7 @@ if want cold; then
 	# -g none does not): how many of its folded lines hold an inlined frame and a line
 	rm -rf "$W/cold"
 	mkdir -p "$COLD_HOME" "$COLD_CACHE"
-	for r in mt-g:testdata/mt-g.data erlang:testdata/jit/erlang.data; do
+	for r in mt-g:testdata/mt-g.data "erlang:$E/erlang.data"; do
 		env -u XDG_CACHE_HOME -u PERFCONV_CACHE_DIR HOME="$COLD_HOME" "$PERFCONV" -q \
 			--cache-dir "$COLD_CACHE" -i "${r#*:}" "${KS_PC[@]}" --annotate --srcline \
 			-o "$W/${r%%:*}.cold.folded"
@@ -309,7 +316,7 @@ size() { du -h "$1" | cut -f1; }
 	echo "# native: bench/work/native.data, $samples samples, $(size "$W/native.data")"
 	if want scale; then echo "# scale: bench/work/long.data, the same workload 10 times as long, $(size "$W/long.data")"; fi
 	if want big; then echo "# big: bench/work/big.data, grown from native.data by bench/grow.py, $(size "$W/big.data")"; fi
-	if want jit || want cold; then echo "# jit, erlang: testdata/jit/erlang.data with its dump"; fi
+	if want jit || want cold; then echo "# jit, erlang: testdata/jit/erlang.data with its dump (plain, as BEAM wrote it; the saved kallsyms plain too, for both tools)"; fi
 	if [ -n "$dwarf_samples" ]; then echo "# dwarf: bench/work/dwarf.data (perf record -z --call-graph dwarf of testdata/dwarf/dw), $dwarf_samples samples, $(size "$W/dwarf.data"); dwarf-long.data 10 times as long"; fi
 	if want cold; then echo "# cold: HOME, perfconv's --cache-dir and perf's --buildid-dir new and empty at every run; median of $TURNS turns; mt-g: testdata/mt-g.data, $(samples_of testdata/mt-g.data) samples"; fi
 	if want rss; then

@@ -434,6 +434,7 @@ void cli_init(struct cli *c)
 
 void cli_release(struct cli *c)
 {
+	convert_done(&c->later);
 	where_release(&c->where);
 	meta_options_release(&c->meta);
 	free(c->inputs);
@@ -548,7 +549,7 @@ int convert_one(struct cli *c, const struct output_format *of, struct profile *p
 	output_shape_profile(of, p);
 	if (!c->weight_set)
 		c->wo.weight_period = of->weight_period;
-	if (c->ninputs < 2 && convert_read(&c->co, p, &st, d) != 0)
+	if (c->ninputs < 2 && convert_read(&c->co, p, &st, d, &c->later) != 0)
 		return 1;
 	/* several inputs: each converted alone, then added under a frame naming it */
 	for (size_t i = 0; c->ninputs > 1 && i < c->ninputs; i++) {
@@ -561,7 +562,7 @@ int convert_one(struct cli *c, const struct output_format *of, struct profile *p
 		c->co.input = c->inputs[i];
 		if (!c->co.quiet)
 			diag_note(d, "%s:", c->inputs[i]);
-		bad = convert_read(&c->co, &one, &st, d) != 0;
+		bad = convert_read(&c->co, &one, &st, d, &c->later) != 0;
 		label = merge_label(&one, c->inputs[i]);
 		if (!bad)
 			merge_profile(p, &one, label);

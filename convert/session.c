@@ -169,6 +169,11 @@ void session_stop_prefetch(struct session *s)
 	symbolizer_prefetch_stop(s->sym);
 }
 
+void session_quiesce(struct session *s)
+{
+	symbolizer_quiesce(s->sym);
+}
+
 void session_close(struct session *s)
 {
 	if (!s)

@@ -117,6 +117,9 @@ uint64_t session_start_wall(const struct session *s);
 
 /* Stop the symbolizer's helper thread early (no more prefetching). */
 void session_stop_prefetch(struct session *s);
+/* Nothing of `s` runs or reports any more: session_close may then be called from
+ * another thread. */
+void session_quiesce(struct session *s);
 
 /* NULL-safe; frees what the session made, not the profile. */
 void session_close(struct session *s);

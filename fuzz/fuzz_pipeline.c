@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	co.njit_dirs = 1;
 	memset(&st, 0, sizeof(st));
 	profile_init(&p);
-	if (convert_read(&co, &p, &st, &d) == 0)
+	if (convert_read(&co, &p, &st, &d, NULL) == 0)
 		fuzz_sink = p.nsamples + p.nframes + st.samples;
 	profile_release(&p);
 	return 0;

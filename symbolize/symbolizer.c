@@ -74,13 +74,20 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 	return s;
 }
 
-void symbolizer_free(struct symbolizer *s)
+void symbolizer_quiesce(struct symbolizer *s)
 {
 	if (!s)
 		return;
 	sym_kernel_ready(s);
 	symbolizer_prefetch_stop(s);
 	sym_say_damaged(s);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	symbolizer_quiesce(s);
 	for (size_t i = 0; i < s->ndamaged; i++)
 		free(s->damaged[i]);
 	free(s->damaged);

@@ -39,6 +39,10 @@ struct symbolizer;
 
 /* The options' strings must outlive the symbolizer. */
 struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d);
+/* Its helper thread stopped and the kernel's symbols loaded, with what they had to
+ * report reported: the first steps of symbolizer_free, for a caller that frees it on
+ * another thread later (after which nothing of it speaks through the diag). */
+void symbolizer_quiesce(struct symbolizer *s);
 void symbolizer_free(struct symbolizer *s);
 
 /*

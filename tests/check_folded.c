@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "formats/folded.h"
+#include "formats/frametext.h"
 #include "formats/samples.h"
 #include "tests/testutil.h"
 
@@ -72,6 +73,38 @@ static void teardown(void)
 {
 	profile_release(&p);
 }
+
+/* A frame's text: "name (file:line)" with --srcline, the file's base name only, and cut
+ * where snprintf would cut it in a buffer too short (the writer builds it piece by
+ * piece). */
+START_TEST(frame_text_as_snprintf_writes_it)
+{
+	struct write_options o;
+	struct pc_frame f;
+	char buf[64], want[64];
+	size_t sizes[] = { 1, 2, 5, 12, 13, 14, 19, 20, 21, 22, 23, 24, 64 };
+
+	memset(&o, 0, sizeof(o));
+	memset(&f, 0, sizeof(f));
+	f.func = profile_str(&p, "do;work");
+	f.file = profile_str(&p, "/src/lib/work.c");
+	f.line = 4096;
+	frame_text(&p, &f, &o, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "do:work");
+	o.srcline = 1;
+	frame_text(&p, &f, &o, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "do:work (work.c:4096)");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		memset(buf, 'x', sizeof(buf));
+		snprintf(want, sizes[i], "%s (%s:%u)", "do:work", "work.c", 4096u);
+		frame_text(&p, &f, &o, buf, sizes[i]);
+		ck_assert_str_eq(buf, want);
+	}
+	f.line = 0; /* no line: the name alone */
+	frame_text(&p, &f, &o, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "do:work");
+}
+END_TEST
 
 /* Issue 12 B4: two names of 6,000 bytes that differ in their last byte (C++ templates,
  * JIT names) stay two lines (they were cut at 4,095 bytes and merged); a stack of 3,000
@@ -336,6 +369,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, lines_sorted_merged_and_safe);
+	tcase_add_test(tc, frame_text_as_snprintf_writes_it);
 	tcase_add_test(tc, long_names_and_deep_stacks_whole);
 	tcase_add_test(tc, period_weights_and_annotations);
 	tcase_add_test(tc, pid_and_tid_prefixes);

@@ -618,7 +618,7 @@ START_TEST(real_recording)
 	co.sym.inline_frames = 1;
 	diag_init(&d);
 	profile_init(&rp);
-	ck_assert_int_eq(convert_read(&co, &rp, &st, &d), 0);
+	ck_assert_int_eq(convert_read(&co, &rp, &st, &d, NULL), 0);
 	a = render(&rp, &o);
 	b = render(&rp, &o);
 	ck_assert_uint_eq(a.len, b.len);

@@ -131,7 +131,9 @@ fi
 #    steps through it with the frame pointer (-XX:+PreserveFramePointer), perf stops.
 mkdir -p "$TMP/dw"
 zcat $J/java-dwarf.data.gz >"$TMP/dw/java-dwarf.data"
-cp $J/jit-*.dump.gz "$TMP/dw/"
+# the agent the recording ran (its CFI, to unwind through its write to the dump),
+# where perfconv looks when the recorded path (a build directory) has no such file
+cp $J/jit-*.dump.gz $J/libperfconv-jvmti.so "$TMP/dw/"
 "$PERFCONV" "${KSJ[@]}" -i "$TMP/dw/java-dwarf.data" -o "$TMP/dw.folded" 2>"$TMP/dw.err"
 count_is_perfs java-dwarf "$TMP/dw.folded" $J/expected/java-dwarf.sym "$FIB"
 # Issue 22, item 11: samples in compiled code whose load HotSpot wrote a little later
