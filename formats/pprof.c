@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "common/gzout.h"
 #include "common/perf_abi.h"
 #include "profile.pb-c.h"
 
@@ -388,99 +388,23 @@ static int64_t event_period(const struct profile *p, const struct pc_event *e)
 }
 
 /*
- * The gzip stream the Profile is packed into as it is made: a protobuf-c buffer whose
- * bytes are gathered in `in` and deflated a block at a time, so that neither the
- * packed message nor its tree of samples is ever whole in memory. Nothing is flushed
- * before the end, and then zlib's output does not depend on how its input was split:
- * the file is the one a single deflate() over the whole message gives.
+ * The gzip stream the Profile is packed into as it is made, as a protobuf-c buffer:
+ * neither the packed message nor a tree of all its samples is ever whole in memory.
  */
-struct gz_out {
+struct pb_gz {
 	ProtobufCBuffer base;  /* first: protobuf-c hands append() &base */
-	z_stream zs;
-	FILE *out;
-	int err;               /* errno of the first failure, 0 none */
-	int open;
-	size_t nin;
-	uint8_t in[1 << 16], chunk[1 << 16];
+	struct gzout *gz;
 };
 
-static void gz_deflate(struct gz_out *g, int flush)
+static void pb_gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
-	int zr;
-
-	g->zs.next_in = g->in;
-	g->zs.avail_in = (uInt)g->nin;
-	g->nin = 0;
-	do {
-		size_t n;
-
-		g->zs.next_out = g->chunk;
-		g->zs.avail_out = sizeof(g->chunk);
-		zr = deflate(&g->zs, flush);
-		if (zr == Z_STREAM_ERROR) {
-			g->err = EIO;
-			return;
-		}
-		n = sizeof(g->chunk) - g->zs.avail_out;
-		if (fwrite(g->chunk, 1, n, g->out) != n) {
-			g->err = errno ? errno : EIO;
-			return;
-		}
-	} while (flush == Z_FINISH ? zr != Z_STREAM_END : g->zs.avail_out == 0);
+	gzout_write(((struct pb_gz *)b)->gz, data, len);
 }
 
-static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+/* Packs `m` (a Profile, or some of its fields) onto the stream. */
+static void gz_pack(struct pb_gz *g, const pb_profile *m)
 {
-	struct gz_out *g = (struct gz_out *)b;
-
-	while (len && !g->err) {
-		size_t n = sizeof(g->in) - g->nin < len ? sizeof(g->in) - g->nin : len;
-
-		memcpy(g->in + g->nin, data, n);
-		g->nin += n;
-		data += n;
-		len -= n;
-		if (g->nin == sizeof(g->in))
-			gz_deflate(g, Z_NO_FLUSH);
-	}
-}
-
-static struct gz_out *gz_open(FILE *out)
-{
-	struct gz_out *g = xcalloc(1, sizeof(*g));
-
-	g->base.append = gz_append;
-	g->out = out;
-	/* 15 + 16: a gzip wrapper; zlib writes no time or name into its header */
-	if (deflateInit2(&g->zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		g->err = ENOMEM;
-	else
-		g->open = 1;
-	return g;
-}
-
-/* Packs `m` (a Profile, or a part of one) onto the stream. */
-static void gz_pack(struct gz_out *g, const pb_profile *m)
-{
-	if (!g->err)
-		perftools__profiles__profile__pack_to_buffer(m, &g->base);
-}
-
-/* Ends the stream: 0, or -1 with errno set. */
-static int gz_close(struct gz_out *g)
-{
-	int err;
-
-	if (!g->err)
-		gz_deflate(g, Z_FINISH);
-	if (g->open)
-		deflateEnd(&g->zs);
-	err = g->err;
-	free(g);
-	if (!err)
-		return 0;
-	errno = err;
-	return -1;
+	perftools__profiles__profile__pack_to_buffer(m, &g->base);
 }
 
 /*
@@ -613,7 +537,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	size_t nvalues, nmaps_out = 0, per_sample, nprocs = 0;
 	struct proc_name *procs = NULL;
 	uint64_t stack[MAX_DEPTH];
-	struct gz_out *gz = gz_open(out);
+	struct pb_gz gz = { { pb_gz_append }, gzout_open(out, GZIP_LEVEL) };
 	int ret = 0;
 
 	memset(&w, 0, sizeof(w));
@@ -747,7 +671,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	 */
 	head.n_sample_type = nvalues;
 	head.sample_type = vt_ptrs;
-	gz_pack(gz, &head);
+	gz_pack(&gz, &head);
 	{
 		uint32_t k_pid = out_str(&w, LABEL_PID);
 		uint32_t k_tid = out_str(&w, go_names(o) ? LABEL_TID_PROM : LABEL_TID);
@@ -821,7 +745,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			s->n_label = nlabels;
 			one.n_sample = 1;
 			one.sample = &s;
-			gz_pack(gz, &one);
+			gz_pack(&gz, &one);
 		}
 	}
 	/* what only the samples needed */
@@ -994,8 +918,8 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	prof.n_string_table = strtab_count(&w.out);
 	prof.string_table = (char **)(uintptr_t)w.out.strs;
 
-	gz_pack(gz, &prof);
-	ret = gz_close(gz);
+	gz_pack(&gz, &prof);
+	ret = gzout_close(gz.gz);
 
 	free(maps);
 	free(map_ptrs);
