@@ -209,13 +209,9 @@ void pd_reset_stream(struct perf_reader *r)
  * Let go of the mapped pages before `off`, which this pass has read: a read-only
  * file mapping gives them back on the next touch (from the page cache), so nothing
  * borrowed from them breaks, and the resident size of a reader of a large file
- * stays at a step instead of growing to the file's size.
+ * stays at a step instead of growing to the file's size (RELEASE_STEP, RELEASE_MIN:
+ * perfdata_internal.h).
  */
-#define RELEASE_STEP (2u << 20)
-/* Below this a file stays mapped whole: letting go costs more (a TLB shootdown on
- * every CPU the process runs on) than its pages weigh. */
-#define RELEASE_MIN (16u << 20)
-
 void pd_release_behind(struct perf_reader *r, const struct pd_file *f, uint64_t off)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "common/gzout.h"
 #include "common/perf_abi.h"
 #include "profile.pb-c.h"
 
@@ -126,7 +126,7 @@ struct pw {
 	struct synth_map *synth;
 	size_t nsynth, synth_cap;
 	struct map_use *maps;
-	size_t nmaps;
+	size_t nmaps, maps_cap;
 };
 
 /* profile.proto is proto3: its strings must be UTF-8, or strict decoders reject the
@@ -303,6 +303,16 @@ static uint32_t node_location(struct pw *w, uint32_t node, uint32_t *next)
 	return found;
 }
 
+/* The use of writer mappings 0..n-1 (at least), zeroed where new. */
+static void maps_reserve(struct pw *w, size_t n)
+{
+	if (n <= w->nmaps)
+		return;
+	grow_array((void **)&w->maps, &w->maps_cap, n, sizeof(*w->maps));
+	memset(w->maps + w->nmaps, 0, (n - w->nmaps) * sizeof(*w->maps));
+	w->nmaps = n;
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
@@ -377,37 +387,24 @@ static int64_t event_period(const struct profile *p, const struct pc_event *e)
 	return e->nsamples ? (int64_t)(e->total_period / e->nsamples) : 0;
 }
 
-static int write_gzip(const uint8_t *buf, size_t len, FILE *out)
-{
-	z_stream zs;
-	uint8_t chunk[1 << 16];
-	int zr, ret = 0;
+/*
+ * The gzip stream the Profile is packed into as it is made, as a protobuf-c buffer:
+ * neither the packed message nor a tree of all its samples is ever whole in memory.
+ */
+struct pb_gz {
+	ProtobufCBuffer base;  /* first: protobuf-c hands append() &base */
+	struct gzout *gz;
+};
 
-	memset(&zs, 0, sizeof(zs));
-	/* 15 + 16: a gzip wrapper; zlib writes no time or name into its header */
-	if (deflateInit2(&zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		errno = ENOMEM;
-		return -1;
-	}
-	zs.next_in = (Bytef *)buf;
-	zs.avail_in = (uInt)len;
-	do {
-		zs.next_out = chunk;
-		zs.avail_out = sizeof(chunk);
-		zr = deflate(&zs, Z_FINISH);
-		if (zr == Z_STREAM_ERROR) {
-			errno = EIO;
-			ret = -1;
-			break;
-		}
-		if (fwrite(chunk, 1, sizeof(chunk) - zs.avail_out, out) !=
-		    sizeof(chunk) - zs.avail_out) {
-			ret = -1;
-			break;
-		}
-	} while (zr != Z_STREAM_END);
-	deflateEnd(&zs);
-	return ret;
+static void pb_gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	gzout_write(((struct pb_gz *)b)->gz, data, len);
+}
+
+/* Packs `m` (a Profile, or some of its fields) onto the stream. */
+static void gz_pack(struct pb_gz *g, const pb_profile *m)
+{
+	perftools__profiles__profile__pack_to_buffer(m, &g->base);
 }
 
 /*
@@ -525,25 +522,22 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	struct pw w;
 	pb_profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	pb_value_type period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	pb_profile head = PERFTOOLS__PROFILES__PROFILE__INIT;
 	pb_value_type *vt = NULL, **vt_ptrs = NULL;
-	pb_sample *samples = NULL, **sample_ptrs = NULL;
 	pb_label *labels = NULL, **label_ptrs = NULL;
 	pb_location *locs = NULL, **loc_ptrs = NULL;
 	pb_line *lines = NULL, **line_ptrs = NULL;
 	pb_function *fns = NULL, **fn_ptrs = NULL;
 	pb_mapping *maps = NULL, **map_ptrs = NULL;
 	struct row *rows = NULL;
-	uint64_t *loc_ids = NULL;
-	size_t *loc_first = NULL;
-	int64_t *values = NULL, *acc = NULL, comments[4];
+	int64_t *acc = NULL, comments[4];
 	int *shown = NULL, *col_of = NULL;
-	uint32_t *leaf_map = NULL, main_map = 0;
-	size_t nshown = 0, nrows = 0, nmerged = 0, nloc_ids = 0, loc_ids_cap = 0, ncomments = 0;
-	size_t nlabels = 0, nvalues, nmaps_out = 0, per_sample, nprocs = 0;
+	uint32_t main_map = 0;
+	size_t nshown = 0, nrows = 0, ncomments = 0;
+	size_t nvalues, nmaps_out = 0, per_sample, nprocs = 0;
 	struct proc_name *procs = NULL;
-	uint32_t stack[MAX_DEPTH];
-	uint8_t *buf = NULL;
-	size_t len;
+	uint64_t stack[MAX_DEPTH];
+	struct pb_gz gz = { { pb_gz_append }, gzout_open(out, GZIP_LEVEL) };
 	int ret = 0;
 
 	memset(&w, 0, sizeof(w));
@@ -661,52 +655,54 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	}
 	if (nrows > 1)
 		qsort(rows, nrows, sizeof(*rows), row_cmp);
-	nmerged = nrows;
-	samples = xcalloc(nmerged + 1, sizeof(*samples));
-	leaf_map = xcalloc(nmerged + 1, sizeof(*leaf_map));
-	loc_first = xcalloc(nmerged + 1, sizeof(*loc_first));
-	sample_ptrs = xcalloc(nmerged + 1, sizeof(*sample_ptrs));
-	values = xcalloc(nmerged * nvalues + 1, sizeof(*values));
 	per_sample = 5 + (o->pprof_for ? 1 : 0) + o->nlabels;
-	labels = xcalloc(nmerged * per_sample + 1, sizeof(*labels));
-	label_ptrs = xcalloc(nmerged * per_sample + 1, sizeof(*label_ptrs));
+	labels = xcalloc(per_sample, sizeof(*labels));
+	label_ptrs = xcalloc(per_sample, sizeof(*label_ptrs));
+	for (size_t l = 0; l < per_sample; l++)
+		label_ptrs[l] = &labels[l];
 	if (o->pprof_for)
 		process_names(rows, nrows, acc, nvalues, &procs, &nprocs);
+
+	/*
+	 * The Profile goes out in field-number order, the order protobuf-c packs a whole
+	 * message in (a message is the concatenation of its fields): sample_type (1); each
+	 * sample (2) as it is made, a Profile of that one sample; then the rest, whose
+	 * locations, functions and strings the samples have all named by then.
+	 */
+	head.n_sample_type = nvalues;
+	head.sample_type = vt_ptrs;
+	gz_pack(&gz, &head);
 	{
 		uint32_t k_pid = out_str(&w, LABEL_PID);
 		uint32_t k_tid = out_str(&w, go_names(o) ? LABEL_TID_PROM : LABEL_TID);
 		uint32_t k_comm = out_str(&w, LABEL_COMM), k_cpu = o->cpu_label ? out_str(&w, LABEL_CPU) : 0;
 		uint32_t k_proc = o->pprof_for ? out_str(&w, LABEL_PROCESS) : 0, k_state = 0;
-		size_t m = 0;
 
-		for (size_t i = 0; i < nrows; i++, m++) {
-			pb_sample init = PERFTOOLS__PROFILES__SAMPLE__INIT;
-			pb_sample *s = &samples[m];
+		for (size_t i = 0; i < nrows; i++) {
+			pb_profile one = PERFTOOLS__PROFILES__PROFILE__INIT;
+			pb_sample sample = PERFTOOLS__PROFILES__SAMPLE__INIT, *s = &sample;
 			const struct row *r = &rows[i];
-			size_t first_loc = nloc_ids, first_label = nlabels;
 			uint32_t node = r->stack, depth = 0;
 			pb_label linit = PERFTOOLS__PROFILES__LABEL__INIT;
+			size_t nlabels = 0;
 
-			*s = init;
-			s->value = &values[m * nvalues];
+			s->value = &acc[(size_t)r->acc * nvalues];
 			s->n_value = nvalues;
-			memcpy(s->value, &acc[(size_t)r->acc * nvalues], nvalues * sizeof(*s->value));
 			while (node != 0 && depth < MAX_DEPTH) {
 				uint32_t next;
 
 				stack[depth++] = node_location(&w, node, &next);
 				node = next;
 			}
-			if (nloc_ids + depth > loc_ids_cap)
-				grow_array((void **)&loc_ids, &loc_ids_cap, nloc_ids + depth,
-					   sizeof(*loc_ids));
-			for (uint32_t d = 0; d < depth; d++)
-				loc_ids[nloc_ids++] = stack[d];
-			if (depth)
-				leaf_map[m] = w.locs[stack[0] - 1].mapping;
-			/* location_id points into loc_ids once it no longer moves (below) */
-			s->n_location_id = nloc_ids - first_loc;
-			loc_first[m] = first_loc;
+			s->location_id = stack;
+			s->n_location_id = depth;
+			if (depth) {
+				uint32_t leaf = w.locs[stack[0] - 1].mapping;
+
+				maps_reserve(&w, leaf + 1);
+				for (size_t v = 0; v < nvalues; v += 2)
+					w.maps[leaf].leaf_samples += (uint64_t)s->value[v];
+			}
 
 			labels[nlabels] = linit;
 			labels[nlabels].key = k_pid;
@@ -745,15 +741,21 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				labels[nlabels].key = out_str(&w, o->labels[l].key);
 				labels[nlabels++].str = out_str(&w, o->labels[l].value);
 			}
-			for (size_t l = first_label; l < nlabels; l++)
-				label_ptrs[l] = &labels[l];
-			s->label = &label_ptrs[first_label];
-			s->n_label = nlabels - first_label;
-			sample_ptrs[m] = s;
+			s->label = label_ptrs;
+			s->n_label = nlabels;
+			one.n_sample = 1;
+			one.sample = &s;
+			gz_pack(&gz, &one);
 		}
-		for (size_t j = 0; j < nmerged; j++)
-			samples[j].location_id = loc_ids + loc_first[j];
 	}
+	/* what only the samples needed */
+	free(rows);
+	free(acc);
+	free(procs);
+	free(labels);
+	free(label_ptrs);
+	free(w.node_loc);
+	free(w.node_next);
 
 	/* Functions and lines, in the order locations first use them. */
 	{
@@ -763,8 +765,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		line_ptrs = xcalloc(nlines + 1, sizeof(*line_ptrs));
 		locs = xcalloc(w.nlocs + 1, sizeof(*locs));
 		loc_ptrs = xcalloc(w.nlocs + 1, sizeof(*loc_ptrs));
-		w.nmaps = p->nmappings + w.nsynth;
-		w.maps = xcalloc(w.nmaps + 1, sizeof(*w.maps));
+		maps_reserve(&w, p->nmappings + w.nsynth);
 		for (size_t i = 0; i < w.nlocs; i++) {
 			const struct loc *l = &w.locs[i];
 			pb_location init = PERFTOOLS__PROFILES__LOCATION__INIT;
@@ -822,9 +823,6 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	for (size_t i = 0; i < w.nlocs; i++)
 		if (w.locs[i].mapping)
 			w.maps[w.locs[i].mapping].id = 1;
-	for (size_t i = 0; i < nmerged; i++)
-		for (size_t v = 0; v < nvalues; v += 2)
-			w.maps[leaf_map[i]].leaf_samples += (uint64_t)samples[i].value[v];
 	for (size_t i = 1; i < p->nmappings; i++) {
 		int prog = is_program(profile_text(p, p->mappings[i].file));
 		int main_prog = main_map && is_program(profile_text(p, p->mappings[main_map].file));
@@ -885,10 +883,6 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	add_comment(&w, comments, &ncomments, "host: ", p->hostname);
 	add_comment(&w, comments, &ncomments, "os release: ", p->osrelease);
 
-	prof.n_sample_type = nvalues;
-	prof.sample_type = vt_ptrs;
-	prof.n_sample = nmerged;
-	prof.sample = sample_ptrs;
 	prof.n_mapping = nmaps_out;
 	prof.mapping = map_ptrs;
 	prof.n_location = w.nlocs;
@@ -924,13 +918,9 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	prof.n_string_table = strtab_count(&w.out);
 	prof.string_table = (char **)(uintptr_t)w.out.strs;
 
-	len = perftools__profiles__profile__get_packed_size(&prof);
-	buf = xmalloc(len + 1);
-	perftools__profiles__profile__pack(&prof, buf);
-	if (write_gzip(buf, len, out) != 0)
-		ret = -1;
+	gz_pack(&gz, &prof);
+	ret = gzout_close(gz.gz);
 
-	free(buf);
 	free(maps);
 	free(map_ptrs);
 	free(fns);
@@ -939,17 +929,6 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	free(line_ptrs);
 	free(locs);
 	free(loc_ptrs);
-	free(labels);
-	free(label_ptrs);
-	free(procs);
-	free(values);
-	free(loc_ids);
-	free(samples);
-	free(sample_ptrs);
-	free(leaf_map);
-	free(loc_first);
-	free(rows);
-	free(acc);
 	free(vt);
 	free(vt_ptrs);
 	free(shown);
@@ -960,8 +939,6 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	free(w.pool);
 	free(w.fns);
 	free(w.frame_fn);
-	free(w.node_loc);
-	free(w.node_next);
 	free(w.str_map);
 	u64map_release(&w.fn_index);
 	u64map_release(&w.loc_index);

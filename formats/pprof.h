@@ -41,7 +41,9 @@ const char *pprof_for_name(int pprof_for);
  * `thread_name` (string values), and `cpu` with o->cpu_label. A run of inlined
  * frames and the frame they are inlined into is one Location, callee first; a frame
  * without a symbol is a Location with an address and no lines. The output is the
- * same bytes for the same profile. Returns 0, or -1 with errno set on a write error.
+ * same bytes for the same profile, gzipped as it is packed: each Sample is written
+ * as it is made, and neither the packed message nor a message tree of every Sample
+ * is held. Returns 0, or -1 with errno set on a write error.
  */
 int pprof_write(const struct profile *p, const struct write_options *o, FILE *out);
 

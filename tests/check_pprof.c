@@ -1,5 +1,6 @@
 /* check_pprof: the pprof writer's output, decoded with protobuf-c and held to the spec. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -595,20 +596,15 @@ END_TEST
 
 /* ---- a real recording through the real pipeline ---- */
 
-START_TEST(real_recording)
+/* testdata/NAME read as perfconv reads it, kernel symbols from testdata/kallsyms.gz. */
+static void read_recording(const char *name, struct profile *rp, struct convert_stats *st)
 {
 	const char *top = getenv("PERFCONV_TOP") ? getenv("PERFCONV_TOP") : ".";
 	char input[4096], kallsyms[4096];
 	struct convert_options co;
-	struct convert_stats st;
-	struct write_options o = opts(-1);
-	struct profile rp;
 	struct diag d;
-	struct blob a, b;
-	pb_profile *pr;
-	int64_t total = 0, inline_locs = 0, build_ids = 0;
 
-	snprintf(input, sizeof(input), "%s/testdata/mt-g.data", top);
+	snprintf(input, sizeof(input), "%s/testdata/%s", top, name);
 	snprintf(kallsyms, sizeof(kallsyms), "%s/testdata/kallsyms.gz", top);
 	memset(&co, 0, sizeof(co));
 	co.input = input;
@@ -617,8 +613,20 @@ START_TEST(real_recording)
 	co.sym.demangle = 1;
 	co.sym.inline_frames = 1;
 	diag_init(&d);
-	profile_init(&rp);
-	ck_assert_int_eq(convert_read(&co, &rp, &st, &d, NULL), 0);
+	profile_init(rp);
+	ck_assert_int_eq(convert_read(&co, rp, st, &d, NULL), 0);
+}
+
+START_TEST(real_recording)
+{
+	struct convert_stats st;
+	struct write_options o = opts(-1);
+	struct profile rp;
+	struct blob a, b;
+	pb_profile *pr;
+	int64_t total = 0, inline_locs = 0, build_ids = 0;
+
+	read_recording("mt-g.data", &rp, &st);
 	a = render(&rp, &o);
 	b = render(&rp, &o);
 	ck_assert_uint_eq(a.len, b.len);
@@ -651,6 +659,156 @@ START_TEST(real_recording)
 }
 END_TEST
 
+/* A sample as a string a reader would see: process, thread, thread name, then every
+ * frame innermost first (its function's name, or the address of a frame without a
+ * symbol); and what it counts. */
+struct keyed {
+	char *key;
+	int64_t count, period;
+};
+
+static int keyed_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
+}
+
+/* Sorted by key, one entry per key with the sums; returns how many. */
+static size_t keyed_merge(struct keyed *k, size_t n)
+{
+	size_t m = 0;
+
+	qsort(k, n, sizeof(*k), keyed_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (m && strcmp(k[m - 1].key, k[i].key) == 0) {
+			k[m - 1].count += k[i].count;
+			k[m - 1].period += k[i].period;
+			free(k[i].key);
+		} else {
+			k[m++] = k[i];
+		}
+	}
+	return m;
+}
+
+static char *key_add(char *key, const char *part)
+{
+	size_t len = key ? strlen(key) : 0;
+
+	key = realloc(key, len + strlen(part) + 2);
+	snprintf(key + len, strlen(part) + 2, "%s;", part);
+	return key;
+}
+
+static char *sample_head(uint32_t pid, uint32_t tid, const char *comm)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%u/%u/%s", pid, tid, comm);
+	return key_add(NULL, buf);
+}
+
+static int model_sample_cmp(const void *a, const void *b)
+{
+	const struct pc_sample *x = a, *y = b;
+
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->comm > y->comm) - (x->comm < y->comm);
+}
+
+/*
+ * The file's samples, read back one by one, are the recording's: as many as it has
+ * distinct (stack, process, thread, name), and per stack of frames and thread the
+ * same counts and periods. Fails if the samples streamed into the Profile were cut,
+ * shifted, or given another sample's locations or values.
+ */
+START_TEST(samples_are_the_recordings)
+{
+	static const char *const names[] = { "mt-g.data", "jit/node.data" };
+	struct convert_stats st;
+	struct write_options o = opts(-1);
+	struct profile rp;
+	struct blob b;
+	pb_profile *pr;
+	struct keyed *want, *got;
+	struct pc_sample *sorted;
+	size_t nwant, ngot, distinct = 0;
+
+	read_recording(names[_i], &rp, &st);
+	ck_assert_uint_eq(rp.nevents, 1);
+	b = render(&rp, &o);
+	pr = decode(&b);
+	ck_assert_uint_eq(pr->n_sample_type, 2);
+
+	sorted = malloc(rp.nsamples * sizeof(*sorted));
+	memcpy(sorted, rp.samples, rp.nsamples * sizeof(*sorted));
+	qsort(sorted, rp.nsamples, sizeof(*sorted), model_sample_cmp);
+	for (size_t i = 0; i < rp.nsamples; i++)
+		distinct += i == 0 || model_sample_cmp(&sorted[i - 1], &sorted[i]) != 0;
+	free(sorted);
+	ck_assert_uint_gt(distinct, 50);
+	ck_assert_uint_eq(pr->n_sample, distinct);
+
+	want = calloc(rp.nsamples, sizeof(*want));
+	for (size_t i = 0; i < rp.nsamples; i++) {
+		const struct pc_sample *s = &rp.samples[i];
+		char *key = sample_head(s->pid, s->tid, profile_text(&rp, s->comm));
+
+		for (uint32_t node = s->stack; node; node = rp.nodes[node].parent) {
+			const struct pc_frame *f = &rp.frames[rp.nodes[node].frame];
+			char addr[32];
+
+			snprintf(addr, sizeof(addr), "0x%" PRIx64, f->addr);
+			key = key_add(key, f->symbolized ? profile_text(&rp, f->func) : addr);
+		}
+		want[i].key = key;
+		want[i].count = (int64_t)s->count;
+		want[i].period = (int64_t)s->period;
+	}
+	got = calloc(pr->n_sample, sizeof(*got));
+	for (size_t i = 0; i < pr->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pr->sample[i];
+		char *key = sample_head((uint32_t)strtoul(label(pr, s, "process_id"), NULL, 10),
+					(uint32_t)strtoul(label(pr, s, "thread id"), NULL, 10),
+					label(pr, s, "thread_name") ? label(pr, s, "thread_name") : "");
+
+		ck_assert_uint_gt(s->n_location_id, 0);
+		for (size_t j = 0; j < s->n_location_id; j++) {
+			const Perftools__Profiles__Location *l = location(pr, s->location_id[j]);
+			char addr[32];
+
+			snprintf(addr, sizeof(addr), "0x%" PRIx64, l->address);
+			if (!l->n_line)
+				key = key_add(key, addr);
+			for (size_t k = 0; k < l->n_line; k++)
+				key = key_add(key, str(pr, function(pr, l->line[k]->function_id)->name));
+		}
+		got[i].key = key;
+		got[i].count = s->value[0];
+		got[i].period = s->value[1];
+	}
+	nwant = keyed_merge(want, rp.nsamples);
+	ngot = keyed_merge(got, pr->n_sample);
+	ck_assert_uint_eq(ngot, nwant);
+	for (size_t i = 0; i < nwant; i++) {
+		ck_assert_str_eq(got[i].key, want[i].key);
+		ck_assert_int_eq(got[i].count, want[i].count);
+		ck_assert_int_eq(got[i].period, want[i].period);
+		free(got[i].key);
+		free(want[i].key);
+	}
+	free(got);
+	free(want);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(b.data);
+	profile_release(&rp);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pprof");
@@ -672,6 +830,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(real, 120);
 	tcase_add_test(real, real_recording);
+	tcase_add_loop_test(real, samples_are_the_recordings, 0, 2);
 	suite_add_tcase(s, real);
 	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
