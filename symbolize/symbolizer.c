@@ -509,11 +509,22 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 			 const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret,
 			 struct sym_frame *out, size_t cap)
 {
-	struct obj_slot *slot = sym_slot_for(s, obj, path, build_id, build_id_size);
+	struct obj_slot *slot;
 	const struct sym_result *r;
 	size_t n = 0;
 	long idx;
 
+	/* the first user frame asked for: the kernel's symbols, if they still wait for a
+	 * free thread, are loaded here first (they are needed next, for the kernel
+	 * frames), while the helper thread goes on with the objects it was given (a
+	 * first run: libc's DWARF inflating on one core, 122,000 kallsyms lines parsed on
+	 * the other; else this thread would inflate libc itself between the helper's
+	 * steps and the kernel after it) */
+	if (!s->native_began) {
+		s->native_began = 1;
+		sym_kernel_take(s);
+	}
+	slot = sym_slot_for(s, obj, path, build_id, build_id_size);
 	if (pthread_mutex_trylock(&slot->lock) != 0) {
 		/* the helper thread has the object (inflating its DWARF): the kernel's
 		 * symbols, if it has not begun them, are loaded meanwhile */

@@ -101,6 +101,7 @@ struct symbolizer {
 	pthread_t prefetch_tid;
 	/* kernel */
 	int kernel_tried;
+	int native_began;       /* the main thread has asked for a user frame */
 	int kernel_state;       /* KERNEL_*, under queue_lock */
 	pthread_cond_t kernel_cond;
 	uint8_t kernel_bid[64];
