@@ -13,8 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,111 +212,46 @@ static enum cache_verdict check_copy(const char *file, int fd, const uint8_t *bi
 }
 
 /*
- * Compressed sections of `e` (opened ELF_C_RDWR) inflated in place: zlib streams
- * (ELFCOMPRESS_ZLIB, all that gcc and Debian write) through libdeflate, each in a
- * buffer made here and kept until the file is written (the caller frees it), and
+ * Inflate compressed section `scn` of `e` (opened ELF_C_RDWR) in place: zlib streams
+ * (ELFCOMPRESS_ZLIB, all that gcc and Debian write) through libdeflate, in a buffer
+ * made here and kept in *keep until the file is written (the caller frees it), and
  * anything else through libelf. The file libelf then writes is byte for byte the one
- * elf_compress(scn, 0, 0) makes, in 0.4 to 0.6 of its time. In three steps: what to
- * inflate where (libelf's calls, on this thread), the inflating (libdeflate alone, on
- * two threads: libc's .debug_info is 5.8 MB of its 8.5), then the section headers.
+ * elf_compress(scn, 0, 0) makes, in 0.4 to 0.6 of its time. 0, or -1.
  */
-struct inflate_job {
-	Elf_Scn *scn;
-	GElf_Chdr ch;
-	const uint8_t *in;
-	size_t in_len;
-	uint8_t *out;
-	int failed;
-};
-
-struct inflate_jobs {
-	struct inflate_job *v;
-	size_t n, cap;
-	atomic_size_t next; /* the next job to take, largest first */
-};
-
-/* Job `*j` for section `scn`, or the section inflated by libelf (*queued 0). 0, or -1. */
-static int inflate_plan(Elf *e, Elf_Scn *scn, struct inflate_job *j, int *queued)
+static int inflate_section(Elf *e, Elf_Scn *scn, void **keep)
 {
 	size_t hdr = gelf_getclass(e) == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
-	Elf_Data *d;
-
-	*queued = 0;
-	memset(j, 0, sizeof(*j));
-	if (!gelf_getchdr(scn, &j->ch) || j->ch.ch_type != ELFCOMPRESS_ZLIB)
-		return elf_compress(scn, 0, 0) < 0 ? -1 : 0;
-	if (!(d = elf_getdata(scn, NULL)) || !d->d_buf || d->d_size < hdr ||
-	    j->ch.ch_size > SIZE_MAX / 2)
-		return -1;
-	j->scn = scn;
-	j->in = (const uint8_t *)d->d_buf + hdr;
-	j->in_len = d->d_size - hdr;
-	j->out = xmalloc(j->ch.ch_size ? (size_t)j->ch.ch_size : 1);
-	*queued = 1;
-	return 0;
-}
-
-static void *inflate_worker(void *arg)
-{
-	struct inflate_jobs *q = arg;
-	size_t i;
-
-	while ((i = atomic_fetch_add(&q->next, 1)) < q->n) {
-		struct inflate_job *j = &q->v[i];
-
-		j->failed = inflate_zlib(j->in, j->in_len, j->out, (size_t)j->ch.ch_size) < 0;
-	}
-	return NULL;
-}
-
-static int job_larger(const void *pa, const void *pb)
-{
-	const struct inflate_job *a = pa, *b = pb;
-
-	return a->ch.ch_size != b->ch.ch_size ? (a->ch.ch_size < b->ch.ch_size ? 1 : -1) : 0;
-}
-
-/* Every job inflated; 0, or -1 when one failed. */
-static int inflate_all(struct inflate_jobs *q)
-{
-	uint64_t total = 0;
-	pthread_t t;
-	int helper = 0, bad = 0;
-
-	qsort(q->v, q->n, sizeof(*q->v), job_larger);
-	for (size_t i = 0; i < q->n; i++)
-		total += q->v[i].ch.ch_size;
-	atomic_init(&q->next, 0);
-	/* a second thread where it pays for its start: a few MB */
-	if (q->n > 1 && total >= (1u << 20))
-		helper = pthread_create(&t, NULL, inflate_worker, q) == 0;
-	inflate_worker(q);
-	if (helper)
-		pthread_join(t, NULL);
-	for (size_t i = 0; i < q->n; i++)
-		bad |= q->v[i].failed;
-	return bad ? -1 : 0;
-}
-
-/* The inflated bytes of `j` made the section's own. 0, or -1. */
-static int inflate_apply(const struct inflate_job *j)
-{
+	GElf_Chdr ch;
 	GElf_Shdr sh;
 	Elf_Data *d;
+	void *out;
 
-	if (!gelf_getshdr(j->scn, &sh) || !(d = elf_getdata(j->scn, NULL)))
+	*keep = NULL;
+	if (!gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZLIB)
+		return elf_compress(scn, 0, 0) < 0 ? -1 : 0;
+	if (!gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)) || !d->d_buf ||
+	    d->d_size < hdr || ch.ch_size > SIZE_MAX / 2)
 		return -1;
-	d->d_buf = j->out;
-	d->d_size = (size_t)j->ch.ch_size;
+	out = xmalloc(ch.ch_size ? (size_t)ch.ch_size : 1);
+	if (inflate_zlib((const uint8_t *)d->d_buf + hdr, d->d_size - hdr, out,
+			 (size_t)ch.ch_size) < 0) {
+		free(out);
+		return -1;
+	}
+	d->d_buf = out;
+	d->d_size = (size_t)ch.ch_size;
 	d->d_type = ELF_T_BYTE;
-	d->d_align = j->ch.ch_addralign;
+	d->d_align = ch.ch_addralign;
 	elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
 	sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
-	sh.sh_size = j->ch.ch_size;
-	sh.sh_addralign = j->ch.ch_addralign;
-	if (!gelf_update_shdr(j->scn, &sh))
+	sh.sh_size = ch.ch_size;
+	sh.sh_addralign = ch.ch_addralign;
+	if (!gelf_update_shdr(scn, &sh)) {
+		free(out);
 		return -1;
-	elf_flagshdr(j->scn, ELF_C_SET, ELF_F_DIRTY);
+	}
+	elf_flagshdr(scn, ELF_C_SET, ELF_F_DIRTY);
+	*keep = out;
 	return 0;
 }
 
@@ -355,10 +288,9 @@ static int write_decompressed(const char *src, const char *dst, const uint8_t *b
 	struct stat st;
 	off_t off = 0;
 	Elf *e = NULL;
-	struct inflate_jobs q;
-	size_t shstrndx;
+	void **bufs = NULL;
+	size_t nbufs = 0, bufs_cap = 0, shstrndx;
 
-	memset(&q, 0, sizeof(q));
 	in = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (in < 0)
 		return -1;
@@ -376,8 +308,7 @@ static int write_decompressed(const char *src, const char *dst, const uint8_t *b
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
 		GElf_Shdr sh;
 		const char *name;
-		struct inflate_job j;
-		int queued;
+		void *keep;
 
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
 			continue;
@@ -387,16 +318,11 @@ static int write_decompressed(const char *src, const char *dst, const uint8_t *b
 				goto out;
 			continue;
 		}
-		if (inflate_plan(e, scn, &j, &queued) < 0)
+		if (inflate_section(e, scn, &keep) < 0)
 			goto out;
-		if (queued)
-			VEC_PUSH(q.v, q.n, q.cap, j);
+		if (keep)
+			VEC_PUSH(bufs, nbufs, bufs_cap, keep);
 	}
-	if (inflate_all(&q) < 0)
-		goto out;
-	for (size_t i = 0; i < q.n; i++)
-		if (inflate_apply(&q.v[i]) < 0)
-			goto out;
 	ok = elf_update(e, ELF_C_WRITE) >= 0;
 	elf_end(e);
 	e = NULL;
@@ -411,9 +337,9 @@ static int write_decompressed(const char *src, const char *dst, const uint8_t *b
 	ok = ok && pwrite(out.fd, &t, sizeof(t), st.st_size) == (ssize_t)sizeof(t);
 out:
 	elf_end(e);
-	for (size_t i = 0; i < q.n; i++)
-		free(q.v[i].out);
-	free(q.v);
+	for (size_t i = 0; i < nbufs; i++)
+		free(bufs[i]);
+	free(bufs);
 	close(in);
 	if (ok && atomic_file_commit(&out) == 0)
 		return 0;
