@@ -434,7 +434,7 @@ void cli_init(struct cli *c)
 
 void cli_release(struct cli *c)
 {
-	convert_done(&c->later);
+	convert_exit(&c->later);
 	where_release(&c->where);
 	meta_options_release(&c->meta);
 	free(c->inputs);

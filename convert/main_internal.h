@@ -126,7 +126,7 @@ struct cli {
 	int weight_set;
 	int pprof_for;            /* -1: no --for */
 	int upload;               /* the labels go to the backend's own, not on samples */
-	struct convert_later later; /* the last conversion's leftovers being freed */
+	struct convert_later later; /* the last conversion's leftovers, left to the exit */
 };
 
 void cli_init(struct cli *c);

@@ -10,7 +10,6 @@
 #ifndef PERFCONV_PIPELINE_H
 #define PERFCONV_PIPELINE_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,26 +31,25 @@ struct convert_options {
 	size_t njit_dirs;
 };
 
-/*
- * What a conversion leaves to free (its session, the symbolizer's tables, libdw's
- * trees), freed on a thread of its own while the caller writes the output: zeroed to
- * begin with; convert_done() waits for it.
- */
+/* What a conversion left to free (its session, the symbolizer's tables, libdw's
+ * trees): zeroed to begin with. */
+struct leftovers;
 struct convert_later {
-	pthread_t thread;
-	int busy;
+	struct leftovers *l;
 };
 
 /*
  * Read the recording into `p` (initialized by the caller). Returns 0, or -1 after
  * reporting the error through `d` (bad input). With `later`, what is left to free is
- * freed on a thread of its own (joined by the next convert_read with it or by
- * convert_done); without, before returning.
+ * kept there (and freed by the next convert_read with it, or convert_done); without,
+ * freed before returning.
  */
 int convert_read(const struct convert_options *o, struct profile *p, struct convert_stats *st,
 		 struct diag *d, struct convert_later *later);
-/* The thread of `later`, if any, has finished: call before `later` goes (and before
- * exit, so that leak checkers see everything freed). */
+/* What `later` holds freed now. */
 void convert_done(struct convert_later *later);
+/* The process is about to exit: what `later` holds is left to the exit (freed in a
+ * sanitizer's build, where leak checkers look). */
+void convert_exit(struct convert_later *later);
 
 #endif
