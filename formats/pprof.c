@@ -388,23 +388,26 @@ static int64_t event_period(const struct profile *p, const struct pc_event *e)
 }
 
 /*
- * The gzip stream the Profile is packed into as it is made, as a protobuf-c buffer:
- * neither the packed message nor a tree of all its samples is ever whole in memory.
+ * The gzip stream the Profile is packed into as it is made: neither the packed
+ * message nor a tree of all its samples is ever whole in memory. Each part is packed
+ * flat into `buf` first (protobuf-c's pack_to_buffer hands over every tag and varint
+ * on its own: 14 M instructions of calls on a dwarf recording's 2,849 samples).
  */
 struct pb_gz {
-	ProtobufCBuffer base;  /* first: protobuf-c hands append() &base */
 	struct gzout *gz;
+	uint8_t *buf;
+	size_t cap;
 };
-
-static void pb_gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
-{
-	gzout_write(((struct pb_gz *)b)->gz, data, len);
-}
 
 /* Packs `m` (a Profile, or some of its fields) onto the stream. */
 static void gz_pack(struct pb_gz *g, const pb_profile *m)
 {
-	perftools__profiles__profile__pack_to_buffer(m, &g->base);
+	size_t n = perftools__profiles__profile__get_packed_size(m);
+
+	if (n > g->cap)
+		grow_array((void **)&g->buf, &g->cap, n, 1);
+	perftools__profiles__profile__pack(m, g->buf);
+	gzout_write(g->gz, g->buf, n);
 }
 
 /*
@@ -537,7 +540,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	size_t nvalues, nmaps_out = 0, per_sample, nprocs = 0;
 	struct proc_name *procs = NULL;
 	uint64_t stack[MAX_DEPTH];
-	struct pb_gz gz = { { pb_gz_append }, gzout_open(out, GZIP_LEVEL) };
+	struct pb_gz gz = { gzout_open(out, GZIP_LEVEL), NULL, 0 };
 	int ret = 0;
 
 	memset(&w, 0, sizeof(w));
@@ -920,6 +923,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 
 	gz_pack(&gz, &prof);
 	ret = gzout_close(gz.gz);
+	free(gz.buf);
 
 	free(maps);
 	free(map_ptrs);
