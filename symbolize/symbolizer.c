@@ -526,9 +526,7 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 	}
 	slot = sym_slot_for(s, obj, path, build_id, build_id_size);
 	if (pthread_mutex_trylock(&slot->lock) != 0) {
-		/* the helper thread has the object (inflating its DWARF): the kernel's
-		 * symbols, if it has not begun them, are loaded meanwhile */
-		sym_kernel_take(s);
+		/* the helper thread has the object (inflating its DWARF) */
 		atomic_fetch_add(&slot->main_waiting, 1);
 		pthread_mutex_lock(&slot->lock);
 		atomic_fetch_sub(&slot->main_waiting, 1);

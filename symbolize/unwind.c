@@ -743,34 +743,29 @@ void unwind_regs_layout_init(struct unwind_regs_layout *l, uint64_t mask)
 int unwind_regs_placed(const struct unwind_regs_layout *l, struct unwind_regs *out,
 		       const uint64_t *vals, size_t nvals)
 {
-	if (nvals < l->need)
-		return unwind_regs_from_perf(out, l->mask, vals, nvals);
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < l->n; i++)
-		out->r[l->reg[i]] = vals[l->at[i]];
-	out->valid = l->valid;
+	if (nvals >= l->need) {
+		for (size_t i = 0; i < l->n; i++)
+			out->r[l->reg[i]] = vals[l->at[i]];
+		out->valid = l->valid;
+	} else {
+		/* a dump cut short: the registers it holds */
+		for (size_t i = 0; i < l->n; i++)
+			if (l->at[i] < nvals) {
+				out->r[l->reg[i]] = vals[l->at[i]];
+				out->valid |= 1u << l->reg[i];
+			}
+	}
 	return (out->valid & (1u << UNWIND_REG_SP)) && (out->valid & (1u << UNWIND_REG_IP)) ? 0 : -1;
 }
 
 int unwind_regs_from_perf(struct unwind_regs *out, uint64_t mask, const uint64_t *vals,
 			  size_t nvals)
 {
-	size_t k = 0;
-	uint32_t valid = 0;
+	struct unwind_regs_layout l;
 
-	memset(out, 0, sizeof(*out));
-	/* the set bits only, lowest first; those above the table's (the XMM registers)
-	 * come after every one it maps, and give nothing */
-	for (uint64_t m = mask & ((1ULL << 24) - 1); m && k < nvals; m &= m - 1, k++) {
-		int d = to_dwarf[__builtin_ctzll(m)];
-
-		if (d >= 0) {
-			out->r[d] = vals[k];
-			valid |= 1u << d;
-		}
-	}
-	out->valid = valid;
-	return (out->valid & (1u << UNWIND_REG_SP)) && (out->valid & (1u << UNWIND_REG_IP)) ? 0 : -1;
+	unwind_regs_layout_init(&l, mask);
+	return unwind_regs_placed(&l, out, vals, nvals);
 }
 
 size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t size,
