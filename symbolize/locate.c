@@ -360,7 +360,7 @@ const char *loc_candidate_shown(const struct loc_candidate *c, char *buf, size_t
 
 char *cache_entry_path(const char *dir, enum cache_kind kind, const char *key, int make)
 {
-	static const char *const sub[] = { "symbols", "debug", "kallsyms" };
+	static const char *const sub[] = { "symbols", "debug", "kallsyms", "frames" };
 	char *d;
 
 	if (!dir || !dir[0] || !key || !key[0])

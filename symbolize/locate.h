@@ -145,8 +145,11 @@ int locate_uses_debuginfod(void);
  *                            object's path and the build id asked for)
  *   DIR/debug/BUILDID.debug  a separate debug file with its sections inflated
  *   DIR/kallsyms/BUILDID     a parsed kallsyms of that kernel
+ *   DIR/frames/KEY           what an object's DWARF said of the addresses asked
+ *                            (symbolize/framecache.h; KEY: 16 hex digits of the
+ *                            object's file and its debug file)
  */
-enum cache_kind { CACHE_SYMBOLS, CACHE_DEBUG, CACHE_KALLSYMS };
+enum cache_kind { CACHE_SYMBOLS, CACHE_DEBUG, CACHE_KALLSYMS, CACHE_FRAMES };
 /* The file of the entry `key` (hex), malloc'ed, its directory made first when `make`
  * (NULL when it cannot be); NULL too when there is no cache (`dir` NULL or ""). */
 char *cache_entry_path(const char *dir, enum cache_kind kind, const char *key, int make);

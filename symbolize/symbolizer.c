@@ -80,6 +80,13 @@ void symbolizer_quiesce(struct symbolizer *s)
 		return;
 	sym_kernel_ready(s);
 	symbolizer_prefetch_stop(s);
+	/* no lookup comes after: what this run's DWARF lookups learnt is kept */
+	for (size_t i = 0; i < s->nobjs + s->npreloads; i++) {
+		struct obj_slot *slot = i < s->nobjs ? s->objs[i] : s->preloads[i - s->nobjs];
+
+		if (slot)
+			frame_cache_save(slot->fc);
+	}
 	sym_say_damaged(s);
 }
 
@@ -99,6 +106,7 @@ void symbolizer_free(struct symbolizer *s)
 			continue; /* a preloaded slot is freed from the preload list */
 		elf_obj_free(slot->elf);
 		dwarf_info_free(slot->dwarf);
+		frame_cache_free(slot->fc);
 		u64map_release(&slot->done);
 		free(slot->results);
 		free(slot->frames);
@@ -394,17 +402,67 @@ struct obj_slot *sym_slot_for(struct symbolizer *s, uint32_t obj, const char *pa
 	return slot;
 }
 
+/* The files the slot's DWARF is read from: the object's, and its debug file or NULL. */
+static const char *dwarf_files(const struct obj_slot *slot, const char **debug_file)
+{
+	const char *file = elf_obj_file(slot->elf), *symfile = elf_obj_symbol_file(slot->elf);
+
+	*debug_file = symfile && strcmp(symfile, file) ? symfile : NULL;
+	return file;
+}
+
 void sym_open_dwarf(struct symbolizer *s, struct obj_slot *slot)
 {
-	const char *file, *symfile;
+	const char *file, *debug_file;
 
 	if (slot->dwarf_tried || !slot->elf)
 		return;
 	slot->dwarf_tried = 1;
-	file = elf_obj_file(slot->elf);
-	symfile = elf_obj_symbol_file(slot->elf);
-	slot->dwarf = dwarf_info_open(file, symfile && strcmp(symfile, file) ? symfile : NULL,
-					&s->cache);
+	file = dwarf_files(slot, &debug_file);
+	slot->dwarf = dwarf_info_open(file, debug_file, &s->cache);
+}
+
+/* The slot's frame cache, opened on first use (the slot's lock held); NULL: none. */
+static struct frame_cache *slot_frame_cache(struct symbolizer *s, struct obj_slot *slot)
+{
+	const char *file, *debug_file;
+
+	if (!slot->fc_tried && slot->elf) {
+		slot->fc_tried = 1;
+		file = dwarf_files(slot, &debug_file);
+		slot->fc = frame_cache_open(&s->cache, file, debug_file);
+	}
+	return slot->fc;
+}
+
+int sym_dwarf_cached(struct symbolizer *s, struct obj_slot *slot)
+{
+	return frame_cache_dwarf(slot_frame_cache(s, slot)) != FRAME_CACHE_UNKNOWN;
+}
+
+/*
+ * What DWARF says of `vaddr` in the slot's object (its lock held): what an earlier
+ * lookup of this run or an earlier one gave, from the frame cache, else libdw's answer
+ * (the DWARF opened now if it is not yet), kept there.
+ */
+static size_t dwarf_frames(struct symbolizer *s, struct obj_slot *slot, uint64_t vaddr,
+			   struct dwarf_frame *df, size_t cap)
+{
+	struct frame_cache *fc = slot_frame_cache(s, slot);
+	long known;
+	size_t nd = 0;
+
+	if (frame_cache_dwarf(fc) == FRAME_CACHE_NONE)
+		return 0;
+	known = frame_cache_get(fc, vaddr, df, cap);
+	if (known >= 0)
+		return (size_t)known;
+	sym_open_dwarf(s, slot);
+	frame_cache_set_dwarf(fc, slot->dwarf != NULL);
+	if (slot->dwarf)
+		nd = dwarf_info_frames(slot->dwarf, vaddr, df, cap);
+	frame_cache_put(fc, vaddr, df, nd);
+	return nd;
 }
 
 /* The demangled form of a C++ or Rust name, kept in the slot. */
@@ -454,9 +512,7 @@ static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *p
 	if (!sym && line_vaddr != vaddr && elf_obj_status(slot->elf) == ELF_OBJ_OK &&
 	    (sym = elf_obj_lookup(slot->elf, vaddr)) != NULL)
 		line_vaddr = vaddr;
-	sym_open_dwarf(s, slot);
-	if (slot->dwarf)
-		nd = dwarf_info_frames(slot->dwarf, line_vaddr, df, MAX_FRAMES);
+	nd = dwarf_frames(s, slot, line_vaddr, df, MAX_FRAMES);
 	if (!sym && (nd == 0 || !df[nd - 1].name))
 		return -1;
 	/* inlined callees first, as DWARF names them */

@@ -20,6 +20,7 @@
 #include "common/util.h"
 #include "symbolize/dwarfinfo.h"
 #include "symbolize/elfsyms.h"
+#include "symbolize/framecache.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/locate.h"
 #include "symbolize/symbolizer.h"
@@ -44,6 +45,8 @@ struct obj_slot {
 	enum sym_obj_problem problem;
 	struct elf_obj *elf;
 	struct dwarf_info *dwarf;
+	struct frame_cache *fc;    /* what earlier runs' DWARF lookups gave (fc_tried: opened) */
+	int fc_tried;
 	struct u64map done;        /* (offset << 1 | ret) + 1 -> results index */
 	struct sym_result *results;
 	size_t nresults, results_cap;
@@ -130,6 +133,9 @@ struct obj_slot *sym_slot_for(struct symbolizer *s, uint32_t obj, const char *pa
 struct obj_slot *sym_existing_slot(struct symbolizer *s, uint32_t obj);
 /* The DWARF of the slot's object, opened on first use (the slot's lock held). */
 void sym_open_dwarf(struct symbolizer *s, struct obj_slot *slot);
+/* Whether the frame cache knows the slot's DWARF (the slot's lock held): lookups then
+ * need it opened only for addresses no earlier run asked for. */
+int sym_dwarf_cached(struct symbolizer *s, struct obj_slot *slot);
 /* The result index for (offset, ret) in the slot (its lock held), symbolized now
  * unless it is done; -1 for none. */
 long sym_result_for(struct symbolizer *s, struct obj_slot *slot, const char *path,

@@ -62,7 +62,9 @@ static void *prefetch_main(void *arg)
 				sym_find_object(s, slot, slot->preload_path, slot->preload_bid,
 					    slot->preload_bidlen);
 				more = slot->elf != NULL;
-			} else if (!slot->dwarf_tried) {
+			} else if (!slot->dwarf_tried && !sym_dwarf_cached(s, slot)) {
+				/* opened ahead unless earlier runs' lookups are kept: then
+				 * only an address none of them asked for opens it */
 				sym_open_dwarf(s, slot);
 				more = slot->dwarf != NULL;
 			} else if (!slot->prepared) {

@@ -74,16 +74,56 @@ else
 		ok "debug copy: .debug_info and .debug_line inflated, .debug_loclists left out"
 	fi
 	DW=(-i $TD/dwarf/dw.data --annotate --srcline)
+	# the DWARF is read only for addresses no run asked for before (1c): the frames
+	# entries removed, so that each run reads it, and its copy
+	rm -rf "$C1/frames"
 	truncate -s $(($(stat -c %s "$D") / 2)) "$D"
 	damaged debug-truncated "$C1" "$D" "truncated" "$TMP/dw.ref" "${DW[@]}"
+	rm -rf "$C1/frames"
 	flip_byte "$D" $(($(stat -c %s "$D") / 3))
 	damaged debug-bit-flipped "$C1" "$D" "checksum differs" "$TMP/dw.ref" "${DW[@]}"
 	cp "$C1/debug/"*.debug "$TMP/other.debug" 2>/dev/null
+	rm -rf "$C1/frames"
 	cp /bin/true "$D"
 	damaged debug-replaced "$C1" "$D" "truncated, or not a decompressed" "$TMP/dw.ref" "${DW[@]}"
+	rm -rf "$C1/frames"
 	rm -f "$D" && mkfifo "$D"
 	damaged debug-fifo "$C1" "$D" "not a regular file" "$TMP/dw.ref" "${DW[@]}"
 	ok "debug copy: the reference has $lines msort.c lines, $inl inlined frames of libc"
+
+	# 1c. What the DWARF said of each address asked (DIR/frames/KEY): a later run
+	#    answers from it without opening the DWARF, so the debug copy, removed, is not
+	#    made again, and the lines and inlined frames are the same.
+	F=$(grep -l -a 'msort.c' "$C1"/frames/* 2>/dev/null | grep -v '\.ok$' | head -1)
+	rm -f "$D" "$D.ok"
+	run frames-warm "$C1" "${DW[@]}" -o "$TMP/frames-warm.out"
+	if [ -z "$F" ]; then
+		bad "frames: no entry of $C1/frames holds msort.c"
+	elif [ -e "$D" ]; then
+		bad "frames: the warm run opened libc's DWARF (its copy was made again)"
+	elif ! cmp -s "$TMP/dw.ref" "$TMP/frames-warm.out"; then
+		bad "frames: the warm run's output differs: $(diff "$TMP/dw.ref" "$TMP/frames-warm.out" | head -2 | tr '\n' ' ')"
+	else
+		ok "frames: a warm run gives the $lines msort.c lines and $inl inlined frames without opening libc's DWARF"
+	fi
+	off=$(grep -a -b -o 'msort.c' "$F" | head -1 | cut -d: -f1)
+	flip_byte "$F" "$off"
+	damaged frames-bit-flipped "$C1" "$F" "checksum differs" "$TMP/dw.ref" "${DW[@]}"
+	truncate -s 100 "$F"
+	damaged frames-truncated "$C1" "$F" "truncated" "$TMP/dw.ref" "${DW[@]}"
+	rm -f "$F" && mkfifo "$F"
+	damaged frames-fifo "$C1" "$F" "not a regular file" "$TMP/dw.ref" "${DW[@]}"
+	# an intact entry of another object in its place: made for other files, so not
+	# used and made again, without a word
+	O=$(ls "$C1"/frames/* | grep -v '\.ok$' | grep -v "$F" | head -1)
+	cp "$O" "$F"
+	run frames-other "$C1" "${DW[@]}" -o "$TMP/frames-other.out"
+	if grep -q 'cache entry' "$TMP/frames-other.err" || ! cmp -s "$TMP/dw.ref" "$TMP/frames-other.out" ||
+	   cmp -s "$O" "$F"; then
+		bad "frames: another object's entry: $(head -1 "$TMP/frames-other.err"); output $(cmp -s "$TMP/dw.ref" "$TMP/frames-other.out" && echo same || echo differs); $(cmp -s "$O" "$F" && echo 'not made again')"
+	else
+		ok "frames: another object's entry in its place is not used, said nothing of, and made again"
+	fi
 fi
 
 # 1b. The output does not depend on what an earlier run left in the cache: a copy of
