@@ -53,6 +53,7 @@ struct perf_header_info {
 	int pipe_mode;
 	int swapped;            /* the file was written in the other byte order */
 	int directory;          /* `perf record --threads` directory */
+	int compressed;         /* feature COMPRESSED: perf record -z */
 	char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
 	char *cmdline;          /* argv joined with spaces */
 	uint32_t nr_cpus_online, nr_cpus_avail;
