@@ -37,6 +37,7 @@ static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t 
 		/* a process maps its own dump (the marker perf looks for), named by its
 		 * pid in its pid namespace: in a container not the pid recorded */
 		if (jit_dump_name(path_base(path), &pid)) {
+			d->jit_dumps = 1;
 			jit_procs_expect(d->jits, m->pid, path);
 			jit_procs_ns_pid(d->jits, m->pid, pid);
 		}

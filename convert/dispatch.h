@@ -35,6 +35,7 @@ struct dispatch {
 	uint64_t first_time, last_time; /* of the records with times (facts->has_time) */
 	int have_times;
 	int switch_records;             /* PERF_RECORD_SWITCH or SWITCH_CPU_WIDE seen */
+	int jit_dumps;                  /* a process mapped a jit-PID.dump */
 	/* kept until the end: */
 	struct ns_task *tasks;
 	size_t ntasks, tasks_cap;

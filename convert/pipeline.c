@@ -204,7 +204,7 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 		fused = FUSED_NEVER;
 	if (fused && !session_fused_possible(&s)) {
 		if (fused == FUSED_ONLY) {
-			*why = "a --threads directory";
+			*why = "a --threads directory or --jit-dir";
 			ret = 1;
 			goto out;
 		}

@@ -343,7 +343,8 @@ static void advance(struct session *s, uint64_t horizon)
 
 int session_fused_possible(const struct session *s)
 {
-	return !perf_reader_header(s->r)->directory;
+	/* --jit-dir: JIT code is all but sure, found only at the end */
+	return !perf_reader_header(s->r)->directory && !(s->o.njit_dirs && s->o.load_jit);
 }
 
 int session_fused(struct session *s, int (*wants)(uint32_t type), session_record_fn fn,
@@ -370,6 +371,11 @@ int session_fused(struct session *s, int (*wants)(uint32_t type), session_record
 		/* the off-CPU kind decided at its start, without them */
 		if (s->ds.switch_records) {
 			s->fused_why = "context switch records";
+			goto out;
+		}
+		/* its dump is read at the end: the records before went without it */
+		if (s->ds.jit_dumps && !s->o.no_symbols && s->o.load_jit) {
+			s->fused_why = "JIT code";
 			goto out;
 		}
 		if (!s->facts.has_time) {

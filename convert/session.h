@@ -122,7 +122,7 @@ int session_pass2(struct session *s, int (*wants)(uint32_t type), session_record
 int session_fused(struct session *s, int (*wants)(uint32_t type), session_record_fn fn,
 		  void *arg);
 /* Can session_fused() be tried (not a --threads directory, whose files' rounds say
- * nothing across them)? */
+ * nothing across them; no --jit-dir, whose files would be found only at the end)? */
 int session_fused_possible(const struct session *s);
 
 /* Do the filters (--pid, --tid, --comm) let this thread through? */
