@@ -210,6 +210,8 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 		}
 		fused = FUSED_NEVER;
 	}
+	if (f && fused)
+		session_fused_start(&s);
 	if (f && !fused) { /* two passes after all: what was said is said */
 		fclose(f);
 		f = NULL;

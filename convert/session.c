@@ -347,13 +347,20 @@ int session_fused_possible(const struct session *s)
 	return !perf_reader_header(s->r)->directory && !(s->o.njit_dirs && s->o.load_jit);
 }
 
+void session_fused_start(struct session *s)
+{
+	for (size_t i = 0; i < perf_reader_nevents(s->r); i++)
+		s->fused_switches |= perf_reader_event(s->r, i)->context_switch;
+	s->ds.switch_records = s->fused_switches;
+}
+
 int session_fused(struct session *s, int (*wants)(uint32_t type), session_record_fn fn,
 		  void *arg)
 {
 	struct perf_record rec;
 	struct fused f;
 	uint64_t round_max = 0, horizon = 0;
-	int ret, rounds = 0, exact = 0;
+	int ret, rounds = 0, exact = 0, switches = 0;
 
 	memset(&f, 0, sizeof(f));
 	s->ds.r = s->r;
@@ -368,9 +375,11 @@ int session_fused(struct session *s, int (*wants)(uint32_t type), session_record
 		uint64_t t = recording_time(&s->facts, &rec);
 
 		dispatch_record(&s->ds, &rec);
-		/* the off-CPU kind decided at its start, without them */
-		if (s->ds.switch_records) {
-			s->fused_why = "context switch records";
+		/* the off-CPU kind decided at its start by what the attrs foretold */
+		if (rec.type == PERF_RECORD_SWITCH || rec.type == PERF_RECORD_SWITCH_CPU_WIDE)
+			switches = 1;
+		if (switches && !s->fused_switches) {
+			s->fused_why = "context switch records no event asked for";
 			goto out;
 		}
 		/* its dump is read at the end: the records before went without it */
@@ -414,6 +423,10 @@ int session_fused(struct session *s, int (*wants)(uint32_t type), session_record
 		goto out;
 	}
 	dispatch_end(&s->ds);
+	if (s->fused_switches && !switches) {
+		s->fused_why = "no context switch record where the attrs asked for them";
+		goto out;
+	}
 	replay_finish(s->rp);
 	s->user_memo.valid = s->kernel_memo.valid = 0;
 	if (replay_inexact(s->rp)) {

@@ -34,6 +34,16 @@ for in in $TD/dwarf/*.data $TD/mt-g.data $TD/mt-k1.data $TD/mt-z.data $TD/mt-pip
 	same "$name" "$in" folded "${KS[@]}" --with-tid --no-inline
 done
 
+# the off-CPU recordings: sched_switch tracepoints, PERF_RECORD_SWITCH (which the one
+# pass foretells from the attrs: the off-CPU kind asks at its start)
+for in in $TD/offcpu/*.data; do
+	name=$(basename "$in" .data)
+	for t in offcpu wall; do
+		same "$name" "$in" folded --kallsyms $TD/offcpu/kallsyms.gz --time $t
+		same "$name" "$in" pprof --kallsyms $TD/offcpu/kallsyms.gz --time $t
+	done
+done
+
 # a JIT recording: its dumps are read after the records, so one pass cannot be exact;
 # =only says so, =1 converts it again with two passes, to the same output
 in=$TD/jit/node.data
