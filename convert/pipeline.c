@@ -182,9 +182,10 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	memset(&ps, 0, sizeof(ps));
 	session_options_of(o, &so);
 	/*
-	 * One pass, its messages kept: anything said (damage, JIT files, a reader's
-	 * error) and the conversion is done again with two passes, which say it in their
-	 * order. Nothing said and exact: the same profile as two passes.
+	 * One pass, its messages kept: when it cannot be exact (session_fused: also when
+	 * the reader or JIT loading said something, which two passes say in another
+	 * order) the conversion is done again with two passes and what was kept is
+	 * dropped; else what the handlers said is said, as two passes would.
 	 */
 	if (fused && (f = open_memstream(&said, &nsaid)) != NULL)
 		d->out = f;
@@ -249,17 +250,17 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	if (f) {
 		int inexact = session_fused(&s, record_type_wanted, on_record, &ps);
 
-		fflush(f);
-		if (inexact || nsaid || d->nwarnings != saved.nwarnings ||
-		    d->nerrors != saved.nerrors) {
-			*why = inexact ? s.fused_why : "messages";
+		if (inexact) {
+			*why = s.fused_why;
 			ret = 1; /* still kept: what freeing the session says too */
 			goto out;
 		}
+		/* what the handlers said, in the order two passes say it */
 		fclose(f);
 		f = NULL;
-		free(said);
 		d->out = saved.out;
+		fwrite(said, 1, nsaid, d->out ? d->out : stderr);
+		free(said);
 	} else if (session_pass2(&s, record_type_wanted, on_record, &ps) < 0) {
 		goto out;
 	}

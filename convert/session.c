@@ -361,6 +361,7 @@ int session_fused(struct session *s, int (*wants)(uint32_t type), session_record
 	struct fused f;
 	uint64_t round_max = 0, horizon = 0;
 	int ret, rounds = 0, exact = 0, switches = 0;
+	unsigned jit_said;
 
 	memset(&f, 0, sizeof(f));
 	s->ds.r = s->r;
@@ -371,10 +372,22 @@ int session_fused(struct session *s, int (*wants)(uint32_t type), session_record
 	if (!s->o.no_symbols && s->facts.records_kernel)
 		symbolizer_kernel_prefetch(s->sym, s->facts.kernel_bid, s->facts.kernel_bid_size);
 	perf_reader_skip_type(s->r, 0);
-	while ((ret = perf_reader_next(s->r, &rec)) == 1) {
-		uint64_t t = recording_time(&s->facts, &rec);
+	for (;;) {
+		unsigned said = s->d->nwarnings + s->d->nerrors;
+		uint64_t t;
 
-		dispatch_record(&s->ds, &rec);
+		ret = perf_reader_next(s->r, &rec);
+		if (ret == 1)
+			dispatch_record(&s->ds, &rec);
+		/* damage, said in two passes in another order (framing in pass 1, samples
+		 * in pass 2); the handlers' messages come in the same order either way */
+		if (s->d->nwarnings + s->d->nerrors != said) {
+			s->fused_why = "the reader's messages";
+			goto out;
+		}
+		if (ret != 1)
+			break;
+		t = recording_time(&s->facts, &rec);
 		/* the off-CPU kind decided at its start by what the attrs foretold */
 		if (rec.type == PERF_RECORD_SWITCH || rec.type == PERF_RECORD_SWITCH_CPU_WIDE)
 			switches = 1;
@@ -434,10 +447,12 @@ int session_fused(struct session *s, int (*wants)(uint32_t type), session_record
 		goto out;
 	}
 	s->p->start_wall_ns = session_start_wall(s);
+	jit_said = s->d->nwarnings + s->d->nerrors;
 	if (!s->o.no_symbols && s->o.load_jit)
 		load_jit(s);
-	/* JIT code was found only now: the records already done went without it */
-	if (jit_procs_count(s->jits)) {
+	/* JIT code was found only now: the records already done went without it (and
+	 * what loading says, two passes say before the samples' messages) */
+	if (jit_procs_count(s->jits) || s->d->nwarnings + s->d->nerrors != jit_said) {
 		s->fused_why = "JIT code";
 		goto out;
 	}
