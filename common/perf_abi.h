@@ -145,6 +145,7 @@ enum perf_attr_flag_bit {
 	PERF_ATTR_BIT_EXCLUDE_HOST = 19,
 	PERF_ATTR_BIT_EXCLUDE_GUEST = 20,
 	PERF_ATTR_BIT_USE_CLOCKID = 25,
+	PERF_ATTR_BIT_CONTEXT_SWITCH = 26,
 };
 
 /* perf_event_attr.type, and the PERF_TYPE_SOFTWARE configs that count time. */

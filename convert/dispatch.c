@@ -37,6 +37,7 @@ static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t 
 		/* a process maps its own dump (the marker perf looks for), named by its
 		 * pid in its pid namespace: in a container not the pid recorded */
 		if (jit_dump_name(path_base(path), &pid)) {
+			d->jit_dumps = 1;
 			jit_procs_expect(d->jits, m->pid, path);
 			jit_procs_ns_pid(d->jits, m->pid, pid);
 		}
@@ -104,12 +105,6 @@ static void on_time_conv(struct dispatch *d, const struct perf_record *rec)
 	d->have_time_conv = 1;
 }
 
-/* A task as PERF_RECORD_NAMESPACES tells it: its pid namespace. */
-struct ns_task {
-	uint64_t time, dev, ino;
-	uint32_t pid, tid;
-};
-
 static int ns_task_cmp(const void *a, const void *b)
 {
 	const struct ns_task *x = a, *y = b;
@@ -167,73 +162,82 @@ static void ns_pids(struct dispatch *d, struct ns_task *v, size_t n)
 	free(ns);
 }
 
+void dispatch_record(struct dispatch *d, const struct perf_record *rec)
+{
+	uint64_t t = recording_time(d->facts, rec);
+
+	if (d->facts->has_time && rec->sid.has_time && t) {
+		if (!d->have_times || t < d->first_time)
+			d->first_time = t;
+		if (!d->have_times || t > d->last_time)
+			d->last_time = t;
+		d->have_times = 1;
+	}
+
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		on_mmap(d, rec, t);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		on_ksymbol(d, rec, t);
+		break;
+	case PERF_RECORD_COMM:
+		replay_comm(d->rp, t, rec->u.comm.pid, rec->u.comm.tid, rec->u.comm.comm,
+			    rec->u.comm.exec);
+		jit_procs_seen(d->jits, rec->u.comm.pid);
+		break;
+	case PERF_RECORD_TIME_CONV:
+		on_time_conv(d, rec);
+		break;
+	case PERF_RECORD_FORK:
+		replay_fork(d->rp, rec->u.fork.time ? rec->u.fork.time : t, rec->u.fork.pid,
+			    rec->u.fork.ppid, rec->u.fork.tid, rec->u.fork.ptid);
+		break;
+	case PERF_RECORD_SAMPLE:
+		if (d->ra && !readahead_sample(d->ra, rec))
+			perf_reader_skip_type(d->r, PERF_RECORD_SAMPLE);
+		break;
+	case PERF_RECORD_EXIT:
+		replay_exit(d->rp, t, rec->u.fork.pid, rec->u.fork.tid);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		d->switch_records = 1;
+		break;
+	case PERF_RECORD_NAMESPACES:
+		if (rec->u.namespaces.pid_ns_ino && rec->sid.has_time) {
+			struct ns_task k = { t, rec->u.namespaces.pid_ns_dev,
+					     rec->u.namespaces.pid_ns_ino,
+					     rec->u.namespaces.pid, rec->u.namespaces.tid };
+
+			VEC_PUSH(d->tasks, d->ntasks, d->tasks_cap, k);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void dispatch_end(struct dispatch *d)
+{
+	ns_pids(d, d->tasks, d->ntasks);
+	free(d->tasks);
+	d->tasks = NULL;
+	d->ntasks = d->tasks_cap = 0;
+}
+
 int dispatch_pass(struct dispatch *d)
 {
 	struct perf_record rec;
-	struct ns_task *tasks = NULL;
-	size_t ntasks = 0, tasks_cap = 0;
 	int ret;
 
 	/* samples are for pass 2: not even decoded here, but for the first ones, which
 	 * the symbolizer reads ahead */
 	if (!d->ra)
 		perf_reader_skip_type(d->r, PERF_RECORD_SAMPLE);
-	while ((ret = perf_reader_next(d->r, &rec)) == 1) {
-		uint64_t t = recording_time(d->facts, &rec);
-
-		if (d->facts->has_time && rec.sid.has_time && t) {
-			if (!d->have_times || t < d->first_time)
-				d->first_time = t;
-			if (!d->have_times || t > d->last_time)
-				d->last_time = t;
-			d->have_times = 1;
-		}
-
-		switch (rec.type) {
-		case PERF_RECORD_MMAP:
-		case PERF_RECORD_MMAP2:
-			on_mmap(d, &rec, t);
-			break;
-		case PERF_RECORD_KSYMBOL:
-			on_ksymbol(d, &rec, t);
-			break;
-		case PERF_RECORD_COMM:
-			replay_comm(d->rp, t, rec.u.comm.pid, rec.u.comm.tid, rec.u.comm.comm,
-				    rec.u.comm.exec);
-			jit_procs_seen(d->jits, rec.u.comm.pid);
-			break;
-		case PERF_RECORD_TIME_CONV:
-			on_time_conv(d, &rec);
-			break;
-		case PERF_RECORD_FORK:
-			replay_fork(d->rp, rec.u.fork.time ? rec.u.fork.time : t, rec.u.fork.pid,
-				    rec.u.fork.ppid, rec.u.fork.tid, rec.u.fork.ptid);
-			break;
-		case PERF_RECORD_SAMPLE:
-			if (d->ra && !readahead_sample(d->ra, &rec))
-				perf_reader_skip_type(d->r, PERF_RECORD_SAMPLE);
-			break;
-		case PERF_RECORD_EXIT:
-			replay_exit(d->rp, t, rec.u.fork.pid, rec.u.fork.tid);
-			break;
-		case PERF_RECORD_SWITCH:
-		case PERF_RECORD_SWITCH_CPU_WIDE:
-			d->switch_records = 1;
-			break;
-		case PERF_RECORD_NAMESPACES:
-			if (rec.u.namespaces.pid_ns_ino && rec.sid.has_time) {
-				struct ns_task k = { t, rec.u.namespaces.pid_ns_dev,
-						     rec.u.namespaces.pid_ns_ino,
-						     rec.u.namespaces.pid, rec.u.namespaces.tid };
-
-				VEC_PUSH(tasks, ntasks, tasks_cap, k);
-			}
-			break;
-		default:
-			break;
-		}
-	}
-	ns_pids(d, tasks, ntasks);
-	free(tasks);
+	while ((ret = perf_reader_next(d->r, &rec)) == 1)
+		dispatch_record(d, &rec);
+	dispatch_end(d);
 	return ret;
 }

@@ -19,15 +19,15 @@ void fixups_expand_user(struct resolver *res, struct profile *p, const struct re
 
 	for (size_t i = nu; i-- > 0;) {
 		const struct user_pending *u = &up[i];
-		const struct replay_dso *dso = replay_dso_get(rp, u->m->dso);
+		const struct replay_dso *dso = replay_dso_get(rp, u->m.dso);
 		struct sym_frame sf[RESOLVE_MAX_INLINE];
 		uint32_t ids[RESOLVE_MAX_INLINE], k;
 		size_t n;
 
-		n = symbolizer_native(sym, u->m->dso, profile_text(p, dso->path), dso->build_id,
-				      dso->build_id_size, resolve_user_offset(u->m, u->addr), u->ret,
+		n = symbolizer_native(sym, u->m.dso, profile_text(p, dso->path), dso->build_id,
+				      dso->build_id_size, resolve_user_offset(&u->m, u->addr), u->ret,
 				      sf, RESOLVE_MAX_INLINE);
-		k = resolver_intern(res, u->m, u->mapping, u->addr, 0, sf, n, NULL, ids);
+		k = resolver_intern(res, &u->m, u->mapping, u->addr, 0, sf, n, NULL, ids);
 		first[u->frame] = (uint32_t)npool;
 		count[u->frame] = k;
 		for (uint32_t j = 0; j < k; j++)

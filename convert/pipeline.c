@@ -15,6 +15,8 @@
 
 #define MAX_KINDS 16
 
+enum { FUSED_NEVER = 0, FUSED_COMPRESSED = 1, FUSED_ALWAYS = 2, FUSED_ONLY = 3 };
+
 /* Pass 2: each kind's state, and which kinds take which record types. */
 struct pass2 {
 	struct conversion c;
@@ -153,9 +155,19 @@ static void session_options_of(const struct convert_options *o, struct session_o
 	so->ncomms = o->ncomms;
 }
 
-int convert_read(const struct convert_options *o, struct profile *p, struct convert_stats *st,
-		 struct diag *d, struct convert_later *later)
+/*
+ * One conversion: two passes, or with `fused` one (session_fused) when the recording
+ * is compressed (or `fused` is FUSED_ALWAYS). 0, -1 after an error, 1 when the one
+ * pass could not be made exact: what it made is to be thrown away.
+ */
+static int convert_once(const struct convert_options *o, struct profile *p,
+			struct convert_stats *st, struct diag *d, struct convert_later *later,
+			int fused, const char **why)
 {
+	struct diag saved = *d;
+	char *said = NULL;
+	size_t nsaid = 0;
+	FILE *f = NULL;
 	struct session_options so;
 	struct session s;
 	struct resolver_config rc;
@@ -169,9 +181,46 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	memset(st, 0, sizeof(*st));
 	memset(&ps, 0, sizeof(ps));
 	session_options_of(o, &so);
-	if (session_open(&s, &so, p, d) < 0)
+	/*
+	 * One pass, its messages kept: when it cannot be exact (session_fused: also when
+	 * the reader or JIT loading said something, which two passes say in another
+	 * order) the conversion is done again with two passes and what was kept is
+	 * dropped; else what the handlers said is said, as two passes would.
+	 */
+	if (fused && (f = open_memstream(&said, &nsaid)) != NULL)
+		d->out = f;
+	else
+		fused = FUSED_NEVER;
+	if (session_open(&s, &so, p, d) < 0) {
+		if (f) {
+			fclose(f);
+			free(said);
+			*d = saved;
+			*why = "the recording could not be opened";
+			return 1;
+		}
 		return -1;
-	if (session_pass1(&s) < 0)
+	}
+	if (fused == FUSED_COMPRESSED && !perf_reader_header(s.r)->compressed)
+		fused = FUSED_NEVER;
+	if (fused && !session_fused_possible(&s)) {
+		if (fused == FUSED_ONLY) {
+			*why = "a --threads directory or --jit-dir";
+			ret = 1;
+			goto out;
+		}
+		fused = FUSED_NEVER;
+	}
+	if (f && fused)
+		session_fused_start(&s);
+	if (f && !fused) { /* two passes after all: what was said is said */
+		fclose(f);
+		f = NULL;
+		d->out = saved.out;
+		fwrite(said, 1, nsaid, d->out ? d->out : stderr);
+		free(said);
+	}
+	if (!f && session_pass1(&s) < 0)
 		goto out;
 
 	/* pass 2: records into stacks, by kind */
@@ -198,8 +247,23 @@ int convert_read(const struct convert_options *o, struct profile *p, struct conv
 	for (; sample_kinds[ps.nkinds] && ps.nkinds < MAX_KINDS; ps.nkinds++)
 		if (sample_kinds[ps.nkinds]->start)
 			ps.state[ps.nkinds] = sample_kinds[ps.nkinds]->start(&ps.c);
-	if (session_pass2(&s, record_type_wanted, on_record, &ps) < 0)
+	if (f) {
+		int inexact = session_fused(&s, record_type_wanted, on_record, &ps);
+
+		if (inexact) {
+			*why = s.fused_why;
+			ret = 1; /* still kept: what freeing the session says too */
+			goto out;
+		}
+		/* what the handlers said, in the order two passes say it */
+		fclose(f);
+		f = NULL;
+		d->out = saved.out;
+		fwrite(said, 1, nsaid, d->out ? d->out : stderr);
+		free(said);
+	} else if (session_pass2(&s, record_type_wanted, on_record, &ps) < 0) {
 		goto out;
+	}
 	for (size_t i = 0; i < ps.nkinds; i++)
 		if (sample_kinds[i]->finish)
 			sample_kinds[i]->finish(ps.state[i], &ps.c);
@@ -255,6 +319,61 @@ out:
 	stacks_free(ps.c.stacks);
 	u64map_release(&ps.c.filtered_index);
 	free(ps.c.filtered);
-	free_later(later, &s, res, uw);
+	free_later(ret == 1 ? NULL : later, &s, res, uw);
+	if (f) {
+		fclose(f);
+		free(said);
+		*d = saved;
+	}
 	return ret;
+}
+
+/* PERFCONV_FUSED: "0" two passes always, "1" one pass tried on every recording,
+ * "only" that and no second try (an error instead: for tests); else one pass for
+ * compressed recordings. */
+static int fused_mode(const struct convert_options *o, int *only)
+{
+	const char *e = getenv("PERFCONV_FUSED");
+
+	*only = 0;
+	if (strcmp(o->input, "-") == 0)
+		return FUSED_NEVER; /* a pipe is read once: no second try */
+	if (!e || !*e)
+		return FUSED_COMPRESSED;
+	if (strcmp(e, "0") == 0)
+		return FUSED_NEVER;
+	*only = strcmp(e, "only") == 0;
+	return *only ? FUSED_ONLY : FUSED_ALWAYS;
+}
+
+/* The profile as the caller gave it: empty, with its shape (output_shape_profile). */
+static void profile_reset(struct profile *p)
+{
+	int aggregate = p->aggregate, timeline = p->timeline != NULL;
+
+	profile_release(p);
+	profile_init(p);
+	p->aggregate = aggregate;
+	if (timeline)
+		profile_keep_timeline(p);
+}
+
+int convert_read(const struct convert_options *o, struct profile *p, struct convert_stats *st,
+		 struct diag *d, struct convert_later *later)
+{
+	int only, mode = fused_mode(o, &only), ret;
+	const char *why = "";
+
+	if (mode == FUSED_NEVER)
+		return convert_once(o, p, st, d, later, FUSED_NEVER, &why);
+	ret = convert_once(o, p, st, d, later, mode, &why);
+	if (ret != 1)
+		return ret;
+	if (only) {
+		diag_error(d, o->input, DIAG_NO_OFFSET,
+			   "PERFCONV_FUSED=only: one pass could not be made exact (%s)", why);
+		return -1;
+	}
+	profile_reset(p);
+	return convert_once(o, p, st, d, later, FUSED_NEVER, &why);
 }

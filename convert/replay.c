@@ -20,18 +20,24 @@ struct rev {
 
 struct replay_proc {
 	uint32_t pid;
+	uint32_t index;       /* in procs: its place never changes */
 	uint32_t older;       /* index + 1 of the previous process with this pid, 0 none */
 	uint64_t start_time;
 	uint64_t newer_start; /* start of the next process with this pid, or REPLAY_FOREVER */
-	struct replay_map *maps;
-	size_t nmaps, maps_cap;
-	uint64_t *maxend;     /* maxend[i] = max end of maps[0..i], after finish */
-	uint32_t *run_first;  /* after finish: the first map with maps[i]'s start (maps of
-				 one start are in order of (time, seq)) */
-	uint64_t *changes;    /* sorted times at which a map begins or ends, after finish */
+	/* the lookups' tables, built from `live` by each replay_advance() that changed it */
+	struct replay_map *maps; /* by (start, time, seq) */
+	size_t nmaps;
+	uint64_t *maxend;     /* maxend[i] = max end of maps[0..i] */
+	uint32_t *run_first;  /* the first map with maps[i]'s start (maps of one start are
+				 in order of (time, seq)) */
+	uint64_t *changes;    /* sorted times at which a map begins or ends */
 	size_t nchanges;
-	/* during the replay: start + 1 -> index + 1 of the newest map starting there
-	 * since the last unmap of that start, and same_prev[i] the one before map i */
+	int dirty;            /* live changed since the tables were built */
+	/* during the replay: the maps in the order they were made; start + 1 -> index + 1
+	 * of the newest map starting there since the last unmap of that start, and
+	 * same_prev[i] the one before map i */
+	struct replay_map *live;
+	size_t nlive, live_cap;
 	struct u64map by_start;
 	uint32_t *same_prev;
 	size_t same_cap;
@@ -65,13 +71,23 @@ struct replay {
 	struct replay_dso *dsos;
 	size_t ndsos, dsos_cap;
 	struct u64map dso_index;   /* hash(path, build id) -> dso */
-	struct replay_proc *procs;
+	struct replay_proc **procs; /* each allocated alone: a pointer to one stays valid */
 	size_t nprocs, procs_cap;
 	struct u64map proc_index;  /* pid -> index + 1 of the newest process */
 	struct thread *threads;
 	size_t nthreads, threads_cap;
 	struct u64map thread_index; /* tid -> index */
+	uint32_t *dirty;           /* procs whose tables are to be built again */
+	size_t ndirty, dirty_cap;
+	uint32_t nseq;             /* events recorded so far: the next one's seq */
+	uint32_t nmap_ids;         /* maps made so far: the next one's id */
 	int finished;
+	/* replay_advance(): the events up to `horizon` are replayed */
+	int advanced;
+	uint64_t horizon;
+	int inexact;               /* an answer given may differ from the finished replay's */
+	struct u64map asked_pids;  /* pid + 1: asked for before the replay had a process */
+	struct u64map asked_tids;  /* tid + 1: named ":TID" before the replay had a name */
 };
 
 struct replay *replay_new(struct strtab *strings)
@@ -83,6 +99,8 @@ struct replay *replay_new(struct strtab *strings)
 	u64map_init(&r->proc_index);
 	u64map_init(&r->thread_index);
 	u64map_init(&r->sofar_index);
+	u64map_init(&r->asked_pids);
+	u64map_init(&r->asked_tids);
 	return r;
 }
 
@@ -113,23 +131,30 @@ void replay_free(struct replay *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->nprocs; i++) {
-		free(r->procs[i].maps);
-		free(r->procs[i].maxend);
-		free(r->procs[i].run_first);
-		free(r->procs[i].changes);
-		free(r->procs[i].same_prev);
-		u64map_release(&r->procs[i].by_start);
+		struct replay_proc *p = r->procs[i];
+
+		free(p->maps);
+		free(p->maxend);
+		free(p->run_first);
+		free(p->changes);
+		free(p->live);
+		free(p->same_prev);
+		u64map_release(&p->by_start);
+		free(p);
 	}
 	for (size_t i = 0; i < r->nthreads; i++)
 		free(r->threads[i].names);
 	free_sofar(r);
 	free(r->procs);
+	free(r->dirty);
 	free(r->threads);
 	free(r->evs);
 	free(r->dsos);
 	u64map_release(&r->dso_index);
 	u64map_release(&r->proc_index);
 	u64map_release(&r->thread_index);
+	u64map_release(&r->asked_pids);
+	u64map_release(&r->asked_tids);
 	free(r);
 }
 
@@ -194,7 +219,10 @@ static struct rev *add_ev(struct replay *r, int type, uint64_t time)
 	memset(&e, 0, sizeof(e));
 	e.type = (uint8_t)type;
 	e.time = time;
-	e.seq = (uint32_t)r->nevs;
+	e.seq = r->nseq++;
+	/* replayed already up to a later time: answers given may have missed it */
+	if (r->advanced && time <= r->horizon)
+		r->inexact = 1;
 	VEC_PUSH(r->evs, r->nevs, r->evs_cap, e);
 	return &r->evs[r->nevs - 1];
 }
@@ -212,7 +240,7 @@ void replay_mmap(struct replay *r, uint64_t time, uint32_t pid, uint64_t start, 
 	e->len = len;
 	e->pgoff = pgoff;
 	e->arg = dso;
-	if (pid != REPLAY_KERNEL_PID) {
+	if (pid != REPLAY_KERNEL_PID && !r->advanced) {
 		struct sofar_proc *p = sofar_for(r, pid);
 		uint32_t ev = (uint32_t)(r->nevs - 1);
 
@@ -248,7 +276,7 @@ void replay_fork(struct replay *r, uint64_t time, uint32_t pid, uint32_t ppid, u
 	e->ppid = ppid;
 	e->tid = tid;
 	e->ptid = ptid;
-	if (pid != ppid) {
+	if (pid != ppid && !r->advanced) {
 		/* the child runs its parent's code until it execs */
 		uint32_t *v = u64map_get(&r->sofar_index, (uint64_t)ppid + 1), parent;
 		struct sofar_proc *child;
@@ -270,7 +298,7 @@ int replay_find_so_far(const struct replay *r, uint32_t pid, uint64_t addr,
 	const uint32_t *v = u64map_get(&r->sofar_index, (uint64_t)pid + 1);
 	const struct sofar_proc *p;
 
-	if (r->finished || !v)
+	if (r->finished || r->advanced || !v)
 		return 0;
 	p = &r->sofar[*v - 1];
 	for (size_t k = p->n; k-- > 0;) { /* the latest mapping holding it */
@@ -308,21 +336,26 @@ static int rev_cmp(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+static void mark_dirty(struct replay *r, struct replay_proc *p);
+
 static struct replay_proc *new_proc(struct replay *r, uint32_t pid, uint64_t time)
 {
-	struct replay_proc p;
+	struct replay_proc *p = xcalloc(1, sizeof(*p));
 	uint32_t *v = u64map_get(&r->proc_index, (uint64_t)pid + 1);
 
-	memset(&p, 0, sizeof(p));
-	p.pid = pid;
-	p.older = v ? *v : 0;
-	p.start_time = time;
-	p.newer_start = REPLAY_FOREVER;
+	p->pid = pid;
+	p->index = (uint32_t)r->nprocs;
+	p->older = v ? *v : 0;
+	p->start_time = time;
+	p->newer_start = REPLAY_FOREVER;
 	if (v)
-		r->procs[*v - 1].newer_start = time;
+		r->procs[*v - 1]->newer_start = time;
+	else if (u64map_get(&r->asked_pids, (uint64_t)pid + 1))
+		r->inexact = 1; /* a sample was told there was no such process */
 	VEC_PUSH(r->procs, r->nprocs, r->procs_cap, p);
 	u64map_put(&r->proc_index, (uint64_t)pid + 1, (uint32_t)r->nprocs);
-	return &r->procs[r->nprocs - 1];
+	mark_dirty(r, p); /* its (empty) tables */
+	return p;
 }
 
 /* The newest process with this pid, created on first sight (with start time 0). */
@@ -330,7 +363,7 @@ static struct replay_proc *cur_proc(struct replay *r, uint32_t pid)
 {
 	uint32_t *v = u64map_get(&r->proc_index, (uint64_t)pid + 1);
 
-	return v ? &r->procs[*v - 1] : new_proc(r, pid, 0);
+	return v ? r->procs[*v - 1] : new_proc(r, pid, 0);
 }
 
 static struct thread *get_thread(struct replay *r, uint32_t tid)
@@ -353,19 +386,23 @@ static void name_thread(struct replay *r, uint32_t tid, uint64_t time, uint32_t 
 	struct thread *t = get_thread(r, tid);
 	struct name_at n = { time, name, born };
 
+	if (!t->nnames && u64map_get(&r->asked_tids, (uint64_t)tid + 1))
+		r->inexact = 1; /* a sample was told it had no name */
 	VEC_PUSH(t->names, t->nnames, t->names_cap, n);
 }
 
-static void add_map(struct replay_proc *p, const struct replay_map *m)
+static void add_map(struct replay *r, struct replay_proc *p, const struct replay_map *m)
 {
 	uint32_t *v = m->start + 1 ? u64map_get(&p->by_start, m->start + 1) : NULL;
 	uint32_t prev = v ? *v : 0;
-	size_t n = p->nmaps;
+	size_t n = p->nlive;
 
-	VEC_PUSH(p->maps, p->nmaps, p->maps_cap, *m);
+	VEC_PUSH(p->live, p->nlive, p->live_cap, *m);
+	p->live[p->nlive - 1].id = r->nmap_ids++;
 	VEC_PUSH(p->same_prev, n, p->same_cap, prev);
 	if (m->start + 1)
-		u64map_put(&p->by_start, m->start + 1, (uint32_t)p->nmaps);
+		u64map_put(&p->by_start, m->start + 1, (uint32_t)p->nlive);
+	mark_dirty(r, p);
 }
 
 static void do_fork(struct replay *r, const struct rev *e)
@@ -379,13 +416,11 @@ static void do_fork(struct replay *r, const struct rev *e)
 		return; /* a new thread shares its process */
 	{
 		struct replay_proc *pp = cur_proc(r, e->ppid);
-		size_t ppi = (size_t)(pp - r->procs);
 		struct replay_proc *child = new_proc(r, e->pid, e->time);
 
-		pp = &r->procs[ppi]; /* new_proc may have moved the array */
-		for (size_t i = 0; i < pp->nmaps; i++)
-			if (pp->maps[i].end_time == REPLAY_FOREVER)
-				add_map(child, &pp->maps[i]);
+		for (size_t i = 0; i < pp->nlive; i++)
+			if (pp->live[i].end_time == REPLAY_FOREVER)
+				add_map(r, child, &pp->live[i]);
 	}
 }
 
@@ -407,10 +442,11 @@ static void do_munmap(struct replay *r, const struct rev *e)
 	struct replay_proc *p = cur_proc(r, e->pid);
 	uint32_t *v;
 
+	mark_dirty(r, p);
 	if (e->start + 1 == 0) { /* a start that has no key */
-		for (size_t i = 0; i < p->nmaps; i++)
-			if (p->maps[i].start == e->start && p->maps[i].end_time == REPLAY_FOREVER)
-				p->maps[i].end_time = e->time;
+		for (size_t i = 0; i < p->nlive; i++)
+			if (p->live[i].start == e->start && p->live[i].end_time == REPLAY_FOREVER)
+				p->live[i].end_time = e->time;
 		return;
 	}
 	/* the maps with that start, newest first: each is walked once, the chain then
@@ -419,8 +455,8 @@ static void do_munmap(struct replay *r, const struct rev *e)
 	if (!v)
 		return;
 	for (uint32_t i = *v; i; i = p->same_prev[i - 1])
-		if (p->maps[i - 1].end_time == REPLAY_FOREVER)
-			p->maps[i - 1].end_time = e->time;
+		if (p->live[i - 1].end_time == REPLAY_FOREVER)
+			p->live[i - 1].end_time = e->time;
 	*v = 0;
 }
 
@@ -443,79 +479,141 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Replay one event (in (time, seq) order). */
+static void apply_ev(struct replay *r, const struct rev *e)
+{
+	switch (e->type) {
+	case EV_MMAP: {
+		struct replay_map m;
+
+		m.start = e->start;
+		m.end = e->start + e->len;
+		m.pgoff = e->pgoff;
+		m.time = e->time;
+		m.end_time = REPLAY_FOREVER;
+		m.seq = e->seq;
+		m.dso = e->arg;
+		m.id = 0;
+		add_map(r, cur_proc(r, e->pid), &m);
+		break;
+	}
+	case EV_MUNMAP:
+		do_munmap(r, e);
+		break;
+	case EV_COMM:
+		if (e->exec)
+			do_exec(r, e);
+		else
+			(void)cur_proc(r, e->pid);
+		name_thread(r, e->tid, e->time, e->arg, 0);
+		break;
+	case EV_FORK:
+		do_fork(r, e);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The lookups' tables of `p` from its live maps. */
+static void build_tables(struct replay_proc *p)
+{
+	uint64_t maxend = 0;
+	size_t n = p->nlive;
+
+	free(p->maps);
+	free(p->maxend);
+	free(p->run_first);
+	free(p->changes);
+	p->maps = xmalloc((n ? n : 1) * sizeof(*p->maps));
+	if (n)
+		memcpy(p->maps, p->live, n * sizeof(*p->maps));
+	p->nmaps = n;
+	if (n)
+		qsort(p->maps, n, sizeof(*p->maps), map_start_cmp);
+	p->maxend = xmalloc((n ? n : 1) * sizeof(*p->maxend));
+	p->run_first = xmalloc((n ? n : 1) * sizeof(*p->run_first));
+	for (size_t j = 0; j < n; j++) {
+		if (p->maps[j].end > maxend)
+			maxend = p->maps[j].end;
+		p->maxend[j] = maxend;
+		p->run_first[j] = j && p->maps[j - 1].start == p->maps[j].start
+				  ? p->run_first[j - 1] : (uint32_t)j;
+	}
+	p->changes = xmalloc((2 * n + 1) * sizeof(*p->changes));
+	p->nchanges = 0;
+	for (size_t j = 0; j < n; j++) {
+		p->changes[p->nchanges++] = p->maps[j].time;
+		if (p->maps[j].end_time != REPLAY_FOREVER)
+			p->changes[p->nchanges++] = p->maps[j].end_time;
+	}
+	if (p->nchanges > 1)
+		qsort(p->changes, p->nchanges, sizeof(*p->changes), u64_cmp);
+	p->dirty = 0;
+}
+
+static void mark_dirty(struct replay *r, struct replay_proc *p)
+{
+	if (p->dirty)
+		return;
+	p->dirty = 1;
+	VEC_PUSH(r->dirty, r->ndirty, r->dirty_cap, p->index);
+}
+
+void replay_advance(struct replay *r, uint64_t horizon)
+{
+	size_t k = 0;
+
+	if (r->finished || (r->advanced && horizon <= r->horizon))
+		return;
+	if (!r->advanced)
+		free_sofar(r); /* it points at events by place, which now move */
+	r->advanced = 1;
+	r->horizon = horizon;
+	if (r->nevs)
+		qsort(r->evs, r->nevs, sizeof(*r->evs), rev_cmp);
+	for (; k < r->nevs && r->evs[k].time <= horizon; k++)
+		apply_ev(r, &r->evs[k]);
+	if (k) {
+		memmove(r->evs, r->evs + k, (r->nevs - k) * sizeof(*r->evs));
+		r->nevs -= k;
+	}
+	for (size_t i = 0; i < r->ndirty; i++)
+		build_tables(r->procs[r->dirty[i]]);
+	r->ndirty = 0;
+}
+
+int replay_inexact(const struct replay *r)
+{
+	return r->inexact;
+}
+
+void replay_asked(struct replay *r, uint32_t pid)
+{
+	if (r->advanced && !r->finished && !u64map_get(&r->proc_index, (uint64_t)pid + 1))
+		u64map_put(&r->asked_pids, (uint64_t)pid + 1, 1);
+}
+
 void replay_finish(struct replay *r)
 {
 	if (r->finished)
 		return;
+	replay_advance(r, REPLAY_FOREVER);
 	r->finished = 1;
-	free_sofar(r); /* the events it points at are sorted now */
-	if (r->nevs)
-		qsort(r->evs, r->nevs, sizeof(*r->evs), rev_cmp);
-	for (size_t i = 0; i < r->nevs; i++) {
-		const struct rev *e = &r->evs[i];
-
-		switch (e->type) {
-		case EV_MMAP: {
-			struct replay_map m;
-
-			m.start = e->start;
-			m.end = e->start + e->len;
-			m.pgoff = e->pgoff;
-			m.time = e->time;
-			m.end_time = REPLAY_FOREVER;
-			m.seq = e->seq;
-			m.dso = e->arg;
-			add_map(cur_proc(r, e->pid), &m);
-			break;
-		}
-		case EV_MUNMAP:
-			do_munmap(r, e);
-			break;
-		case EV_COMM:
-			if (e->exec)
-				do_exec(r, e);
-			else
-				(void)cur_proc(r, e->pid);
-			name_thread(r, e->tid, e->time, e->arg, 0);
-			break;
-		case EV_FORK:
-			do_fork(r, e);
-			break;
-		default:
-			break;
-		}
-	}
+	free_sofar(r);
 	free(r->evs);
 	r->evs = NULL;
 	r->nevs = r->evs_cap = 0;
 	for (size_t i = 0; i < r->nprocs; i++) {
-		struct replay_proc *p = &r->procs[i];
-		uint64_t maxend = 0;
+		struct replay_proc *p = r->procs[i];
 
 		u64map_release(&p->by_start);
 		free(p->same_prev);
 		p->same_prev = NULL;
 		p->same_cap = 0;
-
-		if (p->nmaps)
-			qsort(p->maps, p->nmaps, sizeof(*p->maps), map_start_cmp);
-		p->maxend = xmalloc((p->nmaps ? p->nmaps : 1) * sizeof(*p->maxend));
-		p->run_first = xmalloc((p->nmaps ? p->nmaps : 1) * sizeof(*p->run_first));
-		for (size_t j = 0; j < p->nmaps; j++) {
-			if (p->maps[j].end > maxend)
-				maxend = p->maps[j].end;
-			p->maxend[j] = maxend;
-			p->run_first[j] = j && p->maps[j - 1].start == p->maps[j].start
-					  ? p->run_first[j - 1] : (uint32_t)j;
-		}
-		p->changes = xmalloc((2 * p->nmaps + 1) * sizeof(*p->changes));
-		for (size_t j = 0; j < p->nmaps; j++) {
-			p->changes[p->nchanges++] = p->maps[j].time;
-			if (p->maps[j].end_time != REPLAY_FOREVER)
-				p->changes[p->nchanges++] = p->maps[j].end_time;
-		}
-		if (p->nchanges > 1)
-			qsort(p->changes, p->nchanges, sizeof(*p->changes), u64_cmp);
+		free(p->live);
+		p->live = NULL;
+		p->nlive = p->live_cap = 0;
 	}
 }
 
@@ -526,9 +624,9 @@ const struct replay_proc *replay_proc_at(const struct replay *r, uint32_t pid, u
 
 	if (!v)
 		return NULL;
-	p = &r->procs[*v - 1];
+	p = r->procs[*v - 1];
 	while (p->start_time > time && p->older)
-		p = &r->procs[p->older - 1];
+		p = r->procs[p->older - 1];
 	return p;
 }
 
@@ -582,6 +680,8 @@ uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64
 	char buf[32];
 
 	if (!v || !r->threads[*v].nnames) {
+		if (r->advanced && !r->finished)
+			u64map_put(&r->asked_tids, (uint64_t)tid + 1, 1);
 		snprintf(buf, sizeof(buf), ":%u", tid);
 		return strtab_intern(r->strings, buf);
 	}
@@ -628,7 +728,8 @@ uint64_t replay_proc_epoch(const struct replay *r, const struct replay_proc *p, 
 		span->from = p->changes[lo - 1];
 	if (lo < p->nchanges && p->changes[lo] < span->until)
 		span->until = p->changes[lo];
-	return ((uint64_t)(p - r->procs + 1) << 32) | lo;
+	(void)r;
+	return ((uint64_t)(p->index + 1) << 32) | lo;
 }
 
 uint64_t replay_epoch(const struct replay *r, uint32_t pid, uint64_t time,

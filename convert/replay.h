@@ -51,6 +51,8 @@ struct replay_map {
 	uint64_t end_time;    /* unmapped by exec at, or REPLAY_FOREVER */
 	uint32_t seq;         /* position among the records, for ties */
 	uint32_t dso;
+	uint32_t id;          /* this map of this process: its identity (a map may move in
+				 memory while records are replayed, see replay_advance) */
 };
 
 struct replay;
@@ -93,6 +95,26 @@ int replay_find_so_far(const struct replay *r, uint32_t pid, uint64_t addr,
 
 /* Build the time-indexed state. Call once, after the last record. */
 void replay_finish(struct replay *r);
+
+/*
+ * One pass instead of two: replay the events recorded so far up to `horizon` (a time
+ * no record still to come is earlier than, as perf's rounds tell it), so that the
+ * lookups below answer for times up to it as the finished replay will. Processes
+ * (replay_proc) keep their address; maps may move (replay_map.id is theirs), so a map
+ * pointer is not to be kept across a call. Later calls take later horizons;
+ * replay_finish() replays the rest.
+ */
+void replay_advance(struct replay *r, uint64_t horizon);
+/*
+ * Since the first replay_advance(), did something happen that makes an answer given
+ * before differ from the finished replay's: an event at or before a horizon replayed
+ * already, a process that a lookup was told did not exist (replay_asked) or a name
+ * given to a thread a lookup called ":TID"?
+ */
+int replay_inexact(const struct replay *r);
+/* replay_proc_at() said NULL for `pid`: a process for it later makes the replay
+ * inexact. */
+void replay_asked(struct replay *r, uint32_t pid);
 
 /* One process over its life, from its fork or first record to the next process
  * with the same pid (a reused pid is another process). */

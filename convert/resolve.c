@@ -13,7 +13,7 @@ struct resolved {
 
 struct resolver {
 	struct resolver_config c;
-	struct u64map map_ids;        /* replay_map address -> profile mapping */
+	struct u64map map_ids;        /* replay_map id + 1 -> profile mapping */
 	struct u64map addr_cache;     /* (mapping, offset, return) -> resolved */
 	struct u64map nomap_cache;    /* address -> resolved, for addresses in no mapping */
 	struct resolved *res;
@@ -83,8 +83,8 @@ const char *resolve_module_name(const char *path)
 
 static uint32_t mapping_for(struct resolver *r, const struct replay_map *m)
 {
-	/* replay maps do not move after replay_finish: their address is their identity */
-	uint64_t key = (uint64_t)(uintptr_t)m;
+	/* a replay map may move while the replay advances: its id is its identity */
+	uint64_t key = (uint64_t)m->id + 1;
 	uint32_t *v = u64map_get(&r->map_ids, key);
 	const struct replay_dso *dso;
 	struct pc_mapping pm;
@@ -220,7 +220,7 @@ static uint32_t resolve_new(struct resolver *r, const struct replay_map *m, uint
 	if (!kernel && dso && r->c.defer_user) {
 		/* a placeholder until fixups_expand_user(): no name yet, and `line`
 		 * telling a return address from a leaf at the same address */
-		struct user_pending u = { m, addr, 0, mapping, ret };
+		struct user_pending u = { *m, addr, 0, mapping, ret };
 
 		f.line = ret ? 1 : 0;
 		u.frame = ids[0] = profile_frame(p, &f);

@@ -55,7 +55,7 @@ const uint32_t *resolver_frames(struct resolver *r, const struct sample_ctx *c, 
 
 /* A user address left as a placeholder frame (defer_user). */
 struct user_pending {
-	const struct replay_map *m;   /* stable once replay_finish() ran */
+	struct replay_map m;          /* a copy: the replay's may move (replay_advance) */
 	uint64_t addr;
 	uint32_t frame, mapping;
 	int ret;

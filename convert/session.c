@@ -115,6 +115,8 @@ static void memo_at(struct session *s, struct session_memo *m, uint32_t pid, uin
 {
 	if (!m->valid || m->pid != pid || time < m->span.from || time >= m->span.until) {
 		m->proc = replay_proc_at(s->rp, pid, time);
+		if (!m->proc)
+			replay_asked(s->rp, pid); /* one pass: said before the end */
 		m->epoch = replay_proc_epoch(s->rp, m->proc, time, &m->span);
 		m->pid = pid;
 		m->valid = 1;
@@ -162,6 +164,303 @@ int session_pass2(struct session *s, int (*wants)(uint32_t type), session_record
 		fn(arg, &c);
 	}
 	return ret;
+}
+
+/* ---- one pass ---- */
+
+/* A record of interest kept until the replay can answer for its time, with copies of
+ * the bytes it borrowed from the reader. */
+struct held {
+	struct perf_record rec;
+	uint64_t time;
+	void *data;
+	size_t bytes, cap;
+};
+
+/* A copy's buffer, kept for the next record once its own is handed over (a malloc
+ * and a free a sample were 2% of the instructions). */
+struct spare {
+	void *p;
+	size_t cap;
+};
+
+struct fused {
+	struct held *v;
+	size_t head, n, cap;  /* v[head..n) are held, in file order */
+	size_t bytes;         /* their copies' */
+	struct spare *spares;
+	size_t nspares, spares_cap;
+};
+
+#define SPARES_MAX 1024
+
+static void *buffer(struct fused *f, size_t need, size_t *cap)
+{
+	while (f->nspares) {
+		struct spare sp = f->spares[--f->nspares];
+
+		if (sp.cap >= need) {
+			*cap = sp.cap;
+			return sp.p;
+		}
+		free(sp.p);
+	}
+	/* a power of two: a stack copy's size varies by sample */
+	for (*cap = 256; *cap < need; *cap *= 2)
+		;
+	return xmalloc(*cap);
+}
+
+static void unbuffer(struct fused *f, void *p, size_t cap)
+{
+	struct spare sp = { p, cap };
+
+	if (!p)
+		return;
+	if (f->nspares >= SPARES_MAX) {
+		free(p);
+		return;
+	}
+	VEC_PUSH(f->spares, f->nspares, f->spares_cap, sp);
+}
+
+/* A round's records held (two rounds, as perf orders them) take some megabytes; this
+ * many are not a recording with rounds. */
+#define HELD_MAX ((size_t)64 << 20)
+
+static void *take(uint8_t **at, const void *src, size_t len)
+{
+	void *dst = *at;
+
+	if (len)
+		memcpy(dst, src, len);
+	*at += (len + 7) & ~(size_t)7;
+	return dst;
+}
+
+static size_t padded(size_t len)
+{
+	return (len + 7) & ~(size_t)7;
+}
+
+static void hold(struct fused *f, const struct perf_record *rec, uint64_t time)
+{
+	struct held h;
+	const struct perf_sample *x = &rec->u.sample;
+	const char *str = NULL;
+	size_t need = 0;
+	uint8_t *at;
+
+	memset(&h, 0, sizeof(h));
+	h.rec = *rec;
+	h.rec.raw = NULL; /* no handler reads the bytes as written */
+	h.time = time;
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		need = padded(x->nr_callchain * 8) + padded(x->raw_size) +
+		       padded((size_t)x->nregs_user * 8) + padded((size_t)x->stack_user_dyn);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		str = rec->u.mmap.filename;
+		break;
+	case PERF_RECORD_COMM:
+		str = rec->u.comm.comm;
+		break;
+	case PERF_RECORD_KSYMBOL:
+		str = rec->u.ksymbol.name;
+		break;
+	default:
+		break;
+	}
+	if (str)
+		need = strlen(str) + 1;
+	h.data = at = need ? buffer(f, need, &h.cap) : NULL;
+	h.bytes = need;
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		struct perf_sample *y = &h.rec.u.sample;
+
+		/* the stack's bytes past dyn are not valid, and not read */
+		y->callchain = x->callchain ? take(&at, x->callchain, x->nr_callchain * 8) : NULL;
+		y->regs_user = x->regs_user ? take(&at, x->regs_user, (size_t)x->nregs_user * 8)
+					    : NULL;
+		y->raw = x->raw ? take(&at, x->raw, x->raw_size) : NULL;
+		y->stack_user = x->stack_user ? take(&at, x->stack_user, (size_t)x->stack_user_dyn)
+					      : NULL;
+	} else if (str) {
+		const char *copy = take(&at, str, need);
+
+		if (rec->type == PERF_RECORD_COMM)
+			h.rec.u.comm.comm = copy;
+		else if (rec->type == PERF_RECORD_KSYMBOL)
+			h.rec.u.ksymbol.name = copy;
+		else
+			h.rec.u.mmap.filename = copy;
+	}
+	if (f->head && f->head == f->n)
+		f->head = f->n = 0;
+	VEC_PUSH(f->v, f->n, f->cap, h);
+	f->bytes += need;
+}
+
+/* The records held, in file order, up to the first one after `horizon`. */
+static void drain(struct session *s, struct fused *f, uint64_t horizon, session_record_fn fn,
+		  void *arg)
+{
+	struct sample_ctx c;
+
+	while (f->head < f->n && f->v[f->head].time <= horizon) {
+		struct held *h = &f->v[f->head++];
+
+		build_ctx(s, &h->rec, &c);
+		fn(arg, &c);
+		unbuffer(f, h->data, h->cap);
+		f->bytes -= h->bytes;
+	}
+	if (f->head > 64 && f->head * 2 > f->n) {
+		memmove(f->v, f->v + f->head, (f->n - f->head) * sizeof(*f->v));
+		f->n -= f->head;
+		f->head = 0;
+	}
+}
+
+static void release_fused(struct fused *f)
+{
+	for (size_t i = f->head; i < f->n; i++)
+		free(f->v[i].data);
+	for (size_t i = 0; i < f->nspares; i++)
+		free(f->spares[i].p);
+	free(f->spares);
+	free(f->v);
+}
+
+/* The replay moved on: the memos' spans were told without what is to come. */
+static void advance(struct session *s, uint64_t horizon)
+{
+	replay_advance(s->rp, horizon);
+	s->user_memo.valid = s->kernel_memo.valid = 0;
+}
+
+int session_fused_possible(const struct session *s)
+{
+	/* --jit-dir: JIT code is all but sure, found only at the end */
+	return !perf_reader_header(s->r)->directory && !(s->o.njit_dirs && s->o.load_jit);
+}
+
+void session_fused_start(struct session *s)
+{
+	for (size_t i = 0; i < perf_reader_nevents(s->r); i++)
+		s->fused_switches |= perf_reader_event(s->r, i)->context_switch;
+	s->ds.switch_records = s->fused_switches;
+}
+
+int session_fused(struct session *s, int (*wants)(uint32_t type), session_record_fn fn,
+		  void *arg)
+{
+	struct perf_record rec;
+	struct fused f;
+	uint64_t round_max = 0, horizon = 0;
+	int ret, rounds = 0, exact = 0, switches = 0;
+	unsigned jit_said;
+
+	memset(&f, 0, sizeof(f));
+	s->ds.r = s->r;
+	s->ds.facts = &s->facts;
+	s->ds.rp = s->rp;
+	s->ds.jits = s->jits;
+	s->ds.sym = s->sym;
+	if (!s->o.no_symbols && s->facts.records_kernel)
+		symbolizer_kernel_prefetch(s->sym, s->facts.kernel_bid, s->facts.kernel_bid_size);
+	perf_reader_skip_type(s->r, 0);
+	for (;;) {
+		unsigned said = s->d->nwarnings + s->d->nerrors;
+		uint64_t t;
+
+		ret = perf_reader_next(s->r, &rec);
+		if (ret == 1)
+			dispatch_record(&s->ds, &rec);
+		/* damage, said in two passes in another order (framing in pass 1, samples
+		 * in pass 2); the handlers' messages come in the same order either way */
+		if (s->d->nwarnings + s->d->nerrors != said) {
+			s->fused_why = "the reader's messages";
+			goto out;
+		}
+		if (ret != 1)
+			break;
+		t = recording_time(&s->facts, &rec);
+		/* the off-CPU kind decided at its start by what the attrs foretold */
+		if (rec.type == PERF_RECORD_SWITCH || rec.type == PERF_RECORD_SWITCH_CPU_WIDE)
+			switches = 1;
+		if (switches && !s->fused_switches) {
+			s->fused_why = "context switch records no event asked for";
+			goto out;
+		}
+		/* its dump is read at the end: the records before went without it */
+		if (s->ds.jit_dumps && !s->o.no_symbols && s->o.load_jit) {
+			s->fused_why = "JIT code";
+			goto out;
+		}
+		if (!s->facts.has_time) {
+			/* times are positions: every record before this one is in */
+			advance(s, t);
+			drain(s, &f, t, fn, arg);
+			if (wants(rec.type)) {
+				struct sample_ctx c;
+
+				build_ctx(s, &rec, &c);
+				fn(arg, &c);
+			}
+		} else {
+			if (wants(rec.type))
+				hold(&f, &rec, t);
+			if (rec.sid.has_time && t > round_max)
+				round_max = t;
+			if (rec.type == PERF_RECORD_FINISHED_ROUND) {
+				/* perf's rule: what came before the last round's end is
+				 * all there is up to its largest time */
+				if (rounds++) {
+					advance(s, horizon);
+					drain(s, &f, horizon, fn, arg);
+				}
+				horizon = round_max;
+			}
+		}
+		if (replay_inexact(s->rp) || f.bytes > HELD_MAX) {
+			s->fused_why = f.bytes > HELD_MAX ? "too many records held (no rounds)"
+							   : "a record late for its round";
+			goto out;
+		}
+	}
+	if (ret < 0) {
+		s->fused_why = "the reader's error";
+		goto out;
+	}
+	dispatch_end(&s->ds);
+	if (s->fused_switches && !switches) {
+		s->fused_why = "no context switch record where the attrs asked for them";
+		goto out;
+	}
+	replay_finish(s->rp);
+	s->user_memo.valid = s->kernel_memo.valid = 0;
+	if (replay_inexact(s->rp)) {
+		s->fused_why = "a process or thread told of after its records";
+		goto out;
+	}
+	s->p->start_wall_ns = session_start_wall(s);
+	jit_said = s->d->nwarnings + s->d->nerrors;
+	if (!s->o.no_symbols && s->o.load_jit)
+		load_jit(s);
+	/* JIT code was found only now: the records already done went without it (and
+	 * what loading says, two passes say before the samples' messages) */
+	if (jit_procs_count(s->jits) || s->d->nwarnings + s->d->nerrors != jit_said) {
+		s->fused_why = "JIT code";
+		goto out;
+	}
+	drain(s, &f, REPLAY_FOREVER, fn, arg);
+	exact = 1;
+out:
+	release_fused(&f);
+	return exact ? 0 : 1;
 }
 
 void session_stop_prefetch(struct session *s)

@@ -62,6 +62,8 @@ struct session {
 	struct dispatch ds;           /* pass 1's findings: times, TIME_CONV */
 	char *input_dir;              /* owned when the options named none */
 	struct session_memo user_memo, kernel_memo; /* consecutive records share them */
+	const char *fused_why;        /* why session_fused() returned 1 */
+	int fused_switches;           /* session_fused_start: an event asked for switches */
 };
 
 /*
@@ -105,6 +107,28 @@ typedef void (*session_record_fn)(void *arg, const struct sample_ctx *c);
  */
 int session_pass2(struct session *s, int (*wants)(uint32_t type), session_record_fn fn,
 		  void *arg);
+
+/*
+ * Pass 1 and pass 2 in one (a zstd-compressed recording decoded once): each record of
+ * interest is held until the replay can answer for its time as the finished one will
+ * (perf's rounds: at the end of one, nothing still to come is earlier than the largest
+ * time before the previous one's end), then handed to `fn` in file order, as
+ * session_pass2 would. Instead of session_pass1 and session_pass2, on a session just
+ * opened. 0 when every record was handled with the answers the two passes give; 1 when
+ * that could not be made sure of (a record late for its round, a process or thread a
+ * record was told did not exist yet, context switches other than the attrs foretold,
+ * JIT code, a reader error): then what `fn` was given is to be thrown away and the
+ * recording converted again with two passes on a new session.
+ */
+int session_fused(struct session *s, int (*wants)(uint32_t type), session_record_fn fn,
+		  void *arg);
+/* Before the kinds start, for session_fused(): what pass 1 would have found out that
+ * they read at their start, foretold from the header (ds.switch_records: an event's
+ * attr asks for PERF_RECORD_SWITCH; the one pass checks that it was so). */
+void session_fused_start(struct session *s);
+/* Can session_fused() be tried (not a --threads directory, whose files' rounds say
+ * nothing across them; no --jit-dir, whose files would be found only at the end)? */
+int session_fused_possible(const struct session *s);
 
 /* Do the filters (--pid, --tid, --comm) let this thread through? */
 int session_wanted(const struct session *s, uint32_t pid, uint32_t tid, uint32_t comm);

@@ -30,7 +30,7 @@ struct perf_event_desc {
 	uint64_t branch_sample_type;
 	uint32_t clockid;
 	unsigned freq : 1, sample_id_all : 1, use_clockid : 1, exclude_kernel : 1,
-		exclude_user : 1;
+		exclude_user : 1, context_switch : 1;
 	char *name;             /* "cpu-clock", "cycles:u", ...; never NULL once the
 				   header is read (synthesized from type/config when the
 				   recording names none) */
@@ -53,6 +53,7 @@ struct perf_header_info {
 	int pipe_mode;
 	int swapped;            /* the file was written in the other byte order */
 	int directory;          /* `perf record --threads` directory */
+	int compressed;         /* feature COMPRESSED: perf record -z */
 	char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
 	char *cmdline;          /* argv joined with spaces */
 	uint32_t nr_cpus_online, nr_cpus_avail;

@@ -114,6 +114,7 @@ int pd_add_event(struct perf_reader *r, const uint8_t *p, uint32_t sz)
 	e->d.use_clockid = attr_flag(bits, be, PERF_ATTR_BIT_USE_CLOCKID);
 	e->d.exclude_kernel = attr_flag(bits, be, PERF_ATTR_BIT_EXCLUDE_KERNEL);
 	e->d.exclude_user = attr_flag(bits, be, PERF_ATTR_BIT_EXCLUDE_USER);
+	e->d.context_switch = attr_flag(bits, be, PERF_ATTR_BIT_CONTEXT_SWITCH);
 	e->synth = synth_name(e->d.type, e->d.config, bits, be,
 			      (unsigned)(attr_flag(bits, be, PERF_ATTR_BIT_PRECISE_IP) |
 					 attr_flag(bits, be, PERF_ATTR_BIT_PRECISE_IP + 1) << 1));

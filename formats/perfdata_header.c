@@ -244,6 +244,9 @@ static int process_feature(struct perf_reader *r, unsigned feat, const uint8_t *
 		r->tracing = p;
 		r->tracing_len = len;
 		return 0;
+	case HEADER_COMPRESSED:
+		h->compressed = 1;
+		return 0;
 	case HEADER_DIR_FORMAT:
 		if (cur_u64(&c, &x) < 0)
 			return -1;

@@ -233,6 +233,78 @@ START_TEST(many_unmaps_linear)
 }
 END_TEST
 
+/* One pass: replayed up to a horizon, the answers up to it are the finished replay's,
+ * the maps keep their ids while they move, and what could change an answer given
+ * (a late event, a process or a name told of too late) makes the replay inexact. */
+START_TEST(advance_answers_as_finished)
+{
+	uint32_t a = replay_dso(r, "/usr/lib/liba.so", NULL, 0, 0);
+	uint32_t b = replay_dso(r, "/usr/lib/libb.so", NULL, 0, 0);
+	const struct replay_map *m;
+	struct replay_span span;
+	uint64_t e150;
+	uint32_t id;
+
+	replay_comm(r, 10, 10, 10, "main", 0);
+	replay_mmap(r, 100, 10, 0x1000, 0x1000, 0, a);
+	replay_mmap(r, 300, 10, 0x1000, 0x1000, 0, b); /* beyond the horizon: pending */
+	replay_advance(r, 200);
+	m = replay_find(r, 10, 150, 0x1800);
+	ck_assert_str_eq(dso_path(m), "/usr/lib/liba.so");
+	id = m->id;
+	e150 = replay_epoch(r, 10, 150, &span);
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_name(r, 10, 10, 150)), "main");
+	replay_mmap(r, 250, 10, 0x8000, 0x1000, 0, b); /* after the horizon: fine */
+	replay_advance(r, 260);
+	ck_assert(!replay_inexact(r));
+	replay_finish(r);
+	ck_assert(!replay_inexact(r));
+	m = replay_find(r, 10, 150, 0x1800);
+	ck_assert_uint_eq(m->id, id);
+	ck_assert_uint_eq(replay_epoch(r, 10, 150, &span), e150);
+	ck_assert_str_eq(dso_path(replay_find(r, 10, 350, 0x1800)), "/usr/lib/libb.so");
+	ck_assert_str_eq(dso_path(replay_find(r, 10, 350, 0x8800)), "/usr/lib/libb.so");
+}
+END_TEST
+
+START_TEST(advance_late_event_is_inexact)
+{
+	uint32_t a = replay_dso(r, "/usr/lib/liba.so", NULL, 0, 0);
+
+	replay_mmap(r, 100, 10, 0x1000, 0x1000, 0, a);
+	replay_advance(r, 200);
+	ck_assert(!replay_inexact(r));
+	replay_mmap(r, 200, 10, 0x4000, 0x1000, 0, a); /* at the horizon: too late */
+	ck_assert(replay_inexact(r));
+}
+END_TEST
+
+START_TEST(advance_unknown_process_or_name_is_inexact)
+{
+	replay_advance(r, 200);
+	ck_assert_ptr_null(replay_proc_at(r, 20, 150));
+	replay_asked(r, 20);
+	(void)replay_thread_name(r, 30, 30, 150); /* ":30" */
+	replay_comm(r, 300, 40, 40, "other", 0);
+	replay_advance(r, 400);
+	ck_assert(!replay_inexact(r));
+	replay_comm(r, 500, 30, 30, "named", 0); /* the thread told ":30" gets a name */
+	replay_advance(r, 600);
+	ck_assert(replay_inexact(r));
+}
+END_TEST
+
+START_TEST(advance_process_after_asked_is_inexact)
+{
+	replay_advance(r, 200);
+	replay_asked(r, 20);
+	replay_mmap(r, 300, 20, 0x1000, 0x1000, 0, replay_dso(r, "/x", NULL, 0, 0));
+	ck_assert(!replay_inexact(r)); /* pending: not yet */
+	replay_finish(r);
+	ck_assert(replay_inexact(r)); /* process 20 exists (from time 0): asked too early */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("replay");
@@ -248,6 +320,10 @@ int main(void)
 	tcase_add_test(tc, last_name_is_the_threads_own);
 	tcase_add_test(tc, same_dso_same_id);
 	tcase_add_test(tc, one_start_latest_live_wins);
+	tcase_add_test(tc, advance_answers_as_finished);
+	tcase_add_test(tc, advance_late_event_is_inexact);
+	tcase_add_test(tc, advance_unknown_process_or_name_is_inexact);
+	tcase_add_test(tc, advance_process_after_asked_is_inexact);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile");
 	tcase_add_checked_fixture(tc, setup, teardown);
