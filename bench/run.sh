@@ -196,7 +196,11 @@ fi
 dwarf_samples=
 if want dwarf || want cold; then dwarf_samples=$(samples_of "$W/dwarf.data"); fi
 if want dwarf; then
+	# warm, as perf's ~/.debug is: a first conversion of a recording also fills the
+	# cache's frames entries for its addresses (reading the DWARF, which a warm one
+	# does not): each recording once before it is measured
 	"$PERFCONV" -q -i "$W/dwarf.data" -o /dev/null
+	"$PERFCONV" -q -i "$W/dwarf-long.data" -o /dev/null
 	G=dwarf
 	for ((k = 0; k < 5; k++)); do
 		measure $G "perfconv -f pprof (dwarf)" "$PERFCONV" -q -i "$W/dwarf.data" -f pprof -o /dev/null
@@ -284,6 +288,7 @@ fi
 FORMATS="folded pprof speedscope chrome svg"
 if want rss; then
 	cat "$W/native16.data" >/dev/null
+	"$PERFCONV" -q -i "$W/native16.data" -o /dev/null # its addresses in the cache too
 	for ((k = 0; k < ${RSS_TURNS:-3}; k++)); do
 		for fmt in $FORMATS; do
 			measure rss "perfconv -f $fmt (native)" "$PERFCONV" -q -i "$W/native.data" -f $fmt -o /dev/null
