@@ -29,6 +29,12 @@ static inline void *xgrow(void *arr, size_t *cap, size_t need, size_t size)
 		(arr)[(n)++] = (val);                                                  \
 	} while (0)
 
+/* `x` rounded up to a multiple of 8: where the next field of a file's layout begins. */
+static inline uint64_t align8(uint64_t x)
+{
+	return (x + 7) & ~(uint64_t)7;
+}
+
 /* 64-bit mixing hash (splitmix64 finalizer) and FNV-1a over bytes. */
 static inline uint64_t hash_u64(uint64_t x)
 {

@@ -234,13 +234,8 @@ static void *take(uint8_t **at, const void *src, size_t len)
 
 	if (len)
 		memcpy(dst, src, len);
-	*at += (len + 7) & ~(size_t)7;
+	*at += align8(len);
 	return dst;
-}
-
-static size_t padded(size_t len)
-{
-	return (len + 7) & ~(size_t)7;
 }
 
 static void hold(struct fused *f, const struct perf_record *rec, uint64_t time)
@@ -257,8 +252,8 @@ static void hold(struct fused *f, const struct perf_record *rec, uint64_t time)
 	h.time = time;
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		need = padded(x->nr_callchain * 8) + padded(x->raw_size) +
-		       padded((size_t)x->nregs_user * 8) + padded((size_t)x->stack_user_dyn);
+		need = align8(x->nr_callchain * 8) + align8(x->raw_size) +
+		       align8((size_t)x->nregs_user * 8) + align8((size_t)x->stack_user_dyn);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

@@ -1046,11 +1046,6 @@ struct scache_header {
 	uint64_t segs_off, syms_off, raw_off, slots_off, bind_off, names_off;
 };
 
-static uint64_t align8(uint64_t x)
-{
-	return (x + 7) & ~(uint64_t)7;
-}
-
 /* The symbols and slots of a cached table lie within its names and each other. */
 static int scache_consistent(const struct scache_header *h, const char *m)
 {

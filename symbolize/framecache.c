@@ -71,11 +71,6 @@ struct frame_cache {
 	struct strtab strs;
 };
 
-static uint64_t align8(uint64_t x)
-{
-	return (x + 7) & ~(uint64_t)7;
-}
-
 /* Everything the entry points at lies within it, in order. */
 static int consistent(const struct fc_header *h, const char *m, const struct mapped_file *mf)
 {
@@ -199,39 +194,52 @@ static const char *new_str(const struct frame_cache *fc, uint32_t id)
 	return id ? strtab_str(&fc->strs, id - 1) : NULL;
 }
 
+/* An address of either kind: read (is_new 0, addrs[i]) or learnt (news[i]). */
+struct merged {
+	uint64_t vaddr;
+	int is_new;
+	size_t i;
+};
+
+/* Frame `j` of an address read or learnt. */
+static struct dwarf_frame frame_at(const struct frame_cache *fc, const struct merged *m, uint32_t j)
+{
+	if (m->is_new) {
+		const struct new_frame *f = &fc->nframes_v[fc->news[m->i].first + j];
+
+		return (struct dwarf_frame){ new_str(fc, f->name), new_str(fc, f->file), f->line,
+					     f->column };
+	} else {
+		const struct fc_frame *f = &fc->frames[fc->addrs[m->i].first + j];
+
+		return (struct dwarf_frame){ read_str(fc, f->name), read_str(fc, f->file), f->line,
+					     f->column };
+	}
+}
+
 long frame_cache_get(const struct frame_cache *fc, uint64_t vaddr, struct dwarf_frame *out,
 		     size_t cap)
 {
-	size_t n;
-	uint32_t *v;
+	struct merged m = { vaddr, 0, 0 };
+	uint32_t *v, n;
+	size_t k;
 
 	if (!fc)
 		return -1;
-	n = COUNT_LE(fc->addrs, fc->naddrs, vaddr, vaddr);
-	if (n && fc->addrs[n - 1].vaddr == vaddr) {
-		const struct fc_addr *a = &fc->addrs[n - 1];
-
-		for (size_t i = 0; i < a->n && i < cap; i++) {
-			const struct fc_frame *f = &fc->frames[a->first + i];
-
-			out[i] = (struct dwarf_frame){ read_str(fc, f->name), read_str(fc, f->file),
-						       f->line, f->column };
-		}
-		return a->n < cap ? (long)a->n : (long)cap;
+	k = COUNT_LE(fc->addrs, fc->naddrs, vaddr, vaddr);
+	if (k && fc->addrs[k - 1].vaddr == vaddr) {
+		m.i = k - 1;
+		n = fc->addrs[m.i].n;
+	} else if ((v = vaddr + 1 ? u64map_get(&fc->index, vaddr + 1) : NULL) != NULL) {
+		m.is_new = 1;
+		m.i = *v - 1;
+		n = fc->news[m.i].n;
+	} else {
+		return -1;
 	}
-	v = vaddr + 1 ? u64map_get(&fc->index, vaddr + 1) : NULL;
-	if (v) {
-		const struct new_addr *a = &fc->news[*v - 1];
-
-		for (size_t i = 0; i < a->n && i < cap; i++) {
-			const struct new_frame *f = &fc->nframes_v[a->first + i];
-
-			out[i] = (struct dwarf_frame){ new_str(fc, f->name), new_str(fc, f->file),
-						       f->line, f->column };
-		}
-		return a->n < cap ? (long)a->n : (long)cap;
-	}
-	return -1;
+	for (uint32_t j = 0; j < n && j < cap; j++)
+		out[j] = frame_at(fc, &m, j);
+	return n < cap ? (long)n : (long)cap;
 }
 
 void frame_cache_put(struct frame_cache *fc, uint64_t vaddr, const struct dwarf_frame *df,
@@ -257,13 +265,6 @@ void frame_cache_put(struct frame_cache *fc, uint64_t vaddr, const struct dwarf_
 	u64map_put(&fc->index, vaddr + 1, (uint32_t)fc->nnews);
 	fc->dirty = 1;
 }
-
-/* One address of either kind, for the merge. */
-struct merged {
-	uint64_t vaddr;
-	int is_new;
-	size_t i;
-};
 
 static int merged_cmp(const void *a, const void *b)
 {
@@ -304,28 +305,13 @@ void frame_cache_save(struct frame_cache *fc)
 	for (size_t k = 0; k < n; k++) {
 		uint32_t first = (uint32_t)nf, cnt;
 
-		if (all[k].is_new) {
-			const struct new_addr *a = &fc->news[all[k].i];
+		/* read or learnt, each frame as dwarf_frame gives it, into the strings written */
+		cnt = all[k].is_new ? fc->news[all[k].i].n : fc->addrs[all[k].i].n;
+		for (uint32_t j = 0; j < cnt; j++) {
+			struct dwarf_frame d = frame_at(fc, &all[k], j);
 
-			cnt = a->n;
-			for (uint32_t j = 0; j < cnt; j++) {
-				const struct new_frame *f = &fc->nframes_v[a->first + j];
-
-				frames[nf++] = (struct fc_frame){ out_str(&out, new_str(fc, f->name)),
-								  out_str(&out, new_str(fc, f->file)),
-								  f->line, f->column };
-			}
-		} else {
-			const struct fc_addr *a = &fc->addrs[all[k].i];
-
-			cnt = a->n;
-			for (uint32_t j = 0; j < cnt; j++) {
-				const struct fc_frame *f = &fc->frames[a->first + j];
-
-				frames[nf++] = (struct fc_frame){ out_str(&out, read_str(fc, f->name)),
-								  out_str(&out, read_str(fc, f->file)),
-								  f->line, f->column };
-			}
+			frames[nf++] = (struct fc_frame){ out_str(&out, d.name), out_str(&out, d.file),
+							  d.line, d.column };
 		}
 		addrs[k] = (struct fc_addr){ all[k].vaddr, first, cnt };
 	}

@@ -503,11 +503,6 @@ struct kcache_header {
 	uint64_t syms_off, aliases_off, names_off;
 };
 
-static uint64_t align8(uint64_t x)
-{
-	return (x + 7) & ~(uint64_t)7;
-}
-
 static void fill_header(struct kcache_header *h, const char *path,
 			const struct file_id *src, const uint8_t *build_id,
 			size_t build_id_size)

@@ -33,7 +33,8 @@ static void write_file(const char *path, const char *text)
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/check_framecache.XXXXXX");
+	/* mkdtemp() replaces the six X's with a unique name */
+	snprintf(dir, sizeof(dir), "/tmp/check_framecache.%s", "XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(obj, sizeof(obj), "%s/prog", dir);
 	snprintf(dbg, sizeof(dbg), "%s/prog.debug", dir);

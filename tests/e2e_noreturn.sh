@@ -77,9 +77,9 @@ for mode in dw fp; do
 done
 
 # V8's builtins: a return address in one is named the call's function
-# (JSConstructStubGeneric, not what follows it); the jitdump names them
-# (Builtin:JSConstructStubGeneric and the like, as perf inject --jit maps them over
-# node's text)
+# (JSConstructStubGeneric, not what follows it); the jitdump names each builtin
+# (here Builtin:JSConstructStubGeneric), as perf inject --jit maps them over node's
+# text
 "$PERFCONV" -q "${KS[@]}" --no-inline -f folded -i $TD/jit/node-wasm.data -o "$TMP/wasm.folded"
 # (the three are named by the committed dump; what CEntry calls is node's own code,
 # named only where the installed node is the recorded build)
