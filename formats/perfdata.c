@@ -190,6 +190,19 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 	}
 }
 
+void perf_reader_on_reuse(struct perf_reader *r, void (*fn)(void *arg), void *arg)
+{
+	r->reuse = fn;
+	r->reuse_arg = arg;
+}
+
+int perf_reader_inflated(const struct perf_reader *r, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	return r->dbuf && b >= r->dbuf && b <= r->dbuf + r->dlen && n <= (size_t)(r->dbuf + r->dlen - b);
+}
+
 void perf_reader_rewind(struct perf_reader *r)
 {
 	if (r->seq > r->warned_seq)

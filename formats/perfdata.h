@@ -216,6 +216,16 @@ struct perf_reader *perf_reader_open_mem(const void *buf, size_t len, const char
 int perf_reader_next(struct perf_reader *r, struct perf_record *rec);
 
 /*
+ * Bytes of a record inflated from compressed data (perf_reader_inflated says which)
+ * stay where they are past the next call, until the reader reuses the buffer they
+ * are in: it calls fn(arg) first (NULL: no call). A caller holding records for later
+ * (convert/session.c, a round of samples) keeps pointers to such bytes and copies
+ * them when told, instead of copying every record's.
+ */
+void perf_reader_on_reuse(struct perf_reader *r, void (*fn)(void *arg), void *arg);
+int perf_reader_inflated(const struct perf_reader *r, const void *p, size_t n);
+
+/*
  * Records of `type` (e.g. PERF_RECORD_SAMPLE for a pass that wants process state only)
  * are framed and counted but neither decoded nor returned, until set again (0:
  * none). Damage in them is then warned about in the next pass that decodes them.

@@ -121,6 +121,8 @@ struct perf_reader {
 	uint8_t zhead[ZSTD_FRAMEHEADERSIZE_MAX]; /* the frame header being read (in units) */
 	size_t zhead_len;
 	uint64_t zskip;         /* bytes of a skippable frame still to pass over */
+	void (*reuse)(void *);  /* called before dbuf's returned bytes move (or NULL) */
+	void *reuse_arg;
 
 	uint64_t *cc;           /* REC_MAX / 8 entries */
 	uint64_t regs_user[64]; /* a sample's REGS_USER values, in host byte order */
@@ -274,6 +276,12 @@ void pd_skip_damage(struct perf_reader *r, struct pd_file *f, const uint8_t *p, 
 void pd_release_behind(struct perf_reader *r, const struct pd_file *f, uint64_t off);
 /* Forget the compressed data being inflated (a new file, a new pass). */
 void pd_reset_stream(struct perf_reader *r);
+/* dbuf's bytes already returned are about to move or be written over: said first. */
+static inline void pd_reuse(struct perf_reader *r)
+{
+	if (r->reuse && r->dlen)
+		r->reuse(r->reuse_arg);
+}
 /* Inflate the next chunk of the current compressed record behind what is left. */
 void pd_zfill(struct perf_reader *r);
 /* The compressed data of the current file is damaged: skip the rest of it. */

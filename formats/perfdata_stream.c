@@ -195,6 +195,7 @@ void pd_skip_damage(struct perf_reader *r, struct pd_file *f, const uint8_t *p, 
 
 void pd_reset_stream(struct perf_reader *r)
 {
+	pd_reuse(r);
 	r->zin = NULL;
 	r->zin_len = r->zin_pos = 0;
 	r->zmore = r->zbroken = 0;
@@ -224,6 +225,7 @@ void pd_release_behind(struct perf_reader *r, const struct pd_file *f, uint64_t 
 
 void pd_zstop(struct perf_reader *r)
 {
+	pd_reuse(r);
 	r->stats.skipped_bad++;
 	r->zbroken = 1;
 	r->zin = NULL;
@@ -265,7 +267,7 @@ static int grow_to(struct perf_reader *r, uint8_t **buf, size_t *cap, size_t wan
 static void frame_begins(struct perf_reader *r)
 {
 	ZSTD_frameHeader fh;
-	size_t len = r->zhead_len;
+	size_t len = r->zhead_len, want;
 
 	r->zhead_len = 0;
 	if (ZSTD_getFrameHeader(&fh, r->zhead, len) != 0 || fh.frameType != ZSTD_frame)
@@ -274,7 +276,10 @@ static void frame_begins(struct perf_reader *r)
 		zwarn(r, ZSTD_getErrorString(ZSTD_error_frameParameter_windowTooLarge));
 		return;
 	}
-	grow_to(r, &r->dbuf, &r->dcap, (size_t)fh.windowSize + REC_MAX + ZSTD_BLOCKSIZE_MAX);
+	want = (size_t)fh.windowSize + REC_MAX + ZSTD_BLOCKSIZE_MAX;
+	if (r->dcap < want)
+		pd_reuse(r); /* realloc may move it */
+	grow_to(r, &r->dbuf, &r->dcap, want);
 }
 
 /*
@@ -352,6 +357,7 @@ void pd_zfill(struct perf_reader *r)
 	if (r->dcap - r->dlen < ZSTD_BLOCKSIZE_MAX) {
 		size_t avail = r->dlen - r->dhead;
 
+		pd_reuse(r);
 		memmove(r->dbuf, r->dbuf + r->dhead, avail);
 		r->dhead = 0;
 		r->dlen = avail;

@@ -1121,6 +1121,112 @@ START_TEST(test_compressed_long)
 }
 END_TEST
 
+/* Stacks kept past perf_reader_next, as convert/session.c holds a round's samples. */
+struct kept {
+	const uint8_t **at;
+	uint8_t **copy;
+	size_t *len, n, cap;
+	size_t calls, checked;
+	int let_go; /* forget them when told (else keep them to the end) */
+};
+
+static void kept_check(struct kept *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		ck_assert_msg(memcmp(k->at[i], k->copy[i], k->len[i]) == 0,
+			      "a kept stack (%zu of %zu, %zu bytes at %p) changed before the reader said (call %zu, let_go %d)", i, k->n, k->len[i], (const void *)k->at[i], k->calls, k->let_go);
+		k->checked++;
+	}
+}
+
+static void kept_forget(struct kept *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->copy[i]);
+	k->n = 0;
+}
+
+static void on_reuse(void *arg)
+{
+	struct kept *k = arg;
+
+	k->calls++;
+	if (k->let_go) {
+		kept_check(k);
+		kept_forget(k);
+	}
+}
+
+/* The stacks of a -z --call-graph dwarf recording read in place: kept until the
+ * reader says it reuses their buffer, they are as inflated; kept longer, some are
+ * written over (so that the call is needed). */
+START_TEST(test_reuse_said_first)
+{
+	struct perf_record rec;
+	struct diag d;
+	struct kept k;
+	struct perf_reader *r;
+	size_t samples = 0, changed = 0;
+
+	diag_init(&d);
+	for (int let_go = 1; let_go >= 0; let_go--) {
+		memset(&k, 0, sizeof(k));
+		k.let_go = let_go;
+		r = perf_reader_open(top_path("testdata/dwarf/dw.data"), &d);
+		ck_assert(r != NULL);
+		ck_assert(perf_reader_header(r)->compressed);
+		perf_reader_on_reuse(r, on_reuse, &k);
+		samples = 0;
+		while (perf_reader_next(r, &rec) == 1) {
+			const struct perf_sample *x = &rec.u.sample;
+			size_t len = (size_t)x->stack_user_dyn;
+
+			if (rec.type != PERF_RECORD_SAMPLE || !len)
+				continue;
+			samples++;
+			ck_assert(perf_reader_inflated(r, x->stack_user, len));
+			ck_assert(!perf_reader_inflated(r, x->stack_user, (size_t)1 << 40));
+			if (k.n == k.cap) {
+				k.cap = k.cap ? 2 * k.cap : 256;
+				k.at = realloc(k.at, k.cap * sizeof(*k.at));
+				k.copy = realloc(k.copy, k.cap * sizeof(*k.copy));
+				k.len = realloc(k.len, k.cap * sizeof(*k.len));
+			}
+			k.at[k.n] = x->stack_user;
+			k.copy[k.n] = malloc(len);
+			memcpy(k.copy[k.n], x->stack_user, len);
+			k.len[k.n++] = len;
+		}
+		if (let_go) {
+			kept_check(&k);
+			ck_assert_uint_ge(k.calls, 2);
+			ck_assert_uint_eq(k.checked, samples);
+		} else {
+			/* kept through every reuse: the first ones are overwritten */
+			for (size_t i = 0; i < k.n; i++)
+				changed += memcmp(k.at[i], k.copy[i], k.len[i]) != 0;
+			ck_assert_uint_gt(changed, samples / 4);
+		}
+		perf_reader_on_reuse(r, NULL, NULL);
+		kept_forget(&k);
+		free(k.at);
+		free(k.copy);
+		free(k.len);
+		perf_reader_close(r);
+	}
+	ck_assert_uint_eq(samples, 1966);
+	ck_assert_uint_eq(d.nerrors + d.nwarnings, 0);
+
+	/* an uncompressed recording's records are in the file's mapping */
+	r = perf_reader_open(top_path("testdata/mt-g.data"), &d);
+	ck_assert(r != NULL);
+	while (perf_reader_next(r, &rec) == 1)
+		ck_assert(rec.type != PERF_RECORD_SAMPLE || !rec.u.sample.callchain ||
+			  !perf_reader_inflated(r, rec.u.sample.callchain, 8));
+	perf_reader_close(r);
+}
+END_TEST
+
 /* A COMM whose size is 8 too large, then compressed data holding a record of size 0,
  * then a FORK: issue 21 B1. */
 static void size_damage_records(struct buf *b)
@@ -1265,6 +1371,7 @@ static Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_skip_type_from_midway);
 	tcase_add_test(tc, test_compressed_straddle);
 	tcase_add_test(tc, test_compressed_long);
+	tcase_add_test(tc, test_reuse_said_first);
 	tcase_add_test(tc, test_size_damage);
 	tcase_add_test(tc, test_time_conv);
 	suite_add_tcase(s, tc);
