@@ -106,7 +106,7 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # Whatever includes the generated header is compiled after it exists.
-$(BUILD)/formats/pprof.o $(BUILD)/tests/check_pprof.o: $(GEN_HDR)
+$(BUILD)/formats/pprof.o $(BUILD)/formats/pprof_sample.o $(BUILD)/tests/check_pprof.o: $(GEN_HDR)
 
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -180,7 +180,7 @@ build-fuzz/obj/%.o: %.c | $(DEPS_MK)
 build-fuzz/obj/gen/profile.pb-c.o: build-fuzz/gen/profile.pb-c.c
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
-build-fuzz/obj/formats/pprof.o: build-fuzz/gen/profile.pb-c.h
+build-fuzz/obj/formats/pprof.o build-fuzz/obj/formats/pprof_sample.o: build-fuzz/gen/profile.pb-c.h
 # kept, not removed as intermediate files: the next build compiles only what changed
 .SECONDARY: $(FUZZ_OBJS)
 build-fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS) | $(DEPS_MK)

@@ -14,6 +14,7 @@
 
 #include "common/gzout.h"
 #include "common/perf_abi.h"
+#include "formats/pprof_sample.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
@@ -423,22 +424,26 @@ static void gz_pack(struct pb_gz *g, const pb_profile *m)
 /*
  * Packs one Sample onto the stream as gz_pack() would a Profile holding only it: the
  * field's key (Profile.sample is field 2, length-delimited) and the length as a
- * varint, then the message protobuf-c packs. A Profile of one sample made protobuf-c
- * walk the Profile's 14 fields and size the sample twice, for every sample.
+ * varint, then the message as protobuf-c would pack it (pprof_sample_pack). A Profile
+ * of one sample made protobuf-c walk the Profile's 14 fields and size the sample
+ * twice, for every sample.
  */
 static void gz_pack_sample(struct pb_gz *g, const pb_sample *s)
 {
-	size_t n = perftools__profiles__sample__get_packed_size(s), k = 0;
-	uint64_t len = n;
+	size_t bound = pprof_sample_bound(s), n, k = 0;
+	uint64_t len;
 
-	if (n + 11 > g->cap)
-		grow_array((void **)&g->buf, &g->cap, n + 11, 1);
+	if (bound + 11 > g->cap)
+		grow_array((void **)&g->buf, &g->cap, bound + 11, 1);
+	/* packed behind room for its key and length, then moved up to them */
+	n = pprof_sample_pack(s, g->buf + 11);
+	len = n;
 	g->buf[k++] = 2 << 3 | 2;
 	do {
 		g->buf[k++] = (uint8_t)((len & 0x7f) | (len > 0x7f ? 0x80 : 0));
 		len >>= 7;
 	} while (len);
-	perftools__profiles__sample__pack(s, g->buf + k);
+	memmove(g->buf + k, g->buf + 11, n);
 	gzout_write(g->gz, g->buf, k + n);
 }
 

@@ -7,6 +7,7 @@
 
 #include "convert/pipeline.h"
 #include "formats/pprof.h"
+#include "formats/pprof_sample.h"
 #include "profile.pb-c.h"
 #include "tests/testutil.h"
 
@@ -617,6 +618,55 @@ static void read_recording(const char *name, struct profile *rp, struct convert_
 	ck_assert_int_eq(convert_read(&co, rp, st, &d, NULL), 0);
 }
 
+/* pprof_sample_pack gives protobuf-c's bytes: samples with no locations or values,
+ * zeros in packed fields and labels, negative and 64-bit numbers, many labels. */
+START_TEST(samples_packed_as_protobuf_c_packs_them)
+{
+	static const int64_t nums[] = { 0, 1, 127, 128, 16383, 16384, -1, -128, INT64_MAX,
+					INT64_MIN, 1LL << 35, 300 };
+	uint64_t locs[40], seed = 12345;
+	int64_t vals[6];
+	Perftools__Profiles__Label lab[7], *labp[7];
+	uint8_t want[4096], got[4096];
+	size_t kinds = sizeof(nums) / sizeof(nums[0]);
+
+	for (int t = 0; t < 2000; t++) {
+		Perftools__Profiles__Sample s = PERFTOOLS__PROFILES__SAMPLE__INIT;
+		size_t nw, ng;
+
+#define NEXT() (seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, seed >> 33)
+		s.n_location_id = t % 7 == 0 ? 0 : NEXT() % 40;
+		for (size_t i = 0; i < s.n_location_id; i++)
+			locs[i] = i % 3 ? NEXT() % 5000 : (uint64_t)nums[NEXT() % kinds];
+		s.n_value = t % 11 == 0 ? 0 : 2 * (1 + NEXT() % 3);
+		for (size_t i = 0; i < s.n_value; i++)
+			vals[i] = i % 2 ? (int64_t)(NEXT() * 1000003) : nums[NEXT() % kinds];
+		s.n_label = NEXT() % 8;
+		for (size_t i = 0; i < s.n_label; i++) {
+			Perftools__Profiles__Label init = PERFTOOLS__PROFILES__LABEL__INIT;
+
+			lab[i] = init;
+			lab[i].key = nums[NEXT() % kinds];
+			lab[i].str = NEXT() % 2 ? (int64_t)(NEXT() % 70000) : 0;
+			lab[i].num = NEXT() % 3 ? 0 : nums[NEXT() % kinds];
+			lab[i].num_unit = NEXT() % 4 ? 0 : (int64_t)(NEXT() % 300);
+			labp[i] = &lab[i];
+		}
+#undef NEXT
+		s.location_id = locs;
+		s.value = vals;
+		s.label = labp;
+		nw = perftools__profiles__sample__pack(&s, want);
+		ck_assert_uint_le(pprof_sample_bound(&s), sizeof(got));
+		ck_assert_uint_ge(pprof_sample_bound(&s), nw);
+		ng = pprof_sample_pack(&s, got);
+		ck_assert_msg(ng == nw && memcmp(got, want, nw) == 0,
+			      "sample %d (%zu locations, %zu values, %zu labels): %zu bytes where "
+			      "protobuf-c packs %zu", t, s.n_location_id, s.n_value, s.n_label, ng, nw);
+	}
+}
+END_TEST
+
 START_TEST(real_recording)
 {
 	struct convert_stats st;
@@ -827,6 +877,7 @@ int main(void)
 	tcase_add_test(tc, jit_code_gets_a_mapping_of_its_own);
 	tcase_add_test(tc, same_bytes_every_time);
 	tcase_add_test(tc, shaped_for_pyroscope);
+	tcase_add_test(tc, samples_packed_as_protobuf_c_packs_them);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(real, 120);
 	tcase_add_test(real, real_recording);
