@@ -55,6 +55,7 @@ struct unwinding {
 	struct unwinding_stats st;
 	int warned_arch;
 	struct pc_memo *memo;         /* PC_MEMO_SIZE entries, made on first use */
+	struct unwind_memo *walks;    /* walks made before, per process epoch */
 	struct unwind_regs_layout layout; /* of the last event's sample_regs_user */
 	int has_layout;
 	int met_bad_cfi;              /* the sample's walk met JIT code with unusable CFI */
@@ -91,6 +92,7 @@ struct unwinding *unwinding_new(const struct perf_reader *r, const struct replay
 	u->strings = strings;
 	u->sym = sym;
 	u->d = d;
+	u->walks = unwind_memo_new();
 	return u;
 }
 
@@ -102,6 +104,7 @@ void unwinding_free(struct unwinding *u)
 		unwind_module_free(u->dsos[i].mod);
 	free(u->dsos);
 	free(u->memo);
+	unwind_memo_free(u->walks);
 	free(u->no_cfi);
 	for (size_t i = 0; i < u->njit_mods; i++)
 		unwind_module_free(u->jit_mods[i]);
@@ -305,8 +308,11 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 	u->epoch = c->proc ? c->user_epoch : 0;
 	u->jit_pid_table = c->jit_table;
 	u->met_bad_cfi = 0;
-	n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_pc, u, words + nw,
-			 cap - nw, &res);
+	/* a walk's answers from find_pc are those of its process's epoch, but for JIT
+	 * code (looked up at the sample's time): only the others are kept */
+	n = unwind_stack_memo(u->walks, u->epoch && u->jit_pid_table < 0 ? (uint64_t)(uintptr_t)u->proc : 0,
+			      u->epoch, &regs, s->stack_user, (size_t)s->stack_user_dyn, find_pc, u,
+			      words + nw, cap - nw, &res, &u->last_dso);
 	u->st.samples++;
 	u->st.jit_cfi_bad_samples += u->met_bad_cfi;
 	u->st.stopped[res.stop]++;

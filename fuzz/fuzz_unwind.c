@@ -82,6 +82,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(stack, data + head, size - head);
 	m.jit = unwind_module_jit(stack, size - head, 20, 0x7000);
 	n = unwind_stack(&regs, stack, size - head, find, &m, pcs, UNWIND_MAX_FRAMES, &res);
+	{
+		/* the memo of walks: made, then given back, the walk's pcs and end both
+		 * times (a memo a input: the mappings are the input's) */
+		struct unwind_memo *memo = unwind_memo_new();
+		struct unwind_result mres;
+		uint64_t mpcs[UNWIND_MAX_FRAMES];
+		uint32_t aux = 0;
+
+		for (int k = 0; k < 2; k++) {
+			size_t mn = unwind_stack_memo(memo, 1, 1, &regs, stack, size - head, find, &m,
+						      mpcs, UNWIND_MAX_FRAMES, &mres, &aux);
+
+			if (mn != n || memcmp(mpcs, pcs, n * sizeof(*pcs)) != 0 || mres.stop != res.stop ||
+			    mres.nsignal != res.nsignal || mres.stack_end != res.stack_end)
+				abort();
+		}
+		unwind_memo_free(memo);
+	}
 	unwind_module_free(m.jit);
 	for (size_t i = 0; i < n; i++)
 		sum += pcs[i];

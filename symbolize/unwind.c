@@ -12,6 +12,7 @@
 #include "common/bytes.h"
 #include "common/util.h"
 #include "symbolize/cfi_check.h"
+#include "symbolize/unwind_internal.h"
 
 /* CFI frame states kept per module, at most (a frame state is a few hundred bytes) */
 #define UNWIND_CACHE_MAX (1u << 16)
@@ -451,6 +452,7 @@ struct mem {
 	uint64_t sp, size;
 	uint64_t ends;        /* offsets below it start 8 bytes in the copy: size - 7, or 0 */
 	int short_read;
+	struct unwind_trace *tr;     /* NULL: reads not traced */
 };
 
 static void mem_init(struct mem *mm, const uint8_t *stack, uint64_t sp, uint64_t size)
@@ -460,15 +462,42 @@ static void mem_init(struct mem *mm, const uint8_t *stack, uint64_t sp, uint64_t
 	mm->size = size;
 	mm->ends = size >= 8 ? size - 7 : 0;
 	mm->short_read = 0;
+	mm->tr = NULL;
 }
 
-static int mem_read(struct mem *mm, uint64_t addr, uint64_t *val)
+/* The walk reads register r of the frame: a dependence on the sample's when the
+ * frame's r is still that. */
+static inline void uses(struct mem *mm, int r)
+{
+	if (mm->tr)
+		mm->tr->dep |= mm->tr->init & (1u << r);
+}
+
+/* An expression may read any register. */
+static inline void uses_all(struct mem *mm)
+{
+	if (mm->tr)
+		mm->tr->dep |= mm->tr->init;
+}
+
+static inline __attribute__((always_inline)) int mem_read(struct mem *mm, uint64_t addr,
+						     uint64_t *val)
 {
 	if (addr < mm->sp || addr - mm->sp >= mm->ends) {
 		mm->short_read = 1;
 		return -1;
 	}
 	memcpy(val, mm->stack + (addr - mm->sp), 8);
+	if (mm->tr) {
+		struct unwind_trace *t = mm->tr;
+
+		if (t->n < UNWIND_TRACE_READS) {
+			t->off[t->n] = (uint32_t)(addr - mm->sp);
+			t->val[t->n++] = *val;
+		} else {
+			t->overflow = 1;
+		}
+	}
 	return 0;
 }
 
@@ -589,6 +618,7 @@ static int reg_by_expr(Dwarf_Frame *f, int r, const struct unwind_regs *cur,
 
 	if (dwarf_frame_register(f, r, ops_mem, &ops, &nops) != 0 || nops == 0)
 		return 0; /* (compiled as such: not reached) */
+	uses_all(mm);
 	k = eval(ops, nops, cur, mm, 0, cfa, &v, &bad);
 	if (k == EV_ADDR) {
 		if (mem_read(mm, v, &x) < 0) {
@@ -632,6 +662,7 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 			res->reg = p->cfa_reg;
 			return STEP_FAIL;
 		}
+		uses(mm, p->cfa_reg);
 		cfa = cur->r[p->cfa_reg] + p->cfa_off;
 	} else {
 		Dwarf_Op *ops;
@@ -642,6 +673,7 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 			res->stop = UNWIND_BAD;
 			return STEP_FAIL;
 		}
+		uses_all(mm);
 		if (eval(ops, nops, cur, mm, 0, 0, &cfa, &bad) != EV_ADDR) {
 			eval_failed(res, mm, bad);
 			return STEP_FAIL;
@@ -678,6 +710,7 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 			break;
 		case RULE_REG:
 			if (cur->valid & (1u << rr->reg)) {
+				uses(mm, rr->reg);
 				next->r[r] = cur->r[rr->reg];
 				next->valid |= 1u << r;
 			}
@@ -690,6 +723,14 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 	/* x86-64: the caller's stack pointer is the CFA */
 	next->r[UNWIND_REG_SP] = cfa;
 	next->valid |= 1u << UNWIND_REG_SP;
+	if (mm->tr) {
+		/* what the rules set holds the sample's value no more */
+		uint32_t set = 1u << UNWIND_REG_SP;
+
+		for (i = 0; i < p->nrules; i++)
+			set |= 1u << p->rules[i].regno;
+		mm->tr->init &= p->same & ~set;
+	}
 	if (!(next->valid & (1u << UNWIND_REG_IP)) || next->r[UNWIND_REG_IP] == 0)
 		return STEP_END;
 	return STEP_OK;
@@ -701,6 +742,8 @@ static enum step step_fp(const struct unwind_regs *cur, struct unwind_regs *next
 {
 	uint64_t bp = cur->r[UNWIND_REG_BP], saved, ra;
 
+	uses(mm, UNWIND_REG_BP);
+	uses(mm, UNWIND_REG_SP);
 	if (!(cur->valid & (1u << UNWIND_REG_BP)) || bp < cur->r[UNWIND_REG_SP] || (bp & 7) ||
 	    mem_read(mm, bp, &saved) < 0 || mem_read(mm, bp + 8, &ra) < 0) {
 		/* a frame just past the copy's end (within 1 MiB) is a stack the copy was
@@ -713,6 +756,8 @@ static enum step step_fp(const struct unwind_regs *cur, struct unwind_regs *next
 	next->r[UNWIND_REG_BP] = saved;
 	next->r[UNWIND_REG_SP] = bp + 16;
 	next->r[UNWIND_REG_IP] = ra;
+	if (mm->tr)
+		mm->tr->init &= ~(1u << UNWIND_REG_BP | 1u << UNWIND_REG_SP | 1u << UNWIND_REG_IP);
 	return ra ? STEP_OK : STEP_END;
 }
 
@@ -768,9 +813,9 @@ int unwind_regs_from_perf(struct unwind_regs *out, uint64_t mask, const uint64_t
 	return unwind_regs_placed(&l, out, vals, nvals);
 }
 
-size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t size,
-		    unwind_find_fn find, void *ctx, uint64_t *pcs, size_t cap,
-		    struct unwind_result *res)
+size_t unwind_walk(const struct unwind_regs *regs, const uint8_t *stack, size_t size,
+		   unwind_find_fn find, void *ctx, uint64_t *pcs, size_t cap,
+		   struct unwind_result *res, struct unwind_trace *tr)
 {
 	/* a frame's registers and its caller's, the two swapped at each step */
 	struct unwind_regs rs[2], *cur = &rs[0], *next = &rs[1], *t;
@@ -779,6 +824,7 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 
 	*cur = *regs;
 	mem_init(&mm, stack, regs->r[UNWIND_REG_SP], size);
+	mm.tr = tr;
 	memset(res, 0, sizeof(*res));
 	res->stack_end = mm.sp + size;
 	res->reg = -1;
@@ -855,3 +901,9 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 	return res->n;
 }
 
+size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t size,
+		    unwind_find_fn find, void *ctx, uint64_t *pcs, size_t cap,
+		    struct unwind_result *res)
+{
+	return unwind_walk(regs, stack, size, find, ctx, pcs, cap, res, NULL);
+}

@@ -130,4 +130,26 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
 		    unwind_find_fn find, void *ctx, uint64_t *pcs, size_t cap,
 		    struct unwind_result *res);
 
+/*
+ * Walks made once: a sample of a process (`ctx`, not 0, and `epoch`: the caller's
+ * names for what `find` answers from) with the ip, the stack pointer and the copy's
+ * size of an earlier one, whose registers the earlier walk read are the same and
+ * whose stack words it read hold the same, gives that walk's pcs and result without
+ * walking (the result depends on nothing else). A CPU-bound program's samples are
+ * mostly such: 65% of a --call-graph dwarf recording's of a C program. *aux is kept
+ * with the walk and given back with it (the caller's state `find` left). ctx 0: no
+ * memo, unwind_stack().
+ */
+struct unwind_memo;
+struct unwind_memo_stats {
+	uint64_t walks, hits;
+};
+struct unwind_memo *unwind_memo_new(void);
+void unwind_memo_free(struct unwind_memo *m);
+size_t unwind_stack_memo(struct unwind_memo *m, uint64_t ctx, uint64_t epoch,
+			 const struct unwind_regs *regs, const uint8_t *stack, size_t size,
+			 unwind_find_fn find, void *fctx, uint64_t *pcs, size_t cap,
+			 struct unwind_result *res, uint32_t *aux);
+const struct unwind_memo_stats *unwind_memo_stats(const struct unwind_memo *m);
+
 #endif

@@ -154,6 +154,68 @@ START_TEST(test_frame_pointer)
 }
 END_TEST
 
+/* The memo of walks gives what a walk gives: again for the same registers and words,
+ * and a new walk where a register or a word the walk read differs (frame pointers:
+ * rbp and the saved ones), or the room for pcs is smaller. */
+START_TEST(test_memo_frame_pointer)
+{
+	uint64_t st[32], pcs[16];
+	struct unwind_regs r;
+	struct unwind_result res;
+	struct unwind_memo *m = unwind_memo_new();
+	uint32_t aux = 7;
+
+	fp_stack(st, 32);
+	memset(&r, 0, sizeof(r));
+	r.r[UNWIND_REG_IP] = 0x1000;
+	r.r[UNWIND_REG_SP] = 0x10000;
+	r.r[UNWIND_REG_BP] = 0x10010;
+	r.r[3] = 1; /* rbx: read by no step */
+	r.valid = (1u << UNWIND_REG_IP) | (1u << UNWIND_REG_SP) | (1u << UNWIND_REG_BP) |
+		  (1u << 3);
+	ck_assert_uint_eq(unwind_stack_memo(m, 1, 1, &r, (const uint8_t *)st, sizeof(st),
+					    find_nocfi, NULL, pcs, 16, &res, &aux), 3);
+	aux = 9;
+	r.r[3] = 2;
+	st[30] = 5; /* a word no step reads */
+	memset(pcs, 0, sizeof(pcs));
+	ck_assert_uint_eq(unwind_stack_memo(m, 1, 1, &r, (const uint8_t *)st, sizeof(st),
+					    find_nocfi, NULL, pcs, 16, &res, &aux), 3);
+	ck_assert_uint_eq(unwind_memo_stats(m)->hits, 1);
+	ck_assert_uint_eq(aux, 7); /* given back with the walk */
+	ck_assert_uint_eq(pcs[2], 0x3000);
+	ck_assert_int_eq(res.stop, UNWIND_END);
+
+	/* frame 2's return address read: changed, walked again */
+	st[9] = 0x4000;
+	ck_assert_uint_eq(unwind_stack_memo(m, 1, 1, &r, (const uint8_t *)st, sizeof(st),
+					    find_nocfi, NULL, pcs, 16, &res, &aux), 3);
+	ck_assert_uint_eq(pcs[2], 0x4000);
+	ck_assert_uint_eq(unwind_memo_stats(m)->hits, 1);
+	/* rbp read: another frame record */
+	r.r[UNWIND_REG_BP] = 0x10040;
+	ck_assert_uint_eq(unwind_stack_memo(m, 1, 1, &r, (const uint8_t *)st, sizeof(st),
+					    find_nocfi, NULL, pcs, 16, &res, &aux), 2);
+	ck_assert_uint_eq(pcs[1], 0x4000);
+	/* another epoch of the process, another process: not the same walk */
+	r.r[UNWIND_REG_BP] = 0x10010;
+	unwind_stack_memo(m, 1, 2, &r, (const uint8_t *)st, sizeof(st), find_nocfi, NULL, pcs,
+			  16, &res, &aux);
+	unwind_stack_memo(m, 2, 1, &r, (const uint8_t *)st, sizeof(st), find_nocfi, NULL, pcs,
+			  16, &res, &aux);
+	ck_assert_uint_eq(unwind_memo_stats(m)->hits, 1);
+	/* room for two pcs: the limit, as unwind_stack says */
+	ck_assert_uint_eq(unwind_stack_memo(m, 1, 1, &r, (const uint8_t *)st, sizeof(st),
+					    find_nocfi, NULL, pcs, 2, &res, &aux), 2);
+	ck_assert_int_eq(res.stop, UNWIND_LIMIT);
+	/* the copy shorter: its end is read */
+	ck_assert_uint_eq(unwind_stack_memo(m, 1, 1, &r, (const uint8_t *)st, 0x48,
+					    find_nocfi, NULL, pcs, 16, &res, &aux), 2);
+	ck_assert_int_eq(res.stop, UNWIND_STACK_SHORT);
+	unwind_memo_free(m);
+}
+END_TEST
+
 START_TEST(test_frame_pointer_loop)
 {
 	uint64_t st[8] = { 0 }, pcs[600];
@@ -238,8 +300,10 @@ START_TEST(test_real_samples)
 	struct perf_record rec;
 	struct dwmaps ms;
 	struct cap c;
-	uint64_t pcs[UNWIND_MAX_FRAMES], samples = 0, complete = 0, first[8];
-	size_t nfirst = 0;
+	uint64_t pcs[UNWIND_MAX_FRAMES], samples = 0, complete = 0, first[8], mpcs[UNWIND_MAX_FRAMES];
+	size_t nfirst = 0, changed = 0;
+	struct unwind_memo *memo = unwind_memo_new();
+	uint8_t *copy = malloc(8192);
 
 	memset(&ms, 0, sizeof(ms));
 	ms.dw = unwind_module_open(top_path("testdata/dwarf/dw"), NULL);
@@ -281,6 +345,40 @@ START_TEST(test_real_samples)
 			ck_assert_uint_eq(regs.r[UNWIND_REG_IP], s->ip);
 		n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_dw, &ms, pcs,
 				 UNWIND_MAX_FRAMES, &res);
+		{
+			/* the memo gives the walk, for the copy as it is and with the return
+			 * address of the leaf's caller changed (the first word holding it) */
+			struct unwind_result mres;
+			uint32_t aux = 0;
+			size_t mn, len = (size_t)s->stack_user_dyn;
+
+			for (int k = 0; k < 2; k++) {
+				memcpy(copy, s->stack_user, len);
+				if (k == 1) {
+					size_t at = 0;
+
+					if (n < 3)
+						break;
+					while (at + 8 <= len && memcmp(copy + at, &pcs[1], 8) != 0)
+						at += 8;
+					if (at + 8 > len)
+						break;
+					memcpy(copy + at, &pcs[2], 8);
+					changed++;
+					n = unwind_stack(&regs, copy, len, find_dw, &ms, pcs,
+							 UNWIND_MAX_FRAMES, &res);
+				}
+				mn = unwind_stack_memo(memo, 1, 1, &regs, copy, len, find_dw, &ms, mpcs,
+						       UNWIND_MAX_FRAMES, &mres, &aux);
+				ck_assert_uint_eq(mn, n);
+				ck_assert(memcmp(mpcs, pcs, n * sizeof(*pcs)) == 0);
+				ck_assert_int_eq(mres.stop, res.stop);
+				ck_assert_uint_eq(mres.stack_end, res.stack_end);
+				ck_assert_uint_eq(mres.nsignal, res.nsignal);
+			}
+			n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_dw,
+					 &ms, pcs, UNWIND_MAX_FRAMES, &res);
+		}
 		samples++;
 		if (getenv("PERFCONV_UNWIND_CORPUS") && samples % 250 == 1)
 			write_seed(getenv("PERFCONV_UNWIND_CORPUS"), &ms, &regs, s, samples);
@@ -315,6 +413,11 @@ START_TEST(test_real_samples)
 	ck_assert_uint_eq(samples, 1966);
 	/* all but the few in the vDSO, which has no file here */
 	ck_assert_uint_ge(complete, samples - 20);
+	/* most walks of this CPU-bound program were made before */
+	ck_assert_uint_gt(unwind_memo_stats(memo)->hits, samples / 2);
+	ck_assert_uint_gt(changed, samples / 2);
+	unwind_memo_free(memo);
+	free(copy);
 	perf_reader_close(r);
 	unwind_module_free(ms.dw);
 	unwind_module_free(ms.libc);
@@ -399,6 +502,7 @@ static Suite *unwind_suite(void)
 	tcase_add_test(tc, test_regs_from_perf);
 	tcase_add_test(tc, test_regs_layout);
 	tcase_add_test(tc, test_frame_pointer);
+	tcase_add_test(tc, test_memo_frame_pointer);
 	tcase_add_test(tc, test_frame_pointer_loop);
 	tcase_add_test(tc, test_real_samples);
 	tcase_add_test(tc, test_jit_cfi);
