@@ -116,6 +116,7 @@ struct perf_reader {
 	int zmore, zbroken;
 	uint8_t *dbuf;
 	size_t dcap, dhead, dlen;
+	const uint8_t *dbuf_faulted; /* dbuf, once its pages were made (prefault) */
 	uint8_t *zstage;        /* a unit of input that straddles two payloads, gathered */
 	size_t zstage_len, zstage_cap;
 	uint8_t zhead[ZSTD_FRAMEHEADERSIZE_MAX]; /* the frame header being read (in units) */

@@ -4,6 +4,7 @@
 #include "formats/perfdata_internal.h"
 
 #include "common/bytes.h"
+#include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -279,7 +280,12 @@ static void frame_begins(struct perf_reader *r)
 	want = (size_t)fh.windowSize + REC_MAX + ZSTD_BLOCKSIZE_MAX;
 	if (r->dcap < want)
 		pd_reuse(r); /* realloc may move it */
-	grow_to(r, &r->dbuf, &r->dcap, want);
+	if (grow_to(r, &r->dbuf, &r->dcap, want) == 0 && r->dbuf_faulted != r->dbuf) {
+		/* all of it is written, block after block: its pages made at once (270
+		 * faults of 1.1 MB, a fault 2 us in a VM) */
+		prefault(r->dbuf, r->dcap);
+		r->dbuf_faulted = r->dbuf;
+	}
 }
 
 /*
