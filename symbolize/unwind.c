@@ -82,6 +82,8 @@ struct cfi_plan {
 	uint8_t cfa_reg;
 	bool signal;          /* a signal frame: its pc is not a return address */
 	uint32_t same;        /* bit n: register n's rule is "same value" */
+	uint32_t set;         /* bit n: a rule sets register n (the stack pointer too) */
+	bool has_expr;        /* a rule is an expression (RULE_EXPR, or the CFA's) */
 	uint8_t nrules;
 	uint8_t nat;          /* rules[0..nat) are RULE_AT_CFA (saved registers: the most) */
 	struct reg_rule rules[]; /* the others, undefined and unknown ones left out; a
@@ -382,6 +384,12 @@ static struct cfi_plan *plan_compile(Dwarf_Frame *f)
 	p->cfa_reg = cfa_reg;
 	p->signal = signal;
 	p->same = same;
+	p->set = 1u << UNWIND_REG_SP;
+	p->has_expr = cfa_reg == CFA_EXPR;
+	for (size_t i = 0; i < n; i++) {
+		p->set |= 1u << rules[i].regno;
+		p->has_expr |= rules[i].kind == RULE_EXPR;
+	}
 	p->nrules = (uint8_t)n;
 	p->nat = (uint8_t)nat;
 	memcpy(p->rules, rules, n * sizeof(rules[0]));
@@ -597,6 +605,41 @@ static int eval(const Dwarf_Op *ops, size_t n, const struct unwind_regs *regs, s
 /* Outcome of one step. */
 enum step { STEP_OK, STEP_END, STEP_FAIL };
 
+/*
+ * The registers a step restored from the stack are read when a later step uses them
+ * (a CFA, a copy, an expression), not at once: most are callee-saved registers that
+ * no later rule reads (a step of libc's msort restored six of them and the return
+ * address, and only the return address was used), and a walk the memo keeps then
+ * holds only the words that its result depends on. A word not in the copy leaves the
+ * register invalid when it is used, as reading it at once did.
+ */
+struct lazy {
+	uint32_t mask;                /* bit r: r is the stack word at at[r], unread */
+	uint64_t at[UNWIND_NREGS];
+};
+
+static inline void need(struct unwind_regs *cur, struct lazy *lz, int r, struct mem *mm)
+{
+	uint64_t x;
+
+	if (!(lz->mask & (1u << r)))
+		return;
+	lz->mask &= ~(1u << r);
+	if (mem_read(mm, lz->at[r], &x) < 0) {
+		mm->short_read = 0;
+		cur->valid &= ~(1u << r);
+	} else {
+		cur->r[r] = x;
+	}
+}
+
+/* Before an expression, which may read any register. */
+static void need_all(struct unwind_regs *cur, struct lazy *lz, struct mem *mm)
+{
+	while (lz->mask)
+		need(cur, lz, __builtin_ctz(lz->mask), mm);
+}
+
 /* Why an expression failed, as a stop reason: a register missing, a read past the
  * copy, or else the CFI itself. */
 static void eval_failed(struct unwind_result *res, const struct mem *mm, int bad)
@@ -618,7 +661,7 @@ static int reg_by_expr(Dwarf_Frame *f, int r, const struct unwind_regs *cur,
 
 	if (dwarf_frame_register(f, r, ops_mem, &ops, &nops) != 0 || nops == 0)
 		return 0; /* (compiled as such: not reached) */
-	uses_all(mm);
+	uses_all(mm); /* (cur's registers all read by the caller first) */
 	k = eval(ops, nops, cur, mm, 0, cfa, &v, &bad);
 	if (k == EV_ADDR) {
 		if (mem_read(mm, v, &x) < 0) {
@@ -648,15 +691,20 @@ static int reg_by_expr(Dwarf_Frame *f, int r, const struct unwind_regs *cur,
 	return 0;
 }
 
-/* One step with CFI frame state `p`: the caller's registers into *next. */
-static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cur,
-			  struct unwind_regs *next, struct mem *mm, struct unwind_result *res)
+/* One step with CFI frame state `p`: the caller's registers into *next, those saved
+ * on the stack (but the return address) left there in *nlz. */
+static enum step step_cfi(const struct cfi_plan *p, struct unwind_regs *cur, struct lazy *lz,
+			  struct unwind_regs *next, struct lazy *nlz, struct mem *mm,
+			  struct unwind_result *res)
 {
 	uint64_t cfa, x;
-	uint32_t valid;
+	uint32_t valid, carried;
 	size_t i;
 
+	if (p->has_expr)
+		need_all(cur, lz, mm);
 	if (p->cfa_reg != CFA_EXPR) {
+		need(cur, lz, p->cfa_reg, mm);
 		if (!(cur->valid & (1u << p->cfa_reg))) {
 			res->stop = UNWIND_NO_REG;
 			res->reg = p->cfa_reg;
@@ -683,17 +731,22 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 	 * rule is left invalid (its value a stale one nothing reads) */
 	memcpy(next->r, cur->r, sizeof(next->r));
 	valid = cur->valid & p->same;
+	nlz->mask = carried = lz->mask & p->same;
+	for (; carried; carried &= carried - 1)
+		nlz->at[__builtin_ctz(carried)] = lz->at[__builtin_ctz(carried)];
 	for (i = 0; i < p->nat; i++) {
 		const struct reg_rule *rr = &p->rules[i];
 		int r = rr->regno;
 
-		if (mem_read(mm, cfa + rr->off, &x) < 0) {
-			if (r == UNWIND_REG_IP) {
-				res->stop = UNWIND_STACK_SHORT;
-				return STEP_FAIL;
-			}
-			mm->short_read = 0;
+		if (r != UNWIND_REG_IP) {
+			nlz->at[r] = cfa + rr->off;
+			nlz->mask |= 1u << r;
+			valid |= 1u << r;
 			continue;
+		}
+		if (mem_read(mm, cfa + rr->off, &x) < 0) {
+			res->stop = UNWIND_STACK_SHORT;
+			return STEP_FAIL;
 		}
 		next->r[r] = x;
 		valid |= 1u << r;
@@ -703,6 +756,7 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 		const struct reg_rule *rr = &p->rules[i];
 		int r = rr->regno;
 
+		nlz->mask &= ~(1u << r);
 		switch (rr->kind) {
 		case RULE_CFA_PLUS:
 			next->r[r] = cfa + rr->off;
@@ -710,6 +764,11 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 			break;
 		case RULE_REG:
 			if (cur->valid & (1u << rr->reg)) {
+				/* the same word, still unread, or the value */
+				if (lz->mask & (1u << rr->reg)) {
+					nlz->at[r] = lz->at[rr->reg];
+					nlz->mask |= 1u << r;
+				}
 				uses(mm, rr->reg);
 				next->r[r] = cur->r[rr->reg];
 				next->valid |= 1u << r;
@@ -723,14 +782,10 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 	/* x86-64: the caller's stack pointer is the CFA */
 	next->r[UNWIND_REG_SP] = cfa;
 	next->valid |= 1u << UNWIND_REG_SP;
-	if (mm->tr) {
-		/* what the rules set holds the sample's value no more */
-		uint32_t set = 1u << UNWIND_REG_SP;
-
-		for (i = 0; i < p->nrules; i++)
-			set |= 1u << p->rules[i].regno;
-		mm->tr->init &= p->same & ~set;
-	}
+	nlz->mask &= ~(1u << UNWIND_REG_SP);
+	/* what the rules set holds the sample's value no more */
+	if (mm->tr)
+		mm->tr->init &= p->same & ~p->set;
 	if (!(next->valid & (1u << UNWIND_REG_IP)) || next->r[UNWIND_REG_IP] == 0)
 		return STEP_END;
 	return STEP_OK;
@@ -738,10 +793,13 @@ static enum step step_cfi(const struct cfi_plan *p, const struct unwind_regs *cu
 
 /* One step through the frame pointer: rbp points at the saved rbp, the return address
  * above it. Only when both lie in the copy, above the stack pointer. */
-static enum step step_fp(const struct unwind_regs *cur, struct unwind_regs *next, struct mem *mm)
+static enum step step_fp(struct unwind_regs *cur, struct lazy *lz, struct unwind_regs *next,
+			 struct lazy *nlz, struct mem *mm)
 {
-	uint64_t bp = cur->r[UNWIND_REG_BP], saved, ra;
+	uint64_t bp, saved, ra;
 
+	need(cur, lz, UNWIND_REG_BP, mm);
+	bp = cur->r[UNWIND_REG_BP];
 	uses(mm, UNWIND_REG_BP);
 	uses(mm, UNWIND_REG_SP);
 	if (!(cur->valid & (1u << UNWIND_REG_BP)) || bp < cur->r[UNWIND_REG_SP] || (bp & 7) ||
@@ -753,9 +811,11 @@ static enum step step_fp(const struct unwind_regs *cur, struct unwind_regs *next
 		return STEP_FAIL;
 	}
 	*next = *cur;
+	*nlz = *lz;
 	next->r[UNWIND_REG_BP] = saved;
 	next->r[UNWIND_REG_SP] = bp + 16;
 	next->r[UNWIND_REG_IP] = ra;
+	nlz->mask &= ~(1u << UNWIND_REG_BP | 1u << UNWIND_REG_SP | 1u << UNWIND_REG_IP);
 	if (mm->tr)
 		mm->tr->init &= ~(1u << UNWIND_REG_BP | 1u << UNWIND_REG_SP | 1u << UNWIND_REG_IP);
 	return ra ? STEP_OK : STEP_END;
@@ -819,10 +879,12 @@ size_t unwind_walk(const struct unwind_regs *regs, const uint8_t *stack, size_t 
 {
 	/* a frame's registers and its caller's, the two swapped at each step */
 	struct unwind_regs rs[2], *cur = &rs[0], *next = &rs[1], *t;
+	struct lazy lzs[2], *lz = &lzs[0], *nlz = &lzs[1], *tl;
 	struct mem mm;
 	int first = 1, same_sp = 0;
 
 	*cur = *regs;
+	lz->mask = 0;
 	mem_init(&mm, stack, regs->r[UNWIND_REG_SP], size);
 	mm.tr = tr;
 	memset(res, 0, sizeof(*res));
@@ -862,11 +924,11 @@ size_t unwind_walk(const struct unwind_regs *regs, const uint8_t *stack, size_t 
 		}
 		mm.short_read = 0;
 		if (f) {
-			st = step_cfi(f, cur, next, &mm, res);
+			st = step_cfi(f, cur, lz, next, nlz, &mm, res);
 			if (st == STEP_FAIL)
 				break;
 		} else {
-			st = step_fp(cur, next, &mm);
+			st = step_fp(cur, lz, next, nlz, &mm);
 			if (st == STEP_FAIL) {
 				res->stop = mm.short_read ? UNWIND_STACK_SHORT
 					  : w.name ? UNWIND_NO_CFI : UNWIND_NO_MAP;
@@ -891,6 +953,9 @@ size_t unwind_walk(const struct unwind_regs *regs, const uint8_t *stack, size_t 
 		t = cur;
 		cur = next;
 		next = t;
+		tl = lz;
+		lz = nlz;
+		nlz = tl;
 		/* a signal frame's pc is its restorer's, where no call was: exact, as is
 		 * the next one, where the signal interrupted its frame */
 		if (signal && res->n > 1 && res->nsignal < UNWIND_MAX_SIGNALS &&
