@@ -98,6 +98,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    mres.nsignal != res.nsignal || mres.stack_end != res.stack_end)
 				abort();
 		}
+		/* another leaf pc: its walk may take the first one's rest from frame 1 */
+		{
+			struct unwind_regs other = regs;
+			struct unwind_result ores;
+			uint64_t opcs[UNWIND_MAX_FRAMES];
+			size_t on, mn;
+
+			other.r[UNWIND_REG_IP] += 1;
+			on = unwind_stack(&other, stack, size - head, find, &m, opcs, UNWIND_MAX_FRAMES,
+					  &ores);
+			mn = unwind_stack_memo(memo, 1, 1, &other, stack, size - head, find, &m, mpcs,
+					       UNWIND_MAX_FRAMES, &mres, &aux);
+			if (mn != on || memcmp(mpcs, opcs, on * sizeof(*opcs)) != 0 ||
+			    mres.stop != ores.stop || mres.nsignal != ores.nsignal)
+				abort();
+		}
 		unwind_memo_free(memo);
 	}
 	unwind_module_free(m.jit);

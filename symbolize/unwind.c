@@ -477,15 +477,19 @@ static void mem_init(struct mem *mm, const uint8_t *stack, uint64_t sp, uint64_t
  * frame's r is still that. */
 static inline void uses(struct mem *mm, int r)
 {
-	if (mm->tr)
+	if (mm->tr) {
 		mm->tr->dep |= mm->tr->init & (1u << r);
+		mm->tr->used |= 1u << r;
+	}
 }
 
 /* An expression may read any register. */
 static inline void uses_all(struct mem *mm)
 {
-	if (mm->tr)
+	if (mm->tr) {
 		mm->tr->dep |= mm->tr->init;
+		mm->tr->used = ~0u;
+	}
 }
 
 static inline __attribute__((always_inline)) int mem_read(struct mem *mm, uint64_t addr,
@@ -493,6 +497,8 @@ static inline __attribute__((always_inline)) int mem_read(struct mem *mm, uint64
 {
 	if (addr < mm->sp || addr - mm->sp >= mm->ends) {
 		mm->short_read = 1;
+		if (mm->tr)
+			mm->tr->unsure = 1;
 		return -1;
 	}
 	memcpy(val, mm->stack + (addr - mm->sp), 8);
@@ -821,58 +827,6 @@ static enum step step_fp(struct unwind_regs *cur, struct lazy *lz, struct unwind
 	return ra ? STEP_OK : STEP_END;
 }
 
-/* perf_regs (x86-64) number -> DWARF number, -1 for none */
-static const int8_t to_dwarf[24] = {
-	0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1,
-	8, 9, 10, 11, 12, 13, 14, 15,
-};
-
-void unwind_regs_layout_init(struct unwind_regs_layout *l, uint64_t mask)
-{
-	size_t k = 0;
-
-	memset(l, 0, sizeof(*l));
-	l->mask = mask;
-	for (uint64_t m = mask & ((1ULL << 24) - 1); m; m &= m - 1, k++) {
-		int d = to_dwarf[__builtin_ctzll(m)];
-
-		if (d >= 0) {
-			l->reg[l->n] = (uint8_t)d;
-			l->at[l->n++] = (uint8_t)k;
-			l->valid |= 1u << d;
-			l->need = k + 1;
-		}
-	}
-}
-
-int unwind_regs_placed(const struct unwind_regs_layout *l, struct unwind_regs *out,
-		       const uint64_t *vals, size_t nvals)
-{
-	memset(out, 0, sizeof(*out));
-	if (nvals >= l->need) {
-		for (size_t i = 0; i < l->n; i++)
-			out->r[l->reg[i]] = vals[l->at[i]];
-		out->valid = l->valid;
-	} else {
-		/* a dump cut short: the registers it holds */
-		for (size_t i = 0; i < l->n; i++)
-			if (l->at[i] < nvals) {
-				out->r[l->reg[i]] = vals[l->at[i]];
-				out->valid |= 1u << l->reg[i];
-			}
-	}
-	return (out->valid & (1u << UNWIND_REG_SP)) && (out->valid & (1u << UNWIND_REG_IP)) ? 0 : -1;
-}
-
-int unwind_regs_from_perf(struct unwind_regs *out, uint64_t mask, const uint64_t *vals,
-			  size_t nvals)
-{
-	struct unwind_regs_layout l;
-
-	unwind_regs_layout_init(&l, mask);
-	return unwind_regs_placed(&l, out, vals, nvals);
-}
-
 size_t unwind_walk(const struct unwind_regs *regs, const uint8_t *stack, size_t size,
 		   unwind_find_fn find, void *ctx, uint64_t *pcs, size_t cap,
 		   struct unwind_result *res, struct unwind_trace *tr)
@@ -901,13 +855,38 @@ size_t unwind_walk(const struct unwind_regs *regs, const uint8_t *stack, size_t 
 		const struct cfi_plan *f = NULL;
 		enum step st;
 		bool signal = false;
+		unsigned flags = (first ? TRACE_FIRST : 0) | (same_sp ? TRACE_SAME_SP : 0);
 
+		if (tr && tr->memo && res->n) {
+			/* the rest as a walk made before from this frame on made it */
+			size_t n = unwind_memo_rest(tr->memo, tr, pc, cur->r[UNWIND_REG_SP], flags,
+						    stack, mm.sp, size, pcs, res->n, cap, &tr->aux);
+
+			if (n) {
+				res->n = n;
+				res->stop = UNWIND_END;
+				tr->from_memo = 1;
+				break;
+			}
+		}
 		if (res->n >= cap || res->n >= UNWIND_MAX_FRAMES) {
 			res->stop = UNWIND_LIMIT;
 			break;
 		}
-		if (first && res->n && res->nsignal < UNWIND_MAX_SIGNALS)
+		if (tr) {
+			tr->used = 1u << UNWIND_REG_IP | 1u << UNWIND_REG_SP;
+			tr->unsure = 0;
+			if (tr->nsteps < UNWIND_TRACE_STEPS) {
+				tr->step[tr->nsteps].sp = cur->r[UNWIND_REG_SP];
+				tr->step[tr->nsteps].first_read = (uint16_t)tr->n;
+				tr->step[tr->nsteps].flags = (uint8_t)flags;
+			}
+		}
+		if (first && res->n && res->nsignal < UNWIND_MAX_SIGNALS) {
 			res->signal[res->nsignal++] = (uint32_t)res->n;
+			if (tr)
+				tr->unsure = 1;
+		}
 		pcs[res->n++] = pc;
 		/* a return address's call is the byte before it: look that up */
 		if (!find(ctx, first ? pc : pc - 1, &w)) {
@@ -935,6 +914,15 @@ size_t unwind_walk(const struct unwind_regs *regs, const uint8_t *stack, size_t 
 				res->module = w.name;
 				break;
 			}
+		}
+		if (tr && tr->nsteps++ < UNWIND_TRACE_STEPS) {
+			struct unwind_trace_step *ts = &tr->step[tr->nsteps - 1];
+
+			ts->used = tr->used;
+			ts->carried = f ? f->same : ~(1u << UNWIND_REG_BP | 1u << UNWIND_REG_SP |
+						     1u << UNWIND_REG_IP);
+			if (tr->unsure || signal)
+				ts->flags |= TRACE_UNSURE;
 		}
 		if (st == STEP_END) {
 			res->stop = UNWIND_END;

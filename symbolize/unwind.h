@@ -142,7 +142,8 @@ size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t
  */
 struct unwind_memo;
 struct unwind_memo_stats {
-	uint64_t walks, hits;
+	uint64_t walks, hits;     /* walks made, and given whole */
+	uint64_t rest_hits;       /* walks made up to a frame, the rest given */
 };
 struct unwind_memo *unwind_memo_new(void);
 void unwind_memo_free(struct unwind_memo *m);

@@ -24,10 +24,38 @@ struct memo_entry {
 	uint32_t aux;
 };
 
+/*
+ * Walks from a frame on. A deep stack (a recursion) seldom repeats whole, but its
+ * outer frames do: a walk that ends at the thread's start is kept (its pcs, the words
+ * it read, where each step's reads begin) in a ring of words, and each of its frames
+ * whose rest reads no register but the pc and the stack pointer (the registers
+ * restored on the way are read only when used) is a way into it, found by the pc,
+ * the stack pointer and the step's flags. A walk meeting such a frame with the same
+ * words where the rest read them takes the rest as it is.
+ */
+#define REST_SIZE 1024                 /* ways in, a power of two */
+#define RING_WORDS ((size_t)32 << 10)  /* 256 KB of kept walks */
+
+struct rest_entry {
+	uint64_t ctx, epoch, pc, sp;      /* ctx 0: empty */
+	uint64_t at;                      /* the walk's place in the ring (struct kept) */
+	uint32_t k;                       /* the frame the rest begins with */
+	uint32_t flags;
+};
+
+/* A walk in the ring: n pcs, nreads reads (their addresses, then values), and for
+ * each frame the index of its step's first read. */
+struct kept {
+	uint32_t n, nreads, aux, words;
+};
+
 struct unwind_memo {
 	struct memo_entry *e;         /* MEMO_SIZE, made on first use */
 	struct unwind_trace tr;
 	struct unwind_memo_stats st;
+	struct rest_entry *rest;      /* REST_SIZE, made on first use */
+	uint64_t *ring;               /* RING_WORDS */
+	uint64_t head;                /* words written to the ring, ever */
 };
 
 struct unwind_memo *unwind_memo_new(void)
@@ -40,6 +68,8 @@ void unwind_memo_free(struct unwind_memo *m)
 	if (!m)
 		return;
 	free(m->e);
+	free(m->rest);
+	free(m->ring);
 	free(m);
 }
 
@@ -87,6 +117,126 @@ static int memo_holds(const struct memo_entry *e, uint64_t ctx, uint64_t epoch,
 	return 1;
 }
 
+static struct rest_entry *rest_slot(struct unwind_memo *m, uint64_t ctx, uint64_t epoch,
+				    uint64_t pc, uint64_t sp, unsigned flags)
+{
+	uint64_t h = ctx * 0x9e3779b97f4a7c15ULL ^ epoch * 0xc2b2ae3d27d4eb4fULL ^ pc ^
+		     sp * 0x165667b19e3779f9ULL ^ flags;
+
+	h = (h ^ (h >> 29)) * 0xff51afd7ed558ccdULL;
+	return &m->rest[(h >> 40) & (REST_SIZE - 1)];
+}
+
+size_t unwind_memo_rest(struct unwind_memo *m, struct unwind_trace *tr, uint64_t pc,
+			uint64_t sp, unsigned flags, const uint8_t *stack, uint64_t sp0, size_t size,
+			uint64_t *pcs, size_t k, size_t cap, uint32_t *aux)
+{
+	const struct rest_entry *e;
+	const struct kept *w;
+	const uint64_t *words, *addr, *val;
+	const uint16_t *first;
+	size_t len;
+	uint64_t ends = size >= 8 ? size - 7 : 0;
+
+	if (!m->rest)
+		return 0;
+	e = rest_slot(m, tr->ctx, tr->epoch, pc, sp, flags);
+	if (e->ctx != tr->ctx || e->epoch != tr->epoch || e->pc != pc || e->sp != sp ||
+	    e->flags != flags || m->head - e->at > RING_WORDS)
+		return 0;
+	words = m->ring + e->at % RING_WORDS;
+	w = (const struct kept *)(const void *)words;
+	len = w->n - e->k;
+	if (k + len >= cap || k + len > UNWIND_MAX_FRAMES)
+		return 0;
+	addr = words + 2;
+	val = addr + w->nreads;
+	first = (const uint16_t *)(const void *)(val + w->nreads);
+	for (uint32_t i = first[e->k]; i < w->nreads; i++) {
+		uint64_t v;
+
+		if (addr[i] < sp0 || addr[i] - sp0 >= ends)
+			return 0;
+		memcpy(&v, stack + (addr[i] - sp0), 8);
+		if (v != val[i])
+			return 0;
+	}
+	memcpy(pcs + k, (const uint64_t *)(const void *)(first + align8(2 * (size_t)w->n) / 2) +
+			    e->k, len * sizeof(*pcs));
+	/* the walk's reads are the rest's too: the whole walk is kept as any other */
+	if (tr->n + (w->nreads - first[e->k]) <= UNWIND_TRACE_READS) {
+		for (uint32_t i = first[e->k]; i < w->nreads; i++) {
+			tr->off[tr->n] = (uint32_t)(addr[i] - sp0);
+			tr->val[tr->n++] = val[i];
+		}
+	} else {
+		tr->overflow = 1;
+	}
+	*aux = w->aux;
+	m->st.rest_hits++;
+	return k + len;
+}
+
+/* A walk that ended at the thread's start, from sp0, kept with a way in at each frame
+ * from which on it read no register but the pc and the stack pointer. */
+static void keep_rest(struct unwind_memo *m, const struct unwind_trace *tr, uint64_t sp0,
+		      const uint64_t *pcs, size_t n, uint32_t aux)
+{
+	size_t words = 2 + 2 * tr->n + align8(2 * n) / 8 + n;
+	uint64_t *p, *addr, *val, *pcw;
+	uint16_t *first;
+	struct kept *w;
+	uint32_t dep = 0;
+	int unsure = 0;
+
+	if (words > RING_WORDS / 4)
+		return;
+	if (!m->rest) {
+		m->rest = xcalloc(REST_SIZE, sizeof(*m->rest));
+		m->ring = xmalloc(RING_WORDS * sizeof(*m->ring));
+	}
+	if (m->head % RING_WORDS + words > RING_WORDS)
+		m->head += RING_WORDS - m->head % RING_WORDS;
+	p = m->ring + m->head % RING_WORDS;
+	w = (struct kept *)(void *)p;
+	w->n = (uint32_t)n;
+	w->nreads = (uint32_t)tr->n;
+	w->aux = aux;
+	w->words = (uint32_t)words;
+	addr = p + 2;
+	val = addr + tr->n;
+	first = (uint16_t *)(void *)(val + tr->n);
+	pcw = (uint64_t *)(void *)(first + align8(2 * n) / 2);
+	for (size_t i = 0; i < tr->n; i++) {
+		addr[i] = sp0 + tr->off[i];
+		val[i] = tr->val[i];
+	}
+	for (size_t k = 0; k < n; k++)
+		first[k] = tr->step[k].first_read;
+	memcpy(pcw, pcs, n * sizeof(*pcs));
+	/* from the outermost frame in: what the rest from frame k reads of frame k's
+	 * registers is what its step reads, and what the rest from k + 1 reads of those
+	 * k + 1 has from k */
+	for (size_t k = n; k-- > 1;) {
+		const struct unwind_trace_step *ts = &tr->step[k];
+		struct rest_entry *e;
+
+		dep = ts->used | (dep & ts->carried);
+		unsure |= ts->flags & TRACE_UNSURE;
+		if (unsure || (dep & ~(1u << UNWIND_REG_IP | 1u << UNWIND_REG_SP)))
+			break;
+		e = rest_slot(m, tr->ctx, tr->epoch, pcs[k], ts->sp, ts->flags);
+		e->ctx = tr->ctx;
+		e->epoch = tr->epoch;
+		e->pc = pcs[k];
+		e->sp = ts->sp;
+		e->flags = ts->flags;
+		e->at = m->head;
+		e->k = (uint32_t)k;
+	}
+	m->head += words;
+}
+
 size_t unwind_stack_memo(struct unwind_memo *m, uint64_t ctx, uint64_t epoch,
 			 const struct unwind_regs *regs, const uint8_t *stack, size_t size,
 			 unwind_find_fn find, void *fctx, uint64_t *pcs, size_t cap,
@@ -110,8 +260,17 @@ size_t unwind_stack_memo(struct unwind_memo *m, uint64_t ctx, uint64_t epoch,
 	tr->overflow = 0;
 	tr->init = regs->valid & ((1u << UNWIND_NREGS) - 1);
 	tr->dep = 0;
+	tr->nsteps = 0;
+	tr->memo = m;
+	tr->ctx = ctx;
+	tr->epoch = epoch;
+	tr->from_memo = 0;
 	n = unwind_walk(regs, stack, size, find, fctx, pcs, cap, res, tr);
 	m->st.walks++;
+	if (tr->from_memo)
+		*aux = tr->aux;
+	else if (!tr->overflow && res->stop == UNWIND_END && tr->nsteps == n && n >= 2)
+		keep_rest(m, tr, regs->r[UNWIND_REG_SP], pcs, n, *aux);
 	/* kept unless the walk was cut short by `cap` (another call's may be larger) */
 	if (tr->overflow || n > MEMO_PCS || n >= cap || res->stop == UNWIND_LIMIT)
 		return n;

@@ -8,6 +8,7 @@
 
 #include "formats/perfdata.h"
 #include "symbolize/unwind.h"
+#include "symbolize/unwind_internal.h"
 #include "tests/testutil.h"
 
 START_TEST(test_regs_from_perf)
@@ -302,7 +303,7 @@ START_TEST(test_real_samples)
 	struct cap c;
 	uint64_t pcs[UNWIND_MAX_FRAMES], samples = 0, complete = 0, first[8], mpcs[UNWIND_MAX_FRAMES];
 	size_t nfirst = 0, changed = 0;
-	struct unwind_memo *memo = unwind_memo_new();
+	struct unwind_memo *memo = unwind_memo_new(), *mmemo = unwind_memo_new();
 	uint8_t *copy = malloc(8192);
 
 	memset(&ms, 0, sizeof(ms));
@@ -346,8 +347,8 @@ START_TEST(test_real_samples)
 		n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_dw, &ms, pcs,
 				 UNWIND_MAX_FRAMES, &res);
 		{
-			/* the memo gives the walk, for the copy as it is and with the return
-			 * address of the leaf's caller changed (the first word holding it) */
+			/* the memo gives the walk, for the copy as it is and with a word its
+			 * outermost step read changed */
 			struct unwind_result mres;
 			uint32_t aux = 0;
 			size_t mn, len = (size_t)s->stack_user_dyn;
@@ -355,21 +356,32 @@ START_TEST(test_real_samples)
 			for (int k = 0; k < 2; k++) {
 				memcpy(copy, s->stack_user, len);
 				if (k == 1) {
-					size_t at = 0;
+					/* a word the walk's outermost step read (a walk made
+					 * before from an inner frame on read it too) */
+					static struct unwind_trace tr;
+					uint64_t word;
+					size_t at;
 
-					if (n < 3)
+					memset(&tr, 0, sizeof(tr));
+					tr.init = regs.valid;
+					if (unwind_walk(&regs, copy, len, find_dw, &ms, pcs,
+							UNWIND_MAX_FRAMES, &res, &tr) < 4 ||
+					    tr.overflow || tr.nsteps < 3 ||
+					    tr.step[tr.nsteps - 2].first_read >= tr.n)
 						break;
-					while (at + 8 <= len && memcmp(copy + at, &pcs[1], 8) != 0)
-						at += 8;
-					if (at + 8 > len)
-						break;
-					memcpy(copy + at, &pcs[2], 8);
+					/* the walk as it was, into a memo of its own */
+					unwind_stack_memo(mmemo, 1, 1, &regs, copy, len, find_dw, &ms,
+							  mpcs, UNWIND_MAX_FRAMES, &mres, &aux);
+					at = tr.off[tr.step[tr.nsteps - 2].first_read];
+					memcpy(&word, copy + at, 8);
+					word ^= 0x40;
+					memcpy(copy + at, &word, 8);
 					changed++;
 					n = unwind_stack(&regs, copy, len, find_dw, &ms, pcs,
 							 UNWIND_MAX_FRAMES, &res);
 				}
-				mn = unwind_stack_memo(memo, 1, 1, &regs, copy, len, find_dw, &ms, mpcs,
-						       UNWIND_MAX_FRAMES, &mres, &aux);
+				mn = unwind_stack_memo(k ? mmemo : memo, 1, 1, &regs, copy, len, find_dw,
+						       &ms, mpcs, UNWIND_MAX_FRAMES, &mres, &aux);
 				ck_assert_uint_eq(mn, n);
 				ck_assert(memcmp(mpcs, pcs, n * sizeof(*pcs)) == 0);
 				ck_assert_int_eq(mres.stop, res.stop);
@@ -415,8 +427,12 @@ START_TEST(test_real_samples)
 	ck_assert_uint_ge(complete, samples - 20);
 	/* most walks of this CPU-bound program were made before */
 	ck_assert_uint_gt(unwind_memo_stats(memo)->hits, samples / 2);
+	/* and most others from a frame on (the outer frames of a qsort's recursion) */
+	ck_assert_uint_gt(unwind_memo_stats(memo)->rest_hits, samples / 4);
 	ck_assert_uint_gt(changed, samples / 2);
+	ck_assert_uint_gt(unwind_memo_stats(mmemo)->rest_hits, changed / 4);
 	unwind_memo_free(memo);
+	unwind_memo_free(mmemo);
 	free(copy);
 	perf_reader_close(r);
 	unwind_module_free(ms.dw);
