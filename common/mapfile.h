@@ -11,6 +11,7 @@
 struct mapped_file {
 	void *map;   /* NULL for an empty file */
 	size_t len;
+	int read;    /* a small file, read into memory rather than mapped */
 };
 
 /* Map `path`. Returns 0, or -1 after one error line through `d` (cannot open, not a

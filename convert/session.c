@@ -327,7 +327,9 @@ static void hold(struct fused *f, const struct perf_reader *r, const struct perf
 	f->bytes += h.bytes;
 }
 
-#define BLOCK_STEP ((size_t)256 << 10)
+/* a block's size in steps of 1 MB (its pages made as they are written): one grown is
+ * one moved, a TLB flush of the other core while the symbolizer's thread lives */
+#define BLOCK_STEP ((size_t)1 << 20)
 
 /* A block of at least `need` bytes with no stack in it. */
 static int free_block(struct fused *f, size_t need)
@@ -342,7 +344,6 @@ static int free_block(struct fused *f, size_t need)
 		;
 	if (i == f->nblocks)
 		VEC_PUSH(f->blocks, f->nblocks, f->blocks_cap, nb);
-	/* in steps of 256 KB: a block grown is one made again */
 	f->blocks[i].cap = (need + BLOCK_STEP - 1) / BLOCK_STEP * BLOCK_STEP;
 	f->blocks[i].p = xrealloc(f->blocks[i].p, f->blocks[i].cap);
 	return (int)i;

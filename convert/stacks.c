@@ -20,6 +20,7 @@ struct chain {
 
 /* Raw stacks kept for the chain cache at most, in words (32 MB). */
 #define CHAIN_WORDS_MAX (4u << 20)
+#define CHAIN_WORDS_FIRST (128u << 10)
 
 struct stack_builder {
 	struct profile *p;
@@ -183,7 +184,12 @@ uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c)
 	ch.first = b->nwords;
 	ch.n = (uint32_t)nw;
 	if (b->nwords + nw > b->words_cap)
-		grow_array((void **)&b->words, &b->words_cap, b->nwords + nw, sizeof(*b->words));
+		/* 1 MB at first, its pages made as they are written: grown from 4 KB by
+		 * doubling it was moved with mremap twice a run, each a TLB flush of the
+		 * other core while the symbolizer's thread lives */
+		grow_array((void **)&b->words, &b->words_cap,
+			   b->nwords + nw > CHAIN_WORDS_FIRST ? b->nwords + nw : CHAIN_WORDS_FIRST,
+			   sizeof(*b->words));
 	memcpy(b->words + b->nwords, words, nw * sizeof(*words));
 	b->nwords += nw;
 	VEC_PUSH(b->chains, b->nchains, b->chains_cap, ch);
