@@ -403,17 +403,35 @@ static void drain(struct session *s, struct fused *f, uint64_t horizon, session_
 	}
 }
 
-static void release_fused(struct fused *f)
+/* Freed when the symbolizer's thread has stopped (session_stop_prefetch): the large
+ * buffers are unmapped when freed, and an munmap while that thread lives interrupts
+ * the other core to flush its TLB. */
+static void free_later(struct session *s, void *p)
+{
+	if (p)
+		VEC_PUSH(s->later, s->nlater, s->later_cap, p);
+}
+
+static void free_now(struct session *s)
+{
+	for (size_t i = 0; i < s->nlater; i++)
+		free(s->later[i]);
+	free(s->later);
+	s->later = NULL;
+	s->nlater = s->later_cap = 0;
+}
+
+static void release_fused(struct session *s, struct fused *f)
 {
 	for (size_t i = f->head; i < f->n; i++)
 		free(f->v[i].data);
 	for (size_t i = 0; i < f->nblocks; i++)
-		free(f->blocks[i].p);
+		free_later(s, f->blocks[i].p);
 	free(f->blocks);
 	for (size_t i = 0; i < f->nspares; i++)
 		free(f->spares[i].p);
 	free(f->spares);
-	free(f->v);
+	free_later(s, f->v);
 }
 
 /* The replay moved on: the memos' spans were told without what is to come. */
@@ -543,13 +561,14 @@ int session_fused(struct session *s, int (*wants)(uint32_t type), session_record
 	exact = 1;
 out:
 	perf_reader_on_reuse(s->r, NULL, NULL);
-	release_fused(&f);
+	release_fused(s, &f);
 	return exact ? 0 : 1;
 }
 
 void session_stop_prefetch(struct session *s)
 {
 	symbolizer_prefetch_stop(s->sym);
+	free_now(s);
 }
 
 void session_quiesce(struct session *s)
@@ -561,6 +580,7 @@ void session_close(struct session *s)
 {
 	if (!s)
 		return;
+	free_now(s);
 	readahead_free(s->ra);
 	jit_procs_free(s->jits);
 	replay_free(s->rp);

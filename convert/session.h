@@ -64,6 +64,8 @@ struct session {
 	struct session_memo user_memo, kernel_memo; /* consecutive records share them */
 	const char *fused_why;        /* why session_fused() returned 1 */
 	int fused_switches;           /* session_fused_start: an event asked for switches */
+	void **later;                 /* freed once the symbolizer's thread has stopped */
+	size_t nlater, later_cap;
 };
 
 /*
