@@ -184,8 +184,8 @@ struct held {
 };
 
 /* The stacks copied at one reuse, side by side: they are drained in the order they
- * are copied, so a block is free again once its last one is (and kept, its pages
- * made: a buffer per stack was 200 of the run's 1,200 page faults). */
+ * are copied, so a block is free again once its last one is, and is kept for the next
+ * reuse (a buffer per stack took one of the spares each, of mixed sizes). */
 struct stack_block {
 	uint8_t *p;
 	size_t cap;

@@ -43,11 +43,42 @@ struct rest_entry {
 	uint32_t flags;
 };
 
-/* A walk in the ring: n pcs, nreads reads (their addresses, then values), and for
- * each frame the index of its step's first read. */
+/* A walk in the ring: this head, then its nreads reads' addresses and values, for each
+ * of its n frames the index of its step's first read, and its pcs (struct kept_view). */
 struct kept {
-	uint32_t n, nreads, aux, words;
+	uint32_t n, nreads;
+	uint64_t aux;
 };
+
+struct kept_view {
+	uint64_t *addr, *val, *pcs;
+	uint16_t *first;
+};
+
+static size_t kept_words(size_t n, size_t nreads)
+{
+	return sizeof(struct kept) / 8 + 2 * nreads + align8(2 * n) / 8 + n;
+}
+
+static struct kept_view kept_parts(uint64_t *p, size_t n, size_t nreads)
+{
+	struct kept_view v;
+
+	v.addr = p + sizeof(struct kept) / 8;
+	v.val = v.addr + nreads;
+	v.first = (uint16_t *)(void *)(v.val + nreads);
+	v.pcs = v.val + nreads + align8(2 * n) / 8;
+	return v;
+}
+
+/* The hash of a memo's key: a process epoch, a pc, a stack pointer, and one more. */
+static uint64_t key_hash(uint64_t ctx, uint64_t epoch, uint64_t pc, uint64_t sp, uint64_t more)
+{
+	uint64_t h = ctx * 0x9e3779b97f4a7c15ULL ^ epoch * 0xc2b2ae3d27d4eb4fULL ^ pc ^
+		     sp * 0x165667b19e3779f9ULL ^ more;
+
+	return (h ^ (h >> 29)) * 0xff51afd7ed558ccdULL;
+}
 
 struct unwind_memo {
 	struct memo_entry *e;         /* MEMO_SIZE, made on first use */
@@ -81,10 +112,8 @@ const struct unwind_memo_stats *unwind_memo_stats(const struct unwind_memo *m)
 static struct memo_entry *memo_slot(struct unwind_memo *m, uint64_t ctx, uint64_t epoch,
 				    const struct unwind_regs *regs, size_t size)
 {
-	uint64_t h = ctx * 0x9e3779b97f4a7c15ULL ^ epoch * 0xc2b2ae3d27d4eb4fULL ^
-		     regs->r[UNWIND_REG_IP] ^ regs->r[UNWIND_REG_SP] * 0x165667b19e3779f9ULL ^ size;
+	uint64_t h = key_hash(ctx, epoch, regs->r[UNWIND_REG_IP], regs->r[UNWIND_REG_SP], size);
 
-	h = (h ^ (h >> 29)) * 0xff51afd7ed558ccdULL;
 	if (!m->e)
 		m->e = xcalloc(MEMO_SIZE, sizeof(*m->e));
 	return &m->e[(h >> 40) & (MEMO_SIZE - 1)];
@@ -120,11 +149,7 @@ static int memo_holds(const struct memo_entry *e, uint64_t ctx, uint64_t epoch,
 static struct rest_entry *rest_slot(struct unwind_memo *m, uint64_t ctx, uint64_t epoch,
 				    uint64_t pc, uint64_t sp, unsigned flags)
 {
-	uint64_t h = ctx * 0x9e3779b97f4a7c15ULL ^ epoch * 0xc2b2ae3d27d4eb4fULL ^ pc ^
-		     sp * 0x165667b19e3779f9ULL ^ flags;
-
-	h = (h ^ (h >> 29)) * 0xff51afd7ed558ccdULL;
-	return &m->rest[(h >> 40) & (REST_SIZE - 1)];
+	return &m->rest[(key_hash(ctx, epoch, pc, sp, flags) >> 40) & (REST_SIZE - 1)];
 }
 
 size_t unwind_memo_rest(struct unwind_memo *m, struct unwind_trace *tr, uint64_t pc,
@@ -133,8 +158,8 @@ size_t unwind_memo_rest(struct unwind_memo *m, struct unwind_trace *tr, uint64_t
 {
 	const struct rest_entry *e;
 	const struct kept *w;
-	const uint64_t *words, *addr, *val;
-	const uint16_t *first;
+	struct kept_view v;
+	uint64_t *words;
 	size_t len;
 	uint64_t ends = size >= 8 ? size - 7 : 0;
 
@@ -145,34 +170,31 @@ size_t unwind_memo_rest(struct unwind_memo *m, struct unwind_trace *tr, uint64_t
 	    e->flags != flags || m->head - e->at > RING_WORDS)
 		return 0;
 	words = m->ring + e->at % RING_WORDS;
-	w = (const struct kept *)(const void *)words;
+	w = (const struct kept *)(void *)words;
 	len = w->n - e->k;
 	if (k + len >= cap || k + len > UNWIND_MAX_FRAMES)
 		return 0;
-	addr = words + 2;
-	val = addr + w->nreads;
-	first = (const uint16_t *)(const void *)(val + w->nreads);
-	for (uint32_t i = first[e->k]; i < w->nreads; i++) {
-		uint64_t v;
+	v = kept_parts(words, w->n, w->nreads);
+	for (uint32_t i = v.first[e->k]; i < w->nreads; i++) {
+		uint64_t x;
 
-		if (addr[i] < sp0 || addr[i] - sp0 >= ends)
+		if (v.addr[i] < sp0 || v.addr[i] - sp0 >= ends)
 			return 0;
-		memcpy(&v, stack + (addr[i] - sp0), 8);
-		if (v != val[i])
+		memcpy(&x, stack + (v.addr[i] - sp0), 8);
+		if (x != v.val[i])
 			return 0;
 	}
-	memcpy(pcs + k, (const uint64_t *)(const void *)(first + align8(2 * (size_t)w->n) / 2) +
-			    e->k, len * sizeof(*pcs));
+	memcpy(pcs + k, v.pcs + e->k, len * sizeof(*pcs));
 	/* the walk's reads are the rest's too: the whole walk is kept as any other */
-	if (tr->n + (w->nreads - first[e->k]) <= UNWIND_TRACE_READS) {
-		for (uint32_t i = first[e->k]; i < w->nreads; i++) {
-			tr->off[tr->n] = (uint32_t)(addr[i] - sp0);
-			tr->val[tr->n++] = val[i];
+	if (tr->n + (w->nreads - v.first[e->k]) <= UNWIND_TRACE_READS) {
+		for (uint32_t i = v.first[e->k]; i < w->nreads; i++) {
+			tr->off[tr->n] = (uint32_t)(v.addr[i] - sp0);
+			tr->val[tr->n++] = v.val[i];
 		}
 	} else {
 		tr->overflow = 1;
 	}
-	*aux = w->aux;
+	*aux = (uint32_t)w->aux;
 	m->st.rest_hits++;
 	return k + len;
 }
@@ -182,9 +204,9 @@ size_t unwind_memo_rest(struct unwind_memo *m, struct unwind_trace *tr, uint64_t
 static void keep_rest(struct unwind_memo *m, const struct unwind_trace *tr, uint64_t sp0,
 		      const uint64_t *pcs, size_t n, uint32_t aux)
 {
-	size_t words = 2 + 2 * tr->n + align8(2 * n) / 8 + n;
-	uint64_t *p, *addr, *val, *pcw;
-	uint16_t *first;
+	size_t words = kept_words(n, tr->n);
+	struct kept_view v;
+	uint64_t *p;
 	struct kept *w;
 	uint32_t dep = 0;
 	int unsure = 0;
@@ -202,18 +224,14 @@ static void keep_rest(struct unwind_memo *m, const struct unwind_trace *tr, uint
 	w->n = (uint32_t)n;
 	w->nreads = (uint32_t)tr->n;
 	w->aux = aux;
-	w->words = (uint32_t)words;
-	addr = p + 2;
-	val = addr + tr->n;
-	first = (uint16_t *)(void *)(val + tr->n);
-	pcw = (uint64_t *)(void *)(first + align8(2 * n) / 2);
+	v = kept_parts(p, n, tr->n);
 	for (size_t i = 0; i < tr->n; i++) {
-		addr[i] = sp0 + tr->off[i];
-		val[i] = tr->val[i];
+		v.addr[i] = sp0 + tr->off[i];
+		v.val[i] = tr->val[i];
 	}
 	for (size_t k = 0; k < n; k++)
-		first[k] = tr->step[k].first_read;
-	memcpy(pcw, pcs, n * sizeof(*pcs));
+		v.first[k] = tr->step[k].first_read;
+	memcpy(v.pcs, pcs, n * sizeof(*pcs));
 	/* from the outermost frame in: what the rest from frame k reads of frame k's
 	 * registers is what its step reads, and what the rest from k + 1 reads of those
 	 * k + 1 has from k */

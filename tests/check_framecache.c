@@ -34,7 +34,7 @@ static void write_file(const char *path, const char *text)
 static void setup(void)
 {
 	/* mkdtemp() replaces the six X's with a unique name */
-	snprintf(dir, sizeof(dir), "/tmp/check_framecache.%s", "XXXXXX");
+	snprintf(dir, sizeof(dir), "/tmp/check_framecache.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(obj, sizeof(obj), "%s/prog", dir);
 	snprintf(dbg, sizeof(dbg), "%s/prog.debug", dir);
