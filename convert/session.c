@@ -170,10 +170,14 @@ int session_pass2(struct session *s, int (*wants)(uint32_t type), session_record
 
 /* A record of interest kept until the replay can answer for its time, with copies of
  * the bytes it borrowed from the reader; but a sample's stack copy inflated from
- * compressed data is copied only if the reader reuses its buffer before the sample is
- * drained (bench/work/dwarf.data, -z --call-graph dwarf: 4,368 of 11,818 stacks were
- * copied, 20.6 of 55.7 MB, where copying all was 5% of the CPU time; a larger buffer,
- * copying fewer, was slower: 2 to 4 MB more to fault in and out of the caches). */
+ * compressed data is copied only if the reader is about to write over it before the
+ * sample is drained. The reader writes its buffer from the start again a block at a
+ * time and says which range each block may write over, so a stack is copied only if
+ * it is still held about a buffer's length (a megabyte) of records later
+ * (bench/work/dwarf.data, -z --call-graph dwarf: copying every stack was 5% of the
+ * CPU time; copying all those held when the reader went back to its buffer's start,
+ * 4,368 of 11,818, was 4%; a larger buffer, copying fewer, was slower: 2 to 4 MB more
+ * to fault in and out of the caches). */
 struct held {
 	struct perf_record rec;
 	uint64_t time;
@@ -183,12 +187,11 @@ struct held {
 	int block;            /* its copy's block in fused.blocks, or -1 */
 };
 
-/* The stacks copied at one reuse, side by side: they are drained in the order they
- * are copied, so a block is free again once its last one is, and is kept for the next
- * reuse (a buffer per stack took one of the spares each, of mixed sizes). */
+/* Copied stacks side by side: they are drained in about the order they are copied,
+ * so a block is free again once its last one is, and is kept for the next copies. */
 struct stack_block {
 	uint8_t *p;
-	size_t cap;
+	size_t cap, used;
 	size_t live;          /* held samples whose stack is in it */
 };
 
@@ -207,7 +210,7 @@ struct fused {
 	size_t nspares, spares_cap;
 	size_t nborrowed;     /* held samples whose stack is borrowed */
 	struct stack_block *blocks;
-	size_t nblocks, blocks_cap;
+	size_t nblocks, blocks_cap, last_block;
 };
 
 #define SPARES_MAX 1024
@@ -331,50 +334,69 @@ static void hold(struct fused *f, const struct perf_reader *r, const struct perf
  * one moved, a TLB flush of the other core while the symbolizer's thread lives */
 #define BLOCK_STEP ((size_t)1 << 20)
 
-/* A block of at least `need` bytes with no stack in it. */
+/* A block with `need` bytes free after its stacks: the last one used if it has them. */
 static int free_block(struct fused *f, size_t need)
 {
-	struct stack_block nb = { NULL, 0, 0 };
+	struct stack_block nb = { NULL, 0, 0, 0 };
 	size_t i;
 
+	if (f->nblocks && f->blocks[f->last_block].cap - f->blocks[f->last_block].used >= need)
+		return (int)f->last_block;
 	for (i = 0; i < f->nblocks; i++)
 		if (!f->blocks[i].live && f->blocks[i].cap >= need)
-			return (int)i;
-	for (i = 0; i < f->nblocks && f->blocks[i].live; i++)
-		;
-	if (i == f->nblocks)
-		VEC_PUSH(f->blocks, f->nblocks, f->blocks_cap, nb);
-	f->blocks[i].cap = (need + BLOCK_STEP - 1) / BLOCK_STEP * BLOCK_STEP;
-	f->blocks[i].p = xrealloc(f->blocks[i].p, f->blocks[i].cap);
+			break;
+	if (i == f->nblocks) {
+		for (i = 0; i < f->nblocks && f->blocks[i].live; i++)
+			;
+		if (i == f->nblocks)
+			VEC_PUSH(f->blocks, f->nblocks, f->blocks_cap, nb);
+		f->blocks[i].cap = (need + BLOCK_STEP - 1) / BLOCK_STEP * BLOCK_STEP;
+		f->blocks[i].p = xrealloc(f->blocks[i].p, f->blocks[i].cap);
+	}
+	f->blocks[i].used = 0;
+	f->last_block = i;
 	return (int)i;
 }
 
-/* The reader is about to reuse the buffer the borrowed stacks are in: copied now. */
-static void unborrow(void *arg)
+/* Does a held sample borrow bytes of [lo, hi)? */
+static int borrows(const struct held *h, const uint8_t *lo, const uint8_t *hi)
+{
+	const uint8_t *p = h->rec.u.sample.stack_user;
+
+	return h->borrowed && p < hi && p + h->rec.u.sample.stack_user_dyn > lo;
+}
+
+/* The reader is about to write over [lo, hi) of its buffer: the borrowed stacks there
+ * are copied now. */
+static void unborrow(void *arg, const void *lo, const void *hi)
 {
 	struct fused *f = arg;
-	size_t need = 0, at = 0;
+	size_t need = 0;
+	struct stack_block *blk;
 	int b;
 
 	if (!f->nborrowed)
 		return;
 	for (size_t i = f->head; i < f->n; i++)
-		if (f->v[i].borrowed)
+		if (borrows(&f->v[i], lo, hi))
 			need += align8((size_t)f->v[i].rec.u.sample.stack_user_dyn);
+	if (!need)
+		return;
 	b = free_block(f, need);
-	for (size_t i = f->head; i < f->n && f->nborrowed; i++) {
+	blk = &f->blocks[b];
+	for (size_t i = f->head; i < f->n; i++) {
 		struct held *h = &f->v[i];
 		struct perf_sample *y = &h->rec.u.sample;
 		size_t len = (size_t)y->stack_user_dyn;
 
-		if (!h->borrowed)
+		if (!borrows(h, lo, hi))
 			continue;
-		memcpy(f->blocks[b].p + at, y->stack_user, len);
-		y->stack_user = f->blocks[b].p + at;
-		at += align8(len);
+		memcpy(blk->p + blk->used, y->stack_user, len);
+		y->stack_user = blk->p + blk->used;
+		blk->used += align8(len);
 		h->borrowed = 0;
 		h->block = b;
-		f->blocks[b].live++;
+		blk->live++;
 		f->nborrowed--;
 	}
 }
@@ -391,8 +413,8 @@ static void drain(struct session *s, struct fused *f, uint64_t horizon, session_
 		build_ctx(s, &h->rec, &c);
 		fn(arg, &c);
 		unbuffer(f, h->data, h->cap);
-		if (h->block >= 0)
-			f->blocks[h->block].live--;
+		if (h->block >= 0 && --f->blocks[h->block].live == 0)
+			f->blocks[h->block].used = 0;
 		f->nborrowed -= h->borrowed;
 		f->bytes -= h->bytes;
 	}

@@ -190,7 +190,8 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 	}
 }
 
-void perf_reader_on_reuse(struct perf_reader *r, void (*fn)(void *arg), void *arg)
+void perf_reader_on_reuse(struct perf_reader *r,
+			  void (*fn)(void *arg, const void *lo, const void *hi), void *arg)
 {
 	r->reuse = fn;
 	r->reuse_arg = arg;

@@ -217,12 +217,16 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec);
 
 /*
  * Bytes of a record inflated from compressed data (perf_reader_inflated says which)
- * stay where they are past the next call, until the reader reuses the buffer they
- * are in: it calls fn(arg) first (NULL: no call). A caller holding records for later
- * (convert/session.c, a round of samples) keeps pointers to such bytes and copies
- * them when told, instead of copying every record's.
+ * stay where they are past the next call, until the reader writes over them: before
+ * it writes over or moves a range of its buffer it calls fn(arg, lo, hi), the range
+ * being [lo, hi) (NULL: no call). The buffer is written in turn from its start, a
+ * block at a time, so a record is written over only about a buffer's length (a
+ * megabyte) of inflated data after it was returned. A caller holding records for
+ * later (convert/session.c, a round of samples) keeps pointers to such bytes and
+ * copies those in the range when told, instead of copying every record's.
  */
-void perf_reader_on_reuse(struct perf_reader *r, void (*fn)(void *arg), void *arg);
+void perf_reader_on_reuse(struct perf_reader *r,
+			  void (*fn)(void *arg, const void *lo, const void *hi), void *arg);
 int perf_reader_inflated(const struct perf_reader *r, const void *p, size_t n);
 
 /*

@@ -122,7 +122,8 @@ struct perf_reader {
 	uint8_t zhead[ZSTD_FRAMEHEADERSIZE_MAX]; /* the frame header being read (in units) */
 	size_t zhead_len;
 	uint64_t zskip;         /* bytes of a skippable frame still to pass over */
-	void (*reuse)(void *);  /* called before dbuf's returned bytes move (or NULL) */
+	/* called before a range of dbuf is written over or moved (or NULL) */
+	void (*reuse)(void *, const void *, const void *);
 	void *reuse_arg;
 
 	uint64_t *cc;           /* REC_MAX / 8 entries */
@@ -277,11 +278,12 @@ void pd_skip_damage(struct perf_reader *r, struct pd_file *f, const uint8_t *p, 
 void pd_release_behind(struct perf_reader *r, const struct pd_file *f, uint64_t off);
 /* Forget the compressed data being inflated (a new file, a new pass). */
 void pd_reset_stream(struct perf_reader *r);
-/* dbuf's bytes already returned are about to move or be written over: said first. */
-static inline void pd_reuse(struct perf_reader *r)
+/* dbuf[lo, hi) is about to be written over or moved: said first (a caller holding
+ * records read in place copies those in the range). */
+static inline void pd_reuse(struct perf_reader *r, size_t lo, size_t hi)
 {
-	if (r->reuse && r->dlen)
-		r->reuse(r->reuse_arg);
+	if (r->reuse && r->dbuf && hi > lo)
+		r->reuse(r->reuse_arg, r->dbuf + lo, r->dbuf + hi);
 }
 /* Inflate the next chunk of the current compressed record behind what is left. */
 void pd_zfill(struct perf_reader *r);

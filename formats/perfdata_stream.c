@@ -196,7 +196,6 @@ void pd_skip_damage(struct perf_reader *r, struct pd_file *f, const uint8_t *p, 
 
 void pd_reset_stream(struct perf_reader *r)
 {
-	pd_reuse(r);
 	r->zin = NULL;
 	r->zin_len = r->zin_pos = 0;
 	r->zmore = r->zbroken = 0;
@@ -226,7 +225,6 @@ void pd_release_behind(struct perf_reader *r, const struct pd_file *f, uint64_t 
 
 void pd_zstop(struct perf_reader *r)
 {
-	pd_reuse(r);
 	r->stats.skipped_bad++;
 	r->zbroken = 1;
 	r->zin = NULL;
@@ -279,7 +277,7 @@ static void frame_begins(struct perf_reader *r)
 	}
 	want = (size_t)fh.windowSize + REC_MAX + ZSTD_BLOCKSIZE_MAX;
 	if (r->dcap < want)
-		pd_reuse(r); /* realloc may move it */
+		pd_reuse(r, 0, r->dcap); /* realloc may move it */
 	if (grow_to(r, &r->dbuf, &r->dcap, want) == 0 && r->dbuf_faulted != r->dbuf) {
 		/* all of it is written, block after block: its pages made at once (270
 		 * faults of 1.1 MB, a fault 2 us in a VM) */
@@ -363,12 +361,16 @@ void pd_zfill(struct perf_reader *r)
 	if (r->dcap - r->dlen < ZSTD_BLOCKSIZE_MAX) {
 		size_t avail = r->dlen - r->dhead;
 
-		pd_reuse(r);
+		pd_reuse(r, 0, avail);
 		memmove(r->dbuf, r->dbuf + r->dhead, avail);
 		r->dhead = 0;
 		r->dlen = avail;
 	}
-	ret = ZSTD_decompressContinue(r->zd, r->dbuf + r->dlen, r->dcap - r->dlen, src, need);
+	/* the block is given a block's room, the most it inflates to, and writes nowhere
+	 * else (its literals too): what it may write over is said first, records
+	 * returned about a buffer's length ago, most of them let go of by now */
+	pd_reuse(r, r->dlen, r->dlen + ZSTD_BLOCKSIZE_MAX);
+	ret = ZSTD_decompressContinue(r->zd, r->dbuf + r->dlen, ZSTD_BLOCKSIZE_MAX, src, need);
 	if (ZSTD_isError(ret)) {
 		zwarn(r, ZSTD_getErrorName(ret));
 		return;

@@ -1126,7 +1126,7 @@ struct kept {
 	const uint8_t **at;
 	uint8_t **copy;
 	size_t *len, n, cap;
-	size_t calls, checked;
+	size_t calls, checked, said;
 	int let_go; /* forget them when told (else keep them to the end) */
 };
 
@@ -1139,27 +1139,42 @@ static void kept_check(struct kept *k)
 	}
 }
 
-static void kept_forget(struct kept *k)
+/* The kept stacks from `from` on that overlap [lo, hi) (all: lo NULL) forgotten. */
+static void kept_forget(struct kept *k, size_t from, const uint8_t *lo, const uint8_t *hi)
 {
-	for (size_t i = 0; i < k->n; i++)
-		free(k->copy[i]);
-	k->n = 0;
+	size_t j = from;
+
+	for (size_t i = from; i < k->n; i++) {
+		if (!lo || (k->at[i] < hi && k->at[i] + k->len[i] > lo)) {
+			free(k->copy[i]);
+			continue;
+		}
+		k->at[j] = k->at[i];
+		k->copy[j] = k->copy[i];
+		k->len[j++] = k->len[i];
+	}
+	k->n = j;
 }
 
-static void on_reuse(void *arg)
+static void on_reuse(void *arg, const void *lo, const void *hi)
 {
 	struct kept *k = arg;
+	size_t n = k->n;
 
 	k->calls++;
+	ck_assert((const uint8_t *)lo < (const uint8_t *)hi);
 	if (k->let_go) {
 		kept_check(k);
-		kept_forget(k);
+		kept_forget(k, 0, lo, hi);
+		k->said += n - k->n;
 	}
 }
 
 /* The stacks of a -z --call-graph dwarf recording read in place: kept until the
- * reader says it reuses their buffer, they are as inflated; kept longer, some are
- * written over (so that the call is needed). */
+ * reader says it writes over them, they are as inflated; kept longer, some are
+ * written over (so that the call is needed); let go of 40 records later, as a round
+ * is, none is said to be written over (the reader comes back to a record's bytes
+ * only a buffer's length later). */
 START_TEST(test_reuse_said_first)
 {
 	struct perf_record rec;
@@ -1169,7 +1184,8 @@ START_TEST(test_reuse_said_first)
 	size_t samples = 0, changed = 0;
 
 	diag_init(&d);
-	for (int let_go = 1; let_go >= 0; let_go--) {
+	/* let_go 2: also let go of each 40 samples after it came */
+	for (int let_go = 2; let_go >= 0; let_go--) {
 		memset(&k, 0, sizeof(k));
 		k.let_go = let_go;
 		r = perf_reader_open(top_path("testdata/dwarf/dw.data"), &d);
@@ -1186,6 +1202,14 @@ START_TEST(test_reuse_said_first)
 			samples++;
 			ck_assert(perf_reader_inflated(r, x->stack_user, len));
 			ck_assert(!perf_reader_inflated(r, x->stack_user, (size_t)1 << 40));
+			if (let_go == 2 && k.n == 40) {
+				kept_check(&k);
+				free(k.copy[0]);
+				memmove(k.at, k.at + 1, 39 * sizeof(*k.at));
+				memmove(k.copy, k.copy + 1, 39 * sizeof(*k.copy));
+				memmove(k.len, k.len + 1, 39 * sizeof(*k.len));
+				k.n--;
+			}
 			if (k.n == k.cap) {
 				k.cap = k.cap ? 2 * k.cap : 256;
 				k.at = realloc(k.at, k.cap * sizeof(*k.at));
@@ -1200,15 +1224,21 @@ START_TEST(test_reuse_said_first)
 		if (let_go) {
 			kept_check(&k);
 			ck_assert_uint_ge(k.calls, 2);
-			ck_assert_uint_eq(k.checked, samples);
-		} else {
+		}
+		if (let_go == 1)
+			ck_assert_uint_gt(k.said, samples / 4);
+		if (let_go == 2) {
+			ck_assert_uint_ge(k.checked, samples);
+			ck_assert_uint_eq(k.said, 0);
+		}
+		if (!let_go) {
 			/* kept through every reuse: the first ones are overwritten */
 			for (size_t i = 0; i < k.n; i++)
 				changed += memcmp(k.at[i], k.copy[i], k.len[i]) != 0;
 			ck_assert_uint_gt(changed, samples / 4);
 		}
 		perf_reader_on_reuse(r, NULL, NULL);
-		kept_forget(&k);
+		kept_forget(&k, 0, NULL, NULL);
 		free(k.at);
 		free(k.copy);
 		free(k.len);
