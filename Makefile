@@ -32,7 +32,12 @@ JVMTI_LIB := build/libperfconv-jvmti.so
 
 # libcurl's headers only: convert/upload.c opens the library when an upload starts, so
 # that a conversion does not load it and its 27 libraries (TLS, Kerberos, LDAP...).
-PKGS := libdw libelf zlib libzstd libprotobuf-c libcjson libdeflate
+# The libraries of STATIC_PKGS (and those they need: lzma, bz2) are linked from their
+# Debian archives, libc and cJSON from their shared objects: a run maps and relocates
+# 4 objects instead of 13 (perfconv --version: 2.4 -> 1.8 ms of CPU time; a rebuild
+# takes a Debian update of those libraries).
+STATIC_PKGS := libdw libelf zlib libzstd libprotobuf-c libdeflate
+PKGS := $(STATIC_PKGS) libcjson
 HEADER_PKGS := libcurl
 
 # What the Debian packages give the compiler and the linker, asked of pkg-config once
@@ -49,7 +54,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
 	-I. -I$(BUILD)/gen $(PKG_CFLAGS)
-LDLIBS := $(PKG_LIBS) -liberty -lm -lpthread
+LDLIBS := -Wl,-Bstatic $(PKG_STATIC_LIBS) -liberty -Wl,-Bdynamic $(PKG_LIBS) -lm -lpthread
 
 ifeq ($(V),1)
 Q :=
@@ -83,10 +88,12 @@ $(DEPS_MK): scripts/install-deps.sh Makefile
 	@mkdir -p $(dir $@)
 	$(Q)./scripts/install-deps.sh
 	$(Q)cflags=$$(pkg-config --cflags $(PKGS) $(HEADER_PKGS)) && \
-		libs=$$(pkg-config --libs $(PKGS)) && \
+		static=$$(pkg-config --static --libs-only-l $(STATIC_PKGS) | \
+			tr ' ' '\n' | grep -v -x -e -lpthread -e -lm -e -ldl | tr '\n' ' ') && \
+		libs=$$(pkg-config --libs libcjson) && \
 		check=$$(pkg-config --libs check libcjson) && \
-		printf 'PKG_CFLAGS := %s\nPKG_LIBS := %s\nCHECK_LIBS := %s\n' \
-			"$$cflags" "$$libs" "$$check" >$@.tmp && mv $@.tmp $@
+		printf 'PKG_CFLAGS := %s\nPKG_STATIC_LIBS := %s\nPKG_LIBS := %s\nCHECK_LIBS := %s\n' \
+			"$$cflags" "$$static" "$$libs" "$$check" >$@.tmp && mv $@.tmp $@
 
 deps: $(DEPS_MK)
 

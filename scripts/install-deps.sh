@@ -6,7 +6,7 @@
 # through sudo when there is a sudo, else it names the packages to install and fails.
 set -e
 
-PKGS="make build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libdeflate-dev libiberty-dev \
+PKGS="make build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libdeflate-dev libbz2-dev libiberty-dev \
 protobuf-c-compiler libprotobuf-c-dev golang-go \
 check elfutils linux-perf clang libclang-rt-14-dev time python3 binutils gzip debuginfod g++ \
 libcjson-dev libcurl4-openssl-dev chromium openjdk-17-jdk-headless libc6-dbg"
