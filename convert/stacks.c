@@ -18,6 +18,9 @@ struct chain {
 	uint32_t flags;               /* bit 0: kernel context first; bit 1: a callchain */
 };
 
+/* Threads whose last walk is kept (walk_node): a power of two. */
+#define LAST_WALKS 16
+
 /* Raw stacks kept for the chain cache at most, in words (32 MB). */
 #define CHAIN_WORDS_MAX (4u << 20)
 #define CHAIN_WORDS_FIRST (128u << 10)
@@ -40,6 +43,23 @@ struct stack_builder {
 	uint64_t at_kernel_limit; /* callchains of STACKS_KERNEL_LIMIT addresses */
 	uint32_t *frames;        /* walk_node's, root last */
 	size_t frames_cap;
+	/* the addresses walk_node saw, leaf first, and its last walk in a thread (a slot
+	 * per tid's hash), root first: its addresses (with their ret and kernel bits) and
+	 * the node after each */
+	struct pos {
+		uint64_t addr;
+		uint32_t bits;   /* kernel << 1 | ret */
+		uint32_t nframes;
+	} *pos;
+	size_t pos_cap;
+	struct last_walk {
+		struct pos *pos;
+		uint32_t *node;
+		size_t n, cap;
+		uint64_t user_epoch, kernel_epoch;
+		uint32_t tid;
+		int valid;
+	} last[LAST_WALKS];
 };
 
 struct stack_builder *stacks_new(struct profile *p, const struct replay *rp, struct resolver *res,
@@ -64,32 +84,76 @@ void stacks_free(struct stack_builder *b)
 	free(b->words);
 	free(b->frames);
 	free(b->joined);
+	free(b->pos);
+	for (size_t i = 0; i < LAST_WALKS; i++) {
+		free(b->last[i].pos);
+		free(b->last[i].node);
+	}
 	free(b);
 }
 
-/* The leaf node of raw stack words[0..nw): every address resolved, every frame interned. */
+/*
+ * The leaf node of raw stack words[0..nw): every address resolved, every frame interned.
+ * Stacks that miss the chain cache mostly share their root side with their thread's
+ * one before (a recursion's depth or a leaf differs): where the thread's last walk
+ * was in the same epochs,
+ * its nodes stand for the addresses the two share from the root, and only the rest is
+ * resolved and interned, leaf first as a whole walk would (so that frames and nodes
+ * are made in the same order). An address's frames depend on the address, its ret and
+ * kernel bits and the epochs only; JIT code's on the time too, and it is never kept.
+ */
 static uint32_t walk_node(struct stack_builder *b, const uint64_t *words, size_t nw, int kernel_ctx,
 			  const struct sample_ctx *c)
 {
-	size_t nf = 0;
+	size_t nf = 0, np = 0, same = 0;
 	uint32_t node = 0;
 	struct callchain_walk w;
+	struct last_walk *l = &b->last[hash_u64(c->tid) & (LAST_WALKS - 1)];
 	uint64_t a;
-	int ret, kernel;
+	int ret, kernel, keep = c->jit_table < 0;
 
 	/* every frame, however deep (perf records up to kernel.perf_event_max_stack) */
 	callchain_walk_init(&w, words, nw, kernel_ctx);
 	while (callchain_walk_next(&w, &a, &ret, &kernel)) {
+		if (np == b->pos_cap)
+			grow_array((void **)&b->pos, &b->pos_cap, np + 1, sizeof(*b->pos));
+		b->pos[np].addr = a;
+		b->pos[np++].bits = (uint32_t)kernel << 1 | (uint32_t)ret;
+	}
+	if (keep && l->valid && l->tid == c->tid && l->user_epoch == c->user_epoch &&
+	    l->kernel_epoch == c->kernel_epoch)
+		while (same < np && same < l->n && l->pos[same].addr == b->pos[np - 1 - same].addr &&
+		       l->pos[same].bits == b->pos[np - 1 - same].bits)
+			same++;
+	for (size_t i = 0; i + same < np; i++) {
 		uint32_t n;
-		const uint32_t *ids = resolver_frames(b->res, c, a, ret, kernel, &n);
+		struct pos *x = &b->pos[i];
+		const uint32_t *ids = resolver_frames(b->res, c, x->addr, (int)(x->bits & 1),
+						      (int)(x->bits >> 1), &n);
 
+		x->nframes = n;
 		if (nf + n > b->frames_cap)
 			grow_array((void **)&b->frames, &b->frames_cap, nf + n, sizeof(*b->frames));
 		for (uint32_t j = 0; j < n; j++)
 			b->frames[nf++] = ids[j];
 	}
-	while (nf-- > 0)
-		node = profile_node(b->p, node, b->frames[nf]);
+	if (np > l->cap) {
+		grow_array((void **)&l->pos, &l->cap, np, sizeof(*l->pos));
+		l->node = xrealloc(l->node, l->cap * sizeof(*l->node));
+	}
+	node = same ? l->node[same - 1] : 0;
+	/* from the root: frames[] holds the addresses' frames leaf first */
+	for (size_t k = same, at = nf; k < np; k++) {
+		for (uint32_t j = 0; j < b->pos[np - 1 - k].nframes; j++)
+			node = profile_node(b->p, node, b->frames[--at]);
+		l->pos[k] = b->pos[np - 1 - k];
+		l->node[k] = node;
+	}
+	l->n = np;
+	l->tid = c->tid;
+	l->user_epoch = c->user_epoch;
+	l->kernel_epoch = c->kernel_epoch;
+	l->valid = keep;
 	return node;
 }
 
