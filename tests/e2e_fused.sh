@@ -34,6 +34,28 @@ for in in $TD/dwarf/*.data $TD/mt-g.data $TD/mt-k1.data $TD/mt-z.data $TD/mt-pip
 	same "$name" "$in" folded "${KS[@]}" --with-tid --no-inline
 done
 
+# the same dwarf recording without its rounds: every record is held to the end, so the
+# reader writes over the stacks held in its buffer lap after lap, and each is copied
+# when the range it is in is said (convert/session.c unborrow): the same stacks
+python3 - $TD/dwarf/dw.data "$TMP/noround.data" <<'PY'
+import sys
+sys.path.insert(0, "scripts")
+from perfdata_rewrite import PerfData
+d = PerfData(sys.argv[1])
+rounds = [r for _, t, _, r in d.records() if t == 68]
+assert len(rounds) > 10, len(rounds)
+d.write(sys.argv[2], (r for _, t, _, r in d.records() if t != 68))
+PY
+cp $TD/dwarf/dw "$TMP/dw" # the program's CFI, found beside the recording
+for fmt in pprof folded; do
+	same "dw without rounds" "$TMP/noround.data" $fmt "${KS[@]}"
+done
+# (and the stacks are unwound through libc's qsort to the thread's start: the copies
+# are read)
+if ! grep -q '^dw-sort;clone3;start_thread;thread_main;level1;level2;work_sort;__GI___qsort_r;msort_with_tmp;msort_with_tmp.part.0;cmp_ints ' "$TMP/0.out"; then
+	bad "dw without rounds: its stacks not unwound to the thread's start"
+fi
+
 # the off-CPU recordings: sched_switch tracepoints, PERF_RECORD_SWITCH (which the one
 # pass foretells from the attrs: the off-CPU kind asks at its start)
 for in in $TD/offcpu/*.data; do
