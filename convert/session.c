@@ -209,6 +209,13 @@ struct fused {
 	struct spare *spares;
 	size_t nspares, spares_cap;
 	size_t nborrowed;     /* held samples whose stack is borrowed */
+	size_t base;          /* how many held records were let go of before v[0] */
+	/* the borrowed stacks, in file order (p NULL: copied since) */
+	struct borrow {
+		const uint8_t *p;
+		size_t len, seq;  /* seq: base + the record's index in v */
+	} *bv;
+	size_t bv_head, bv_n, bv_cap;
 	struct stack_block *blocks;
 	size_t nblocks, blocks_cap, last_block;
 };
@@ -321,12 +328,19 @@ static void hold(struct fused *f, const struct perf_reader *r, const struct perf
 		else
 			h.rec.u.mmap.filename = copy;
 	}
-	if (f->head && f->head == f->n)
+	if (f->head && f->head == f->n) {
+		f->base += f->n;
 		f->head = f->n = 0;
+	}
 	/* counted as copied (the limit of what may be held does not depend on when) */
 	if (h.borrowed)
 		h.bytes += align8((size_t)x->stack_user_dyn);
 	VEC_PUSH(f->v, f->n, f->cap, h);
+	if (h.borrowed) {
+		struct borrow bw = { x->stack_user, (size_t)x->stack_user_dyn, f->base + f->n - 1 };
+
+		VEC_PUSH(f->bv, f->bv_n, f->bv_cap, bw);
+	}
 	f->bytes += h.bytes;
 }
 
@@ -358,16 +372,9 @@ static int free_block(struct fused *f, size_t need)
 	return (int)i;
 }
 
-/* Does a held sample borrow bytes of [lo, hi)? */
-static int borrows(const struct held *h, const uint8_t *lo, const uint8_t *hi)
-{
-	const uint8_t *p = h->rec.u.sample.stack_user;
-
-	return h->borrowed && p < hi && p + h->rec.u.sample.stack_user_dyn > lo;
-}
-
 /* The reader is about to write over [lo, hi) of its buffer: the borrowed stacks there
- * are copied now. */
+ * are copied now (f->bv lists them, a few tens, where the held records with the rest
+ * are a few hundred bytes each). */
 static void unborrow(void *arg, const void *lo, const void *hi)
 {
 	struct fused *f = arg;
@@ -375,29 +382,31 @@ static void unborrow(void *arg, const void *lo, const void *hi)
 	struct stack_block *blk;
 	int b;
 
-	if (!f->nborrowed)
-		return;
-	for (size_t i = f->head; i < f->n; i++)
-		if (borrows(&f->v[i], lo, hi))
-			need += align8((size_t)f->v[i].rec.u.sample.stack_user_dyn);
+	for (size_t j = f->bv_head; j < f->bv_n; j++) {
+		const struct borrow *bw = &f->bv[j];
+
+		if (bw->p && bw->p < (const uint8_t *)hi && bw->p + bw->len > (const uint8_t *)lo)
+			need += align8(bw->len);
+	}
 	if (!need)
 		return;
 	b = free_block(f, need);
 	blk = &f->blocks[b];
-	for (size_t i = f->head; i < f->n; i++) {
-		struct held *h = &f->v[i];
-		struct perf_sample *y = &h->rec.u.sample;
-		size_t len = (size_t)y->stack_user_dyn;
+	for (size_t j = f->bv_head; j < f->bv_n; j++) {
+		struct borrow *bw = &f->bv[j];
+		struct held *h;
 
-		if (!borrows(h, lo, hi))
+		if (!bw->p || bw->p >= (const uint8_t *)hi || bw->p + bw->len <= (const uint8_t *)lo)
 			continue;
-		memcpy(blk->p + blk->used, y->stack_user, len);
-		y->stack_user = blk->p + blk->used;
-		blk->used += align8(len);
+		h = &f->v[bw->seq - f->base];
+		memcpy(blk->p + blk->used, bw->p, bw->len);
+		h->rec.u.sample.stack_user = blk->p + blk->used;
+		blk->used += align8(bw->len);
 		h->borrowed = 0;
 		h->block = b;
 		blk->live++;
 		f->nborrowed--;
+		bw->p = NULL;
 	}
 }
 
@@ -418,9 +427,17 @@ static void drain(struct session *s, struct fused *f, uint64_t horizon, session_
 		f->nborrowed -= h->borrowed;
 		f->bytes -= h->bytes;
 	}
+	while (f->bv_head < f->bv_n && f->bv[f->bv_head].seq < f->base + f->head)
+		f->bv_head++;
+	if (f->bv_head > 64 && f->bv_head * 2 > f->bv_n) {
+		memmove(f->bv, f->bv + f->bv_head, (f->bv_n - f->bv_head) * sizeof(*f->bv));
+		f->bv_n -= f->bv_head;
+		f->bv_head = 0;
+	}
 	if (f->head > 64 && f->head * 2 > f->n) {
 		memmove(f->v, f->v + f->head, (f->n - f->head) * sizeof(*f->v));
 		f->n -= f->head;
+		f->base += f->head;
 		f->head = 0;
 	}
 }
@@ -453,6 +470,7 @@ static void release_fused(struct session *s, struct fused *f)
 	for (size_t i = 0; i < f->nspares; i++)
 		free(f->spares[i].p);
 	free(f->spares);
+	free(f->bv);
 	free_later(s, f->v);
 }
 
