@@ -203,17 +203,18 @@ struct spare {
 };
 
 struct fused {
+	/* a ring: the records of sequence numbers [head, n) are held, in file order, the
+	 * one of number i at v[i & (cap - 1)] (cap a power of two) */
 	struct held *v;
-	size_t head, n, cap;  /* v[head..n) are held, in file order */
+	size_t head, n, cap;
 	size_t bytes;         /* their copies' */
 	struct spare *spares;
 	size_t nspares, spares_cap;
 	size_t nborrowed;     /* held samples whose stack is borrowed */
-	size_t base;          /* how many held records were let go of before v[0] */
 	/* the borrowed stacks, in file order (p NULL: copied since) */
 	struct borrow {
 		const uint8_t *p;
-		size_t len, seq;  /* seq: base + the record's index in v */
+		size_t len, seq;  /* seq: the record's sequence number */
 	} *bv;
 	size_t bv_head, bv_n, bv_cap;
 	struct stack_block *blocks;
@@ -266,27 +267,51 @@ static void *take(uint8_t **at, const void *src, size_t len)
 	return dst;
 }
 
+static struct held *held_at(const struct fused *f, size_t seq)
+{
+	return &f->v[seq & (f->cap - 1)];
+}
+
+/* Room for one more held record: the ring doubled when full, its records moved to
+ * where their numbers fall in the larger one. */
+static void ring_room(struct fused *f)
+{
+	struct held *old = f->v;
+	size_t ocap = f->cap;
+
+	if (f->n - f->head < f->cap)
+		return;
+	f->cap = ocap ? 2 * ocap : 64;
+	f->v = xmalloc(f->cap * sizeof(*f->v));
+	for (size_t i = f->head; i < f->n; i++)
+		f->v[i & (f->cap - 1)] = old[i & (ocap - 1)];
+	free(old);
+}
+
 static void hold(struct fused *f, const struct perf_reader *r, const struct perf_record *rec,
 		 uint64_t time)
 {
-	struct held h;
+	struct held *hp;
 	const struct perf_sample *x = &rec->u.sample;
 	const char *str = NULL;
 	size_t need = 0;
 	uint8_t *at;
 
-	memset(&h, 0, sizeof(h));
-	h.block = -1;
-	h.rec = *rec;
-	h.rec.raw = NULL; /* no handler reads the bytes as written */
-	h.time = time;
+	/* made where it is kept (a record is about 300 bytes), not copied in */
+	ring_room(f);
+	hp = held_at(f, f->n);
+	hp->block = -1;
+	hp->rec = *rec;
+	hp->rec.raw = NULL; /* no handler reads the bytes as written */
+	hp->time = time;
+	hp->borrowed = 0;
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		h.borrowed = x->stack_user && x->stack_user_dyn &&
+		hp->borrowed = x->stack_user && x->stack_user_dyn &&
 			     perf_reader_inflated(r, x->stack_user, (size_t)x->stack_user_dyn);
 		need = align8(x->nr_callchain * 8) + align8(x->raw_size) +
 		       align8((size_t)x->nregs_user * 8) +
-		       (h.borrowed ? 0 : align8((size_t)x->stack_user_dyn));
+		       (hp->borrowed ? 0 : align8((size_t)x->stack_user_dyn));
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -303,45 +328,41 @@ static void hold(struct fused *f, const struct perf_reader *r, const struct perf
 	}
 	if (str)
 		need = strlen(str) + 1;
-	h.data = at = need ? buffer(f, need, &h.cap) : NULL;
-	h.bytes = need;
+	hp->cap = 0;
+	hp->data = at = need ? buffer(f, need, &hp->cap) : NULL;
+	hp->bytes = need;
 	if (rec->type == PERF_RECORD_SAMPLE) {
-		struct perf_sample *y = &h.rec.u.sample;
+		struct perf_sample *y = &hp->rec.u.sample;
 
 		/* the stack's bytes past dyn are not valid, and not read */
 		y->callchain = x->callchain ? take(&at, x->callchain, x->nr_callchain * 8) : NULL;
 		y->regs_user = x->regs_user ? take(&at, x->regs_user, (size_t)x->nregs_user * 8)
 					    : NULL;
 		y->raw = x->raw ? take(&at, x->raw, x->raw_size) : NULL;
-		if (!h.borrowed)
+		if (!hp->borrowed)
 			y->stack_user = x->stack_user ? take(&at, x->stack_user,
 							     (size_t)x->stack_user_dyn)
 						      : NULL;
-		f->nborrowed += h.borrowed;
+		f->nborrowed += hp->borrowed;
 	} else if (str) {
 		const char *copy = take(&at, str, need);
 
 		if (rec->type == PERF_RECORD_COMM)
-			h.rec.u.comm.comm = copy;
+			hp->rec.u.comm.comm = copy;
 		else if (rec->type == PERF_RECORD_KSYMBOL)
-			h.rec.u.ksymbol.name = copy;
+			hp->rec.u.ksymbol.name = copy;
 		else
-			h.rec.u.mmap.filename = copy;
-	}
-	if (f->head && f->head == f->n) {
-		f->base += f->n;
-		f->head = f->n = 0;
+			hp->rec.u.mmap.filename = copy;
 	}
 	/* counted as copied (the limit of what may be held does not depend on when) */
-	if (h.borrowed)
-		h.bytes += align8((size_t)x->stack_user_dyn);
-	VEC_PUSH(f->v, f->n, f->cap, h);
-	if (h.borrowed) {
-		struct borrow bw = { x->stack_user, (size_t)x->stack_user_dyn, f->base + f->n - 1 };
+	if (hp->borrowed) {
+		struct borrow bw = { x->stack_user, (size_t)x->stack_user_dyn, f->n };
 
+		hp->bytes += align8((size_t)x->stack_user_dyn);
 		VEC_PUSH(f->bv, f->bv_n, f->bv_cap, bw);
 	}
-	f->bytes += h.bytes;
+	f->bytes += hp->bytes;
+	f->n++;
 }
 
 /* a block's size in steps of 1 MB (its pages made as they are written): one grown is
@@ -398,7 +419,7 @@ static void unborrow(void *arg, const void *lo, const void *hi)
 
 		if (!bw->p || bw->p >= (const uint8_t *)hi || bw->p + bw->len <= (const uint8_t *)lo)
 			continue;
-		h = &f->v[bw->seq - f->base];
+		h = held_at(f, bw->seq);
 		memcpy(blk->p + blk->used, bw->p, bw->len);
 		h->rec.u.sample.stack_user = blk->p + blk->used;
 		blk->used += align8(bw->len);
@@ -416,8 +437,8 @@ static void drain(struct session *s, struct fused *f, uint64_t horizon, session_
 {
 	struct sample_ctx c;
 
-	while (f->head < f->n && f->v[f->head].time <= horizon) {
-		struct held *h = &f->v[f->head++];
+	while (f->head < f->n && held_at(f, f->head)->time <= horizon) {
+		struct held *h = held_at(f, f->head++);
 
 		build_ctx(s, &h->rec, &c);
 		fn(arg, &c);
@@ -427,18 +448,12 @@ static void drain(struct session *s, struct fused *f, uint64_t horizon, session_
 		f->nborrowed -= h->borrowed;
 		f->bytes -= h->bytes;
 	}
-	while (f->bv_head < f->bv_n && f->bv[f->bv_head].seq < f->base + f->head)
+	while (f->bv_head < f->bv_n && f->bv[f->bv_head].seq < f->head)
 		f->bv_head++;
 	if (f->bv_head > 64 && f->bv_head * 2 > f->bv_n) {
 		memmove(f->bv, f->bv + f->bv_head, (f->bv_n - f->bv_head) * sizeof(*f->bv));
 		f->bv_n -= f->bv_head;
 		f->bv_head = 0;
-	}
-	if (f->head > 64 && f->head * 2 > f->n) {
-		memmove(f->v, f->v + f->head, (f->n - f->head) * sizeof(*f->v));
-		f->n -= f->head;
-		f->base += f->head;
-		f->head = 0;
 	}
 }
 
@@ -463,7 +478,7 @@ static void free_now(struct session *s)
 static void release_fused(struct session *s, struct fused *f)
 {
 	for (size_t i = f->head; i < f->n; i++)
-		free(f->v[i].data);
+		free(held_at(f, i)->data);
 	for (size_t i = 0; i < f->nblocks; i++)
 		free_later(s, f->blocks[i].p);
 	free(f->blocks);
