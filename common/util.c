@@ -164,11 +164,12 @@ uint32_t *u64map_get(const struct u64map *m, uint64_t key)
 	}
 }
 
-static void u64map_grow(struct u64map *m)
+/* The table `cap` slots (a power of two, over the keys held), the keys put again. */
+static void u64map_resize(struct u64map *m, size_t cap)
 {
 	struct u64map n;
 
-	n.cap = m->cap ? m->cap * 2 : 64;
+	n.cap = cap;
 	n.len = 0;
 	n.keys = xcalloc(n.cap, sizeof(*n.keys));
 	n.vals = xmalloc(n.cap * sizeof(*n.vals));
@@ -178,6 +179,21 @@ static void u64map_grow(struct u64map *m)
 	free(m->keys);
 	free(m->vals);
 	*m = n;
+}
+
+static void u64map_grow(struct u64map *m)
+{
+	u64map_resize(m, m->cap ? m->cap * 2 : 64);
+}
+
+void u64map_reserve(struct u64map *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 64;
+
+	while ((n + 1) * 4 >= cap * 3)
+		cap *= 2;
+	if (cap > m->cap)
+		u64map_resize(m, cap);
 }
 
 void u64map_put(struct u64map *m, uint64_t key, uint32_t val)

@@ -77,6 +77,8 @@ void u64map_release(struct u64map *m);
 uint32_t *u64map_get(const struct u64map *m, uint64_t key);
 /* Inserts or overwrites. */
 void u64map_put(struct u64map *m, uint64_t key, uint32_t val);
+/* Room for `n` keys in all without growing (an empty map's table made at once). */
+void u64map_reserve(struct u64map *m, size_t n);
 
 /*
  * In `v`, `n` elements of `stride` bytes sorted by the uint64_t at byte `at` of

@@ -248,6 +248,9 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 	p->nnodes = p->nodes_cap = 0;
 	u64map_release(&p->node_index);
 	u64map_init(&p->node_index);
+	/* as many nodes at least as before: made at once, not grown step by step */
+	u64map_reserve(&p->node_index, nold);
+	grow_array((void **)&p->nodes, &p->nodes_cap, nold, sizeof(*p->nodes));
 	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, root);
 	to[0] = 0;
 	/* a node's parent was made before it: its new id is known */
