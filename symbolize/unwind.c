@@ -86,6 +86,8 @@ struct cfi_plan {
 	bool has_expr;        /* a rule is an expression (RULE_EXPR, or the CFA's) */
 	uint8_t nrules;
 	uint8_t nat;          /* rules[0..nat) are RULE_AT_CFA (saved registers: the most) */
+	uint8_t nsaved;       /* the first nsaved of them, the return address's after */
+	uint32_t saved;       /* bit n: rules[0..nsaved) save register n */
 	struct reg_rule rules[]; /* the others, undefined and unknown ones left out; a
 				    rule writes only its register, and only the return
 				    address's fails a step, so their order is free */
@@ -371,6 +373,7 @@ static struct cfi_plan *plan_compile(Dwarf_Frame *f)
 			keep = true;
 		}
 		if (rr.kind == RULE_AT_CFA) {
+			/* the return address's last of them (r counts up to it) */
 			memmove(rules + nat + 1, rules + nat, (n - nat) * sizeof(rules[0]));
 			rules[nat++] = rr;
 			n++;
@@ -392,6 +395,10 @@ static struct cfi_plan *plan_compile(Dwarf_Frame *f)
 	}
 	p->nrules = (uint8_t)n;
 	p->nat = (uint8_t)nat;
+	p->nsaved = (uint8_t)(nat && rules[nat - 1].regno == UNWIND_REG_IP ? nat - 1 : nat);
+	p->saved = 0;
+	for (size_t i = 0; i < p->nsaved; i++)
+		p->saved |= 1u << rules[i].regno;
 	memcpy(p->rules, rules, n * sizeof(rules[0]));
 	if (!keep)
 		free(f);
@@ -736,26 +743,23 @@ static enum step step_cfi(const struct cfi_plan *p, struct unwind_regs *cur, str
 	/* every register at once, its validity from the plan: a register without a
 	 * rule is left invalid (its value a stale one nothing reads) */
 	memcpy(next->r, cur->r, sizeof(next->r));
-	valid = cur->valid & p->same;
+	valid = (cur->valid & p->same) | p->saved;
 	nlz->mask = carried = lz->mask & p->same;
 	for (; carried; carried &= carried - 1)
 		nlz->at[__builtin_ctz(carried)] = lz->at[__builtin_ctz(carried)];
-	for (i = 0; i < p->nat; i++) {
-		const struct reg_rule *rr = &p->rules[i];
-		int r = rr->regno;
-
-		if (r != UNWIND_REG_IP) {
-			nlz->at[r] = cfa + rr->off;
-			nlz->mask |= 1u << r;
-			valid |= 1u << r;
-			continue;
-		}
-		if (mem_read(mm, cfa + rr->off, &x) < 0) {
+	/* the registers saved in the frame: where, read when used (need()) */
+	for (i = 0; i < p->nsaved; i++)
+		nlz->at[p->rules[i].regno] = cfa + p->rules[i].off;
+	nlz->mask |= p->saved;
+	if (i < p->nat) {
+		/* the return address, read now */
+		if (mem_read(mm, cfa + p->rules[i].off, &x) < 0) {
 			res->stop = UNWIND_STACK_SHORT;
 			return STEP_FAIL;
 		}
-		next->r[r] = x;
-		valid |= 1u << r;
+		next->r[UNWIND_REG_IP] = x;
+		valid |= 1u << UNWIND_REG_IP;
+		i++;
 	}
 	next->valid = valid;
 	for (; i < p->nrules; i++) {
