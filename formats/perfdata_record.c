@@ -320,9 +320,13 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 		REGS(PERF_SAMPLE_REGS_USER, "REGS_USER", e->sample_regs_user);
 		s->regs_user_abi = ld64(regs - 8, sw);
 		if (s->regs_user_abi) {
-			s->nregs_user = (uint32_t)__builtin_popcountll(e->sample_regs_user);
-			for (v = 0; v < s->nregs_user; v++)
-				r->regs_user[v] = ld64(regs + 8 * v, sw);
+			/* n: the registers' bytes (REGS) */
+			s->nregs_user = (uint32_t)(n / 8);
+			if (!sw)
+				memcpy(r->regs_user, regs, (size_t)n);
+			else
+				for (v = 0; v < s->nregs_user; v++)
+					r->regs_user[v] = ld64(regs + 8 * v, sw);
 			s->regs_user = r->regs_user;
 		}
 	}
