@@ -443,10 +443,11 @@ int sym_dwarf_cached(struct symbolizer *s, struct obj_slot *slot)
 /*
  * What DWARF says of `vaddr` in the slot's object (its lock held): what an earlier
  * lookup of this run or an earlier one gave, from the frame cache, else libdw's answer
- * (the DWARF opened now if it is not yet), kept there.
+ * (the DWARF opened now if it is not yet), kept there; with `cached_only`, *missed set
+ * instead of libdw asked.
  */
 static size_t dwarf_frames(struct symbolizer *s, struct obj_slot *slot, uint64_t vaddr,
-			   struct dwarf_frame *df, size_t cap)
+			   struct dwarf_frame *df, size_t cap, int cached_only, int *missed)
 {
 	struct frame_cache *fc = slot_frame_cache(s, slot);
 	long known;
@@ -457,6 +458,10 @@ static size_t dwarf_frames(struct symbolizer *s, struct obj_slot *slot, uint64_t
 	known = frame_cache_get(fc, vaddr, df, cap);
 	if (known >= 0)
 		return (size_t)known;
+	if (cached_only) {
+		*missed = 1;
+		return 0;
+	}
 	sym_open_dwarf(s, slot);
 	frame_cache_set_dwarf(fc, slot->dwarf != NULL);
 	if (slot->dwarf)
@@ -484,10 +489,12 @@ static const char *demangle(const struct symbolizer *s, struct obj_slot *slot, c
 /*
  * Symbolize (offset, ret) of the object in `slot`, whose lock the caller holds, into
  * the slot's results: MAX_FRAMES at most, innermost first. Returns the result index,
- * or -1 when the address has no symbol.
+ * or -1 when the address has no symbol; with `cached_only`, -2 where the object would
+ * be looked for or its DWARF read (nothing done).
  */
 static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *path,
-		      const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret)
+		      const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret,
+		      int cached_only)
 {
 	struct dwarf_frame df[MAX_FRAMES];
 	struct sym_frame out[MAX_FRAMES];
@@ -495,7 +502,10 @@ static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *p
 	uint64_t vaddr, line_vaddr;
 	size_t nd = 0, n = 0;
 	struct sym_result r;
+	int missed = 0;
 
+	if (!slot->tried && cached_only)
+		return -2;
 	if (!slot->tried)
 		sym_find_object(s, slot, path, build_id, build_id_size);
 	if (!slot->elf)
@@ -512,7 +522,9 @@ static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *p
 	if (!sym && line_vaddr != vaddr && elf_obj_status(slot->elf) == ELF_OBJ_OK &&
 	    (sym = elf_obj_lookup(slot->elf, vaddr)) != NULL)
 		line_vaddr = vaddr;
-	nd = dwarf_frames(s, slot, line_vaddr, df, MAX_FRAMES);
+	nd = dwarf_frames(s, slot, line_vaddr, df, MAX_FRAMES, cached_only, &missed);
+	if (missed)
+		return -2;
 	if (!sym && (nd == 0 || !df[nd - 1].name))
 		return -1;
 	/* inlined callees first, as DWARF names them */
@@ -547,7 +559,8 @@ static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *p
 }
 
 long sym_result_for(struct symbolizer *s, struct obj_slot *slot, const char *path,
-		       const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret)
+		       const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret,
+		       int cached_only)
 {
 	uint64_t key = ((offset << 1) | (uint64_t)(ret != 0)) + 1;
 	uint32_t *v = offset < (1ULL << 62) ? u64map_get(&slot->done, key) : NULL;
@@ -555,8 +568,8 @@ long sym_result_for(struct symbolizer *s, struct obj_slot *slot, const char *pat
 
 	if (v)
 		return (long)*v - 1;
-	r = symbolize(s, slot, path, build_id, build_id_size, offset, ret);
-	if (offset < (1ULL << 62))
+	r = symbolize(s, slot, path, build_id, build_id_size, offset, ret, cached_only);
+	if (r != -2 && offset < (1ULL << 62))
 		u64map_put(&slot->done, key, (uint32_t)(r + 1));
 	return r;
 }
@@ -587,7 +600,7 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 		pthread_mutex_lock(&slot->lock);
 		atomic_fetch_sub(&slot->main_waiting, 1);
 	}
-	idx = sym_result_for(s, slot, path, build_id, build_id_size, offset, ret);
+	idx = sym_result_for(s, slot, path, build_id, build_id_size, offset, ret, 0);
 	if (slot->warn_mismatch == 1) {
 		slot->warn_mismatch = 2;
 		diag_warn(s->diag, path, DIAG_NO_OFFSET,

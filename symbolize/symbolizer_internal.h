@@ -137,9 +137,11 @@ void sym_open_dwarf(struct symbolizer *s, struct obj_slot *slot);
  * need it opened only for addresses no earlier run asked for. */
 int sym_dwarf_cached(struct symbolizer *s, struct obj_slot *slot);
 /* The result index for (offset, ret) in the slot (its lock held), symbolized now
- * unless it is done; -1 for none. */
+ * unless it is done; -1 for none. With `cached_only`, -2 (and nothing done) where that
+ * would take more than the caches: the object looked for, its DWARF read. */
 long sym_result_for(struct symbolizer *s, struct obj_slot *slot, const char *path,
-		    const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret);
+		    const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret,
+		    int cached_only);
 /* Start the helper thread unless it runs or was stopped. */
 void sym_start_helper(struct symbolizer *s);
 /* Load the kernel symbols of the kernel with build id `bid` into s->ksyms, saying where

@@ -180,6 +180,35 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 	loc_list_release(&places);
 }
 
+/* Whether the cache has a table of the kernel's symbols (saved by build id, or the
+ * running kernel's): loading it then maps a file, and needs no thread of its own. */
+static int kernel_cached(const struct symbolizer *s, const uint8_t *bid, size_t bidlen)
+{
+	char hex[5 + 2 * 64 + 1], *file;
+	uint8_t live[64];
+	size_t nlive;
+	int found = 0;
+
+	nlive = kernel_live_build_id(live, sizeof(live));
+	if (!bidlen) {
+		/* a recording that does not say: the running kernel's, if it is read */
+		bid = live;
+		bidlen = nlive;
+	}
+	if (!bidlen || bidlen > 64)
+		return 0;
+	memcpy(hex, "live-", 5);
+	hex_bytes(hex + 5, bid, bidlen);
+	for (int k = 0; k < 2 && !found; k++) {
+		if (k == 1 && (nlive != bidlen || memcmp(live, bid, bidlen) != 0))
+			break;
+		file = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, k ? hex : hex + 5, 0);
+		found = file && access(file, R_OK) == 0;
+		free(file);
+	}
+	return found;
+}
+
 void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,
 				size_t build_id_size)
 {
@@ -193,7 +222,10 @@ void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,
 	s->kernel_state = KERNEL_QUEUED;
 	pthread_cond_signal(&s->queue_cond);
 	pthread_mutex_unlock(&s->queue_lock);
-	sym_start_helper(s);
+	/* a table to parse (122,000 lines): on the helper thread, meanwhile; one in the
+	 * cache: by whichever thread needs it first */
+	if (!kernel_cached(s, build_id, build_id_size))
+		sym_start_helper(s);
 }
 
 int sym_kernel_take(struct symbolizer *s)
