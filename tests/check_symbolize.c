@@ -284,6 +284,84 @@ START_TEST(prefetched_frames_are_the_same)
 }
 END_TEST
 
+/* The threads of this process (a test runs in a process of its own). */
+static size_t threads_now(void)
+{
+	char line[256];
+	size_t n = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %zu", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Where the caches answer (a second run: the object's symbols and its DWARF answers
+ * kept), a prefetched address is symbolized on the spot and no second thread starts;
+ * an address the frame cache does not hold starts it. The frames are the same. */
+START_TEST(cached_prefetch_needs_no_thread)
+{
+	char cache[] = "/tmp/check_symbolize_cache.XXXXXX", cmd[600];
+	struct sym_options o;
+	struct diag d;
+	struct symbolizer *first, *second;
+	uint64_t start, size, far, fsize;
+	char *file, *debug;
+	size_t checked = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(cache));
+	ck_assert(nm_symbol("hot_loop", &start, &size));
+	ck_assert(nm_symbol("main", &far, &fsize));
+	memset(&o, 0, sizeof(o));
+	o.demangle = o.inline_frames = 1;
+	o.cache_dir = cache;
+	diag_init(&d);
+	/* the first run: its lookups kept in the cache when it ends */
+	first = symbolizer_new(&o, &d);
+	for (uint64_t a = start; a < start + size; a += 2) {
+		struct sym_frame f[16];
+
+		symbolizer_native(first, 7, bin, NULL, 0, file_offset(a), 0, f, 16);
+	}
+	symbolizer_free(first);
+	first = new_symbolizer(1, 1);
+	second = symbolizer_new(&o, &d);
+	ck_assert_uint_eq(threads_now(), 1);
+	/* the object found first, as the unwinder finds it for its CFI */
+	ck_assert(symbolizer_object_files(second, 7, bin, NULL, 0, &file, &debug));
+	free(file);
+	free(debug);
+	for (uint64_t a = start; a < start + size; a += 2)
+		symbolizer_prefetch(second, 7, bin, NULL, 0, file_offset(a), 0);
+	ck_assert_uint_eq(threads_now(), 1);
+	for (uint64_t a = start; a < start + size; a += 2) {
+		struct sym_frame f[16], g[16];
+		size_t n = symbolizer_native(first, 7, bin, NULL, 0, file_offset(a), 0, f, 16);
+		size_t m = symbolizer_native(second, 7, bin, NULL, 0, file_offset(a), 0, g, 16);
+
+		ck_assert_uint_eq(n, m);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_str_eq(f[i].name, g[i].name);
+			ck_assert_str_eq(f[i].file ? f[i].file : "-", g[i].file ? g[i].file : "-");
+			ck_assert_uint_eq(f[i].line, g[i].line);
+			ck_assert_int_eq(f[i].inlined, g[i].inlined);
+		}
+		checked += n > 0;
+	}
+	ck_assert_uint_gt(checked, 10);
+	/* an address no run asked for: its DWARF is to be read, on the helper thread */
+	symbolizer_prefetch(second, 7, bin, NULL, 0, file_offset(far), 0);
+	ck_assert_uint_eq(threads_now(), 2);
+	symbolizer_free(second);
+	symbolizer_free(first);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", cache);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(missing_and_mismatched_files_are_reported)
 {
 	struct symbolizer *s = new_symbolizer(1, 1);
@@ -421,6 +499,7 @@ int main(void)
 	tcase_add_test(tc, return_address_past_a_noreturn_call);
 	tcase_add_test(tc, files_without_build_id_are_verified_by_inode_or_said);
 	tcase_add_test(tc, prefetched_frames_are_the_same);
+	tcase_add_test(tc, cached_prefetch_needs_no_thread);
 	tcase_add_test(tc, cpp_and_rust_names_demangle_as_perf_shows_them);
 	suite_add_tcase(su, tc);
 	failed = run_suite(su);
