@@ -135,12 +135,13 @@ int gzout_close(struct gzout *g)
 {
 	int err;
 
-	if (!g->zlib)
-		whole(g);
-	else if (!g->err)
-		deflate_in(g, g->buf, g->len, Z_FINISH);
-	if (g->zlib)
+	if (g->zlib) {
+		if (!g->err)
+			deflate_in(g, g->buf, g->len, Z_FINISH);
 		deflateEnd(&g->zs);
+	} else if (!g->err) {
+		whole(g);
+	}
 	err = g->err;
 	free(g->buf);
 	free(g);

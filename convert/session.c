@@ -183,7 +183,6 @@ struct held {
 	uint64_t time;
 	void *data;
 	size_t bytes, cap;
-	int borrowed;         /* rec.u.sample.stack_user points into the reader */
 	int block;            /* its copy's block in fused.blocks, or -1 */
 };
 
@@ -210,8 +209,8 @@ struct fused {
 	size_t bytes;         /* their copies' */
 	struct spare *spares;
 	size_t nspares, spares_cap;
-	size_t nborrowed;     /* held samples whose stack is borrowed */
-	/* the borrowed stacks, in file order (p NULL: copied since) */
+	/* the held stacks that point into the reader's buffer, in file order (p NULL:
+	 * copied since) */
 	struct borrow {
 		const uint8_t *p;
 		size_t len, seq;  /* seq: the record's sequence number */
@@ -296,6 +295,7 @@ static void hold(struct fused *f, const struct perf_reader *r, const struct perf
 	const char *str = NULL;
 	size_t need = 0;
 	uint8_t *at;
+	int borrowed = 0;
 
 	/* made where it is kept (a record is about 300 bytes), not copied in */
 	ring_room(f);
@@ -304,14 +304,13 @@ static void hold(struct fused *f, const struct perf_reader *r, const struct perf
 	hp->rec = *rec;
 	hp->rec.raw = NULL; /* no handler reads the bytes as written */
 	hp->time = time;
-	hp->borrowed = 0;
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		hp->borrowed = x->stack_user && x->stack_user_dyn &&
-			     perf_reader_inflated(r, x->stack_user, (size_t)x->stack_user_dyn);
+		borrowed = x->stack_user && x->stack_user_dyn &&
+			   perf_reader_inflated(r, x->stack_user, (size_t)x->stack_user_dyn);
 		need = align8(x->nr_callchain * 8) + align8(x->raw_size) +
 		       align8((size_t)x->nregs_user * 8) +
-		       (hp->borrowed ? 0 : align8((size_t)x->stack_user_dyn));
+		       (borrowed ? 0 : align8((size_t)x->stack_user_dyn));
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -339,11 +338,10 @@ static void hold(struct fused *f, const struct perf_reader *r, const struct perf
 		y->regs_user = x->regs_user ? take(&at, x->regs_user, (size_t)x->nregs_user * 8)
 					    : NULL;
 		y->raw = x->raw ? take(&at, x->raw, x->raw_size) : NULL;
-		if (!hp->borrowed)
+		if (!borrowed)
 			y->stack_user = x->stack_user ? take(&at, x->stack_user,
 							     (size_t)x->stack_user_dyn)
 						      : NULL;
-		f->nborrowed += hp->borrowed;
 	} else if (str) {
 		const char *copy = take(&at, str, need);
 
@@ -355,7 +353,7 @@ static void hold(struct fused *f, const struct perf_reader *r, const struct perf
 			hp->rec.u.mmap.filename = copy;
 	}
 	/* counted as copied (the limit of what may be held does not depend on when) */
-	if (hp->borrowed) {
+	if (borrowed) {
 		struct borrow bw = { x->stack_user, (size_t)x->stack_user_dyn, f->n };
 
 		hp->bytes += align8((size_t)x->stack_user_dyn);
@@ -423,10 +421,8 @@ static void unborrow(void *arg, const void *lo, const void *hi)
 		memcpy(blk->p + blk->used, bw->p, bw->len);
 		h->rec.u.sample.stack_user = blk->p + blk->used;
 		blk->used += align8(bw->len);
-		h->borrowed = 0;
 		h->block = b;
 		blk->live++;
-		f->nborrowed--;
 		bw->p = NULL;
 	}
 }
@@ -445,7 +441,6 @@ static void drain(struct session *s, struct fused *f, uint64_t horizon, session_
 		unbuffer(f, h->data, h->cap);
 		if (h->block >= 0 && --f->blocks[h->block].live == 0)
 			f->blocks[h->block].used = 0;
-		f->nborrowed -= h->borrowed;
 		f->bytes -= h->bytes;
 	}
 	while (f->bv_head < f->bv_n && f->bv[f->bv_head].seq < f->head)

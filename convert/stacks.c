@@ -96,10 +96,9 @@ void stacks_free(struct stack_builder *b)
  * The leaf node of raw stack words[0..nw): every address resolved, every frame interned.
  * Stacks that miss the chain cache mostly share their root side with their thread's
  * one before (a recursion's depth or a leaf differs): where the thread's last walk
- * was in the same epochs,
- * its nodes stand for the addresses the two share from the root, and only the rest is
- * resolved and interned, leaf first as a whole walk would (so that frames and nodes
- * are made in the same order). An address's frames depend on the address, its ret and
+ * was in the same epochs, its nodes stand for the addresses the two share from the
+ * root, and only the rest is resolved and interned, leaf first as a whole walk would
+ * (so that frames and nodes are made in the same order). An address's frames depend on the address, its ret and
  * kernel bits and the epochs only; JIT code's on the time too, and it is never kept.
  */
 static uint32_t walk_node(struct stack_builder *b, const uint64_t *words, size_t nw, int kernel_ctx,

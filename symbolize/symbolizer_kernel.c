@@ -180,33 +180,35 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 	loc_list_release(&places);
 }
 
+/* Whether the cache has entry `key` of the kernel tables. */
+static int kcache_has(const struct symbolizer *s, const char *key)
+{
+	char *file = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, key, 0);
+	int found = file && access(file, R_OK) == 0;
+
+	free(file);
+	return found;
+}
+
 /* Whether the cache has a table of the kernel's symbols (saved by build id, or the
- * running kernel's): loading it then maps a file, and needs no thread of its own. */
+ * running kernel's): loading it then maps a file, and needs no thread of its own. A
+ * recording that names no kernel build id is read with the running kernel's. */
 static int kernel_cached(const struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 {
-	char hex[5 + 2 * 64 + 1], *file;
+	char key[5 + 2 * 64 + 1];
 	uint8_t live[64];
-	size_t nlive;
-	int found = 0;
+	size_t nlive = kernel_live_build_id(live, sizeof(live));
+	int running = !bidlen || (bidlen == nlive && memcmp(live, bid, bidlen) == 0);
 
-	nlive = kernel_live_build_id(live, sizeof(live));
 	if (!bidlen) {
-		/* a recording that does not say: the running kernel's, if it is read */
 		bid = live;
 		bidlen = nlive;
 	}
 	if (!bidlen || bidlen > 64)
 		return 0;
-	memcpy(hex, "live-", 5);
-	hex_bytes(hex + 5, bid, bidlen);
-	for (int k = 0; k < 2 && !found; k++) {
-		if (k == 1 && (nlive != bidlen || memcmp(live, bid, bidlen) != 0))
-			break;
-		file = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, k ? hex : hex + 5, 0);
-		found = file && access(file, R_OK) == 0;
-		free(file);
-	}
-	return found;
+	memcpy(key, "live-", 5);
+	hex_bytes(key + 5, bid, bidlen);
+	return kcache_has(s, key + 5) || (running && kcache_has(s, key));
 }
 
 void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,

@@ -101,8 +101,8 @@ void sym_start_helper(struct symbolizer *s)
  * While there is no helper thread: the address symbolized on this thread if the
  * caches answer for it (its object found, its DWARF in the frame cache), as fast as
  * queueing it would be. A thread started for such work only costs: the wake-ups, the
- * other core's TLB flushes, its exit (2-3% of a warm --call-graph dwarf run, whose
- * objects the unwinder has found before their addresses come). 1 when done.
+ * other core's TLB flushes, its exit (5% of a warm --call-graph dwarf run's CPU time,
+ * whose objects the unwinder has found before their addresses come). 1 when done.
  */
 static int done_here(struct symbolizer *s, uint32_t obj, const char *path,
 		     const uint8_t *build_id, size_t build_id_size, uint64_t offset, int ret)
