@@ -313,12 +313,9 @@ void pd_zfill(struct perf_reader *r)
 	}
 	left = r->zin_len - r->zin_pos;
 	/* a skippable frame's content (up to 4 GB) is passed over, not gathered */
-	if (r->zskip || ZSTD_nextInputType(r->zd) == ZSTDnit_skippableFrame) {
-		size_t take;
+	if (r->zskip) {
+		size_t take = r->zskip < left ? (size_t)r->zskip : left;
 
-		if (!r->zskip)
-			r->zskip = need;
-		take = r->zskip < left ? (size_t)r->zskip : left;
 		r->zin_pos += take;
 		r->zskip -= take;
 		if (!r->zskip)
@@ -342,6 +339,19 @@ void pd_zfill(struct perf_reader *r)
 		src = r->zstage;
 		r->zstage_len = 0;
 	}
+	/* the rest of a skippable frame's header (the magic was the first unit): it
+	 * says how long the content to pass over is */
+	if (ZSTD_nextInputType(r->zd) == ZSTDnit_skippableFrame) {
+		ret = ZSTD_decompressContinue(r->zd, NULL, 0, src, need);
+		if (ZSTD_isError(ret)) {
+			zwarn(r, ZSTD_getErrorName(ret));
+			return;
+		}
+		r->zskip = ZSTD_nextSrcSizeToDecompress(r->zd);
+		if (!r->zskip)
+			ZSTD_decompressBegin(r->zd);
+		return;
+	}
 	/* a frame header comes in two units: kept until whole */
 	if (ZSTD_nextInputType(r->zd) == ZSTDnit_frameHeader) {
 		if (r->zhead_len + need <= sizeof(r->zhead)) {
@@ -354,8 +364,10 @@ void pd_zfill(struct perf_reader *r)
 			zwarn(r, ZSTD_getErrorName(ret));
 			return;
 		}
-		if (ZSTD_nextInputType(r->zd) != ZSTDnit_frameHeader)
+		if (ZSTD_nextInputType(r->zd) == ZSTDnit_blockHeader)
 			frame_begins(r);
+		else if (ZSTD_nextInputType(r->zd) == ZSTDnit_skippableFrame)
+			r->zhead_len = 0;
 		return;
 	}
 	if (r->dcap - r->dlen < ZSTD_BLOCKSIZE_MAX) {

@@ -935,6 +935,66 @@ START_TEST(test_compressed_straddle)
 }
 END_TEST
 
+/* A skippable frame (which may hold anything, here a whole zstd frame of the same
+ * records) and then a frame of the records: the skippable frame's content is passed
+ * over, not taken for a frame of its own. */
+static void skippable_records(struct buf *b)
+{
+	static struct buf plain;
+	static uint8_t frame[4096];
+	size_t n, at, i, pad;
+
+	memset(&plain, 0, sizeof(plain));
+	plain.be = b->be;
+	synth_records(&plain);
+	n = ZSTD_compress(frame, sizeof(frame), plain.p, plain.len, 1);
+	ck_assert(!ZSTD_isError(n));
+	at = rec_begin(b, PERF_RECORD_COMPRESSED, 0);
+	put(b, "\x5a\x2a\x4d\x18", 4); /* 0x184D2A5A, little-endian as zstd has it */
+	put(b, (uint8_t[4]){ n & 0xff, (n >> 8) & 0xff, 0, 0 }, 4);
+	put(b, frame, n);
+	put(b, frame, n);
+	pad = (8 - (b->len - at) % 8) % 8;
+	for (i = 0; i < pad; i++)
+		put(b, "", 1);
+	rec_end(b, at);
+}
+
+/* The records a reader gives for a file built by `records`, their types in `types`. */
+static int read_types(void (*records)(struct buf *), int *types, int max)
+{
+	static struct buf b;
+	struct perf_record rec;
+	struct perf_reader *r;
+	struct cap c;
+	int n = 0;
+
+	build_file(&b, 0, records);
+	cap_init(&c);
+	r = perf_reader_open_mem(b.p, b.len, "z.data", &c.d);
+	ck_assert(r != NULL);
+	while (perf_reader_next(r, &rec) == 1)
+		if (n < max)
+			types[n++] = (int)rec.type;
+		else
+			n++;
+	perf_reader_close(r);
+	cap_release(&c);
+	return n;
+}
+
+START_TEST(test_compressed_skippable)
+{
+	int plain[16], z[16], n;
+
+	n = read_types(synth_records, plain, 16);
+	ck_assert_int_gt(n, 3);
+	ck_assert_int_le(n, 16);
+	ck_assert_int_eq(read_types(skippable_records, z, 16), n);
+	ck_assert_mem_eq(z, plain, n * sizeof(int));
+}
+END_TEST
+
 /* The length of name number `k` with its NUL, and its first random state. */
 static size_t name_len(size_t k, uint64_t *x)
 {
@@ -1400,6 +1460,7 @@ static Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_skip_type_two_passes);
 	tcase_add_test(tc, test_skip_type_from_midway);
 	tcase_add_test(tc, test_compressed_straddle);
+	tcase_add_test(tc, test_compressed_skippable);
 	tcase_add_test(tc, test_compressed_long);
 	tcase_add_test(tc, test_reuse_said_first);
 	tcase_add_test(tc, test_size_damage);
