@@ -267,6 +267,7 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	for (size_t i = 0; i < ps.nkinds; i++)
 		if (sample_kinds[i]->finish)
 			sample_kinds[i]->finish(ps.state[i], &ps.c);
+	stacks_forget_raw(ps.c.stacks);
 	if (!st->samples && st->samples_filtered) {
 		nothing_matched(&ps.c, d);
 		goto out;

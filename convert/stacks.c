@@ -75,13 +75,22 @@ struct stack_builder *stacks_new(struct profile *p, const struct replay *rp, str
 	return b;
 }
 
+void stacks_forget_raw(struct stack_builder *b)
+{
+	free(b->chains);
+	b->chains = NULL;
+	b->nchains = b->chains_cap = 0;
+	id_index_release(&b->chain_index);
+	free(b->words);
+	b->words = NULL;
+	b->nwords = b->words_cap = 0;
+}
+
 void stacks_free(struct stack_builder *b)
 {
 	if (!b)
 		return;
-	free(b->chains);
-	id_index_release(&b->chain_index);
-	free(b->words);
+	stacks_forget_raw(b);
 	free(b->frames);
 	free(b->joined);
 	free(b->pos);

@@ -34,6 +34,10 @@ void stacks_free(struct stack_builder *b);
  * code, whose frames change without a mapping changing, are walked every time.
  */
 uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c);
+/* The samples are done: the raw stacks met (megabytes when a long recording's stacks
+ * differ, as --call-graph dwarf ones of deep recursion do) are let go of before the
+ * fix-ups that follow grow the profile. Samples may still come after, found anew. */
+void stacks_forget_raw(struct stack_builder *b);
 
 /* Samples taken in the kernel whose callchain held user space only (perf record
  * --user-callchains): their ip was put first as their kernel leaf. */

@@ -137,7 +137,8 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 		r->seq++;
 		r->cur_type = 0; /* framing: its warnings come in the first pass, whatever
 				    is skipped (skipped() names the type once it is framed) */
-		if (f->map && f->size >= RELEASE_MIN && off - r->released >= RELEASE_STEP)
+		if (f->map && f->size >= (r->hdr.compressed ? RELEASE_MIN_Z : RELEASE_MIN) &&
+		    off - r->released >= RELEASE_STEP)
 			pd_release_behind(r, f, off);
 		if (rem < 8) {
 			pd_warn(r, f->path, off, "data section cut short: %llu bytes of an 8-byte "
