@@ -154,6 +154,7 @@ static inline unsigned pd_rec_min(uint32_t type)
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: return 32;
 	case PERF_RECORD_LOST: return 24;
+	case PERF_RECORD_NAMESPACES: return 24; /* u32 pid, tid; u64 nr */
 	case PERF_RECORD_LOST_SAMPLES: return 16;
 	case PERF_RECORD_KSYMBOL: return 24;
 	default: return 8;

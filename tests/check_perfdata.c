@@ -935,6 +935,41 @@ START_TEST(test_compressed_straddle)
 }
 END_TEST
 
+/* A NAMESPACES record too short for its pid, tid and nr, last in the data of a file
+ * and of a pipe (attrs without sample_id_all: the record is its 8-byte header):
+ * skipped and said, not read past (fuzz_perfdata found the reader taking 16 bytes
+ * past the end of its input). Read from buffers of their exact size, so that a
+ * sanitizer build sees any read past. */
+START_TEST(test_short_namespaces)
+{
+	static const char *const files[] = { "tests/corpus/perfdata/namespaces-short.data",
+					     "tests/corpus/perfdata/namespaces-short-pipe.data" };
+	struct perf_record rec;
+	struct perf_reader *r;
+	struct cap c;
+	uint8_t *buf, *read;
+	size_t len;
+
+	read = slurp_gz(top_path(files[_i]), &len);
+	ck_assert_ptr_nonnull(read);
+	buf = malloc(len); /* slurp_gz's buffer may have room after the bytes */
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf, read, len);
+	free(read);
+	cap_init(&c);
+	r = perf_reader_open_mem(buf, len, "ns.data", &c.d);
+	ck_assert(r != NULL);
+	while (perf_reader_next(r, &rec) == 1)
+		ck_assert_uint_ne(rec.type, PERF_RECORD_NAMESPACES);
+	ck_assert_msg(strstr(cap_text(&c), "PERF_RECORD_NAMESPACES: damaged record (size 8)"),
+		      "%s", cap_text(&c));
+	ck_assert_uint_eq(perf_reader_stats(r)->records, 0);
+	perf_reader_close(r);
+	cap_release(&c);
+	free(buf);
+}
+END_TEST
+
 /* A skippable frame (which may hold anything, here a whole zstd frame of the same
  * records) and then a frame of the records: the skippable frame's content is passed
  * over, not taken for a frame of its own. */
@@ -1461,6 +1496,7 @@ static Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_skip_type_from_midway);
 	tcase_add_test(tc, test_compressed_straddle);
 	tcase_add_test(tc, test_compressed_skippable);
+	tcase_add_loop_test(tc, test_short_namespaces, 0, 2);
 	tcase_add_test(tc, test_compressed_long);
 	tcase_add_test(tc, test_reuse_said_first);
 	tcase_add_test(tc, test_size_damage);
