@@ -489,6 +489,23 @@ char *utf8_sanitize(const char *str)
 	return out;
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *xmalloc_written(size_t n)
+{
+	void *p;
+
+	if (n < HUGE_PAGE)
+		return xmalloc(n);
+	if (posix_memalign(&p, HUGE_PAGE, n) != 0)
+		out_of_memory(n);
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, n / HUGE_PAGE * HUGE_PAGE, MADV_HUGEPAGE);
+#endif
+	prefault(p, n);
+	return p;
+}
+
 void prefault(void *p, size_t n)
 {
 #ifdef MADV_POPULATE_WRITE

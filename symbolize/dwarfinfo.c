@@ -232,7 +232,7 @@ static int inflate_section(Elf *e, Elf_Scn *scn, void **keep)
 	if (!gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)) || !d->d_buf ||
 	    d->d_size < hdr || ch.ch_size > SIZE_MAX / 2)
 		return -1;
-	out = xmalloc(ch.ch_size ? (size_t)ch.ch_size : 1);
+	out = xmalloc_written(ch.ch_size ? (size_t)ch.ch_size : 1);
 	if (inflate_zlib((const uint8_t *)d->d_buf + hdr, d->d_size - hdr, out,
 			 (size_t)ch.ch_size) < 0) {
 		free(out);

@@ -233,7 +233,7 @@ static int read_whole(const char *path, char **buf, size_t *len, char *err, size
 	/* /proc/kallsyms says size 0: its reads decide */
 	if (fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size < SIZE_MAX - 2)
 		cap = (size_t)st.st_size + 2;
-	b = xmalloc(cap);
+	b = xmalloc_written(cap);
 	while ((r = read(fd, b + got, cap - 1 - got)) > 0) {
 		got += (size_t)r;
 		/* a gzipped file is checked once inflated */
@@ -310,7 +310,7 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 	}
 	/* a line is 40 to 50 bytes: most files need one allocation */
 	cap = buflen / 40 + 16;
-	v = xmalloc(cap * sizeof(*v));
+	v = xmalloc_written(cap * sizeof(*v));
 	for (char *line = buf, *eol; line < buf + buflen; line = eol + 1) {
 		uint64_t addr;
 		char type, *name, *module;
@@ -634,7 +634,8 @@ int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char 
 	h.aliases_off = align8(h.syms_off + k->n * sizeof(struct kentry));
 	h.names_off = align8(h.aliases_off + k->naliases * sizeof(struct kalias));
 	size = (size_t)(h.names_off + h.names_len);
-	out = xcalloc(1, size);
+	out = xmalloc_written(size);
+	memset(out, 0, size); /* the padding too: the checksum covers it */
 	cache_names(k, out + h.names_off, (struct kentry *)(void *)(out + h.syms_off),
 		    (struct kalias *)(void *)(out + h.aliases_off));
 	memcpy(out, &h, sizeof(h));
