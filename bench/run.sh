@@ -87,6 +87,11 @@ cold_perf() { # GROUP LABEL PERF-SUBCOMMAND-AND-ARGS...
 BENCH_GROUPS=${BENCH_GROUPS:-native scale big jit dwarf cold rss}
 want() { [[ " $BENCH_GROUPS " == *" $1 "* ]]; }
 cc -O2 -o "$W/runstat" bench/runstat.c
+cc -O2 -o "$W/pagecost" bench/pagecost.c
+# what this machine charges for a page's first write (median of 5 new processes):
+# the figures of a cold run depend on it more than on anything else
+pagecost() { for _ in 1 2 3 4 5; do "$W/pagecost" "$1"; done | sort -n | sed -n 3p; }
+PAGECOST="first write to a 4 KB page: $(pagecost 0) us; in huge pages made present at once: $(pagecost 3) us (bench/pagecost.c)"
 
 # The recordings, each made once. perf record of a workload: native (SECONDS), long
 # (10 times), native16 (16 times), dwarf and dwarf-long (--call-graph dwarf of
@@ -320,6 +325,7 @@ summarise
 size() { du -h "$1" | cut -f1; }
 {
 	echo "# bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(perf --version)"
+	echo "# this machine: $PAGECOST"
 	echo "# native: bench/work/native.data, $samples samples, $(size "$W/native.data")"
 	if want scale; then echo "# scale: bench/work/long.data, the same workload 10 times as long, $(size "$W/long.data")"; fi
 	if want big; then echo "# big: bench/work/big.data, grown from native.data by bench/grow.py, $(size "$W/big.data")"; fi
