@@ -304,6 +304,7 @@ static void frame_begins(struct perf_reader *r)
 void pd_zfill(struct perf_reader *r)
 {
 	size_t need = ZSTD_nextSrcSizeToDecompress(r->zd), left, ret;
+	ZSTD_nextInputType_e next;
 	const uint8_t *src;
 
 	if (need == 0) { /* a frame ended: another may follow */
@@ -364,10 +365,11 @@ void pd_zfill(struct perf_reader *r)
 			zwarn(r, ZSTD_getErrorName(ret));
 			return;
 		}
-		if (ZSTD_nextInputType(r->zd) == ZSTDnit_blockHeader)
+		next = ZSTD_nextInputType(r->zd);
+		if (next == ZSTDnit_blockHeader)
 			frame_begins(r);
-		else if (ZSTD_nextInputType(r->zd) == ZSTDnit_skippableFrame)
-			r->zhead_len = 0;
+		else if (next == ZSTDnit_skippableFrame)
+			r->zhead_len = 0; /* the magic kept was a skippable frame's */
 		return;
 	}
 	if (r->dcap - r->dlen < ZSTD_BLOCKSIZE_MAX) {

@@ -947,15 +947,15 @@ START_TEST(test_short_namespaces)
 	struct perf_record rec;
 	struct perf_reader *r;
 	struct cap c;
-	uint8_t *buf, *read;
+	uint8_t *buf, *slurped;
 	size_t len;
 
-	read = slurp_gz(top_path(files[_i]), &len);
-	ck_assert_ptr_nonnull(read);
+	slurped = slurp_gz(top_path(files[_i]), &len);
+	ck_assert_ptr_nonnull(slurped);
 	buf = malloc(len); /* slurp_gz's buffer may have room after the bytes */
 	ck_assert_ptr_nonnull(buf);
-	memcpy(buf, read, len);
-	free(read);
+	memcpy(buf, slurped, len);
+	free(slurped);
 	cap_init(&c);
 	r = perf_reader_open_mem(buf, len, "ns.data", &c.d);
 	ck_assert(r != NULL);
