@@ -307,21 +307,29 @@ void atomic_file_abort(struct atomic_file *f)
 	f->tmp = f->path = NULL;
 }
 
+int pwrite_whole(int fd, const void *data, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = pwrite(fd, (const char *)data + done, len - done, (off_t)(off + done));
+
+		if (r <= 0)
+			return -1;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	struct atomic_file f;
-	size_t done = 0;
 
 	if (atomic_file_open(&f, path, 0644, 0) != 0)
 		return -1;
-	while (done < len) {
-		ssize_t r = write(f.fd, (const char *)data + done, len - done);
-
-		if (r <= 0) {
-			atomic_file_abort(&f);
-			return -1;
-		}
-		done += (size_t)r;
+	if (pwrite_whole(f.fd, data, len, 0) != 0) {
+		atomic_file_abort(&f);
+		return -1;
 	}
 	return atomic_file_commit(&f);
 }

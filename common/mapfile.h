@@ -75,5 +75,7 @@ char *path_follow_links(const char *path);
 /* Write `len` bytes as the file `path` (mode 0644) through an atomic_file. 0, or -1
  * with nothing left behind. */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* All `len` bytes of `data` written at offset `off` of `fd`: 0, or -1 with errno set. */
+int pwrite_whole(int fd, const void *data, size_t len, uint64_t off);
 
 #endif

@@ -88,21 +88,81 @@ uint64_t hash_bytes(const void *p, size_t n)
 	return hash_u64(h ^ v);
 }
 
-uint64_t checksum64(const void *p, size_t n)
+static void checksum_blocks(struct checksum *c, const unsigned char *s, size_t nblocks)
 {
-	const unsigned char *s = p;
-	uint64_t h[4] = { 0x9e3779b97f4a7c15ULL ^ n, 0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL,
-			  0x27d4eb2f165667c5ULL }, v;
-	size_t i = 0;
+	uint64_t h0 = c->h[0], h1 = c->h[1], h2 = c->h[2], h3 = c->h[3], v;
 
 	/* independent lanes: the multiplications overlap */
-	for (; n - i >= 32; i += 32)
-		for (int k = 0; k < 4; k++) {
-			memcpy(&v, s + i + 8 * (size_t)k, 8);
-			h[k] = (h[k] ^ v) * 0xff51afd7ed558ccdULL;
-			h[k] ^= h[k] >> 32;
-		}
-	return hash_u64(h[0] ^ hash_u64(h[1] ^ hash_u64(h[2] ^ hash_u64(h[3] ^ hash_bytes(s + i, n - i)))));
+	for (; nblocks; nblocks--, s += 32) {
+#define LANE(h, at)                                  \
+	memcpy(&v, s + (at), 8);                     \
+	h = (h ^ v) * 0xff51afd7ed558ccdULL;         \
+	h ^= h >> 32
+		LANE(h0, 0);
+		LANE(h1, 8);
+		LANE(h2, 16);
+		LANE(h3, 24);
+#undef LANE
+	}
+	c->h[0] = h0;
+	c->h[1] = h1;
+	c->h[2] = h2;
+	c->h[3] = h3;
+}
+
+void checksum_begin(struct checksum *c, size_t total)
+{
+	c->h[0] = 0x9e3779b97f4a7c15ULL ^ total;
+	c->h[1] = 0xc2b2ae3d27d4eb4fULL;
+	c->h[2] = 0x165667b19e3779f9ULL;
+	c->h[3] = 0x27d4eb2f165667c5ULL;
+	c->fill = 0;
+}
+
+void checksum_add(struct checksum *c, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	if (c->fill) {
+		size_t take = 32 - c->fill < n ? 32 - c->fill : n;
+
+		memcpy(c->buf + c->fill, s, take);
+		c->fill += take;
+		s += take;
+		n -= take;
+		if (c->fill < 32)
+			return;
+		checksum_blocks(c, c->buf, 1);
+		c->fill = 0;
+	}
+	checksum_blocks(c, s, n / 32);
+	memcpy(c->buf, s + n / 32 * 32, n % 32);
+	c->fill = n % 32;
+}
+
+void checksum_add_zeros(struct checksum *c, size_t n)
+{
+	static const unsigned char zeros[4096];
+
+	for (size_t k; n; n -= k) {
+		k = n < sizeof(zeros) ? n : sizeof(zeros);
+		checksum_add(c, zeros, k);
+	}
+}
+
+uint64_t checksum_end(const struct checksum *c)
+{
+	return hash_u64(c->h[0] ^
+			hash_u64(c->h[1] ^ hash_u64(c->h[2] ^ hash_u64(c->h[3] ^ hash_bytes(c->buf, c->fill)))));
+}
+
+uint64_t checksum64(const void *p, size_t n)
+{
+	struct checksum c;
+
+	checksum_begin(&c, n);
+	checksum_add(&c, p, n);
+	return checksum_end(&c);
 }
 
 void sort_pairs(struct sort_pair *v, struct sort_pair *tmp, size_t n)

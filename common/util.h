@@ -52,6 +52,17 @@ uint64_t hash_bytes(const void *p, size_t n);
  * the result), several GB/s.
  */
 uint64_t checksum64(const void *p, size_t n);
+/* The same checksum of bytes given in parts: begun with the total length, the parts
+ * added in order (zeros too), ended once. */
+struct checksum {
+	uint64_t h[4];
+	unsigned char buf[32];
+	size_t fill;
+};
+void checksum_begin(struct checksum *c, size_t total);
+void checksum_add(struct checksum *c, const void *p, size_t n);
+void checksum_add_zeros(struct checksum *c, size_t n);
+uint64_t checksum_end(const struct checksum *c);
 
 /*
  * Sort (key, val) pairs by key, stably: equal keys keep their order. A radix sort,
