@@ -75,8 +75,12 @@ void convert_exit(struct convert_later *later)
 	/* a leak checker's build: everything freed, so that it reports only true leaks */
 	convert_done(later);
 #else
-	if (later)
-		later->l = NULL; /* the exit frees it all at once */
+	if (later && later->l) {
+		/* the exit frees it all at once, but the cache entries it is still
+		 * writing are for the next run */
+		session_wait_writes(&later->l->s);
+		later->l = NULL;
+	}
 #endif
 }
 

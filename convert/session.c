@@ -626,6 +626,11 @@ void session_quiesce(struct session *s)
 	symbolizer_quiesce(s->sym);
 }
 
+void session_wait_writes(struct session *s)
+{
+	symbolizer_wait_writes(s->sym);
+}
+
 void session_close(struct session *s)
 {
 	if (!s)

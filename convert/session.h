@@ -146,6 +146,9 @@ void session_stop_prefetch(struct session *s);
 /* Nothing of `s` runs or reports any more: session_close may then be called from
  * another thread. */
 void session_quiesce(struct session *s);
+/* The cache entries the run made written whole: before the process exits with `s`
+ * left unclosed. */
+void session_wait_writes(struct session *s);
 
 /* NULL-safe; frees what the session made, not the profile. */
 void session_close(struct session *s);

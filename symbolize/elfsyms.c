@@ -1152,9 +1152,11 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 	return o;
 }
 
-/* Keep `o`, loaded from `full` (as `fid` describes it) for build id `want`, in `cfile`. */
+/* Keep `o`, loaded from `full` (as `fid` describes it) for build id `want`, in `cfile`
+ * (written on `later`'s thread). */
 static void scache_write(const struct elf_obj *o, const char *cfile, const char *full,
-			 const struct file_id *fid, const uint8_t *want, size_t nwant)
+			 const struct file_id *fid, const uint8_t *want, size_t nwant,
+			 struct later *later)
 {
 	struct scache_header h;
 	struct scache_sym *syms;
@@ -1207,9 +1209,8 @@ static void scache_write(const struct elf_obj *o, const char *cfile, const char 
 	memcpy(out + h.slots_off, o->slots, o->nslots * sizeof(*o->slots));
 	memcpy(out + h.bind_off, o->bind, o->nsyms);
 	memcpy(out + h.names_off, o->arena, (size_t)h.names_len);
-	cache_head_seal(out, size, SCACHE_MAGIC, SCACHE_VERSION, sizeof(h));
-	write_file_atomic(cfile, out, size);
-	free(out);
+	cache_entry_write_later(later, xstrdup(cfile), out, size, SCACHE_MAGIC, SCACHE_VERSION,
+				sizeof(h));
 }
 
 struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
@@ -1256,7 +1257,7 @@ struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 			free(cfile); /* the same name, its directory made */
 			cfile = cache_entry_path(cache_dir, CACHE_SYMBOLS, key16, 1);
 			if (cfile)
-				scache_write(o, cfile, full, &fid, want, nwant);
+				scache_write(o, cfile, full, &fid, want, nwant, cache->later);
 		}
 		free(bidpath);
 	}

@@ -16,6 +16,7 @@
 #include "symbolize/kallsyms.h"
 
 #include "common/inflate.h"
+#include "common/later.h"
 #include "common/mapfile.h"
 #include "common/util.h"
 #include "symbolize/locate.h"
@@ -60,6 +61,7 @@ struct kallsyms {
 	struct mapped_file mf;
 	/* the running kernel's core part from the cache: the rest parsed on demand */
 	struct kallsyms_lazy *live;
+	struct later *writer; /* where a cache entry is being written from it, or NULL */
 };
 
 struct kallsyms_lazy {
@@ -162,8 +164,9 @@ static const unsigned char hex_value1[256] = {
 };
 
 /* "ADDR TYPE NAME[\t[MODULE]]": NULs are written in place after the name and module.
- * Returns 1 and fills the fields, 0 for a line to skip. */
-static int parse_line(char *line, uint64_t *addr, char *type, char **name, char **module)
+ * Returns 1 and fills the fields (the lengths without the NULs), 0 for a line to skip. */
+static int parse_line(char *line, uint64_t *addr, char *type, char **name, size_t *name_len,
+		      char **module, size_t *module_len)
 {
 	char *p = line;
 	uint64_t v = 0;
@@ -180,7 +183,9 @@ static int parse_line(char *line, uint64_t *addr, char *type, char **name, char 
 	*type = p[1];
 	*name = p + 3;
 	*module = NULL;
+	*module_len = 0;
 	p = *name + strcspn(*name, "\t\r");
+	*name_len = (size_t)(p - *name);
 	if (*p == '\t') {
 		*p++ = 0;
 		while (*p == ' ' || *p == '\t')
@@ -190,6 +195,7 @@ static int parse_line(char *line, uint64_t *addr, char *type, char **name, char 
 		*module = p;
 		while (*p && *p != ']' && *p != '\r')
 			p++;
+		*module_len = (size_t)(p - *module);
 	}
 	*p = 0;
 	return (*name)[0] != 0;
@@ -199,49 +205,135 @@ static int parse_line(char *line, uint64_t *addr, char *type, char **name, char 
  * and a module: what has no newline for this long is not kallsyms (--kallsyms /dev/zero
  * grew memory without bound). */
 #define MAX_LINE 4096
+/* The plain file is read this much at a time: the names kept are copied out of it
+ * (half its bytes), so that a first run makes 5 MB less of new memory (on some
+ * machines 15 us a page) than with the whole file read at once. */
+#define READ_CHUNK ((size_t)256 << 10)
 
-/* Bytes [from, to) of `b` were just read; `*line` is where the current line began.
- * 0, or -1 when that line is already too long. */
-static int line_ok(const char *b, size_t from, size_t to, size_t *line)
+/* The symbols kept so far, their names (and modules, once per run of a module's
+ * lines) copied into `arena`. */
+struct kparse {
+	struct kraw *v;
+	size_t n, cap, nonzero;
+	char *arena;
+	size_t alen, acap;
+	uint32_t last_module; /* arena offset of the last module's name, or NO_MODULE */
+	size_t last_module_len;
+	int too_large, failed; /* failed: read_lines said why */
+};
+
+static uint32_t arena_add(struct kparse *kp, const char *s, size_t len)
 {
-	const char *nl = to > from ? memrchr(b + from, '\n', to - from) : NULL;
+	uint32_t at = (uint32_t)kp->alen;
 
-	if (nl)
-		*line = (size_t)(nl - b) + 1;
-	return to - *line > MAX_LINE ? -1 : 0;
+	if (kp->alen + len + 1 > UINT32_MAX - 1) {
+		kp->too_large = 1;
+		return 0;
+	}
+	if (kp->alen + len + 1 > kp->acap)
+		kp->arena = xgrow(kp->arena, &kp->acap, kp->alen + len + 1, 1);
+	memcpy(kp->arena + kp->alen, s, len);
+	kp->arena[kp->alen + len] = 0;
+	kp->alen += len + 1;
+	return at;
+}
+
+/* The whole lines in b[0, len) (each ending in a newline, or the last at len; b[len]
+ * may be written). */
+static void parse_lines(struct kparse *kp, char *b, size_t len)
+{
+	for (char *line = b, *eol; line < b + len && !kp->too_large; line = eol + 1) {
+		uint64_t addr;
+		char type, *name, *module;
+		size_t name_len, module_len;
+		int up;
+
+		eol = memchr(line, '\n', (size_t)(b + len - line));
+		if (!eol)
+			eol = b + len;
+		*eol = 0;
+		if (!parse_line(line, &addr, &type, &name, &name_len, &module, &module_len))
+			continue;
+		up = toupper((unsigned char)type);
+		if ((up != 'T' && up != 'W' && up != 'D' && up != 'B') || name[0] == '$')
+			continue;
+		if (kp->n >= kp->cap)
+			kp->v = xgrow(kp->v, &kp->cap, kp->n + 1, sizeof(*kp->v));
+		kp->v[kp->n] = (struct kraw){ .start = addr, .end = addr, .seq = (uint32_t)kp->n,
+					      .bind = type == 'W' ? BIND_WEAK
+						      : isupper((unsigned char)type) ? BIND_GLOBAL
+										     : BIND_LOCAL };
+		kp->v[kp->n].name = arena_add(kp, name, name_len);
+		if (!module) {
+			kp->v[kp->n].module = NO_MODULE;
+		} else {
+			if (kp->last_module == NO_MODULE || kp->last_module_len != module_len ||
+			    memcmp(kp->arena + kp->last_module, module, module_len) != 0) {
+				kp->last_module = arena_add(kp, module, module_len);
+				kp->last_module_len = module_len;
+			}
+			kp->v[kp->n].module = kp->last_module;
+		}
+		if (addr)
+			kp->nonzero++;
+		kp->n++;
+	}
 }
 
 /*
- * The whole file in `*buf` (NUL-terminated, *len bytes before the NUL): a plain file
- * read straight into it, a gzipped one (magic 1f 8b) inflated whole. 0, or -1 with
- * `err` filled.
+ * The lines of `path` into `kp`: a plain file in chunks, a gzipped one (magic 1f 8b)
+ * inflated whole. 0, or -1 with `err` filled.
  */
-static int read_whole(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+static int read_lines(const char *path, struct kparse *kp, char *err, size_t errlen)
 {
-	size_t cap = 1 << 20, got = 0, line = 0;
+	size_t cap = READ_CHUNK + 1, got = 0, base = 0;
 	char *b;
 	ssize_t r;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), gz = -1;
 
-	*buf = NULL;
-	*len = 0;
+	kp->failed = 1; /* until the end */
 	if (fd < 0) {
 		set_err(err, errlen, "cannot open \"%s\": %s", path, strerror(errno));
 		return -1;
 	}
-	/* /proc/kallsyms says size 0: its reads decide */
-	if (fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size < SIZE_MAX - 2)
-		cap = (size_t)st.st_size + 2;
-	b = xmalloc_written(cap);
+	/* a line is 40 to 50 bytes, and the names kept (with their NULs) 57% of a
+	 * file's bytes: one allocation each for most files, written whole, so made
+	 * present at once (/proc/kallsyms says size 0: they grow) */
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2) {
+		kp->cap = (size_t)st.st_size / 40 + 16;
+		kp->acap = (size_t)st.st_size / 8 * 5 + 16;
+	} else {
+		kp->cap = 1 << 16;
+		kp->acap = 1 << 21;
+	}
+	kp->v = xmalloc_written(kp->cap * sizeof(*kp->v));
+	kp->arena = xmalloc_written(kp->acap);
+	b = xmalloc(cap);
 	while ((r = read(fd, b + got, cap - 1 - got)) > 0) {
+		char *nl;
+
 		got += (size_t)r;
-		/* a gzipped file is checked once inflated */
-		if ((got < 2 || (unsigned char)b[0] != 0x1f || (unsigned char)b[1] != 0x8b) &&
-		    line_ok(b, got - (size_t)r, got, &line) < 0)
+		if (gz < 0 && got >= 2)
+			gz = (unsigned char)b[0] == 0x1f && (unsigned char)b[1] == 0x8b;
+		if (gz == 1) { /* whole, then inflated */
+			if (got == cap - 1)
+				b = xgrow(b, &cap, cap + 1, 1);
+			continue;
+		}
+		nl = memrchr(b, '\n', got);
+		if (!nl) {
+			if (got > MAX_LINE)
+				goto too_long;
+			continue;
+		}
+		parse_lines(kp, b, (size_t)(nl - b));
+		/* the partial line after the last newline to the front */
+		base += (size_t)(nl + 1 - b);
+		got -= (size_t)(nl + 1 - b);
+		memmove(b, nl + 1, got);
+		if (got > MAX_LINE)
 			goto too_long;
-		if (got == cap - 1)
-			b = xgrow(b, &cap, cap + 1, 1);
 	}
 	if (r < 0) {
 		set_err(err, errlen, "cannot read \"%s\": %s", path, strerror(errno));
@@ -250,18 +342,13 @@ static int read_whole(const char *path, char **buf, size_t *len, char *err, size
 		return -1;
 	}
 	close(fd);
-	if (got < 2 || (unsigned char)b[0] != 0x1f || (unsigned char)b[1] != 0x8b) {
-		b[got] = 0;
-		*buf = b;
-		*len = got;
-		return 0;
-	}
-	{
+	if (gz == 1) {
 		/* the whole file at once (5 MB for a distribution kernel), then lines in
 		 * place: line-by-line gzgets was most of the cost, and libdeflate inflates
 		 * a whole buffer in a third of zlib's time */
 		uint8_t *z;
 		size_t zn;
+		const char *nl;
 
 		if (inflate_gzip((const uint8_t *)b, got, &z, &zn) < 0) {
 			set_err(err, errlen, "cannot read \"%s\": damaged gzip data", path);
@@ -271,18 +358,25 @@ static int read_whole(const char *path, char **buf, size_t *len, char *err, size
 		free(b);
 		b = (char *)z;
 		got = zn;
-		line = 0;
-		if (line_ok(b, 0, got, &line) < 0) {
-			fd = -1;
-			goto too_long;
+		for (const char *line = b; line < b + got; line = nl + 1) {
+			nl = memchr(line, '\n', (size_t)(b + got - line));
+			if (!nl)
+				nl = b + got;
+			if ((size_t)(nl - line) > MAX_LINE) {
+				base = (size_t)(line - b);
+				fd = -1;
+				goto too_long;
+			}
 		}
+		b = xrealloc(b, got + 1);
 	}
-	*buf = b;
-	*len = got;
+	parse_lines(kp, b, got);
+	free(b);
+	kp->failed = 0;
 	return 0;
 too_long:
 	set_err(err, errlen, "\"%s\": offset 0x%zx: a line longer than %d bytes: not a kallsyms "
-		"file", path, line, MAX_LINE);
+		"file", path, base, MAX_LINE);
 	if (fd >= 0)
 		close(fd);
 	free(b);
@@ -291,61 +385,30 @@ too_long:
 
 struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 {
-	char *buf;
-	size_t buflen;
-	struct kraw *v = NULL;
-	size_t n = 0, cap = 0, i, w, nonzero = 0, nalias = 0, aliascap = 0;
+	struct kparse kp = { .last_module = NO_MODULE };
+	struct kraw *v;
+	size_t n, i, w, nalias = 0, aliascap = 0;
 	struct kalias *aliases = NULL;
 	struct kentry *out;
 	struct kallsyms *k;
+	char *buf;
 
 	if (err && errlen)
 		err[0] = 0;
-	if (read_whole(path, &buf, &buflen, err, errlen) != 0)
-		return NULL;
-	if (buflen > UINT32_MAX - 1) {
-		set_err(err, errlen, "\"%s\": too large for a kallsyms file", path);
-		free(buf);
-		return NULL;
-	}
-	/* a line is 40 to 50 bytes: most files need one allocation */
-	cap = buflen / 40 + 16;
-	v = xmalloc_written(cap * sizeof(*v));
-	for (char *line = buf, *eol; line < buf + buflen; line = eol + 1) {
-		uint64_t addr;
-		char type, *name, *module;
-		int up;
-
-		eol = memchr(line, '\n', (size_t)(buf + buflen - line));
-		if (!eol)
-			eol = buf + buflen;
-		*eol = 0;
-		if (!parse_line(line, &addr, &type, &name, &module))
-			continue;
-		up = toupper((unsigned char)type);
-		if ((up != 'T' && up != 'W' && up != 'D' && up != 'B') || name[0] == '$')
-			continue;
-		if (n >= cap)
-			v = xgrow(v, &cap, n + 1, sizeof(*v));
-		v[n] = (struct kraw){ .start = addr, .end = addr, .seq = (uint32_t)n,
-				      .bind = type == 'W' ? BIND_WEAK
-					      : isupper((unsigned char)type) ? BIND_GLOBAL
-									     : BIND_LOCAL };
-		/* the file's own bytes are the names' storage: no copy */
-		v[n].name = (uint32_t)(name - buf);
-		v[n].module = module ? (uint32_t)(module - buf) : NO_MODULE;
-		if (addr)
-			nonzero++;
-		n++;
-	}
-	if (nonzero == 0) {
-		set_err(err, errlen, "\"%s\": %s", path,
-			n ? "every symbol address is zero (kernel.kptr_restrict hides them)"
-			  : "no kernel text symbols");
-		free(v);
-		free(buf);
+	if (read_lines(path, &kp, err, errlen) != 0 || kp.too_large || kp.nonzero == 0) {
+		if (kp.too_large)
+			set_err(err, errlen, "\"%s\": too large for a kallsyms file", path);
+		else if (kp.nonzero == 0 && !kp.failed)
+			set_err(err, errlen, "\"%s\": %s", path,
+				kp.n ? "every symbol address is zero (kernel.kptr_restrict hides them)"
+				     : "no kernel text symbols");
+		free(kp.v);
+		free(kp.arena);
 		return NULL;
 	}
+	v = kp.v;
+	n = kp.n;
+	buf = kp.arena;
 
 	/* /proc/kallsyms is nearly always in address order already: sort only if not */
 	for (i = 1; i < n; i++)
@@ -405,7 +468,7 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 	k->aliases = k->own_aliases = aliases;
 	k->naliases = nalias;
 	k->names = k->own_names = buf;
-	k->names_len = buflen + 1;
+	k->names_len = kp.alen;
 	return k;
 }
 
@@ -468,6 +531,8 @@ void kallsyms_free(struct kallsyms *k)
 {
 	if (!k)
 		return;
+	/* a cache entry being written from it reads it until done */
+	later_wait(k->writer);
 	free(k->own_syms);
 	free(k->own_aliases);
 	free(k->own_names);
@@ -560,90 +625,53 @@ struct kallsyms *kallsyms_cache_open(const char *file, const char *path,
 }
 
 /*
- * The names the table uses, each module's name once per run of its symbols, then the
- * aliases' names: their bytes counted when `names` is NULL, else copied there and each
- * entry's offsets set in `syms` and `aliases`. The total length.
+ * The entry of `view` (k itself, or a part of k's symbols with k's names) is written
+ * from its arrays as they are (a parsed table's names are its arena: each kept name
+ * once), on `later`'s thread: `own_syms` and `own_aliases` (view's arrays, or NULL)
+ * are freed once written; k's stay until kallsyms_free(k), which waits for it.
  */
-static size_t cache_names(const struct kallsyms *k, char *names, struct kentry *syms,
-			  struct kalias *aliases)
-{
-	const char *last_module = NULL;
-	uint32_t last_module_off = 0;
-	size_t len = 0;
-
-#define ADD_NAME(str, off_out)                          \
-	do {                                            \
-		const char *s_ = (str);                 \
-		size_t n_ = strlen(s_) + 1;             \
-		if (names) {                            \
-			memcpy(names + len, s_, n_);    \
-			off_out = (uint32_t)len;        \
-		}                                       \
-		len += n_;                              \
-	} while (0)
-	for (size_t i = 0; i < k->n; i++) {
-		const struct kentry *e = &k->syms[i];
-		uint32_t name = 0;
-
-		ADD_NAME(k->names + e->name, name);
-		if (names) {
-			syms[i] = *e;
-			syms[i].name = name;
-		}
-		if (e->module == NO_MODULE)
-			continue;
-		if (!last_module || strcmp(last_module, k->names + e->module) != 0) {
-			last_module = k->names + e->module;
-			ADD_NAME(last_module, last_module_off);
-		}
-		if (names)
-			syms[i].module = last_module_off;
-	}
-	for (size_t i = 0; i < k->naliases; i++) {
-		uint32_t name = 0;
-
-		ADD_NAME(k->names + k->aliases[i].name, name);
-		if (names) {
-			aliases[i] = k->aliases[i];
-			aliases[i].name = name;
-		}
-	}
-#undef ADD_NAME
-	return len;
-}
-
-/* The cache file is laid out, then filled in place: a first run writes 6 MB for a
- * distribution kernel, and copies of it cost as much again in page faults. */
-int kallsyms_cache_write(const struct kallsyms *k, const char *file, const char *path,
-			 const struct file_id *src, const uint8_t *build_id,
-			 size_t build_id_size)
+static int write_entry(struct kallsyms *k, const struct kallsyms *view, const char *file,
+		       const char *path, const struct file_id *src, const uint8_t *build_id,
+		       size_t build_id_size, void *own_syms, void *own_aliases, struct later *later)
 {
 	struct kcache_header h;
-	size_t names_len, size;
-	char *out;
-	int ok;
+	struct cache_part parts[3];
+	size_t head_len;
+	char *head;
 
-	if (build_id_size > sizeof(h.build_id) || k->names_len > UINT32_MAX)
+	if (build_id_size > sizeof(h.build_id) || view->names_len > UINT32_MAX || !view->names_len) {
+		free(own_syms);
+		free(own_aliases);
 		return -1;
-	names_len = cache_names(k, NULL, NULL, NULL);
+	}
 	fill_header(&h, path, src, build_id, build_id_size);
-	h.nsyms = k->n;
-	h.naliases = k->naliases;
-	h.names_len = names_len ? names_len : 1; /* an empty name when there is none */
-	h.syms_off = align8(sizeof(h) + h.path_len + 1);
-	h.aliases_off = align8(h.syms_off + k->n * sizeof(struct kentry));
-	h.names_off = align8(h.aliases_off + k->naliases * sizeof(struct kalias));
-	size = (size_t)(h.names_off + h.names_len);
-	out = xmalloc_written(size);
-	memset(out, 0, size); /* the padding too: the checksum covers it */
-	cache_names(k, out + h.names_off, (struct kentry *)(void *)(out + h.syms_off),
-		    (struct kalias *)(void *)(out + h.aliases_off));
-	memcpy(out, &h, sizeof(h));
-	memcpy(out + sizeof(h), path, h.path_len);
-	cache_head_seal(out, size, KCACHE_MAGIC, KCACHE_VERSION, sizeof(h));
-	ok = write_file_atomic(file, out, size) == 0;
-	free(out);
-	return ok ? 0 : -1;
+	h.nsyms = view->n;
+	h.naliases = view->naliases;
+	h.names_len = view->names_len;
+	head_len = sizeof(h) + h.path_len + 1;
+	h.syms_off = align8(head_len);
+	h.aliases_off = align8(h.syms_off + view->n * sizeof(struct kentry));
+	h.names_off = align8(h.aliases_off + view->naliases * sizeof(struct kalias));
+	head = xcalloc(1, head_len);
+	memcpy(head, &h, sizeof(h));
+	memcpy(head + sizeof(h), path, h.path_len);
+	parts[0] = (struct cache_part){ h.syms_off, view->syms, view->n * sizeof(struct kentry), own_syms };
+	parts[1] = (struct cache_part){ h.aliases_off, view->aliases,
+					view->naliases * sizeof(struct kalias), own_aliases };
+	parts[2] = (struct cache_part){ h.names_off, view->names, view->names_len, NULL };
+	/* kallsyms_free(k) waits for it: the names are k's */
+	k->writer = later;
+	cache_entry_write_parts_later(later, xstrdup(file), head, head_len, parts, 3,
+				      (size_t)(h.names_off + h.names_len), KCACHE_MAGIC,
+				      KCACHE_VERSION, sizeof(h));
+	return 0;
+}
+
+int kallsyms_cache_write(struct kallsyms *k, const char *file, const char *path,
+			 const struct file_id *src, const uint8_t *build_id,
+			 size_t build_id_size, struct later *later)
+{
+	return write_entry(k, k, file, path, src, build_id, build_id_size, NULL, NULL, later);
 }
 
 /*
@@ -782,8 +810,8 @@ struct kallsyms *kallsyms_live_open(const char *file, const struct kallsyms_live
 	return k;
 }
 
-int kallsyms_live_write(const struct kallsyms *k, const char *file,
-			const struct kallsyms_live_id *id)
+int kallsyms_live_write(struct kallsyms *k, const char *file, const struct kallsyms_live_id *id,
+			struct later *later)
 {
 	static const struct file_id none;
 	struct kallsyms view = { 0 };
@@ -791,7 +819,6 @@ int kallsyms_live_write(const struct kallsyms *k, const char *file,
 	struct kalias *aliases;
 	uint64_t lo = kallsyms_addr_of(k, "_text"), hi = 0;
 	size_t first = k->n, last = 0, n = 0, na = 0;
-	int rc;
 
 	if (!lo)
 		lo = kallsyms_addr_of(k, "_stext");
@@ -823,10 +850,8 @@ int kallsyms_live_write(const struct kallsyms *k, const char *file,
 	view.naliases = na;
 	view.names = k->names;
 	view.names_len = k->names_len;
-	rc = kallsyms_cache_write(&view, file, id->ident, &none, id->build_id, id->build_id_size);
-	free(syms);
-	free(aliases);
-	return rc;
+	return write_entry(k, &view, file, id->ident, &none, id->build_id, id->build_id_size, syms,
+			   aliases, later);
 }
 
 int kallsyms_same_as_running(const char *path, const char *running)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/later.h"
 #include "common/util.h"
 
 static const struct loc_row table[] = {
@@ -458,6 +459,84 @@ void cache_head_seal(void *entry, size_t len, const char *magic, uint32_t versio
 	memcpy(entry, &h, sizeof(h));
 	h.checksum = cache_entry_sum(entry, len, offsetof(struct cache_head, checksum));
 	memcpy(entry, &h, sizeof(h));
+}
+
+struct entry_job {
+	char *file;
+	void *head;
+	size_t head_len, len, header_size, nparts;
+	struct cache_part *parts;
+	const char *magic;
+	uint32_t version;
+};
+
+/* cache_head_seal of an entry in parts: what cache_entry_sum gives for it whole */
+static void seal_parts(struct entry_job *j)
+{
+	struct cache_head h;
+	size_t at = offsetof(struct cache_head, checksum), after = at + 8, pos = j->head_len;
+	struct checksum c;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, j->magic, strnlen(j->magic, sizeof(h.magic)));
+	h.version = j->version;
+	h.header_size = (uint32_t)j->header_size;
+	h.file_size = j->len;
+	memcpy(j->head, &h, sizeof(h));
+	checksum_begin(&c, j->len - after);
+	checksum_add(&c, (const char *)j->head + after, j->head_len - after);
+	for (size_t i = 0; i < j->nparts; i++) {
+		checksum_add_zeros(&c, (size_t)j->parts[i].off - pos);
+		checksum_add(&c, j->parts[i].p, j->parts[i].len);
+		pos = (size_t)j->parts[i].off + j->parts[i].len;
+	}
+	checksum_add_zeros(&c, j->len - pos);
+	h.checksum = hash_u64(checksum64(j->head, at) ^ hash_u64(checksum_end(&c) + j->len));
+	memcpy(j->head, &h, sizeof(h));
+}
+
+static void write_entry_now(void *arg)
+{
+	struct entry_job *j = arg;
+	struct atomic_file f;
+	int ok;
+
+	seal_parts(j);
+	ok = atomic_file_open(&f, j->file, 0644, 0) == 0;
+	ok = ok && pwrite_whole(f.fd, j->head, j->head_len, 0) == 0;
+	for (size_t i = 0; ok && i < j->nparts; i++)
+		ok = pwrite_whole(f.fd, j->parts[i].p, j->parts[i].len, j->parts[i].off) == 0;
+	/* the zeros after the last part */
+	ok = ok && ftruncate(f.fd, (off_t)j->len) == 0;
+	if (!ok || atomic_file_commit(&f) != 0)
+		atomic_file_abort(&f);
+	for (size_t i = 0; i < j->nparts; i++)
+		free(j->parts[i].own);
+	free(j->parts);
+	free(j->head);
+	free(j->file);
+	free(j);
+}
+
+void cache_entry_write_parts_later(struct later *later, char *file, void *head, size_t head_len,
+				   const struct cache_part *parts, size_t nparts, size_t len,
+				   const char *magic, uint32_t version, size_t header_size)
+{
+	struct entry_job *j = xmalloc(sizeof(*j));
+
+	*j = (struct entry_job){ file, head, head_len, len, header_size, nparts, NULL, magic, version };
+	if (nparts) {
+		j->parts = xmalloc(nparts * sizeof(*parts));
+		memcpy(j->parts, parts, nparts * sizeof(*parts));
+	}
+	later_run(later, write_entry_now, j);
+}
+
+void cache_entry_write_later(struct later *later, char *file, void *entry, size_t len,
+			     const char *magic, uint32_t version, size_t header_size)
+{
+	cache_entry_write_parts_later(later, file, entry, len, NULL, 0, len, magic, version,
+				      header_size);
 }
 
 enum cache_verdict cache_entry_open(const char *file, const char *magic, uint32_t version,

@@ -168,12 +168,16 @@ enum cache_verdict {
 			  a regular file: removed and made again, with a warning */
 };
 
+struct later;
+
 /* The cache as the code that reads and writes entries holds it. */
 struct cache_ctx {
 	const char *dir; /* NULL or "": no cache */
 	/* told of each damaged entry (the entry's path, what is wrong with it); may be NULL */
 	void (*damaged)(void *arg, const char *entry, const char *why);
 	void *arg;
+	/* where entries are written while the run goes on (common/later.h); NULL: at once */
+	struct later *later;
 };
 /* Tell `c` that `entry` is damaged (`why`), and remove it, so that it can be made again.
  * NULL-safe. */
@@ -208,6 +212,27 @@ void cache_entry_stamp(const char *entry, const struct stat *st);
  * its checksum: the last thing done before writing it. */
 void cache_head_seal(void *entry, size_t len, const char *magic, uint32_t version,
 		     size_t header_size);
+/*
+ * Seal `entry` (as cache_head_seal) and write it as `file` (through an atomic_file) on
+ * `later`'s thread (common/later.h; NULL: now), while the caller goes on: both are the
+ * callee's, freed once written. A reader in the same process waits for `later` first.
+ */
+void cache_entry_write_later(struct later *later, char *file, void *entry, size_t len,
+			     const char *magic, uint32_t version, size_t header_size);
+/* One part of an entry written by cache_entry_write_parts_later: `len` bytes of `p` at
+ * offset `off`; `own` is freed once written (NULL: the caller keeps p alive until then). */
+struct cache_part {
+	uint64_t off;
+	const void *p;
+	size_t len;
+	void *own;
+};
+/* The same for an entry of `len` bytes made of `head` (its first head_len bytes, at
+ * least its header; the callee's) and `nparts` parts in order of offset after it,
+ * zeros between them and after the last. */
+void cache_entry_write_parts_later(struct later *later, char *file, void *head, size_t head_len,
+				   const struct cache_part *parts, size_t nparts, size_t len,
+				   const char *magic, uint32_t version, size_t header_size);
 /*
  * Map the entry `file` and check its head: CACHE_GOOD with `mf` mapped (the caller
  * then checks what the entry was made from, and closes it), or another verdict

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/demangle.h"
+#include "common/later.h"
 
 /* cache_ctx's `damaged`: runs on either thread. */
 static void queue_damaged(void *arg, const char *entry, const char *why)
@@ -68,6 +69,7 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 	s->places.buildid_dir = s->home_debug;
 	s->places.kallsyms = o->kallsyms;
 	s->cache.dir = o->cache_dir;
+	s->cache.later = later_new();
 	s->cache.damaged = queue_damaged;
 	s->cache.arg = s;
 	pthread_mutex_init(&s->damaged_lock, NULL);
@@ -90,11 +92,20 @@ void symbolizer_quiesce(struct symbolizer *s)
 	sym_say_damaged(s);
 }
 
+void symbolizer_wait_writes(struct symbolizer *s)
+{
+	if (s)
+		later_wait(s->cache.later);
+}
+
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
 	symbolizer_quiesce(s);
+	/* the cache entries this run made, whole before the tables they are written
+	 * from go */
+	later_wait(s->cache.later);
 	for (size_t i = 0; i < s->ndamaged; i++)
 		free(s->damaged[i]);
 	free(s->damaged);
@@ -126,6 +137,7 @@ void symbolizer_free(struct symbolizer *s)
 	pthread_cond_destroy(&s->queue_cond);
 	pthread_cond_destroy(&s->kernel_cond);
 	kallsyms_free(s->ksyms);
+	later_free(s->cache.later);
 	free(s);
 }
 

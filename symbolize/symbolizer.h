@@ -43,6 +43,9 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d);
  * report reported: the first steps of symbolizer_free, for a caller that frees it on
  * another thread later (after which nothing of it speaks through the diag). */
 void symbolizer_quiesce(struct symbolizer *s);
+/* The cache entries it made written whole (they are written on a thread of their own
+ * while the run goes on): for a caller that leaves it to the process's exit unfreed. */
+void symbolizer_wait_writes(struct symbolizer *s);
 void symbolizer_free(struct symbolizer *s);
 
 /*

@@ -8,10 +8,10 @@
 
 /* How one kind of kallsyms cache entry is read and written: the entry `file` if it
  * was made from what `arg` says (NULL, and *damage when it is damaged), and `k`
- * written as one. */
+ * written as one, on `later`'s thread. */
 struct kcache_kind {
 	struct kallsyms *(*open)(const char *file, const void *arg, const char **damage);
-	void (*write)(const struct kallsyms *k, const char *file, const void *arg);
+	void (*write)(struct kallsyms *k, const char *file, const void *arg, struct later *later);
 };
 
 /* The table of `path` from the cache entry `key`, else parsed and the entry made. */
@@ -30,7 +30,7 @@ static struct kallsyms *through_cache(struct symbolizer *s, const char *path, co
 		free(file);
 		file = k ? cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, key, 1) : NULL;
 		if (file)
-			kind->write(k, file, arg);
+			kind->write(k, file, arg, s->cache.later);
 	}
 	free(file);
 	return k;
@@ -51,11 +51,12 @@ static struct kallsyms *saved_open(const char *file, const void *arg, const char
 	return kallsyms_cache_open(file, a->path, &a->id, a->bid, a->bidlen, damage);
 }
 
-static void saved_write(const struct kallsyms *k, const char *file, const void *arg)
+static void saved_write(struct kallsyms *k, const char *file, const void *arg,
+			struct later *later)
 {
 	const struct saved_src *a = arg;
 
-	kallsyms_cache_write(k, file, a->path, &a->id, a->bid, a->bidlen);
+	kallsyms_cache_write(k, file, a->path, &a->id, a->bid, a->bidlen, later);
 }
 
 /*
@@ -89,11 +90,12 @@ static struct kallsyms *live_open(const char *file, const void *arg, const char 
 	return kallsyms_live_open(file, &a->src, &a->id, damage);
 }
 
-static void live_write(const struct kallsyms *k, const char *file, const void *arg)
+static void live_write(struct kallsyms *k, const char *file, const void *arg,
+		       struct later *later)
 {
 	const struct live_src *a = arg;
 
-	kallsyms_live_write(k, file, &a->id);
+	kallsyms_live_write(k, file, &a->id, later);
 }
 
 /*

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/later.h"
+#include "common/util.h"
 #include "symbolize/locate.h"
 #include "tests/testutil.h"
 
@@ -210,6 +212,64 @@ START_TEST(test_cache_layout)
 }
 END_TEST
 
+/* An entry written in parts, later: the bytes, and the seal, of the entry written whole
+ * (a kallsyms entry is written from the parsed table's arrays, not a copy of them). */
+START_TEST(test_entry_in_parts)
+{
+	char dir[64] = "/tmp/check_locate.XXXXXX", file[96], *whole, *got;
+	size_t len = 4096 + 333, head_len = sizeof(struct cache_head) + 13;
+	struct cache_part parts[2];
+	struct mapped_file mf;
+	struct later *later;
+	const char *why;
+	uint8_t *own;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/entry", dir);
+	whole = calloc(1, len);
+	for (size_t i = sizeof(struct cache_head); i < head_len; i++)
+		whole[i] = (char)i;
+	/* parts at offsets 40 and 1000 bytes after the head, zeros between and after */
+	for (size_t i = 0; i < 500; i++)
+		whole[head_len + 40 + i] = (char)(i * 7 + 1);
+	own = malloc(2000);
+	for (size_t i = 0; i < 2000; i++)
+		whole[head_len + 1000 + i] = (char)(own[i] = (uint8_t)(i * 13 + 5));
+	parts[0] = (struct cache_part){ head_len + 40, whole + head_len + 40, 500, NULL };
+	parts[1] = (struct cache_part){ head_len + 1000, own, 2000, own };
+	got = malloc(head_len);
+	memcpy(got, whole, head_len);
+	later = later_new();
+	cache_entry_write_parts_later(later, strdup(file), got, head_len, parts, 2, len, "PCTEST01",
+				      3, head_len);
+	later_free(later);
+	cache_head_seal(whole, len, "PCTEST01", 3, head_len);
+	got = calloc(1, len + 1);
+	f = fopen(file, "rb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fread(got, 1, len + 1, f), len);
+	fclose(f);
+	ck_assert_mem_eq(got, whole, len);
+	ck_assert_int_eq(cache_entry_open(file, "PCTEST01", 3, head_len, &mf, &why), CACHE_GOOD);
+	mapped_file_close(&mf);
+	/* the checksum in any parts is the checksum of the whole */
+	for (size_t cut = 0; cut < 100; cut += 7) {
+		struct checksum c;
+
+		checksum_begin(&c, len);
+		checksum_add(&c, whole, cut);
+		checksum_add(&c, whole + cut, 1);
+		checksum_add(&c, whole + cut + 1, len - cut - 1);
+		ck_assert_uint_eq(checksum_end(&c), checksum64(whole, len));
+	}
+	free(got);
+	free(whole);
+	unlink(file);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_table_documented)
 {
 	struct loc_row r;
@@ -232,6 +292,7 @@ static Suite *locate_suite(void)
 	tcase_add_test(tc, test_debug_order);
 	tcase_add_test(tc, test_jit_order);
 	tcase_add_test(tc, test_cache_layout);
+	tcase_add_test(tc, test_entry_in_parts);
 	tcase_add_test(tc, test_table_documented);
 	suite_add_tcase(s, tc);
 	return s;
