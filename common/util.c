@@ -123,6 +123,8 @@ void checksum_add(struct checksum *c, const void *p, size_t n)
 {
 	const unsigned char *s = p;
 
+	if (n == 0)
+		return; /* an empty part may have no bytes at all (p NULL) */
 	if (c->fill) {
 		size_t take = 32 - c->fill < n ? 32 - c->fill : n;
 

@@ -171,6 +171,11 @@ static void put_shdr(void *dst, int cls, const GElf_Shdr *sh)
 	}
 }
 
+/* A section's alignment in a copy: at most a page (a debug file's are 1 to 64). */
+#define MAX_ALIGN 4096
+/* How many times its compressed size a section may inflate to in a copy. */
+#define MAX_RATIO 256
+
 static uint64_t align_up(uint64_t x, uint64_t align)
 {
 	return align > 1 ? (x + align - 1) & ~(align - 1) : x;
@@ -198,7 +203,7 @@ static int write_inflated(Elf *e, const char *image, size_t size, int fd)
 	const int host_data = *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
 	GElf_Ehdr eh;
 	size_t shnum, shstrndx, phsize, shentsize, chdr;
-	uint64_t off, phoff, shoff, total;
+	uint64_t off, phoff, shoff, total, max_total;
 	GElf_Shdr *src = NULL, *dst = NULL;
 	char *m;
 	int cls, ok = 0;
@@ -214,6 +219,9 @@ static int write_inflated(Elf *e, const char *image, size_t size, int fd)
 	if (eh.e_shentsize != shentsize || eh.e_ehsize > size || eh.e_phoff > size ||
 	    phsize > size - eh.e_phoff)
 		return -1;
+	/* no larger than the file with every byte inflated MAX_RATIO times, and every
+	 * section's alignment padding */
+	max_total = (uint64_t)size * MAX_RATIO + (uint64_t)shnum * MAX_ALIGN;
 	phoff = phsize ? align8(eh.e_ehsize) : 0;
 	off = phsize ? phoff + phsize : eh.e_ehsize;
 	src = xcalloc(shnum, sizeof(*src));
@@ -221,7 +229,6 @@ static int write_inflated(Elf *e, const char *image, size_t size, int fd)
 	for (size_t i = 0; i < shnum; i++) {
 		Elf_Scn *scn = elf_getscn(e, i);
 		GElf_Shdr *d = &dst[i];
-		uint64_t bytes;
 
 		if (!scn || !gelf_getshdr(scn, &src[i]))
 			goto out;
@@ -233,7 +240,12 @@ static int write_inflated(Elf *e, const char *image, size_t size, int fd)
 		if (d->sh_flags & SHF_COMPRESSED) {
 			GElf_Chdr ch;
 
-			if (!gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZLIB || d->sh_size < chdr)
+			/* a section said to inflate MAX_RATIO times or more gets no copy
+			 * (DWARF inflates 2 to 5 times; deflate can give 1032 bytes a
+			 * byte): libdw reads that file itself, and a damaged size does not
+			 * make a file of gigabytes */
+			if (!gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZLIB || d->sh_size < chdr ||
+			    ch.ch_size / MAX_RATIO > d->sh_size - chdr)
 				goto out;
 			d->sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
 			if (dropped_section(elf_strptr(e, shstrndx, d->sh_name))) {
@@ -244,17 +256,20 @@ static int write_inflated(Elf *e, const char *image, size_t size, int fd)
 				d->sh_addralign = ch.ch_addralign;
 			}
 		}
-		if (d->sh_addralign & (d->sh_addralign - 1))
+		if (d->sh_type == SHT_NOBITS) { /* no bytes: the offset says nothing */
+			d->sh_offset = off;
+			continue;
+		}
+		if (d->sh_addralign & (d->sh_addralign - 1) || d->sh_addralign > MAX_ALIGN)
 			goto out;
-		bytes = d->sh_type == SHT_NOBITS ? 0 : d->sh_size;
 		d->sh_offset = off = align_up(off, d->sh_addralign);
-		if (bytes > ((uint64_t)1 << 40))
+		if (d->sh_size > max_total)
 			goto out;
-		off += bytes;
+		off += d->sh_size;
 	}
 	shoff = align8(off);
 	total = shoff + (uint64_t)shnum * shentsize;
-	if (total > ((uint64_t)1 << 40) || ftruncate(fd, (off_t)total) != 0)
+	if (total > max_total || ftruncate(fd, (off_t)total) != 0)
 		goto out;
 	m = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
@@ -320,14 +335,11 @@ static void seal_now(void *arg)
 	free(j);
 }
 
-/*
- * Write `src` with its compressed sections inflated as the cache entry `dst`: a
- * descriptor to read it from now, or -1 (nothing left behind). Its trailer (a checksum of its 10 MB for
- * libc) and its name come later, on `later`'s thread, while libdw reads it: the
- * entry is an atomic_file, so that no reader sees half of it.
- */
-static int write_decompressed(const char *src, const char *dst, const uint8_t *bid,
-			      size_t bidlen, struct later *later)
+/* Its trailer (a checksum of its 9 MB for libc) and its name come later, on `later`'s
+ * thread, while libdw reads it: the entry is an atomic_file, so that no reader sees
+ * half of it. */
+int debugcopy_make(const char *src, const char *dst, const uint8_t *bid, size_t bidlen,
+		   struct later *later)
 {
 	struct seal_job *j;
 	int in, ok, rfd = -1;
@@ -427,8 +439,8 @@ int debugcopy_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	if (fd >= 0 && cached && *debuginfo_file_name && has_compressed_debug(fd)) {
 		free(cached); /* the same name, its directory made */
 		cached = cache_entry_path(cache->dir, CACHE_DEBUG, hex, 1);
-		int cfd = cached ? write_decompressed(*debuginfo_file_name, cached, bits, (size_t)len,
-						      cache->later)
+		int cfd = cached ? debugcopy_make(*debuginfo_file_name, cached, bits, (size_t)len,
+						  cache->later)
 				 : -1;
 
 		if (cfd >= 0) {

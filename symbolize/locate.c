@@ -555,7 +555,8 @@ enum cache_verdict cache_entry_open(const char *file, const char *magic, uint32_
 	memset(&want, 0, sizeof(want));
 	memcpy(want.magic, magic, strnlen(magic, sizeof(want.magic)));
 	memset(&h, 0, sizeof(h));
-	memcpy(&h, mf->map, mf->len < sizeof(h) ? mf->len : sizeof(h));
+	if (mf->len) /* an empty file maps nothing */
+		memcpy(&h, mf->map, mf->len < sizeof(h) ? mf->len : sizeof(h));
 	*why = NULL;
 	if (mf->len < offsetof(struct cache_head, header_size))
 		*why = "truncated";
