@@ -6,10 +6,11 @@
 #                             the same with sanitizers, in build-san/
 #   make demo                 convert the bundled recording and say where the output is
 #   make fuzz                 run each fuzz target (perf.data, tracepoint formats, jitdump,
-#                             perf map, unwinder, the whole pipeline, kallsyms and its
-#                             cache entry, the frame cache's entries, a debug file's
-#                             inflated copy) for FUZZ_SECONDS (60) each, with ASan and
-#                             UBSan, seeded from tests/corpus and the real recordings
+#                             perf map, unwinder, the whole pipeline, kallsyms, ELF
+#                             symbols, the cache's entries of both and the frame
+#                             cache's, a debug file's inflated copy) for FUZZ_SECONDS
+#                             (60) each, with ASan and UBSan, seeded from tests/corpus
+#                             and the real recordings
 #   make fuzz-keep            merge the campaign's small finds into tests/corpus
 #   make bench                run bench/run.sh
 #   make jvmti                build/libperfconv-jvmti.so, the JVMTI agent that makes
@@ -130,7 +131,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(BUILD)/tests/testutil.o $(LIB
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
 # The corpus replayers: run each reader over every committed bad input.
-FUZZ_TARGETS := perfdata tracefmt jitdump perfmap unwind pipeline kallsyms frames debugcopy
+FUZZ_TARGETS := perfdata tracefmt jitdump perfmap unwind pipeline kallsyms frames debugcopy elfsyms
 REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay_main.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
@@ -206,7 +207,8 @@ FUZZ_MAX_LEN := 8388608
 # the targets seeded with cut recordings (tens of KB): inputs grow no larger than this
 FUZZ_MAX_LEN_CUT := 262144
 FUZZ_KEEP_MAX := 8192
-# debug files of small programs (10 to 16 KB): a copy of one is at most 256 times it
+# small programs and their debug files (10 to 27 KB): a debug copy is at most 256
+# times its file
 FUZZ_MAX_LEN_ELF := 65536
 FUZZ_SEEDS_perfdata := testdata/mt-threads.data/data tests/hostile/*.data
 FUZZ_SEEDS_jitdump := testdata/jit/*.dump testdata/java/*.dump
@@ -241,7 +243,7 @@ fuzz: $(FUZZ_RUNS)
 $(FUZZ_RUNS): fuzz-run-%: build-fuzz/fuzz_% fuzz-seeds
 	$(Q){ cp -n tests/corpus/$*/* build-fuzz/corpus-$*/ 2>/dev/null || true; } && \
 	case $* in perfdata|pipeline|kallsyms|frames) len=$(FUZZ_MAX_LEN_CUT);; \
-		debugcopy) len=$(FUZZ_MAX_LEN_ELF);; *) len=$(FUZZ_MAX_LEN);; esac; \
+		debugcopy|elfsyms) len=$(FUZZ_MAX_LEN_ELF);; *) len=$(FUZZ_MAX_LEN);; esac; \
 	build-fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=$$len \
 		-rss_limit_mb=4096 -timeout=25 -print_final_stats=1 \
 		build-fuzz/corpus-$* tests/corpus/$* >build-fuzz/log-$* 2>&1; rc=$$?; \
