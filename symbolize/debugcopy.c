@@ -328,8 +328,10 @@ static void seal_now(void *arg)
 	int ok;
 
 	ok = fstat(j->out.fd, &st) == 0 && sum_of(j->out.fd, (size_t)st.st_size, &j->t.checksum) == 0;
-	j->t.body_size = (uint64_t)st.st_size;
-	ok = ok && pwrite(j->out.fd, &j->t, sizeof(j->t), st.st_size) == (ssize_t)sizeof(j->t);
+	if (ok) {
+		j->t.body_size = (uint64_t)st.st_size;
+		ok = pwrite_whole(j->out.fd, &j->t, sizeof(j->t), j->t.body_size) == 0;
+	}
 	if (!ok || atomic_file_commit(&j->out) != 0)
 		atomic_file_abort(&j->out);
 	free(j);

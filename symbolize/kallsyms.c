@@ -219,7 +219,7 @@ struct kparse {
 	size_t alen, acap;
 	uint32_t last_module; /* arena offset of the last module's name, or NO_MODULE */
 	size_t last_module_len;
-	int too_large, failed; /* failed: read_lines said why */
+	int too_large;
 };
 
 static uint32_t arena_add(struct kparse *kp, const char *s, size_t len)
@@ -292,7 +292,6 @@ static int read_lines(const char *path, struct kparse *kp, char *err, size_t err
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), gz = -1;
 
-	kp->failed = 1; /* until the end */
 	if (fd < 0) {
 		set_err(err, errlen, "cannot open \"%s\": %s", path, strerror(errno));
 		return -1;
@@ -346,7 +345,7 @@ static int read_lines(const char *path, struct kparse *kp, char *err, size_t err
 		/* the whole file at once (5 MB for a distribution kernel), then lines in
 		 * place: line-by-line gzgets was most of the cost, and libdeflate inflates
 		 * a whole buffer in a third of zlib's time */
-		uint8_t *z;
+		uint8_t *z; /* with a NUL after its bytes: parse_lines may write b[got] */
 		size_t zn;
 		const char *nl;
 
@@ -368,11 +367,9 @@ static int read_lines(const char *path, struct kparse *kp, char *err, size_t err
 				goto too_long;
 			}
 		}
-		b = xrealloc(b, got + 1);
 	}
 	parse_lines(kp, b, got);
 	free(b);
-	kp->failed = 0;
 	return 0;
 too_long:
 	set_err(err, errlen, "\"%s\": offset 0x%zx: a line longer than %d bytes: not a kallsyms "
@@ -392,16 +389,18 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 	struct kentry *out;
 	struct kallsyms *k;
 	char *buf;
+	int rc;
 
 	if (err && errlen)
 		err[0] = 0;
-	if (read_lines(path, &kp, err, errlen) != 0 || kp.too_large || kp.nonzero == 0) {
-		if (kp.too_large)
-			set_err(err, errlen, "\"%s\": too large for a kallsyms file", path);
-		else if (kp.nonzero == 0 && !kp.failed)
-			set_err(err, errlen, "\"%s\": %s", path,
-				kp.n ? "every symbol address is zero (kernel.kptr_restrict hides them)"
-				     : "no kernel text symbols");
+	rc = read_lines(path, &kp, err, errlen);
+	if (rc == 0 && kp.too_large)
+		set_err(err, errlen, "\"%s\": too large for a kallsyms file", path);
+	else if (rc == 0 && kp.nonzero == 0)
+		set_err(err, errlen, "\"%s\": %s", path,
+			kp.n ? "every symbol address is zero (kernel.kptr_restrict hides them)"
+			     : "no kernel text symbols");
+	if (rc != 0 || kp.too_large || kp.nonzero == 0) {
 		free(kp.v);
 		free(kp.arena);
 		return NULL;

@@ -446,20 +446,6 @@ uint64_t cache_entry_sum(const void *entry, size_t len, size_t at)
 	return hash_u64(checksum64(p, at) ^ hash_u64(checksum64(p + after, len - after) + len));
 }
 
-void cache_head_seal(void *entry, size_t len, const char *magic, uint32_t version,
-		     size_t header_size)
-{
-	struct cache_head h;
-
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, magic, strnlen(magic, sizeof(h.magic)));
-	h.version = version;
-	h.header_size = (uint32_t)header_size;
-	h.file_size = len;
-	memcpy(entry, &h, sizeof(h));
-	h.checksum = cache_entry_sum(entry, len, offsetof(struct cache_head, checksum));
-	memcpy(entry, &h, sizeof(h));
-}
 
 struct entry_job {
 	char *file;
@@ -470,29 +456,40 @@ struct entry_job {
 	uint32_t version;
 };
 
-/* cache_head_seal of an entry in parts: what cache_entry_sum gives for it whole */
-static void seal_parts(struct entry_job *j)
+/*
+ * The head of an entry of `len` bytes (its first head_len bytes, the header of
+ * header_size bytes in them) and `nparts` parts after it, zeros between: filled and
+ * sealed, its checksum what cache_entry_sum gives for the entry whole.
+ */
+static void seal(void *head, size_t head_len, const struct cache_part *parts, size_t nparts,
+		 size_t len, const char *magic, uint32_t version, size_t header_size)
 {
 	struct cache_head h;
-	size_t at = offsetof(struct cache_head, checksum), after = at + 8, pos = j->head_len;
+	size_t at = offsetof(struct cache_head, checksum), after = at + 8, pos = head_len;
 	struct checksum c;
 
 	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, j->magic, strnlen(j->magic, sizeof(h.magic)));
-	h.version = j->version;
-	h.header_size = (uint32_t)j->header_size;
-	h.file_size = j->len;
-	memcpy(j->head, &h, sizeof(h));
-	checksum_begin(&c, j->len - after);
-	checksum_add(&c, (const char *)j->head + after, j->head_len - after);
-	for (size_t i = 0; i < j->nparts; i++) {
-		checksum_add_zeros(&c, (size_t)j->parts[i].off - pos);
-		checksum_add(&c, j->parts[i].p, j->parts[i].len);
-		pos = (size_t)j->parts[i].off + j->parts[i].len;
+	memcpy(h.magic, magic, strnlen(magic, sizeof(h.magic)));
+	h.version = version;
+	h.header_size = (uint32_t)header_size;
+	h.file_size = len;
+	memcpy(head, &h, sizeof(h));
+	checksum_begin(&c, len - after);
+	checksum_add(&c, (const char *)head + after, head_len - after);
+	for (size_t i = 0; i < nparts; i++) {
+		checksum_add_zeros(&c, (size_t)parts[i].off - pos);
+		checksum_add(&c, parts[i].p, parts[i].len);
+		pos = (size_t)parts[i].off + parts[i].len;
 	}
-	checksum_add_zeros(&c, j->len - pos);
-	h.checksum = hash_u64(checksum64(j->head, at) ^ hash_u64(checksum_end(&c) + j->len));
-	memcpy(j->head, &h, sizeof(h));
+	checksum_add_zeros(&c, len - pos);
+	h.checksum = hash_u64(checksum64(head, at) ^ hash_u64(checksum_end(&c) + len));
+	memcpy(head, &h, sizeof(h));
+}
+
+void cache_head_seal(void *entry, size_t len, const char *magic, uint32_t version,
+		     size_t header_size)
+{
+	seal(entry, len, NULL, 0, len, magic, version, header_size);
 }
 
 static void write_entry_now(void *arg)
@@ -501,7 +498,8 @@ static void write_entry_now(void *arg)
 	struct atomic_file f;
 	int ok;
 
-	seal_parts(j);
+	seal(j->head, j->head_len, j->parts, j->nparts, j->len, j->magic, j->version,
+	     j->header_size);
 	ok = atomic_file_open(&f, j->file, 0644, 0) == 0;
 	ok = ok && pwrite_whole(f.fd, j->head, j->head_len, 0) == 0;
 	for (size_t i = 0; ok && i < j->nparts; i++)

@@ -103,9 +103,6 @@ void symbolizer_free(struct symbolizer *s)
 	if (!s)
 		return;
 	symbolizer_quiesce(s);
-	/* the cache entries this run made, whole before the tables they are written
-	 * from go */
-	later_wait(s->cache.later);
 	for (size_t i = 0; i < s->ndamaged; i++)
 		free(s->damaged[i]);
 	free(s->damaged);
@@ -136,8 +133,8 @@ void symbolizer_free(struct symbolizer *s)
 	pthread_mutex_destroy(&s->queue_lock);
 	pthread_cond_destroy(&s->queue_cond);
 	pthread_cond_destroy(&s->kernel_cond);
-	kallsyms_free(s->ksyms);
-	later_free(s->cache.later);
+	kallsyms_free(s->ksyms); /* waits for an entry written from it */
+	later_free(s->cache.later); /* waits for the others */
 	free(s);
 }
 
