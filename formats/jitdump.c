@@ -3,20 +3,20 @@
  * Spec: tools/perf/Documentation/jitdump-specification.txt in the Linux tree; perf's
  * reader is tools/perf/util/jitdump.c, its time conversion tools/perf/util/tsc.c.
  *
- * The file is mapped, never read into memory (a runtime may still be appending to it:
- * the size at open time is what is read). Fields are loaded through byte loaders that
- * swap for a dump from the other byte order, so alignment never matters.
+ * A file is read a window at a time (pread into one buffer, never mapped: a file cut
+ * short while it is read gives less to read, not SIGBUS), from the header or from where
+ * an earlier read stopped; the size at open time is what is read (a runtime may still
+ * be appending to it). Fields are loaded through byte loaders that swap for a dump from
+ * the other byte order, so alignment never matters.
  */
 #include "formats/jitdump.h"
 
 #include "common/bytes.h"
-#include "common/mapfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,13 +36,21 @@
 #define ENTRY_SPAN_UNKNOWN (16u << 20)
 #define LINE_MAX_PLAUSIBLE (1u << 24)
 #define PEEK_RECORDS 8
+#define WINDOW (1u << 20)            /* bytes read at a time from a file */
 
 struct jitdump_reader {
 	struct diag *d;
 	char *path;
-	const uint8_t *base;
+	const uint8_t *base;     /* the whole dump, when reading from memory; else NULL */
 	size_t len;
-	struct mapped_file file; /* NULL map when reading from memory */
+	int fd;                  /* the file, or -1 */
+	uint8_t *win;            /* bytes [win_off, win_off + win_len) of the file */
+	uint64_t win_off;
+	size_t win_len, win_cap;
+	int read_failed;         /* a read of the file failed: the stream ends there */
+	int own_fd;              /* opened by jitdump_reader_open: closed with the reader */
+	int live;                /* JITDUMP_LIVE */
+	uint64_t resume;         /* where a later read goes on */
 	int sw;
 	int have_tc;
 	struct jitdump_time_conv tc;
@@ -54,6 +62,51 @@ struct jitdump_reader {
 	struct jitdump_debug_entry *ents;
 	size_t ents_cap;
 };
+
+/*
+ * The bytes [off, off + len) of the dump, or NULL when they are not all there (past
+ * the size read at open, or a failed read). Valid until the next call.
+ */
+static const uint8_t *at(struct jitdump_reader *r, uint64_t off, size_t len)
+{
+	size_t want;
+	ssize_t got;
+
+	if (off > r->len || len > r->len - off)
+		return NULL;
+	if (r->base)
+		return r->base + off;
+	if (off >= r->win_off && off + len <= r->win_off + r->win_len)
+		return r->win + (off - r->win_off);
+	if (r->read_failed)
+		return NULL;
+	want = len > WINDOW ? len : WINDOW;
+	if (want > r->len - off)
+		want = r->len - off;
+	if (want > r->win_cap) {
+		free(r->win);
+		r->win = xmalloc(want);
+		r->win_cap = want;
+	}
+	r->win_off = off;
+	r->win_len = 0;
+	while (r->win_len < want) {
+		got = pread(r->fd, r->win + r->win_len, want - r->win_len,
+			    (off_t)(off + r->win_len));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		r->win_len += (size_t)got;
+	}
+	if (r->win_len < len) {
+		/* the file shrank while it was read, or cannot be read: what is read is kept */
+		r->read_failed = 1;
+		r->len = off + r->win_len;
+		return NULL;
+	}
+	return r->win;
+}
 
 uint64_t jitdump_tsc_to_perf_time(uint64_t cyc, const struct jitdump_time_conv *tc)
 {
@@ -86,10 +139,10 @@ static const char *rec_name(uint32_t id)
 static struct jitdump_reader *open_common(struct jitdump_reader *r,
 					  const struct jitdump_time_conv *tc)
 {
-	const uint8_t *b = r->base;
+	const uint8_t *b = at(r, 0, r->len < HEADER_MIN ? r->len : HEADER_MIN);
 	uint32_t magic;
 
-	if (r->len < HEADER_MIN) {
+	if (!b || r->len < HEADER_MIN) {
 		diag_error(r->d, r->path, 0, "jitdump header cut short: %zu bytes, need %d",
 			   r->len, HEADER_MIN);
 		return NULL;
@@ -129,7 +182,48 @@ static struct jitdump_reader *open_common(struct jitdump_reader *r,
 		r->tc = *tc;
 	}
 	r->hdr.times_converted = !r->hdr.arch_timestamp || r->have_tc;
-	r->pos = r->hdr.total_size;
+	r->pos = r->resume = r->hdr.total_size;
+	return r;
+}
+
+/* A read that goes on at `from` (a place an earlier read of the same dump stopped at):
+ * after the header, within the file. */
+static int start_at(struct jitdump_reader *r, uint64_t from)
+{
+	if (from == 0)
+		return 0;
+	if (from < r->hdr.total_size || from > r->len) {
+		diag_error(r->d, r->path, from, "jitdump: cannot go on at this offset: the dump "
+			   "has %zu bytes, its header %u", r->len, r->hdr.total_size);
+		return -1;
+	}
+	r->pos = r->resume = from;
+	return 0;
+}
+
+static struct jitdump_reader *reader_new(const char *name, const struct jitdump_open *o,
+					 struct diag *d)
+{
+	struct jitdump_reader *r = xcalloc(1, sizeof(*r));
+
+	r->d = d;
+	r->fd = -1;
+	r->path = xstrdup(name ? name : "jitdump");
+	r->live = o && (o->flags & JITDUMP_LIVE);
+	return r;
+}
+
+struct jitdump_reader *jitdump_reader_open_mem_at(const void *buf, size_t len, const char *name,
+						  const struct jitdump_open *o, struct diag *d)
+{
+	struct jitdump_reader *r = reader_new(name, o, d);
+
+	r->base = buf;
+	r->len = len;
+	if (!open_common(r, o ? o->tc : NULL) || start_at(r, o ? o->from : 0) != 0) {
+		jitdump_reader_close(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -137,13 +231,27 @@ struct jitdump_reader *jitdump_reader_open_mem(const void *buf, size_t len, cons
 					       const struct jitdump_time_conv *tc,
 					       struct diag *d)
 {
-	struct jitdump_reader *r = xcalloc(1, sizeof(*r));
+	struct jitdump_open o = { .tc = tc };
 
-	r->d = d;
-	r->path = xstrdup(name ? name : "jitdump");
-	r->base = buf;
-	r->len = len;
-	if (!open_common(r, tc)) {
+	return jitdump_reader_open_mem_at(buf, len, name, &o, d);
+}
+
+struct jitdump_reader *jitdump_reader_open_fd(int fd, const char *name,
+					      const struct jitdump_open *o, struct diag *d)
+{
+	struct jitdump_reader *r = reader_new(name, o, d);
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		diag_error(d, r->path, DIAG_NO_OFFSET, "cannot read the jitdump: %s",
+			   errno && !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
+		jitdump_reader_close(r);
+		return NULL;
+	}
+	r->fd = fd;
+	r->len = (size_t)st.st_size;
+	if (!open_common(r, o ? o->tc : NULL) || start_at(r, o ? o->from : 0) != 0) {
+		r->fd = -1; /* the caller's */
 		jitdump_reader_close(r);
 		return NULL;
 	}
@@ -153,30 +261,39 @@ struct jitdump_reader *jitdump_reader_open_mem(const void *buf, size_t len, cons
 struct jitdump_reader *jitdump_reader_open(const char *path, const struct jitdump_time_conv *tc,
 					   struct diag *d)
 {
-	struct jitdump_reader *r = xcalloc(1, sizeof(*r));
+	struct jitdump_open o = { .tc = tc };
+	struct jitdump_reader *r;
+	/* a FIFO by that name would block an open without O_NONBLOCK */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
-	r->d = d;
-	r->path = xstrdup(path);
-	if (mapped_file_open(&r->file, path, d) != 0)
-		goto fail;
-	r->len = r->file.len;
-	r->base = r->file.map;
-	if (!open_common(r, tc))
-		goto fail;
+	if (fd < 0) {
+		diag_error(d, path, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	r = jitdump_reader_open_fd(fd, path, &o, d);
+	if (!r) {
+		close(fd);
+		return NULL;
+	}
+	r->own_fd = 1;
 	return r;
-fail:
-	jitdump_reader_close(r);
-	return NULL;
 }
 
 void jitdump_reader_close(struct jitdump_reader *r)
 {
 	if (!r)
 		return;
-	mapped_file_close(&r->file);
+	if (r->own_fd && r->fd >= 0)
+		close(r->fd);
+	free(r->win);
 	free(r->ents);
 	free(r->path);
 	free(r);
+}
+
+uint64_t jitdump_reader_resume(const struct jitdump_reader *r)
+{
+	return r->resume;
 }
 
 const struct jitdump_header *jitdump_reader_header(const struct jitdump_reader *r)
@@ -186,8 +303,10 @@ const struct jitdump_header *jitdump_reader_header(const struct jitdump_reader *
 
 void jitdump_reader_bounds(const struct jitdump_reader *r, uint64_t *loads, uint64_t *entries)
 {
-	*loads = r->len / (LOAD_MIN + 1);
-	*entries = r->len / (ENTRY_FIXED + 1);
+	size_t left = r->len - r->pos;
+
+	*loads = left / (LOAD_MIN + 1);
+	*entries = left / (ENTRY_FIXED + 1);
 }
 
 const struct jitdump_stats *jitdump_reader_stats(const struct jitdump_reader *r)
@@ -230,22 +349,36 @@ static int text_ok(const uint8_t *s, size_t n)
 }
 
 /*
- * The code size of the CODE_LOAD that a DEBUG_INFO at `after` describes: producers
- * write DEBUG_INFO (and UNWINDING_INFO) just before the load. 0 when not found.
+ * The code size of the CODE_LOAD that a DEBUG_INFO ending at `q` describes: producers
+ * write DEBUG_INFO (and UNWINDING_INFO) just before the load. 0 when not found; *ended
+ * set when the dump ended before the look could say (the load not written yet).
  */
-static uint64_t peek_load_size(const struct jitdump_reader *r, size_t q, uint64_t code_addr)
+static uint64_t peek_load_size(struct jitdump_reader *r, size_t q, uint64_t code_addr,
+			       int *ended)
 {
+	const uint8_t *b;
 	int i;
 
-	for (i = 0; i < PEEK_RECORDS && q + PREFIX_SIZE <= r->len; i++) {
-		uint32_t id = ld32(r->base + q, r->sw);
-		uint32_t size = ld32(r->base + q + 4, r->sw);
+	*ended = 0;
+	for (i = 0; i < PEEK_RECORDS; i++) {
+		uint32_t id, size;
 
-		if (size < PREFIX_SIZE || size > r->len - q)
+		if (!(b = at(r, q, PREFIX_SIZE))) {
+			*ended = 1;
 			break;
+		}
+		id = ld32(b, r->sw);
+		size = ld32(b + 4, r->sw);
+		if (size < PREFIX_SIZE)
+			break;
+		if (size > r->len - q) {
+			*ended = 1;
+			break;
+		}
 		if (id == JITDUMP_CODE_LOAD && size >= LOAD_MIN) {
-			if (ld64(r->base + q + 32, r->sw) == code_addr)
-				return ld64(r->base + q + 40, r->sw);
+			b = at(r, q, LOAD_MIN);
+			if (b && ld64(b + 32, r->sw) == code_addr)
+				return ld64(b + 40, r->sw);
 			break;
 		}
 		if (id == JITDUMP_CODE_DEBUG_INFO)
@@ -280,18 +413,17 @@ static int entry_at(const struct jitdump_reader *r, const uint8_t *p, const uint
  * validated, and after one that fails the walk resumes at the next byte where a
  * plausible entry starts, at an address not below the last good one.
  */
-static void parse_debug(struct jitdump_reader *r, size_t off, uint32_t size,
-			struct jitdump_debug *dbg)
+static void parse_debug(struct jitdump_reader *r, const uint8_t *rec, uint32_t size,
+			uint64_t span, struct jitdump_debug *dbg)
 {
-	const uint8_t *p = r->base + off + DEBUG_MIN, *end = r->base + off + size;
-	uint64_t span, lo, hi, last_addr = 0;
+	const uint8_t *p = rec + DEBUG_MIN, *end = rec + size;
+	uint64_t lo, hi, last_addr = 0;
 	const char *prev_file = "";
 	int prev_valid = 0, have_last = 0;
 
-	dbg->code_addr = ld64(r->base + off + 16, r->sw);
-	dbg->nr_entry = ld64(r->base + off + 24, r->sw);
+	dbg->code_addr = ld64(rec + 16, r->sw);
+	dbg->nr_entry = ld64(rec + 24, r->sw);
 	dbg->nentries = dbg->nrejected = dbg->nbad_files = 0;
-	span = peek_load_size(r, off + size, dbg->code_addr);
 	span = span ? span + ENTRY_AFTER : ENTRY_SPAN_UNKNOWN;
 	lo = dbg->code_addr > ENTRY_BEFORE ? dbg->code_addr - ENTRY_BEFORE : 0;
 	hi = dbg->code_addr + span < dbg->code_addr ? UINT64_MAX : dbg->code_addr + span;
@@ -350,24 +482,48 @@ static void finish(struct jitdump_reader *r)
 	r->pos = r->len;
 }
 
+/*
+ * The dump ends inside the record at `off` (`left` bytes of it there; `size` 0: inside
+ * its prefix): of a live dump, the part not written yet, read next time; else damage,
+ * said.
+ */
+static int cut_short(struct jitdump_reader *r, size_t off, size_t left, uint32_t id,
+		     uint32_t size)
+{
+	if (r->live) {
+		r->stats.pending_bytes = left;
+	} else {
+		if (size)
+			diag_warn(r->d, r->path, off, "%s: record of %u bytes cut short at %zu: "
+				  "the dump ends inside it (runtime killed while writing?), "
+				  "ignored", rec_name(id), size, left);
+		else
+			diag_warn(r->d, r->path, off, "jitdump cut short inside a record prefix: "
+				  "%zu bytes ignored", left);
+		r->stats.truncated_bytes += left;
+	}
+	r->resume = off;
+	finish(r);
+	return 0;
+}
+
 int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
 {
 	for (;;) {
 		size_t left, off = r->pos;
 		const uint8_t *b;
 		uint32_t id, size, min = PREFIX_SIZE;
+		uint64_t span = 0;
 
 		if (r->finished || off >= r->len)
 			return 0;
+		r->resume = off;
 		left = r->len - off;
-		b = r->base + off;
-		if (left < PREFIX_SIZE) {
-			diag_warn(r->d, r->path, off,
-				  "jitdump cut short inside a record prefix: %zu bytes ignored", left);
-			r->stats.truncated_bytes += left;
-			finish(r);
-			return 0;
-		}
+		if (left < PREFIX_SIZE)
+			return cut_short(r, off, left, 0, 0);
+		b = at(r, off, PREFIX_SIZE);
+		if (!b)
+			goto unreadable;
 		id = ld32(b, r->sw);
 		size = ld32(b + 4, r->sw);
 		if (size < PREFIX_SIZE) {
@@ -378,16 +534,28 @@ int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
 			finish(r);
 			return 0;
 		}
-		if (size > left) {
-			diag_warn(r->d, r->path, off,
-				  "%s: record of %u bytes cut short at %zu: the dump ends inside "
-				  "it (runtime killed while writing?), ignored", rec_name(id), size,
-				  left);
-			r->stats.truncated_bytes += left;
-			finish(r);
-			return 0;
+		if (size > left)
+			return cut_short(r, off, left, id, size);
+		if (id == JITDUMP_CODE_DEBUG_INFO && size >= DEBUG_MIN) {
+			int ended;
+
+			b = at(r, off, DEBUG_MIN);
+			if (!b)
+				goto unreadable;
+			span = peek_load_size(r, off + size, ld64(b + 16, r->sw), &ended);
+			/* its load not written yet: a live dump's DEBUG_INFO waits for it */
+			if (!span && ended && r->live && !r->read_failed) {
+				r->stats.pending_bytes = left;
+				r->resume = off;
+				finish(r);
+				return 0;
+			}
 		}
+		b = at(r, off, size);
+		if (!b)
+			goto unreadable;
 		r->pos += size;
+		r->resume = r->pos;
 		switch (id) {
 		case JITDUMP_CODE_LOAD: min = LOAD_MIN + 1; break;
 		case JITDUMP_CODE_MOVE: min = MOVE_MIN; break;
@@ -456,7 +624,7 @@ int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
 			break;
 		}
 		case JITDUMP_CODE_DEBUG_INFO:
-			parse_debug(r, off, size, &rec->u.debug);
+			parse_debug(r, b, size, span, &rec->u.debug);
 			r->stats.debug_infos++;
 			break;
 		case JITDUMP_CODE_UNWINDING_INFO: {
@@ -477,4 +645,9 @@ int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
 		r->stats.records++;
 		return 1;
 	}
+unreadable:
+	diag_warn(r->d, r->path, r->pos, "jitdump: the file shrank or could not be read here: "
+		  "the rest (%zu bytes) ignored", r->len > r->pos ? (size_t)(r->len - r->pos) : 0);
+	finish(r);
+	return 0;
 }

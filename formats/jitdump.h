@@ -128,9 +128,25 @@ struct jitdump_stats {
 	uint64_t debug_rejected;    /* entry places rejected (see jitdump_debug) */
 	uint64_t debug_bad_files;   /* entries with a file name that is not text */
 	uint64_t truncated_bytes;   /* bytes of a truncated last record */
+	uint64_t pending_bytes;     /* of a live dump: the bytes of its last record, not
+				       all written yet (or a DEBUG_INFO whose load is not) */
 };
 
 struct jitdump_reader;
+
+/* The runtime may still be writing the dump (its process had not exited): a last record
+ * cut short is the part not written yet, and a DEBUG_INFO whose CODE_LOAD is not there
+ * yet waits for it; the stream ends before either without a word, and
+ * jitdump_reader_resume() says where to go on. */
+#define JITDUMP_LIVE 1u
+
+/* How a dump is read. */
+struct jitdump_open {
+	const struct jitdump_time_conv *tc; /* for ARCH_TIMESTAMP times, or NULL */
+	uint64_t from;        /* 0: from the first record; else where an earlier read of the
+				 same dump stopped (jitdump_reader_resume) */
+	unsigned flags;       /* JITDUMP_LIVE */
+};
 
 /*
  * Open a dump. `tc` (may be NULL) converts ARCH_TIMESTAMP times; without it such a
@@ -144,6 +160,19 @@ struct jitdump_reader *jitdump_reader_open(const char *path, const struct jitdum
 struct jitdump_reader *jitdump_reader_open_mem(const void *buf, size_t len, const char *name,
 					       const struct jitdump_time_conv *tc,
 					       struct diag *d);
+/* The same with the options of `o` (may be NULL). */
+struct jitdump_reader *jitdump_reader_open_mem_at(const void *buf, size_t len, const char *name,
+						  const struct jitdump_open *o, struct diag *d);
+/*
+ * A dump from the regular file open as `fd` (the caller's: it outlives the reader and is
+ * not closed by it), read up to the size it has now; `name` is for messages. An error
+ * also when o->from is not within the file.
+ */
+struct jitdump_reader *jitdump_reader_open_fd(int fd, const char *name,
+					      const struct jitdump_open *o, struct diag *d);
+/* The file offset a later read of the same dump goes on at: past the last record
+ * returned, or at a live dump's record not written whole yet. */
+uint64_t jitdump_reader_resume(const struct jitdump_reader *r);
 
 /*
  * The next record: 1 and *rec filled, 0 at the end. Pointers in *rec are borrowed
@@ -156,8 +185,8 @@ struct jitdump_reader *jitdump_reader_open_mem(const void *buf, size_t len, cons
 int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec);
 
 const struct jitdump_header *jitdump_reader_header(const struct jitdump_reader *r);
-/* The most code loads and DEBUG_INFO entries the dump's bytes could hold, for sizing
- * tables before reading. */
+/* The most code loads and DEBUG_INFO entries the dump's bytes still to read could
+ * hold, for sizing tables before reading. */
 void jitdump_reader_bounds(const struct jitdump_reader *r, uint64_t *loads, uint64_t *entries);
 const struct jitdump_stats *jitdump_reader_stats(const struct jitdump_reader *r);
 

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	r = perfmap_reader_open_mem(data, size, "fuzz.map", &d);
 	strtab_init(&st);
-	jc = jitcode_new(&st, 1);
+	jc = jitcode_new(1);
 	jitcode_add_perfmap(jc, r);
 	perfmap_reader_close(r);
 	jitcode_finish(jc);

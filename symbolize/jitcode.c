@@ -1,13 +1,22 @@
 /* jitcode: the JIT code of one process over time, from its jitdump and perf map.
  *
  * Codes (loads, moved copies, map lines) live in one array; their lines in another,
- * a contiguous run per load (moved copies share their load's run: entry addresses are
- * kept relative to the code's start). jitcode_finish() replays loads and moves in time
- * order over a set of live codes sorted by address, which gives each code the time its
- * range was taken over, and then cuts the address space at every code boundary into
- * pieces, the leaves of a segment tree: each node lists the codes that cover all its
- * pieces, in time order and disjoint in time, so a lookup is a binary search for the
- * piece and one per node on its way to the root (mostly empty ones).
+ * a contiguous run per load, sorted by address (moved copies share their load's run:
+ * entry addresses are kept relative to the code's start, as the producer wrote them;
+ * the producer's offset is applied when an address is looked up). Function and file
+ * names live in one buffer of NUL-terminated strings, each file once. jitcode_finish()
+ * replays loads and moves in time order over a set of live codes sorted by address,
+ * which gives each code the time its range was taken over, and then cuts the address
+ * space at every code boundary into pieces, the leaves of a segment tree: each node
+ * lists the codes that cover all its pieces, in time order and disjoint in time, so a
+ * lookup is a binary search for the piece and one per node on its way to the root
+ * (mostly empty ones).
+ *
+ * A table can take more records after jitcode_finish() (a dump read further, as a
+ * watcher does chunk by chunk): the copies made by moves are dropped and the replay
+ * and the index are made again over what the table holds. jitcode_prune() drops what
+ * no lookup at or after a time can meet, so that the table holds the live code, not
+ * the history.
  */
 #include "symbolize/jitcode.h"
 
@@ -24,22 +33,27 @@
 /* what a process can map (x86-64's 47-bit user space): code claimed past it is cut */
 #define USER_LIMIT ((uint64_t)1 << 47)
 
+enum { KIND_LOAD = 0, KIND_MAP, KIND_COPY };
+
 struct jc_line {
-	int64_t rel;             /* entry address - code_addr (after finish: - the offset) */
+	int64_t rel;             /* entry address - code_addr, as the producer wrote it */
 	uint32_t line;
-	uint32_t file;           /* string id, 0 none, FILE_INVALID before a load claims it */
+	uint32_t file;           /* offset in names, 0 none, FILE_INVALID before a load claims it */
 };
 
 struct jc_code {
 	uint64_t start, size;
 	uint64_t t0, t1;         /* live in [t0, t1) */
+	uint64_t lines_size;     /* the size of the load the lines were written for */
 	uint32_t seq;
 	uint32_t name, raw;      /* offsets in the table's names */
-	uint32_t file;           /* string id: the function's own file, 0 none */
+	uint32_t file;           /* offset in names: the function's own file, 0 none */
 	uint32_t lines_first, nlines;
 	uint64_t unwind_off;     /* UNWINDING_INFO: its bytes at unwind[unwind_off ..] */
 	uint32_t unwind_len, unwind_hdr; /* bytes in all (0: none), of them .eh_frame_hdr */
-	uint8_t from_map, is_load;
+	uint8_t kind;            /* KIND_*: a copy is made by the replay of a move */
+	uint8_t replayed;        /* put live by the replay at t0: a load, or a copy whose
+				    move was pruned */
 	uint8_t prologue;        /* a BEAM -CodeInfoPrologue, named as its function */
 };
 
@@ -60,16 +74,18 @@ struct jc_index {
 };
 
 struct jitcode {
-	struct strtab *strings;
 	int demangle;
-	/* function names, copied (interning 15,000 of them was a third of reading a
-	 * dump; a lookup's caller interns the few it meets) */
+	/* function and file names, copied (interning 15,000 function names was a third
+	 * of reading a dump; a lookup's caller interns the few it meets); each file is
+	 * there once (files: hash -> offset) */
 	char *names;
 	size_t names_len, names_cap;
-	uint32_t last_file_id;   /* of the last DEBUG_INFO entry with a file */
+	struct u64map files;
+	uint32_t last_file;      /* of the last DEBUG_INFO entry with a file */
 	struct jitcode_stats stats;
 	struct jc_code *codes;
 	size_t ncodes, codes_cap;
+	size_t nbase;            /* codes before the replay's copies */
 	struct jc_line *lines;
 	size_t nlines, lines_cap;
 	struct jc_move *moves;
@@ -86,6 +102,10 @@ struct jitcode {
 	int finished;
 	struct jc_index timed, mapped;
 	uint64_t first_load;     /* the time of the first code load, FOREVER without one */
+	uint64_t pruned;         /* jitcode_prune()'s time: nothing before it is kept */
+	int has_pruned;
+	int inexact;             /* a record older than the prune came after it */
+	uint32_t last_load;      /* the code added last (index + 1), 0 none */
 };
 
 /* The first `len` bytes of `name`, NUL-terminated in the table. */
@@ -109,6 +129,28 @@ static uint32_t add_name(struct jitcode *jc, const char *name)
 	return add_name_n(jc, name, strlen(name));
 }
 
+/* A file name's offset, the same for the same name (0 for ""). */
+static uint32_t file_n(struct jitcode *jc, const char *s, size_t len)
+{
+	uint64_t key = hash_bytes(s, len) | 1;
+	uint32_t *v, off;
+
+	if (!len)
+		return 0;
+	v = u64map_get(&jc->files, key);
+	if (v && strlen(jc->names + *v) == len && memcmp(jc->names + *v, s, len) == 0)
+		return *v;
+	off = add_name_n(jc, s, len);
+	if (off)
+		u64map_put(&jc->files, key, off);
+	return off;
+}
+
+static const char *text(const struct jitcode *jc, uint32_t off)
+{
+	return jc->names + off;
+}
+
 #define PROLOGUE_SUFFIX "-CodeInfoPrologue"
 
 size_t jitcode_function_name_len(const char *name)
@@ -120,13 +162,14 @@ size_t jitcode_function_name_len(const char *name)
 	return n;
 }
 
-struct jitcode *jitcode_new(struct strtab *strings, int demangle)
+struct jitcode *jitcode_new(int demangle)
 {
 	struct jitcode *jc = xcalloc(1, sizeof(*jc));
 
-	jc->strings = strings;
 	jc->demangle = demangle;
 	jc->stats.line_offset = JITCODE_ELF_HEADER_OFFSET;
+	jc->first_load = FOREVER;
+	u64map_init(&jc->files);
 	add_name(jc, ""); /* offset 0 */
 	return jc;
 }
@@ -136,6 +179,7 @@ static void index_release(struct jc_index *x)
 	free(x->bounds);
 	free(x->first);
 	free(x->ids);
+	memset(x, 0, sizeof(*x));
 }
 
 void jitcode_free(struct jitcode *jc)
@@ -147,6 +191,7 @@ void jitcode_free(struct jitcode *jc)
 	free(jc->lines);
 	free(jc->moves);
 	free(jc->unwind);
+	u64map_release(&jc->files);
 	index_release(&jc->timed);
 	index_release(&jc->mapped);
 	free(jc);
@@ -160,6 +205,19 @@ void jitcode_set_timeless(struct jitcode *jc)
 const struct jitcode_stats *jitcode_stats(const struct jitcode *jc)
 {
 	return &jc->stats;
+}
+
+int jitcode_inexact(const struct jitcode *jc)
+{
+	return jc->inexact;
+}
+
+size_t jitcode_bytes(const struct jitcode *jc)
+{
+	return jc->codes_cap * sizeof(*jc->codes) + jc->lines_cap * sizeof(*jc->lines) +
+	       jc->names_cap + jc->moves_cap * sizeof(*jc->moves) + jc->unwind_cap +
+	       jc->timed.nids * 4 + jc->timed.nbounds * 8 + jc->mapped.nids * 4 +
+	       jc->mapped.nbounds * 8 + (jc->timed.leaves + jc->mapped.leaves) * 16;
 }
 
 size_t jitcode_name_file(const char *name, const char **file)
@@ -187,6 +245,26 @@ size_t jitcode_name_file(const char *name, const char **file)
 	return (size_t)(end - (sp + 1));
 }
 
+/* Records come after jitcode_finish(): the replay's copies go, the index is made again
+ * by the next finish. */
+static void reopen(struct jitcode *jc)
+{
+	if (!jc->finished)
+		return;
+	jc->finished = 0;
+	jc->ncodes = jc->nbase;
+	index_release(&jc->timed);
+	index_release(&jc->mapped);
+}
+
+/* A record at `time`: before what was pruned, the table can no longer give what a
+ * table of the whole dump would. */
+static void check_time(struct jitcode *jc, uint64_t time)
+{
+	if (jc->has_pruned && !jc->stats.timeless && time < jc->pruned)
+		jc->inexact = 1;
+}
+
 static void drop_pending(struct jitcode *jc)
 {
 	if (!jc->pending)
@@ -201,8 +279,9 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 {
 	size_t i;
 
-	const char *last_file = NULL; /* the entry's bytes last_file_id was taken from */
+	const char *last_file = NULL; /* the entry's bytes last_file was taken from */
 
+	reopen(jc);
 	drop_pending(jc);
 	jc->pending = 1;
 	jc->pend_addr = code_addr;
@@ -221,11 +300,10 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 			/* entries mostly repeat the file before them; a "same file" entry
 			 * points at the very bytes before it, which are not compared again */
 			if (e->file != last_file &&
-			    (!jc->last_file_id ||
-			     strcmp(e->file, strtab_str(jc->strings, jc->last_file_id)) != 0))
-				jc->last_file_id = strtab_intern(jc->strings, e->file);
+			    (!jc->last_file || strcmp(e->file, text(jc, jc->last_file)) != 0))
+				jc->last_file = file_n(jc, e->file, strlen(e->file));
 			last_file = e->file;
-			l.file = jc->last_file_id;
+			l.file = jc->last_file;
 		}
 		VEC_PUSH(jc->lines, jc->nlines, jc->lines_cap, l);
 	}
@@ -244,16 +322,20 @@ static uint64_t clamp_size(uint64_t start, uint64_t size)
 	return size;
 }
 
-static uint32_t new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint64_t t0)
+static uint32_t new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint64_t t0,
+			 uint32_t seq, int kind)
 {
 	struct jc_code c;
 
 	memset(&c, 0, sizeof(c));
 	c.start = start;
 	c.size = clamp_size(start, size);
+	c.lines_size = c.size;
 	c.t0 = t0;
 	c.t1 = FOREVER;
-	c.seq = jc->seq++;
+	c.seq = seq;
+	c.kind = (uint8_t)kind;
+	c.replayed = kind == KIND_LOAD;
 	VEC_PUSH(jc->codes, jc->ncodes, jc->codes_cap, c);
 	return (uint32_t)(jc->ncodes - 1);
 }
@@ -275,13 +357,39 @@ static void set_names(struct jitcode *jc, struct jc_code *c, const char *name)
 	}
 }
 
-/* Give the pending entries to code `ci`: files checked against the name's file. */
+/* Entries sorted by address, stable: producers mostly write them in order, and
+ * otherwise a radix sort (an insertion sort was quadratic on descending entries). */
+static void sort_lines(struct jc_line *l, size_t n)
+{
+	struct sort_pair *k;
+	struct jc_line *tmp;
+	size_t i;
+
+	for (i = 1; i < n && l[i - 1].rel <= l[i].rel; i++)
+		;
+	if (i >= n)
+		return;
+	k = xmalloc(2 * n * sizeof(*k));
+	for (i = 0; i < n; i++) /* signed order as unsigned keys */
+		k[i] = (struct sort_pair){ (uint64_t)l[i].rel ^ ((uint64_t)1 << 63), i };
+	sort_pairs(k, k + n, n);
+	tmp = xmalloc(n * sizeof(*tmp));
+	for (i = 0; i < n; i++)
+		tmp[i] = l[k[i].val];
+	memcpy(l, tmp, n * sizeof(*l));
+	free(tmp);
+	free(k);
+}
+
+/* Give the pending entries to code `ci`: files checked against the name's file, the
+ * entries sorted, and the load's vote for the producer's address offset counted (see
+ * jitcode_finish()). */
 static void claim_lines(struct jitcode *jc, uint32_t ci, const char *name)
 {
 	struct jc_code *c = &jc->codes[ci];
 	const char *nf = NULL;
 	size_t nflen = jitcode_name_file(name, &nf), i;
-	uint32_t nfid = nflen ? strtab_intern_n(jc->strings, nf, nflen) : 0;
+	uint32_t nfid = nflen ? file_n(jc, nf, nflen) : 0;
 
 	c->lines_first = (uint32_t)jc->pend_first;
 	c->nlines = (uint32_t)(jc->nlines - jc->pend_first);
@@ -298,7 +406,7 @@ static void claim_lines(struct jitcode *jc, uint32_t ci, const char *name)
 			else if (l->line) /* BEAM ends with {line 0, file ""}: no damage */
 				jc->stats.files_dropped++;
 		} else if (nfid && l->file != nfid && nflen > DAMAGED_PREFIX) {
-			const char *s = strtab_str(jc->strings, l->file);
+			const char *s = text(jc, l->file);
 
 			/* the name's file with its first bytes overwritten */
 			if (strlen(s) == nflen &&
@@ -311,14 +419,27 @@ static void claim_lines(struct jitcode *jc, uint32_t ci, const char *name)
 		if (!c->file && l->file)
 			c->file = l->file;
 	}
+	if (c->nlines) {
+		struct jc_line *l = jc->lines + c->lines_first;
+
+		sort_lines(l, c->nlines);
+		if (l[0].rel == JITCODE_ELF_HEADER_OFFSET)
+			jc->stats.votes_offset++;
+		else if (l[0].rel < JITCODE_ELF_HEADER_OFFSET)
+			jc->stats.votes_plain++;
+	}
 }
 
 void jitcode_add_load(struct jitcode *jc, uint64_t time, uint64_t code_addr, uint64_t size,
 		      const char *name)
 {
-	uint32_t ci = new_code(jc, code_addr, size, time);
+	uint32_t ci;
 
-	jc->codes[ci].is_load = 1;
+	reopen(jc);
+	check_time(jc, time);
+	ci = new_code(jc, code_addr, size, jc->stats.timeless ? jc->seq : time, jc->seq, KIND_LOAD);
+	jc->seq++;
+	jc->nbase = jc->ncodes;
 	set_names(jc, &jc->codes[ci], name);
 	if (jc->unwind_pending) {
 		jc->codes[ci].unwind_off = jc->unwind_pend_off;
@@ -332,19 +453,23 @@ void jitcode_add_load(struct jitcode *jc, uint64_t time, uint64_t code_addr, uin
 		drop_pending(jc);
 	/* the prologue written just before its function takes the function's file, so
 	 * that both are one function (name, file) to the writers */
-	if (ci > 0) {
-		struct jc_code *pro = &jc->codes[ci - 1], *c = &jc->codes[ci];
+	if (jc->last_load) {
+		struct jc_code *pro = &jc->codes[jc->last_load - 1], *c = &jc->codes[ci];
 
-		if (pro->is_load && pro->prologue && !c->prologue && code_end(pro) == c->start &&
-		    strcmp(jc->names + pro->raw, jc->names + c->raw) == 0)
+		if (pro->kind == KIND_LOAD && pro->prologue && !c->prologue &&
+		    code_end(pro) == c->start && strcmp(jc->names + pro->raw, jc->names + c->raw) == 0)
 			pro->file = c->file;
 	}
+	jc->last_load = ci + 1;
+	if (time < jc->first_load)
+		jc->first_load = time;
 	jc->stats.loads++;
 }
 
 void jitcode_add_unwind(struct jitcode *jc, const uint8_t *data, uint64_t size,
 			uint64_t eh_frame_hdr_size)
 {
+	reopen(jc);
 	if (jc->unwind_pending) {
 		jc->unwind_len = jc->unwind_pend_off; /* the previous one went unclaimed */
 		jc->unwind_pending = 0;
@@ -385,8 +510,10 @@ void jitcode_add_move(struct jitcode *jc, uint64_t time, uint64_t old_addr, uint
 {
 	struct jc_move mv;
 
+	reopen(jc);
+	check_time(jc, time);
 	memset(&mv, 0, sizeof(mv));
-	mv.time = time;
+	mv.time = jc->stats.timeless ? jc->seq : time;
 	mv.seq = jc->seq++;
 	mv.old_addr = old_addr;
 	mv.new_addr = new_addr;
@@ -397,9 +524,12 @@ void jitcode_add_move(struct jitcode *jc, uint64_t time, uint64_t old_addr, uint
 
 void jitcode_add_map_entry(struct jitcode *jc, uint64_t start, uint64_t size, const char *name)
 {
-	uint32_t ci = new_code(jc, start, size, 0);
+	uint32_t ci;
 
-	jc->codes[ci].from_map = 1;
+	reopen(jc);
+	ci = new_code(jc, start, size, 0, jc->seq++, KIND_MAP);
+	jc->nbase = jc->ncodes;
+	jc->last_load = ci + 1;
 	set_names(jc, &jc->codes[ci], name);
 	jc->stats.map_entries++;
 }
@@ -475,81 +605,6 @@ uint64_t jitcode_add_perfmap(struct jitcode *jc, struct perfmap_reader *r)
 
 /* ---- finish ---- */
 
-static void decide_offset(struct jitcode *jc)
-{
-	size_t i, k;
-
-	for (i = 0; i < jc->ncodes; i++) {
-		const struct jc_code *c = &jc->codes[i];
-		int64_t min = INT64_MAX;
-
-		if (!c->is_load || !c->nlines)
-			continue;
-		for (k = c->lines_first; k < c->lines_first + c->nlines; k++)
-			if (jc->lines[k].rel < min)
-				min = jc->lines[k].rel;
-		if (min == JITCODE_ELF_HEADER_OFFSET)
-			jc->stats.votes_offset++;
-		else if (min < JITCODE_ELF_HEADER_OFFSET)
-			jc->stats.votes_plain++;
-	}
-	jc->stats.line_offset =
-		jc->stats.votes_plain > jc->stats.votes_offset ? 0 : JITCODE_ELF_HEADER_OFFSET;
-}
-
-/* Entries sorted by address, stable: producers mostly write them in order, and
- * otherwise a radix sort (an insertion sort was quadratic on descending entries). */
-static void sort_lines(struct jc_line *l, size_t n)
-{
-	struct sort_pair *k;
-	struct jc_line *tmp;
-	size_t i;
-
-	for (i = 1; i < n && l[i - 1].rel <= l[i].rel; i++)
-		;
-	if (i >= n)
-		return;
-	k = xmalloc(2 * n * sizeof(*k));
-	for (i = 0; i < n; i++) /* signed order as unsigned keys */
-		k[i] = (struct sort_pair){ (uint64_t)l[i].rel ^ ((uint64_t)1 << 63), i };
-	sort_pairs(k, k + n, n);
-	tmp = xmalloc(n * sizeof(*tmp));
-	for (i = 0; i < n; i++)
-		tmp[i] = l[k[i].val];
-	memcpy(l, tmp, n * sizeof(*l));
-	free(tmp);
-	free(k);
-}
-
-/* Apply the offset to a load's entries, sort them by address, drop those past the end
- * and keep the last one before the start, moved to the start. */
-static void settle_lines(struct jitcode *jc, struct jc_code *c)
-{
-	struct jc_line *l = jc->lines + c->lines_first;
-	size_t n = c->nlines, i, w, lastneg = SIZE_MAX;
-
-	for (i = 0; i < n; i++)
-		l[i].rel -= jc->stats.line_offset;
-	sort_lines(l, n);
-	for (i = 0; i < n && l[i].rel < 0; i++)
-		lastneg = i;
-	w = 0;
-	for (i = 0; i < n; i++) {
-		if (l[i].rel < 0 && i != lastneg)
-			continue;
-		if (l[i].rel >= 0 && (uint64_t)l[i].rel >= c->size) {
-			jc->stats.lines_outside++;
-			continue;
-		}
-		l[w] = l[i];
-		if (l[w].rel < 0)
-			l[w].rel = 0;
-		w++;
-	}
-	c->nlines = (uint32_t)w;
-	jc->stats.lines += w;
-}
-
 static int cmp_move(const void *a, const void *b)
 {
 	const struct jc_move *x = a, *y = b;
@@ -558,7 +613,6 @@ static int cmp_move(const void *a, const void *b)
 		return x->time < y->time ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
-
 
 /*
  * The live codes, disjoint, as a treap keyed by start: a code's node is its index + 1
@@ -724,15 +778,15 @@ static void live_move(struct jitcode *jc, struct live *lv, const struct jc_move 
 	lv->root = live_merge(lv, below, above);
 	oi = last - 1;
 	jc->codes[oi].t1 = t;
-	ni = new_code(jc, ev->new_addr, 0, t);
+	ni = new_code(jc, ev->new_addr, 0, t, ev->seq, KIND_COPY);
 	o = &jc->codes[oi];
 	jc->codes[ni].size = clamp_size(ev->new_addr, ev->size ? ev->size : o->size);
+	jc->codes[ni].lines_size = o->lines_size;
 	jc->codes[ni].name = o->name;
 	jc->codes[ni].raw = o->raw;
 	jc->codes[ni].file = o->file;
 	jc->codes[ni].lines_first = o->lines_first;
 	jc->codes[ni].nlines = o->nlines;
-	jc->codes[ni].seq = ev->seq;
 	live_insert(jc, lv, ni, t);
 }
 
@@ -865,6 +919,32 @@ static void end_times_from_replay(struct jitcode *jc, struct live *lv, const uin
 	}
 }
 
+/* The entries of a load that a lookup can meet, and those past its end, under the
+ * offset decided: for the stats. */
+static void count_lines(struct jitcode *jc)
+{
+	int64_t off = jc->stats.line_offset;
+
+	jc->stats.lines = jc->stats.lines_outside = 0;
+	for (size_t i = 0; i < jc->nbase; i++) {
+		const struct jc_code *c = &jc->codes[i];
+		const struct jc_line *l = jc->lines + c->lines_first;
+		int before = 0;
+
+		if (c->kind != KIND_LOAD || !c->nlines)
+			continue;
+		for (size_t k = 0; k < c->nlines; k++) {
+			if (l[k].rel < off)
+				before = 1;
+			else if ((uint64_t)(l[k].rel - off) >= c->lines_size)
+				jc->stats.lines_outside++;
+			else
+				jc->stats.lines++;
+		}
+		jc->stats.lines += (uint64_t)before;
+	}
+}
+
 void jitcode_finish(struct jitcode *jc)
 {
 	struct live lv = { NULL, 0, 0 };
@@ -875,41 +955,41 @@ void jitcode_finish(struct jitcode *jc)
 		return;
 	jc->finished = 1;
 	drop_pending(jc);
-	jc->first_load = FOREVER;
-	for (i = 0; i < jc->ncodes; i++)
-		if (jc->codes[i].is_load && jc->codes[i].t0 < jc->first_load)
-			jc->first_load = jc->codes[i].t0;
-	decide_offset(jc);
-	for (i = 0; i < jc->ncodes; i++)
-		if (jc->codes[i].is_load && jc->codes[i].nlines)
-			settle_lines(jc, &jc->codes[i]);
+	jc->ncodes = jc->nbase;
+	/*
+	 * The entry address offset, for the whole table: each load whose DEBUG_INFO starts
+	 * exactly at code_addr + 0x40 votes for 0x40, each whose entries start below it
+	 * (impossible with the offset: BEAM's prologue entries, or lines at the very
+	 * start) for none.
+	 */
+	jc->stats.line_offset =
+		jc->stats.votes_plain > jc->stats.votes_offset ? 0 : JITCODE_ELF_HEADER_OFFSET;
+	count_lines(jc);
+	for (i = 0; i < jc->nbase; i++)
+		jc->codes[i].t1 = FOREVER;
 
-	/* Timeless: file order decides, and a lookup sees what was live at the end. */
-	if (jc->stats.timeless) {
-		for (i = 0; i < jc->ncodes; i++)
-			if (jc->codes[i].is_load)
-				jc->codes[i].t0 = jc->codes[i].seq;
-		for (i = 0; i < jc->nmoves; i++)
-			jc->moves[i].time = jc->moves[i].seq;
-	}
+	/* Timeless: file order decides (the times are the records' places: see
+	 * jitcode_add_load), and a lookup sees what was live at the end. */
 	order = xmalloc((jc->ncodes + jc->nmoves + 1) * sizeof(*order));
 	for (i = 0, n = 0; i < jc->ncodes; i++)
-		if (jc->codes[i].is_load && jc->codes[i].size)
+		if (jc->codes[i].replayed && jc->codes[i].size)
 			order[n++] = (uint32_t)i;
 	n = sort_by_time(jc, order, n);
 	end_times_from_replay(jc, &lv, order, n);
 
 	/* Map lines: file order, only what is live at the end counts. */
 	lv.root = 0;
-	for (i = 0; i < jc->ncodes; i++)
-		if (jc->codes[i].from_map)
+	for (i = 0; i < jc->nbase; i++)
+		if (jc->codes[i].kind == KIND_MAP)
 			live_insert(jc, &lv, (uint32_t)i, jc->codes[i].seq);
 	free(lv.v);
 
+	free(order);
+	order = xmalloc((jc->ncodes + 1) * sizeof(*order));
 	for (i = 0, n = 0; i < jc->ncodes; i++) {
 		const struct jc_code *c = &jc->codes[i];
 
-		if (!c->from_map && c->size && c->t0 < c->t1)
+		if (c->kind != KIND_MAP && c->size && c->t0 < c->t1)
 			order[n++] = (uint32_t)i;
 	}
 	n = sort_by_time(jc, order, n);
@@ -917,11 +997,133 @@ void jitcode_finish(struct jitcode *jc)
 	for (i = 0, n = 0; i < jc->ncodes; i++) {
 		const struct jc_code *c = &jc->codes[i];
 
-		if (c->from_map && c->size && c->t1 == FOREVER)
+		if (c->kind == KIND_MAP && c->size && c->t1 == FOREVER)
 			order[n++] = (uint32_t)i;
 	}
 	build_index(jc, &jc->mapped, order, n);
 	free(order);
+}
+
+/* ---- prune ---- */
+
+/* Where an offset of the old names went (u64map: offset + 1 -> new offset + 1). */
+static uint32_t keep_text(struct jitcode *jc, const char *old, struct u64map *moved,
+			  uint32_t off, int is_file)
+{
+	uint32_t *v;
+	uint32_t now;
+
+	if (!off)
+		return 0;
+	v = u64map_get(moved, (uint64_t)off + 1);
+	if (v)
+		return *v - 1;
+	now = is_file ? file_n(jc, old + off, strlen(old + off)) : add_name(jc, old + off);
+	u64map_put(moved, (uint64_t)off + 1, now + 1);
+	return now;
+}
+
+void jitcode_prune(struct jitcode *jc, uint64_t before)
+{
+	struct jc_code *codes;
+	struct jc_line *lines;
+	uint8_t *unwind;
+	char *names = jc->names;
+	struct u64map moved_names, moved_lines;
+	size_t nkept = 0, nlines = 0, unwind_len = 0, names_cap = jc->names_cap;
+	size_t ncodes, nm = 0, old_nlines = jc->nlines;
+	uint32_t last = 0;
+
+	jitcode_finish(jc);
+	if (jc->stats.timeless)
+		before = FOREVER - 1; /* lookups are made at the end */
+	ncodes = jc->ncodes;
+	codes = xmalloc((ncodes + 1) * sizeof(*codes));
+	lines = xmalloc((jc->nlines + 1) * sizeof(*lines));
+	unwind = xmalloc(jc->unwind_len + 1);
+	u64map_init(&moved_names);
+	u64map_init(&moved_lines);
+	/* the names again, from the kept codes' own */
+	jc->names = NULL;
+	jc->names_len = jc->names_cap = 0;
+	u64map_release(&jc->files);
+	u64map_init(&jc->files);
+	add_name(jc, "");
+	for (size_t i = 0; i < ncodes; i++) {
+		struct jc_code c = jc->codes[i];
+
+		if (c.kind == KIND_MAP ? c.t1 != FOREVER : c.t1 <= before || !c.size)
+			continue;
+		if (c.kind == KIND_COPY && c.t0 > before)
+			continue; /* its move is kept: the replay makes it again */
+		if (c.kind == KIND_COPY)
+			c.replayed = 1; /* its move goes: it is live from t0 on its own */
+		c.name = keep_text(jc, names, &moved_names, c.name, 0);
+		c.raw = keep_text(jc, names, &moved_names, c.raw, 0);
+		c.file = keep_text(jc, names, &moved_names, c.file, 1);
+		if (c.nlines) {
+			uint32_t *v = u64map_get(&moved_lines, (uint64_t)c.lines_first + 1);
+
+			if (v) {
+				c.lines_first = *v - 1;
+			} else {
+				u64map_put(&moved_lines, (uint64_t)c.lines_first + 1,
+					   (uint32_t)nlines + 1);
+				for (uint32_t k = 0; k < c.nlines; k++) {
+					struct jc_line l = jc->lines[c.lines_first + k];
+
+					l.file = keep_text(jc, names, &moved_names, l.file, 1);
+					lines[nlines + k] = l;
+				}
+				c.lines_first = (uint32_t)nlines;
+				nlines += c.nlines;
+			}
+		}
+		if (c.unwind_len) {
+			memcpy(unwind + unwind_len, jc->unwind + c.unwind_off, c.unwind_len);
+			c.unwind_off = unwind_len;
+			unwind_len += c.unwind_len;
+		}
+		if (jc->last_load == i + 1)
+			last = (uint32_t)nkept + 1;
+		codes[nkept++] = c;
+	}
+	jc->last_load = last;
+	/* an UNWINDING_INFO still waiting for its load */
+	if (jc->unwind_pending) {
+		size_t len = jc->unwind_len - jc->unwind_pend_off;
+
+		memcpy(unwind + unwind_len, jc->unwind + jc->unwind_pend_off, len);
+		jc->unwind_pend_off = unwind_len;
+		unwind_len += len;
+	}
+	for (size_t k = 0; k < jc->nmoves; k++)
+		if (jc->moves[k].time > before)
+			jc->moves[nm++] = jc->moves[k];
+	jc->nmoves = nm;
+	free(jc->codes);
+	jc->codes = codes;
+	jc->ncodes = jc->nbase = nkept;
+	jc->codes_cap = ncodes + 1;
+	free(jc->lines);
+	jc->lines = lines;
+	jc->nlines = nlines;
+	jc->lines_cap = old_nlines + 1;
+	free(jc->unwind);
+	jc->unwind = unwind;
+	jc->unwind_len = unwind_len;
+	jc->unwind_cap = unwind_len + 1;
+	jc->last_file = 0;
+	u64map_release(&moved_names);
+	u64map_release(&moved_lines);
+	free(names);
+	(void)names_cap;
+	jc->pruned = jc->has_pruned && jc->pruned > before ? jc->pruned : before;
+	jc->has_pruned = 1;
+	/* made again by the next jitcode_finish() */
+	jc->finished = 0;
+	index_release(&jc->timed);
+	index_release(&jc->mapped);
 }
 
 /* ---- lookup ---- */
@@ -973,6 +1175,7 @@ static int index_later(const struct jitcode *jc, const struct jc_index *x, uint6
 	return 0;
 }
 
+
 enum jitcode_absence jitcode_why_absent(const struct jitcode *jc, uint64_t time, uint64_t addr)
 {
 	if (!jc->finished || jc->stats.timeless)
@@ -1003,17 +1206,27 @@ int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
 	f->start = c->start;
 	f->size = c->size;
 	f->code = ci;
-	f->from_map = c->from_map;
-	f->file = c->file ? strtab_str(jc->strings, c->file) : NULL;
-	if (c->nlines) {
+	f->from_map = c->kind == KIND_MAP;
+	f->file = c->file ? text(jc, c->file) : NULL;
+	if (c->nlines && c->lines_size) {
+		/*
+		 * The entry with the greatest address at or below `addr`, in the producer's
+		 * addresses: those past the load's end never count, and of those before its
+		 * start the last one covers the code from its start (BEAM starts in the
+		 * prologue).
+		 */
 		const struct jc_line *l = jc->lines + c->lines_first;
-		int64_t rel = (int64_t)(addr - c->start);
+		uint64_t rel = addr - c->start;
+		int64_t at;
 		size_t lo = 0, hi = c->nlines;
 
+		if (rel >= c->lines_size)
+			rel = c->lines_size - 1;
+		at = (int64_t)rel + (int64_t)jc->stats.line_offset;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (l[mid].rel <= rel)
+			if (l[mid].rel <= at)
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -1021,7 +1234,7 @@ int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
 		if (lo > 0 && l[lo - 1].line) {
 			f->line = l[lo - 1].line;
 			if (l[lo - 1].file)
-				f->file = strtab_str(jc->strings, l[lo - 1].file);
+				f->file = text(jc, l[lo - 1].file);
 		}
 	}
 	return 1;

@@ -43,7 +43,7 @@ struct jitcode_frame {
 	uint32_t line;         /* 0 when unknown (then `file` is the function's file, if known) */
 	uint64_t start, size;  /* the code's range */
 	uint32_t code;         /* index of the code (a load, a moved copy or a map line): the
-				  same code gives the same index */
+				  same code gives the same index until the table changes */
 	int from_map;          /* from a perf map: no times, no lines */
 };
 
@@ -69,11 +69,10 @@ struct jitcode_stats {
 struct jitcode;
 
 /*
- * A table for one process. Function names are kept by the table, source files
- * interned in `strings`, which must outlive the table; `demangle` 0 keeps mangled
- * names as they are.
+ * A table for one process. Function and source file names are kept by the table;
+ * `demangle` 0 keeps mangled names as they are.
  */
-struct jitcode *jitcode_new(struct strtab *strings, int demangle);
+struct jitcode *jitcode_new(int demangle);
 /* NULL-safe. */
 void jitcode_free(struct jitcode *jc);
 
@@ -115,18 +114,34 @@ uint64_t jitcode_add_dump(struct jitcode *jc, struct jitdump_reader *r, uint32_t
 uint64_t jitcode_add_perfmap(struct jitcode *jc, struct perfmap_reader *r);
 
 /*
- * Build the time index. Call once, after the last add. Decides the entry address
- * offset for the whole table: each load whose DEBUG_INFO starts exactly at
- * code_addr + 0x40 votes for 0x40, each whose entries start below code_addr + 0x40
- * (impossible with the offset: BEAM's prologue entries, or lines at the very start)
- * votes for none; the offset is 0x40 unless `none` has more votes.
+ * Build the time index, after the last add. Decides the entry address offset for the
+ * whole table: each load whose DEBUG_INFO starts exactly at code_addr + 0x40 votes for
+ * 0x40, each whose entries start below code_addr + 0x40 (impossible with the offset:
+ * BEAM's prologue entries, or lines at the very start) votes for none; the offset is
+ * 0x40 unless `none` has more votes. More records may be added after it (a dump read
+ * further): the table then answers nothing until it is finished again, which gives
+ * what one finish after all the adds would have given.
  */
 void jitcode_finish(struct jitcode *jc);
 
 /*
+ * Drop what no lookup at a time >= `before` can meet (codes replaced or moved before
+ * it, perf map lines written over, moves before it): the table then holds the code
+ * live at `before` and what came after, and is to be finished again. Lookups at times
+ * >= `before` give what they gave; the stats count what is kept. A timeless table keeps
+ * what is live at the end. A load or move added later with a time before `before` makes
+ * the table inexact (jitcode_inexact): the dump is then to be read afresh.
+ */
+void jitcode_prune(struct jitcode *jc, uint64_t before);
+/* A record came after jitcode_prune() with a time before it: 1, else 0. */
+int jitcode_inexact(const struct jitcode *jc);
+/* The bytes the table holds (its arrays' capacities), for measurements. */
+size_t jitcode_bytes(const struct jitcode *jc);
+
+/*
  * The code at `addr` at `time` (ignored when timeless): 1 and *f filled, 0 when no JIT
- * code was there. Names in *f live as long as the table, the file as long as the
- * string table.
+ * code was there. Names and the file in *f live as long as the table, until the next
+ * record is added to it.
  */
 int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
 		   struct jitcode_frame *f);

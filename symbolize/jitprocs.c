@@ -555,7 +555,7 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 					  "addresses", p->pid);
 			continue;
 		}
-		p->jc = jitcode_new(jp->strings, jp->s.demangle);
+		p->jc = jitcode_new(jp->s.demangle);
 		if (dump)
 			got_dump = load_dump(jp, p, dump, gz, d, &timeless);
 		/* a map beside a dump (BEAM writes both) only matters where the dump names

@@ -21,7 +21,7 @@ struct fixture {
 static void fx_init(struct fixture *fx)
 {
 	strtab_init(&fx->st);
-	fx->jc = jitcode_new(&fx->st, 1);
+	fx->jc = jitcode_new(1);
 	diag_init(&fx->d);
 	fx->d.quiet = 1;
 }
@@ -691,7 +691,7 @@ static void tally_samples(const char *data, uint32_t pid, const struct jitcode *
 static struct jitcode *table_from(struct strtab *st, const char *dump, const char *map,
 				  uint32_t pid)
 {
-	struct jitcode *jc = jitcode_new(st, 1);
+	struct jitcode *jc = jitcode_new(1);
 	struct diag d;
 
 	diag_init(&d);
@@ -773,7 +773,7 @@ START_TEST(test_real_node_cut)
 	memcpy(buf + len, buf + at, 40);
 
 	strtab_init(&st);
-	jc = jitcode_new(&st, 1);
+	jc = jitcode_new(1);
 	r = jitdump_reader_open_mem(buf, len + 40, "node.dump", NULL, &d);
 	jitcode_add_dump(jc, r, 30720);
 	ck_assert_uint_eq(jitdump_reader_stats(r)->truncated_bytes, 40);
@@ -922,6 +922,127 @@ START_TEST(test_debug_info_large)
 }
 END_TEST
 
+
+/*
+ * A watcher's reading of a live dump: the real dumps read in parts (each cut at an
+ * arbitrary byte, read with JITDUMP_LIVE from where the last part stopped), finished
+ * after each, and pruned at the time of the first sample of the recording's second
+ * half: every sample of that half names the same code, file and line as the table of
+ * the whole dump, and the pruned table holds less.
+ */
+static void incremental_against_whole(const char *dump, const char *data, uint32_t pid,
+				      size_t parts)
+{
+	struct perf_record rec;
+	struct perf_reader *pr;
+	struct jitdump_open o = { .flags = JITDUMP_LIVE };
+	struct jitcode *whole, *jc;
+	struct diag d;
+	size_t len, nsamples = 0, half, compared = 0, named = 0;
+	uint64_t *times, *ips, prune;
+	uint8_t *buf = slurp_gz(top_path(dump), &len);
+
+	diag_init(&d);
+	d.quiet = 1;
+	whole = jitcode_new(1);
+	{
+		struct jitdump_reader *r = jitdump_reader_open_mem(buf, len, dump, NULL, &d);
+
+		jitcode_add_dump(whole, r, pid);
+		jitdump_reader_close(r);
+	}
+	jitcode_finish(whole);
+	/* the recording's samples of the process, in file order */
+	times = xmalloc(200000 * sizeof(*times));
+	ips = xmalloc(200000 * sizeof(*ips));
+	pr = perf_reader_open(top_path(data), &d);
+	ck_assert(pr != NULL);
+	while (perf_reader_next(pr, &rec) == 1 && nsamples < 200000)
+		if (rec.type == PERF_RECORD_SAMPLE && rec.sid.pid == pid) {
+			times[nsamples] = rec.sid.time;
+			ips[nsamples++] = rec.u.sample.ip;
+		}
+	perf_reader_close(pr);
+	ck_assert_uint_gt(nsamples, 100);
+	half = nsamples / 2;
+	prune = times[half];
+	for (size_t i = half; i < nsamples; i++)
+		if (times[i] < prune)
+			prune = times[i];
+
+	jc = jitcode_new(1);
+	for (size_t k = 1; k <= parts; k++) {
+		size_t end = k == parts ? len : len / parts * k + (k * 7919) % 97;
+		struct jitdump_reader *r;
+
+		o.flags = k == parts ? 0 : JITDUMP_LIVE;
+		r = jitdump_reader_open_mem_at(buf, end, dump, &o, &d);
+		if (!r) /* a part within the header: nothing to read yet */
+			continue;
+		jitcode_add_dump(jc, r, pid);
+		o.from = jitdump_reader_resume(r);
+		ck_assert_uint_eq(jitdump_reader_stats(r)->truncated_bytes, 0);
+		jitdump_reader_close(r);
+		jitcode_finish(jc);
+		if (k == parts / 2) {
+			size_t before = jitcode_bytes(jc);
+			struct jitdump_record jr;
+			uint64_t at = prune;
+
+			/* as a watcher prunes: at a time no record still to read is before
+			 * (the dump written as time goes on) */
+			r = jitdump_reader_open_mem_at(buf, len, dump, &o, &d);
+			while (jitdump_reader_next(r, &jr) == 1)
+				if ((jr.id == JITDUMP_CODE_LOAD || jr.id == JITDUMP_CODE_MOVE) &&
+				    jr.timestamp < at)
+					at = jr.timestamp;
+			jitdump_reader_close(r);
+			jitcode_prune(jc, at);
+			jitcode_finish(jc);
+			ck_assert_uint_le(jitcode_bytes(jc), before);
+		}
+	}
+	ck_assert_int_eq(jitcode_inexact(jc), 0);
+	ck_assert_uint_eq(d.nwarnings, 0);
+	for (size_t i = half; i < nsamples; i++) {
+		struct jitcode_frame f, g;
+		int x = jitcode_lookup(whole, times[i], ips[i], &f);
+		int y = jitcode_lookup(jc, times[i], ips[i], &g);
+
+		ck_assert_int_eq(x, y);
+		compared++;
+		if (!x)
+			continue;
+		named++;
+		ck_assert_str_eq(f.name, g.name);
+		ck_assert_int_eq(!f.file, !g.file);
+		if (f.file)
+			ck_assert_str_eq(f.file, g.file);
+		ck_assert_uint_eq(f.line, g.line);
+		ck_assert_uint_eq(f.start, g.start);
+		ck_assert_uint_eq(f.size, g.size);
+	}
+	ck_assert_uint_gt(named, compared / 4);
+	jitcode_free(jc);
+	jitcode_free(whole);
+	free(times);
+	free(ips);
+	free(buf);
+}
+
+START_TEST(test_incremental_real)
+{
+	incremental_against_whole("testdata/jit/jit-30720.dump", "testdata/jit/node.data", 30720, 7);
+	incremental_against_whole("testdata/jit/jit-30720.dump", "testdata/jit/node.data", 30720, 61);
+	incremental_against_whole("testdata/jit/jit-30756.dump.gz", "testdata/jit/erlang.data", 30756,
+				  13);
+	incremental_against_whole("testdata/jit/jit-30736.dump", "testdata/jit/node-wasm.data",
+				  30736, 5);
+	incremental_against_whole("testdata/java/jit-19390.dump", "testdata/java/java.data", 19390,
+				  9);
+}
+END_TEST
+
 static Suite *jitcode_suite(void)
 {
 	Suite *s = suite_create("jitcode");
@@ -949,6 +1070,7 @@ static Suite *jitcode_suite(void)
 	tcase_add_test(tc, test_real_lli);
 	tcase_add_test(tc, test_real_erlang);
 	tcase_add_test(tc, test_real_node_map);
+	tcase_add_test(tc, test_incremental_real);
 	suite_add_tcase(s, tc);
 	/* hostile sizes: each must end well within 5 s, sanitized builds included */
 	tc = tcase_create("hostile");
