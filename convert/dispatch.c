@@ -37,8 +37,15 @@ static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t 
 		/* a process maps its own dump (the marker perf looks for), named by its
 		 * pid in its pid namespace: in a container not the pid recorded */
 		if (jit_dump_name(path_base(path), &pid)) {
+			struct jit_mapping jm = { 0, 0, 0, time };
+
+			if (rec->type == PERF_RECORD_MMAP2 && !m->has_build_id) {
+				jm.maj = m->maj;
+				jm.min = m->min;
+				jm.ino = m->ino;
+			}
 			d->jit_dumps = 1;
-			jit_procs_expect(d->jits, m->pid, path);
+			jit_procs_expect(d->jits, m->pid, path, &jm);
 			jit_procs_ns_pid(d->jits, m->pid, pid);
 		}
 	}
@@ -200,6 +207,8 @@ void dispatch_record(struct dispatch *d, const struct perf_record *rec)
 		break;
 	case PERF_RECORD_EXIT:
 		replay_exit(d->rp, t, rec->u.fork.pid, rec->u.fork.tid);
+		if (rec->u.fork.pid == rec->u.fork.tid)
+			jit_procs_exited(d->jits, rec->u.fork.pid);
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:

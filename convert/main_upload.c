@@ -2,6 +2,7 @@
 #include "convert/main_internal.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "common/util.h"
 #include "convert/upload.h"
 #include "convert/watch.h"
+#include "symbolize/jitstore.h"
 #include "formats/pprof.h"
 
 static void upload_usage(FILE *f)
@@ -82,15 +84,21 @@ static void profile_name(const struct profile *p, int event, char *buf, size_t c
 
 static void job_free(void *ctx, void *job)
 {
+	struct upload_ctx *x = ctx;
 	struct job *j = job;
 
-	(void)ctx;
 	if (!j)
 		return;
+	/* a watcher keeps nothing of a chunk once it is sent but its JIT dumps' tables */
+	if (x && x->c->co.jit_store)
+		convert_done(&x->c->later);
 	profile_meta_release(&j->m);
 	profile_release(&j->p);
 	free(j->buf);
 	free(j);
+	/* a watcher runs for days: what a chunk freed goes back to the system, so that its
+	 * size between chunks is what it keeps, not the largest chunk's */
+	malloc_trim(0);
 }
 
 /* Convert `input` into a job ready to send: 0, or -1 after saying why. */
@@ -279,9 +287,14 @@ int upload_main(int argc, char **argv)
 		wopt.quiet = c.co.quiet;
 		/* one summary a chunk would be noise: errors and warnings still print */
 		c.co.quiet = 1;
+		/* the service's JIT dumps read on from chunk to chunk, not read whole each time */
+		c.co.jit_store = jit_store_new();
 		if (!uo.quiet)
 			diag_note(&d, "watching %s: each finished chunk to %s", wopt.dir, uploader_url(u));
 		rc = watch_run(&wopt, u, job_make, job_free, &x, &stop, &d) ? 1 : 0;
+		convert_done(&c.later); /* before the tables it borrowed from the store go */
+		jit_store_free(c.co.jit_store);
+		c.co.jit_store = NULL;
 		if (!uo.quiet)
 			diag_note(&d, "stopped watching %s", wopt.dir);
 		upload_stop_release(&stop);

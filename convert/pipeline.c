@@ -151,6 +151,7 @@ static void session_options_of(const struct convert_options *o, struct session_o
 	so->quiet = o->quiet;
 	so->jit_dirs = o->jit_dirs;
 	so->njit_dirs = o->njit_dirs;
+	so->jit_store = o->jit_store;
 	so->pids = o->pids;
 	so->npids = o->npids;
 	so->tids = o->tids;

@@ -29,6 +29,9 @@ struct convert_options {
 	int quiet;                /* no closing summary */
 	const char *const *jit_dirs; /* --jit-dir: searched for jit-PID.dump, perf-PID.map */
 	size_t njit_dirs;
+	/* A watcher's JIT dumps, kept from one chunk to the next (symbolize/jitstore.h), or
+	 * NULL: each conversion then reads its dumps whole. */
+	struct jit_store *jit_store;
 };
 
 /* What a conversion left to free (its session, the symbolizer's tables, libdw's

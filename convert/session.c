@@ -52,6 +52,11 @@ static void load_jit(struct session *s)
 	js.time_conv = s->ds.have_time_conv ? &s->ds.time_conv : NULL;
 	js.demangle = s->o.sym.demangle;
 	js.recording_start_wall_ns = s->p->start_wall_ns;
+	if (s->ds.have_times) {
+		js.first_time = s->ds.first_time;
+		js.last_time = s->ds.last_time;
+	}
+	js.store = s->o.jit_store;
 	jit_procs_load(s->jits, &js, s->d, s->o.quiet);
 }
 

@@ -32,6 +32,7 @@ struct session_options {
 	int quiet;                /* JIT loading says nothing but warnings */
 	const char *const *jit_dirs; /* --jit-dir: searched for jit-PID.dump, perf-PID.map */
 	size_t njit_dirs;
+	struct jit_store *jit_store; /* a long-lived session's dumps, read on (or NULL) */
 	/* filters (empty: all), as perf report takes them */
 	const uint32_t *pids, *tids;
 	size_t npids, ntids;

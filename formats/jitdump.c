@@ -14,6 +14,7 @@
 #include "common/bytes.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,10 +140,17 @@ static const char *rec_name(uint32_t id)
 static struct jitdump_reader *open_common(struct jitdump_reader *r,
 					  const struct jitdump_time_conv *tc)
 {
-	const uint8_t *b = at(r, 0, r->len < HEADER_MIN ? r->len : HEADER_MIN);
+	uint8_t hb[HEADER_MIN];
+	const uint8_t *b = hb;
 	uint32_t magic;
 
-	if (!b || r->len < HEADER_MIN) {
+	/* a file's header read alone: a read that goes on far into the file reads no
+	 * window at its start */
+	if (r->base)
+		b = r->base;
+	else if (r->len >= HEADER_MIN && pread(r->fd, hb, HEADER_MIN, 0) != HEADER_MIN)
+		r->len = 0;
+	if (r->len < HEADER_MIN) {
 		diag_error(r->d, r->path, 0, "jitdump header cut short: %zu bytes, need %d",
 			   r->len, HEADER_MIN);
 		return NULL;
@@ -198,7 +206,13 @@ static int start_at(struct jitdump_reader *r, uint64_t from)
 		return -1;
 	}
 	r->pos = r->resume = from;
+	r->finished = 0;
 	return 0;
+}
+
+int jitdump_reader_go_on(struct jitdump_reader *r, uint64_t from)
+{
+	return start_at(r, from);
 }
 
 static struct jitdump_reader *reader_new(const char *name, const struct jitdump_open *o,
@@ -650,4 +664,47 @@ unreadable:
 		  "the rest (%zu bytes) ignored", r->len > r->pos ? (size_t)(r->len - r->pos) : 0);
 	finish(r);
 	return 0;
+}
+
+int jitdump_glance(int fd, const void *buf, size_t len, const struct jitdump_time_conv *tc,
+		   struct jitdump_glance *g, char *why, size_t why_size)
+{
+	struct jitdump_open o = { .tc = tc };
+	struct jitdump_reader *r;
+	struct jitdump_record rec;
+	struct diag d;
+	char *said = NULL;
+	size_t nsaid = 0;
+	FILE *f = open_memstream(&said, &nsaid);
+	int ret = -1;
+
+	memset(g, 0, sizeof(*g));
+	diag_init(&d);
+	d.quiet = 1;
+	d.out = f; /* what it would say is the caller's to say, or not */
+	r = fd >= 0 ? jitdump_reader_open_fd(fd, "", &o, &d)
+		    : jitdump_reader_open_mem_at(buf, len, "", &o, &d);
+	if (r) {
+		g->hdr = r->hdr;
+		r->live = 1; /* a cut last record says nothing here */
+		for (int i = 0; i < 64 && jitdump_reader_next(r, &rec) == 1; i++)
+			if (rec.id == JITDUMP_CODE_LOAD) {
+				g->has_load = 1;
+				g->first_load_time = rec.timestamp;
+				break;
+			}
+		jitdump_reader_close(r);
+		ret = 0;
+	} else if (why_size) {
+		/* "perfconv: : offset 0x0: not a jitdump: ..." without the empty name */
+		const char *m = d.last_error;
+
+		if (strncmp(m, ": ", 2) == 0)
+			m += 2;
+		snprintf(why, why_size, "%s", m);
+	}
+	if (f)
+		fclose(f);
+	free(said);
+	return ret;
 }

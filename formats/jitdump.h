@@ -173,6 +173,9 @@ struct jitdump_reader *jitdump_reader_open_fd(int fd, const char *name,
 /* The file offset a later read of the same dump goes on at: past the last record
  * returned, or at a live dump's record not written whole yet. */
 uint64_t jitdump_reader_resume(const struct jitdump_reader *r);
+/* Go on at `from` (a resume offset of an earlier read of the same dump) instead of the
+ * first record: 0, or -1 after an error line when it is not within the file. */
+int jitdump_reader_go_on(struct jitdump_reader *r, uint64_t from);
 
 /*
  * The next record: 1 and *rec filled, 0 at the end. Pointers in *rec are borrowed
@@ -192,5 +195,19 @@ const struct jitdump_stats *jitdump_reader_stats(const struct jitdump_reader *r)
 
 /* NULL-safe. */
 void jitdump_reader_close(struct jitdump_reader *r);
+
+/* A dump at a glance: its header and when it loaded its first code. */
+struct jitdump_glance {
+	struct jitdump_header hdr;
+	int has_load;             /* a CODE_LOAD within its first 64 records */
+	uint64_t first_load_time; /* its time (converted as the reader converts it) */
+};
+/*
+ * Glance at the dump open as `fd` (or, with fd -1, the `len` bytes at `buf`), without a
+ * word through any diag: 0 and *g filled, or -1 with why it is not a dump written into
+ * `why` (cut at why_size).
+ */
+int jitdump_glance(int fd, const void *buf, size_t len, const struct jitdump_time_conv *tc,
+		   struct jitdump_glance *g, char *why, size_t why_size);
 
 #endif

@@ -73,6 +73,21 @@ struct jc_index {
 	size_t nids;
 };
 
+/*
+ * The codes live at the end of what the replay has seen, disjoint, as a treap keyed by
+ * start: a code's node is its index + 1 (0 is none), its priority a hash of that. A
+ * sorted array moved its tail on every insertion, which was quadratic where a runtime
+ * loads modules below earlier ones.
+ */
+struct live {
+	struct live_node {
+		uint64_t start;  /* the code's, here for locality */
+		uint32_t left, right, prio;
+	} *v;
+	size_t cap;
+	uint32_t root;
+};
+
 struct jitcode {
 	int demangle;
 	/* function and file names, copied (interning 15,000 function names was a third
@@ -85,7 +100,6 @@ struct jitcode {
 	struct jitcode_stats stats;
 	struct jc_code *codes;
 	size_t ncodes, codes_cap;
-	size_t nbase;            /* codes before the replay's copies */
 	struct jc_line *lines;
 	size_t nlines, lines_cap;
 	struct jc_move *moves;
@@ -96,11 +110,26 @@ struct jitcode {
 	int unwind_pending;      /* an UNWINDING_INFO waits for its load: the last bytes */
 	uint64_t unwind_pend_off;
 	uint32_t unwind_pend_hdr;
-	int pending;             /* a DEBUG_INFO waits for its load */
+	int pending;             /* a DEBUG_INFO waits for its load (its entries are the
+				    last of lines, from pend_first) */
+	uint64_t debug_dropped;  /* DEBUG_INFO records no load claimed */
 	uint64_t pend_addr;
 	size_t pend_first;
 	int finished;
-	struct jc_index timed, mapped;
+	/*
+	 * What jitcode_finish() made: the replay's live codes, kept and added to by the
+	 * next finish when the records added since come after those replayed (else the
+	 * replay is made again from the start); the codes that ended (after `floor`),
+	 * indexed; the perf map lines live at the end, indexed.
+	 */
+	struct live lv;
+	size_t done_codes, done_moves; /* the codes and moves the replay has seen */
+	int replayed;                 /* the replay has been made */
+	uint64_t last_time;           /* the last event it saw (time, seq) */
+	uint32_t last_seq;
+	uint64_t floor;               /* codes that ended at or before it are not indexed */
+	int lines_counted;            /* stats.lines and lines_outside are up to date */
+	struct jc_index dead, mapped;
 	uint64_t first_load;     /* the time of the first code load, FOREVER without one */
 	uint64_t pruned;         /* jitcode_prune()'s time: nothing before it is kept */
 	int has_pruned;
@@ -192,8 +221,9 @@ void jitcode_free(struct jitcode *jc)
 	free(jc->moves);
 	free(jc->unwind);
 	u64map_release(&jc->files);
-	index_release(&jc->timed);
+	index_release(&jc->dead);
 	index_release(&jc->mapped);
+	free(jc->lv.v);
 	free(jc);
 }
 
@@ -202,8 +232,16 @@ void jitcode_set_timeless(struct jitcode *jc)
 	jc->stats.timeless = 1;
 }
 
+static void count_lines(struct jitcode *jc);
+
 const struct jitcode_stats *jitcode_stats(const struct jitcode *jc)
 {
+	/* the entries a lookup can meet are counted when asked: a watcher's finishes
+	 * do not walk every entry */
+	if (jc->finished && !jc->lines_counted) {
+		count_lines((struct jitcode *)(uintptr_t)jc);
+		((struct jitcode *)(uintptr_t)jc)->lines_counted = 1;
+	}
 	return &jc->stats;
 }
 
@@ -212,12 +250,17 @@ int jitcode_inexact(const struct jitcode *jc)
 	return jc->inexact;
 }
 
+uint64_t jitcode_loads(const struct jitcode *jc)
+{
+	return jc->stats.loads;
+}
+
 size_t jitcode_bytes(const struct jitcode *jc)
 {
-	return jc->codes_cap * sizeof(*jc->codes) + jc->lines_cap * sizeof(*jc->lines) +
-	       jc->names_cap + jc->moves_cap * sizeof(*jc->moves) + jc->unwind_cap +
-	       jc->timed.nids * 4 + jc->timed.nbounds * 8 + jc->mapped.nids * 4 +
-	       jc->mapped.nbounds * 8 + (jc->timed.leaves + jc->mapped.leaves) * 16;
+	return jc->ncodes * sizeof(*jc->codes) + jc->nlines * sizeof(*jc->lines) + jc->names_len +
+	       jc->nmoves * sizeof(*jc->moves) + jc->unwind_len + jc->ncodes * sizeof(*jc->lv.v) +
+	       jc->dead.nids * 4 + jc->dead.nbounds * 8 + jc->mapped.nids * 4 +
+	       jc->mapped.nbounds * 8 + (jc->dead.leaves + jc->mapped.leaves) * 16;
 }
 
 size_t jitcode_name_file(const char *name, const char **file)
@@ -245,24 +288,22 @@ size_t jitcode_name_file(const char *name, const char **file)
 	return (size_t)(end - (sp + 1));
 }
 
-/* Records come after jitcode_finish(): the replay's copies go, the index is made again
- * by the next finish. */
+/* Records come after jitcode_finish(): the next finish takes them in. */
 static void reopen(struct jitcode *jc)
 {
-	if (!jc->finished)
-		return;
 	jc->finished = 0;
-	jc->ncodes = jc->nbase;
-	index_release(&jc->timed);
-	index_release(&jc->mapped);
 }
 
-/* A record at `time`: before what was pruned, the table can no longer give what a
- * table of the whole dump would. */
-static void check_time(struct jitcode *jc, uint64_t time)
+/* A record's time as the table keeps it: below FOREVER - 1 (FOREVER marks a code live
+ * to the end, FOREVER - 1 is the time of a timeless lookup), and a record at a time
+ * before what was pruned makes the table inexact. */
+static uint64_t check_time(struct jitcode *jc, uint64_t time)
 {
+	if (time > FOREVER - 2)
+		time = FOREVER - 2;
 	if (jc->has_pruned && !jc->stats.timeless && time < jc->pruned)
 		jc->inexact = 1;
+	return time;
 }
 
 static void drop_pending(struct jitcode *jc)
@@ -271,7 +312,7 @@ static void drop_pending(struct jitcode *jc)
 		return;
 	jc->nlines = jc->pend_first;
 	jc->pending = 0;
-	jc->stats.debug_unmatched++;
+	jc->debug_dropped++;
 }
 
 void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
@@ -436,10 +477,9 @@ void jitcode_add_load(struct jitcode *jc, uint64_t time, uint64_t code_addr, uin
 	uint32_t ci;
 
 	reopen(jc);
-	check_time(jc, time);
+	time = check_time(jc, time);
 	ci = new_code(jc, code_addr, size, jc->stats.timeless ? jc->seq : time, jc->seq, KIND_LOAD);
 	jc->seq++;
-	jc->nbase = jc->ncodes;
 	set_names(jc, &jc->codes[ci], name);
 	if (jc->unwind_pending) {
 		jc->codes[ci].unwind_off = jc->unwind_pend_off;
@@ -511,7 +551,7 @@ void jitcode_add_move(struct jitcode *jc, uint64_t time, uint64_t old_addr, uint
 	struct jc_move mv;
 
 	reopen(jc);
-	check_time(jc, time);
+	time = check_time(jc, time);
 	memset(&mv, 0, sizeof(mv));
 	mv.time = jc->stats.timeless ? jc->seq : time;
 	mv.seq = jc->seq++;
@@ -528,7 +568,6 @@ void jitcode_add_map_entry(struct jitcode *jc, uint64_t start, uint64_t size, co
 
 	reopen(jc);
 	ci = new_code(jc, start, size, 0, jc->seq++, KIND_MAP);
-	jc->nbase = jc->ncodes;
 	jc->last_load = ci + 1;
 	set_names(jc, &jc->codes[ci], name);
 	jc->stats.map_entries++;
@@ -613,20 +652,6 @@ static int cmp_move(const void *a, const void *b)
 		return x->time < y->time ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
-
-/*
- * The live codes, disjoint, as a treap keyed by start: a code's node is its index + 1
- * (0 is none), its priority a hash of that. A sorted array moved its tail on every
- * insertion, which was quadratic where a runtime loads modules below earlier ones.
- */
-struct live {
-	struct live_node {
-		uint64_t start;  /* the code's, here for locality */
-		uint32_t left, right, prio;
-	} *v;
-	size_t cap;
-	uint32_t root;
-};
 
 /* Split `t` into the nodes with start < key (*l) and the others (*r). */
 static void live_split(struct live *lv, uint32_t t, uint64_t key, uint32_t *l, uint32_t *r)
@@ -879,7 +904,7 @@ static int cmp_code_time(const void *a, const void *b, void *ctx)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The codes of `order` (n, sorted by t0 then seq) in the order of (t0, seq); returns n. */
+/* The codes of `order` (n) in the order of (t0, seq); returns n. */
 static size_t sort_by_time(const struct jitcode *jc, uint32_t *order, size_t n)
 {
 	size_t i;
@@ -893,30 +918,143 @@ static size_t sort_by_time(const struct jitcode *jc, uint32_t *order, size_t n)
 	return n;
 }
 
-/* Each load's end: loads and moves replayed in time order over the live codes (a code
- * ends where the next one over any of its bytes is loaded, or where it moves). */
-static void end_times_from_replay(struct jitcode *jc, struct live *lv, const uint32_t *order,
-				  size_t n)
+/* moves[from ..] in the order of (time, seq). */
+static void sort_moves(struct jitcode *jc, size_t from)
 {
-	size_t i = 0, k = 0;
+	size_t k;
 
-	for (k = 1; k < jc->nmoves; k++)
+	for (k = from + 1; k < jc->nmoves; k++)
 		if (cmp_move(&jc->moves[k - 1], &jc->moves[k]) > 0)
 			break;
 	if (k < jc->nmoves)
-		qsort(jc->moves, jc->nmoves, sizeof(*jc->moves), cmp_move);
-	for (k = 0; i < n || k < jc->nmoves;) {
+		qsort(jc->moves + from, jc->nmoves - from, sizeof(*jc->moves), cmp_move);
+}
+
+/* Does event (t, seq) come after the last one the replay saw? */
+static int after_replayed(const struct jitcode *jc, uint64_t t, uint32_t seq)
+{
+	return t > jc->last_time || (t == jc->last_time && seq > jc->last_seq);
+}
+
+/*
+ * The replay, over the live codes of jc->lv: the codes of `order` (n, sorted) and
+ * moves[k ..] (sorted) in time order (a code ends where the next one over any of its
+ * bytes is loaded, or where it moves; a move makes a copy that goes live).
+ */
+static void replay(struct jitcode *jc, const uint32_t *order, size_t n, size_t k)
+{
+	size_t i = 0;
+
+	while (i < n || k < jc->nmoves) {
 		const struct jc_code *c = i < n ? &jc->codes[order[i]] : NULL;
 		const struct jc_move *m = k < jc->nmoves ? &jc->moves[k] : NULL;
 
 		if (c && (!m || c->t0 < m->time || (c->t0 == m->time && c->seq < m->seq))) {
-			live_insert(jc, lv, order[i], c->t0);
+			jc->last_time = c->t0;
+			jc->last_seq = c->seq;
+			live_insert(jc, &jc->lv, order[i], c->t0);
 			i++;
 		} else {
-			live_move(jc, lv, m, m->time);
+			jc->last_time = m->time;
+			jc->last_seq = m->seq;
+			live_move(jc, &jc->lv, m, m->time);
 			k++;
 		}
 	}
+}
+
+/* The codes a replay puts live at their t0, from codes[from ..]. Malloc'ed; *n set. */
+static uint32_t *replayed_from(const struct jitcode *jc, size_t from, size_t *n)
+{
+	uint32_t *order = xmalloc((jc->ncodes - from + 1) * sizeof(*order));
+
+	*n = 0;
+	for (size_t i = from; i < jc->ncodes; i++)
+		if (jc->codes[i].replayed && jc->codes[i].kind != KIND_MAP && jc->codes[i].size)
+			order[(*n)++] = (uint32_t)i;
+	sort_by_time(jc, order, *n);
+	return order;
+}
+
+/* The replay made again from the start: the copies the last one made go. */
+static void replay_all(struct jitcode *jc)
+{
+	uint32_t *order, *moved = NULL;
+	size_t n, w = 0;
+
+	for (size_t i = 0; i < jc->ncodes; i++) {
+		if (jc->codes[i].kind == KIND_COPY && !jc->codes[i].replayed)
+			continue;
+		if (jc->last_load == i + 1)
+			jc->last_load = (uint32_t)w + 1;
+		jc->codes[w] = jc->codes[i];
+		jc->codes[w++].t1 = FOREVER;
+	}
+	(void)moved;
+	jc->ncodes = w;
+	jc->lv.root = 0;
+	jc->last_time = 0;
+	jc->last_seq = 0;
+	order = replayed_from(jc, 0, &n);
+	sort_moves(jc, 0);
+	replay(jc, order, n, 0);
+	free(order);
+}
+
+/* Whether the records added since the last replay all come after it: the replay can go
+ * on from where it stopped. */
+static int replay_goes_on(const struct jitcode *jc)
+{
+	if (!jc->replayed)
+		return 0;
+	for (size_t i = jc->done_codes; i < jc->ncodes; i++) {
+		const struct jc_code *c = &jc->codes[i];
+
+		if (c->replayed && c->kind != KIND_MAP && c->size && !after_replayed(jc, c->t0, c->seq))
+			return 0;
+	}
+	for (size_t k = jc->done_moves; k < jc->nmoves; k++)
+		if (!after_replayed(jc, jc->moves[k].time, jc->moves[k].seq))
+			return 0;
+	return 1;
+}
+
+/* Index the codes that ended after `floor` (those live at the end are the replay's),
+ * and the perf map lines live at the end. */
+static void build_indexes(struct jitcode *jc)
+{
+	uint32_t *order = xmalloc((jc->ncodes + 1) * sizeof(*order));
+	struct live maps = { NULL, 0, 0 };
+	size_t i, n, nmaps = 0;
+
+	index_release(&jc->dead);
+	index_release(&jc->mapped);
+	for (i = 0, n = 0; i < jc->ncodes; i++) {
+		const struct jc_code *c = &jc->codes[i];
+
+		if (c->kind == KIND_MAP)
+			nmaps++;
+		else if (c->size && c->t0 < c->t1 && c->t1 != FOREVER && c->t1 > jc->floor &&
+			 !jc->stats.timeless) /* timeless: lookups are made at the end */
+			order[n++] = (uint32_t)i;
+	}
+	n = sort_by_time(jc, order, n);
+	build_index(jc, &jc->dead, order, n);
+	/* Map lines: file order, only what is live at the end counts. */
+	for (i = 0; nmaps && i < jc->ncodes; i++)
+		if (jc->codes[i].kind == KIND_MAP) {
+			jc->codes[i].t1 = FOREVER;
+			live_insert(jc, &maps, (uint32_t)i, jc->codes[i].seq);
+		}
+	free(maps.v);
+	for (i = 0, n = 0; nmaps && i < jc->ncodes; i++) {
+		const struct jc_code *c = &jc->codes[i];
+
+		if (c->kind == KIND_MAP && c->size && c->t1 == FOREVER)
+			order[n++] = (uint32_t)i;
+	}
+	build_index(jc, &jc->mapped, order, n);
+	free(order);
 }
 
 /* The entries of a load that a lookup can meet, and those past its end, under the
@@ -926,7 +1064,7 @@ static void count_lines(struct jitcode *jc)
 	int64_t off = jc->stats.line_offset;
 
 	jc->stats.lines = jc->stats.lines_outside = 0;
-	for (size_t i = 0; i < jc->nbase; i++) {
+	for (size_t i = 0; i < jc->ncodes; i++) {
 		const struct jc_code *c = &jc->codes[i];
 		const struct jc_line *l = jc->lines + c->lines_first;
 		int before = 0;
@@ -947,15 +1085,12 @@ static void count_lines(struct jitcode *jc)
 
 void jitcode_finish(struct jitcode *jc)
 {
-	struct live lv = { NULL, 0, 0 };
-	uint32_t *order;
-	size_t i, n;
-
 	if (jc->finished)
 		return;
 	jc->finished = 1;
-	drop_pending(jc);
-	jc->ncodes = jc->nbase;
+	/* a DEBUG_INFO still waiting counts as unmatched, but waits on: more of the dump may
+	 * bring its load */
+	jc->stats.debug_unmatched = jc->debug_dropped + (uint64_t)jc->pending;
 	/*
 	 * The entry address offset, for the whole table: each load whose DEBUG_INFO starts
 	 * exactly at code_addr + 0x40 votes for 0x40, each whose entries start below it
@@ -964,44 +1099,21 @@ void jitcode_finish(struct jitcode *jc)
 	 */
 	jc->stats.line_offset =
 		jc->stats.votes_plain > jc->stats.votes_offset ? 0 : JITCODE_ELF_HEADER_OFFSET;
-	count_lines(jc);
-	for (i = 0; i < jc->nbase; i++)
-		jc->codes[i].t1 = FOREVER;
+	if (replay_goes_on(jc)) {
+		size_t n, k = jc->done_moves;
+		uint32_t *order = replayed_from(jc, jc->done_codes, &n);
 
-	/* Timeless: file order decides (the times are the records' places: see
-	 * jitcode_add_load), and a lookup sees what was live at the end. */
-	order = xmalloc((jc->ncodes + jc->nmoves + 1) * sizeof(*order));
-	for (i = 0, n = 0; i < jc->ncodes; i++)
-		if (jc->codes[i].replayed && jc->codes[i].size)
-			order[n++] = (uint32_t)i;
-	n = sort_by_time(jc, order, n);
-	end_times_from_replay(jc, &lv, order, n);
-
-	/* Map lines: file order, only what is live at the end counts. */
-	lv.root = 0;
-	for (i = 0; i < jc->nbase; i++)
-		if (jc->codes[i].kind == KIND_MAP)
-			live_insert(jc, &lv, (uint32_t)i, jc->codes[i].seq);
-	free(lv.v);
-
-	free(order);
-	order = xmalloc((jc->ncodes + 1) * sizeof(*order));
-	for (i = 0, n = 0; i < jc->ncodes; i++) {
-		const struct jc_code *c = &jc->codes[i];
-
-		if (c->kind != KIND_MAP && c->size && c->t0 < c->t1)
-			order[n++] = (uint32_t)i;
+		sort_moves(jc, k);
+		replay(jc, order, n, k);
+		free(order);
+	} else {
+		replay_all(jc);
 	}
-	n = sort_by_time(jc, order, n);
-	build_index(jc, &jc->timed, order, n);
-	for (i = 0, n = 0; i < jc->ncodes; i++) {
-		const struct jc_code *c = &jc->codes[i];
-
-		if (c->kind == KIND_MAP && c->size && c->t1 == FOREVER)
-			order[n++] = (uint32_t)i;
-	}
-	build_index(jc, &jc->mapped, order, n);
-	free(order);
+	jc->replayed = 1;
+	jc->lines_counted = 0;
+	jc->done_codes = jc->ncodes;
+	jc->done_moves = jc->nmoves;
+	build_indexes(jc);
 }
 
 /* ---- prune ---- */
@@ -1023,24 +1135,34 @@ static uint32_t keep_text(struct jitcode *jc, const char *old, struct u64map *mo
 	return now;
 }
 
-void jitcode_prune(struct jitcode *jc, uint64_t before)
+/* Is code `c` of no use to lookups from `floor` on, nor to a replay made again? (A code
+ * replaced the moment it was loaded still ends what it was loaded over.) */
+static int droppable(const struct jc_code *c, uint64_t floor)
+{
+	if (c->kind == KIND_MAP)
+		return c->t1 != FOREVER;
+	return !c->size || c->t1 <= floor;
+}
+
+/* Drop what droppable() says, the moves up to `floor`, and what only they used (lines,
+ * names, unwinding tables); the live codes' treap and the indexes follow. */
+static void compact(struct jitcode *jc)
 {
 	struct jc_code *codes;
 	struct jc_line *lines;
+	struct live_node *v;
 	uint8_t *unwind;
 	char *names = jc->names;
+	uint32_t *remap;
 	struct u64map moved_names, moved_lines;
-	size_t nkept = 0, nlines = 0, unwind_len = 0, names_cap = jc->names_cap;
-	size_t ncodes, nm = 0, old_nlines = jc->nlines;
+	size_t nkept = 0, nlines = 0, unwind_len = 0, ncodes = jc->ncodes, nm = 0;
+	size_t old_nlines = jc->nlines;
 	uint32_t last = 0;
 
-	jitcode_finish(jc);
-	if (jc->stats.timeless)
-		before = FOREVER - 1; /* lookups are made at the end */
-	ncodes = jc->ncodes;
 	codes = xmalloc((ncodes + 1) * sizeof(*codes));
 	lines = xmalloc((jc->nlines + 1) * sizeof(*lines));
 	unwind = xmalloc(jc->unwind_len + 1);
+	remap = xmalloc((ncodes + 1) * sizeof(*remap));
 	u64map_init(&moved_names);
 	u64map_init(&moved_lines);
 	/* the names again, from the kept codes' own */
@@ -1052,20 +1174,20 @@ void jitcode_prune(struct jitcode *jc, uint64_t before)
 	for (size_t i = 0; i < ncodes; i++) {
 		struct jc_code c = jc->codes[i];
 
-		if (c.kind == KIND_MAP ? c.t1 != FOREVER : c.t1 <= before || !c.size)
+		remap[i] = UINT32_MAX;
+		if (droppable(&c, jc->floor))
 			continue;
-		if (c.kind == KIND_COPY && c.t0 > before)
-			continue; /* its move is kept: the replay makes it again */
-		if (c.kind == KIND_COPY)
-			c.replayed = 1; /* its move goes: it is live from t0 on its own */
+		/* a copy whose move goes is live from t0 on its own */
+		if (c.kind == KIND_COPY && c.t0 <= jc->floor)
+			c.replayed = 1;
 		c.name = keep_text(jc, names, &moved_names, c.name, 0);
 		c.raw = keep_text(jc, names, &moved_names, c.raw, 0);
 		c.file = keep_text(jc, names, &moved_names, c.file, 1);
 		if (c.nlines) {
-			uint32_t *v = u64map_get(&moved_lines, (uint64_t)c.lines_first + 1);
+			uint32_t *lv = u64map_get(&moved_lines, (uint64_t)c.lines_first + 1);
 
-			if (v) {
-				c.lines_first = *v - 1;
+			if (lv) {
+				c.lines_first = *lv - 1;
 			} else {
 				u64map_put(&moved_lines, (uint64_t)c.lines_first + 1,
 					   (uint32_t)nlines + 1);
@@ -1086,9 +1208,22 @@ void jitcode_prune(struct jitcode *jc, uint64_t before)
 		}
 		if (jc->last_load == i + 1)
 			last = (uint32_t)nkept + 1;
+		remap[i] = (uint32_t)nkept;
 		codes[nkept++] = c;
 	}
-	jc->last_load = last;
+	/* a DEBUG_INFO still waiting for its load */
+	if (jc->pending) {
+		size_t first = nlines;
+
+		for (size_t k = jc->pend_first; k < jc->nlines; k++) {
+			struct jc_line l = jc->lines[k];
+
+			if (l.file != FILE_INVALID)
+				l.file = keep_text(jc, names, &moved_names, l.file, 1);
+			lines[nlines++] = l;
+		}
+		jc->pend_first = first;
+	}
 	/* an UNWINDING_INFO still waiting for its load */
 	if (jc->unwind_pending) {
 		size_t len = jc->unwind_len - jc->unwind_pend_off;
@@ -1098,12 +1233,33 @@ void jitcode_prune(struct jitcode *jc, uint64_t before)
 		unwind_len += len;
 	}
 	for (size_t k = 0; k < jc->nmoves; k++)
-		if (jc->moves[k].time > before)
+		if (jc->moves[k].time > jc->floor)
 			jc->moves[nm++] = jc->moves[k];
+	/* the live codes' treap, its nodes renumbered (their priorities kept: the shape
+	 * stays a treap) */
+	v = xcalloc(nkept + 2, sizeof(*v));
+	for (size_t i = 0; i < ncodes; i++) {
+		struct live_node x;
+
+		const struct jc_code *c = &jc->codes[i];
+
+		/* the treap's nodes: the codes live at the end (others' nodes are stale) */
+		if (remap[i] == UINT32_MAX || i + 1 >= jc->lv.cap || c->kind == KIND_MAP ||
+		    !c->size || c->t1 != FOREVER)
+			continue;
+		x = jc->lv.v[i + 1];
+		x.left = x.left ? remap[x.left - 1] + 1 : 0;
+		x.right = x.right ? remap[x.right - 1] + 1 : 0;
+		v[remap[i] + 1] = x;
+	}
+	jc->lv.root = jc->lv.root ? remap[jc->lv.root - 1] + 1 : 0;
+	free(jc->lv.v);
+	jc->lv.v = v;
+	jc->lv.cap = nkept + 2;
 	jc->nmoves = nm;
 	free(jc->codes);
 	jc->codes = codes;
-	jc->ncodes = jc->nbase = nkept;
+	jc->ncodes = nkept;
 	jc->codes_cap = ncodes + 1;
 	free(jc->lines);
 	jc->lines = lines;
@@ -1114,19 +1270,58 @@ void jitcode_prune(struct jitcode *jc, uint64_t before)
 	jc->unwind_len = unwind_len;
 	jc->unwind_cap = unwind_len + 1;
 	jc->last_file = 0;
+	jc->last_load = last;
+	jc->done_codes = jc->ncodes;
+	jc->done_moves = jc->nmoves;
 	u64map_release(&moved_names);
 	u64map_release(&moved_lines);
 	free(names);
-	(void)names_cap;
-	jc->pruned = jc->has_pruned && jc->pruned > before ? jc->pruned : before;
+	free(remap);
+	build_indexes(jc);
+}
+
+void jitcode_prune(struct jitcode *jc, uint64_t before)
+{
+	size_t drop = 0, moves = 0;
+
+	jitcode_finish(jc);
+	if (jc->stats.timeless)
+		before = FOREVER - 1; /* lookups are made at the end */
+	if (before > jc->floor)
+		jc->floor = before;
+	jc->pruned = jc->floor;
 	jc->has_pruned = 1;
-	/* made again by the next jitcode_finish() */
-	jc->finished = 0;
-	index_release(&jc->timed);
-	index_release(&jc->mapped);
+	/* compacted when a quarter is of no more use: a watcher's table is copied once in a
+	 * while, not at every chunk; until then the index leaves out what ended */
+	for (size_t i = 0; i < jc->ncodes; i++)
+		drop += (size_t)droppable(&jc->codes[i], jc->floor);
+	for (size_t k = 0; k < jc->nmoves; k++)
+		moves += jc->moves[k].time <= jc->floor;
+	if (drop * 4 > jc->ncodes || moves * 4 > jc->nmoves)
+		compact(jc);
+	else
+		build_indexes(jc);
 }
 
 /* ---- lookup ---- */
+
+/* The code live at the end of the replay over `addr` (its index), or -1. */
+static int64_t live_at(const struct jitcode *jc, uint64_t addr)
+{
+	uint32_t x = jc->lv.root, best = 0;
+
+	while (x) {
+		if (jc->lv.v[x].start <= addr) {
+			best = x;
+			x = jc->lv.v[x].right;
+		} else {
+			x = jc->lv.v[x].left;
+		}
+	}
+	if (!best || code_end(&jc->codes[best - 1]) <= addr)
+		return -1;
+	return (int64_t)best - 1;
+}
 
 static int index_find(const struct jitcode *jc, const struct jc_index *x, uint64_t time,
 		      uint64_t addr, uint32_t *out)
@@ -1178,12 +1373,17 @@ static int index_later(const struct jitcode *jc, const struct jc_index *x, uint6
 
 enum jitcode_absence jitcode_why_absent(const struct jitcode *jc, uint64_t time, uint64_t addr)
 {
+	int64_t live;
+
 	if (!jc->finished || jc->stats.timeless)
 		return JITCODE_ABSENT_NONE;
 	if (time < jc->first_load)
 		return JITCODE_ABSENT_BEFORE_FIRST;
-	return index_later(jc, &jc->timed, time, addr) ? JITCODE_ABSENT_LOADED_LATER
-						       : JITCODE_ABSENT_NONE;
+	live = live_at(jc, addr);
+	if (live >= 0 && jc->codes[live].t0 > time)
+		return JITCODE_ABSENT_LOADED_LATER;
+	return index_later(jc, &jc->dead, time, addr) ? JITCODE_ABSENT_LOADED_LATER
+						      : JITCODE_ABSENT_NONE;
 }
 
 int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
@@ -1191,13 +1391,19 @@ int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
 {
 	const struct jc_code *c;
 	uint32_t ci;
+	int64_t live;
 
 	if (!jc->finished)
 		return 0;
 	if (jc->stats.timeless)
 		time = FOREVER - 1;
-	if (!index_find(jc, &jc->timed, time, addr, &ci) &&
-	    !index_find(jc, &jc->mapped, FOREVER - 1, addr, &ci))
+	/* the code live at the end of the replay, when it was there then; else the code
+	 * that was there then and ended */
+	live = live_at(jc, addr);
+	if (live >= 0 && jc->codes[live].t0 <= time)
+		ci = (uint32_t)live;
+	else if (!index_find(jc, &jc->dead, time, addr, &ci) &&
+		 !index_find(jc, &jc->mapped, FOREVER - 1, addr, &ci))
 		return 0;
 	c = &jc->codes[ci];
 	memset(f, 0, sizeof(*f));

@@ -135,7 +135,9 @@ void jitcode_finish(struct jitcode *jc);
 void jitcode_prune(struct jitcode *jc, uint64_t before);
 /* A record came after jitcode_prune() with a time before it: 1, else 0. */
 int jitcode_inexact(const struct jitcode *jc);
-/* The bytes the table holds (its arrays' capacities), for measurements. */
+/* The code loads added (jitcode_stats()->loads, without counting the entries). */
+uint64_t jitcode_loads(const struct jitcode *jc);
+/* The bytes the table's arrays use, for measurements. */
 size_t jitcode_bytes(const struct jitcode *jc);
 
 /*

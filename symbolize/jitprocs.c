@@ -2,12 +2,14 @@
 #include "symbolize/jitprocs.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/demangle.h"
@@ -30,8 +32,11 @@ struct jp_proc {
 	uint32_t pid;
 	uint32_t nspid;      /* its pid in its own pid namespace, 0 when unknown or the same */
 	char *expected;      /* the jit-PID.dump path the process mapped, or NULL */
+	struct jit_mapping mapping; /* how it mapped it */
+	int exited;          /* its main thread exited during the recording */
 	char *module;        /* the file that served it */
 	struct jitcode *jc;
+	int jc_stored;       /* jc is the store's (jit_search.store), not the set's */
 	char *map_later;     /* a perf map beside a dump: loaded when the dump misses */
 	struct map_index *map;
 	char *map_module;
@@ -149,7 +154,8 @@ void jit_procs_free(struct jit_procs *jp)
 	for (size_t i = 0; i < jp->nprocs; i++) {
 		free(jp->procs[i].expected);
 		free(jp->procs[i].module);
-		jitcode_free(jp->procs[i].jc);
+		if (!jp->procs[i].jc_stored)
+			jitcode_free(jp->procs[i].jc);
 		free(jp->procs[i].map_later);
 		free(jp->procs[i].map_module);
 		map_index_free(jp->procs[i].map);
@@ -184,12 +190,22 @@ void jit_procs_seen(struct jit_procs *jp, uint32_t pid)
 		(void)proc_for(jp, pid);
 }
 
-void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path)
+void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path,
+		      const struct jit_mapping *m)
 {
 	struct jp_proc *p = proc_for(jp, pid);
 
-	if (!p->expected)
+	if (!p->expected) {
 		p->expected = xstrdup(path);
+		if (m)
+			p->mapping = *m;
+	}
+}
+
+void jit_procs_exited(struct jit_procs *jp, uint32_t pid)
+{
+	if (pid != UINT32_MAX && pid != 0)
+		proc_for(jp, pid)->exited = 1;
 }
 
 void jit_procs_ns_pid(struct jit_procs *jp, uint32_t pid, uint32_t nspid)
@@ -313,13 +329,70 @@ static const char *found_below(const struct jit_procs *jp, size_t root, uint32_t
 	return NULL;
 }
 
+/* A gzipped dump, whole, in memory (runtimes write them plain; people compress them).
+ * A file that is not gzip is taken as it is, as zlib's gzread took it. */
+static void *read_gz(const char *path, size_t *len)
+{
+	struct mapped_file mf;
+	const char *why;
+	const uint8_t *m;
+	uint8_t *buf = NULL;
+
+	*len = 0;
+	if (mapped_file_try_why(&mf, path, &why, NULL) != 0)
+		return NULL;
+	m = mf.map;
+	if (mf.len >= 2 && m[0] == 0x1f && m[1] == 0x8b) {
+		if (inflate_gzip(m, mf.len, &buf, len) < 0)
+			buf = NULL;
+	} else {
+		buf = xmalloc(mf.len + 1);
+		if (mf.len)
+			memcpy(buf, m, mf.len);
+		*len = mf.len;
+	}
+	mapped_file_close(&mf);
+	return buf;
+}
+
+/* The file of `kind` at one place of locate's table for `pid`, malloc'ed, or NULL (*gz
+ * set for a .gz dump). */
+static char *file_at(struct jit_procs *jp, const struct loc_candidate *c, enum loc_kind kind,
+		     uint32_t pid, int *gz)
+{
+	const char *f;
+
+	*gz = 0;
+	if (c->flags & LOC_F_BELOW) {
+		int k = kind == LOC_PERFMAP ? FOUND_MAP : FOUND_DUMP;
+
+		if ((f = found_below(jp, c->instance, pid, k)) != NULL)
+			return xstrdup(f);
+		if ((c->flags & LOC_F_GZ_TOO) &&
+		    (f = found_below(jp, c->instance, pid, FOUND_DUMP_GZ)) != NULL) {
+			*gz = 1;
+			return xstrdup(f);
+		}
+	} else if (is_file(c->path)) {
+		return xstrdup(c->path);
+	} else if (c->flags & LOC_F_GZ_TOO) {
+		char *z = xasprintf("%s.gz", c->path);
+
+		if (is_file(z)) {
+			*gz = 1;
+			return z;
+		}
+		free(z);
+	}
+	return NULL;
+}
+
 /*
- * Process `pid`'s dump (`kind` LOC_JITDUMP; *gz set for a .gz) or map (LOC_PERFMAP),
- * a malloc'ed path or NULL: the first place of locate's table that has it. What the
- * user named comes first (the --jit-dir trees), then the file beside the recording,
- * then the dump the process mapped, or for a map of a recording made here,
- * /tmp/perf-PID.map (which a later process with the same pid may have overwritten,
- * or an earlier one left).
+ * Process `pid`'s perf map (LOC_PERFMAP), a malloc'ed path or NULL: the first place of
+ * locate's table that has it. What the user named comes first (the --jit-dir trees),
+ * then the file beside the recording, then for a recording made here
+ * /tmp/perf-PID.map (which a later process with the same pid may have overwritten, or
+ * an earlier one left).
  */
 static char *find_file(struct jit_procs *jp, enum loc_kind kind, uint32_t pid,
 		       const char *expected, int *gz)
@@ -331,50 +404,174 @@ static char *find_file(struct jit_procs *jp, enum loc_kind kind, uint32_t pid,
 
 	*gz = 0;
 	locate_list(&pl, kind, &q, &places);
-	for (size_t i = 0; i < places.n && !got; i++) {
-		const struct loc_candidate *c = &places.v[i];
-		const char *f;
-
-		if (c->flags & LOC_F_BELOW) {
-			int k = kind == LOC_PERFMAP ? FOUND_MAP : FOUND_DUMP;
-
-			if ((f = found_below(jp, c->instance, pid, k)) != NULL)
-				got = xstrdup(f);
-			else if ((c->flags & LOC_F_GZ_TOO) &&
-				 (f = found_below(jp, c->instance, pid, FOUND_DUMP_GZ)) != NULL)
-				got = xstrdup(f), *gz = 1;
-		} else if (is_file(c->path)) {
-			got = xstrdup(c->path);
-		} else if (c->flags & LOC_F_GZ_TOO) {
-			char *z = xasprintf("%s.gz", c->path);
-
-			if (is_file(z))
-				got = z, *gz = 1;
-			else
-				free(z);
-		}
-	}
+	for (size_t i = 0; i < places.n && !got; i++)
+		got = file_at(jp, &places.v[i], kind, pid, gz);
 	loc_list_release(&places);
 	return got;
 }
 
-/*
- * Process `pid`'s dump, a malloc'ed path or NULL (*gz set for a .gz): named by its pid,
- * or in a pid namespace (a container) by its pid there when it mapped one so named.
- */
-static char *find_dump(struct jit_procs *jp, uint32_t pid, const char *expected, int *gz)
-{
-	uint32_t ns = ns_pid_of(jp, pid);
-	char *f = find_file(jp, LOC_JITDUMP, pid, expected, gz), name[32];
+/* A file that may be a process's dump. */
+struct cand {
+	char *path;
+	int gz;
+	int fd;               /* a plain dump, open once looked at; else -1 */
+	struct stat st;
+	void *buf;            /* a .gz dump, inflated once looked at */
+	size_t len;
+	int mapped;           /* the very file the process mapped */
+	char why[300];        /* why it is not the process's; "" when it may be */
+};
 
-	/* only the dump it mapped: another namespace's pid 1 wrote a jit-1.dump too */
-	snprintf(name, sizeof(name), "jit-%u.dump", ns);
-	if (f || !ns || !expected || strcmp(path_base(expected), name) != 0)
-		return f;
-	return find_file(jp, LOC_JITDUMP, ns, expected, gz);
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
+static void cands_release(struct cands *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].fd >= 0)
+			close(c->v[i].fd);
+		free(c->v[i].buf);
+		free(c->v[i].path);
+	}
+	free(c->v);
+	memset(c, 0, sizeof(*c));
 }
 
-/* Process `pid`'s perf map, a malloc'ed path or NULL; as find_dump(). */
+/* Every file that a place of locate's table holds as `pid`'s dump, in the table's order,
+ * added to `out`. */
+static void collect_dumps(struct jit_procs *jp, uint32_t pid, const char *expected,
+			  struct cands *out)
+{
+	struct loc_places pl = places_of(&jp->s);
+	struct loc_query q = { .path = expected, .pid = pid };
+	struct loc_list places;
+
+	locate_list(&pl, LOC_JITDUMP, &q, &places);
+	for (size_t i = 0; i < places.n; i++) {
+		struct cand c;
+		int gz, dup = 0;
+		char *f = file_at(jp, &places.v[i], LOC_JITDUMP, pid, &gz);
+
+		for (size_t k = 0; f && k < out->n; k++)
+			dup |= strcmp(out->v[k].path, f) == 0;
+		if (!f || dup) {
+			free(f);
+			continue;
+		}
+		memset(&c, 0, sizeof(c));
+		c.path = f;
+		c.gz = gz;
+		c.fd = -1;
+		VEC_PUSH(out->v, out->n, out->cap, c);
+	}
+	loc_list_release(&places);
+}
+
+/* Process `p`'s possible dumps: named by its pid, and in a pid namespace (a container)
+ * by its pid there when it mapped one so named (only the dump it mapped: another
+ * namespace's pid 1 wrote a jit-1.dump too). */
+static void collect_dumps_of(struct jit_procs *jp, const struct jp_proc *p, struct cands *out)
+{
+	char name[32];
+
+	collect_dumps(jp, p->pid, p->expected, out);
+	snprintf(name, sizeof(name), "jit-%u.dump", p->nspid);
+	if (p->nspid && p->expected && strcmp(path_base(p->expected), name) == 0)
+		collect_dumps(jp, p->nspid, p->expected, out);
+}
+
+/* Slack for times that come from different records of one moment. */
+#define JIT_TIME_SLACK 1000000000ull
+
+/*
+ * Whether `c` can be process `p`'s dump: opened (never waiting on a FIFO), its header's
+ * pid, and with times comparable with the recording's, when its first code was loaded:
+ * not before the process mapped its dump (an earlier process's with the same pid), not
+ * after the recording ended (a later one's). c->why says why not.
+ */
+static void examine(struct jit_procs *jp, const struct jp_proc *p, struct cand *c)
+{
+	const struct jit_mapping *m = &p->mapping;
+	struct jitdump_glance g;
+	char why[200];
+
+	if (c->gz) {
+		c->buf = read_gz(c->path, &c->len);
+		if (!c->buf) {
+			snprintf(c->why, sizeof(c->why), "cannot read the gzipped jitdump");
+			return;
+		}
+	} else {
+		c->fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (c->fd < 0 || fstat(c->fd, &c->st) != 0 || !S_ISREG(c->st.st_mode)) {
+			snprintf(c->why, sizeof(c->why), "cannot read it: %s",
+				 c->fd < 0 ? strerror(errno) : "not a regular file");
+			return;
+		}
+		c->mapped = m->ino && c->st.st_ino == m->ino &&
+			    (!(m->maj | m->min) || c->st.st_dev == makedev(m->maj, m->min));
+	}
+	if (jitdump_glance(c->fd, c->buf, c->len, jp->s.time_conv, &g, why, sizeof(why)) != 0) {
+		snprintf(c->why, sizeof(c->why), "%s", why);
+		return;
+	}
+	if (g.hdr.pid != p->pid && (!p->nspid || g.hdr.pid != p->nspid)) {
+		snprintf(c->why, sizeof(c->why), "the dump was written by pid %u, not %u",
+			 g.hdr.pid, p->pid);
+		return;
+	}
+	if (c->mapped || !g.has_load || !jp->s.clock_monotonic || !g.hdr.times_converted)
+		return;
+	if (p->mapping.time && g.first_load_time + JIT_TIME_SLACK < p->mapping.time)
+		snprintf(c->why, sizeof(c->why), "its code was loaded %.1f s before pid %u mapped "
+			 "its dump: an earlier process's with the same pid",
+			 (double)(p->mapping.time - g.first_load_time) / 1e9, p->pid);
+	else if (jp->s.last_time && g.first_load_time > jp->s.last_time + JIT_TIME_SLACK)
+		snprintf(c->why, sizeof(c->why), "its code was loaded %.1f s after the recording "
+			 "ended: a later process's with the same pid",
+			 (double)(g.first_load_time - jp->s.last_time) / 1e9);
+}
+
+/*
+ * Process `p`'s dump among `c` (each looked at): the file it mapped, wherever it is
+ * found; else the first that can be its dump. Its index, or -1.
+ */
+static int choose_dump(struct jit_procs *jp, const struct jp_proc *p, struct cands *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		examine(jp, p, &c->v[i]);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].mapped && !c->v[i].why[0])
+			return (int)i;
+	for (size_t i = 0; i < c->n; i++)
+		if (!c->v[i].why[0])
+			return (int)i;
+	return -1;
+}
+
+/* Process `p`'s dump as jit_procs_load() chooses it, a malloc'ed path or NULL (*gz set
+ * for a .gz). */
+static char *find_dump(struct jit_procs *jp, const struct jp_proc *p, int *gz)
+{
+	struct cands c = { 0 };
+	char *f = NULL;
+	int k;
+
+	collect_dumps_of(jp, p, &c);
+	k = choose_dump(jp, p, &c);
+	if (k >= 0) {
+		f = c.v[k].path;
+		*gz = c.v[k].gz;
+		c.v[k].path = NULL;
+	}
+	cands_release(&c);
+	return f;
+}
+
+/* Process `pid`'s perf map, a malloc'ed path or NULL: by its pid, else by its pid in its
+ * namespace. */
 static char *find_map(struct jit_procs *jp, uint32_t pid)
 {
 	uint32_t ns = ns_pid_of(jp, pid);
@@ -425,76 +622,79 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
 	return b.n < size ? b.n : size - 1;
 }
 
-/* A gzipped dump, whole, in memory (runtimes write them plain; people compress them).
- * A file that is not gzip is taken as it is, as zlib's gzread took it. */
-static void *read_gz(const char *path, size_t *len)
-{
-	struct mapped_file mf;
-	const char *why;
-	const uint8_t *m;
-	uint8_t *buf = NULL;
+/* How far before a conversion's first record a kept table answers for (a runtime that
+ * writes a record late, records of a moment written out of order). */
+#define JIT_PRUNE_MARGIN (10 * 1000000000ull)
 
-	*len = 0;
-	if (mapped_file_try_why(&mf, path, &why, NULL) != 0)
-		return NULL;
-	m = mf.map;
-	if (mf.len >= 2 && m[0] == 0x1f && m[1] == 0x8b) {
-		if (inflate_gzip(m, mf.len, &buf, len) < 0)
-			buf = NULL;
-	} else {
-		buf = xmalloc(mf.len + 1);
-		if (mf.len)
-			memcpy(buf, m, mf.len);
-		*len = mf.len;
-	}
-	mapped_file_close(&mf);
-	return buf;
-}
-
-/* Load `path` (a dump) into p's table; 1 when it gave code. */
-static int load_dump(struct jit_procs *jp, struct jp_proc *p, const char *path, int gz,
-		     struct diag *d, int *timeless)
+/*
+ * Load dump `c` (examined) into p->jc; 1 when it gave code. With the search's store,
+ * the table the store kept for it is read on from where the last read stopped, pruned,
+ * and given back (p->jc then borrowed from the store). A dump of a process that did not
+ * exit during the recording is read as live (JITDUMP_LIVE).
+ */
+static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, struct diag *d,
+		     int *timeless)
 {
+	struct jitdump_open o = { .tc = jp->s.time_conv, .flags = p->exited ? 0 : JITDUMP_LIVE };
+	struct jit_store *store = c->gz ? NULL : jp->s.store;
 	struct jitdump_reader *r;
-	void *buf = NULL;
-	size_t len;
 	const struct jitdump_header *h;
-	uint64_t loads;
+	struct jit_store_key key;
+	struct jitcode *jc = NULL;
+	uint64_t resume = 0, pruned = 0;
 
-	if (gz) {
-		buf = read_gz(path, &len);
-		if (!buf) {
-			diag_warn(d, path, DIAG_NO_OFFSET, "cannot read the gzipped jitdump, not used");
-			return 0;
-		}
-		r = jitdump_reader_open_mem(buf, len, path, jp->s.time_conv, d);
-	} else {
-		r = jitdump_reader_open(path, jp->s.time_conv, d);
-	}
-	if (!r) {
-		free(buf);
+	r = c->gz ? jitdump_reader_open_mem_at(c->buf, c->len, c->path, &o, d)
+		  : jitdump_reader_open_fd(c->fd, c->path, &o, d);
+	if (!r)
 		return 0;
-	}
 	h = jitdump_reader_header(r);
-	if (h->pid != p->pid && (!p->nspid || h->pid != p->nspid)) {
-		diag_warn(d, path, DIAG_NO_OFFSET,
-			  "the dump was written by pid %u, not %u: not used for pid %u", h->pid,
-			  p->pid, p->pid);
-		jitdump_reader_close(r);
-		free(buf);
+	*timeless = !jp->s.clock_monotonic || !h->times_converted;
+	if (store) {
+		memset(&key, 0, sizeof(key));
+		key.dev = c->st.st_dev;
+		key.ino = c->st.st_ino;
+		key.hdr = *h;
+		if (jp->s.time_conv)
+			key.tc = *jp->s.time_conv;
+		key.timeless = *timeless;
+		key.demangle = jp->s.demangle;
+		jc = jit_store_take(store, &key, (uint64_t)c->st.st_size, jp->s.first_time, &resume);
+		if (jc && jitdump_reader_go_on(r, resume) != 0) {
+			jitcode_free(jc);
+			jc = NULL;
+		}
+	}
+	if (!jc) {
+		jc = jitcode_new(jp->s.demangle);
+		if (*timeless)
+			jitcode_set_timeless(jc);
+	}
+	/* its records name the writer by its pid, in its namespace */
+	jitcode_add_dump(jc, r, h->pid);
+	resume = jitdump_reader_resume(r);
+	jitdump_reader_close(r);
+	if (store) {
+		/* what the next conversions can meet: code live from a while before this
+		 * one's first record on (a timeless table: what is live at the end) */
+		if (*timeless || jp->s.first_time > JIT_PRUNE_MARGIN) {
+			pruned = *timeless ? 0 : jp->s.first_time - JIT_PRUNE_MARGIN;
+			jitcode_prune(jc, pruned);
+		}
+		jitcode_finish(jc);
+		jit_store_put(store, &key, jc, resume, pruned);
+		p->jc_stored = 1;
+	}
+	p->jc = jc;
+	if (!jitcode_loads(jc)) {
+		diag_warn(d, c->path, DIAG_NO_OFFSET, "no code loads in this jitdump of pid %u: not "
+			  "used, its JIT code shows as addresses", p->pid);
+		if (!p->jc_stored)
+			jitcode_free(jc);
+		p->jc = NULL;
+		p->jc_stored = 0;
 		return 0;
 	}
-	*timeless = !jp->s.clock_monotonic || !h->times_converted;
-	if (*timeless)
-		jitcode_set_timeless(p->jc);
-	/* its records name the writer by its pid, in its namespace */
-	loads = jitcode_add_dump(p->jc, r, h->pid);
-	jitdump_reader_close(r);
-	free(buf);
-	if (!loads)
-		diag_warn(d, path, DIAG_NO_OFFSET, "no code loads in this jitdump of pid %u: not "
-			  "used, its JIT code shows as addresses", p->pid);
-	return loads > 0;
+	return 1;
 }
 
 static int load_map(struct jit_procs *jp, struct jitcode *jc, const char *path, struct diag *d)
@@ -532,45 +732,86 @@ static void warn_if_stale(const struct jit_procs *jp, const char *map, uint32_t 
 		  "--jit-dir", pid, ((int64_t)jp->s.recording_start_wall_ns - written) / 1000000000);
 }
 
+/*
+ * Say why the dumps of `c` other than the chosen one (`k`, -1 none) were not used: with
+ * none chosen, each as it was found wrong (an error for a file that is no jitdump, a
+ * warning else); with one chosen, a note for each passed over.
+ */
+static void say_passed_over(const struct jp_proc *p, const struct cands *c, int k,
+			    struct diag *d, int quiet)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cand *x = &c->v[i];
+
+		if ((int)i == k)
+			continue;
+		if (k < 0 && x->why[0] && strncmp(x->why, "offset ", 7) == 0)
+			diag_error(d, x->path, DIAG_NO_OFFSET, "%s", x->why);
+		else if (k < 0 && x->why[0])
+			diag_warn(d, x->path, DIAG_NO_OFFSET, "%s: not used for pid %u", x->why,
+				  p->pid);
+		else if (k >= 0 && !quiet && x->why[0])
+			diag_note(d, "  not %s: %s", x->path, x->why);
+		else if (k >= 0 && !quiet)
+			diag_note(d, "  not %s: %s is the file pid %u mapped", x->path,
+				  c->v[k].path, p->pid);
+	}
+}
+
 void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct diag *d, int quiet)
 {
 	int warned_clock = 0;
 
 	jp->s = *s;
+	if (jp->s.store)
+		jit_store_begin(jp->s.store);
 	for (size_t i = 0; !jp->indexed && i < jp->s.njit_dirs; i++)
 		index_dir(jp, jp->s.jit_dirs[i], i, 0, d);
 	jp->indexed = 1;
 	for (size_t i = 0; i < jp->nprocs; i++) {
 		struct jp_proc *p = &jp->procs[i];
-		char *dump = NULL, *map;
-		int gz = 0, got_dump = 0, got_map = 0, timeless = 0;
+		struct cands c = { 0 };
+		const char *dump = NULL;
+		char *map;
+		int k, got_dump = 0, got_map = 0, timeless = 0;
 
-		dump = find_dump(jp, p->pid, p->expected, &gz);
+		collect_dumps_of(jp, p, &c);
+		k = choose_dump(jp, p, &c);
 		map = find_map(jp, p->pid);
-		if (!dump && !map) {
-			if (p->expected)
+		if (k < 0 && !map) {
+			say_passed_over(p, &c, -1, d, quiet);
+			if (p->expected && !c.n)
 				diag_warn(d, p->expected, DIAG_NO_OFFSET,
 					  "pid %u wrote this jitdump, but it is not there, next to the "
 					  "recording or in a --jit-dir: its JIT code shows as "
 					  "addresses", p->pid);
+			cands_release(&c);
 			continue;
 		}
-		p->jc = jitcode_new(jp->s.demangle);
-		if (dump)
-			got_dump = load_dump(jp, p, dump, gz, d, &timeless);
+		if (k >= 0) {
+			dump = c.v[k].path;
+			got_dump = load_dump(jp, p, &c.v[k], d, &timeless);
+		}
+		if (k < 0)
+			say_passed_over(p, &c, -1, d, quiet);
 		/* a map beside a dump (BEAM writes both) only matters where the dump names
 		 * nothing: it is read when that happens */
-		if (map && got_dump)
+		if (map && got_dump) {
 			p->map_later = xstrdup(map);
-		else if (map)
+		} else if (map) {
+			p->jc = jitcode_new(jp->s.demangle);
 			got_map = load_map(jp, p->jc, map, d);
+		}
 		if (got_map)
 			warn_if_stale(jp, map, p->pid, d);
-		jitcode_finish(p->jc);
+		if (p->jc && !p->jc_stored)
+			jitcode_finish(p->jc);
 		if (!got_dump && !got_map) {
-			jitcode_free(p->jc);
+			if (!p->jc_stored)
+				jitcode_free(p->jc);
 			p->jc = NULL;
-			free(dump);
+			p->jc_stored = 0;
+			cands_release(&c);
 			free(map);
 			continue;
 		}
@@ -592,13 +833,15 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 				  what, p->map_later ? "; " : "", p->map_later ? p->map_later : "",
 				  p->map_later ? " where the dump names nothing" : "");
 		}
+		if (k >= 0)
+			say_passed_over(p, &c, k, d, quiet);
 		if (timeless && !warned_clock) {
 			warned_clock = 1;
 			diag_warn(d, dump, DIAG_NO_OFFSET,
 				  "sample times are not on the jitdump's clock (record with perf "
 				  "record -k 1): each JIT address is given the code loaded there last");
 		}
-		free(dump);
+		cands_release(&c);
 		free(map);
 	}
 }
@@ -621,7 +864,13 @@ void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t 
 	}
 	w->expected = p ? p->expected : NULL;
 	/* jit_procs_load()'s search, and its places */
-	w->dump = find_dump(jp, pid, w->expected, &gz);
+	{
+		struct jp_proc anon;
+
+		memset(&anon, 0, sizeof(anon));
+		anon.pid = pid;
+		w->dump = find_dump(jp, p ? p : &anon, &gz);
+	}
 	w->map = find_map(jp, pid);
 	pl = places_of(s);
 	for (int k = 0; k < 2; k++) {

@@ -9,6 +9,7 @@
 #include "common/util.h"
 #include "formats/jitdump.h"
 #include "symbolize/jitcode.h"
+#include "symbolize/jitstore.h"
 
 struct jit_search {
 	const char *input_dir;       /* directory of the input perf.data, or NULL */
@@ -21,6 +22,20 @@ struct jit_search {
 	uint64_t recording_start_wall_ns; /* when the recording began (ns since the
 					     epoch), 0 when unknown: older maps are
 					     warned about */
+	uint64_t first_time, last_time; /* the recording's first and last record times
+					    (its clock), 0 when unknown */
+	/* A long-lived session's dumps (a watcher's), or NULL: each dump is read on from
+	 * where the last conversion stopped, and its table kept there, pruned to what
+	 * lookups from first_time on can meet. */
+	struct jit_store *store;
+};
+
+/* How a process mapped its jitdump: the MMAP2 record's file identity and time. */
+struct jit_mapping {
+	uint32_t maj, min;           /* the file's device; 0, 0 when not recorded */
+	uint64_t ino;                /* 0 when not recorded */
+	uint64_t time;               /* the record's time, 0 for a synthesized one (a process
+				        that was running when perf began) */
 };
 
 struct jit_procs;
@@ -36,8 +51,17 @@ void jit_procs_free(struct jit_procs *jp);
 
 /* A process of the recording (any record naming its pid). */
 void jit_procs_seen(struct jit_procs *jp, uint32_t pid);
-/* A process mapped `path`, a file named jit-PID.dump: it wrote a jitdump there. */
-void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path);
+/*
+ * A process mapped `path`, a file named jit-PID.dump: it wrote a jitdump there. `m`
+ * (may be NULL) says which file it was: that file, found where the recording says or
+ * elsewhere, is the process's dump above any other of the same name.
+ */
+void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path,
+		      const struct jit_mapping *m);
+/* Process `pid` exited during the recording (its main thread's EXIT): its runtime no
+ * longer writes its dump, which a partial last record then damages. The dump of a
+ * process that did not is live (JITDUMP_LIVE). */
+void jit_procs_exited(struct jit_procs *jp, uint32_t pid);
 /*
  * Process `pid` is `nspid` in its own pid namespace (a container): its dump and perf
  * map are named by that pid (jit-1.dump, /tmp/perf-1.map), looked for when none is
@@ -49,8 +73,13 @@ void jit_procs_ns_pid(struct jit_procs *jp, uint32_t pid, uint32_t nspid);
  * Find and load every dump and map: for each process, its dump in the --jit-dir trees,
  * next to the input (jit-PID.dump or jit-PID.dump.gz), at the path the recording
  * names; its perf map in the --jit-dir trees, next to the input, at
- * /tmp/perf-PID.map (use_tmp_maps). What the user named wins. A map written before
- * the recording began is warned about.
+ * /tmp/perf-PID.map (use_tmp_maps). The file the process mapped (its device and inode,
+ * jit_procs_expect) wins wherever it is found; else what the user named does. A dump
+ * that cannot be the process's is not used: written by another pid (its header), or
+ * its code loaded before the process mapped its dump (an earlier process with the same
+ * pid) or after the recording ended (a later one); the next place is tried, and a note
+ * says which was used and why another was not. A map written before the recording
+ * began is warned about.
  * Says which file served which process (notes, unless `quiet`), and warns about dumps
  * a process mapped that were not found, dumps of another pid, and a clock that makes
  * attribution fall back to the last load. Damaged dumps and maps are warned about and

@@ -6,6 +6,10 @@
 //
 //   node tests/receivers/receiver.mjs --backend datadog|pyroscope|parca --log FILE
 //        [--port-file FILE | --unix PATH] [--api-key-file FILE] [--faults LIST]
+//        [--save DIR]
+//
+// --save: (pyroscope) each pprof accepted is also written to DIR/N.pb.gz (N: the request's number),
+// for tests that compare what arrived with what perfconv writes.
 //
 // --faults: what the first requests get, in order, comma-separated: `reset` (the
 // connection is reset, no answer), `503`, `500`, `429:N` (429 with Retry-After N),
@@ -119,6 +123,7 @@ function judgePyroscope (req, url, body) {
     status: 200,
     refusals: [],
     accepted: { ...r, from: Number(q.from), until: Number(q.until), tenant: req.headers['x-scope-orgid'] ?? null, sha256: sha(body) },
+    pprof: body,
   }
 }
 
@@ -191,6 +196,7 @@ const server = createServer((req, res) => {
       v = { status: 400, refusals: [`cannot read the request: ${e.message}`] }
     }
     log({ n: seq, outcome: v.status < 300 ? 'accepted' : 'refused', status: v.status, refusals: v.refusals, ...v.accepted })
+    if (args.save && v.status < 300 && v.pprof) writeFileSync(`${args.save}/${seq}.pb.gz`, v.pprof)
     res.writeHead(v.status, { 'Content-Type': 'application/json' })
     res.end(v.status < 300 ? (backend === 'parca' ? '{}' : '') : JSON.stringify({ error: v.refusals.join('; ') }) + '\n')
   })

@@ -1,0 +1,175 @@
+#!/bin/bash
+# e2e_jitlive: a JIT service's jitdump as a watcher meets it, on a recording made now with
+# this machine's node (the one scripts/install-deps.sh installs): a service that keeps
+# making new functions (its dump grows by megabytes a second), recorded with perf record
+# -k 1 --switch-output=1s into a folder that `perfconv upload --watch` sends to a
+# loopback receiver while the service runs.
+#   1. What arrives for each chunk is what a one-off conversion of that chunk gives
+#      (byte for byte but the profile's time and duration, the chunk's window): the
+#      watcher reads the dump on from chunk to chunk and keeps a pruned table, which
+#      must answer as the whole dump does.
+#   2. A stale dump of the same pid beside the chunks (an earlier process's, as a
+#      container's pid 1 leaves) does not win over the dump the process mapped; where
+#      the mapped one is gone, the stale one is refused for its times and said so.
+#   3. A live dump is not damaged: the dump of a process still running at a chunk's end
+#      has its last record half written; that is no warning, where the same cut in the
+#      chunk in which the process exited is one.
+. "$(dirname "$0")/e2e_lib.sh"
+RCV=tests/receivers
+export HOME=$TMP/home
+mkdir -p "$HOME"
+unset DD_API_KEY DD_SITE DD_TRACE_AGENT_URL DD_AGENT_HOST DD_TRACE_AGENT_PORT
+
+if ! command -v node >/dev/null; then
+	bad "node: no node here (scripts/install-deps.sh installs Debian's nodejs)"
+	finish e2e-jitlive
+	exit 1
+fi
+if [ ! -d tests/browser/node_modules/pprof-format ]; then
+	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
+fi
+
+PIDS=()
+at_exit() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
+
+A=$TMP/app   # the service's working directory: its dump is written here
+W=$TMP/watch # the folder perf writes its chunks into, and the watcher watches
+mkdir -p "$A" "$W" "$TMP/got"
+cat >"$A/svc.js" <<'EOF'
+// a service whose jitdump grows: new functions made, run until compiled, dropped
+let n = 0, sink = 0
+function work (k) { let s = 0; for (let i = 0; i < k; i++) s += (i * 7) % 13; return s }
+const end = Date.now() + (+process.argv[2] || 5) * 1000
+while (Date.now() < end) {
+  for (let j = 0; j < 10; j++) {
+    const f = new Function('x', `let t = ${n++}; for (let i = 0; i < x; i++) t = (t * 31 + i) % 1000003; return t`)
+    for (let r = 0; r < 2000; r++) sink += f(50)
+  }
+  sink += work(20000)
+}
+console.log(sink)
+EOF
+
+node $RCV/receiver.mjs --backend pyroscope --log "$TMP/rcv.log" --port-file "$TMP/rcv.port" \
+	--save "$TMP/got" 2>"$TMP/rcv.err" &
+PIDS+=($!)
+for i in $(seq 100); do [ -s "$TMP/rcv.port" ] && break; sleep 0.05; done
+URL=http://127.0.0.1:$(cat "$TMP/rcv.port")
+
+"$PERFCONV" upload --to pyroscope --url "$URL" --watch "$W" "${KS[@]}" 2>"$TMP/watch.err" &
+WPID=$!
+PIDS+=($WPID)
+(cd "$A" && exec perf record -q -k 1 -g -F 499 --switch-output=1s -o "$W/perf.data" \
+	node --perf-prof svc.js 6) >"$TMP/rec.log" 2>&1 &
+RPID=$!
+# the stale dump: once node runs, a dump of its pid from an earlier process (the committed
+# node dump, its pid and its records' times set to long before this one began) beside
+# the chunks
+npid=
+for i in $(seq 100); do
+	npid=$(ls "$A" 2>/dev/null | sed -n 's/^jit-\([0-9]*\)\.dump$/\1/p')
+	[ -n "$npid" ] && break
+	sleep 0.05
+done
+python3 - "$TD/jit/jit-30720.dump" "$W/jit-$npid.dump" "$npid" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+struct.pack_into('<I', b, 20, int(sys.argv[3]))    # the header's pid
+off = struct.unpack_from('<I', b, 8)[0]
+while off + 16 <= len(b):                           # every record at 1 s of uptime
+    size = struct.unpack_from('<I', b, off + 4)[0]
+    struct.pack_into('<Q', b, off + 8, 1000000000)
+    off += size
+open(sys.argv[2], 'wb').write(b)
+EOF
+wait $RPID
+chunks=$(ls "$W" "$W/sent" 2>/dev/null | grep -c '^perf\.data\.[0-9]*$')
+for i in $(seq 200); do
+	[ "$(ls "$W/sent" 2>/dev/null | grep -c .)" -ge "$chunks" ] && break
+	sleep 0.1
+done
+kill $WPID
+wait $WPID
+dump=$A/jit-$npid.dump
+if [ -z "$npid" ] || [ "$chunks" -lt 4 ] || [ ! -s "$dump" ]; then
+	bad "recording: node pid '$npid', $chunks chunks: $(tail -3 "$TMP/rec.log")"
+	finish e2e-jitlive
+	exit 1
+fi
+sent=$(ls "$W/sent" | grep -c .)
+mb=$(( $(stat -c %s "$dump") / 1048576 ))
+[ "$sent" = "$chunks" ] && ok "watch: $chunks chunks of a node service recorded, each sent once while its dump grew to $mb MB" ||
+	bad "watch: $chunks chunks, $sent sent: $(cat "$TMP/watch.err")"
+
+# 1 and 2: each chunk as it arrived against a one-off conversion made now, with the stale
+# dump beside the chunk (the watcher had it too) and without it (the truth)
+same=0 diff=0 named=0 total=0
+n=0
+for f in $(ls "$W/sent" | sort); do
+	n=$((n + 1))
+	"$PERFCONV" upload --to pyroscope --url "$URL" --dry-run -o "$TMP/one" -i "$W/sent/$f" "${KS[@]}" \
+		>/dev/null 2>"$TMP/one.err"
+	python3 tests/pprof_strip.py "$TMP/got/$n.pb.gz" "$TMP/a" &&
+		python3 tests/pprof_strip.py "$TMP/one.pprof" "$TMP/b"
+	if cmp -s "$TMP/a" "$TMP/b"; then same=$((same + 1)); else diff=$((diff + 1)); fi
+done
+[ "$diff" = 0 ] && ok "watch: what arrived for each of the $same chunks is the one-off conversion's, byte for byte (but the time window)" ||
+	bad "watch: $diff of $((same + diff)) chunks arrived other than a one-off conversion gives them"
+
+# the same chunks converted with the stale dump moved away: the JIT frames are the same
+mv "$W/jit-$npid.dump" "$TMP/stale.dump"
+same=0
+for f in $(ls "$W/sent" | sort); do
+	"$PERFCONV" -q -i "$W/sent/$f" "${KS[@]}" -o "$TMP/truth.folded" 2>/dev/null
+	cp "$TMP/stale.dump" "$W/sent/jit-$npid.dump"
+	"$PERFCONV" -i "$W/sent/$f" "${KS[@]}" -o "$TMP/stale.folded" 2>"$TMP/stale.err"
+	rm "$W/sent/jit-$npid.dump"
+	cmp -s "$TMP/truth.folded" "$TMP/stale.folded" && same=$((same + 1))
+done
+js=$(grep -c 'JS:' "$TMP/truth.folded")
+if [ "$same" = "$sent" ] && [ "$js" -gt 0 ] && grep -q "not .*/jit-$npid.dump: .*is the file pid $npid mapped" "$TMP/stale.err"; then
+	ok "stale dump beside the chunks: not used, the one pid $npid mapped is ($same chunks as without it, $js stacks through JS; '$(grep "is the file" "$TMP/stale.err" | cut -c1-150)')"
+else
+	bad "stale dump beside the chunks: $same of $sent chunks as without it; $(cat "$TMP/stale.err" | head -5)"
+fi
+# where the mapped dump is gone (converted elsewhere), the stale one alone: refused for
+# its times in the chunk where node mapped its dump (a real MMAP record, with its time)
+first=$(ls "$W/sent" | sort | head -1)
+mv "$dump" "$TMP/real.dump"
+cp "$TMP/stale.dump" "$W/sent/jit-$npid.dump"
+"$PERFCONV" -i "$W/sent/$first" "${KS[@]}" -o "$TMP/alone.folded" 2>"$TMP/alone.err"
+rm "$W/sent/jit-$npid.dump"
+if grep -q "its code was loaded .* before pid $npid mapped its dump: an earlier process's with the same pid: not used for pid $npid" "$TMP/alone.err" &&
+	! grep -q 'JS:' "$TMP/alone.folded"; then
+	ok "stale dump alone: refused: '$(grep "earlier process" "$TMP/alone.err" | cut -c1-160)'"
+else
+	bad "stale dump alone: $(head -5 "$TMP/alone.err")"
+fi
+mv "$TMP/real.dump" "$dump"
+
+# 3: a record half written at the end of the dump (the first 40 bytes of its last code
+# load again): in a chunk node lived through, the part not written yet; in the last,
+# where node exited, damage
+last=$(ls "$W/sent" | sort | tail -1)
+python3 - "$dump" <<'EOF'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+off = struct.unpack_from('<I', b, 8)[0]
+last = None
+while off + 16 <= len(b):
+    rid, size = struct.unpack_from('<II', b, off)
+    if rid == 0:
+        last = off
+    off += size
+open(sys.argv[1], 'ab').write(b[last:last + 40])
+EOF
+"$PERFCONV" -i "$W/sent/$first" "${KS[@]}" -o /dev/null 2>"$TMP/live.err"
+"$PERFCONV" -i "$W/sent/$last" "${KS[@]}" -o /dev/null 2>"$TMP/dead.err"
+if ! grep -q "ends inside\|cut short" "$TMP/live.err" && grep -q "the dump ends inside it" "$TMP/dead.err" &&
+	! grep -q "ends inside\|cut short" "$TMP/watch.err"; then
+	ok "live dump: a half-written last record is no warning while node ran (nor in the watcher's $sent chunks), and one in the chunk where it exited"
+else
+	bad "live dump: while running: $(grep warning "$TMP/live.err" | head -2); at exit: $(grep -c 'ends inside' "$TMP/dead.err"); watcher: $(grep -c 'ends inside\|cut short' "$TMP/watch.err")"
+fi
+
+finish e2e-jitlive
