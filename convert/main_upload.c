@@ -131,11 +131,12 @@ static int job_make(void *ctx, const char *input, struct upload_profile *up, voi
 	return 0;
 }
 
-static void say_retry(void *ctx, const struct upload_result *r, unsigned wait)
+static int say_retry(void *ctx, const struct upload_result *r, unsigned wait)
 {
 	const struct upload_profile *up = ctx;
 
 	fprintf(stderr, "perfconv: %s: %s; trying again in %u s\n", up->input, r->what, wait);
+	return 0;
 }
 
 int upload_main(int argc, char **argv)

@@ -182,7 +182,7 @@ static void say_backlog(struct backlog *b, size_t n, const char *oldest)
 	b->reported = n;
 }
 
-static void on_retry(void *ctx, const struct upload_result *r, unsigned wait)
+static int on_retry(void *ctx, const struct upload_result *r, unsigned wait)
 {
 	struct backlog *b = ctx;
 	struct chunk *list = NULL;
@@ -200,6 +200,7 @@ static void on_retry(void *ctx, const struct upload_result *r, unsigned wait)
 		say_backlog(b, n, list[0].name);
 	free_chunks(list, n);
 	free(list);
+	return 0;
 }
 
 int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn make,
