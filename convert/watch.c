@@ -543,9 +543,9 @@ static size_t enforce_backlog(struct watcher *w, struct chunk *list, size_t n, s
 			fmt_size(o->max_bytes, limit, sizeof(limit));
 		else
 			snprintf(limit, sizeof(limit), "%llu chunks", (unsigned long long)o->max_chunks);
+		path = in_dir(w, list[i].name);
 		gone = o->delete_sent ? unlinkat(w->dfd, list[i].name, 0) : move_to(w, SUB_DROPPED,
 										   list[i].name);
-		path = in_dir(w, list[i].name);
 		if (gone != 0) {
 			if (o->delete_sent)
 				diag_error(w->d, path, DIAG_NO_OFFSET, "cannot delete it: %s",
