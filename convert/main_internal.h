@@ -57,6 +57,8 @@ enum {
 	OPT_DELETE_SENT,
 	OPT_TIMEOUT,
 	OPT_RETRY_CAP,
+	OPT_MAX_BACKLOG,
+	OPT_KEEP_SENT,
 };
 
 /* The conversion's options, shared by `perfconv` and `perfconv upload`. */

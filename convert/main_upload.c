@@ -18,7 +18,8 @@ static void upload_usage(FILE *f)
 	fprintf(f,
 		"usage: perfconv upload --to datadog|pyroscope|parca [--url URL] [-i FILE]...\n"
 		"                       [--service NAME] [--label KEY=VALUE]... [options]\n"
-		"       perfconv upload --to ... --watch DIR [--delete-sent]\n"
+		"       perfconv upload --to ... --watch DIR [--delete-sent] [--max-backlog N|SIZE]\n"
+		"                       [--keep-sent SIZE|AGE]\n"
 		"\n"
 		"Convert each input to pprof shaped for the backend (--for) and send it: one\n"
 		"profile per input. Takes every conversion option of perfconv (perfconv --help).\n"
@@ -40,8 +41,18 @@ static void upload_usage(FILE *f)
 		"      --retry-cap SECONDS  the longest wait between tries (default 300)\n"
 		"      --watch DIR       send each chunk `perf record --switch-output` finishes\n"
 		"                        in DIR, oldest first, until SIGINT or SIGTERM; a chunk\n"
-		"                        sent (a 2xx) is moved to DIR/sent/\n"
-		"      --delete-sent     with --watch: delete a sent chunk instead\n"
+		"                        sent (a 2xx) is moved to DIR/sent/, one refused to\n"
+		"                        DIR/refused/; each profile spans its chunk's window,\n"
+		"                        from the end of the chunk before it to its own\n"
+		"      --delete-sent     with --watch: delete a sent chunk instead, and a\n"
+		"                        dropped one\n"
+		"      --max-backlog N|SIZE  with --watch: past N unsent chunks (500) or SIZE of\n"
+		"                        them (512M, 1G: K, M, G, T), the oldest are moved to\n"
+		"                        DIR/dropped/, each said (default 1G; 0: no limit)\n"
+		"      --keep-sent SIZE|AGE  with --watch: sent/, refused/ and dropped/ each\n"
+		"                        pruned, oldest first, past SIZE (1G) or AGE (90s, 30m,\n"
+		"                        12h, 7d, 2w); give it twice for both; `all` keeps\n"
+		"                        every chunk (default 1G)\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 every profile sent (or watching stopped), 1 one was refused or\n"
@@ -101,13 +112,41 @@ static void job_free(void *ctx, void *job)
 	malloc_trim(0);
 }
 
-/* Convert `input` into a job ready to send: 0, or -1 after saying why. */
-static int job_make(void *ctx, const char *input, struct upload_profile *up, void **out,
-		    struct diag *d)
+/*
+ * A watched chunk's window (watch_window_start): from the end of the chunk before it,
+ * when it follows that one, to its own last sample. Written as the pprof's time_nanos
+ * and duration_nanos, and sent as the request's start and end.
+ */
+static void chunk_window(struct upload_ctx *x, const struct job *j, const struct watch_span *prev,
+			 struct watch_span *span)
+{
+	const struct profile *p = &j->p;
+	int64_t start;
+
+	span->has_clock_ref = p->has_wall_clock;
+	span->clock_ref_wall = p->has_wall_clock ? p->wall_ns : 0;
+	span->clock_ref_clock = p->has_wall_clock ? p->clock_ns : 0;
+	if (p->has_time && p->first_time_set) {
+		span->first_clock = p->first_time;
+		span->last_clock = p->last_time;
+	}
+	span->start_ns = j->m.start_ns;
+	span->end_ns = j->m.start_ns + j->m.duration_ns;
+	start = watch_window_start(prev, span);
+	x->c->wo.time_nanos = start;
+	x->c->wo.duration_nanos = span->end_ns - start;
+}
+
+/* Convert `input` into a job ready to send: 0, or -1 after saying why. A watched chunk
+ * (span not NULL) gets its window, following `prev` (may be NULL). */
+static int job_make_span(void *ctx, const char *input, const struct watch_span *prev,
+			 struct watch_span *span, struct upload_profile *up, void **out,
+			 struct diag *d)
 {
 	struct upload_ctx *x = ctx;
 	struct job *j = xcalloc(1, sizeof(*j));
 	FILE *mem;
+	int bad;
 
 	*out = NULL;
 	profile_init(&j->p);
@@ -116,8 +155,12 @@ static int job_make(void *ctx, const char *input, struct upload_profile *up, voi
 		job_free(NULL, j);
 		return -1;
 	}
+	if (span)
+		chunk_window(x, j, prev, span);
 	mem = open_memstream(&j->buf, &j->len);
-	if (!mem || (x->of->write(&j->p, &x->c->wo, mem) != 0) + (fclose(mem) != 0)) {
+	bad = !mem || (x->of->write(&j->p, &x->c->wo, mem) != 0) + (fclose(mem) != 0);
+	x->c->wo.duration_nanos = 0;
+	if (bad) {
 		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its pprof: %s", strerror(errno));
 		job_free(NULL, j);
 		return -1;
@@ -129,6 +172,11 @@ static int job_make(void *ctx, const char *input, struct upload_profile *up, voi
 	up->len = j->len;
 	up->start_ns = j->m.start_ns;
 	up->duration_ns = j->m.duration_ns;
+	if (span) {
+		up->start_ns = x->c->wo.time_nanos;
+		up->duration_ns = span->end_ns - up->start_ns;
+		up->window = 1;
+	}
 	up->service = x->c->meta.service;
 	up->labels = j->m.labels;
 	up->nlabels = j->m.nlabels;
@@ -139,11 +187,18 @@ static int job_make(void *ctx, const char *input, struct upload_profile *up, voi
 	return 0;
 }
 
-static void say_retry(void *ctx, const struct upload_result *r, unsigned wait)
+static int job_make(void *ctx, const char *input, struct upload_profile *up, void **out,
+		    struct diag *d)
+{
+	return job_make_span(ctx, input, NULL, NULL, up, out, d);
+}
+
+static int say_retry(void *ctx, const struct upload_result *r, unsigned wait)
 {
 	const struct upload_profile *up = ctx;
 
 	fprintf(stderr, "perfconv: %s: %s; trying again in %u s\n", up->input, r->what, wait);
+	return 0;
 }
 
 int upload_main(int argc, char **argv)
@@ -159,6 +214,8 @@ int upload_main(int argc, char **argv)
 		{ "delete-sent", no_argument, NULL, OPT_DELETE_SENT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "retry-cap", required_argument, NULL, OPT_RETRY_CAP },
+		{ "max-backlog", required_argument, NULL, OPT_MAX_BACKLOG },
+		{ "keep-sent", required_argument, NULL, OPT_KEEP_SENT },
 	};
 	static const struct option conv[] = { CONVERT_OPTIONS };
 	struct option opts[sizeof(own) / sizeof(own[0]) + sizeof(conv) / sizeof(conv[0]) + 1];
@@ -170,13 +227,15 @@ int upload_main(int argc, char **argv)
 	struct uploader *u = NULL;
 	const char **inputs = NULL;
 	size_t ninputs = 0, inputs_cap = 0;
-	int opt, w, rc = 0, dry_run = 0;
+	int opt, w, rc = 0, dry_run = 0, backlog_set = 0, keep_set = 0;
 
 	memcpy(opts, own, sizeof(own));
 	memcpy(opts + sizeof(own) / sizeof(own[0]), conv, sizeof(conv));
 	memset(&opts[sizeof(opts) / sizeof(opts[0]) - 1], 0, sizeof(opts[0]));
 	memset(&uo, 0, sizeof(uo));
 	memset(&wopt, 0, sizeof(wopt));
+	wopt.max_bytes = WATCH_MAX_BACKLOG_DEFAULT;
+	wopt.keep_bytes = WATCH_KEEP_DEFAULT;
 	cli_init(&c);
 	c.output = NULL;
 	diag_init(&d);
@@ -225,6 +284,36 @@ int upload_main(int argc, char **argv)
 		case OPT_DRY_RUN: dry_run = 1; continue;
 		case OPT_WATCH: wopt.dir = optarg; continue;
 		case OPT_DELETE_SENT: wopt.delete_sent = 1; continue;
+		case OPT_MAX_BACKLOG:
+			if (watch_parse_backlog(optarg, &wopt.max_chunks, &wopt.max_bytes) != 0) {
+				rc = bad_usage("--max-backlog takes a number of chunks (500), a size "
+					       "(512M, 1G) or 0", optarg);
+				goto out;
+			}
+			backlog_set = 1;
+			continue;
+		case OPT_KEEP_SENT: {
+			uint64_t bytes = 0;
+			int64_t age = 0;
+
+			if (watch_parse_keep(optarg, &bytes, &age) != 0) {
+				rc = bad_usage("--keep-sent takes a size (1G, 512M), an age (7d, 12h, "
+					       "30m) or all", optarg);
+				goto out;
+			}
+			/* given, it replaces the default; a size and an age both hold */
+			if (!keep_set++)
+				wopt.keep_bytes = 0;
+			if (strcmp(optarg, "all") == 0) {
+				wopt.keep_bytes = 0;
+				wopt.keep_age_s = 0;
+			} else if (bytes) {
+				wopt.keep_bytes = bytes;
+			} else {
+				wopt.keep_age_s = age;
+			}
+			continue;
+		}
 		case OPT_TIMEOUT:
 		case OPT_RETRY_CAP:
 			v = strtoul(optarg, &end, 10);
@@ -255,8 +344,13 @@ int upload_main(int argc, char **argv)
 		rc = bad_usage("--watch takes its inputs from DIR: no -i or --dry-run", NULL);
 		goto out;
 	}
-	if (wopt.delete_sent && !wopt.dir) {
-		rc = bad_usage("--delete-sent goes with --watch", NULL);
+	if ((wopt.delete_sent || backlog_set || keep_set) && !wopt.dir) {
+		rc = bad_usage("--delete-sent, --max-backlog and --keep-sent go with --watch", NULL);
+		goto out;
+	}
+	if (wopt.dir && c.meta.start_time_set) {
+		rc = bad_usage("--start-time is one recording's start: each chunk of --watch has "
+			       "its own", NULL);
 		goto out;
 	}
 	if (c.output && !dry_run) {
@@ -291,7 +385,7 @@ int upload_main(int argc, char **argv)
 		c.co.jit_store = jit_store_new();
 		if (!uo.quiet)
 			diag_note(&d, "watching %s: each finished chunk to %s", wopt.dir, uploader_url(u));
-		rc = watch_run(&wopt, u, job_make, job_free, &x, &stop, &d) ? 1 : 0;
+		rc = watch_run(&wopt, u, job_make_span, job_free, &x, &stop, &d) ? 1 : 0;
 		convert_done(&c.later); /* before the tables it borrowed from the store go */
 		jit_store_free(c.co.jit_store);
 		c.co.jit_store = NULL;
@@ -338,6 +432,7 @@ int upload_main(int argc, char **argv)
 		job_free(NULL, job);
 	}
 out:
+	diag_release(&d);
 	uploader_free(u);
 	free(inputs);
 	cli_release(&c);

@@ -450,8 +450,12 @@ static char *pyroscope_url(struct uploader *u, const struct upload_profile *p)
 {
 	size_t cap = 1024, len;
 	char *name = xmalloc(cap), *esc, *url, val[256];
-	int64_t from = p->start_ns / 1000000000LL;
-	int64_t until = (p->start_ns + p->duration_ns + 999999999LL) / 1000000000LL;
+	int64_t end = p->start_ns + p->duration_ns;
+	/* a window's ends rounded alike, so that the next window's from is this until (the
+	 * handler reads both and checks neither: a window within one second has from ==
+	 * until, pkg/og ingest_handler.go) */
+	int64_t from = (p->start_ns + (p->window ? 500000000LL : 0)) / 1000000000LL;
+	int64_t until = (end + (p->window ? 500000000LL : 999999999LL)) / 1000000000LL;
 
 	snprintf(name, cap, "%s{", service_of(p));
 	len = strlen(name);
@@ -474,7 +478,7 @@ static char *pyroscope_url(struct uploader *u, const struct upload_profile *p)
 	esc = u->lc.easy_escape(u->curl, name, 0);
 	url = xmalloc(strlen(u->url) + strlen(esc) + 128);
 	sprintf(url, "%s?name=%s&from=%lld&until=%lld&format=pprof&spyName=perfconv", u->url, esc,
-		(long long)from, (long long)(until > from ? until : from + 1));
+		(long long)from, (long long)(until > from || p->window ? until : from + 1));
 	u->lc.free(esc);
 	free(name);
 	return url;
@@ -582,6 +586,33 @@ static void first_line(char *dst, size_t cap, const char *body)
 	dst[n] = '\0';
 }
 
+/*
+ * Pyroscope's distributor refuses a profile whose time_nanos lies outside its
+ * ingestion window (pkg/validation/validate.go ValidateProfile: "profile with labels
+ * '...' is outside of ingestion window (profile timestamp: ..., the ingestion window
+ * starts at ...)"), by default from an hour ago (-validation.reject-older-than) to 10
+ * minutes ahead (-validation.reject-newer-than). The whole answer is read: the labels
+ * come first and may push the words past the line a message keeps.
+ */
+static int refused_for_age(const struct uploader *u, const struct upload_profile *p,
+			   const char *answer)
+{
+	struct timespec now;
+
+	if (u->o.backend != BACKEND_PYROSCOPE || !strstr(answer, "outside of ingestion window"))
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return p->start_ns < (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+const char *uploader_age_limit(const struct uploader *u)
+{
+	if (u->o.backend == BACKEND_PYROSCOPE)
+		return "Pyroscope refuses a profile that began more than 1 hour ago (its default "
+		       "-validation.reject-older-than=1h)";
+	return NULL;
+}
+
 int uploader_send(struct uploader *u, const struct upload_profile *p,
 		  struct upload_stop *stop, struct upload_result *r)
 {
@@ -687,6 +718,9 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 			r->outcome = UPLOAD_RETRY;
 		else
 			r->outcome = UPLOAD_REFUSED;
+		/* too old is too old whatever the status: never tried again */
+		if (r->outcome != UPLOAD_SENT && (r->too_old = refused_for_age(u, p, a.body)))
+			r->outcome = UPLOAD_REFUSED;
 	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
 		r->outcome = UPLOAD_STOPPED;
 		snprintf(r->what, sizeof(r->what), "stopped");
@@ -739,8 +773,10 @@ int uploader_send_retrying(struct uploader *u, const struct upload_profile *p, i
 		wait = backoff;
 		if (r->retry_after_s >= 0)
 			wait = r->retry_after_s > 3600 ? 3600 : (unsigned)r->retry_after_s;
-		if (on_retry)
-			on_retry(ctx, r, wait);
+		if (on_retry && on_retry(ctx, r, wait)) {
+			r->outcome = UPLOAD_ABANDONED;
+			return r->outcome;
+		}
 		wait_s(wait, stop);
 		if (upload_stop_check(stop)) {
 			r->outcome = UPLOAD_STOPPED;

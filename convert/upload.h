@@ -44,6 +44,11 @@ struct upload_profile {
 	size_t nlabels;
 	const char *host, *kernel_release;
 	const char *name;         /* Parca's __name__, Pyroscope's profile type hint */
+	int window;               /* start_ns and duration_ns are a watched chunk's window, one
+				     of a series that tiles time: Pyroscope's whole seconds are
+				     then rounded to the nearest at both ends, so that one's
+				     until is the next one's from (else from is rounded down and
+				     until up, as for a single file) */
 };
 
 enum upload_outcome {
@@ -51,6 +56,7 @@ enum upload_outcome {
 	UPLOAD_RETRY,         /* 5xx, 408, 429, a reset, a timeout, refused connection */
 	UPLOAD_REFUSED,       /* another answer: sending it again would not help */
 	UPLOAD_STOPPED,       /* *stop became nonzero: not sent */
+	UPLOAD_ABANDONED,     /* the caller gave up between tries (on_retry): not sent */
 };
 
 struct upload_result {
@@ -58,6 +64,8 @@ struct upload_result {
 	long status;          /* HTTP status, 0 when none came */
 	long retry_after_s;   /* Retry-After of a 429/503, -1 when none */
 	char what[512];       /* the answer: "HTTP 400: invalid labels ...", "connection reset" */
+	int too_old;          /* refused for its age: the answer says so (Pyroscope: "outside of
+				 ingestion window", for a profile that began before now) */
 };
 
 struct uploader;
@@ -98,12 +106,21 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
  * Send `p` until a 2xx, a refusal, `max_tries` tries (0: no limit) or a stop signal, waiting
  * between tries with capped exponential backoff (1 s, doubling, at most
  * retry_cap_s; a longer Retry-After is waited instead). `on_retry` (may be NULL) is
- * told of each failed try and the wait before the next. Returns r->outcome.
+ * told of each failed try and the wait before the next, and returns nonzero to give up
+ * (UPLOAD_ABANDONED: the watcher dropped the chunk). Returns r->outcome.
  */
-typedef void (*upload_retry_fn)(void *ctx, const struct upload_result *r, unsigned wait_s);
+typedef int (*upload_retry_fn)(void *ctx, const struct upload_result *r, unsigned wait_s);
 int uploader_send_retrying(struct uploader *u, const struct upload_profile *p, int max_tries,
 			   struct upload_stop *stop, upload_retry_fn on_retry, void *ctx,
 			   struct upload_result *r);
+
+/*
+ * The age past which the backend refuses a profile, as its documentation and code state
+ * it ("Pyroscope refuses a profile that began more than 1 hour ago (its default
+ * -validation.reject-older-than=1h)"), or NULL where none is published (Datadog's
+ * intake, Parca).
+ */
+const char *uploader_age_limit(const struct uploader *u);
 
 /*
  * What uploader_send would send, without sending: the request line and headers

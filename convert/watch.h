@@ -3,39 +3,103 @@
 #ifndef PERFCONV_WATCH_H
 #define PERFCONV_WATCH_H
 
+#include <stdint.h>
+
 #include "common/diag.h"
 #include "convert/upload.h"
 
+/* --max-backlog and --keep-sent when not given: 1 GiB each (README: why). */
+#define WATCH_MAX_BACKLOG_DEFAULT (1ULL << 30)
+#define WATCH_KEEP_DEFAULT (1ULL << 30)
+
 struct watch_options {
 	const char *dir;       /* the folder perf writes PREFIX.<timestamp> chunks into */
-	int delete_sent;       /* a sent chunk is deleted instead of moved to DIR/sent/ */
+	int delete_sent;       /* a sent chunk is deleted instead of moved to DIR/sent/, and
+				  so is a dropped one instead of moved to DIR/dropped/ */
 	int quiet;             /* no line per chunk sent */
 	unsigned poll_ms;      /* how often the folder is looked at (default 1000) */
+	/* --max-backlog: past either the oldest unsent chunks are dropped; 0: no limit */
+	uint64_t max_chunks, max_bytes;
+	/* --keep-sent: sent/, refused/ and dropped/ each pruned, oldest first, past
+	 * these bytes and this age (of a file's modification time); 0: no limit */
+	uint64_t keep_bytes;
+	int64_t keep_age_s;
 };
 
 /*
- * Make the profile of chunk `path` into *up (its buffers owned by *job, freed by
- * the release function): 0, or -1 after saying why through `d` (the chunk is then
+ * Where a chunk lies in time, for its profile's window and the next chunk's. One
+ * `perf record --switch-output` run writes its chunks one after the other: the next
+ * chunk's records start where this one's stop (builtin-record.c record__switch_output
+ * drains the ring buffers, finishes the file and goes on in a new one), so a chunk's
+ * window runs from the end of the chunk before it to its own last sample.
+ */
+struct watch_span {
+	uint64_t run;          /* which perf record wrote it: the id the kernel gave its first
+				  event (perf writes the same ids in every chunk of a run, and
+				  the kernel never gives one twice until it boots again), set
+				  by the watcher; 0: unknown */
+	int has_clock_ref;     /* CLOCK_DATA (perf record -k): taken once per run */
+	uint64_t clock_ref_wall, clock_ref_clock;
+	uint64_t first_clock, last_clock; /* its first and last sample, perf's clock; 0: none */
+	int64_t start_ns, end_ns; /* the same two, wall clock */
+};
+
+/*
+ * Where the window of chunk `cur` starts: the end of `prev` (the chunk just before it,
+ * NULL when unknown) when both are of one run (the same first event id; the same
+ * CLOCK_DATA where both have it; perf's clock going on, not back, from prev's last
+ * sample to cur's first) and prev ends before cur does; else cur's first sample.
+ */
+int64_t watch_window_start(const struct watch_span *prev, const struct watch_span *cur);
+
+/*
+ * Make the profile of chunk `path` into *up (its buffers owned by *job, freed by the
+ * release function), its window starting as watch_window_start(prev, span) says and
+ * ending at its last sample (up->window set), *span filled but for span->run, which
+ * the watcher sets first. 0, or -1 after saying why through `d` (the chunk is then
  * left where it is and not tried again by this run).
  */
-typedef int (*watch_make_fn)(void *ctx, const char *path, struct upload_profile *up, void **job,
+typedef int (*watch_make_fn)(void *ctx, const char *path, const struct watch_span *prev,
+			     struct watch_span *span, struct upload_profile *up, void **job,
 			     struct diag *d);
 typedef void (*watch_release_fn)(void *ctx, void *job);
 
 /*
- * Until a stop signal (upload_stop_check): each chunk of o->dir, oldest first (perf's timestamp in the name),
- * converted and sent with retries (capped exponential backoff; Retry-After). A
- * chunk is complete when its name ends in perf's `.<timestamp>` (perf renames a
- * chunk so once it has finished it; the one it writes keeps the plain name) and its
- * header says where its data ends, within the file. Sent: moved to o->dir/sent/
- * (or deleted); refused by the backend (a 4xx): moved to o->dir/refused/ with a
- * warning; interrupted by it: left as it is, for the next run. Says when the
- * backlog grows, and why. 0 when stopped, -1 when the folder cannot be used.
+ * Until a stop signal (upload_stop_check): each chunk of o->dir, oldest first (perf's
+ * timestamp in the name), converted and sent with retries (capped exponential backoff;
+ * Retry-After). A chunk is complete when its name ends in perf's `.<timestamp>` (perf
+ * renames a chunk so once it has finished it; the one it writes keeps the plain name)
+ * and its header says where its data ends, within the file. Files are opened and moved
+ * relative to the folder's descriptor, never through a symbolic link.
+ *
+ * Sent (a 2xx): renamed into o->dir/sent/ (or deleted) at once, nothing between the
+ * answer and the rename; its modification time is then set to its window's end, which
+ * the next run's first window starts from. Refused by the backend (a 4xx): moved to
+ * o->dir/refused/ with a warning (for its age, naming the backend's limit); interrupted
+ * by a stop: left as it is, for the next run. Past o->max_chunks or o->max_bytes of
+ * unsent chunks, the oldest are moved to o->dir/dropped/ (or deleted), each said.
+ * sent/, refused/ and dropped/ are pruned past o->keep_bytes and o->keep_age_s. Says
+ * when the backlog grows, and why. Warnings are said once per cause per hour
+ * (diag_per_cause); refusals and drops every time. 0 when stopped, -1 when the folder
+ * cannot be used.
  */
 int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn make,
 	      watch_release_fn release, void *ctx, struct upload_stop *stop, struct diag *d);
 
-/* Is `path` a finished chunk (its name and header as above)? 1 or 0. */
-int watch_chunk_complete(const char *dir, const char *name);
+/* Is `name` in the folder `dirfd` a finished chunk (its name and header as above)? 1 or
+ * 0; *size (may be NULL) gets its size. */
+int watch_chunk_complete(int dirfd, const char *name, uint64_t *size);
+
+/*
+ * --max-backlog: "500" (chunks), "1G" (bytes: K, M, G or T, powers of 1024, B or iB
+ * may follow, "1GiB"), "0" or "none" (no limit). 0 with *chunks or *bytes set (the
+ * other 0), or -1.
+ */
+int watch_parse_backlog(const char *s, uint64_t *chunks, uint64_t *bytes);
+/*
+ * --keep-sent: a size as above ("1G"), an age ("90s", "30m" or "30min", "12h", "7d",
+ * "2w") or "all" (no limit). 0 with *bytes or *age_s set (the other untouched), or -1.
+ */
+int watch_parse_keep(const char *s, uint64_t *bytes, int64_t *age_s);
 
 #endif

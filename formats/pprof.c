@@ -952,6 +952,8 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	}
 	if (o->time_nanos)
 		prof.time_nanos = o->time_nanos;
+	if (o->duration_nanos)
+		prof.duration_nanos = o->duration_nanos;
 	/* last: every string is in the table now */
 	prof.n_string_table = strtab_count(&w.out);
 	prof.string_table = (char **)(uintptr_t)w.out.strs;

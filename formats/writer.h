@@ -28,6 +28,8 @@ struct write_options {
 				in formats/pprof.h); 0: today's file */
 	int64_t time_nanos;  /* pprof: the profile's start, ns since the epoch, written
 				when nonzero (else CLOCK_DATA's, as without it) */
+	int64_t duration_nanos; /* pprof: what the profile spans from time_nanos, written
+				when nonzero (else its first sample to its last) */
 	const struct write_label *labels; /* pprof: on every sample, in this order */
 	size_t nlabels;
 };

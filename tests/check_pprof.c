@@ -531,7 +531,8 @@ START_TEST(same_bytes_every_time)
 END_TEST
 
 /* --for pyroscope: Go's sample types, Prometheus label keys, process_name, the labels
- * given, time_nanos as given, and perf's 0 callchain entry a Location with a line */
+ * given, time_nanos and duration_nanos as given (a watched chunk's window), and perf's 0
+ * callchain entry a Location with a line */
 START_TEST(shaped_for_pyroscope)
 {
 	struct write_options o = opts(-1);
@@ -549,6 +550,7 @@ START_TEST(shaped_for_pyroscope)
 	sample("prog", 10, 10, 0, test_stack(&p, st, 2), 250000, 0);
 	o.pprof_for = PPROF_FOR_PYROSCOPE;
 	o.time_nanos = 1777636800000000000LL;
+	o.duration_nanos = 20000000000LL;
 	o.labels = l;
 	o.nlabels = 2;
 	b = render(&p, &o);
@@ -561,6 +563,7 @@ START_TEST(shaped_for_pyroscope)
 	for (size_t i = 0; i < pr->n_sample_type; i++)
 		ck_assert_ptr_null(strchr(str(pr, pr->sample_type[i]->type), '-'));
 	ck_assert_int_eq(pr->time_nanos, 1777636800000000000LL);
+	ck_assert_int_eq(pr->duration_nanos, 20000000000LL);
 	s = find_sample(pr, "do_syscall_64", "11");
 	ck_assert_ptr_nonnull(s);
 	ck_assert_ptr_null(label(pr, s, "thread id"));
@@ -590,6 +593,8 @@ START_TEST(shaped_for_pyroscope)
 		if (pr->location[i]->address == 0)
 			ck_assert_uint_eq(pr->location[i]->n_line, 0);
 	ck_assert_str_eq(str(pr, pr->sample_type[0]->type), "cpu-samples");
+	/* its first sample to its last */
+	ck_assert_int_eq(pr->duration_nanos, (int64_t)(p.last_time - p.first_time));
 	perftools__profiles__profile__free_unpacked(pr, NULL);
 	free(b.data);
 }

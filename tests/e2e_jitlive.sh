@@ -15,7 +15,6 @@
 #      has its last record half written; that is no warning, where the same cut in the
 #      chunk in which the process exited is one.
 . "$(dirname "$0")/e2e_lib.sh"
-RCV=tests/receivers
 export HOME=$TMP/home
 mkdir -p "$HOME"
 unset DD_API_KEY DD_SITE DD_TRACE_AGENT_URL DD_AGENT_HOST DD_TRACE_AGENT_PORT
@@ -29,8 +28,7 @@ if [ ! -d tests/browser/node_modules/pprof-format ]; then
 	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
 fi
 
-PIDS=()
-at_exit() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
+at_exit() { kill_pids; }
 
 A=$TMP/app   # the service's working directory: its dump is written here
 W=$TMP/watch # the folder perf writes its chunks into, and the watcher watches
@@ -50,11 +48,8 @@ while (Date.now() < end) {
 console.log(sink)
 EOF
 
-node $RCV/receiver.mjs --backend pyroscope --log "$TMP/rcv.log" --port-file "$TMP/rcv.port" \
-	--save "$TMP/got" 2>"$TMP/rcv.err" &
-PIDS+=($!)
-for i in $(seq 100); do [ -s "$TMP/rcv.port" ] && break; sleep 0.05; done
-URL=http://127.0.0.1:$(cat "$TMP/rcv.port")
+start_receiver rcv pyroscope --save "$TMP/got"
+URL=$URL_rcv
 
 "$PERFCONV" upload --to pyroscope --url "$URL" --watch "$W" "${KS[@]}" 2>"$TMP/watch.err" &
 WPID=$!

@@ -69,3 +69,39 @@ leaf_lines() { # SAMPLES FUNCTION FILE
 		l = substr(leaf, p + length(file) + 3); sub(/\)$/, "", l); c[l]++ }
 		END { for (l in c) print l, c[l] }' "$1" | sort -n
 }
+
+# Background processes a script starts (receivers, watchers): `kill_pids` in its at_exit.
+PIDS=()
+kill_pids() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
+
+# The upload receivers (tests/receivers/) need node and tests/browser's npm packages
+# (npm ci there when missing): 0 when they can run, else 1 after a FAIL line.
+receivers_ready() { # NAME (the script's, for its closing line)
+	if [ ! -d tests/browser/node_modules/pprof-format ]; then
+		(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
+	fi
+	if ! command -v node >/dev/null || [ ! -d tests/browser/node_modules/pprof-format ]; then
+		bad "receivers: need node and tests/browser/node_modules/pprof-format (npm ci there)"
+		return 1
+	fi
+}
+
+# start_receiver NAME BACKEND [receiver options]: $URL_NAME, $LOG_NAME, $PID_NAME
+start_receiver() {
+	local name=$1 backend=$2 pid i
+	shift 2
+	rm -f "$TMP/$name.port" "$TMP/$name.log"
+	node tests/receivers/receiver.mjs --backend "$backend" --log "$TMP/$name.log" \
+		--port-file "$TMP/$name.port" "$@" 2>"$TMP/$name.err" &
+	pid=$!
+	PIDS+=("$pid")
+	for i in $(seq 100); do [ -s "$TMP/$name.port" ] && break; sleep 0.05; done
+	printf -v "PID_$name" %s "$pid"
+	printf -v "LOG_$name" %s "$TMP/$name.log"
+	if [[ "$(cat "$TMP/$name.port" 2>/dev/null)" = /* ]]; then
+		printf -v "URL_$name" %s "unix://$(cat "$TMP/$name.port")"
+	else
+		printf -v "URL_$name" %s "http://127.0.0.1:$(cat "$TMP/$name.port" 2>/dev/null)"
+	fi
+}
+stop_receiver() { local v="PID_$1"; kill "${!v}" 2>/dev/null; wait "${!v}" 2>/dev/null; }

@@ -14,11 +14,7 @@ mkdir -p "$HOME"
 # no agent or key of the machine's may leak into the tests
 unset DD_API_KEY DD_SITE DD_TRACE_AGENT_URL DD_AGENT_HOST DD_TRACE_AGENT_PORT
 
-if [ ! -d tests/browser/node_modules/pprof-format ]; then
-	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
-fi
-if ! command -v node >/dev/null || [ ! -d tests/browser/node_modules/pprof-format ]; then
-	bad "receivers: need node and tests/browser/node_modules/pprof-format (npm ci there)"
+if ! receivers_ready; then
 	finish e2e-upload
 	exit 1
 fi
@@ -34,28 +30,7 @@ else
 	bad "a conversion loads libcurl"
 fi
 
-PIDS=()
-at_exit() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
-
-# start_receiver NAME BACKEND [receiver options]: $URL_NAME, $LOG_NAME, $PID_NAME
-start_receiver() {
-	local name=$1 backend=$2 pid i
-	shift 2
-	rm -f "$TMP/$name.port" "$TMP/$name.log"
-	node $RCV/receiver.mjs --backend "$backend" --log "$TMP/$name.log" --port-file "$TMP/$name.port" "$@" \
-		2>"$TMP/$name.err" &
-	pid=$!
-	PIDS+=("$pid")
-	for i in $(seq 100); do [ -s "$TMP/$name.port" ] && break; sleep 0.05; done
-	printf -v "PID_$name" %s "$pid"
-	printf -v "LOG_$name" %s "$TMP/$name.log"
-	if [[ "$(cat "$TMP/$name.port" 2>/dev/null)" = /* ]]; then
-		printf -v "URL_$name" %s "unix://$(cat "$TMP/$name.port")"
-	else
-		printf -v "URL_$name" %s "http://127.0.0.1:$(cat "$TMP/$name.port" 2>/dev/null)"
-	fi
-}
-stop_receiver() { local v="PID_$1"; kill "${!v}" 2>/dev/null; wait "${!v}" 2>/dev/null; }
+at_exit() { kill_pids; }
 
 # time_nanos of a pprof file (Datadog's decoder)
 pprof_time() {

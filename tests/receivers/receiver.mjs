@@ -6,19 +6,21 @@
 //
 //   node tests/receivers/receiver.mjs --backend datadog|pyroscope|parca --log FILE
 //        [--port-file FILE | --unix PATH] [--api-key-file FILE] [--faults LIST]
-//        [--save DIR]
-//
-// --save: (pyroscope) each pprof accepted is also written to DIR/N.pb.gz (N: the request's number),
-// for tests that compare what arrived with what perfconv writes.
+//        [--reject-older-than SECONDS] [--reject-newer-than SECONDS] [--save DIR]
 //
 // --faults: what the first requests get, in order, comma-separated: `reset` (the
 // connection is reset, no answer), `503`, `500`, `429:N` (429 with Retry-After N),
 // `hang` (no answer until the client gives up); later requests are judged.
+// --reject-older-than, --reject-newer-than: Pyroscope's ingestion window
+// (-validation.reject-older-than, default 1h; -validation.reject-newer-than, 10m), off
+// unless given: the committed recordings' times are older than an hour.
+// --save: (pyroscope) each pprof accepted is also written to DIR/N.pb.gz (N: the
+// request's number), for tests that compare what arrived with what perfconv writes.
 // Listens on 127.0.0.1 only (or a Unix socket). Stops on SIGTERM.
 import { createServer } from 'node:http'
 import { appendFileSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs'
 import { createHash } from 'node:crypto'
-import { pyroscope, parcaProfile, datadogProfile, LABEL_NAME } from './rules.mjs'
+import { pyroscope, parcaProfile, datadogProfile, LABEL_NAME, toJSON } from './rules.mjs'
 
 const args = {}
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1]
@@ -27,7 +29,7 @@ const faults = (args.faults ?? '').split(',').filter(Boolean)
 const apiKey = args['api-key-file'] ? readFileSync(args['api-key-file'], 'utf8').split('\n')[0].trim() : null
 let n = 0
 
-const log = (rec) => appendFileSync(args.log, JSON.stringify(rec) + '\n')
+const log = (rec) => appendFileSync(args.log, toJSON(rec) + '\n')
 const sha = (b) => createHash('sha256').update(b).digest('hex')
 
 // multipart/form-data parts: [{name, filename, type, data}]
@@ -117,7 +119,7 @@ function judgePyroscope (req, url, body) {
   const q = Object.fromEntries(url.searchParams)
   if (q.format !== 'pprof') return { status: 400, refusals: [`format ${q.format}: this receiver checks pprof only`] }
   for (const f of ['from', 'until']) if (q[f] !== undefined && !/^\d+$/.test(q[f])) return { status: 400, refusals: [`${f}: not Unix seconds`] }
-  const r = pyroscope(body, q)
+  const r = pyroscope(body, q, { olderS: Number(args['reject-older-than'] ?? 0), newerS: Number(args['reject-newer-than'] ?? 0) })
   if (r.status !== 200) return { status: r.status === 400 && r.refusals[0]?.startsWith('name:') ? 400 : 422, refusals: r.refusals }
   return {
     status: 200,

@@ -14,6 +14,14 @@ import { createRequire } from 'node:module'
 const { Profile } = createRequire(new URL('../browser/package.json', import.meta.url))('pprof-format')
 
 const num = (v) => Number(v ?? 0)
+// An int64 as it was sent: ns since the epoch need 61 bits, more than a Number holds
+// (the decoder gives a BigInt; a small value may come as a Number).
+const exact = (v) => typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v ?? 0)))
+// JSON with each BigInt written as its digits (a JSON number, read exactly by Python).
+export function toJSON (v) {
+  return JSON.stringify(v, (k, x) => typeof x === 'bigint' ? `\u0000big${x}` : x)
+    .replace(/"\\u0000big(-?\d+)"/g, '$1')
+}
 
 // Prometheus's label name, in the strict form every version accepts.
 export const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
@@ -139,9 +147,29 @@ function validateSeriesLabels (ls, refusals) {
   }
 }
 
+// pkg/validation/validate.go ValidateProfile: a profile whose time_nanos lies outside
+// [now - reject-older-than, now + reject-newer-than] (limits.go: 1h and 10m by default)
+// is refused as "outside of ingestion window". `window` {olderS, newerS} in seconds, 0
+// for no limit.
+function ingestionWindow (timeNanos, window, series, refusals) {
+  const now = Date.now()
+  const from = window.olderS ? now - window.olderS * 1000 : 0
+  const to = window.newerS ? now + window.newerS * 1000 : 0
+  const t = timeNanos / 1e6
+  if ((!from || t > from) && (!to || t < to)) return
+  const fmt = (ms) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' +0000 UTC')
+  const detail = !to ? `the ingestion window starts at ${fmt(from)}`
+    : !from ? `the ingestion window ends at ${fmt(to)}`
+      : `the ingestion window starts at ${fmt(from)} and ends at ${fmt(to)}`
+  const ls = '{' + Object.keys(series).sort().map(k => `${k}="${series[k]}"`).join(', ') + '}'
+  refusals.push(`profile with labels '${ls}' is outside of ingestion window (profile timestamp: ${fmt(t)}, ${detail})`)
+}
+
 // What Pyroscope makes of a pprof sent to /ingest with `query` (name, from, ...):
 // refusals (the whole profile), samples kept and dropped, the series it files.
-export function pyroscope (bytes, query = {}) {
+// `window`: the ingestion window's limits (ingestionWindow); none by default, as the
+// committed recordings are older than Pyroscope's default hour.
+export function pyroscope (bytes, query = {}, window = {}) {
   const refusals = []
   let base
   try {
@@ -173,6 +201,7 @@ export function pyroscope (bytes, query = {}) {
   if (!metric) metric = types[types.length - 1] ?? ''
   const series = { __name__: metric, __delta__: 'false', service_name: base.__name__, pyroscope_spy: query.spyName ?? 'unknown' }
   for (const [k, v] of Object.entries(base)) if (k !== '__name__' && !k.startsWith('__')) series[k] = v
+  ingestionWindow(timeNanos, window, series, refusals)
 
   // pkg/pprof/pprof.go Normalize, sanitizeProfile: a location with no line and
   // address 0 is removed, and every sample that holds it
@@ -202,9 +231,9 @@ export function pyroscope (bytes, query = {}) {
     status: refusals.length ? 400 : 200,
     samples: sampleCount(prof, strings, kept),
     dropped: sampleCount(prof, strings, dropped),
-    time_nanos: timeNanos,
-    time_nanos_sent: num(prof.timeNanos),
-    duration_nanos: num(prof.durationNanos),
+    time_nanos: num(prof.timeNanos) === timeNanos ? exact(prof.timeNanos) : exact(timeNanos),
+    time_nanos_sent: exact(prof.timeNanos),
+    duration_nanos: exact(prof.durationNanos),
     labels: series,
     series: seen.size,
     sample_label_keys: [...new Set(kept.flatMap(s => Object.keys(sampleLabels(strings, s))))].sort(),
@@ -260,7 +289,7 @@ export function parcaProfile (bytes, seriesLabels) {
     period_type: prof.periodType ? str(strings, prof.periodType.type) : '',
     period_unit: prof.periodType ? str(strings, prof.periodType.unit) : '',
     timestamp_ms: Math.trunc(num(prof.timeNanos) / 1e6),
-    duration_nanos: num(prof.durationNanos),
+    duration_nanos: exact(prof.durationNanos),
     stored: 0,
   }))
   const keys = new Set()
@@ -277,9 +306,9 @@ export function parcaProfile (bytes, seriesLabels) {
   return {
     refusals: [...new Set(refusals)],
     samples,
-    time_nanos: num(prof.timeNanos),
+    time_nanos: exact(prof.timeNanos),
     timestamp_ms: Math.trunc(num(prof.timeNanos) / 1e6),
-    duration_nanos: num(prof.durationNanos),
+    duration_nanos: exact(prof.durationNanos),
     profiles,
     sample_label_keys: [...keys].sort(),
   }
@@ -308,8 +337,8 @@ export function datadogProfile (bytes) {
   return {
     refusals,
     samples: sampleCount(prof, strings, prof.sample),
-    time_nanos: num(prof.timeNanos),
-    duration_nanos: num(prof.durationNanos),
+    time_nanos: exact(prof.timeNanos),
+    duration_nanos: exact(prof.durationNanos),
     sample_types: types,
     sample_label_keys: [...keys].sort(),
   }
@@ -321,6 +350,6 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   const r = backend === 'pyroscope'
     ? pyroscope(bytes, { name: 'perfconv', from: String(Math.floor(Date.now() / 1000)) })
     : backend === 'parca' ? parcaProfile(bytes, { __name__: 'process_cpu' }) : datadogProfile(bytes)
-  console.log(JSON.stringify(r))
+  console.log(toJSON(r))
   process.exit(r.refusals.length || r.dropped ? 1 : 0)
 }
