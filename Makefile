@@ -131,7 +131,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(BUILD)/tests/testutil.o $(LIB
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
 # The corpus replayers: run each reader over every committed bad input.
-FUZZ_TARGETS := perfdata tracefmt jitdump perfmap unwind pipeline kallsyms frames debugcopy elfsyms
+FUZZ_TARGETS := perfdata tracefmt jitdump perfmap unwind pipeline kallsyms frames debugcopy elfsyms jitcache
 REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay_main.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
@@ -242,7 +242,7 @@ FUZZ_RUNS := $(FUZZ_TARGETS:%=fuzz-run-%)
 fuzz: $(FUZZ_RUNS)
 $(FUZZ_RUNS): fuzz-run-%: build-fuzz/fuzz_% fuzz-seeds
 	$(Q){ cp -n tests/corpus/$*/* build-fuzz/corpus-$*/ 2>/dev/null || true; } && \
-	case $* in perfdata|pipeline|kallsyms|frames) len=$(FUZZ_MAX_LEN_CUT);; \
+	case $* in perfdata|pipeline|kallsyms|frames|jitcache) len=$(FUZZ_MAX_LEN_CUT);; \
 		debugcopy|elfsyms) len=$(FUZZ_MAX_LEN_ELF);; *) len=$(FUZZ_MAX_LEN);; esac; \
 	build-fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=$$len \
 		-rss_limit_mb=4096 -timeout=25 -print_final_stats=1 \

@@ -57,6 +57,7 @@ static void load_jit(struct session *s)
 		js.last_time = s->ds.last_time;
 	}
 	js.store = s->o.jit_store;
+	js.cache = symbolizer_cache(s->sym);
 	jit_procs_load(s->jits, &js, s->d, s->o.quiet);
 }
 

@@ -51,6 +51,7 @@ struct jitdump_reader {
 	int read_failed;         /* a read of the file failed: the stream ends there */
 	int own_fd;              /* opened by jitdump_reader_open: closed with the reader */
 	int live;                /* JITDUMP_LIVE */
+	uint64_t stop_after;     /* jitdump_open.stop_after */
 	uint64_t resume;         /* where a later read goes on */
 	int sw;
 	int have_tc;
@@ -224,6 +225,7 @@ static struct jitdump_reader *reader_new(const char *name, const struct jitdump_
 	r->fd = -1;
 	r->path = xstrdup(name ? name : "jitdump");
 	r->live = o && (o->flags & JITDUMP_LIVE);
+	r->stop_after = o ? o->stop_after : 0;
 	return r;
 }
 
@@ -550,6 +552,17 @@ int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
 		}
 		if (size > left)
 			return cut_short(r, off, left, id, size);
+		if (r->stop_after && r->hdr.times_converted) {
+			uint64_t t = ld64(b + 8, r->sw);
+
+			if (r->hdr.arch_timestamp && r->have_tc)
+				t = jitdump_tsc_to_perf_time(t, &r->tc);
+			if (t > r->stop_after) {
+				r->resume = off;
+				finish(r);
+				return 0;
+			}
+		}
 		if (id == JITDUMP_CODE_DEBUG_INFO && size >= DEBUG_MIN) {
 			int ended;
 

@@ -146,6 +146,9 @@ struct jitdump_open {
 	uint64_t from;        /* 0: from the first record; else where an earlier read of the
 				 same dump stopped (jitdump_reader_resume) */
 	unsigned flags;       /* JITDUMP_LIVE */
+	uint64_t stop_after;  /* nonzero, with times on perf's clock: the stream ends before
+				 the first record of a later time (what a recording that ends
+				 then needs is read; jitdump_reader_resume goes on there) */
 };
 
 /*

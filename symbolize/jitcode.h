@@ -140,6 +140,21 @@ uint64_t jitcode_loads(const struct jitcode *jc);
 /* The bytes the table's arrays use, for measurements. */
 size_t jitcode_bytes(const struct jitcode *jc);
 
+struct mapped_file;
+/*
+ * The table's whole state as bytes (finished first), for a cache entry: malloc'ed, with
+ * `room` zeroed bytes before them (made a multiple of 8), its whole length in *len. Host
+ * byte order: for this machine's perfconv of the same layout.
+ */
+void *jitcode_save(struct jitcode *jc, size_t room, size_t *len);
+/*
+ * A finished table from the bytes jitcode_save() made, at offset `at` (8-aligned) to
+ * the end of `mf`, read in place: the table takes `mf` over (closed with it). More
+ * records may be added (the arrays are copied then). NULL, with `mf` left to the
+ * caller, when the bytes do not hold together (a damaged entry).
+ */
+struct jitcode *jitcode_load(struct mapped_file *mf, size_t at);
+
 /*
  * The code at `addr` at `time` (ignored when timeless): 1 and *f filled, 0 when no JIT
  * code was there. Names and the file in *f live as long as the table, until the next

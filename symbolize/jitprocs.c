@@ -16,6 +16,7 @@
 #include "common/inflate.h"
 #include "common/mapfile.h"
 #include "formats/perfmap.h"
+#include "symbolize/jitcache.h"
 #include "symbolize/locate.h"
 #include "symbolize/symbolizer.h"
 
@@ -637,33 +638,40 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 {
 	struct jitdump_open o = { .tc = jp->s.time_conv, .flags = p->exited ? 0 : JITDUMP_LIVE };
 	struct jit_store *store = c->gz ? NULL : jp->s.store;
+	const struct cache_ctx *cache = c->gz || store ? NULL : jp->s.cache;
 	struct jitdump_reader *r;
 	const struct jitdump_header *h;
 	struct jit_store_key key;
 	struct jitcode *jc = NULL;
-	uint64_t resume = 0, pruned = 0;
+	uint64_t resume = 0, was = 0, pruned = 0;
 
+	/* a conversion reads what its samples can meet: up to a while after its last
+	 * record (a watcher reads on to the end: the next chunk begins there) */
+	if (!store && jp->s.clock_monotonic && jp->s.last_time)
+		o.stop_after = jp->s.last_time + JIT_PRUNE_MARGIN;
 	r = c->gz ? jitdump_reader_open_mem_at(c->buf, c->len, c->path, &o, d)
 		  : jitdump_reader_open_fd(c->fd, c->path, &o, d);
 	if (!r)
 		return 0;
 	h = jitdump_reader_header(r);
 	*timeless = !jp->s.clock_monotonic || !h->times_converted;
-	if (store) {
-		memset(&key, 0, sizeof(key));
-		key.dev = c->st.st_dev;
-		key.ino = c->st.st_ino;
-		key.hdr = *h;
-		if (jp->s.time_conv)
-			key.tc = *jp->s.time_conv;
-		key.timeless = *timeless;
-		key.demangle = jp->s.demangle;
+	memset(&key, 0, sizeof(key));
+	key.dev = c->st.st_dev;
+	key.ino = c->st.st_ino;
+	key.hdr = *h;
+	if (jp->s.time_conv)
+		key.tc = *jp->s.time_conv;
+	key.timeless = *timeless;
+	key.demangle = jp->s.demangle;
+	if (store)
 		jc = jit_store_take(store, &key, (uint64_t)c->st.st_size, jp->s.first_time, &resume);
-		if (jc && jitdump_reader_go_on(r, resume) != 0) {
-			jitcode_free(jc);
-			jc = NULL;
-		}
+	else if (cache)
+		jc = jitcache_open(cache, &key, c->fd, &c->st, &resume);
+	if (jc && jitdump_reader_go_on(r, resume) != 0) {
+		jitcode_free(jc);
+		jc = NULL;
 	}
+	was = jc ? resume : 0;
 	if (!jc) {
 		jc = jitcode_new(jp->s.demangle);
 		if (*timeless)
@@ -683,6 +691,8 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 		jitcode_finish(jc);
 		jit_store_put(store, &key, jc, resume, pruned);
 		p->jc_stored = 1;
+	} else if (cache && resume != was) {
+		jitcache_save(cache, &key, c->fd, jc, resume);
 	}
 	p->jc = jc;
 	if (!jitcode_loads(jc)) {

@@ -28,6 +28,9 @@ struct jit_search {
 	 * where the last conversion stopped, and its table kept there, pruned to what
 	 * lookups from first_time on can meet. */
 	struct jit_store *store;
+	/* perfconv's cache (--cache-dir), or NULL: without a store, each dump's table is
+	 * kept there as far as it was read (symbolize/jitcache.h) */
+	const struct cache_ctx *cache;
 };
 
 /* How a process mapped its jitdump: the MMAP2 record's file identity and time. */

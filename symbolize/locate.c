@@ -361,7 +361,7 @@ const char *loc_candidate_shown(const struct loc_candidate *c, char *buf, size_t
 
 char *cache_entry_path(const char *dir, enum cache_kind kind, const char *key, int make)
 {
-	static const char *const sub[] = { "symbols", "debug", "kallsyms", "frames" };
+	static const char *const sub[] = { "symbols", "debug", "kallsyms", "frames", "jit" };
 	char *d;
 
 	if (!dir || !dir[0] || !key || !key[0])

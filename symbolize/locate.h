@@ -148,8 +148,11 @@ int locate_uses_debuginfod(void);
  *   DIR/frames/KEY           what an object's DWARF said of the addresses asked
  *                            (symbolize/framecache.h; KEY: 16 hex digits of the
  *                            object's file and its debug file)
+ *   DIR/jit/KEY              a jitdump's code table, as far as it was read
+ *                            (symbolize/jitcache.h; KEY: 16 hex digits of the
+ *                            dump's file, header and how it was read)
  */
-enum cache_kind { CACHE_SYMBOLS, CACHE_DEBUG, CACHE_KALLSYMS, CACHE_FRAMES };
+enum cache_kind { CACHE_SYMBOLS, CACHE_DEBUG, CACHE_KALLSYMS, CACHE_FRAMES, CACHE_JIT };
 /* The file of the entry `key` (hex), malloc'ed, its directory made first when `make`
  * (NULL when it cannot be); NULL too when there is no cache (`dir` NULL or ""). */
 char *cache_entry_path(const char *dir, enum cache_kind kind, const char *key, int make);

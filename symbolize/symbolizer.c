@@ -98,6 +98,11 @@ void symbolizer_wait_writes(struct symbolizer *s)
 		later_wait(s->cache.later);
 }
 
+const struct cache_ctx *symbolizer_cache(const struct symbolizer *s)
+{
+	return &s->cache;
+}
+
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)

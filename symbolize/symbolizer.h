@@ -47,6 +47,10 @@ void symbolizer_quiesce(struct symbolizer *s);
  * while the run goes on): for a caller that leaves it to the process's exit unfreed. */
 void symbolizer_wait_writes(struct symbolizer *s);
 void symbolizer_free(struct symbolizer *s);
+struct cache_ctx;
+/* The cache it reads and writes (--cache-dir), for other users of it in the run (the JIT
+ * dumps' tables): its entries are written on the same thread and waited for alike. */
+const struct cache_ctx *symbolizer_cache(const struct symbolizer *s);
 
 /*
  * Frames for native code at file offset `offset` of the object `path` (as the

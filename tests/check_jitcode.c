@@ -5,7 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
+
+#include "common/mapfile.h"
 
 #include "symbolize/jitcode.h"
 #include "formats/perfdata.h"
@@ -1043,6 +1047,112 @@ START_TEST(test_incremental_real)
 }
 END_TEST
 
+
+/* A table as a cache entry keeps it: saved after a live first part, read back in place
+ * (it answers as it did), then read on with the rest of the dump (it answers as the
+ * table of the whole dump); bytes that do not hold together are refused. */
+static void saved_against_whole(const char *dump, const char *data, uint32_t pid)
+{
+	struct jitdump_open o = { .flags = JITDUMP_LIVE };
+	struct jitdump_reader *r;
+	struct jitcode *whole, *part, *back;
+	struct mapped_file mf;
+	struct perf_record rec;
+	struct perf_reader *pr;
+	struct diag d;
+	char path[] = "/tmp/check_jitcode.XXXXXX";
+	size_t len, blen, samples = 0, named = 0;
+	uint8_t *buf = slurp_gz(top_path(dump), &len);
+	uint8_t *blob;
+	int fd;
+
+	diag_init(&d);
+	d.quiet = 1;
+	whole = jitcode_new(1);
+	r = jitdump_reader_open_mem(buf, len, dump, NULL, &d);
+	jitcode_add_dump(whole, r, pid);
+	jitdump_reader_close(r);
+	jitcode_finish(whole);
+	part = jitcode_new(1);
+	r = jitdump_reader_open_mem_at(buf, len * 2 / 3, dump, &o, &d);
+	jitcode_add_dump(part, r, pid);
+	o.from = jitdump_reader_resume(r);
+	jitdump_reader_close(r);
+	blob = jitcode_save(part, 24, &blen);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, blob, blen), (ssize_t)blen);
+	close(fd);
+	ck_assert_int_eq(mapped_file_open(&mf, path, &d), 0);
+	back = jitcode_load(&mf, 24);
+	ck_assert_ptr_nonnull(back);
+	pr = perf_reader_open(top_path(data), &d);
+	for (int pass = 0; pass < 2; pass++) {
+		const struct jitcode *want = pass ? whole : part;
+
+		if (pass) { /* the rest of the dump, into the table read from the entry */
+			o.flags = 0;
+			r = jitdump_reader_open_mem_at(buf, len, dump, &o, &d);
+			jitcode_add_dump(back, r, pid);
+			jitdump_reader_close(r);
+			jitcode_finish(back);
+			perf_reader_rewind(pr);
+		}
+		while (perf_reader_next(pr, &rec) == 1) {
+			struct jitcode_frame f, g;
+			int x, y;
+
+			if (rec.type != PERF_RECORD_SAMPLE || rec.sid.pid != pid)
+				continue;
+			x = jitcode_lookup(want, rec.sid.time, rec.u.sample.ip, &f);
+			y = jitcode_lookup(back, rec.sid.time, rec.u.sample.ip, &g);
+			ck_assert_int_eq(x, y);
+			samples++;
+			if (!x)
+				continue;
+			named++;
+			ck_assert_str_eq(f.name, g.name);
+			ck_assert_int_eq(!f.file, !g.file);
+			if (f.file)
+				ck_assert_str_eq(f.file, g.file);
+			ck_assert_uint_eq(f.line, g.line);
+			ck_assert_uint_eq(f.start, g.start);
+		}
+	}
+	perf_reader_close(pr);
+	ck_assert_uint_gt(named, samples / 4);
+	jitcode_free(back);
+	/* a name past the names: refused, the file left to the caller */
+	{
+		uint64_t ncodes, codes;
+
+		memcpy(&codes, blob + 24 + 8 * 2 + sizeof(struct jitcode_stats) + 8 * 18, 8);
+		memcpy(&ncodes, blob + 24 + 8 * 2 + sizeof(struct jitcode_stats) + 8 * 19, 8);
+		ck_assert_uint_gt(ncodes, 0);
+		memset(blob + 24 + codes + 44, 0xff, 4); /* the first code's name */
+		fd = open(path, O_WRONLY | O_TRUNC);
+		ck_assert_int_eq(write(fd, blob, blen), (ssize_t)blen);
+		close(fd);
+		ck_assert_int_eq(mapped_file_open(&mf, path, &d), 0);
+		ck_assert_ptr_null(jitcode_load(&mf, 24));
+		ck_assert_ptr_nonnull(mf.map);
+		mapped_file_close(&mf);
+	}
+	unlink(path);
+	free(blob);
+	jitcode_free(part);
+	jitcode_free(whole);
+	free(buf);
+}
+
+START_TEST(test_saved_real)
+{
+	saved_against_whole("testdata/jit/jit-30720.dump", "testdata/jit/node.data", 30720);
+	saved_against_whole("testdata/jit/jit-30756.dump.gz", "testdata/jit/erlang.data", 30756);
+	saved_against_whole("testdata/java/jit-19390.dump", "testdata/java/java.data", 19390);
+}
+END_TEST
+
 static Suite *jitcode_suite(void)
 {
 	Suite *s = suite_create("jitcode");
@@ -1071,6 +1181,7 @@ static Suite *jitcode_suite(void)
 	tcase_add_test(tc, test_real_erlang);
 	tcase_add_test(tc, test_real_node_map);
 	tcase_add_test(tc, test_incremental_real);
+	tcase_add_test(tc, test_saved_real);
 	suite_add_tcase(s, tc);
 	/* hostile sizes: each must end well within 5 s, sanitized builds included */
 	tc = tcase_create("hostile");
