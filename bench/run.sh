@@ -83,8 +83,8 @@ cold_perf() { # GROUP LABEL PERF-SUBCOMMAND-AND-ARGS...
 	cold "$group" "$label" env HOME="$COLD_HOME" perf --buildid-dir "$COLD_HOME/.debug" "$@"
 }
 # Which groups run: all by default, or those BENCH_GROUPS names (native scale big jit
-# dwarf cold rss).
-BENCH_GROUPS=${BENCH_GROUPS:-native scale big jit dwarf cold rss}
+# dwarf cold rss jitrun).
+BENCH_GROUPS=${BENCH_GROUPS:-native scale big jit dwarf cold rss jitrun}
 want() { [[ " $BENCH_GROUPS " == *" $1 "* ]]; }
 cc -O2 -o "$W/runstat" bench/runstat.c
 cc -O2 -o "$W/pagecost" bench/pagecost.c
@@ -290,6 +290,41 @@ if want cold; then
 	done
 fi
 
+# issue 30.4: a JIT recording as a user makes one, first run and warm, against perf
+# report --stdio -g none: erl +JPperf true running testdata/jit/src/hotfib.erl for 3 s
+# with this machine's Erlang (recorded once into bench/work/jitrun/; BEAM writes its
+# 6 MB dump and its perf map in /tmp, where perfconv finds them, and they are copied
+# beside the recording for when /tmp is emptied). perf report needs neither. Each turn
+# runs the four commands once; medians of TURNS turns.
+JITRUN=$W/jitrun
+jitrun_ok=
+if want jitrun; then
+	if [ ! -e "$JITRUN/erlang.data" ] && command -v erl >/dev/null; then
+		rm -rf "$JITRUN" && mkdir -p "$JITRUN/erl"
+		cp testdata/jit/src/hotfib.erl "$JITRUN/erl/"
+		(cd "$JITRUN/erl" && erlc +debug_info hotfib.erl)
+		(cd "$JITRUN" && perf record -q -k 1 -g -F 999 -o erlang.data erl +JPperf true -noshell \
+			-pa erl -run hotfib main 3000 >/dev/null 2>&1)
+		pid=$(perf script -i "$JITRUN/erlang.data" --show-mmap-events 2>/dev/null |
+			sed -n 's|.*/jit-\([0-9]*\)\.dump$|\1|p' | head -1)
+		cp "/tmp/jit-$pid.dump" "/tmp/perf-$pid.map" "$JITRUN/" 2>/dev/null || true
+		erl -noshell -eval 'io:format("~s ~s~n", [erlang:system_info(otp_release), erlang:system_info(version)]), halt().' \
+			>"$JITRUN/VERSION"
+	fi
+	if [ -e "$JITRUN/erlang.data" ]; then
+		jitrun_ok=1
+		"$PERFCONV" -q -i "$JITRUN/erlang.data" -o /dev/null # the warm runs' cache
+		for ((k = 0; k < TURNS; k++)); do
+			cold_perfconv jitrun "erlang: perfconv -f folded, first run" -q -i "$JITRUN/erlang.data" \
+				-f folded -o /dev/null
+			cold_perf jitrun "erlang: perf report --stdio -g none" report -i "$JITRUN/erlang.data" \
+				--stdio -g none
+			measure jitrun "erlang: perfconv -f folded, warm" "$PERFCONV" -q -i "$JITRUN/erlang.data" \
+				-f folded -o /dev/null
+		done
+	fi
+fi
+
 # issue 20.3: peak RSS of every output format at 1x and 16x the recording (native and
 # native16, the same workload 16 times as long), the two lengths taking turns
 FORMATS="folded pprof speedscope chrome svg"
@@ -332,10 +367,11 @@ size() { du -h "$1" | cut -f1; }
 	if want jit || want cold; then echo "# jit, erlang: testdata/jit/erlang.data with its dump (plain, as BEAM wrote it; the saved kallsyms plain too, for both tools)"; fi
 	if [ -n "$dwarf_samples" ]; then echo "# dwarf: bench/work/dwarf.data (perf record -z --call-graph dwarf of testdata/dwarf/dw), $dwarf_samples samples, $(size "$W/dwarf.data"); dwarf-long.data 10 times as long"; fi
 	if want cold; then echo "# cold: HOME, perfconv's --cache-dir and perf's --buildid-dir new and empty at every run; median of $TURNS turns; mt-g: testdata/mt-g.data, $(samples_of testdata/mt-g.data) samples"; fi
+	if [ -n "$jitrun_ok" ]; then echo "# jitrun: bench/work/jitrun/erlang.data, erl +JPperf true (OTP $(cat "$JITRUN/VERSION" 2>/dev/null)) running hotfib for 3 s, $(samples_of "$JITRUN/erlang.data") samples; its dump $(size "$JITRUN"/jit-*.dump); first run as cold's; median of $TURNS turns"; fi
 	if want rss; then
 		echo "# rss: bench/work/native16.data, the workload of native recorded longer: $n16 samples ($(awk -v a="$n16" -v b="$samples" 'BEGIN { printf "%.1f", a / b }') times native's), $(size "$W/native16.data")"
 	fi
-	for g in native scale big jit dwarf cold rss; do
+	for g in native scale big jit dwarf cold rss jitrun; do
 		want $g || continue
 		printf '%-56s %9s %9s %12s %10s\n' "$g" wall_s cpu_s peak_rss_MB wall/first
 		awk -F'\t' -v g=$g '$1 == g' "$W/results.tsv" | {
@@ -432,6 +468,16 @@ verdicts=$(
 		dgc=$(val cold "dwarf: perf report --stdio -g caller" 5)
 		check "issue 20.2: dwarf: pprof <= 0.1 x perf report -g caller, CPU time" "$dc <= 0.1 * $dgc" \
 			"$dc s / $dgc s = $(ratio3 "$dc" "$dgc") of CPU; --no-children: $dc s / $dg s = $(ratio3 "$dc" "$dg"); wall $(val cold "dwarf: perfconv -f pprof, warm" 3) s / $(val cold "dwarf: perf report --stdio -g caller" 3) s"
+	fi
+	if [ -n "$jitrun_ok" ]; then
+		c=$(val jitrun "erlang: perfconv -f folded, first run" 3); g=$(val jitrun "erlang: perf report --stdio -g none" 3)
+		w=$(val jitrun "erlang: perfconv -f folded, warm" 3)
+		check "issue 30.4: erlang recorded now: first run <= perf report --stdio -g none" "$c <= $g" \
+			"$c s / $g s = $(ratio "$c" "$g")"
+		check "issue 30.4: erlang recorded now: warm <= 0.25 x perf report --stdio -g none" "$w <= 0.25 * $g" \
+			"$w s / $g s = $(ratio "$w" "$g")"
+	elif want jitrun; then
+		echo "target not checked: issue 30.4: no erl here to record with (apt-get install erlang-base)"
 	fi
 	if want rss; then
 		for fmt in $FORMATS; do
