@@ -30,14 +30,14 @@
 #define FOREVER UINT64_MAX
 #define FILE_INVALID UINT32_MAX
 #define DAMAGED_PREFIX 16        /* bytes of a Node.js 20 file name taken by the allocator */
-#define REL_LIMIT ((int64_t)1 << 40)
+#define REL_LIMIT ((int64_t)1 << 31) /* an entry further from its code is none of it */
 /* what a process can map (x86-64's 47-bit user space): code claimed past it is cut */
 #define USER_LIMIT ((uint64_t)1 << 47)
 
 enum { KIND_LOAD = 0, KIND_MAP, KIND_COPY };
 
 struct jc_line {
-	int64_t rel;             /* entry address - code_addr, as the producer wrote it */
+	int32_t rel;             /* entry address - code_addr, as the producer wrote it */
 	uint32_t line;
 	uint32_t file;           /* offset in names, 0 none, FILE_INVALID before a load claims it */
 };
@@ -354,7 +354,7 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 
 		if (rel <= -REL_LIMIT || rel >= REL_LIMIT)
 			continue;
-		l.rel = rel;
+		l.rel = (int32_t)rel;
 		l.line = e->line;
 		l.file = FILE_INVALID;
 		if (e->file_valid) {
@@ -432,7 +432,7 @@ static void sort_lines(struct jc_line *l, size_t n)
 		return;
 	k = xmalloc(2 * n * sizeof(*k));
 	for (i = 0; i < n; i++) /* signed order as unsigned keys */
-		k[i] = (struct sort_pair){ (uint64_t)l[i].rel ^ ((uint64_t)1 << 63), i };
+		k[i] = (struct sort_pair){ (uint64_t)(int64_t)l[i].rel ^ ((uint64_t)1 << 63), i };
 	sort_pairs(k, k + n, n);
 	tmp = xmalloc(n * sizeof(*tmp));
 	for (i = 0; i < n; i++)
@@ -1128,7 +1128,7 @@ static void count_lines(struct jitcode *jc)
 		for (size_t k = 0; k < c->nlines; k++) {
 			if (l[k].rel < off)
 				before = 1;
-			else if ((uint64_t)(l[k].rel - off) >= c->lines_size)
+			else if ((uint64_t)((int64_t)l[k].rel - off) >= c->lines_size)
 				jc->stats.lines_outside++;
 			else
 				jc->stats.lines++;
@@ -1198,38 +1198,82 @@ static int droppable(const struct jc_code *c, uint64_t floor)
 	return !c->size || c->t1 <= floor;
 }
 
+/*
+ * Move the runs of `base` (`size`-byte items) that `runs` names (key: the first item,
+ * val: how many; sorted by key, no two overlapping unless equal) down to its start, in
+ * order: each lands at or below where it was. `moved` maps each run's first item + 1
+ * to its new first item + 1. Returns the items kept.
+ */
+static size_t move_runs_down(void *base, size_t size, const struct sort_pair *runs, size_t n,
+			     struct u64map *moved)
+{
+	size_t w = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		if (k && runs[k].key == runs[k - 1].key)
+			continue; /* a copy's run: its load's */
+		if (runs[k].val)
+			memmove((char *)base + w * size, (char *)base + runs[k].key * size,
+				runs[k].val * size);
+		u64map_put(moved, runs[k].key + 1, (uint32_t)w + 1);
+		w += runs[k].val;
+	}
+	return w;
+}
+
 /* Drop what droppable() says, the moves up to `floor`, and what only they used (lines,
- * names, unwinding tables); the live codes' treap and the indexes follow. */
+ * names, unwinding tables), in place (a watcher's table is not held twice while it is
+ * compacted); the live codes' treap and the indexes follow. */
 static void compact(struct jitcode *jc)
 {
-	struct jc_code *codes;
-	struct jc_line *lines;
 	struct live_node *v;
-	uint8_t *unwind;
 	char *names = jc->names;
 	uint32_t *remap;
-	struct u64map moved_names, moved_lines;
-	size_t nkept = 0, nlines = 0, unwind_len = 0, ncodes = jc->ncodes, nm = 0;
-	size_t old_nlines = jc->nlines;
+	struct sort_pair *lruns, *uruns;
+	struct u64map moved_names, moved_lines, moved_unwind;
+	size_t nkept = 0, ncodes = jc->ncodes, nm = 0, nl = 0, nu = 0, lines, unwind;
 	uint32_t last = 0;
 
-	codes = xmalloc((ncodes + 1) * sizeof(*codes));
-	lines = xmalloc((jc->nlines + 1) * sizeof(*lines));
-	unwind = xmalloc(jc->unwind_len + 1);
 	remap = xmalloc((ncodes + 1) * sizeof(*remap));
+	lruns = xmalloc((2 * ncodes + 2) * sizeof(*lruns)); /* + sort_pairs' scratch */
+	uruns = xmalloc((2 * ncodes + 2) * sizeof(*uruns));
 	u64map_init(&moved_names);
 	u64map_init(&moved_lines);
-	/* the names again, from the kept codes' own */
+	u64map_init(&moved_unwind);
+	for (size_t i = 0; i < ncodes; i++) {
+		const struct jc_code *c = &jc->codes[i];
+
+		remap[i] = droppable(c, jc->floor) ? UINT32_MAX : (uint32_t)nkept++;
+		if (remap[i] == UINT32_MAX)
+			continue;
+		if (c->nlines)
+			lruns[nl++] = (struct sort_pair){ c->lines_first, c->nlines };
+		if (c->unwind_len)
+			uruns[nu++] = (struct sort_pair){ c->unwind_off, c->unwind_len };
+	}
+	/* a DEBUG_INFO and an UNWINDING_INFO still waiting for their loads: the last */
+	if (jc->pending)
+		lruns[nl++] = (struct sort_pair){ jc->pend_first, jc->nlines - jc->pend_first };
+	if (jc->unwind_pending)
+		uruns[nu++] = (struct sort_pair){ jc->unwind_pend_off,
+						  jc->unwind_len - jc->unwind_pend_off };
+	sort_pairs(lruns, lruns + nl, nl);
+	sort_pairs(uruns, uruns + nu, nu);
+	lines = move_runs_down(jc->lines, sizeof(*jc->lines), lruns, nl, &moved_lines);
+	unwind = move_runs_down(jc->unwind, 1, uruns, nu, &moved_unwind);
+	/* the names again, from the kept codes' and entries' own */
 	jc->names = NULL;
 	jc->names_len = jc->names_cap = 0;
 	u64map_release(&jc->files);
 	u64map_init(&jc->files);
 	add_name(jc, "");
+	for (size_t k = 0; k < lines; k++)
+		if (jc->lines[k].file != FILE_INVALID)
+			jc->lines[k].file = keep_text(jc, names, &moved_names, jc->lines[k].file, 1);
 	for (size_t i = 0; i < ncodes; i++) {
 		struct jc_code c = jc->codes[i];
 
-		remap[i] = UINT32_MAX;
-		if (droppable(&c, jc->floor))
+		if (remap[i] == UINT32_MAX)
 			continue;
 		/* a copy whose move goes is live from t0 on its own */
 		if (c.kind == KIND_COPY && c.t0 <= jc->floor)
@@ -1237,55 +1281,18 @@ static void compact(struct jitcode *jc)
 		c.name = keep_text(jc, names, &moved_names, c.name, 0);
 		c.raw = keep_text(jc, names, &moved_names, c.raw, 0);
 		c.file = keep_text(jc, names, &moved_names, c.file, 1);
-		if (c.nlines) {
-			uint32_t *lv = u64map_get(&moved_lines, (uint64_t)c.lines_first + 1);
-
-			if (lv) {
-				c.lines_first = *lv - 1;
-			} else {
-				u64map_put(&moved_lines, (uint64_t)c.lines_first + 1,
-					   (uint32_t)nlines + 1);
-				for (uint32_t k = 0; k < c.nlines; k++) {
-					struct jc_line l = jc->lines[c.lines_first + k];
-
-					l.file = keep_text(jc, names, &moved_names, l.file, 1);
-					lines[nlines + k] = l;
-				}
-				c.lines_first = (uint32_t)nlines;
-				nlines += c.nlines;
-			}
-		}
-		if (c.unwind_len) {
-			memcpy(unwind + unwind_len, jc->unwind + c.unwind_off, c.unwind_len);
-			c.unwind_off = unwind_len;
-			unwind_len += c.unwind_len;
-		}
+		if (c.nlines)
+			c.lines_first = *u64map_get(&moved_lines, (uint64_t)c.lines_first + 1) - 1;
+		if (c.unwind_len)
+			c.unwind_off = *u64map_get(&moved_unwind, c.unwind_off + 1) - 1;
 		if (jc->last_load == i + 1)
-			last = (uint32_t)nkept + 1;
-		remap[i] = (uint32_t)nkept;
-		codes[nkept++] = c;
+			last = remap[i] + 1;
+		jc->codes[remap[i]] = c;
 	}
-	/* a DEBUG_INFO still waiting for its load */
-	if (jc->pending) {
-		size_t first = nlines;
-
-		for (size_t k = jc->pend_first; k < jc->nlines; k++) {
-			struct jc_line l = jc->lines[k];
-
-			if (l.file != FILE_INVALID)
-				l.file = keep_text(jc, names, &moved_names, l.file, 1);
-			lines[nlines++] = l;
-		}
-		jc->pend_first = first;
-	}
-	/* an UNWINDING_INFO still waiting for its load */
-	if (jc->unwind_pending) {
-		size_t len = jc->unwind_len - jc->unwind_pend_off;
-
-		memcpy(unwind + unwind_len, jc->unwind + jc->unwind_pend_off, len);
-		jc->unwind_pend_off = unwind_len;
-		unwind_len += len;
-	}
+	if (jc->pending)
+		jc->pend_first = *u64map_get(&moved_lines, (uint64_t)jc->pend_first + 1) - 1;
+	if (jc->unwind_pending)
+		jc->unwind_pend_off = *u64map_get(&moved_unwind, jc->unwind_pend_off + 1) - 1;
 	for (size_t k = 0; k < jc->nmoves; k++)
 		if (jc->moves[k].time > jc->floor)
 			jc->moves[nm++] = jc->moves[k];
@@ -1294,8 +1301,7 @@ static void compact(struct jitcode *jc)
 	v = xcalloc(nkept + 2, sizeof(*v));
 	for (size_t i = 0; i < ncodes; i++) {
 		struct live_node x;
-
-		const struct jc_code *c = &jc->codes[i];
+		const struct jc_code *c = &jc->codes[remap[i] == UINT32_MAX ? 0 : remap[i]];
 
 		/* the treap's nodes: the codes live at the end (others' nodes are stale) */
 		if (remap[i] == UINT32_MAX || i + 1 >= jc->lv.cap || c->kind == KIND_MAP ||
@@ -1311,26 +1317,20 @@ static void compact(struct jitcode *jc)
 	jc->lv.v = v;
 	jc->lv.cap = nkept + 2;
 	jc->nmoves = nm;
-	free(jc->codes);
-	jc->codes = codes;
 	jc->ncodes = nkept;
-	jc->codes_cap = ncodes + 1;
-	free(jc->lines);
-	jc->lines = lines;
-	jc->nlines = nlines;
-	jc->lines_cap = old_nlines + 1;
-	free(jc->unwind);
-	jc->unwind = unwind;
-	jc->unwind_len = unwind_len;
-	jc->unwind_cap = unwind_len + 1;
+	jc->nlines = lines;
+	jc->unwind_len = unwind;
 	jc->last_file = 0;
 	jc->last_load = last;
 	jc->done_codes = jc->ncodes;
 	jc->done_moves = jc->nmoves;
 	u64map_release(&moved_names);
 	u64map_release(&moved_lines);
+	u64map_release(&moved_unwind);
 	free(names);
 	free(remap);
+	free(lruns);
+	free(uruns);
 	build_indexes(jc);
 }
 
@@ -1503,7 +1503,7 @@ int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
  * live codes in address order: the treap is made again from them when records come),
  * its indexes, and what waits for a load.
  */
-#define SAVED_MAGIC 0x4a43414348450001ull /* "JCACHE", layout 1 */
+#define SAVED_MAGIC 0x4a43414348450002ull /* "JCACHE", layout 2 */
 
 struct saved_index {
 	uint64_t bounds, first, ids;     /* offsets */
