@@ -115,27 +115,27 @@ done
 mv "$W/jit-$npid.dump" "$TMP/stale.dump"
 same=0
 for f in $(ls "$W/sent" | sort); do
-	"$PERFCONV" -q -i "$W/sent/$f" "${KS[@]}" -o "$TMP/truth.folded" 2>/dev/null
+	"$PERFCONV" -q -i "$W/sent/$f" "${KS[@]}" --annotate -o "$TMP/truth.folded" 2>/dev/null
 	cp "$TMP/stale.dump" "$W/sent/jit-$npid.dump"
-	"$PERFCONV" -i "$W/sent/$f" "${KS[@]}" -o "$TMP/stale.folded" 2>"$TMP/stale.err"
+	"$PERFCONV" -i "$W/sent/$f" "${KS[@]}" --annotate -o "$TMP/stale.folded" 2>"$TMP/stale.err"
 	rm "$W/sent/jit-$npid.dump"
 	cmp -s "$TMP/truth.folded" "$TMP/stale.folded" && same=$((same + 1))
 done
-js=$(grep -c 'JS:' "$TMP/truth.folded")
+js=$(grep -c '_\[j\]' "$TMP/truth.folded") # stacks through JIT code (node 18 names them LazyCompile:, 20 JS:)
 if [ "$same" = "$sent" ] && [ "$js" -gt 0 ] && grep -q "not .*/jit-$npid.dump: .*is the file pid $npid mapped" "$TMP/stale.err"; then
-	ok "stale dump beside the chunks: not used, the one pid $npid mapped is ($same chunks as without it, $js stacks through JS; '$(grep "is the file" "$TMP/stale.err" | cut -c1-150)')"
+	ok "stale dump beside the chunks: not used, the one pid $npid mapped is ($same chunks as without it, $js stacks through JIT code; '$(grep "is the file" "$TMP/stale.err" | cut -c1-150)')"
 else
-	bad "stale dump beside the chunks: $same of $sent chunks as without it; $(cat "$TMP/stale.err" | head -5)"
+	bad "stale dump beside the chunks: $same of $sent chunks as without it, $js stacks through JIT code; $(head -5 "$TMP/stale.err")"
 fi
 # where the mapped dump is gone (converted elsewhere), the stale one alone: refused for
 # its times in the chunk where node mapped its dump (a real MMAP record, with its time)
 first=$(ls "$W/sent" | sort | head -1)
 mv "$dump" "$TMP/real.dump"
 cp "$TMP/stale.dump" "$W/sent/jit-$npid.dump"
-"$PERFCONV" -i "$W/sent/$first" "${KS[@]}" -o "$TMP/alone.folded" 2>"$TMP/alone.err"
+"$PERFCONV" -i "$W/sent/$first" "${KS[@]}" --annotate -o "$TMP/alone.folded" 2>"$TMP/alone.err"
 rm "$W/sent/jit-$npid.dump"
 if grep -q "its code was loaded .* before pid $npid mapped its dump: an earlier process's with the same pid: not used for pid $npid" "$TMP/alone.err" &&
-	! grep -q 'JS:' "$TMP/alone.folded"; then
+	! grep -q '_\[j\]' "$TMP/alone.folded"; then
 	ok "stale dump alone: refused: '$(grep "earlier process" "$TMP/alone.err" | cut -c1-160)'"
 else
 	bad "stale dump alone: $(head -5 "$TMP/alone.err")"
