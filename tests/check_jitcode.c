@@ -927,6 +927,28 @@ START_TEST(test_debug_info_large)
 END_TEST
 
 
+/* `want` and `got` give the same code, file and line at (t, ip): 1 when they name one, 0
+ * when neither does. */
+static int same_answer(const struct jitcode *want, const struct jitcode *got, uint64_t t,
+		       uint64_t ip)
+{
+	struct jitcode_frame f, g;
+	int x = jitcode_lookup(want, t, ip, &f);
+	int y = jitcode_lookup(got, t, ip, &g);
+
+	ck_assert_int_eq(x, y);
+	if (!x)
+		return 0;
+	ck_assert_str_eq(f.name, g.name);
+	ck_assert_int_eq(!f.file, !g.file);
+	if (f.file)
+		ck_assert_str_eq(f.file, g.file);
+	ck_assert_uint_eq(f.line, g.line);
+	ck_assert_uint_eq(f.start, g.start);
+	ck_assert_uint_eq(f.size, g.size);
+	return 1;
+}
+
 /*
  * A watcher's reading of a live dump: the real dumps read in parts (each cut at an
  * arbitrary byte, read with JITDUMP_LIVE from where the last part stopped), finished
@@ -1008,24 +1030,8 @@ static void incremental_against_whole(const char *dump, const char *data, uint32
 	}
 	ck_assert_int_eq(jitcode_inexact(jc), 0);
 	ck_assert_uint_eq(d.nwarnings, 0);
-	for (size_t i = half; i < nsamples; i++) {
-		struct jitcode_frame f, g;
-		int x = jitcode_lookup(whole, times[i], ips[i], &f);
-		int y = jitcode_lookup(jc, times[i], ips[i], &g);
-
-		ck_assert_int_eq(x, y);
-		compared++;
-		if (!x)
-			continue;
-		named++;
-		ck_assert_str_eq(f.name, g.name);
-		ck_assert_int_eq(!f.file, !g.file);
-		if (f.file)
-			ck_assert_str_eq(f.file, g.file);
-		ck_assert_uint_eq(f.line, g.line);
-		ck_assert_uint_eq(f.start, g.start);
-		ck_assert_uint_eq(f.size, g.size);
-	}
+	for (size_t i = half; i < nsamples; i++, compared++)
+		named += (size_t)same_answer(whole, jc, times[i], ips[i]);
 	ck_assert_uint_gt(named, compared / 4);
 	jitcode_free(jc);
 	jitcode_free(whole);
@@ -1099,24 +1105,10 @@ static void saved_against_whole(const char *dump, const char *data, uint32_t pid
 			perf_reader_rewind(pr);
 		}
 		while (perf_reader_next(pr, &rec) == 1) {
-			struct jitcode_frame f, g;
-			int x, y;
-
 			if (rec.type != PERF_RECORD_SAMPLE || rec.sid.pid != pid)
 				continue;
-			x = jitcode_lookup(want, rec.sid.time, rec.u.sample.ip, &f);
-			y = jitcode_lookup(back, rec.sid.time, rec.u.sample.ip, &g);
-			ck_assert_int_eq(x, y);
 			samples++;
-			if (!x)
-				continue;
-			named++;
-			ck_assert_str_eq(f.name, g.name);
-			ck_assert_int_eq(!f.file, !g.file);
-			if (f.file)
-				ck_assert_str_eq(f.file, g.file);
-			ck_assert_uint_eq(f.line, g.line);
-			ck_assert_uint_eq(f.start, g.start);
+			named += (size_t)same_answer(want, back, rec.sid.time, rec.u.sample.ip);
 		}
 	}
 	perf_reader_close(pr);
