@@ -123,11 +123,14 @@ echo "soak.sh: recording the service for $MINUTES min in $CHUNK_S s chunks (benc
 	-- "${NODE[@]}" >"$R/service.out" 2>"$R/perf.err") &
 PPID_REC=$!
 sleep "$(awk -v m="$MINUTES" 'BEGIN { print m * 60 }')"
-# then to perf's next switch, so that the last whole chunk holds the dump of the whole
-# time; the one perf writes as it stops is a moment long
+# then on to perf's next switch, so that the last whole chunk has the dump of the whole
+# time, and until the watcher has sent that chunk, so that the one perf writes as it
+# stops (a moment long) is not waiting while it is converted (its figures would mix)
 dumps() { grep -c '^\[ perf record: Dump ' "$R/perf.err" || true; }
 n=$(dumps)
 for i in $(seq $((CHUNK_S * 10 + 100))); do [ "$(dumps)" -gt "$n" ] && break; sleep 0.1; done
+last=$(sed -n 's/^\[ perf record: Dump .*\/\(perf\.data\.[0-9]*\) \]$/\1/p' "$R/perf.err" | tail -1)
+for i in $(seq 600); do [ -e "$R/dir/sent/$last" ] && break; sleep 0.1; done
 kill -INT "$PPID_REC"
 wait "$PPID_REC" || true
 PPID_REC=

@@ -109,8 +109,11 @@ def main():
             dump, cpu, hwm, rss = int(m[8]) / MB, int(m[4]) / 1e6, int(m[6]) / 1024, int(m[7]) / 1024
             anon, file = int(m[10]) / 1024, int(m[11]) / 1024
             note = []
+            nxt = by_name.get(sent[i + 1]) if i + 1 < len(sent) else None
             if int(m[9]) > 1:
                 note.append(f"arrived with {int(m[9]) - 1} other(s): left out of the fit")
+            elif nxt and float(nxt[2]) < float(m[3]):
+                note.append("the next chunk waited behind it, its work maybe in these figures: left out of the fit")
             elif n == last:
                 note.append("perf's last, cut short: left out of the fit")
             else:
