@@ -48,24 +48,28 @@ for c in perf node npm python3; do command -v $c >/dev/null || { echo "soak.sh: 
 [ -x "$PERFCONV" ] || { echo "soak.sh: no $PERFCONV: make first" >&2; exit 2; }
 [ -d tests/browser/node_modules/pprof-format ] || (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 
-RPID= TPID= WPID= MPID= PPID_REC=
+RPID= TPID= WPID= MPID= PERFPID= SPID=
 stop() { # PID...: SIGTERM, then wait; each only if it is still ours and alive
 	for p in "$@"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
 	for p in "$@"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
 }
 cleanup() {
+	set +e # every step, whatever the one before it returned
 	# perf first, with SIGINT as at the end of a run: it ends the service (its child)
-	[ -n "$PPID_REC" ] && kill -INT "$PPID_REC" 2>/dev/null && wait "$PPID_REC" 2>/dev/null
+	[ -n "$PERFPID" ] && kill -INT "$PERFPID" 2>/dev/null && wait "$PERFPID"
 	# the service, if perf could not end it (only while that pid is still the service)
 	if [ -s "$R/service.pid" ] && grep -qs soak_service "/proc/$(cat "$R/service.pid")/cmdline"; then
 		kill "$(cat "$R/service.pid")" 2>/dev/null
 	fi
-	stop "$MPID" "$WPID" "$TPID" "$RPID"
+	stop "$SPID" "$MPID" "$WPID" "$TPID" "$RPID"
 	true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+mkdir -p "$W"
+exec 9>"$W/soak.lock"
+flock -n 9 || { echo "soak.sh: another soak run is under way (bench/work/soak.lock)" >&2; exit 2; }
 rm -rf "$R"
 mkdir -p "$R/dir" "$R/svc" "$R/bodies" "$R/warm" "$R/tmp" "$CACHE"
 export TMPDIR=$R/tmp
@@ -121,8 +125,13 @@ echo "soak.sh: recording the service for $MINUTES min in $CHUNK_S s chunks (benc
 (cd "$R/svc" && exec env SOAK_RATE="$RATE" SOAK_BUSY="$BUSY" SOAK_STATUS="$R/service.status" SOAK_PIDFILE="$R/service.pid" \
 	perf record -k 1 -g -F "$FREQ" --switch-output="${CHUNK_S}s" -o "$R/dir/perf.data" \
 	-- "${NODE[@]}" >"$R/service.out" 2>"$R/perf.err") &
-PPID_REC=$!
-sleep "$(awk -v m="$MINUTES" 'BEGIN { print m * 60 }')"
+PERFPID=$!
+# in the background, so that a signal is acted on at once (bash runs a trap only
+# after the command in the foreground ends; wait is cut short by it)
+sleep "$(awk -v m="$MINUTES" 'BEGIN { print m * 60 }')" &
+SPID=$!
+wait $SPID
+SPID=
 # then on to perf's next switch, so that the last whole chunk has the dump of the whole
 # time, and until the watcher has sent that chunk, so that the one perf writes as it
 # stops (a moment long) is not waiting while it is converted (its figures would mix)
@@ -131,9 +140,9 @@ n=$(dumps)
 for i in $(seq $((CHUNK_S * 10 + 100))); do [ "$(dumps)" -gt "$n" ] && break; sleep 0.1; done
 last=$(sed -n 's/^\[ perf record: Dump .*\/\(perf\.data\.[0-9]*\) \]$/\1/p' "$R/perf.err" | tail -1)
 for i in $(seq 600); do [ -e "$R/dir/sent/$last" ] && break; sleep 0.1; done
-kill -INT "$PPID_REC"
-wait "$PPID_REC" || true
-PPID_REC=
+kill -INT "$PERFPID"
+wait "$PERFPID" || true
+PERFPID=
 # the last chunk, and any backlog, sent
 for i in $(seq 1200); do
 	[ -z "$(ls "$R/dir" | grep -E '^perf\.data\.[0-9]{8,}$')" ] && break
