@@ -71,7 +71,7 @@ def main():
     minutes, chunk_s, backend = float(p["minutes"]), p["chunk_s"], p["backend"]
     ok = True
 
-    print(f"# soak: {p['when']}, {os.cpu_count()} CPUs, {p['perf_version']}, node {p['node_version']}, perfconv {p['perfconv']}")
+    print(f"# soak: {p['when']}, {os.cpu_count()} CPUs, {p['perf_version']}, node {p['node_version']}, {p['perfconv']}")
     print(f"# node --perf-prof --interpreted-frames-native-stack bench/soak_service.js: jitdump +{p['rate']} MB a minute, "
           f"{float(p['busy']) * 100:.0f}% of a core")
     print(f"# perf record -k 1 -g -F {p['freq']} --switch-output={chunk_s}s for {minutes:g} min; "
