@@ -141,6 +141,8 @@ def main():
                 note.append("the next chunk waited behind it, its work maybe in these figures: left out of the fit")
             elif n == last:
                 note.append("perf's last, cut short: left out of the fit")
+            elif i == 0 and p.get("cache_new") == "1":
+                note.append("perfconv's caches were new: this one fills them; left out of the fit")
             else:
                 fitted.append((dump, cpu, hwm, counts[n][0] or 0))
             print(f"{i + 1:>5} {dump:>8.1f} {counts[n][0]!s:>8} {got!s:>8} {cpu:>8.1f} {hwm:>11.1f} {rss:>12.1f} {anon:>6.1f} {file:>6.1f} "
