@@ -9,7 +9,8 @@ perf.err, service.status, watcher.err and the watched folder dir/ with sent/.
 
 Prints the idle baseline, a line per chunk, the least-squares fits of the watcher's
 CPU time and peak RSS per chunk against the jitdump's size (each slope with its
-standard error, and the CPU's again with the chunk's samples as a second variable),
+standard error, and, when judged, the CPU's again with the chunk's samples as a
+second variable),
 a verdict per target (said to be unsettled when the slope is within two standard
 errors of it) and the correctness checks. The slopes are judged only when the fitted
 chunks' dumps run from near 5 MB (at most 10) to at least 100 MB, the acceptance's
@@ -160,11 +161,11 @@ def main():
         print(f"  cpu_ms_per_chunk      = {ci:7.2f} + {cs:7.4f} (+-{cse:.4f}) * dump_MB   (R^2 {cr:.3f})"
               + (f"; of the intercept, {idle_ms:.1f} ms is the idle polling between two chunks" if idle else ""))
         print(f"  peak_rss_MB_per_chunk = {ri:7.2f} + {rs:7.4f} (+-{rse:.4f}) * dump_MB   (R^2 {rr:.3f})")
-        two = fit2(xs, [f[3] / 1000 for f in fitted], [f[1] for f in fitted])
+        judged = lo <= RANGE[0] and hi >= RANGE[1]
+        two = fit2(xs, [f[3] / 1000 for f in fitted], [f[1] for f in fitted]) if judged else None
         if two:
             print(f"  cpu with the chunk's samples as a second variable: {two[0]:.4f} (+-{two[2]:.4f}) ms per MB of dump, "
                   f"{two[1]:.2f} (+-{two[3]:.2f}) ms per 1000 samples (not judged: the acceptance's fit is the one above)")
-        judged = lo <= RANGE[0] and hi >= RANGE[1]
         if judged:
             for what, slope, se, target, unit in (("per-chunk CPU", cs, cse, CPU_SLOPE, "ms"),
                                                   ("peak RSS", rs, rse, RSS_SLOPE, "MB")):
