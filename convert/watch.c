@@ -681,6 +681,20 @@ static void refused(struct watcher *w, const char *name, const struct upload_pro
 		prune(w, SUB_REFUSED);
 }
 
+/* A chunk given up on until perfconv starts again (`why`, said): left in place; `path`
+ * and `fd` are freed and closed. Returns 0 for send_one. */
+static int leave_chunk(struct watcher *w, const char *name, char *path, int fd, int *have_prev,
+		       const char *why)
+{
+	diag_warn(w->d, path, DIAG_NO_OFFSET, "%s: left in place, not tried again until "
+		  "perfconv starts again", why);
+	skip_add(w, name);
+	*have_prev = 0;
+	close(fd);
+	free(path);
+	return 0;
+}
+
 /*
  * Convert and send the oldest chunk. *prev is the chunk before it (have_prev), and
  * becomes this one when it was converted and sent or refused: 1 then, else 0 (and
@@ -711,24 +725,11 @@ static int send_one(struct watcher *w, const char *name, watch_make_fn make,
 	span.run = chunk_run(fd, (uint64_t)st.st_size);
 	/* where a sent chunk goes, ready before it is sent: nothing may come between the
 	 * backend's 2xx and the rename (a chunk that cannot be marked is not sent) */
-	if (!o->delete_sent && (to = sub_fd(w, SUB_SENT, 1)) < 0) {
-		diag_warn(w->d, path, DIAG_NO_OFFSET, "not sent, as it could not be marked sent: "
-			  "left in place, not tried again until perfconv starts again");
-		skip_add(w, name);
-		*have_prev = 0;
-		close(fd);
-		free(path);
-		return 0;
-	}
-	if (make(ctx, path, *have_prev ? prev : NULL, &span, &up, &job, w->d) != 0) {
-		diag_warn(w->d, path, DIAG_NO_OFFSET, "not converted: left in place, not tried again "
-			  "until perfconv starts again");
-		skip_add(w, name);
-		*have_prev = 0;
-		close(fd);
-		free(path);
-		return 0;
-	}
+	if (!o->delete_sent && (to = sub_fd(w, SUB_SENT, 1)) < 0)
+		return leave_chunk(w, name, path, fd, have_prev, "not sent, as it could not be "
+				   "marked sent");
+	if (make(ctx, path, *have_prev ? prev : NULL, &span, &up, &job, w->d) != 0)
+		return leave_chunk(w, name, path, fd, have_prev, "not converted");
 	w->inflight = name;
 	w->inflight_dropped = 0;
 	uploader_send_retrying(w->u, &up, 0, stop, on_retry, w, &r);
