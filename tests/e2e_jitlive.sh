@@ -108,22 +108,27 @@ for f in $(ls "$W/sent" | sort); do
 		python3 tests/pprof_strip.py "$TMP/one.pprof" "$TMP/b"
 	if cmp -s "$TMP/a" "$TMP/b"; then same=$((same + 1)); else diff=$((diff + 1)); fi
 done
-[ "$diff" = 0 ] && ok "watch: what arrived for each of the $same chunks is the one-off conversion's, byte for byte (but the time window)" ||
+[ "$diff" = 0 ] && [ "$same" -gt 0 ] && ok "watch: what arrived for each of the $same chunks is the one-off conversion's, byte for byte (but the time window)" ||
 	bad "watch: $diff of $((same + diff)) chunks arrived other than a one-off conversion gives them"
 
-# the same chunks converted with the stale dump moved away: the JIT frames are the same
+# the same chunks converted with the stale dump moved away: the JIT frames are the same.
+# (A chunk whose records do not name the dump, node's last, where it had unmapped it by
+# then, names no dump to prefer: the stale one beside it is taken, and changes nothing
+# there, its samples being in no JIT code.)
 mv "$W/jit-$npid.dump" "$TMP/stale.dump"
-same=0
+same=0 js=0
+: >"$TMP/stale.err"
 for f in $(ls "$W/sent" | sort); do
 	"$PERFCONV" -q -i "$W/sent/$f" "${KS[@]}" --annotate -o "$TMP/truth.folded" 2>/dev/null
 	cp "$TMP/stale.dump" "$W/sent/jit-$npid.dump"
-	"$PERFCONV" -i "$W/sent/$f" "${KS[@]}" --annotate -o "$TMP/stale.folded" 2>"$TMP/stale.err"
+	"$PERFCONV" -i "$W/sent/$f" "${KS[@]}" --annotate -o "$TMP/stale.folded" 2>>"$TMP/stale.err"
 	rm "$W/sent/jit-$npid.dump"
 	cmp -s "$TMP/truth.folded" "$TMP/stale.folded" && same=$((same + 1))
+	# stacks through JIT code (node 18 names its functions LazyCompile:, 20 JS:)
+	js=$((js + $(grep -c '_\[j\]' "$TMP/truth.folded")))
 done
-js=$(grep -c '_\[j\]' "$TMP/truth.folded") # stacks through JIT code (node 18 names them LazyCompile:, 20 JS:)
 if [ "$same" = "$sent" ] && [ "$js" -gt 0 ] && grep -q "not .*/jit-$npid.dump: .*is the file pid $npid mapped" "$TMP/stale.err"; then
-	ok "stale dump beside the chunks: not used, the one pid $npid mapped is ($same chunks as without it, $js stacks through JIT code; '$(grep "is the file" "$TMP/stale.err" | cut -c1-150)')"
+	ok "stale dump beside the chunks: not used, the one pid $npid mapped is ($same chunks as without it, $js stacks through JIT code; '$(grep -m1 "is the file" "$TMP/stale.err" | cut -c1-150)')"
 else
 	bad "stale dump beside the chunks: $same of $sent chunks as without it, $js stacks through JIT code; $(head -5 "$TMP/stale.err")"
 fi
@@ -144,7 +149,8 @@ mv "$TMP/real.dump" "$dump"
 
 # 3: a record half written at the end of the dump (the first 40 bytes of its last code
 # load again): in a chunk node lived through, the part not written yet; in the last,
-# where node exited, damage
+# where node exited, damage. --jit-dir names the dump for a chunk whose records do not
+# (node 18 has unmapped it by its last chunk).
 last=$(ls "$W/sent" | sort | tail -1)
 python3 - "$dump" <<'EOF'
 import struct, sys
@@ -158,8 +164,8 @@ while off + 16 <= len(b):
     off += size
 open(sys.argv[1], 'ab').write(b[last:last + 40])
 EOF
-"$PERFCONV" -i "$W/sent/$first" "${KS[@]}" -o /dev/null 2>"$TMP/live.err"
-"$PERFCONV" -i "$W/sent/$last" "${KS[@]}" -o /dev/null 2>"$TMP/dead.err"
+"$PERFCONV" -i "$W/sent/$first" "${KS[@]}" --jit-dir "$A" -o /dev/null 2>"$TMP/live.err"
+"$PERFCONV" -i "$W/sent/$last" "${KS[@]}" --jit-dir "$A" -o /dev/null 2>"$TMP/dead.err"
 if ! grep -q "ends inside\|cut short" "$TMP/live.err" && grep -q "the dump ends inside it" "$TMP/dead.err" &&
 	! grep -q "ends inside\|cut short" "$TMP/watch.err"; then
 	ok "live dump: a half-written last record is no warning while node ran (nor in the watcher's $sent chunks), and one in the chunk where it exited"
