@@ -135,8 +135,6 @@ struct jitcode {
 	int lines_counted;            /* stats.lines and lines_outside are up to date */
 	struct jc_index dead, mapped;
 	uint64_t first_load;     /* the time of the first code load, FOREVER without one */
-	uint64_t pruned;         /* jitcode_prune()'s time: nothing before it is kept */
-	int has_pruned;
 	int inexact;             /* a record older than the prune came after it */
 	uint32_t last_load;      /* the code added last (index + 1), 0 none */
 	/* A table read from bytes jitcode_save() made (a cache entry): its arrays are in
@@ -274,6 +272,11 @@ uint64_t jitcode_loads(const struct jitcode *jc)
 	return jc->stats.loads;
 }
 
+uint64_t jitcode_exact_from(const struct jitcode *jc)
+{
+	return jc->stats.timeless ? 0 : jc->floor;
+}
+
 size_t jitcode_bytes(const struct jitcode *jc)
 {
 	return jc->ncodes * sizeof(*jc->codes) + jc->nlines * sizeof(*jc->lines) + jc->names_len +
@@ -321,7 +324,7 @@ static uint64_t check_time(struct jitcode *jc, uint64_t time)
 {
 	if (time > FOREVER - 2)
 		time = FOREVER - 2;
-	if (jc->has_pruned && !jc->stats.timeless && time < jc->pruned)
+	if (!jc->stats.timeless && time < jc->floor)
 		jc->inexact = 1;
 	return time;
 }
@@ -1344,8 +1347,6 @@ void jitcode_prune(struct jitcode *jc, uint64_t before)
 		before = FOREVER - 1; /* lookups are made at the end */
 	if (before > jc->floor)
 		jc->floor = before;
-	jc->pruned = jc->floor;
-	jc->has_pruned = 1;
 	/* compacted when a quarter is of no more use: a watcher's table is copied once in a
 	 * while, not at every chunk; until then the index leaves out what ended */
 	for (size_t i = 0; i < jc->ncodes; i++)
@@ -1503,7 +1504,7 @@ int jitcode_lookup(const struct jitcode *jc, uint64_t time, uint64_t addr,
  * live codes in address order: the treap is made again from them when records come),
  * its indexes, and what waits for a load.
  */
-#define SAVED_MAGIC 0x4a43414348450002ull /* "JCACHE", layout 2 */
+#define SAVED_MAGIC 0x4a43414348450003ull /* "JCACHE", layout 3 */
 
 struct saved_index {
 	uint64_t bounds, first, ids;     /* offsets */
@@ -1516,7 +1517,7 @@ struct saved {
 	struct jitcode_stats stats;
 	uint64_t demangle, seq, pending, pend_addr, pend_first, debug_dropped;
 	uint64_t unwind_pending, unwind_pend_off, unwind_pend_hdr;
-	uint64_t first_load, pruned, has_pruned, inexact, last_load;
+	uint64_t first_load, inexact, last_load;
 	uint64_t replayed, last_time, last_seq, floor;
 	uint64_t codes, ncodes, lines, nlines, names, names_len, moves, nmoves;
 	uint64_t unwind, unwind_len, live_start, live_id, nlive;
@@ -1569,8 +1570,6 @@ void *jitcode_save(struct jitcode *jc, size_t room, size_t *len)
 	h.unwind_pend_off = jc->unwind_pend_off;
 	h.unwind_pend_hdr = jc->unwind_pend_hdr;
 	h.first_load = jc->first_load;
-	h.pruned = jc->pruned;
-	h.has_pruned = (uint64_t)jc->has_pruned;
 	h.inexact = (uint64_t)jc->inexact;
 	h.last_load = jc->last_load;
 	h.replayed = (uint64_t)jc->replayed;
@@ -1690,8 +1689,6 @@ struct jitcode *jitcode_load(struct mapped_file *mf, size_t at)
 	jc->unwind_pend_off = h.unwind_pend_off;
 	jc->unwind_pend_hdr = (uint32_t)h.unwind_pend_hdr;
 	jc->first_load = h.first_load;
-	jc->pruned = h.pruned;
-	jc->has_pruned = (int)h.has_pruned;
 	jc->inexact = (int)h.inexact;
 	jc->last_load = (uint32_t)h.last_load;
 	jc->replayed = (int)h.replayed;

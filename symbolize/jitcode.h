@@ -137,6 +137,9 @@ void jitcode_prune(struct jitcode *jc, uint64_t before);
 int jitcode_inexact(const struct jitcode *jc);
 /* The code loads added (jitcode_stats()->loads, without counting the entries). */
 uint64_t jitcode_loads(const struct jitcode *jc);
+/* The earliest time lookups give what a table of the whole dump gives: the last prune's
+ * (0 when never pruned, or timeless: its lookups are made at the end). */
+uint64_t jitcode_exact_from(const struct jitcode *jc);
 /* The bytes the table's arrays use, for measurements. */
 size_t jitcode_bytes(const struct jitcode *jc);
 

@@ -643,7 +643,7 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 	const struct jitdump_header *h;
 	struct jit_store_key key;
 	struct jitcode *jc = NULL;
-	uint64_t resume = 0, was = 0, pruned = 0;
+	uint64_t resume = 0, was = 0;
 
 	/* a conversion reads what its samples can meet: up to a while after its last
 	 * record (a watcher reads on to the end: the next chunk begins there) */
@@ -684,12 +684,10 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 	if (store) {
 		/* what the next conversions can meet: code live from a while before this
 		 * one's first record on (a timeless table: what is live at the end) */
-		if (*timeless || jp->s.first_time > JIT_PRUNE_MARGIN) {
-			pruned = *timeless ? 0 : jp->s.first_time - JIT_PRUNE_MARGIN;
-			jitcode_prune(jc, pruned);
-		}
+		if (*timeless || jp->s.first_time > JIT_PRUNE_MARGIN)
+			jitcode_prune(jc, *timeless ? 0 : jp->s.first_time - JIT_PRUNE_MARGIN);
 		jitcode_finish(jc);
-		jit_store_put(store, &key, jc, resume, pruned);
+		jit_store_put(store, &key, jc, resume);
 		p->jc_stored = 1;
 	} else if (cache && resume != was) {
 		jitcache_save(cache, &key, c->fd, jc, resume);

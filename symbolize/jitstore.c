@@ -12,7 +12,6 @@ struct entry {
 	struct jit_store_key key;
 	struct jitcode *jc;      /* NULL while taken */
 	uint64_t resume;
-	uint64_t pruned;
 	unsigned gen;            /* the conversion that last took or put it */
 };
 
@@ -90,7 +89,7 @@ struct jitcode *jit_store_take(struct jit_store *s, const struct jit_store_key *
 	/* another dump in the same file (rewritten, or replaced and its inode reused),
 	 * or what was kept cannot answer for the times to come */
 	if (!same_key(&e->key, k) || file_size < e->resume ||
-	    (e->pruned && from_time < e->pruned) || jitcode_inexact(e->jc)) {
+	    from_time < jitcode_exact_from(e->jc) || jitcode_inexact(e->jc)) {
 		drop(s, (size_t)(e - s->v));
 		return NULL;
 	}
@@ -102,7 +101,7 @@ struct jitcode *jit_store_take(struct jit_store *s, const struct jit_store_key *
 }
 
 void jit_store_put(struct jit_store *s, const struct jit_store_key *k, struct jitcode *jc,
-		   uint64_t resume, uint64_t pruned)
+		   uint64_t resume)
 {
 	struct entry *e = find(s, k->dev, k->ino);
 
@@ -118,7 +117,6 @@ void jit_store_put(struct jit_store *s, const struct jit_store_key *k, struct ji
 	e->key = *k;
 	e->jc = jc;
 	e->resume = resume;
-	e->pruned = pruned;
 	e->gen = s->gen;
 }
 

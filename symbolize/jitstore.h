@@ -51,10 +51,11 @@ struct jitcode *jit_store_take(struct jit_store *s, const struct jit_store_key *
 
 /*
  * Keep `jc` (now the store's; the caller may use it until the next jit_store_begin())
- * as the table of dump `k` read up to `resume`, pruned at `pruned` (0: not pruned).
+ * as the table of dump `k` read up to `resume` (pruned or not: jitcode_exact_from says
+ * from when it answers).
  */
 void jit_store_put(struct jit_store *s, const struct jit_store_key *k, struct jitcode *jc,
-		   uint64_t resume, uint64_t pruned);
+		   uint64_t resume);
 
 /* How many tables it holds, and their bytes (jitcode_bytes), for measurements. */
 size_t jit_store_count(const struct jit_store *s);

@@ -234,27 +234,29 @@ START_TEST(test_store)
 	jit_store_begin(s);
 	ck_assert_ptr_null(jit_store_take(s, &k, 100, 0, &resume));
 	jitcode_add_load(jc, 10, 0x1000, 0x10, "f");
+	jitcode_prune(jc, 50); /* answers from 50 on */
 	jitcode_finish(jc);
-	jit_store_put(s, &k, jc, 100, 50);
+	ck_assert_uint_eq(jitcode_exact_from(jc), 50);
+	jit_store_put(s, &k, jc, 100);
 	ck_assert_uint_eq(jit_store_count(s), 1);
 	jit_store_begin(s); /* the next conversion */
 	got = jit_store_take(s, &k, 150, 60, &resume);
 	ck_assert_ptr_eq(got, jc);
 	ck_assert_uint_eq(resume, 100);
-	jit_store_put(s, &k, got, 120, 50);
+	jit_store_put(s, &k, got, 120);
 	jit_store_begin(s);
 	ck_assert_ptr_null(jit_store_take(s, &k, 150, 40, &resume)); /* before the prune */
 	ck_assert_uint_eq(jit_store_count(s), 0);
 	jc = jitcode_new(1);
-	jit_store_put(s, &k, jc, 100, 0);
+	jit_store_put(s, &k, jc, 100);
 	jit_store_begin(s);
 	ck_assert_ptr_null(jit_store_take(s, &k, 99, 0, &resume)); /* the file shrank */
 	jc = jitcode_new(1);
-	jit_store_put(s, &k, jc, 100, 0);
+	jit_store_put(s, &k, jc, 100);
 	jit_store_begin(s);
 	ck_assert_ptr_null(jit_store_take(s, &other, 200, 0, &resume)); /* another header */
 	jc = jitcode_new(1);
-	jit_store_put(s, &k, jc, 100, 0);
+	jit_store_put(s, &k, jc, 100);
 	jit_store_begin(s); /* taken by no conversion: */
 	jit_store_begin(s); /* dropped */
 	ck_assert_uint_eq(jit_store_count(s), 0);

@@ -1114,12 +1114,13 @@ static void saved_against_whole(const char *dump, const char *data, uint32_t pid
 	perf_reader_close(pr);
 	ck_assert_uint_gt(named, samples / 4);
 	jitcode_free(back);
-	/* a name past the names: refused, the file left to the caller */
+	/* a name past the names: refused, the file left to the caller (the offsets of the
+	 * table of codes and its count: struct saved's 17th and 18th words after its stats) */
 	{
 		uint64_t ncodes, codes;
 
-		memcpy(&codes, blob + 24 + 8 * 2 + sizeof(struct jitcode_stats) + 8 * 18, 8);
-		memcpy(&ncodes, blob + 24 + 8 * 2 + sizeof(struct jitcode_stats) + 8 * 19, 8);
+		memcpy(&codes, blob + 24 + 8 * 2 + sizeof(struct jitcode_stats) + 8 * 16, 8);
+		memcpy(&ncodes, blob + 24 + 8 * 2 + sizeof(struct jitcode_stats) + 8 * 17, 8);
 		ck_assert_uint_gt(ncodes, 0);
 		memset(blob + 24 + codes + 44, 0xff, 4); /* the first code's name */
 		fd = open(path, O_WRONLY | O_TRUNC);
