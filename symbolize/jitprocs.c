@@ -536,19 +536,25 @@ static void examine(struct jit_procs *jp, const struct jp_proc *p, struct cand *
 }
 
 /*
- * Process `p`'s dump among `c` (each looked at): the file it mapped, wherever it is
- * found; else the first that can be its dump. Its index, or -1.
+ * Process `p`'s dump among `c`: the file it mapped, wherever it is found (only a plain
+ * file can be: each is looked at); else the first that can be its dump (a gzipped one
+ * inflated only when none before it will do). Its index, or -1; the candidates after
+ * it may not have been looked at (their why empty).
  */
 static int choose_dump(struct jit_procs *jp, const struct jp_proc *p, struct cands *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		examine(jp, p, &c->v[i]);
+		if (!c->v[i].gz)
+			examine(jp, p, &c->v[i]);
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i].mapped && !c->v[i].why[0])
 			return (int)i;
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].gz)
+			examine(jp, p, &c->v[i]);
 		if (!c->v[i].why[0])
 			return (int)i;
+	}
 	return -1;
 }
 
@@ -743,7 +749,8 @@ static void warn_if_stale(const struct jit_procs *jp, const char *map, uint32_t 
 /*
  * Say why the dumps of `c` other than the chosen one (`k`, -1 none) were not used: with
  * none chosen, each as it was found wrong (an error for a file that is no jitdump, a
- * warning else); with one chosen, a note for each passed over.
+ * warning else); with one chosen, a note for each passed over (found wrong, or below the
+ * file the process mapped).
  */
 static void say_passed_over(const struct jp_proc *p, const struct cands *c, int k,
 			    struct diag *d, int quiet)
@@ -760,9 +767,10 @@ static void say_passed_over(const struct jp_proc *p, const struct cands *c, int 
 				  p->pid);
 		else if (k >= 0 && !quiet && x->why[0])
 			diag_note(d, "  not %s: %s", x->path, x->why);
-		else if (k >= 0 && !quiet)
+		else if (k >= 0 && !quiet && c->v[k].mapped)
 			diag_note(d, "  not %s: %s is the file pid %u mapped", x->path,
 				  c->v[k].path, p->pid);
+		/* else a later place than the one chosen, as ever: nothing to say */
 	}
 }
 

@@ -145,6 +145,21 @@ if grep -q "its code was loaded .* before pid $npid mapped its dump: an earlier 
 else
 	bad "stale dump alone: $(head -5 "$TMP/alone.err")"
 fi
+# two copies of the right dump (neither the file node mapped, which is gone): the one
+# --jit-dir names is used, by the order of places, and the other is not said to be
+# passed over for a mapping it does not have
+mkdir -p "$TMP/jd"
+cp "$TMP/real.dump" "$TMP/jd/jit-$npid.dump"
+cp "$TMP/real.dump" "$W/sent/jit-$npid.dump"
+"$PERFCONV" -i "$W/sent/$first" "${KS[@]}" --jit-dir "$TMP/jd" --annotate -o "$TMP/copies.folded" \
+	2>"$TMP/copies.err"
+rm -r "$TMP/jd" "$W/sent/jit-$npid.dump"
+if grep -q "JIT code of pid $npid: $TMP/jd/jit-$npid.dump" "$TMP/copies.err" &&
+	! grep -q "is the file pid" "$TMP/copies.err" && grep -q '_\[j\]' "$TMP/copies.folded"; then
+	ok "copies of the dump, the mapped file gone: --jit-dir's used, the other not called passed over"
+else
+	bad "copies of the dump: $(grep -i "jit code\|not " "$TMP/copies.err" | head -3)"
+fi
 mv "$TMP/real.dump" "$dump"
 
 # 3: a record half written at the end of the dump (the first 40 bytes of its last code
