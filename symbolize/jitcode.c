@@ -1007,7 +1007,7 @@ static uint32_t *replayed_from(const struct jitcode *jc, size_t from, size_t *n)
 /* The replay made again from the start: the copies the last one made go. */
 static void replay_all(struct jitcode *jc)
 {
-	uint32_t *order, *moved = NULL;
+	uint32_t *order;
 	size_t n, w = 0;
 
 	for (size_t i = 0; i < jc->ncodes; i++) {
@@ -1018,7 +1018,6 @@ static void replay_all(struct jitcode *jc)
 		jc->codes[w] = jc->codes[i];
 		jc->codes[w++].t1 = FOREVER;
 	}
-	(void)moved;
 	jc->ncodes = w;
 	jc->lv.root = 0;
 	jc->last_time = 0;
