@@ -50,9 +50,64 @@ static void format_line(char *msg, size_t cap, const char *path, uint64_t off, c
 		vsnprintf(msg + n, cap - (size_t)n, fmt, ap);
 }
 
+/*
+ * The length of the UTF-8 sequence at `s` that a terminal shows as text, or 0: a
+ * control character (C0, DEL, C1: U+0080-U+009F, whose CSI starts escape sequences
+ * as ESC [ does), a bidirectional override or isolate (U+202A-U+202E,
+ * U+2066-U+2069: text shown in another order than it is), a malformed or overlong
+ * sequence, a surrogate.
+ */
+static size_t shown_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n;
+
+	if (*s >= 0x20 && *s < 0x7f)
+		return 1;
+	if (*s < 0xc2 || *s > 0xf4)
+		return 0;
+	n = *s >= 0xf0 ? 4 : *s >= 0xe0 ? 3 : 2;
+	cp = *s & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f) ||
+	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
+	return n;
+}
+
+/* `s` as text a terminal or a log shows as it is: what shown_len() refuses as \xNN,
+ * so that a file name or a server's answer holding a newline or an escape sequence
+ * cannot print a line of its own or move the cursor. */
+static void put_escaped(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = shown_len(p);
+
+		if (n) {
+			fwrite(p, 1, n, f);
+			p += n;
+		} else {
+			fprintf(f, "\\x%02x", *p++);
+		}
+	}
+}
+
 static void print_line(struct diag *d, const char *msg, const char *tail)
 {
-	fprintf(d->out ? d->out : stderr, "perfconv: %s%s\n", msg, tail ? tail : "");
+	FILE *f = d->out ? d->out : stderr;
+
+	fputs("perfconv: ", f);
+	put_escaped(f, msg);
+	if (tail)
+		put_escaped(f, tail);
+	fputc('\n', f);
 }
 
 static int is_hex(char c)
@@ -261,11 +316,10 @@ void diag_warn_always(struct diag *d, const char *path, uint64_t off, const char
 void diag_note(struct diag *d, const char *fmt, ...)
 {
 	va_list ap;
-	FILE *f = d->out ? d->out : stderr;
+	char msg[2048];
 
-	fputs("perfconv: ", f);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
+	print_line(d, msg, NULL);
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,10 @@ static void upload_usage(FILE *f)
 		"                        pruned, oldest first, past SIZE (1G) or AGE (90s, 30m,\n"
 		"                        12h, 7d, 2w); give it twice for both; `all` keeps\n"
 		"                        every chunk (default 1G)\n"
+		"      --trust-folder    with --watch: send chunks of any owner, mode or number\n"
+		"                        of links, and use JIT files beside them of any owner\n"
+		"                        (by default: perfconv's user's or root's, writable by\n"
+		"                        no one else; README: Security)\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 every profile sent (or watching stopped), 1 one was refused or\n"
@@ -72,6 +77,7 @@ struct upload_ctx {
 	struct cli *c;
 	const struct output_format *of;
 	int backend;
+	int trust_folder;
 };
 
 /* Parca's __name__ and the like: process_cpu for CPU time, else the event's name. */
@@ -139,19 +145,29 @@ static void chunk_window(struct upload_ctx *x, const struct job *j, const struct
 
 /* Convert `input` into a job ready to send: 0, or -1 after saying why. A watched chunk
  * (span not NULL) gets its window, following `prev` (may be NULL). */
-static int job_make_span(void *ctx, const char *input, const struct watch_span *prev,
-			 struct watch_span *span, struct upload_profile *up, void **out,
-			 struct diag *d)
+static int job_make_span(void *ctx, const char *input, const struct watch_input *in,
+			 const struct watch_span *prev, struct watch_span *span,
+			 struct upload_profile *up, void **out, struct diag *d)
 {
 	struct upload_ctx *x = ctx;
 	struct job *j = xcalloc(1, sizeof(*j));
 	FILE *mem;
-	int bad;
+	int bad, rc;
 
 	*out = NULL;
 	profile_init(&j->p);
 	x->c->co.input = input;
-	if (convert_one(x->c, x->of, &j->p, &j->m, d) != 0) {
+	if (in) {
+		x->c->co.input_mem = in->data;
+		x->c->co.input_len = in->len;
+		x->c->co.input_mtime_ns = in->mtime_ns;
+		x->c->co.jit_check_owner = !x->trust_folder;
+		x->c->co.jit_owner_uid = in->owner_uid;
+	}
+	rc = convert_one(x->c, x->of, &j->p, &j->m, d);
+	x->c->co.input_mem = NULL;
+	x->c->co.input_len = 0;
+	if (rc != 0) {
 		job_free(NULL, j);
 		return -1;
 	}
@@ -190,7 +206,7 @@ static int job_make_span(void *ctx, const char *input, const struct watch_span *
 static int job_make(void *ctx, const char *input, struct upload_profile *up, void **out,
 		    struct diag *d)
 {
-	return job_make_span(ctx, input, NULL, NULL, up, out, d);
+	return job_make_span(ctx, input, NULL, NULL, NULL, up, out, d);
 }
 
 static int say_retry(void *ctx, const struct upload_result *r, unsigned wait)
@@ -216,6 +232,7 @@ int upload_main(int argc, char **argv)
 		{ "retry-cap", required_argument, NULL, OPT_RETRY_CAP },
 		{ "max-backlog", required_argument, NULL, OPT_MAX_BACKLOG },
 		{ "keep-sent", required_argument, NULL, OPT_KEEP_SENT },
+		{ "trust-folder", no_argument, NULL, OPT_TRUST_FOLDER },
 	};
 	static const struct option conv[] = { CONVERT_OPTIONS };
 	struct option opts[sizeof(own) / sizeof(own[0]) + sizeof(conv) / sizeof(conv[0]) + 1];
@@ -284,6 +301,7 @@ int upload_main(int argc, char **argv)
 		case OPT_DRY_RUN: dry_run = 1; continue;
 		case OPT_WATCH: wopt.dir = optarg; continue;
 		case OPT_DELETE_SENT: wopt.delete_sent = 1; continue;
+		case OPT_TRUST_FOLDER: wopt.trust_folder = 1; continue;
 		case OPT_MAX_BACKLOG:
 			if (watch_parse_backlog(optarg, &wopt.max_chunks, &wopt.max_bytes) != 0) {
 				rc = bad_usage("--max-backlog takes a number of chunks (500), a size "
@@ -344,8 +362,9 @@ int upload_main(int argc, char **argv)
 		rc = bad_usage("--watch takes its inputs from DIR: no -i or --dry-run", NULL);
 		goto out;
 	}
-	if ((wopt.delete_sent || backlog_set || keep_set) && !wopt.dir) {
-		rc = bad_usage("--delete-sent, --max-backlog and --keep-sent go with --watch", NULL);
+	if ((wopt.delete_sent || backlog_set || keep_set || wopt.trust_folder) && !wopt.dir) {
+		rc = bad_usage("--delete-sent, --max-backlog, --keep-sent and --trust-folder go "
+			       "with --watch", NULL);
 		goto out;
 	}
 	if (wopt.dir && c.meta.start_time_set) {
@@ -369,6 +388,8 @@ int upload_main(int argc, char **argv)
 	x.c = &c;
 	x.of = output_by_name("pprof");
 	x.backend = uo.backend;
+	x.trust_folder = wopt.trust_folder;
+	wopt.retry_cap_s = uo.retry_cap_s;
 	if (wopt.dir) {
 		struct upload_stop stop;
 
@@ -389,7 +410,11 @@ int upload_main(int argc, char **argv)
 		convert_done(&c.later); /* before the tables it borrowed from the store go */
 		jit_store_free(c.co.jit_store);
 		c.co.jit_store = NULL;
-		if (!uo.quiet)
+		/* a hangup is not a reload: nothing is read again, so it is said what to do */
+		if (stop.signo == SIGHUP)
+			diag_note(&d, "stopped watching %s on SIGHUP: perfconv re-reads no configuration; "
+				  "start it again to change it (its systemd unit restarts it)", wopt.dir);
+		else if (!uo.quiet)
 			diag_note(&d, "stopped watching %s", wopt.dir);
 		upload_stop_release(&stop);
 		goto out;

@@ -144,6 +144,11 @@ static void session_options_of(const struct convert_options *o, struct session_o
 {
 	memset(so, 0, sizeof(*so));
 	so->input = o->input;
+	so->input_mem = o->input_mem;
+	so->input_len = o->input_len;
+	so->input_mtime_ns = o->input_mtime_ns;
+	so->jit_check_owner = o->jit_check_owner;
+	so->jit_owner_uid = o->jit_owner_uid;
 	so->sym = o->sym;
 	so->no_symbols = o->no_symbols;
 	so->readahead = 1;

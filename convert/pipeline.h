@@ -20,6 +20,16 @@
 
 struct convert_options {
 	const char *input;        /* path, a --threads directory, or "-" */
+	/* The input's bytes, read by the caller (a watched chunk, read whole from the one
+	 * descriptor it was checked on): read from here, never opened by name; `input`
+	 * then only names it (messages, the folder of its JIT files). NULL: open input. */
+	const void *input_mem;
+	size_t input_len;
+	int64_t input_mtime_ns;   /* with input_mem: the file's modification time */
+	/* JIT files beside the input or in /tmp used only when owned by jit_owner_uid or
+	 * root (struct jit_search's check_owner: a watcher's untrusted folder) */
+	int jit_check_owner;
+	unsigned jit_owner_uid;
 	struct sym_options sym;
 	int no_symbols;           /* raw addresses only: module+0xoffset for every frame */
 	uint32_t *pids, *tids;    /* filters (empty: all) */

@@ -12,7 +12,8 @@ int session_open(struct session *s, const struct session_options *o, struct prof
 	s->o = *o;
 	s->p = p;
 	s->d = d;
-	s->r = perf_reader_open(o->input, d);
+	s->r = o->input_mem ? perf_reader_open_mem(o->input_mem, o->input_len, o->input, d) :
+			      perf_reader_open(o->input, d);
 	if (!s->r)
 		return -1;
 	if (!s->o.sym.input_dir)
@@ -33,6 +34,9 @@ uint64_t session_start_wall(const struct session *s)
 		return 0;
 	if (s->p->has_wall_clock)
 		return s->ds.first_time - s->p->clock_ns + s->p->wall_ns;
+	if (s->o.input_mem)
+		return s->o.input_mtime_ns > 0 ?
+		       (uint64_t)s->o.input_mtime_ns - (s->ds.last_time - s->ds.first_time) : 0;
 	if (strcmp(s->o.input, "-") == 0 || stat(s->o.input, &st) != 0 || !S_ISREG(st.st_mode))
 		return 0;
 	end = (uint64_t)st.st_mtim.tv_sec * 1000000000 + (uint64_t)st.st_mtim.tv_nsec;
@@ -58,6 +62,8 @@ static void load_jit(struct session *s)
 	}
 	js.store = s->o.jit_store;
 	js.cache = symbolizer_cache(s->sym);
+	js.check_owner = s->o.jit_check_owner;
+	js.owner_uid = s->o.jit_owner_uid;
 	jit_procs_load(s->jits, &js, s->d, s->o.quiet);
 }
 

@@ -25,6 +25,11 @@
 
 struct session_options {
 	const char *input;        /* path, a --threads directory, or "-" */
+	const void *input_mem;    /* its bytes, read by the caller (convert_options) */
+	size_t input_len;
+	int64_t input_mtime_ns;
+	int jit_check_owner;      /* convert_options' */
+	unsigned jit_owner_uid;
 	struct sym_options sym;   /* input_dir NULL: the folder beside the input */
 	int no_symbols;           /* nothing is symbolized: no kernel symbols, no JIT files */
 	int readahead;            /* symbolize the first samples' addresses during pass 1 */

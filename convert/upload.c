@@ -122,9 +122,13 @@ int upload_stop_init(struct upload_stop *s)
 	sigset_t set;
 
 	s->stopped = 0;
+	s->signo = 0;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	/* a hangup (the terminal closed, or `systemctl reload`/`kill -HUP` of a service)
+	 * ends the watcher as cleanly as SIGTERM: its default would kill it mid-rename */
+	sigaddset(&set, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
 		return -1;
 	s->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -137,8 +141,10 @@ int upload_stop_check(struct upload_stop *s)
 
 	if (!s)
 		return 0;
-	if (!s->stopped && s->fd >= 0 && read(s->fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+	if (!s->stopped && s->fd >= 0 && read(s->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		s->stopped = 1;
+		s->signo = (int)si.ssi_signo;
+	}
 	return s->stopped;
 }
 

@@ -71,12 +71,13 @@ struct upload_result {
 struct uploader;
 
 /*
- * Being told to stop (SIGINT, SIGTERM) without a handler or a global: the signals
- * are blocked and read through a signalfd when asked. 0, or -1 (errno set).
+ * Being told to stop (SIGINT, SIGTERM, SIGHUP) without a handler or a global: the
+ * signals are blocked and read through a signalfd when asked. 0, or -1 (errno set).
  */
 struct upload_stop {
 	int fd;
 	int stopped;
+	int signo;            /* the signal that stopped it, once stopped */
 };
 int upload_stop_init(struct upload_stop *s);
 /* Has a stop signal come (now or before)? 1 or 0. `s` may be NULL (never). */

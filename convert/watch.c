@@ -17,10 +17,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,33 +91,27 @@ static int chunk_header(int fd, uint8_t h[56], int *sw)
 	return !*sw || ld64(h, 1) == PERF_FILE_MAGIC2 ? 0 : -1;
 }
 
-static int chunk_complete_fd(int fd, const struct stat *st)
+enum { CHUNK_READY, CHUNK_GROWING, CHUNK_CUT, CHUNK_NOT_PERF };
+
+/* What the chunk open on `fd` is: finished (its header says where its data ends, within
+ * the file; or perf was killed, data.size 0, STALE_S ago), still being copied in (its
+ * data runs past the file's end, and it changed lately), cut short (the same, for
+ * STALE_S), or no perf.data file at all. */
+static int chunk_state(int fd, const struct stat *st)
 {
 	uint8_t h[56];
 	uint64_t off, size;
-	int sw;
+	int sw, old = time(NULL) - st->st_mtime > STALE_S;
 
 	if (chunk_header(fd, h, &sw) != 0)
-		return 0;
+		return (uint64_t)st->st_size < sizeof(h) && !old ? CHUNK_GROWING : CHUNK_NOT_PERF;
 	off = ld64(h + 40, sw);
 	size = ld64(h + 48, sw);
-	if (size)
-		return off <= (uint64_t)st->st_size && size <= (uint64_t)st->st_size - off;
-	return time(NULL) - st->st_mtime > STALE_S;
-}
-
-int watch_chunk_complete(int dirfd, const char *name, uint64_t *size)
-{
-	struct stat st;
-	int fd, ok;
-
-	if (!chunk_name(name) || (fd = open_chunk(dirfd, name, &st)) < 0)
-		return 0;
-	ok = chunk_complete_fd(fd, &st);
-	close(fd);
-	if (ok && size)
-		*size = (uint64_t)st.st_size;
-	return ok;
+	if (size && off <= (uint64_t)st->st_size && size <= (uint64_t)st->st_size - off)
+		return CHUNK_READY;
+	if (!size && old)
+		return CHUNK_READY;
+	return old && size ? CHUNK_CUT : CHUNK_GROWING;
 }
 
 /*
@@ -279,18 +277,23 @@ struct chunk {
 	int skipped;          /* given up on by this run */
 };
 
-static int chunk_cmp(const void *a, const void *b)
+/* Chunk names in perf's order: by the timestamp (as a number: equal lengths compare as
+ * strings), then by name. */
+static int name_cmp(const char *x, const char *y)
 {
-	const struct chunk *x = a, *y = b;
-	const char *dx = strrchr(x->name, '.'), *dy = strrchr(y->name, '.');
+	const char *dx = strrchr(x, '.'), *dy = strrchr(y, '.');
 	size_t lx = strlen(dx), ly = strlen(dy);
 
-	/* by the timestamp (as a number: equal lengths compare as strings), then name */
 	if (lx != ly)
 		return lx < ly ? -1 : 1;
 	if (strcmp(dx, dy))
 		return strcmp(dx, dy);
-	return strcmp(x->name, y->name);
+	return strcmp(x, y);
+}
+
+static int chunk_cmp(const void *a, const void *b)
+{
+	return name_cmp(((const struct chunk *)a)->name, ((const struct chunk *)b)->name);
 }
 
 static void free_chunks(struct chunk *c, size_t n)
@@ -300,23 +303,116 @@ static void free_chunks(struct chunk *c, size_t n)
 	free(c);
 }
 
+/* A chunk-named entry of the folder, as the watcher knows it from one look to the next. */
+struct entry {
+	char *name;
+	uint64_t ino;          /* readdir's: another file under the name is another entry */
+	uint64_t size;         /* at the last look (the backlog's sum) */
+	int state;             /* E_* */
+	unsigned fails;        /* tries that failed in a way another try may mend */
+	unsigned round;        /* ... since it was last set aside */
+	uint64_t sent_mark;    /* w->nsent when it first failed */
+	int64_t aside_until;   /* monotonic seconds: set aside, the chunks after it go first */
+	uint64_t gen;          /* the last look that saw it */
+	int inflight;          /* being converted and sent: a look does not free it */
+};
+
+enum {
+	E_PENDING,             /* to be sent */
+	E_WAIT,                /* still being written or copied in: looked at again */
+	E_SKIP,                /* given up on by this run while it is this file (said) */
+};
+
+/* Names to entries: open addressing, made anew by each look from what the last knew, so
+ * that a look costs one readdir and one probe a name, whatever the folder holds. */
+struct index {
+	struct entry **slot;
+	size_t cap, n;         /* cap: a power of two, at least twice n */
+};
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static struct entry *index_find(const struct index *x, const char *name)
+{
+	if (!x->cap)
+		return NULL;
+	for (size_t i = name_hash(name) & (x->cap - 1);; i = (i + 1) & (x->cap - 1)) {
+		if (!x->slot[i])
+			return NULL;
+		if (strcmp(x->slot[i]->name, name) == 0)
+			return x->slot[i];
+	}
+}
+
+static void index_put(struct index *x, struct entry *e)
+{
+	size_t i;
+
+	if (2 * (x->n + 1) > x->cap) {
+		struct index g = { xcalloc(x->cap ? 2 * x->cap : 256, sizeof(*g.slot)),
+				   x->cap ? 2 * x->cap : 256, 0 };
+
+		for (size_t k = 0; k < x->cap; k++)
+			if (x->slot[k])
+				index_put(&g, x->slot[k]);
+		free(x->slot);
+		*x = g;
+	}
+	for (i = name_hash(e->name) & (x->cap - 1); x->slot[i]; i = (i + 1) & (x->cap - 1))
+		;
+	x->slot[i] = e;
+	x->n++;
+}
+
+static void entry_free(struct entry *e)
+{
+	if (e) {
+		free(e->name);
+		free(e);
+	}
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return name_cmp((*(struct entry *const *)a)->name, (*(struct entry *const *)b)->name);
+}
+
 struct watcher {
 	const struct watch_options *o;
 	struct uploader *u;
 	struct diag *d;
 	int dfd;                  /* the folder */
 	int sub[NSUB];            /* its subfolders, -1 until made and checked */
-	char **skip;              /* chunks given up on by this run */
-	size_t nskip, skip_cap;
+	struct index idx;         /* what the last look found */
+	uint64_t gen;             /* looks so far */
+	uid_t euid;
 	/* the backlog: what was last said and why it is there */
 	size_t reported;
 	char reason[600];
 	int reason_said;
 	uint64_t ndropped;        /* since the watcher started */
-	const char *inflight;     /* the chunk being sent: on_retry may drop it */
+	uint64_t nsent;           /* since the watcher started */
+	unsigned backoff;         /* the last wait between failed tries, 0 after a 2xx */
+	struct entry *inflight;   /* the chunk being sent: on_retry may drop it */
 	int inflight_dropped;
 	int pruned_said[NSUB];
+	int64_t space_checked;    /* monotonic s */
 };
+
+static int64_t mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec;
+}
 
 /* "DIR/NAME", for a message: the caller frees it. */
 static char *in_dir(const struct watcher *w, const char *name)
@@ -327,28 +423,21 @@ static char *in_dir(const struct watcher *w, const char *name)
 	return p;
 }
 
-static int in_skip(const struct watcher *w, const char *name)
-{
-	for (size_t i = 0; i < w->nskip; i++)
-		if (strcmp(w->skip[i], name) == 0)
-			return 1;
-	return 0;
-}
-
-static void skip_add(struct watcher *w, const char *name)
-{
-	VEC_PUSH(w->skip, w->nskip, w->skip_cap, xstrdup(name));
-}
-
-/* Every finished chunk in the folder, oldest first. A skip entry whose chunk is gone
- * is forgotten, so that the list does not grow for the life of the watcher. */
-static size_t scan(struct watcher *w, struct chunk **out)
+/*
+ * Look at the folder: every chunk-named entry, oldest first, into *out (the caller frees
+ * the array, not the entries), but those given up on while they are the same file. No
+ * file is opened: a junk entry costs a readdir and a probe, each look. What the last
+ * look knew of an entry (its failures, that it was given up on) is kept while its
+ * name leads to the same inode; the rest is freed, but the chunk in flight.
+ */
+static size_t scan(struct watcher *w, struct entry ***out)
 {
 	int fd = dup(w->dfd);
 	DIR *dp = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
-	struct chunk *list = NULL;
-	size_t n = 0, cap = 0, kept = 0;
+	struct index old = w->idx, now = { NULL, 0, 0 };
+	struct entry **list = NULL;
+	size_t n = 0, cap = 0;
 
 	*out = NULL;
 	if (!dp) {
@@ -356,30 +445,42 @@ static size_t scan(struct watcher *w, struct chunk **out)
 			close(fd);
 		return 0;
 	}
+	w->gen++;
 	rewinddir(dp);
 	while ((de = readdir(dp)) != NULL) {
-		struct chunk c = { NULL, 0, 0, 0 };
+		struct entry *e;
+		struct stat st;
 
-		if (!chunk_name(de->d_name) || !watch_chunk_complete(w->dfd, de->d_name, &c.size))
+		if (!chunk_name(de->d_name))
 			continue;
-		c.name = xstrdup(de->d_name);
-		c.skipped = in_skip(w, c.name);
-		VEC_PUSH(list, n, cap, c);
+		e = index_find(&old, de->d_name);
+		if (e && e->gen == w->gen)
+			continue; /* a name seen twice in one readdir: a rename racing it */
+		if (!e || e->ino != (uint64_t)de->d_ino) {
+			e = xcalloc(1, sizeof(*e));
+			e->name = xstrdup(de->d_name);
+			e->ino = (uint64_t)de->d_ino;
+		}
+		e->gen = w->gen;
+		index_put(&now, e);
+		if (e->state == E_SKIP)
+			continue;
+		if (fstatat(w->dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		e->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		VEC_PUSH(list, n, cap, e);
 	}
 	closedir(dp);
-	if (n > 1)
-		qsort(list, n, sizeof(*list), chunk_cmp);
-	for (size_t i = 0; i < w->nskip; i++) {
-		int present = 0;
+	for (size_t i = 0; i < old.cap; i++) {
+		struct entry *e = old.slot[i];
 
-		for (size_t j = 0; j < n && !present; j++)
-			present = strcmp(list[j].name, w->skip[i]) == 0;
-		if (present)
-			w->skip[kept++] = w->skip[i];
-		else
-			free(w->skip[i]);
+		if (e && e->gen != w->gen && !e->inflight)
+			entry_free(e);
 	}
-	w->nskip = kept;
+	free(old.slot);
+	w->idx = now;
+	if (n > 1)
+		qsort(list, n, sizeof(*list), entry_cmp);
 	*out = list;
 	return n;
 }
@@ -410,10 +511,10 @@ static int sub_fd(struct watcher *w, int sub, int make)
 		free(path);
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	if (fstat(fd, &st) != 0 || st.st_uid != w->euid || (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		diag_error(w->d, path, DIAG_NO_OFFSET, "not used: owned by uid %u, mode %o "
 			   "(perfconv takes its own folder, uid %u, writable by no one else)",
-			   (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+			   (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)w->euid);
 		close(fd);
 		free(path);
 		return -1;
@@ -525,14 +626,14 @@ static void say_backlog(struct watcher *w, size_t n, const char *oldest)
  * Keep the unsent chunks within --max-backlog: the oldest moved to dropped/ (deleted
  * with --delete-sent), each said. Returns the chunks left (list[*first..n)).
  */
-static size_t enforce_backlog(struct watcher *w, struct chunk *list, size_t n, size_t *first)
+static size_t enforce_backlog(struct watcher *w, struct entry **list, size_t n, size_t *first)
 {
 	const struct watch_options *o = w->o;
 	uint64_t bytes = 0;
 	size_t left = n, i = 0;
 
 	for (size_t k = 0; k < n; k++)
-		bytes += list[k].size;
+		bytes += list[k]->size;
 	for (; i < n && ((o->max_chunks && left > o->max_chunks) ||
 			 (o->max_bytes && bytes > o->max_bytes)); i++) {
 		char total[32], limit[32], *path;
@@ -543,9 +644,9 @@ static size_t enforce_backlog(struct watcher *w, struct chunk *list, size_t n, s
 			fmt_size(o->max_bytes, limit, sizeof(limit));
 		else
 			snprintf(limit, sizeof(limit), "%llu chunks", (unsigned long long)o->max_chunks);
-		path = in_dir(w, list[i].name);
-		gone = o->delete_sent ? unlinkat(w->dfd, list[i].name, 0) : move_to(w, SUB_DROPPED,
-										   list[i].name);
+		path = in_dir(w, list[i]->name);
+		gone = o->delete_sent ? unlinkat(w->dfd, list[i]->name, 0) :
+		       move_to(w, SUB_DROPPED, list[i]->name);
 		if (gone != 0) {
 			if (o->delete_sent)
 				diag_error(w->d, path, DIAG_NO_OFFSET, "cannot delete it: %s",
@@ -554,16 +655,17 @@ static size_t enforce_backlog(struct watcher *w, struct chunk *list, size_t n, s
 			break;
 		}
 		w->ndropped++;
+		list[i]->state = E_SKIP;
 		diag_warn_always(w->d, path, DIAG_NO_OFFSET, "dropped, never sent: the backlog of %zu "
 				 "chunks (%s) is over --max-backlog %s; %s (%llu dropped since perfconv "
 				 "started)", left, total, limit,
 				 o->delete_sent ? "deleted" : "moved to dropped/",
 				 (unsigned long long)w->ndropped);
 		free(path);
-		if (w->inflight && strcmp(w->inflight, list[i].name) == 0)
+		if (w->inflight == list[i])
 			w->inflight_dropped = 1;
 		left--;
-		bytes -= list[i].size;
+		bytes -= list[i]->size;
 	}
 	if (i && !o->delete_sent)
 		prune(w, SUB_DROPPED);
@@ -571,10 +673,11 @@ static size_t enforce_backlog(struct watcher *w, struct chunk *list, size_t n, s
 	return left;
 }
 
-static int on_retry(void *ctx, const struct upload_result *r, unsigned wait)
+/* Between two tries of the chunk in flight: the backlog kept within its limit (that
+ * chunk may be dropped: 1) and said with why it grows. */
+static int between_tries(struct watcher *w, const struct upload_result *r, unsigned wait)
 {
-	struct watcher *w = ctx;
-	struct chunk *list;
+	struct entry **list;
 	size_t n, first, left;
 
 	snprintf(w->reason, sizeof(w->reason), "the backend answered %s; trying again in %u s",
@@ -588,8 +691,8 @@ static int on_retry(void *ctx, const struct upload_result *r, unsigned wait)
 		w->reason_said = 1;
 	}
 	if (left)
-		say_backlog(w, left, list[first].name);
-	free_chunks(list, n);
+		say_backlog(w, left, list[first]->name);
+	free(list);
 	return w->inflight_dropped;
 }
 
@@ -612,7 +715,7 @@ static int last_sent(struct watcher *w, struct watch_span *prev, char **name)
 	int fd = sub_fd(w, SUB_SENT, 0), dfd2, cfd;
 	DIR *dp;
 	struct dirent *de;
-	struct chunk best = { NULL, 0, 0, 0 };
+	char *best = NULL;
 	struct stat st;
 
 	if (fd < 0 || (dfd2 = dup(fd)) < 0)
@@ -623,23 +726,21 @@ static int last_sent(struct watcher *w, struct watch_span *prev, char **name)
 	}
 	rewinddir(dp);
 	while ((de = readdir(dp)) != NULL) {
-		struct chunk c = { de->d_name, 0, 0, 0 };
-
-		if (chunk_name(de->d_name) && (!best.name || chunk_cmp(&c, &best) > 0)) {
-			free(best.name);
-			best.name = xstrdup(de->d_name);
+		if (chunk_name(de->d_name) && (!best || name_cmp(de->d_name, best) > 0)) {
+			free(best);
+			best = xstrdup(de->d_name);
 		}
 	}
 	closedir(dp);
-	if (!best.name || (cfd = open_chunk(fd, best.name, &st)) < 0) {
-		free(best.name);
+	if (!best || (cfd = open_chunk(fd, best, &st)) < 0) {
+		free(best);
 		return 0;
 	}
 	memset(prev, 0, sizeof(*prev));
 	prev->run = chunk_run(cfd, (uint64_t)st.st_size);
 	prev->end_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 	close(cfd);
-	*name = best.name;
+	*name = best;
 	return prev->run != 0;
 }
 
@@ -657,12 +758,12 @@ static void stamp(int fd, int64_t end_ns)
 }
 
 /* Refused by the backend: said, every time, and moved to refused/. */
-static void refused(struct watcher *w, const char *name, const struct upload_profile *up,
+static void refused(struct watcher *w, struct entry *e, const struct upload_profile *up,
 		    const struct upload_result *r)
 {
 	const char *limit = uploader_age_limit(w->u);
 	struct timespec now;
-	char age[48], *path = in_dir(w, name);
+	char age[48], *path = in_dir(w, e->name);
 
 	if (r->too_old) {
 		clock_gettime(CLOCK_REALTIME, &now);
@@ -670,77 +771,264 @@ static void refused(struct watcher *w, const char *name, const struct upload_pro
 		diag_warn_always(w->d, path, DIAG_NO_OFFSET, "refused by %s as too old: %s, and this "
 				 "one began %s ago; moved to refused/, not sent again (%s)",
 				 uploader_url(w->u), limit ? limit : "the backend's limit", age, r->what);
+	} else if (r->outcome == UPLOAD_RETRY) {
+		diag_warn_always(w->d, path, DIAG_NO_OFFSET, "failed %u times (last: %s) while %llu "
+				 "later chunks were sent: %s takes the others, not this one; moved "
+				 "to refused/", e->fails, r->what,
+				 (unsigned long long)(w->nsent - e->sent_mark), uploader_url(w->u));
 	} else {
 		diag_warn_always(w->d, path, DIAG_NO_OFFSET, "refused by %s: %s; moved to refused/",
 				 uploader_url(w->u), r->what);
 	}
 	free(path);
-	if (move_to(w, SUB_REFUSED, name) != 0)
-		skip_add(w, name);
+	if (move_to(w, SUB_REFUSED, e->name) != 0)
+		e->state = E_SKIP;
 	else
 		prune(w, SUB_REFUSED);
 }
 
-/* A chunk given up on until perfconv starts again (`why`, said): left in place; `path`
- * and `fd` are freed and closed. Returns 0 for send_one. */
-static int leave_chunk(struct watcher *w, const char *name, char *path, int fd, int *have_prev,
-		       const char *why)
+/* A chunk given up on while it is this file (`why`, said: a warning per cause). */
+static void give_up(struct watcher *w, struct entry *e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void give_up(struct watcher *w, struct entry *e, const char *fmt, ...)
 {
-	diag_warn(w->d, path, DIAG_NO_OFFSET, "%s: left in place, not tried again until "
-		  "perfconv starts again", why);
-	skip_add(w, name);
-	*have_prev = 0;
-	close(fd);
+	char why[400], *path = in_dir(w, e->name);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	diag_warn(w->d, path, DIAG_NO_OFFSET, "%s: left in place, not tried again while it is "
+		  "this file", why);
+	e->state = E_SKIP;
 	free(path);
+}
+
+/*
+ * Whether the file open on `fd` may be sent as the service's profile: a regular file
+ * with one name, the watcher's user's or root's, that no one else may write. The folder
+ * may be writable by others (a spool under /tmp): a link to a root-only recording or a
+ * recording of someone else's must not be sent as if perf had written it here.
+ * --trust-folder lifts the ownership checks (a folder only the service's users write).
+ * 0, or -1 after giving up on it.
+ */
+static int judge(struct watcher *w, struct entry *e, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode)) {
+		give_up(w, e, "not a regular file");
+		return -1;
+	}
+	if (w->o->trust_folder)
+		return 0;
+	if (st->st_nlink != 1) {
+		give_up(w, e, "has %lu names (hard links): it may be another file than perf "
+			"wrote here, not sent (--trust-folder sends it)", (unsigned long)st->st_nlink);
+		return -1;
+	}
+	if (st->st_uid != w->euid && st->st_uid != 0) {
+		give_up(w, e, "owned by uid %u, not by perfconv's user (uid %u) or root: not sent "
+			"(--trust-folder sends it)", (unsigned)st->st_uid, (unsigned)w->euid);
+		return -1;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		give_up(w, e, "writable by others (mode %o): not sent (--trust-folder sends it)",
+			(unsigned)(st->st_mode & 07777));
+		return -1;
+	}
 	return 0;
 }
 
 /*
- * Convert and send the oldest chunk. *prev is the chunk before it (have_prev), and
- * becomes this one when it was converted and sent or refused: 1 then, else 0 (and
- * *have_prev 0 when what comes next does not follow *prev).
+ * The whole file open on `fd` (`st` its status), read into memory: a conversion then
+ * reads no file by name and maps none, so a file truncated meanwhile cannot kill the
+ * watcher (a mapped page past a new end is SIGBUS). NULL after giving up on it when it
+ * changed while it was read.
  */
-static int send_one(struct watcher *w, const char *name, watch_make_fn make,
-		     watch_release_fn release, void *ctx, struct upload_stop *stop,
-		     struct watch_span *prev, int *have_prev)
+static void *read_whole(struct watcher *w, struct entry *e, int fd, const struct stat *st)
+{
+	size_t len = (size_t)st->st_size, got = 0;
+	uint8_t *buf = malloc(len ? len : 1);
+	struct stat after;
+
+	if (!buf) {
+		give_up(w, e, "cannot read it: out of memory for its %zu bytes", len);
+		return NULL;
+	}
+	while (got < len) {
+		size_t want = len - got < (1u << 20) ? len - got : (1u << 20);
+		ssize_t k = pread(fd, buf + got, want, (off_t)got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	if (got < len || fstat(fd, &after) != 0 || after.st_size != st->st_size ||
+	    after.st_mtim.tv_sec != st->st_mtim.tv_sec ||
+	    after.st_mtim.tv_nsec != st->st_mtim.tv_nsec) {
+		give_up(w, e, "changed while it was read (%zu of %zu bytes read): not sent", got, len);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* How many failed tries in a row set a chunk aside when others wait behind it, and
+ * how many, with chunks after it sent meanwhile, make it one the backend will not take. */
+#define TRIES_BEFORE_ASIDE 3
+#define TRIES_AT_MOST 10
+
+enum { TRIED_SENT, TRIED_REFUSED, TRIED_FAILED, TRIED_ASIDE, TRIED_DROPPED, TRIED_STOPPED };
+
+/*
+ * Send `up` (chunk `e`) until it is sent or refused, or a stop; between failed tries
+ * (5xx, 408, 429, a reset, a timeout, a refused connection) a wait that doubles from 1 s
+ * to the cap and is kept from chunk to chunk until a 2xx, so that a backend that is
+ * down is not asked more often for having many chunks waiting. With `others` (chunks
+ * after it wait), after TRIES_BEFORE_ASIDE failures in a row it is set aside so that one
+ * chunk the backend cannot take does not hold back the rest; one that has failed
+ * TRIES_AT_MOST times while later chunks were sent is given up (TRIED_FAILED).
+ */
+static int send_tries(struct watcher *w, struct entry *e, const struct upload_profile *up,
+		      int others, struct upload_stop *stop, struct upload_result *r)
+{
+	unsigned cap = w->o->retry_cap_s ? w->o->retry_cap_s : 300;
+
+	for (;;) {
+		unsigned wait;
+
+		uploader_send(w->u, up, stop, r);
+		if (r->outcome == UPLOAD_SENT) {
+			w->backoff = 0;
+			return TRIED_SENT;
+		}
+		if (r->outcome == UPLOAD_REFUSED)
+			return TRIED_REFUSED;
+		if (r->outcome == UPLOAD_STOPPED)
+			return TRIED_STOPPED;
+		if (!e->fails++)
+			e->sent_mark = w->nsent;
+		e->round++;
+		if (e->fails >= TRIES_AT_MOST && w->nsent > e->sent_mark)
+			return TRIED_FAILED;
+		wait = w->backoff ? (w->backoff * 2 > cap ? cap : w->backoff * 2) : 1;
+		w->backoff = wait;
+		if (r->retry_after_s >= 0)
+			wait = r->retry_after_s > 3600 ? 3600 : (unsigned)r->retry_after_s;
+		if (between_tries(w, r, wait))
+			return TRIED_DROPPED;
+		if (others && e->round >= TRIES_BEFORE_ASIDE) {
+			char *path = in_dir(w, e->name);
+
+			e->round = 0;
+			e->aside_until = mono_s() + wait;
+			diag_warn(w->d, path, DIAG_NO_OFFSET, "set aside after %u failed tries (last: %s): "
+				  "the chunks after it go first; tried again in %u s or after them",
+				  TRIES_BEFORE_ASIDE, r->what, wait);
+			free(path);
+			sleep_ms(wait * 1000, stop);
+			return upload_stop_check(stop) ? TRIED_STOPPED : TRIED_ASIDE;
+		}
+		sleep_ms(wait * 1000, stop);
+		if (upload_stop_check(stop))
+			return TRIED_STOPPED;
+	}
+}
+
+enum { SEND_NOTHING, SEND_DONE };
+
+/*
+ * Convert and send chunk `e`, opened once (no link followed, no FIFO waited on),
+ * judged and read whole from that descriptor, never opened by name again. *prev is the
+ * chunk before it (have_prev), and becomes this one when it was sent or refused (then
+ * *sent_prev). SEND_NOTHING when nothing was tried (gone, not finished, given up on:
+ * the next chunk may go at once), else SEND_DONE (the folder is looked at again).
+ */
+static int send_one(struct watcher *w, struct entry *e, int others, watch_make_fn make,
+		    watch_release_fn release, void *ctx, struct upload_stop *stop,
+		    struct watch_span *prev, int *have_prev, int *sent_prev)
 {
 	const struct watch_options *o = w->o;
-	char *path = xmalloc(strlen(o->dir) + strlen(name) + 2);
+	struct watch_input in;
 	struct upload_profile up;
 	struct upload_result r;
 	struct watch_span span;
 	struct stat st;
-	void *job = NULL;
-	int fd, to = -1;
+	void *job = NULL, *buf;
+	char *path;
+	int fd, to = -1, how, state;
 
-	sprintf(path, "%s/%s", o->dir, name);
-	fd = open_chunk(w->dfd, name, &st);
-	memset(&span, 0, sizeof(span));
-	memset(&up, 0, sizeof(up));
+	*sent_prev = 0;
+	fd = openat(w->dfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		/* gone (moved or deleted by someone else), or not a file: looked at again */
-		free(path);
-		return 0;
+		if (errno == ELOOP)
+			give_up(w, e, "a symbolic link: perfconv follows no link in the folder");
+		else if (errno != ENOENT)
+			give_up(w, e, "cannot open it: %s", strerror(errno));
+		return SEND_NOTHING; /* ENOENT: gone (moved or deleted by someone else) */
 	}
-	span.run = chunk_run(fd, (uint64_t)st.st_size);
+	if (fstat(fd, &st) != 0 || judge(w, e, &st) != 0) {
+		close(fd);
+		return SEND_NOTHING;
+	}
+	state = chunk_state(fd, &st);
+	if (state != CHUNK_READY) {
+		if (state == CHUNK_NOT_PERF)
+			give_up(w, e, "not a perf.data file (no PERFILE2 header)");
+		else if (state == CHUNK_CUT)
+			give_up(w, e, "cut short: its header says its data runs past the file's end, "
+				"and it has not changed for %d s", STALE_S);
+		else
+			e->state = E_WAIT;
+		close(fd);
+		return SEND_NOTHING;
+	}
+	e->state = E_PENDING;
 	/* where a sent chunk goes, ready before it is sent: nothing may come between the
 	 * backend's 2xx and the rename (a chunk that cannot be marked is not sent) */
-	if (!o->delete_sent && (to = sub_fd(w, SUB_SENT, 1)) < 0)
-		return leave_chunk(w, name, path, fd, have_prev, "not sent, as it could not be "
-				   "marked sent");
-	if (make(ctx, path, *have_prev ? prev : NULL, &span, &up, &job, w->d) != 0)
-		return leave_chunk(w, name, path, fd, have_prev, "not converted");
-	w->inflight = name;
+	if (!o->delete_sent && (to = sub_fd(w, SUB_SENT, 1)) < 0) {
+		give_up(w, e, "not sent, as it could not be marked sent");
+		*have_prev = 0;
+		close(fd);
+		return SEND_NOTHING;
+	}
+	if (!(buf = read_whole(w, e, fd, &st))) {
+		close(fd);
+		return SEND_NOTHING;
+	}
+	path = in_dir(w, e->name);
+	memset(&span, 0, sizeof(span));
+	memset(&up, 0, sizeof(up));
+	span.run = chunk_run(fd, (uint64_t)st.st_size);
+	in.data = buf;
+	in.len = (size_t)st.st_size;
+	in.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	in.owner_uid = (unsigned)st.st_uid;
+	if (make(ctx, path, &in, *have_prev ? prev : NULL, &span, &up, &job, w->d) != 0) {
+		give_up(w, e, "not converted");
+		*have_prev = 0;
+		release(ctx, job);
+		free(buf);
+		free(path);
+		close(fd);
+		return SEND_DONE;
+	}
+	w->inflight = e;
+	e->inflight = 1;
 	w->inflight_dropped = 0;
-	uploader_send_retrying(w->u, &up, 0, stop, on_retry, w, &r);
-	if (r.outcome == UPLOAD_SENT) {
-		int marked = o->delete_sent ? unlinkat(w->dfd, name, 0) : renameat(w->dfd, name, to, name);
+	how = send_tries(w, e, &up, others, stop, &r);
+	if (how == TRIED_SENT) {
+		int marked = o->delete_sent ? unlinkat(w->dfd, e->name, 0) :
+			     renameat(w->dfd, e->name, to, e->name);
 
+		w->nsent++;
 		if (marked != 0) {
 			diag_error(w->d, path, DIAG_NO_OFFSET, "sent, but cannot %s: %s",
 				   o->delete_sent ? "delete it" : "move it to sent/", strerror(errno));
 			/* not marked: sending it again beats losing track of it */
-			skip_add(w, name);
+			e->state = E_SKIP;
 		} else {
 			/* the rename is done: what follows may take its time */
 			if (!o->delete_sent) {
@@ -755,21 +1043,106 @@ static int send_one(struct watcher *w, const char *name, watch_make_fn make,
 		}
 		w->reason[0] = '\0';
 		w->reason_said = 0;
-	} else if (r.outcome == UPLOAD_REFUSED) {
-		refused(w, name, &up, &r);
+	} else if (how == TRIED_REFUSED || how == TRIED_FAILED) {
+		refused(w, e, &up, &r);
 	}
-	/* UPLOAD_ABANDONED: dropped (said); UPLOAD_STOPPED: left as it is, the loop ends */
-	if (r.outcome == UPLOAD_SENT || r.outcome == UPLOAD_REFUSED) {
+	if (how == TRIED_SENT || how == TRIED_REFUSED || how == TRIED_FAILED) {
 		*prev = span;
 		*have_prev = 1;
-	} else if (r.outcome == UPLOAD_ABANDONED) {
+		*sent_prev = 1;
+	} else if (how == TRIED_DROPPED || how == TRIED_ASIDE) {
+		/* what comes next does not follow this one's predecessor */
 		*have_prev = 0;
 	}
 	w->inflight = NULL;
+	e->inflight = 0;
+	if (e->gen != w->gen)
+		entry_free(e); /* gone from the folder while it was sent: no look keeps it */
 	release(ctx, job);
+	free(buf);
 	close(fd);
 	free(path);
-	return r.outcome == UPLOAD_SENT || r.outcome == UPLOAD_REFUSED;
+	return SEND_DONE;
+}
+
+/*
+ * One watcher a folder: a second would send each chunk again. The lock is on the
+ * folder itself (flock, held while its descriptor is open, gone with the process),
+ * so nothing is written into a folder others may write; the holder is named from
+ * /proc/locks. 0, or -1 after saying who holds it.
+ */
+static int lock_folder(struct watcher *w)
+{
+	struct stat st;
+	FILE *f;
+	char line[256], comm[64] = "";
+	long holder = 0;
+
+	if (flock(w->dfd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK) {
+		diag_error(w->d, w->o->dir, DIAG_NO_OFFSET, "--watch: cannot lock the folder: %s",
+			   strerror(errno));
+		return -1;
+	}
+	/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF": pid, MAJ:MIN:INODE (hex) */
+	if (fstat(w->dfd, &st) == 0 && (f = fopen("/proc/locks", "re")) != NULL) {
+		while (!holder && fgets(line, sizeof(line), f)) {
+			unsigned maj, min;
+			unsigned long long ino;
+			long pid;
+			char kind[16];
+
+			if (sscanf(line, "%*[^:]: %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &maj, &min,
+				   &ino) == 5 && strcmp(kind, "FLOCK") == 0 &&
+			    ino == (unsigned long long)st.st_ino && maj == major(st.st_dev) &&
+			    min == minor(st.st_dev) && pid > 0)
+				holder = pid;
+		}
+		fclose(f);
+	}
+	if (holder) {
+		char p[64];
+		FILE *c;
+
+		snprintf(p, sizeof(p), "/proc/%ld/comm", holder);
+		if ((c = fopen(p, "re")) != NULL) {
+			if (fgets(comm, sizeof(comm), c))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(c);
+		}
+		diag_error(w->d, w->o->dir, DIAG_NO_OFFSET, "--watch: another watcher sends this "
+			   "folder's chunks (pid %ld%s%s): two would send each chunk twice",
+			   holder, comm[0] ? ", " : "", comm);
+	} else {
+		diag_error(w->d, w->o->dir, DIAG_NO_OFFSET, "--watch: another watcher sends this "
+			   "folder's chunks (its lock is held): two would send each chunk twice");
+	}
+	return -1;
+}
+
+/* Room left where perf writes: said (per cause, so once an hour) when under 5% of the
+ * filesystem, as perf record stops writing its chunks when it is full. */
+static void check_space(struct watcher *w, size_t backlog, uint64_t backlog_bytes)
+{
+	struct statvfs v;
+	int64_t now = mono_s();
+	uint64_t total, avail;
+	char a[32], b[32];
+
+	if (now - w->space_checked < 10 || fstatvfs(w->dfd, &v) != 0)
+		return;
+	w->space_checked = now;
+	total = (uint64_t)v.f_blocks * v.f_frsize;
+	avail = (uint64_t)v.f_bavail * v.f_frsize;
+	if (!total || avail * 20 >= total)
+		return;
+	fmt_size(avail, a, sizeof(a));
+	fmt_size(backlog_bytes, b, sizeof(b));
+	diag_warn(w->d, w->o->dir, DIAG_NO_OFFSET, "its filesystem has %s free (%u%%): perf record "
+		  "stops writing chunks when it is full; %zu chunks (%s) wait to be sent%s", a,
+		  (unsigned)(avail * 100 / total), backlog, b,
+		  w->o->max_bytes || w->o->max_chunks ? "" : " and --max-backlog is off");
 }
 
 int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn make,
@@ -785,6 +1158,7 @@ int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn m
 	w.o = o;
 	w.u = u;
 	w.d = d;
+	w.euid = geteuid();
 	for (int i = 0; i < NSUB; i++)
 		w.sub[i] = -1;
 	w.dfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -793,51 +1167,78 @@ int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn m
 			   errno == ENOTDIR ? "not a directory" : strerror(errno));
 		return -1;
 	}
+	if (lock_folder(&w) != 0) {
+		close(w.dfd);
+		return -1;
+	}
 	diag_per_cause(d, WARN_INTERVAL_S);
 	have_prev = last_sent(&w, &prev, &prev_name);
 	for (int i = 0; i < NSUB; i++)
 		if (sub_fd(&w, i, 0) >= 0)
 			prune(&w, i);
 	while (!upload_stop_check(stop)) {
-		struct chunk *list;
-		size_t n, first = 0, left, next;
-		uint64_t dropped = w.ndropped;
+		struct entry **list;
+		size_t n, first = 0, left, k;
+		uint64_t dropped = w.ndropped, bytes = 0;
+		int64_t now = mono_s();
+		int done = 0;
 
 		diag_tick(d);
 		n = scan(&w, &list);
 		left = enforce_backlog(&w, list, n, &first);
 		if (w.ndropped != dropped)
 			have_prev = 0; /* a dropped chunk came after it */
-		for (next = first; next < n && list[next].skipped; next++)
-			;
-		if (next == n) {
+		for (k = first; k < n; k++)
+			bytes += list[k]->size;
+		check_space(&w, left, bytes);
+		/* oldest first; one set aside waits for the others, or for its time */
+		for (int pass = 0; pass < 2 && !done && !upload_stop_check(stop); pass++) {
+			size_t ready = 0;
+
+			for (k = first; k < n; k++)
+				ready += list[k]->state != E_SKIP && list[k]->aside_until <= now;
+			for (k = first; k < n && !done && !upload_stop_check(stop); k++) {
+				struct entry *e = list[k];
+				int sent_prev, others;
+				char *name;
+
+				if (e->state == E_SKIP || (pass == 0 && e->aside_until > now))
+					continue;
+				/* chunks that could go instead of it (counted at the look) */
+				others = ready > (e->aside_until <= now ? 1u : 0u);
+				say_backlog(&w, left, list[first]->name);
+				if (have_prev) {
+					/* the chunk before this one only when none left in the folder
+					 * (one not converted) lies between them */
+					have_prev = name_cmp(prev_name, e->name) < 0;
+					for (size_t m = first; m < k && have_prev; m++)
+						have_prev = name_cmp(list[m]->name, prev_name) < 0;
+				}
+				name = xstrdup(e->name); /* send_one may free e */
+				done = send_one(&w, e, others, make, release, ctx, stop, &prev, &have_prev,
+						&sent_prev) == SEND_DONE;
+				if (sent_prev) {
+					free(prev_name);
+					prev_name = name;
+				} else {
+					free(name);
+				}
+				if (!done && e->state == E_SKIP && ready)
+					ready--;
+			}
+		}
+		free(list);
+		if (!done) {
 			w.reported = 0;
 			w.reason[0] = '\0';
-			free_chunks(list, n);
 			sleep_ms(poll, stop);
-			continue;
 		}
-		say_backlog(&w, left, list[first].name);
-		if (have_prev) {
-			/* the chunk before this one only when none left in the folder (one not
-			 * converted) lies between them */
-			struct chunk p = { prev_name, 0, 0, 0 };
-
-			have_prev = chunk_cmp(&p, &list[next]) < 0;
-			for (size_t k = first; k < next && have_prev; k++)
-				have_prev = chunk_cmp(&list[k], &p) < 0;
-		}
-		if (send_one(&w, list[next].name, make, release, ctx, stop, &prev, &have_prev)) {
-			free(prev_name);
-			prev_name = xstrdup(list[next].name);
-		}
-		free_chunks(list, n);
 	}
 	diag_flush(d);
 	free(prev_name);
-	for (size_t i = 0; i < w.nskip; i++)
-		free(w.skip[i]);
-	free(w.skip);
+	for (size_t i = 0; i < w.idx.cap; i++)
+		entry_free(w.idx.slot[i]);
+	free(w.idx.slot);
 	for (int i = 0; i < NSUB; i++)
 		if (w.sub[i] >= 0)
 			close(w.sub[i]);

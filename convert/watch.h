@@ -24,6 +24,18 @@ struct watch_options {
 	 * these bytes and this age (of a file's modification time); 0: no limit */
 	uint64_t keep_bytes;
 	int64_t keep_age_s;
+	/* --trust-folder: chunks of any owner, mode and number of links are sent, and JIT
+	 * files beside them of any owner used (else the watcher's user's or root's only) */
+	int trust_folder;
+	unsigned retry_cap_s;  /* the longest wait between failed tries (default 300) */
+};
+
+/* A chunk as the watcher read it: the whole file, from the one descriptor it checked. */
+struct watch_input {
+	const void *data;
+	size_t len;
+	int64_t mtime_ns;
+	unsigned owner_uid;    /* the file's owner: JIT files beside it must be its or root's */
 };
 
 /*
@@ -53,24 +65,35 @@ struct watch_span {
 int64_t watch_window_start(const struct watch_span *prev, const struct watch_span *cur);
 
 /*
- * Make the profile of chunk `path` into *up (its buffers owned by *job, freed by the
- * release function), its window starting as watch_window_start(prev, span) says and
+ * Make the profile of chunk `path` (read whole into `in`: not to be opened by name)
+ * into *up (its buffers owned by *job, freed by the release function), its window starting as watch_window_start(prev, span) says and
  * ending at its last sample (up->window set), *span filled but for span->run, which
  * the watcher sets first. 0, or -1 after saying why through `d` (the chunk is then
  * left where it is and not tried again by this run).
  */
-typedef int (*watch_make_fn)(void *ctx, const char *path, const struct watch_span *prev,
-			     struct watch_span *span, struct upload_profile *up, void **job,
-			     struct diag *d);
+typedef int (*watch_make_fn)(void *ctx, const char *path, const struct watch_input *in,
+			     const struct watch_span *prev, struct watch_span *span,
+			     struct upload_profile *up, void **job, struct diag *d);
 typedef void (*watch_release_fn)(void *ctx, void *job);
 
 /*
  * Until a stop signal (upload_stop_check): each chunk of o->dir, oldest first (perf's
- * timestamp in the name), converted and sent with retries (capped exponential backoff;
- * Retry-After). A chunk is complete when its name ends in perf's `.<timestamp>` (perf
- * renames a chunk so once it has finished it; the one it writes keeps the plain name)
- * and its header says where its data ends, within the file. Files are opened and moved
- * relative to the folder's descriptor, never through a symbolic link.
+ * timestamp in the name), converted and sent with retries (capped exponential backoff
+ * kept from chunk to chunk until a 2xx; Retry-After). A chunk is complete when its name
+ * ends in perf's `.<timestamp>` (perf renames a chunk so once it has finished it; the
+ * one it writes keeps the plain name) and its header says where its data ends, within
+ * the file. The folder is locked (flock): a second watcher says who holds it and
+ * returns -1.
+ *
+ * The folder is not trusted. Files are opened once (no link followed, no FIFO waited
+ * on), judged on that descriptor (a regular file with one name, owned by the watcher's
+ * user or root, writable by no one else, unless o->trust_folder), read whole from it
+ * and never opened by name again; moved relative to the folder's descriptor. One that
+ * fails the judgement is said (per cause) and left in place while it is that file.
+ *
+ * A chunk that fails (5xx, a reset) 3 times in a row while others wait is set aside,
+ * said, and they go first; one that has failed 10 times while later chunks were sent
+ * is moved to refused/, said. Under 5% free on the folder's filesystem is said.
  *
  * Sent (a 2xx): renamed into o->dir/sent/ (or deleted) at once, nothing between the
  * answer and the rename; its modification time is then set to its window's end, which
@@ -85,10 +108,6 @@ typedef void (*watch_release_fn)(void *ctx, void *job);
  */
 int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn make,
 	      watch_release_fn release, void *ctx, struct upload_stop *stop, struct diag *d);
-
-/* Is `name` in the folder `dirfd` a finished chunk (its name and header as above)? 1 or
- * 0; *size (may be NULL) gets its size. */
-int watch_chunk_complete(int dirfd, const char *name, uint64_t *size);
 
 /*
  * --max-backlog: "500" (chunks), "1G" (bytes: K, M, G or T, powers of 1024, B or iB

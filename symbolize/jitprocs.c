@@ -74,6 +74,7 @@ struct jit_procs {
 	struct found *found;  /* files in the --jit-dir trees */
 	size_t nfound, found_cap;
 	int indexed;          /* the --jit-dir trees were walked */
+	struct diag *d;       /* jit_procs_load's, for the files not used */
 };
 
 static void map_index_free(struct map_index *m)
@@ -356,10 +357,9 @@ static void *read_gz(const char *path, size_t *len)
 	return buf;
 }
 
-/* The file of `kind` at one place of locate's table for `pid`, malloc'ed, or NULL (*gz
- * set for a .gz dump). */
-static char *file_at(struct jit_procs *jp, const struct loc_candidate *c, enum loc_kind kind,
-		     uint32_t pid, int *gz)
+/* The file of `kind` at one place of locate's table for `pid`, whoever owns it. */
+static char *file_at_any(struct jit_procs *jp, const struct loc_candidate *c,
+			 enum loc_kind kind, uint32_t pid, int *gz)
 {
 	const char *f;
 
@@ -386,6 +386,45 @@ static char *file_at(struct jit_procs *jp, const struct loc_candidate *c, enum l
 		free(z);
 	}
 	return NULL;
+}
+
+/*
+ * With s.check_owner, may `path` at place `c` be used? Another user's file beside the
+ * input (the watched folder) or in /tmp would rename the frames of a profile sent as
+ * the service's: a file and a link to it must be the input owner's or root's. What the
+ * user named (--jit-dir) and the path the process itself mapped are not judged.
+ */
+static int owner_ok(struct jit_procs *jp, const struct loc_candidate *c, const char *path)
+{
+	struct stat l, st;
+	unsigned uid = jp->s.owner_uid;
+
+	if (!jp->s.check_owner || (c->place != LOC_BESIDE_INPUT && c->place != LOC_TMP))
+		return 1;
+	if (lstat(path, &l) != 0 || stat(path, &st) != 0)
+		return 0;
+	if ((l.st_uid == uid || l.st_uid == 0) && (st.st_uid == uid || st.st_uid == 0))
+		return 1;
+	if (jp->d)
+		diag_warn(jp->d, path, DIAG_NO_OFFSET, "owned by uid %u, not by the recording's "
+			  "owner (uid %u) or root: not used (--trust-folder uses it)",
+			  (unsigned)(l.st_uid != uid && l.st_uid != 0 ? l.st_uid : st.st_uid), uid);
+	return 0;
+}
+
+/* The file of `kind` at one place of locate's table for `pid`, malloc'ed, or NULL (*gz
+ * set for a .gz dump). */
+static char *file_at(struct jit_procs *jp, const struct loc_candidate *c, enum loc_kind kind,
+		     uint32_t pid, int *gz)
+{
+	char *f = file_at_any(jp, c, kind, pid, gz);
+
+	if (f && !owner_ok(jp, c, f)) {
+		free(f);
+		f = NULL;
+		*gz = 0;
+	}
+	return f;
 }
 
 /*
@@ -779,6 +818,7 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 	int warned_clock = 0;
 
 	jp->s = *s;
+	jp->d = d;
 	if (jp->s.store)
 		jit_store_begin(jp->s.store);
 	for (size_t i = 0; !jp->indexed && i < jp->s.njit_dirs; i++)

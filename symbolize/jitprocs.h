@@ -31,6 +31,12 @@ struct jit_search {
 	/* perfconv's cache (--cache-dir), or NULL: without a store, each dump's table is
 	 * kept there as far as it was read (symbolize/jitcache.h) */
 	const struct cache_ctx *cache;
+	/* A watcher's folder is not trusted (perfconv upload --watch without
+	 * --trust-folder): a dump or map beside the input or in /tmp is used only when it,
+	 * and a link leading to it, is owned by `owner_uid` (the chunk's owner) or root;
+	 * another is not used, and said. */
+	int check_owner;
+	unsigned owner_uid;
 };
 
 /* How a process mapped its jitdump: the MMAP2 record's file identity and time. */

@@ -245,7 +245,7 @@ fi
 
 # 5. The options
 "$PERFCONV" upload --to parca -i $DAMAGED --max-backlog 3 2>"$TMP/err"
-[ $? = 2 ] && grep -q -- '--max-backlog and --keep-sent go with --watch' "$TMP/err" &&
+[ $? = 2 ] && grep -q -- '--keep-sent and --trust-folder go with --watch' "$TMP/err" &&
 	ok "--max-backlog without --watch: usage" || bad "--max-backlog without --watch: $(cat "$TMP/err")"
 "$PERFCONV" upload --to parca --watch "$TMP" --keep-sent 5 2>"$TMP/err"
 [ $? = 2 ] && grep -q -- "--keep-sent takes a size (1G, 512M), an age (7d, 12h, 30m) or all: 5$" "$TMP/err" &&
