@@ -209,11 +209,17 @@ static int job_make(void *ctx, const char *input, struct upload_profile *up, voi
 	return job_make_span(ctx, input, NULL, NULL, NULL, up, out, d);
 }
 
+/* A one-off upload's failed try, said (through diag: the answer printed escaped). */
+struct retry_say {
+	const struct upload_profile *up;
+	struct diag *d;
+};
+
 static int say_retry(void *ctx, const struct upload_result *r, unsigned wait)
 {
-	const struct upload_profile *up = ctx;
+	const struct retry_say *s = ctx;
 
-	fprintf(stderr, "perfconv: %s: %s; trying again in %u s\n", up->input, r->what, wait);
+	diag_note(s->d, "%s: %s; trying again in %u s", s->up->input, r->what, wait);
 	return 0;
 }
 
@@ -422,6 +428,7 @@ int upload_main(int argc, char **argv)
 	for (size_t i = 0; i < ninputs; i++) {
 		struct upload_profile up;
 		struct upload_result r;
+		struct retry_say rs = { &up, &d };
 		void *job;
 
 		if (job_make(&x, inputs[i], &up, &job, &d) != 0) {
@@ -444,7 +451,7 @@ int upload_main(int argc, char **argv)
 				rc = 1;
 			}
 			free(prefix);
-		} else if (uploader_send_retrying(u, &up, 4, NULL, c.co.quiet ? NULL : say_retry, &up,
+		} else if (uploader_send_retrying(u, &up, 4, NULL, c.co.quiet ? NULL : say_retry, &rs,
 						  &r) == UPLOAD_SENT) {
 			if (!c.co.quiet)
 				diag_note(&d, "%s: sent to %s (%s)", inputs[i], uploader_url(u), r.what);

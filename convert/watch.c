@@ -312,7 +312,7 @@ struct entry {
 	unsigned fails;        /* tries that failed in a way another try may mend */
 	unsigned round;        /* ... since it was last set aside */
 	uint64_t sent_mark;    /* w->nsent when it first failed */
-	int64_t aside_until;   /* monotonic seconds: set aside, the chunks after it go first */
+	int aside;             /* set aside: the chunks after it go first, it when none is left */
 	uint64_t gen;          /* the last look that saw it */
 	int inflight;          /* being converted and sent: a look does not free it */
 };
@@ -902,6 +902,10 @@ static int send_tries(struct watcher *w, struct entry *e, const struct upload_pr
 		uploader_send(w->u, up, stop, r);
 		if (r->outcome == UPLOAD_SENT) {
 			w->backoff = 0;
+			/* one that failed goes now: the backend is back, the oldest go first again */
+			for (size_t i = 0; e->fails && i < w->idx.cap; i++)
+				if (w->idx.slot[i])
+					w->idx.slot[i]->aside = 0;
 			return TRIED_SENT;
 		}
 		if (r->outcome == UPLOAD_REFUSED)
@@ -923,10 +927,10 @@ static int send_tries(struct watcher *w, struct entry *e, const struct upload_pr
 			char *path = in_dir(w, e->name);
 
 			e->round = 0;
-			e->aside_until = mono_s() + wait;
+			e->aside = 1;
 			diag_warn(w->d, path, DIAG_NO_OFFSET, "set aside after %u failed tries (last: %s): "
-				  "the chunks after it go first; tried again in %u s or after them",
-				  TRIES_BEFORE_ASIDE, r->what, wait);
+				  "the chunks after it go first, then it is tried again",
+				  TRIES_BEFORE_ASIDE, r->what);
 			free(path);
 			sleep_ms(wait * 1000, stop);
 			return upload_stop_check(stop) ? TRIED_STOPPED : TRIED_ASIDE;
@@ -1140,8 +1144,9 @@ static void check_space(struct watcher *w, size_t backlog, uint64_t backlog_byte
 	fmt_size(avail, a, sizeof(a));
 	fmt_size(backlog_bytes, b, sizeof(b));
 	diag_warn(w->d, w->o->dir, DIAG_NO_OFFSET, "its filesystem has %s free (%u%%): perf record "
-		  "stops writing chunks when it is full; %zu chunks (%s) wait to be sent%s", a,
-		  (unsigned)(avail * 100 / total), backlog, b,
+		  "stops writing chunks when it is full; %zu chunk%s (%s) wait%s to be sent%s", a,
+		  (unsigned)(avail * 100 / total), backlog, backlog == 1 ? "" : "s", b,
+		  backlog == 1 ? "s" : "",
 		  w->o->max_bytes || w->o->max_chunks ? "" : " and --max-backlog is off");
 }
 
@@ -1180,7 +1185,6 @@ int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn m
 		struct entry **list;
 		size_t n, first = 0, left, k;
 		uint64_t dropped = w.ndropped, bytes = 0;
-		int64_t now = mono_s();
 		int done = 0;
 
 		diag_tick(d);
@@ -1196,16 +1200,16 @@ int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn m
 			size_t ready = 0;
 
 			for (k = first; k < n; k++)
-				ready += list[k]->state != E_SKIP && list[k]->aside_until <= now;
+				ready += list[k]->state != E_SKIP && !list[k]->aside;
 			for (k = first; k < n && !done && !upload_stop_check(stop); k++) {
 				struct entry *e = list[k];
 				int sent_prev, others;
 				char *name;
 
-				if (e->state == E_SKIP || (pass == 0 && e->aside_until > now))
+				if (e->state == E_SKIP || (pass == 0 && e->aside))
 					continue;
 				/* chunks that could go instead of it (counted at the look) */
-				others = ready > (e->aside_until <= now ? 1u : 0u);
+				others = ready > (e->aside ? 0u : 1u);
 				say_backlog(&w, left, list[first]->name);
 				if (have_prev) {
 					/* the chunk before this one only when none left in the folder

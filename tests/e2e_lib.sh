@@ -105,3 +105,27 @@ start_receiver() {
 	fi
 }
 stop_receiver() { local v="PID_$1"; kill "${!v}" 2>/dev/null; wait "${!v}" 2>/dev/null; }
+
+# What the --watch tests share (e2e_watch.sh, e2e_watchattack.sh).
+chunk() { # SRC DIR NAME: copied in whole, then renamed, as perf renames a finished chunk
+	cp "$1" "$2/.part" && mv "$2/.part" "$2/$3"
+}
+# wait_for SECONDS COMMAND...: until the command succeeds; 1 when it never did
+wait_for() {
+	local s=$1 i
+	shift
+	for i in $(seq $((s * 10))); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+count_in() { ls "$1" 2>/dev/null | grep -c '^perf\.data\.'; }
+holds() { [ "$(count_in "$1")" = "$2" ]; } # DIR N: DIR holds N chunks
+closed_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# watch DIR ARGS...: a watcher in the background, its stderr in DIR.err; $WPID
+watch() {
+	local dir=$1
+	shift
+	"$PERFCONV" upload --watch "$dir" "${KS[@]}" "$@" 2>"$dir.err" &
+	WPID=$!
+	PIDS+=("$WPID")
+}
+stop_watch() { kill -TERM "$WPID"; wait "$WPID"; }

@@ -19,28 +19,6 @@ fi
 # a small chunk that gives one warning each time it is converted (a damaged record)
 DAMAGED=tests/bad/size-zero.data
 
-chunk() { # SRC DIR NAME: copied in whole, then renamed, as perf renames a finished chunk
-	cp "$1" "$2/.part" && mv "$2/.part" "$2/$3"
-}
-# wait_for SECONDS COMMAND...: until the command succeeds; 1 when it never did
-wait_for() {
-	local s=$1 i
-	shift
-	for i in $(seq $((s * 10))); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
-count_in() { ls "$1" 2>/dev/null | grep -c '^perf\.data\.'; }
-holds() { [ "$(count_in "$1")" = "$2" ]; } # DIR N: DIR holds N chunks
-closed_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-# watch DIR ARGS...: a watcher in the background, its stderr in DIR.err; $WPID
-watch() {
-	local dir=$1
-	shift
-	"$PERFCONV" upload --watch "$dir" "${KS[@]}" "$@" 2>"$dir.err" &
-	WPID=$!
-	PIDS+=("$WPID")
-}
-stop_watch() { kill -TERM "$WPID"; wait "$WPID"; }
 
 # 1. Messages that last: 30 chunks that each give the same warning, then one
 # Pyroscope refuses for its age (mt-k1.data: perf's clock data dates it to when it

@@ -10,7 +10,11 @@
 //
 // --faults: what the first requests get, in order, comma-separated: `reset` (the
 // connection is reset, no answer), `503`, `500`, `429:N` (429 with Retry-After N),
-// `hang` (no answer until the client gives up); later requests are judged.
+// `hang` (no answer until the client gives up), `evil` (a 400 whose answer holds a
+// terminal's escape sequences: ESC [, C1's CSI, a bidi override); later requests are
+// judged.
+// --fail-samples N: a profile of N samples that would be accepted gets a 500 instead,
+// every time (one chunk the backend cannot take, whatever the tries).
 // --reject-older-than, --reject-newer-than: Pyroscope's ingestion window
 // (-validation.reject-older-than, default 1h; -validation.reject-newer-than, 10m), off
 // unless given: the committed recordings' times are older than an hour.
@@ -183,6 +187,12 @@ const server = createServer((req, res) => {
       log({ n: seq, outcome: 'fault', fault })
       return
     }
+    if (fault === 'evil') {
+      log({ n: seq, outcome: 'fault', fault })
+      res.writeHead(400, { 'Content-Type': 'text/plain' })
+      res.end('bad request\x1b[2J\x1b]0;owned\x07 \u009b31m red \u202egnp.exe\nperfconv: fake line\n')
+      return
+    }
     if (fault) {
       const [code, after] = fault.split(':')
       log({ n: seq, outcome: 'fault', fault })
@@ -196,6 +206,12 @@ const server = createServer((req, res) => {
       else v = judges[backend](req, new URL(req.url, 'http://127.0.0.1'), body)
     } catch (e) {
       v = { status: 400, refusals: [`cannot read the request: ${e.message}`] }
+    }
+    if (args['fail-samples'] && v.status < 300 && v.accepted?.samples === Number(args['fail-samples'])) {
+      log({ n: seq, outcome: 'fault', fault: 'fail-samples', samples: v.accepted.samples })
+      res.writeHead(500)
+      res.end('fault fail-samples\n')
+      return
     }
     log({ n: seq, outcome: v.status < 300 ? 'accepted' : 'refused', status: v.status, refusals: v.refusals, ...v.accepted })
     if (args.save && v.status < 300 && v.pprof) writeFileSync(`${args.save}/${seq}.pb.gz`, v.pprof)
