@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mapfile.h"
 #include "common/util.h"
 
 /* Members of a gzip file larger than this are not believed (a damaged size field
@@ -74,4 +75,29 @@ int inflate_zlib(const uint8_t *in, size_t len, uint8_t *out, size_t out_len)
 	r = libdeflate_zlib_decompress(dec, in, len, out, out_len, &got);
 	libdeflate_free_decompressor(dec);
 	return r == LIBDEFLATE_SUCCESS && got == out_len ? 0 : -1;
+}
+
+void *inflate_file(const char *path, size_t *len)
+{
+	struct mapped_file mf;
+	const char *why;
+	const uint8_t *m;
+	uint8_t *buf = NULL;
+
+	*len = 0;
+	if (mapped_file_try_why(&mf, path, &why, NULL) != 0)
+		return NULL;
+	m = mf.map;
+	if (mf.len >= 2 && m[0] == 0x1f && m[1] == 0x8b) {
+		if (inflate_gzip(m, mf.len, &buf, len) < 0)
+			buf = NULL;
+	} else {
+		buf = xmalloc(mf.len + 1);
+		if (mf.len)
+			memcpy(buf, m, mf.len);
+		buf[mf.len] = '\0';
+		*len = mf.len;
+	}
+	mapped_file_close(&mf);
+	return buf;
 }

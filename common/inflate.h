@@ -18,5 +18,10 @@ int inflate_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len);
 /* A zlib stream (an ELF section's, ELFCOMPRESS_ZLIB) of exactly `out_len` bytes
  * inflated into `out`: 0, or -1 when damaged or of another size. */
 int inflate_zlib(const uint8_t *in, size_t len, uint8_t *out, size_t out_len);
+/* File `path` whole in memory, inflated when it is gzip (a gzipped jitdump: runtimes
+ * write them plain, people compress them), else as it is, as zlib's gzread takes it:
+ * a buffer of *len bytes and a NUL (the caller frees it), or NULL when it cannot be
+ * read (a FIFO is not waited on) or its gzip is damaged. */
+void *inflate_file(const char *path, size_t *len);
 
 #endif

@@ -11,6 +11,7 @@
 #include "common/util.h"
 #include "convert/upload.h"
 #include "convert/watch.h"
+#include "convert/watchopts.h"
 #include "symbolize/jitstore.h"
 #include "formats/pprof.h"
 

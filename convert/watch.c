@@ -28,117 +28,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/bytes.h"
-#include "common/perf_abi.h"
 #include "common/util.h"
+#include "convert/watchfile.h"
+#include "convert/watchopts.h"
 
-/* A file left with data.size 0 (perf killed) this long ago is converted as it is. */
-#define STALE_S 60
 /* How often each cause of warnings is said (diag_per_cause). */
 #define WARN_INTERVAL_S 3600
-/* perf_event_attr's first size (PERF_ATTR_SIZE_VER0) and the ids section after it. */
-#define ATTR_MIN 64
-
 enum { SUB_SENT, SUB_REFUSED, SUB_DROPPED, NSUB };
 static const char *const sub_names[NSUB] = { "sent", "refused", "dropped" };
-
-/* NAME ends in ".<at least 8 digits>": perf's switch-output suffix. */
-static int chunk_name(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	size_t n = 0;
-
-	if (!dot || dot == name || name[0] == '.')
-		return 0;
-	for (const char *c = dot + 1; *c; c++, n++)
-		if (*c < '0' || *c > '9')
-			return 0;
-	return n >= 8;
-}
-
-/* `name` in `dirfd`, opened for reading without following a link or blocking on a
- * FIFO; -1 unless it is a regular file (*st filled). */
-static int open_chunk(int dirfd, const char *name, struct stat *st)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-	return pread(fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
-}
-
-/*
- * File format (perf.data-file-format.txt): u64 magic, size, attr_size; { u64 offset,
- * size } attrs, data. A byte-swapped file has the magic reversed. *sw set.
- */
-static int chunk_header(int fd, uint8_t h[56], int *sw)
-{
-	uint64_t magic;
-
-	if (read_at(fd, h, 56, 0) != 0)
-		return -1;
-	magic = ld64(h, 0);
-	*sw = magic != PERF_FILE_MAGIC2;
-	return !*sw || ld64(h, 1) == PERF_FILE_MAGIC2 ? 0 : -1;
-}
-
-enum { CHUNK_READY, CHUNK_GROWING, CHUNK_CUT, CHUNK_NOT_PERF };
-
-/* What the chunk open on `fd` is: finished (its header says where its data ends, within
- * the file; or perf was killed, data.size 0, STALE_S ago), still being copied in (its
- * data runs past the file's end, and it changed lately), cut short (the same, for
- * STALE_S), or no perf.data file at all. */
-static int chunk_state(int fd, const struct stat *st)
-{
-	uint8_t h[56];
-	uint64_t off, size;
-	int sw, old = time(NULL) - st->st_mtime > STALE_S;
-
-	if (chunk_header(fd, h, &sw) != 0)
-		return (uint64_t)st->st_size < sizeof(h) && !old ? CHUNK_GROWING : CHUNK_NOT_PERF;
-	off = ld64(h + 40, sw);
-	size = ld64(h + 48, sw);
-	if (size && off <= (uint64_t)st->st_size && size <= (uint64_t)st->st_size - off)
-		return CHUNK_READY;
-	if (!size && old)
-		return CHUNK_READY;
-	return old && size ? CHUNK_CUT : CHUNK_GROWING;
-}
-
-/*
- * The id the kernel gave the chunk's first event: the attrs section's first entry is
- * an attr of attr_size - 16 bytes and the { u64 offset, size } of its ids. 0 when the
- * header does not give one (then no window is joined to another).
- */
-static uint64_t chunk_run(int fd, uint64_t fsize)
-{
-	uint8_t h[56], ids[16], id[8];
-	uint64_t attr_size, ao, as, io, is;
-	int sw;
-
-	if (chunk_header(fd, h, &sw) != 0)
-		return 0;
-	attr_size = ld64(h + 16, sw);
-	ao = ld64(h + 24, sw);
-	as = ld64(h + 32, sw);
-	if (attr_size < ATTR_MIN + 16 || as < attr_size || ao > fsize || attr_size > fsize - ao ||
-	    read_at(fd, ids, sizeof(ids), ao + attr_size - 16) != 0)
-		return 0;
-	io = ld64(ids, sw);
-	is = ld64(ids + 8, sw);
-	if (is < 8 || io > fsize || fsize - io < 8 || read_at(fd, id, sizeof(id), io) != 0)
-		return 0;
-	return ld64(id, sw);
-}
 
 int64_t watch_window_start(const struct watch_span *prev, const struct watch_span *cur)
 {
@@ -156,120 +53,6 @@ int64_t watch_window_start(const struct watch_span *prev, const struct watch_spa
 	return prev->end_ns;
 }
 
-/* A number with K, M, G or T (and B or iB) after it: 0 with *v set, or -1. */
-static int parse_size(const char *s, uint64_t *v, int *had_suffix)
-{
-	char *end;
-	unsigned long long n;
-	unsigned shift = 0;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	*had_suffix = *end != '\0';
-	switch (*end) {
-	case '\0': break;
-	case 'k': case 'K': shift = 10; break;
-	case 'M': shift = 20; break;
-	case 'G': shift = 30; break;
-	case 'T': shift = 40; break;
-	default: return -1;
-	}
-	if (*end)
-		end++;
-	if (strcmp(end, "") != 0 && strcmp(end, "B") != 0 && strcmp(end, "iB") != 0)
-		return -1;
-	if (shift && n > (UINT64_MAX >> shift))
-		return -1;
-	*v = (uint64_t)n << shift;
-	return 0;
-}
-
-int watch_parse_backlog(const char *s, uint64_t *chunks, uint64_t *bytes)
-{
-	uint64_t v;
-	int suffix;
-
-	*chunks = *bytes = 0;
-	if (strcmp(s, "none") == 0)
-		return 0;
-	if (parse_size(s, &v, &suffix) != 0)
-		return -1;
-	if (suffix)
-		*bytes = v;
-	else
-		*chunks = v;
-	return 0;
-}
-
-int watch_parse_keep(const char *s, uint64_t *bytes, int64_t *age_s)
-{
-	static const struct { const char *unit; int64_t s; } units[] = {
-		{ "s", 1 }, { "m", 60 }, { "min", 60 }, { "h", 3600 }, { "d", 86400 },
-		{ "w", 7 * 86400 },
-	};
-	char *end;
-	unsigned long long n;
-	uint64_t v;
-	int suffix;
-
-	if (strcmp(s, "all") == 0) {
-		*bytes = 0;
-		*age_s = 0;
-		return 0;
-	}
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || !*end)
-		return -1; /* a bare number could be either */
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(end, units[i].unit) == 0) {
-			if (n == 0 || n > (unsigned long long)(INT64_MAX / units[i].s))
-				return -1;
-			*age_s = (int64_t)n * units[i].s;
-			return 0;
-		}
-	if (parse_size(s, &v, &suffix) != 0 || v == 0)
-		return -1;
-	*bytes = v;
-	return 0;
-}
-
-/* "1.5 GiB", "512 KiB", "900 bytes" */
-static void fmt_size(uint64_t v, char *buf, size_t cap)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	double x = (double)v;
-	int u = -1;
-
-	while (x >= 1024 && u < 3) {
-		x /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, cap, "%llu bytes", (unsigned long long)v);
-	else
-		snprintf(buf, cap, "%.*f %s", x < 10 && x != (double)(uint64_t)x ? 1 : 0, x, units[u]);
-}
-
-/* "5 d 12 h", "3 h 20 min", "45 min", "30 s" */
-static void fmt_age(int64_t s, char *buf, size_t cap)
-{
-	if (s >= 2 * 86400)
-		snprintf(buf, cap, "%lld d %lld h", (long long)(s / 86400), (long long)(s % 86400 / 3600));
-	else if (s >= 3600)
-		snprintf(buf, cap, "%lld h %lld min", (long long)(s / 3600), (long long)(s % 3600 / 60));
-	else if (s >= 60)
-		snprintf(buf, cap, "%lld min", (long long)(s / 60));
-	else
-		snprintf(buf, cap, "%lld s", (long long)(s < 0 ? 0 : s));
-}
-
 struct chunk {
 	char *name;
 	uint64_t size;
@@ -277,23 +60,9 @@ struct chunk {
 	int skipped;          /* given up on by this run */
 };
 
-/* Chunk names in perf's order: by the timestamp (as a number: equal lengths compare as
- * strings), then by name. */
-static int name_cmp(const char *x, const char *y)
-{
-	const char *dx = strrchr(x, '.'), *dy = strrchr(y, '.');
-	size_t lx = strlen(dx), ly = strlen(dy);
-
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	if (strcmp(dx, dy))
-		return strcmp(dx, dy);
-	return strcmp(x, y);
-}
-
 static int chunk_cmp(const void *a, const void *b)
 {
-	return name_cmp(((const struct chunk *)a)->name, ((const struct chunk *)b)->name);
+	return chunk_name_cmp(((const struct chunk *)a)->name, ((const struct chunk *)b)->name);
 }
 
 static void free_chunks(struct chunk *c, size_t n)
@@ -381,7 +150,7 @@ static void entry_free(struct entry *e)
 
 static int entry_cmp(const void *a, const void *b)
 {
-	return name_cmp((*(struct entry *const *)a)->name, (*(struct entry *const *)b)->name);
+	return chunk_name_cmp((*(struct entry *const *)a)->name, (*(struct entry *const *)b)->name);
 }
 
 struct watcher {
@@ -601,7 +370,7 @@ static void prune(struct watcher *w, int sub)
 		w->pruned_said[sub] = 1;
 		sz[0] = age[0] = '\0';
 		if (w->o->keep_bytes)
-			fmt_size(w->o->keep_bytes, sz, sizeof(sz));
+			size_text(w->o->keep_bytes, sz, sizeof(sz));
 		if (a)
 			snprintf(age, sizeof(age), "%s%lld %s", sz[0] ? " and " : "",
 				 (long long)(a % 86400 == 0 ? a / 86400 : a % 3600 == 0 ? a / 3600 :
@@ -639,9 +408,9 @@ static size_t enforce_backlog(struct watcher *w, struct entry **list, size_t n, 
 		char total[32], limit[32], *path;
 		int gone;
 
-		fmt_size(bytes, total, sizeof(total));
+		size_text(bytes, total, sizeof(total));
 		if (o->max_bytes)
-			fmt_size(o->max_bytes, limit, sizeof(limit));
+			size_text(o->max_bytes, limit, sizeof(limit));
 		else
 			snprintf(limit, sizeof(limit), "%llu chunks", (unsigned long long)o->max_chunks);
 		path = in_dir(w, list[i]->name);
@@ -726,13 +495,13 @@ static int last_sent(struct watcher *w, struct watch_span *prev, char **name)
 	}
 	rewinddir(dp);
 	while ((de = readdir(dp)) != NULL) {
-		if (chunk_name(de->d_name) && (!best || name_cmp(de->d_name, best) > 0)) {
+		if (chunk_name(de->d_name) && (!best || chunk_name_cmp(de->d_name, best) > 0)) {
 			free(best);
 			best = xstrdup(de->d_name);
 		}
 	}
 	closedir(dp);
-	if (!best || (cfd = open_chunk(fd, best, &st)) < 0) {
+	if (!best || (cfd = chunk_open(fd, best, &st)) < 0) {
 		free(best);
 		return 0;
 	}
@@ -767,7 +536,7 @@ static void refused(struct watcher *w, struct entry *e, const struct upload_prof
 
 	if (r->too_old) {
 		clock_gettime(CLOCK_REALTIME, &now);
-		fmt_age((int64_t)now.tv_sec - up->start_ns / 1000000000LL, age, sizeof(age));
+		age_text((int64_t)now.tv_sec - up->start_ns / 1000000000LL, age, sizeof(age));
 		diag_warn_always(w->d, path, DIAG_NO_OFFSET, "refused by %s as too old: %s, and this "
 				 "one began %s ago; moved to refused/, not sent again (%s)",
 				 uploader_url(w->u), limit ? limit : "the backend's limit", age, r->what);
@@ -983,7 +752,7 @@ static int send_one(struct watcher *w, struct entry *e, int others, watch_make_f
 			give_up(w, e, "not a perf.data file (no PERFILE2 header)");
 		else if (state == CHUNK_CUT)
 			give_up(w, e, "cut short: its header says its data runs past the file's end, "
-				"and it has not changed for %d s", STALE_S);
+				"and it has not changed for %d s", CHUNK_STALE_S);
 		else
 			e->state = E_WAIT;
 		close(fd);
@@ -1069,62 +838,6 @@ static int send_one(struct watcher *w, struct entry *e, int others, watch_make_f
 	return SEND_DONE;
 }
 
-/*
- * One watcher a folder: a second would send each chunk again. The lock is on the
- * folder itself (flock, held while its descriptor is open, gone with the process),
- * so nothing is written into a folder others may write; the holder is named from
- * /proc/locks. 0, or -1 after saying who holds it.
- */
-static int lock_folder(struct watcher *w)
-{
-	struct stat st;
-	FILE *f;
-	char line[256], comm[64] = "";
-	long holder = 0;
-
-	if (flock(w->dfd, LOCK_EX | LOCK_NB) == 0)
-		return 0;
-	if (errno != EWOULDBLOCK) {
-		diag_error(w->d, w->o->dir, DIAG_NO_OFFSET, "--watch: cannot lock the folder: %s",
-			   strerror(errno));
-		return -1;
-	}
-	/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF": pid, MAJ:MIN:INODE (hex) */
-	if (fstat(w->dfd, &st) == 0 && (f = fopen("/proc/locks", "re")) != NULL) {
-		while (!holder && fgets(line, sizeof(line), f)) {
-			unsigned maj, min;
-			unsigned long long ino;
-			long pid;
-			char kind[16];
-
-			if (sscanf(line, "%*[^:]: %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &maj, &min,
-				   &ino) == 5 && strcmp(kind, "FLOCK") == 0 &&
-			    ino == (unsigned long long)st.st_ino && maj == major(st.st_dev) &&
-			    min == minor(st.st_dev) && pid > 0)
-				holder = pid;
-		}
-		fclose(f);
-	}
-	if (holder) {
-		char p[64];
-		FILE *c;
-
-		snprintf(p, sizeof(p), "/proc/%ld/comm", holder);
-		if ((c = fopen(p, "re")) != NULL) {
-			if (fgets(comm, sizeof(comm), c))
-				comm[strcspn(comm, "\n")] = '\0';
-			fclose(c);
-		}
-		diag_error(w->d, w->o->dir, DIAG_NO_OFFSET, "--watch: another watcher sends this "
-			   "folder's chunks (pid %ld%s%s): two would send each chunk twice",
-			   holder, comm[0] ? ", " : "", comm);
-	} else {
-		diag_error(w->d, w->o->dir, DIAG_NO_OFFSET, "--watch: another watcher sends this "
-			   "folder's chunks (its lock is held): two would send each chunk twice");
-	}
-	return -1;
-}
-
 /* Room left where perf writes: said (per cause, so once an hour) when under 5% of the
  * filesystem, as perf record stops writing its chunks when it is full. */
 static void check_space(struct watcher *w, size_t backlog, uint64_t backlog_bytes)
@@ -1141,8 +854,8 @@ static void check_space(struct watcher *w, size_t backlog, uint64_t backlog_byte
 	avail = (uint64_t)v.f_bavail * v.f_frsize;
 	if (!total || avail * 20 >= total)
 		return;
-	fmt_size(avail, a, sizeof(a));
-	fmt_size(backlog_bytes, b, sizeof(b));
+	size_text(avail, a, sizeof(a));
+	size_text(backlog_bytes, b, sizeof(b));
 	diag_warn(w->d, w->o->dir, DIAG_NO_OFFSET, "its filesystem has %s free (%u%%): perf record "
 		  "stops writing chunks when it is full; %zu chunk%s (%s) wait%s to be sent%s", a,
 		  (unsigned)(avail * 100 / total), backlog, backlog == 1 ? "" : "s", b,
@@ -1172,7 +885,7 @@ int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn m
 			   errno == ENOTDIR ? "not a directory" : strerror(errno));
 		return -1;
 	}
-	if (lock_folder(&w) != 0) {
+	if (folder_lock(w.dfd, o->dir, d) != 0) {
 		close(w.dfd);
 		return -1;
 	}
@@ -1214,9 +927,9 @@ int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn m
 				if (have_prev) {
 					/* the chunk before this one only when none left in the folder
 					 * (one not converted) lies between them */
-					have_prev = name_cmp(prev_name, e->name) < 0;
+					have_prev = chunk_name_cmp(prev_name, e->name) < 0;
 					for (size_t m = first; m < k && have_prev; m++)
-						have_prev = name_cmp(list[m]->name, prev_name) < 0;
+						have_prev = chunk_name_cmp(list[m]->name, prev_name) < 0;
 				}
 				name = xstrdup(e->name); /* send_one may free e */
 				done = send_one(&w, e, others, make, release, ctx, stop, &prev, &have_prev,

@@ -109,16 +109,4 @@ typedef void (*watch_release_fn)(void *ctx, void *job);
 int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn make,
 	      watch_release_fn release, void *ctx, struct upload_stop *stop, struct diag *d);
 
-/*
- * --max-backlog: "500" (chunks), "1G" (bytes: K, M, G or T, powers of 1024, B or iB
- * may follow, "1GiB"), "0" or "none" (no limit). 0 with *chunks or *bytes set (the
- * other 0), or -1.
- */
-int watch_parse_backlog(const char *s, uint64_t *chunks, uint64_t *bytes);
-/*
- * --keep-sent: a size as above ("1G"), an age ("90s", "30m" or "30min", "12h", "7d",
- * "2w") or "all" (no limit). 0 with *bytes or *age_s set (the other untouched), or -1.
- */
-int watch_parse_keep(const char *s, uint64_t *bytes, int64_t *age_s);
-
 #endif

@@ -331,32 +331,6 @@ static const char *found_below(const struct jit_procs *jp, size_t root, uint32_t
 	return NULL;
 }
 
-/* A gzipped dump, whole, in memory (runtimes write them plain; people compress them).
- * A file that is not gzip is taken as it is, as zlib's gzread took it. */
-static void *read_gz(const char *path, size_t *len)
-{
-	struct mapped_file mf;
-	const char *why;
-	const uint8_t *m;
-	uint8_t *buf = NULL;
-
-	*len = 0;
-	if (mapped_file_try_why(&mf, path, &why, NULL) != 0)
-		return NULL;
-	m = mf.map;
-	if (mf.len >= 2 && m[0] == 0x1f && m[1] == 0x8b) {
-		if (inflate_gzip(m, mf.len, &buf, len) < 0)
-			buf = NULL;
-	} else {
-		buf = xmalloc(mf.len + 1);
-		if (mf.len)
-			memcpy(buf, m, mf.len);
-		*len = mf.len;
-	}
-	mapped_file_close(&mf);
-	return buf;
-}
-
 /* The file of `kind` at one place of locate's table for `pid`, whoever owns it. */
 static char *file_at_any(struct jit_procs *jp, const struct loc_candidate *c,
 			 enum loc_kind kind, uint32_t pid, int *gz)
@@ -538,7 +512,7 @@ static void examine(struct jit_procs *jp, const struct jp_proc *p, struct cand *
 	char why[200];
 
 	if (c->gz) {
-		c->buf = read_gz(c->path, &c->len);
+		c->buf = inflate_file(c->path, &c->len);
 		if (!c->buf) {
 			snprintf(c->why, sizeof(c->why), "cannot read the gzipped jitdump");
 			return;

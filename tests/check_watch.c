@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "convert/watch.h"
+#include "convert/watchopts.h"
 #include "tests/testutil.h"
 
 START_TEST(backlog_values)

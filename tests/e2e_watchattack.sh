@@ -94,21 +94,24 @@ fi
 # 3. A chunk truncated while it is converted (31.4), in two runs of a watcher, each
 # over a folder of that chunk and a good one after it. D: 150 ms after the watcher's
 # second read of it since it opened it (past its header: where a conversion that
-# opens it by name again maps it), each mmap of it held 300 ms: a mapped file cut
-# short is SIGBUS on the next read of it. E: truncated during the watcher's first
+# opens it by name again maps it; each read held 50 ms, so that inotify does not merge
+# them), each mmap of it held 300 ms: a mapped file cut short is SIGBUS on the next
+# read of a page past its end. E: truncated during the watcher's first
 # read of it (each read of it held 200 ms): given up, said, not sent half. Each time
 # the watcher goes on (the good chunk sent) and ends on SIGTERM with status 0.
-# trunc_run DIR NAME RULE INJECT: $rc (0, or how it died), $SENT (requests accepted)
+# trunc_run DIR NAME RULE INJECT...: $rc (0, or how it died), $SENT (requests accepted)
 trunc_run() {
-	local w=$1 name=$2 n0 sp
+	local w=$1 name=$2 rule=$3 n0 sp inj=()
+	shift 3
+	for i in "$@"; do inj+=(-e "inject=$i"); done
 	mkdir -p "$w"
-	"${RACE[@]}" "$w" "$name:$3" >"$w.race" &
+	"${RACE[@]}" "$w" "$name:$rule" >"$w.race" &
 	PIDS+=($!)
 	wait_for 5 grep -q ready "$w.race"
 	chunk $GOOD "$w" "$name"
 	chunk $DAMAGED "$w" perf.data.2026120502000009
 	n0=$(accepted "$LOG_rc")
-	strace -f -qq -o /dev/null -P "$w/$name" -e trace=openat,mmap,pread64 -e "inject=$4" \
+	strace -f -qq -o /dev/null -P "$w/$name" -e trace=openat,mmap,pread64 "${inj[@]}" \
 		"$PERFCONV" upload --watch "$w" --to pyroscope --url "$URL_rc" "${KS[@]}" 2>"$w.err" &
 	sp=$!
 	PIDS+=("$sp")
@@ -120,13 +123,13 @@ trunc_run() {
 	SENT=$(($(accepted "$LOG_rc") - n0))
 }
 D=perf.data.2026120502000001 E=perf.data.2026120502000002
-trunc_run "$TMP/truncD" $D access2:1:150:truncate mmap:delay_exit=300000
+trunc_run "$TMP/truncD" $D access2:1:150:truncate pread64:delay_exit=50000 mmap:delay_exit=300000
 [ "$rc" = 0 ] && [ -e "$TMP/truncD/sent/$D" ] && [ "$SENT" = 2 ] &&
 	ok "a chunk truncated once the watcher has read past its header: it lives on, the chunk as read is sent, and the next" ||
 	bad "truncated past its header: watcher $rc; $SENT sent; $(grep -v damaged "$TMP/truncD.err" | tail -3 | cut -c1-200)"
 trunc_run "$TMP/truncE" $E access:1:50:truncate pread64:delay_exit=200000
 if [ "$rc" = 0 ] && [ -e "$TMP/truncE/$E" ] && [ "$SENT" = 1 ] &&
-	grep -q "$TMP/truncE/$E: warning: changed while it was read (64 of [0-9]* bytes read): not sent: left in place" "$TMP/truncE.err"; then
+	grep -q "$TMP/truncE/$E: warning: changed while it was read (8192 of [0-9]* bytes read): not sent: left in place" "$TMP/truncE.err"; then
 	ok "a chunk truncated during the watcher's read of it: said, not sent ('$(grep -o 'changed while.*not sent' "$TMP/truncE.err")'), the next sent"
 else
 	bad "truncated during its read: watcher $rc; $SENT sent; $(grep -v damaged "$TMP/truncE.err" | tail -3 | cut -c1-200)"

@@ -7,7 +7,9 @@ the tests of perfconv upload --watch (tests/e2e_watchattack.sh).
 RULE is NAME:EVENT:N:DELAY_MS:ACTION: when file NAME of DIR gets its Nth inotify EVENT
 (open, access: a read, close: closed after reading, access2: a second read since it
 was last opened: a reader that goes on past its header), wait DELAY_MS and do ACTION:
-`truncate` (to 64 bytes: its header cut), `fifo` (a FIFO renamed over it). inotify
+`truncate` (to 8,192 bytes: its header and attrs stay, its records and the feature
+sections after them go, so a reader that mapped it meets pages past the end),
+`fifo` (a FIFO renamed over it). inotify
 says what happened to the file, not who did it: only the process under test touches
 these files while it runs.
 """
@@ -32,7 +34,7 @@ def act(d, name, action, delay_ms):
         print(f"gone {name}", flush=True)  # moved away (sent) before the moment came
         return
     if action == "truncate":
-        os.truncate(path, 64)
+        os.truncate(path, 8192)
     elif action == "fifo":
         tmp = os.path.join(d, ".fifo-" + name)
         os.mkfifo(tmp)
