@@ -231,23 +231,31 @@ fi
 stop_receiver poison
 start_receiver rc pyroscope
 
-# 6. 2,000 junk chunks (31.10): named as perf names chunks, older than the good one, each
-# a header perf could write and a conversion that fails. Each is looked at once and
-# given up (said once: one cause); the good chunk follows within 30 s.
+# 6. 3,000 junk chunks (31.10): named as perf names chunks, older than the good one, each
+# a header perf could write and a conversion that fails. Each is opened once (counted
+# with inotify: a watcher that looks at the folder again after each one opens them
+# thousands of times) and given up, said once (one cause); the good one follows.
 W=$TMP/junk
 mkdir -p "$W"
-for i in $(seq 1 2000); do cp $JUNK "$W/perf.data.20261205060$(printf %05d $i)"; done
+for i in $(seq 1 3000); do cp $JUNK "$W/perf.data.20261205060$(printf %05d $i)"; done
 chunk $GOOD "$W" perf.data.2026120506100000
+"${RACE[@]}" --count "$W" >"$TMP/opens" &
+CP=$!
+PIDS+=("$CP")
+sleep 0.3
 t0=$(date +%s%N)
 watch "$W" --to pyroscope --url "$URL_rc"
-wait_for 60 test -e "$W/sent/perf.data.2026120506100000"
+wait_for 90 test -e "$W/sent/perf.data.2026120506100000"
 t=$(( ($(date +%s%N) - t0) / 1000000 ))
 stop_watch
-if [ -e "$W/sent/perf.data.2026120506100000" ] && [ $t -lt 30000 ] &&
-	[ "$(grep -c 'not converted' "$W.err")" -le 2 ]; then
-	ok "2,000 junk chunks before a good one: it is sent $t ms after the watcher starts; the junk said once ('$(grep -m1 -o 'warning: not converted.*' "$W.err" | cut -c1-80)')"
+kill -TERM $CP
+wait $CP
+read -r _ files _ opens _ most < <(tail -1 "$TMP/opens")
+if [ -e "$W/sent/perf.data.2026120506100000" ] && [ "$files" = 3001 ] && [ "$opens" -le 3002 ] &&
+	[ "$most" -le 2 ] && [ "$(grep -c 'not converted' "$W.err")" -le 2 ]; then
+	ok "3,000 junk chunks before a good one: each opened once ($opens opens of $files files), said once; the good one sent after $t ms"
 else
-	bad "2,000 junk chunks: the good one $([ -e "$W/sent/perf.data.2026120506100000" ] && echo "sent after $t ms" || echo "not sent in 60 s"); 'not converted' said $(grep -c 'not converted' "$W.err") times"
+	bad "3,000 junk chunks: $(tail -1 "$TMP/opens") (once each is 3001); the good one $([ -e "$W/sent/perf.data.2026120506100000" ] && echo "sent after $t ms" || echo "not sent in 90 s"); 'not converted' said $(grep -c 'not converted' "$W.err") times"
 fi
 
 # 7. A disk nearly full (31.11): a 4 MiB filesystem (tmpfs, in a mount namespace of its

@@ -3,6 +3,8 @@
 the tests of perfconv upload --watch (tests/e2e_watchattack.sh).
 
     watch_race.py DIR RULE... (until killed; one line per action on stdout)
+    watch_race.py --count DIR (until SIGTERM; then "files F opens O most M" on stdout:
+                  how many files of DIR were opened, how often in all, and at most)
 
 RULE is NAME:EVENT:N:DELAY_MS:ACTION: when file NAME of DIR gets its Nth inotify EVENT
 (open, access: a read, close: closed after reading, access2: a second read since it
@@ -15,12 +17,13 @@ these files while it runs.
 """
 import ctypes
 import os
+import signal
 import struct
 import sys
 import threading
 import time
 
-IN_ACCESS, IN_CLOSE_NOWRITE, IN_OPEN = 0x1, 0x10, 0x20
+IN_ACCESS, IN_CLOSE_NOWRITE, IN_OPEN, IN_ISDIR = 0x1, 0x10, 0x20, 0x40000000
 ACCESS2 = 0x10000000  # not inotify's: made here from IN_OPEN and IN_ACCESS
 EVENTS = {"open": IN_OPEN, "access": IN_ACCESS, "close": IN_CLOSE_NOWRITE, "access2": ACCESS2}
 
@@ -43,10 +46,18 @@ def act(d, name, action, delay_ms):
 
 
 def main():
-    d = sys.argv[1]
+    count = sys.argv[1] == "--count"
+    d = sys.argv[2] if count else sys.argv[1]
+    opens = {}
+    if count:
+        def report(*_):
+            print(f"files {len(opens)} opens {sum(opens.values())} most {max(opens.values(), default=0)}",
+                  flush=True)
+            sys.exit(0)
+        signal.signal(signal.SIGTERM, report)
     rules = {}
     reads = {}  # name: reads since it was last opened
-    for r in sys.argv[2:]:
+    for r in ([] if count else sys.argv[2:]):
         name, ev, n, delay, action = r.rsplit(":", 4)
         rules[(name, EVENTS[ev])] = [int(n), int(delay), action, 0]
     fd = libc.inotify_init1(0)
@@ -62,6 +73,8 @@ def main():
             off += 16 + ln
             if mask & IN_OPEN:
                 reads[name] = 0
+                if name and not mask & IN_ISDIR:  # the folder itself, sent/: not files
+                    opens[name] = opens.get(name, 0) + 1
             if mask & IN_ACCESS:
                 reads[name] = reads.get(name, 0) + 1
                 if reads[name] == 2:
