@@ -620,6 +620,7 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	curl_mime *mime = NULL;
 	struct answer a;
 	char line[400], *body = NULL, *url = NULL;
+	long status = 0;
 	CURLcode rc;
 
 	memset(r, 0, sizeof(*r));
@@ -706,7 +707,17 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	u->lc.easy_setopt(u->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
 	u->lc.easy_setopt(u->curl, CURLOPT_XFERINFODATA, stop);
 	rc = u->lc.easy_perform(u->curl);
-	if (rc == CURLE_OK) {
+	if (rc != CURLE_OK &&
+	    u->lc.easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
+	    status >= 200 && status < 300) {
+		/* the backend took the profile and said so: the answer's body cut short
+		 * (a reset, a Content-Length not kept, a timeout) does not undo that, and
+		 * sending it again would file it twice */
+		r->status = status;
+		r->outcome = UPLOAD_SENT;
+		snprintf(r->what, sizeof(r->what), "HTTP %ld (the answer was then cut short: %s)",
+			 status, u->lc.easy_strerror(rc));
+	} else if (rc == CURLE_OK) {
 		u->lc.easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &r->status);
 		r->retry_after_s = a.retry_after_s;
 		first_line(line, sizeof(line), a.body);

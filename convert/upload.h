@@ -52,7 +52,7 @@ struct upload_profile {
 };
 
 enum upload_outcome {
-	UPLOAD_SENT = 0,      /* a 2xx */
+	UPLOAD_SENT = 0,      /* a 2xx, even when the rest of the answer was then cut short */
 	UPLOAD_RETRY,         /* 5xx, 408, 429, a reset, a timeout, refused connection */
 	UPLOAD_REFUSED,       /* another answer: sending it again would not help */
 	UPLOAD_STOPPED,       /* *stop became nonzero: not sent */
