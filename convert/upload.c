@@ -16,12 +16,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
 #include "common/version.h"
 #include "convert/labels.h"
+#include "convert/transport.h"
 #include "formats/pprof.h"
 
 #define DD_AGENT_DEFAULT "http://localhost:8126"
@@ -90,6 +92,7 @@ struct uploader {
 	char *unix_socket;    /* the agent's socket, or NULL */
 	char *api_key;        /* Datadog intake, or NULL (the agent adds it) */
 	int intake;           /* Datadog: straight to the intake */
+	int loopback_peer;    /* each address connected must be loopback (transport.h) */
 };
 
 static const char *const backend_names[] = { "", "datadog", "pyroscope", "parca" };
@@ -152,21 +155,6 @@ void upload_stop_release(struct upload_stop *s)
 const char *uploader_url(const struct uploader *u)
 {
 	return u->url;
-}
-
-/* Is `host` this machine's loopback (localhost, 127.0.0.0/8, ::1)? */
-static int host_is_loopback(const char *host)
-{
-	if (strcmp(host, "localhost") == 0 || strcmp(host, "::1") == 0 ||
-	    strcmp(host, "[::1]") == 0)
-		return 1;
-	if (strncmp(host, "127.", 4) == 0) {
-		for (const char *c = host + 4; *c; c++)
-			if (!((*c >= '0' && *c <= '9') || *c == '.'))
-				return 0;
-		return 1;
-	}
-	return 0;
 }
 
 /* The key: $DD_API_KEY, or the first line of --api-key-file. NULL when none; -1 in
@@ -244,13 +232,58 @@ static const char *agent_url(char *buf, size_t cap)
 	return DD_AGENT_DEFAULT;
 }
 
+/*
+ * `text` read as an http:// or https:// URL without a user, a password or a query (a
+ * secret in a URL ends up in logs and process lists): its scheme and host as libcurl
+ * reads them (an IPv6 address in brackets), into *scheme and *host for lc.free. 0, or
+ * -1 after saying why; `opt` is where the URL came from ("--url").
+ */
+static int url_parts(struct uploader *u, const char *text, const char *opt, char **scheme,
+		     char **host, struct diag *d)
+{
+	CURLU *cu = u->lc.url();
+	char *user = NULL, *query = NULL;
+	int ok = cu && u->lc.url_set(cu, CURLUPART_URL, text, 0) == CURLUE_OK &&
+		 u->lc.url_get(cu, CURLUPART_SCHEME, scheme, 0) == CURLUE_OK &&
+		 u->lc.url_get(cu, CURLUPART_HOST, host, 0) == CURLUE_OK;
+	int has_user = ok && u->lc.url_get(cu, CURLUPART_USER, &user, 0) == CURLUE_OK;
+	int has_query = ok && u->lc.url_get(cu, CURLUPART_QUERY, &query, 0) == CURLUE_OK;
+
+	u->lc.free(user);
+	u->lc.free(query);
+	if (cu)
+		u->lc.url_cleanup(cu);
+	if (!ok)
+		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: not a URL (http://HOST:PORT, https://HOST)",
+			   text);
+	else if (has_user || has_query)
+		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: no user, password or query in the URL "
+			   "(API keys come from DD_API_KEY or --api-key-file)", opt);
+	else if (strcmp(*scheme, "https") != 0 && strcmp(*scheme, "http") != 0)
+		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the URL must be http:// or https://", text);
+	else
+		return 0;
+	return -1;
+}
+
+/* Why `host` is not loopback when it looks like an address, between `pre` and `post`
+ * ("127.0.0.1.5 is not an address but a name to look up"), else "". */
+static const char *name_hint(const char *host, const char *pre, const char *post, char *buf,
+			     size_t cap)
+{
+	buf[0] = '\0';
+	if (host[0] && strspn(host, "0123456789.") == strlen(host))
+		snprintf(buf, cap, "%s%s is not an address but a name to look up%s", pre, host, post);
+	return buf;
+}
+
 struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 {
 	struct uploader *u = xcalloc(1, sizeof(*u));
-	char buf[512];
+	char buf[512], hint[300];
 	const char *base, *path = "";
-	CURLU *cu = NULL;
 	char *scheme = NULL, *host = NULL;
+	struct transport_route rt;
 	int bad;
 
 	if (libcurl_open(&u->lc, d) < 0) {
@@ -309,54 +342,33 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 		u->url = join_url("http://localhost", path);
 		return u;
 	}
-	cu = u->lc.url();
-	if (u->lc.url_set(cu, CURLUPART_URL, base, 0) != CURLUE_OK ||
-	    u->lc.url_get(cu, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    u->lc.url_get(cu, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: not a URL (http://HOST:PORT, https://HOST)",
-			   base);
+	if (url_parts(u, base, "--url", &scheme, &host, d) != 0)
 		goto fail;
-	}
-	{
-		char *user = NULL, *query = NULL;
-		int has_user = u->lc.url_get(cu, CURLUPART_USER, &user, 0) == CURLUE_OK;
-		int has_query = u->lc.url_get(cu, CURLUPART_QUERY, &query, 0) == CURLUE_OK;
-
-		u->lc.free(user);
-		u->lc.free(query);
-		if (has_user || has_query) {
-			/* a secret in a URL ends up in logs and process lists */
-			diag_error(d, NULL, DIAG_NO_OFFSET, "--url: no user, password or query in the URL "
-				   "(API keys come from DD_API_KEY or --api-key-file)");
-			goto fail;
-		}
-	}
-	if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0) {
-		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the URL must be http:// or https://", base);
+	memset(&rt, 0, sizeof(rt));
+	rt.https = strcmp(scheme, "https") == 0;
+	rt.host = host;
+	rt.key = u->api_key != NULL;
+	rt.allow_http = o->allow_http;
+	switch (transport_route_check(&rt, &u->loopback_peer)) {
+	case TRANSPORT_OK:
+		break;
+	case TRANSPORT_KEY_IN_CLEAR:
+		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: an API key is sent only over https:// "
+			   "(or to loopback%s)", base, name_hint(host, ": ", "", hint, sizeof(hint)));
 		goto fail;
-	}
-	if (strcmp(scheme, "http") == 0 && !host_is_loopback(host)) {
-		if (u->api_key) {
-			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: an API key is sent only over https:// "
-				   "(or to loopback)", base);
-			goto fail;
-		}
-		if (!o->allow_http) {
-			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: http:// to a host not on loopback sends "
-				   "the profile unencrypted; use https:// or say --allow-http", base);
-			goto fail;
-		}
+	default:
+		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: http:// to a host not on loopback sends the "
+			   "profile unencrypted%s; use https:// or say --allow-http", base,
+			   name_hint(host, " (", ")", hint, sizeof(hint)));
+		goto fail;
 	}
 	u->url = join_url(base, path);
 	u->lc.free(scheme);
 	u->lc.free(host);
-	u->lc.url_cleanup(cu);
 	return u;
 fail:
 	u->lc.free(scheme);
 	u->lc.free(host);
-	if (cu)
-		u->lc.url_cleanup(cu);
 	uploader_free(u);
 	return NULL;
 }
@@ -540,6 +552,7 @@ struct answer {
 	char body[MAX_ANSWER];
 	size_t len;
 	long retry_after_s;
+	char refused_peer[64];  /* an address not connected to for not being loopback */
 };
 
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
@@ -572,6 +585,27 @@ static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 {
 	(void)dt, (void)dn, (void)ut, (void)un;
 	return upload_stop_check(ctx);
+}
+
+/*
+ * libcurl's sockets, for a route allowed for being on loopback (u->loopback_peer): a
+ * socket is opened only to a loopback address. The URL's text was judged, but the
+ * resolver has the last word on where a name goes (a libcurl older than 7.78 asks it
+ * even for localhost), so the address itself is judged, before connect(): nothing, not
+ * even a SYN, goes to another host. libcurl then tries the name's next address, or
+ * fails with CURLE_COULDNT_CONNECT, which uploader_send reports as a refusal.
+ */
+static curl_socket_t open_socket(void *ctx, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+	struct answer *a = ctx;
+
+	(void)purpose;
+	if (!transport_addr_is_loopback(&addr->addr, addr->addrlen)) {
+		transport_addr_text(&addr->addr, addr->addrlen, a->refused_peer,
+				    sizeof(a->refused_peer));
+		return CURL_SOCKET_BAD;
+	}
+	return socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
 }
 
 /* The answer's first line, printable, for a message. */
@@ -691,6 +725,12 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	if (u->unix_socket)
 		u->lc.easy_setopt(u->curl, CURLOPT_UNIX_SOCKET_PATH, u->unix_socket);
 	u->lc.easy_setopt(u->curl, CURLOPT_HTTPHEADER, hdr);
+	/* a libcurl without the option (none since 7.17.1, older than curl_url, which this
+	 * needs) connects unchecked: the URL's text, judged by uploader_new, stands alone */
+	if (u->loopback_peer) {
+		u->lc.easy_setopt(u->curl, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+		u->lc.easy_setopt(u->curl, CURLOPT_OPENSOCKETDATA, &a);
+	}
 	/* verified TLS, always: libcurl's default, stated so that no later edit loses it */
 	u->lc.easy_setopt(u->curl, CURLOPT_SSL_VERIFYPEER, 1L);
 	u->lc.easy_setopt(u->curl, CURLOPT_SSL_VERIFYHOST, 2L);
@@ -735,6 +775,13 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
 		r->outcome = UPLOAD_STOPPED;
 		snprintf(r->what, sizeof(r->what), "stopped");
+	} else if (rc == CURLE_COULDNT_CONNECT && a.refused_peer[0]) {
+		/* no address was connected to, and one was refused for not being loopback:
+		 * sending again would go where it went */
+		r->outcome = UPLOAD_REFUSED;
+		snprintf(r->what, sizeof(r->what), "%s led to %s, which is not loopback: nothing "
+			 "sent (http:// goes only to loopback with an API key, or without "
+			 "--allow-http)", u->url, a.refused_peer);
 	} else {
 		switch (rc) {
 		case CURLE_URL_MALFORMAT:

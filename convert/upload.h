@@ -54,7 +54,8 @@ struct upload_profile {
 enum upload_outcome {
 	UPLOAD_SENT = 0,      /* a 2xx, even when the rest of the answer was then cut short */
 	UPLOAD_RETRY,         /* 5xx, 408, 429, a reset, a timeout, refused connection */
-	UPLOAD_REFUSED,       /* another answer: sending it again would not help */
+	UPLOAD_REFUSED,       /* another answer, or an address the rules forbid: sending it
+				 again would not help */
 	UPLOAD_STOPPED,       /* *stop became nonzero: not sent */
 	UPLOAD_ABANDONED,     /* the caller gave up between tries (on_retry): not sent */
 };
@@ -87,8 +88,10 @@ void upload_stop_release(struct upload_stop *s);
  * Where and how to send, decided once: the URL (the backend's default, --url, and
  * for Datadog $DD_TRACE_AGENT_URL or $DD_AGENT_HOST/$DD_TRACE_AGENT_PORT, or the
  * intake of $DD_SITE when an API key is given), the API key (environment or
- * file only), and the rules: TLS verified, http:// only to loopback unless
- * allow_http. NULL after saying why through `d`.
+ * file only), and the rules (transport_route_check): TLS verified; http:// only to
+ * loopback unless allow_http, the key never over http:// off loopback. Loopback is an
+ * address (127.0.0.1.5 is a name) and is checked again on the address each request
+ * connects to. NULL after saying why through `d`.
  */
 struct uploader *uploader_new(const struct upload_options *o, struct diag *d);
 void uploader_free(struct uploader *u);

@@ -1,8 +1,10 @@
 #!/bin/bash
 # e2e_netattack: the upload's transport where its surroundings work against it (a
-# security review of the upload): an answer cut short after its 2xx. The servers are
-# tests/receivers/netlog.py, which writes down whatever reaches it; each wait is
-# bounded.
+# security review of the upload): host names that look like loopback but are looked
+# up (made to point at this machine's own non-loopback address with a hosts file of
+# the test's, in a mount namespace), and an answer cut short after its 2xx. The
+# servers are tests/receivers/netlog.py, which writes down whatever reaches it. As
+# root (unshare); each wait is bounded.
 source "$(dirname "$0")/e2e_lib.sh"
 NETLOG=tests/receivers/netlog.py
 # no agent, key or proxy of the machine's may leak into the tests
@@ -37,6 +39,65 @@ upload() { timeout 30 "$PERFCONV" upload -i $TD/mt-g.data "${KS[@]}" "$@" 2>"$TM
 chunk() { # SRC DIR NAME: copied in whole, then renamed, as perf renames a finished chunk
 	cp "$1" "$2/.part" && mv "$2/.part" "$2/$3"
 }
+
+# a receiver on loopback, where the uploads of 1 and 2 may go
+serve rx ok
+
+# 2. Loopback is an address, not a text: 127.0.0.1.5, 127.0.0.256 and 127.999.999.999
+# are names a resolver looks up (the hosts file, DNS and its search domains).
+for h in 127.0.0.1.5 127.0.0.256 127.999.999.999; do
+	before=$(requests "$LOG_rx")
+	DD_API_KEY=$KEY upload --to datadog --url http://$h:$PORT_rx
+	rc=$?
+	if [ $rc = 1 ] && grep -q "an API key is sent only over https:// (or to loopback: $h is not an address but a name to look up)" "$TMP/err" &&
+		[ "$(requests "$LOG_rx")" = "$before" ]; then
+		ok "http://$h with a key: refused at once, nothing sent: '$(head -1 "$TMP/err")'"
+	else
+		bad "http://$h with a key: exit $rc: $(tail -2 "$TMP/err")"
+	fi
+done
+# The same names, and others, made by a hosts file to point at this machine's own
+# non-loopback address, where a server on every address writes down what reaches it.
+IP=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+(\.[0-9]+){3}$' | grep -v '^127\.' | head -1)
+if [ "$(id -u)" != 0 ]; then
+	skip "names pointed elsewhere by a hosts file: needs root (unshare -m, mount --bind)"
+elif [ -z "$IP" ]; then
+	bad "names pointed elsewhere by a hosts file: this machine has no non-loopback IPv4 address (hostname -I) to point them at"
+else
+	serve far ok 0.0.0.0
+	echo "$IP 127.0.0.1.5 127.0.0.256 loopback.test localhost. localhost foo.localhost" >"$TMP/hosts"
+	# with_hosts COMMAND...: run in a mount namespace whose /etc/hosts is $TMP/hosts
+	with_hosts() { unshare -m sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$TMP/hosts" "$@"; }
+	# getaddrinfo, as libcurl asks (getent hosts would not look a name of digits and dots up)
+	if ! got=$(with_hosts getent ahosts 127.0.0.1.5 2>&1) || [ "${got%% *}" != "$IP" ]; then
+		bad "unshare -m with a hosts file bind-mounted over /etc/hosts is unusable here, the names cannot be pointed at $IP: $got"
+	else
+		for h in 127.0.0.1.5 127.0.0.256 loopback.test localhost.; do
+			DD_API_KEY=$KEY with_hosts timeout 30 "$PERFCONV" upload -i $TD/mt-g.data "${KS[@]}" \
+				--to datadog --url http://$h:$PORT_far 2>"$TMP/err"
+			rc=$?
+			if [ $rc != 0 ] && [ "$(requests "$LOG_far")" = 0 ]; then
+				ok "http://$h, which the hosts file points at $IP: refused (exit $rc), nothing reached $IP"
+			else
+				bad "http://$h (the hosts file: $IP): exit $rc, $(requests "$LOG_far") requests reached the server$(grep -q "$KEY" "$LOG_far" && echo ", the key with them"): $(grep -o '"dst": "[^"]*"' "$LOG_far" | sort | uniq -c | tr '\n' ' ')"
+			fi
+			: >"$LOG_far"
+		done
+		# libcurl resolves localhost and *.localhost itself (7.78 and 7.85 on), never
+		# asking the hosts file: they are loopback whatever it says
+		for h in localhost foo.localhost; do
+			DD_API_KEY=$KEY with_hosts timeout 30 "$PERFCONV" upload -i $TD/mt-g.data "${KS[@]}" \
+				--to datadog --url http://$h:$PORT_far 2>"$TMP/err"
+			rc=$?
+			if [ $rc = 0 ] && [ "$(requests "$LOG_far")" = 1 ] && grep -q '"dst": "127.0.0.1"' "$LOG_far"; then
+				ok "http://$h, which the hosts file points at $IP: sent to 127.0.0.1 (libcurl's own answer for it)"
+			else
+				bad "http://$h (the hosts file: $IP): exit $rc: $(grep -o '"dst": "[^"]*"' "$LOG_far" | tr '\n' ' '): $(tail -2 "$TMP/err")"
+			fi
+			: >"$LOG_far"
+		done
+	fi
+fi
 
 # 3. A 2xx cut short: the backend has the profile; sending it again would file it
 # twice (and it was: at every try of a file, and again and again by a watcher).

@@ -1,0 +1,128 @@
+/* check_transport: what is loopback, and which routes may carry a request in clear. */
+#include <check.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+
+#include "convert/transport.h"
+#include "tests/testutil.h"
+
+START_TEST(hosts)
+{
+	/* addresses, read as addresses */
+	ck_assert_int_eq(transport_host_is_loopback("127.0.0.1", 0), 1);
+	ck_assert_int_eq(transport_host_is_loopback("127.255.255.254", 0), 1);
+	ck_assert_int_eq(transport_host_is_loopback("[::1]", 0), 1);
+	ck_assert_int_eq(transport_host_is_loopback("::1", 0), 1);
+	ck_assert_int_eq(transport_host_is_loopback("[::ffff:127.0.0.1]", 0), 1);
+	ck_assert_int_eq(transport_host_is_loopback("[0:0:0:0:0:0:0:1]", 0), 1);
+	ck_assert_int_eq(transport_host_is_loopback("128.0.0.1", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("0.0.0.0", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("[::ffff:10.0.0.1]", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("[::127.0.0.1]", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("[::2]", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("[::1", 1), 0);
+	/* names a resolver looks up, however they look */
+	ck_assert_int_eq(transport_host_is_loopback("127.0.0.1.5", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("127.0.0.256", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("127.999.999.999", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("127.1", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("127.0.0.1.example.com", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("localhost.", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("localhost.example", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("notlocalhost", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback(".localhost", 1), 0);
+	ck_assert_int_eq(transport_host_is_loopback("", 1), 0);
+	/* the names libcurl resolves itself, only when libcurl is the one resolving */
+	ck_assert_int_eq(transport_host_is_loopback("localhost", 1), 1);
+	ck_assert_int_eq(transport_host_is_loopback("LocalHost", 1), 1);
+	ck_assert_int_eq(transport_host_is_loopback("agent.localhost", 1), 1);
+	ck_assert_int_eq(transport_host_is_loopback("localhost", 0), 0);
+	ck_assert_int_eq(transport_host_is_loopback("agent.localhost", 0), 0);
+}
+END_TEST
+
+START_TEST(addresses)
+{
+	struct sockaddr_in in4;
+	struct sockaddr_in6 in6;
+	struct sockaddr_un un;
+	char buf[64];
+
+	memset(&in4, 0, sizeof(in4));
+	in4.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.3.4.5", &in4.sin_addr);
+	ck_assert_int_eq(transport_addr_is_loopback((struct sockaddr *)&in4, sizeof(in4)), 1);
+	ck_assert_str_eq(transport_addr_text((struct sockaddr *)&in4, sizeof(in4), buf, sizeof(buf)),
+			 "127.3.4.5");
+	/* too short for its family */
+	ck_assert_int_eq(transport_addr_is_loopback((struct sockaddr *)&in4, 4), 0);
+	inet_pton(AF_INET, "192.0.2.7", &in4.sin_addr);
+	ck_assert_int_eq(transport_addr_is_loopback((struct sockaddr *)&in4, sizeof(in4)), 0);
+	ck_assert_str_eq(transport_addr_text((struct sockaddr *)&in4, sizeof(in4), buf, sizeof(buf)),
+			 "192.0.2.7");
+
+	memset(&in6, 0, sizeof(in6));
+	in6.sin6_family = AF_INET6;
+	inet_pton(AF_INET6, "::1", &in6.sin6_addr);
+	ck_assert_int_eq(transport_addr_is_loopback((struct sockaddr *)&in6, sizeof(in6)), 1);
+	inet_pton(AF_INET6, "::ffff:127.0.0.1", &in6.sin6_addr);
+	ck_assert_int_eq(transport_addr_is_loopback((struct sockaddr *)&in6, sizeof(in6)), 1);
+	inet_pton(AF_INET6, "::ffff:192.0.2.7", &in6.sin6_addr);
+	ck_assert_int_eq(transport_addr_is_loopback((struct sockaddr *)&in6, sizeof(in6)), 0);
+	inet_pton(AF_INET6, "2001:db8::1", &in6.sin6_addr);
+	ck_assert_int_eq(transport_addr_is_loopback((struct sockaddr *)&in6, sizeof(in6)), 0);
+	ck_assert_str_eq(transport_addr_text((struct sockaddr *)&in6, sizeof(in6), buf, sizeof(buf)),
+			 "2001:db8::1");
+
+	memset(&un, 0, sizeof(un));
+	un.sun_family = AF_UNIX;
+	ck_assert_int_eq(transport_addr_is_loopback((struct sockaddr *)&un, sizeof(un)), 0);
+	ck_assert_str_eq(transport_addr_text((struct sockaddr *)&un, sizeof(un), buf, sizeof(buf)), "?");
+}
+END_TEST
+
+/* route: the verdict, and *loopback_peer in `*peer` */
+static int route(int https, const char *host, int key, int allow_http, int *peer)
+{
+	struct transport_route rt = { https, host, key, allow_http };
+
+	return transport_route_check(&rt, peer);
+}
+
+START_TEST(routes)
+{
+	int peer;
+
+	/* https://: always, and nothing to check on connecting */
+	ck_assert_int_eq(route(1, "intake.example", 1, 0, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(peer, 0);
+	/* http:// to loopback, checked again on connecting */
+	ck_assert_int_eq(route(0, "127.0.0.1", 1, 0, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(peer, 1);
+	ck_assert_int_eq(route(0, "localhost", 0, 0, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(peer, 1);
+	/* ... unless --allow-http would allow it anyway (no key) */
+	ck_assert_int_eq(route(0, "localhost", 0, 1, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(peer, 0);
+	/* http:// elsewhere: the key never, the profile with --allow-http */
+	ck_assert_int_eq(route(0, "127.0.0.1.5", 1, 1, &peer), TRANSPORT_KEY_IN_CLEAR);
+	ck_assert_int_eq(route(0, "192.0.2.7", 0, 0, &peer), TRANSPORT_PLAIN);
+	ck_assert_int_eq(route(0, "192.0.2.7", 0, 1, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(peer, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("transport");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, hosts);
+	tcase_add_test(tc, addresses);
+	tcase_add_test(tc, routes);
+	suite_add_tcase(s, tc);
+	return run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
