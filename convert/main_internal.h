@@ -59,6 +59,7 @@ enum {
 	OPT_RETRY_CAP,
 	OPT_MAX_BACKLOG,
 	OPT_KEEP_SENT,
+	OPT_PROXY,
 };
 
 /* The conversion's options, shared by `perfconv` and `perfconv upload`. */

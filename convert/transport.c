@@ -83,7 +83,11 @@ int transport_route_check(const struct transport_route *rt, int *loopback_peer)
 	*loopback_peer = 0;
 	if (rt->https)
 		return TRANSPORT_OK;
-	local = transport_host_is_loopback(rt->host, 1);
+	if (rt->proxy_host)
+		local = transport_host_is_loopback(rt->proxy_host, 1) &&
+			transport_host_is_loopback(rt->host, 0);
+	else
+		local = transport_host_is_loopback(rt->host, 1);
 	if (local) {
 		/* allowed for being on loopback: what is connected is checked too, unless
 		 * --allow-http would have allowed it anyway */

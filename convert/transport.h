@@ -15,7 +15,7 @@
  * send anywhere: not loopback. With `names`, also "localhost" and names ending in
  * ".localhost" (not "localhost."), which libcurl resolves to 127.0.0.1 and ::1 itself
  * without asking the resolver (localhost since 7.78, *.localhost since 7.85); pass 0
- * where another program resolves the name.
+ * where another program resolves the name (a proxy).
  */
 int transport_host_is_loopback(const char *host, int names);
 
@@ -26,10 +26,11 @@ int transport_addr_is_loopback(const struct sockaddr *sa, size_t len);
  * neither IPv4 nor IPv6. Returns buf. */
 const char *transport_addr_text(const struct sockaddr *sa, size_t len, char *buf, size_t cap);
 
-/* A request's route: the URL's scheme and host. */
+/* A request's route: the URL's scheme and host, and the proxy's when there is one. */
 struct transport_route {
 	int https;                /* the URL is https:// */
 	const char *host;         /* the URL's host (libcurl's CURLUPART_HOST) */
+	const char *proxy_host;   /* --proxy's host, or NULL: no proxy */
 	int key;                  /* the request carries an API key */
 	int allow_http;           /* --allow-http */
 };
@@ -41,15 +42,19 @@ enum transport_verdict {
 };
 
 /*
- * May `rt` carry the request? An https:// URL always may: TLS verified end to end. An
- * http:// URL is read by every hop: it may go to a loopback host (names too: libcurl
- * resolves localhost itself). Else the key never, and the profile only with
- * allow_http.
+ * May `rt` carry the request? An https:// URL always may: TLS verified end to end,
+ * through a proxy too (an http:// proxy gets a CONNECT naming host and port and
+ * relays bytes it cannot read; libcurl sends the request's own headers, the key among
+ * them, inside the tunnel only). An http:// URL is read by every hop: without a proxy
+ * it may go to a loopback host (names too: libcurl resolves localhost itself); through
+ * a proxy, the proxy (http:// or https://: either reads the request) must be on loopback
+ * and the host a loopback address (the proxy resolves a name, libcurl does not). Else
+ * the key never, and the profile only with allow_http.
  *
  * *loopback_peer is set when the route was allowed for being on loopback (an http://
  * URL, with a key or without allow_http): the caller must then check each address
- * it connects to with transport_addr_is_loopback before a byte is sent, for the
- * resolver has the last word on where a name goes.
+ * it connects to (the proxy's, else the host's) with transport_addr_is_loopback
+ * before a byte is sent, for the resolver has the last word on where a name goes.
  */
 int transport_route_check(const struct transport_route *rt, int *loopback_peer);
 

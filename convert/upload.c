@@ -236,7 +236,7 @@ static const char *agent_url(char *buf, size_t cap)
  * `text` read as an http:// or https:// URL without a user, a password or a query (a
  * secret in a URL ends up in logs and process lists): its scheme and host as libcurl
  * reads them (an IPv6 address in brackets), into *scheme and *host for lc.free. 0, or
- * -1 after saying why; `opt` is where the URL came from ("--url").
+ * -1 after saying why; `opt` is where the URL came from ("--url", "--proxy").
  */
 static int url_parts(struct uploader *u, const char *text, const char *opt, char **scheme,
 		     char **host, struct diag *d)
@@ -282,7 +282,7 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 	struct uploader *u = xcalloc(1, sizeof(*u));
 	char buf[512], hint[300];
 	const char *base, *path = "";
-	char *scheme = NULL, *host = NULL;
+	char *scheme = NULL, *host = NULL, *pscheme = NULL, *phost = NULL;
 	struct transport_route rt;
 	int bad;
 
@@ -338,37 +338,61 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 				   base);
 			goto fail;
 		}
+		if (o->proxy) {
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the agent's socket is reached without a "
+				   "proxy: no --proxy", base);
+			goto fail;
+		}
 		u->unix_socket = xstrdup(base + 7);
 		u->url = join_url("http://localhost", path);
 		return u;
 	}
-	if (url_parts(u, base, "--url", &scheme, &host, d) != 0)
+	if (url_parts(u, base, "--url", &scheme, &host, d) != 0 ||
+	    (o->proxy && url_parts(u, o->proxy, "--proxy", &pscheme, &phost, d) != 0))
 		goto fail;
 	memset(&rt, 0, sizeof(rt));
 	rt.https = strcmp(scheme, "https") == 0;
 	rt.host = host;
+	rt.proxy_host = phost;
 	rt.key = u->api_key != NULL;
 	rt.allow_http = o->allow_http;
 	switch (transport_route_check(&rt, &u->loopback_peer)) {
 	case TRANSPORT_OK:
 		break;
 	case TRANSPORT_KEY_IN_CLEAR:
-		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: an API key is sent only over https:// "
-			   "(or to loopback%s)", base, name_hint(host, ": ", "", hint, sizeof(hint)));
+		if (o->proxy)
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s through --proxy %s: an API key goes "
+				   "through a proxy only to an https:// URL (the proxy reads an http:// "
+				   "request), or with the proxy on loopback and the URL's host a loopback "
+				   "address", base, o->proxy);
+		else
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: an API key is sent only over https:// "
+				   "(or to loopback%s)", base,
+				   name_hint(host, ": ", "", hint, sizeof(hint)));
 		goto fail;
 	default:
-		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: http:// to a host not on loopback sends the "
-			   "profile unencrypted%s; use https:// or say --allow-http", base,
-			   name_hint(host, " (", ")", hint, sizeof(hint)));
+		if (o->proxy)
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s through --proxy %s: http:// through a "
+				   "proxy not on loopback, or to a host that is not a loopback address, "
+				   "sends the profile unencrypted; use https:// or say --allow-http",
+				   base, o->proxy);
+		else
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: http:// to a host not on loopback sends "
+				   "the profile unencrypted%s; use https:// or say --allow-http", base,
+				   name_hint(host, " (", ")", hint, sizeof(hint)));
 		goto fail;
 	}
 	u->url = join_url(base, path);
 	u->lc.free(scheme);
 	u->lc.free(host);
+	u->lc.free(pscheme);
+	u->lc.free(phost);
 	return u;
 fail:
 	u->lc.free(scheme);
 	u->lc.free(host);
+	u->lc.free(pscheme);
+	u->lc.free(phost);
 	uploader_free(u);
 	return NULL;
 }
@@ -725,15 +749,26 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	if (u->unix_socket)
 		u->lc.easy_setopt(u->curl, CURLOPT_UNIX_SOCKET_PATH, u->unix_socket);
 	u->lc.easy_setopt(u->curl, CURLOPT_HTTPHEADER, hdr);
+	/* --proxy or no proxy: libcurl would otherwise obey http_proxy, ALL_PROXY and the
+	 * like (and NO_PROXY's exceptions to --proxy), sending the request, key and all,
+	 * where uploader_new's rules never looked. "" is libcurl's "none" for both. */
+	u->lc.easy_setopt(u->curl, CURLOPT_PROXY, u->o.proxy ? u->o.proxy : "");
+	u->lc.easy_setopt(u->curl, CURLOPT_NOPROXY, "");
+	/* the request's headers (the key) go to the server only, never into a CONNECT to
+	 * the proxy: libcurl's default since 7.42.1, stated */
+	u->lc.easy_setopt(u->curl, CURLOPT_HEADEROPT, (long)CURLHEADER_SEPARATE);
 	/* a libcurl without the option (none since 7.17.1, older than curl_url, which this
 	 * needs) connects unchecked: the URL's text, judged by uploader_new, stands alone */
 	if (u->loopback_peer) {
 		u->lc.easy_setopt(u->curl, CURLOPT_OPENSOCKETFUNCTION, open_socket);
 		u->lc.easy_setopt(u->curl, CURLOPT_OPENSOCKETDATA, &a);
 	}
-	/* verified TLS, always: libcurl's default, stated so that no later edit loses it */
+	/* verified TLS, always, to the proxy too: libcurl's default, stated so that no
+	 * later edit loses it */
 	u->lc.easy_setopt(u->curl, CURLOPT_SSL_VERIFYPEER, 1L);
 	u->lc.easy_setopt(u->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	u->lc.easy_setopt(u->curl, CURLOPT_PROXY_SSL_VERIFYPEER, 1L);
+	u->lc.easy_setopt(u->curl, CURLOPT_PROXY_SSL_VERIFYHOST, 2L);
 	u->lc.easy_setopt(u->curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	u->lc.easy_setopt(u->curl, CURLOPT_FOLLOWLOCATION, 0L);
 	u->lc.easy_setopt(u->curl, CURLOPT_NOSIGNAL, 1L);
@@ -781,7 +816,7 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		r->outcome = UPLOAD_REFUSED;
 		snprintf(r->what, sizeof(r->what), "%s led to %s, which is not loopback: nothing "
 			 "sent (http:// goes only to loopback with an API key, or without "
-			 "--allow-http)", u->url, a.refused_peer);
+			 "--allow-http)", u->o.proxy ? u->o.proxy : u->url, a.refused_peer);
 	} else {
 		switch (rc) {
 		case CURLE_URL_MALFORMAT:
@@ -901,6 +936,11 @@ int uploader_dry_run(struct uploader *u, const struct upload_profile *p, FILE *h
 		}
 		break;
 	}
+	if (u->o.proxy)
+		fprintf(head, "proxy: %s (%s)\n", u->o.proxy,
+			strncasecmp(u->url, "https://", 8) == 0 ?
+			"a CONNECT tunnel: TLS to the target, which the proxy cannot read" :
+			"http://: the proxy reads the request");
 	if (body)
 		cJSON_free(body);
 	free(url);

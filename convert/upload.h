@@ -28,6 +28,8 @@ struct upload_options {
 	const char *tenant;       /* --tenant: Pyroscope's X-Scope-OrgID */
 	const char *api_key_file; /* --api-key-file: Datadog's API key (else $DD_API_KEY) */
 	int allow_http;           /* --allow-http: http:// to a host not on loopback */
+	const char *proxy;        /* --proxy: the one proxy sent through, or NULL for none
+				     (the environment's http_proxy, ALL_PROXY... never) */
 	long timeout_s;           /* one request's limit (default 60) */
 	unsigned retry_cap_s;     /* the longest wait between tries (default 300) */
 	int quiet;
@@ -89,9 +91,10 @@ void upload_stop_release(struct upload_stop *s);
  * for Datadog $DD_TRACE_AGENT_URL or $DD_AGENT_HOST/$DD_TRACE_AGENT_PORT, or the
  * intake of $DD_SITE when an API key is given), the API key (environment or
  * file only), and the rules (transport_route_check): TLS verified; http:// only to
- * loopback unless allow_http, the key never over http:// off loopback. Loopback is an
- * address (127.0.0.1.5 is a name) and is checked again on the address each request
- * connects to. NULL after saying why through `d`.
+ * loopback unless allow_http, the key never over http:// off loopback; a proxy only
+ * when o->proxy names one. Loopback is an address (127.0.0.1.5 is a name) and is
+ * checked again on the address each request connects to. NULL after saying why
+ * through `d`.
  */
 struct uploader *uploader_new(const struct upload_options *o, struct diag *d);
 void uploader_free(struct uploader *u);

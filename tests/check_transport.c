@@ -85,9 +85,9 @@ START_TEST(addresses)
 END_TEST
 
 /* route: the verdict, and *loopback_peer in `*peer` */
-static int route(int https, const char *host, int key, int allow_http, int *peer)
+static int route(int https, const char *host, const char *proxy, int key, int allow_http, int *peer)
 {
-	struct transport_route rt = { https, host, key, allow_http };
+	struct transport_route rt = { https, host, proxy, key, allow_http };
 
 	return transport_route_check(&rt, peer);
 }
@@ -96,22 +96,34 @@ START_TEST(routes)
 {
 	int peer;
 
-	/* https://: always, and nothing to check on connecting */
-	ck_assert_int_eq(route(1, "intake.example", 1, 0, &peer), TRANSPORT_OK);
+	/* https://: always, through any proxy, and nothing to check on connecting */
+	ck_assert_int_eq(route(1, "intake.example", NULL, 1, 0, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(peer, 0);
+	ck_assert_int_eq(route(1, "intake.example", "10.0.0.1", 1, 0, &peer), TRANSPORT_OK);
 	ck_assert_int_eq(peer, 0);
 	/* http:// to loopback, checked again on connecting */
-	ck_assert_int_eq(route(0, "127.0.0.1", 1, 0, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(route(0, "127.0.0.1", NULL, 1, 0, &peer), TRANSPORT_OK);
 	ck_assert_int_eq(peer, 1);
-	ck_assert_int_eq(route(0, "localhost", 0, 0, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(route(0, "localhost", NULL, 0, 0, &peer), TRANSPORT_OK);
 	ck_assert_int_eq(peer, 1);
 	/* ... unless --allow-http would allow it anyway (no key) */
-	ck_assert_int_eq(route(0, "localhost", 0, 1, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(route(0, "localhost", NULL, 0, 1, &peer), TRANSPORT_OK);
 	ck_assert_int_eq(peer, 0);
 	/* http:// elsewhere: the key never, the profile with --allow-http */
-	ck_assert_int_eq(route(0, "127.0.0.1.5", 1, 1, &peer), TRANSPORT_KEY_IN_CLEAR);
-	ck_assert_int_eq(route(0, "192.0.2.7", 0, 0, &peer), TRANSPORT_PLAIN);
-	ck_assert_int_eq(route(0, "192.0.2.7", 0, 1, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(route(0, "127.0.0.1.5", NULL, 1, 1, &peer), TRANSPORT_KEY_IN_CLEAR);
+	ck_assert_int_eq(route(0, "192.0.2.7", NULL, 0, 0, &peer), TRANSPORT_PLAIN);
+	ck_assert_int_eq(route(0, "192.0.2.7", NULL, 0, 1, &peer), TRANSPORT_OK);
 	ck_assert_int_eq(peer, 0);
+	/* http:// through a proxy: both on loopback, the host an address (the proxy resolves
+	 * a name); the proxy is what is connected to, and checked */
+	ck_assert_int_eq(route(0, "127.0.0.1", "127.0.0.1", 1, 0, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(peer, 1);
+	ck_assert_int_eq(route(0, "127.0.0.1", "localhost", 1, 0, &peer), TRANSPORT_OK);
+	ck_assert_int_eq(route(0, "localhost", "127.0.0.1", 1, 0, &peer), TRANSPORT_KEY_IN_CLEAR);
+	ck_assert_int_eq(route(0, "127.0.0.1", "10.0.0.1", 1, 1, &peer), TRANSPORT_KEY_IN_CLEAR);
+	ck_assert_int_eq(route(0, "127.0.0.1", "10.0.0.1", 0, 0, &peer), TRANSPORT_PLAIN);
+	ck_assert_int_eq(route(0, "192.0.2.7", "127.0.0.1", 0, 0, &peer), TRANSPORT_PLAIN);
+	ck_assert_int_eq(route(0, "192.0.2.7", "10.0.0.1", 0, 1, &peer), TRANSPORT_OK);
 }
 END_TEST
 

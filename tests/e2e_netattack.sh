@@ -1,10 +1,10 @@
 #!/bin/bash
 # e2e_netattack: the upload's transport where its surroundings work against it (a
-# security review of the upload): host names that look like loopback but are looked
-# up (made to point at this machine's own non-loopback address with a hosts file of
-# the test's, in a mount namespace), and an answer cut short after its 2xx. The
-# servers are tests/receivers/netlog.py, which writes down whatever reaches it. As
-# root (unshare); each wait is bounded.
+# security review of the upload): proxy variables in the environment, host names that
+# look like loopback but are looked up (made to point at this machine's own
+# non-loopback address with a hosts file of the test's, in a mount namespace), and an
+# answer cut short after its 2xx. The servers are tests/receivers/netlog.py, which
+# writes down whatever reaches it. As root (unshare); each wait is bounded.
 source "$(dirname "$0")/e2e_lib.sh"
 NETLOG=tests/receivers/netlog.py
 # no agent, key or proxy of the machine's may leak into the tests
@@ -42,6 +42,68 @@ chunk() { # SRC DIR NAME: copied in whole, then renamed, as perf renames a finis
 
 # a receiver on loopback, where the uploads of 1 and 2 may go
 serve rx ok
+
+# 1. The environment's proxy variables are not obeyed: the rule "a key over http://
+# only to loopback" read the URL, and libcurl sent the request, key and all, to
+# whatever proxy http_proxy or ALL_PROXY named. Only --proxy sends through a proxy.
+serve px proxy
+for var in http_proxy HTTP_PROXY all_proxy ALL_PROXY; do
+	before=$(requests "$LOG_rx")
+	(export "$var=http://127.0.0.1:$PORT_px" DD_API_KEY=$KEY
+		upload --to datadog --url http://127.0.0.1:$PORT_rx)
+	rc=$?
+	if [ $rc = 0 ] && [ "$(requests "$LOG_px")" = 0 ] && [ "$(requests "$LOG_rx")" = $((before + 1)) ] &&
+		grep -q "$KEY" "$LOG_rx"; then
+		ok "$var=http://127.0.0.1:$PORT_px: not used; the request went straight to the receiver"
+	else
+		bad "$var set: exit $rc, the proxy got $(requests "$LOG_px") requests$(grep -q "$KEY" "$LOG_px" && echo ' with the key'), the receiver $(($(requests "$LOG_rx") - before)): $(tail -2 "$TMP/err")"
+	fi
+	: >"$LOG_px"
+done
+before=$(requests "$LOG_rx")
+DD_API_KEY=$KEY upload --to datadog --url http://127.0.0.1:$PORT_rx --proxy http://127.0.0.1:$PORT_px
+rc=$?
+if [ $rc = 0 ] && [ "$(requests "$LOG_px")" = 1 ] && [ "$(requests "$LOG_rx")" = $((before + 1)) ] &&
+	grep -q "\"target\": \"http://127.0.0.1:$PORT_rx/api/v2/profile\"" "$LOG_px"; then
+	ok "--proxy http://127.0.0.1:$PORT_px (on loopback, as the target is): the request went through it"
+else
+	bad "--proxy on loopback: exit $rc, the proxy got $(requests "$LOG_px"), the receiver $(($(requests "$LOG_rx") - before)): $(tail -2 "$TMP/err")"
+fi
+: >"$LOG_px"
+before=$(requests "$LOG_rx")
+DD_API_KEY=$KEY upload --to datadog --url http://127.0.0.1:$PORT_rx --proxy http://10.0.0.1:1 --allow-http
+rc=$?
+if [ $rc = 1 ] && grep -q "an API key goes through a proxy only to an https:// URL" "$TMP/err" &&
+	[ "$(requests "$LOG_rx")" = "$before" ] && ! grep -q "$KEY" "$TMP/err"; then
+	ok "--proxy http://10.0.0.1:1, a key, an http:// target: refused before anything is sent, even with --allow-http: '$(head -1 "$TMP/err")'"
+else
+	bad "--proxy off loopback with a key: exit $rc: $(tail -2 "$TMP/err")"
+fi
+upload --to pyroscope --url http://127.0.0.1:$PORT_rx --proxy http://10.0.0.1:1
+rc=$?
+[ $rc = 1 ] && grep -q "http:// through a proxy not on loopback, or to a host that is not a loopback address, sends the profile unencrypted" "$TMP/err" &&
+	ok "--proxy http://10.0.0.1:1, an http:// target, no --allow-http: refused" ||
+	bad "--proxy off loopback, http:// target: exit $rc: $(tail -2 "$TMP/err")"
+DD_API_KEY=$KEY timeout 30 "$PERFCONV" upload -i $TD/mt-g.data "${KS[@]}" --to datadog --dry-run \
+	--url https://intake.example:443 --proxy http://10.0.0.1:1 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc = 0 ] && grep -q "^proxy: http://10.0.0.1:1 (a CONNECT tunnel: TLS to the target" "$TMP/out" &&
+	ok "--proxy http://10.0.0.1:1 to an https:// target with a key: allowed (the proxy tunnels TLS it cannot read)" ||
+	bad "--proxy to an https:// target: exit $rc: $(cat "$TMP/out" "$TMP/err" | tail -3)"
+# an https:// target through the loopback proxy: the proxy gets a CONNECT, and the key
+# (a header of the request inside the tunnel) is not in it
+DD_API_KEY=$KEY timeout 10 "$PERFCONV" upload -i $TD/mt-g.data "${KS[@]}" --to datadog \
+	--url https://127.0.0.1:$PORT_rx --proxy http://127.0.0.1:$PORT_px 2>"$TMP/err" &
+UPID=$!
+PIDS+=($UPID)
+wait_for 10 has_request "$LOG_px"
+kill $UPID 2>/dev/null
+wait $UPID 2>/dev/null
+if grep -q "\"method\": \"CONNECT\", \"target\": \"127.0.0.1:$PORT_rx\"" "$LOG_px" && ! grep -qi "$KEY\|dd-api-key" "$LOG_px"; then
+	ok "--proxy with an https:// target: the proxy was asked to CONNECT, without the key"
+else
+	bad "--proxy, https:// target: the proxy got: $(head -c 600 "$LOG_px"): $(tail -2 "$TMP/err")"
+fi
 
 # 2. Loopback is an address, not a text: 127.0.0.1.5, 127.0.0.256 and 127.999.999.999
 # are names a resolver looks up (the hosts file, DNS and its search domains).
