@@ -1,11 +1,17 @@
-/* transport: where an upload's request may travel in clear. */
+/* transport: where an upload's request may travel in clear, and the API key kept out of
+ * the environment and core dumps. */
 #include "convert/transport.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "common/util.h"
 
 static int in6_is_loopback(const struct in6_addr *a)
 {
@@ -97,4 +103,23 @@ int transport_route_check(const struct transport_route *rt, int *loopback_peer)
 	if (rt->key)
 		return TRANSPORT_KEY_IN_CLEAR;
 	return rt->allow_http ? TRANSPORT_OK : TRANSPORT_PLAIN;
+}
+
+char *transport_env_take(const char *name)
+{
+	size_t n = strlen(name);
+	const char *v = getenv(name);
+	char *copy = v && v[0] ? xstrdup(v) : NULL;
+
+	/* every entry of that name (an environment may hold one twice), in place */
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			explicit_bzero(*e + n + 1, strlen(*e + n + 1));
+	unsetenv(name);
+	return copy;
+}
+
+int transport_hide_process(void)
+{
+	return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }

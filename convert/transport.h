@@ -1,5 +1,5 @@
-/* transport: where an upload's request may travel in clear (the rules convert/upload.c
- * applies to libcurl). */
+/* transport: where an upload's request may travel in clear, and the API key kept out of
+ * the environment and core dumps (the rules convert/upload.c applies to libcurl). */
 #ifndef PERFCONV_TRANSPORT_H
 #define PERFCONV_TRANSPORT_H
 
@@ -57,5 +57,21 @@ enum transport_verdict {
  * before a byte is sent, for the resolver has the last word on where a name goes.
  */
 int transport_route_check(const struct transport_route *rt, int *loopback_peer);
+
+/*
+ * The value of the environment variable `name`, copied (the caller wipes and frees
+ * it), or NULL when it is unset or empty. Either way the variable is gone from the
+ * environment after, and its value's bytes are overwritten with zeros where they lie:
+ * /proc/PID/environ shows the block the process started with, which unsetenv() alone
+ * leaves as it was, and a child would inherit it.
+ */
+char *transport_env_take(const char *name);
+
+/*
+ * Make the process not dumpable (prctl PR_SET_DUMPABLE 0), because it holds a secret:
+ * no core dump, and /proc/PID/environ, mem and the like are root's, not its user's.
+ * 0, or -1 with errno set.
+ */
+int transport_hide_process(void);
 
 #endif

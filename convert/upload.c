@@ -157,17 +157,44 @@ const char *uploader_url(const struct uploader *u)
 	return u->url;
 }
 
-/* The key: $DD_API_KEY, or the first line of --api-key-file. NULL when none; -1 in
- * *bad (after saying why) when one is there but unusable. */
+/* The key's copy wiped before it is freed. NULL is fine. */
+static void key_free(char *key)
+{
+	if (key) {
+		explicit_bzero(key, strlen(key));
+		free(key);
+	}
+}
+
+/*
+ * The key: $DD_API_KEY, or the first line of --api-key-file. NULL when none; -1 in
+ * *bad (after saying why) when one is there but unusable. DD_API_KEY leaves the
+ * environment whichever is used, its bytes overwritten (transport_env_take), and with a
+ * key the process is made not dumpable before it is read: the key is kept out of core
+ * dumps and of what its user reads in /proc/PID (environ, mem), and the copies libcurl
+ * makes of the header, which perfconv cannot wipe, with it.
+ */
 static char *read_api_key(const struct upload_options *o, int *bad, struct diag *d)
 {
-	char *key = NULL;
+	char *key = NULL, *env_key;
 
 	*bad = 0;
+	if ((o->api_key_file || (getenv("DD_API_KEY") && getenv("DD_API_KEY")[0])) &&
+	    transport_hide_process() != 0) {
+		diag_error(d, NULL, DIAG_NO_OFFSET, "cannot keep the API key out of core dumps "
+			   "(prctl PR_SET_DUMPABLE): %s", strerror(errno));
+		*bad = 1;
+		return NULL;
+	}
+	env_key = transport_env_take("DD_API_KEY");
 	if (o->api_key_file) {
 		FILE *f = fopen(o->api_key_file, "r");
 		char line[512];
 
+		key_free(env_key);
+		/* unbuffered: no copy of the key left in a stdio buffer freed unwiped */
+		if (f)
+			setvbuf(f, NULL, _IONBF, 0);
 		if (!f || !fgets(line, sizeof(line), f)) {
 			/* the path is not repeated: a key given in its place must not be shown */
 			diag_error(d, NULL, DIAG_NO_OFFSET, "--api-key-file: cannot read the file: %s",
@@ -180,8 +207,9 @@ static char *read_api_key(const struct upload_options *o, int *bad, struct diag 
 		fclose(f);
 		line[strcspn(line, "\r\n")] = '\0';
 		key = xstrdup(line);
-	} else if (getenv("DD_API_KEY") && getenv("DD_API_KEY")[0]) {
-		key = xstrdup(getenv("DD_API_KEY"));
+		explicit_bzero(line, sizeof(line));
+	} else {
+		key = env_key;
 	}
 	if (!key)
 		return NULL;
@@ -190,7 +218,7 @@ static char *read_api_key(const struct upload_options *o, int *bad, struct diag 
 		if ((unsigned char)*c <= 0x20 || (unsigned char)*c >= 0x7f) {
 			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the API key holds a character that is "
 				   "not printable ASCII", o->api_key_file ? "--api-key-file" : "DD_API_KEY");
-			free(key);
+			key_free(key);
 			*bad = 1;
 			return NULL;
 		}
@@ -316,16 +344,14 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 	case BACKEND_PYROSCOPE:
 		base = o->url ? o->url : PYROSCOPE_DEFAULT;
 		path = "/ingest";
-		if (u->api_key) {
-			/* the key is Datadog's: it must not travel to anyone else */
-			free(u->api_key);
-			u->api_key = NULL;
-		}
+		/* the key is Datadog's: it must not travel to anyone else */
+		key_free(u->api_key);
+		u->api_key = NULL;
 		break;
 	case BACKEND_PARCA:
 		base = o->url ? o->url : PARCA_DEFAULT;
 		path = "/profiles/writeraw";
-		free(u->api_key);
+		key_free(u->api_key);
 		u->api_key = NULL;
 		break;
 	default:
@@ -404,10 +430,7 @@ void uploader_free(struct uploader *u)
 	if (u->curl)
 		u->lc.easy_cleanup(u->curl);
 	/* libcurl stays loaded (no dlclose): its TLS library's exit handlers run at exit */
-	if (u->api_key) {
-		memset(u->api_key, 0, strlen(u->api_key));
-		free(u->api_key);
-	}
+	key_free(u->api_key);
 	free(u->unix_socket);
 	free(u->url);
 	free(u);
@@ -832,6 +855,10 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		}
 		snprintf(r->what, sizeof(r->what), "%s", u->lc.easy_strerror(rc));
 	}
+	/* the key's header wiped (libcurl's own copies go with the process's memory, which
+	 * no one else reads: read_api_key) */
+	for (struct curl_slist *h = hdr; h; h = h->next)
+		explicit_bzero(h->data, strlen(h->data));
 	u->lc.slist_free_all(hdr);
 	u->lc.mime_free(mime);
 	if (body)

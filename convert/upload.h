@@ -93,8 +93,11 @@ void upload_stop_release(struct upload_stop *s);
  * file only), and the rules (transport_route_check): TLS verified; http:// only to
  * loopback unless allow_http, the key never over http:// off loopback; a proxy only
  * when o->proxy names one. Loopback is an address (127.0.0.1.5 is a name) and is
- * checked again on the address each request connects to. NULL after saying why
- * through `d`.
+ * checked again on the address each request connects to.
+ *
+ * With a key (DD_API_KEY or the file) the process is made not dumpable, for good, and
+ * DD_API_KEY leaves the environment, its bytes overwritten where they lie, whichever
+ * backend is named (transport.h). NULL after saying why through `d`.
  */
 struct uploader *uploader_new(const struct upload_options *o, struct diag *d);
 void uploader_free(struct uploader *u);

@@ -1,9 +1,11 @@
-/* check_transport: what is loopback, and which routes may carry a request in clear. */
+/* check_transport: what is loopback, which routes may carry a request in clear, and the
+ * API key taken out of the environment. */
 #include <check.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/un.h>
 
 #include "convert/transport.h"
@@ -127,6 +129,36 @@ START_TEST(routes)
 }
 END_TEST
 
+START_TEST(env_take)
+{
+	/* putenv: the entry is this buffer, as the block a process starts with is */
+	static char entry[] = "PERFCONV_CHECK_SECRET=s3cret-value";
+	const size_t name = strlen("PERFCONV_CHECK_SECRET=");
+	char *v;
+
+	ck_assert_int_eq(putenv(entry), 0);
+	v = transport_env_take("PERFCONV_CHECK_SECRET");
+	ck_assert_str_eq(v, "s3cret-value");
+	free(v);
+	ck_assert_ptr_null(getenv("PERFCONV_CHECK_SECRET"));
+	ck_assert_int_eq(memcmp(entry, "PERFCONV_CHECK_SECRET=", name), 0);
+	for (size_t i = name; i < sizeof(entry) - 1; i++)
+		ck_assert_int_eq(entry[i], 0);
+	/* unset or empty: NULL */
+	ck_assert_ptr_null(transport_env_take("PERFCONV_CHECK_SECRET"));
+	ck_assert_int_eq(setenv("PERFCONV_CHECK_SECRET", "", 1), 0);
+	ck_assert_ptr_null(transport_env_take("PERFCONV_CHECK_SECRET"));
+	ck_assert_ptr_null(getenv("PERFCONV_CHECK_SECRET"));
+}
+END_TEST
+
+START_TEST(hide)
+{
+	ck_assert_int_eq(transport_hide_process(), 0);
+	ck_assert_int_eq(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("transport");
@@ -135,6 +167,8 @@ int main(void)
 	tcase_add_test(tc, hosts);
 	tcase_add_test(tc, addresses);
 	tcase_add_test(tc, routes);
+	tcase_add_test(tc, env_take);
+	tcase_add_test(tc, hide);
 	suite_add_tcase(s, tc);
 	return run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -2,9 +2,11 @@
 # e2e_netattack: the upload's transport where its surroundings work against it (a
 # security review of the upload): proxy variables in the environment, host names that
 # look like loopback but are looked up (made to point at this machine's own
-# non-loopback address with a hosts file of the test's, in a mount namespace), and an
-# answer cut short after its 2xx. The servers are tests/receivers/netlog.py, which
-# writes down whatever reaches it. As root (unshare); each wait is bounded.
+# non-loopback address with a hosts file of the test's, in a mount namespace), an
+# answer cut short after its 2xx, and the API key in /proc (a watcher's environment and
+# memory, read by root and by the user it runs as). The servers are
+# tests/receivers/netlog.py, which writes down whatever reaches it. As root (unshare,
+# setpriv); each wait is bounded.
 source "$(dirname "$0")/e2e_lib.sh"
 NETLOG=tests/receivers/netlog.py
 # no agent, key or proxy of the machine's may leak into the tests
@@ -186,6 +188,70 @@ if [ -e "$W/sent/perf.data.2026120500000001" ] && [ "$(requests "$LOG_cutw")" = 
 	ok "--watch, 200 cut short: one request, the chunk moved to sent/"
 else
 	bad "--watch, 200 cut short: $(requests "$LOG_cutw") requests, sent/: $(ls "$W/sent" 2>/dev/null): $(tail -3 "$TMP/w3.err")"
+fi
+
+# 4. The key in /proc: gone from the environment a watcher shows, and the process not
+# dumpable (no core dump, and its own user cannot read its environment or memory).
+serve dd ok
+W=$TMP/w4
+mkdir -p "$W"
+chunk $TD/mt-g.data "$W" perf.data.2026120500000001
+DD_API_KEY=$KEY "$PERFCONV" upload --to datadog --url http://127.0.0.1:$PORT_dd --watch "$W" "${KS[@]}" 2>"$TMP/w4.err" &
+WPID=$!
+PIDS+=($WPID)
+if wait_for 15 has_request "$LOG_dd" && grep -q "$KEY" "$LOG_dd"; then
+	if ! grep -qa "$KEY" /proc/$WPID/environ; then
+		ok "a watcher that has sent with the key: /proc/PID/environ does not hold it"
+	else
+		bad "a watcher's /proc/PID/environ holds the key: $(tr '\0' '\n' </proc/$WPID/environ | grep -a DD_API_KEY | sed "s/$KEY/<the key>/")"
+	fi
+else
+	bad "the watcher sent nothing with the key: $(tail -3 "$TMP/w4.err")"
+fi
+kill -TERM $WPID
+wait $WPID
+if [ "$(id -u)" != 0 ] || ! setpriv --version >/dev/null 2>&1; then
+	skip "a watcher's own user reading its /proc: needs root and setpriv (util-linux)"
+else
+	# a watcher run as nobody, from a folder of nobody's (the binary too: the tree may
+	# be closed to other users)
+	U=$TMP/nobody
+	mkdir -p "$U/w"
+	cp "$PERFCONV" "$U/perfconv"
+	cp $TD/kallsyms.gz "$U/"
+	chunk $TD/mt-g.data "$U/w" perf.data.2026120500000001
+	chown -R 65534:65534 "$U"
+	chmod 711 "$TMP"
+	AS_NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	: >"$LOG_dd"
+	env HOME="$U" DD_API_KEY=$KEY "${AS_NOBODY[@]}" "$U/perfconv" upload --to datadog \
+		--url http://127.0.0.1:$PORT_dd --watch "$U/w" --kallsyms "$U/kallsyms.gz" \
+		--cache-dir "$U/cache" 2>"$TMP/w5.err" &
+	WPID=$!
+	PIDS+=($WPID)
+	# what nobody can read of one of its own processes that is dumpable, to compare
+	env KEYLIKE=$KEY "${AS_NOBODY[@]}" sleep 60 &
+	CPID=$!
+	PIDS+=($CPID)
+	if wait_for 15 has_request "$LOG_dd" && grep -q "$KEY" "$LOG_dd"; then
+		"${AS_NOBODY[@]}" cat /proc/$CPID/environ 2>/dev/null | grep -qa "$KEY" && control=1 || control=0
+		"${AS_NOBODY[@]}" sh -c 'exec 3</proc/$1/mem' sh $CPID 2>/dev/null && cmem=1 || cmem=0
+		"${AS_NOBODY[@]}" cat /proc/$WPID/environ >/dev/null 2>&1 && env_read=1 || env_read=0
+		"${AS_NOBODY[@]}" sh -c 'exec 3</proc/$1/mem' sh $WPID 2>/dev/null && mem_read=1 || mem_read=0
+		owner=$(stat -c %u /proc/$WPID/environ)
+		if [ $control = 0 ]; then
+			bad "nobody cannot read the environment of its own dumpable process here: the check tells nothing"
+		elif [ $env_read = 0 ] && [ $mem_read = 0 ] && [ "$owner" = 0 ]; then
+			ok "a watcher run as nobody with a key is not dumpable: nobody cannot open its /proc/PID/environ or mem (it can open those of a dumpable 'sleep' of its own: environ$([ $cmem = 1 ] && echo ' and mem')), and its /proc/PID/environ is root's"
+		else
+			bad "a watcher run as nobody with a key: nobody reads its environ: $env_read, its mem: $mem_read; /proc/PID/environ owned by uid $owner (0 when not dumpable)"
+		fi
+	else
+		bad "the watcher run as nobody sent nothing with the key: $(tail -3 "$TMP/w5.err")"
+	fi
+	kill -TERM $WPID $CPID
+	wait $WPID $CPID 2>/dev/null
+	chmod 700 "$TMP"
 fi
 
 finish e2e-netattack
