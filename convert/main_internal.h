@@ -60,6 +60,7 @@ enum {
 	OPT_MAX_BACKLOG,
 	OPT_KEEP_SENT,
 	OPT_TRUST_FOLDER,
+	OPT_PROXY,
 };
 
 /* The conversion's options, shared by `perfconv` and `perfconv upload`. */

@@ -36,7 +36,13 @@ static void upload_usage(FILE *f)
 		"      --tenant ID       pyroscope: X-Scope-OrgID\n"
 		"      --api-key-file FILE  datadog intake: the API key, its first line (else\n"
 		"                        $DD_API_KEY; never on the command line)\n"
-		"      --allow-http      send over http:// to a host not on loopback\n"
+		"      --allow-http      send over http:// to a host not on loopback (never\n"
+		"                        with an API key)\n"
+		"      --proxy URL       send through this proxy (http:// or https://, no user or\n"
+		"                        password): an https:// URL through a CONNECT tunnel;\n"
+		"                        an http:// URL only with both on loopback, or with\n"
+		"                        --allow-http and no key. No other proxy is used:\n"
+		"                        http_proxy, HTTPS_PROXY, ALL_PROXY are not read\n"
 		"      --dry-run         say what would be sent, send nothing; with -o PREFIX\n"
 		"                        also write the bodies to PREFIX.* files\n"
 		"      --timeout SECONDS one request's limit (default 60)\n"
@@ -240,6 +246,7 @@ int upload_main(int argc, char **argv)
 		{ "max-backlog", required_argument, NULL, OPT_MAX_BACKLOG },
 		{ "keep-sent", required_argument, NULL, OPT_KEEP_SENT },
 		{ "trust-folder", no_argument, NULL, OPT_TRUST_FOLDER },
+		{ "proxy", required_argument, NULL, OPT_PROXY },
 	};
 	static const struct option conv[] = { CONVERT_OPTIONS };
 	struct option opts[sizeof(own) / sizeof(own[0]) + sizeof(conv) / sizeof(conv[0]) + 1];
@@ -292,6 +299,7 @@ int upload_main(int argc, char **argv)
 			}
 			continue;
 		case OPT_URL: uo.url = optarg; continue;
+		case OPT_PROXY: uo.proxy = optarg; continue;
 		case OPT_TENANT: uo.tenant = optarg; continue;
 		case OPT_API_KEY_FILE:
 			/* getopt takes a prefix: "--api-key KEY" must not pass for a file name

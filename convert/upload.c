@@ -16,12 +16,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
 #include "common/version.h"
 #include "convert/labels.h"
+#include "convert/transport.h"
 #include "formats/pprof.h"
 
 #define DD_AGENT_DEFAULT "http://localhost:8126"
@@ -90,6 +92,7 @@ struct uploader {
 	char *unix_socket;    /* the agent's socket, or NULL */
 	char *api_key;        /* Datadog intake, or NULL (the agent adds it) */
 	int intake;           /* Datadog: straight to the intake */
+	int loopback_peer;    /* each address connected must be loopback (transport.h) */
 };
 
 static const char *const backend_names[] = { "", "datadog", "pyroscope", "parca" };
@@ -160,32 +163,44 @@ const char *uploader_url(const struct uploader *u)
 	return u->url;
 }
 
-/* Is `host` this machine's loopback (localhost, 127.0.0.0/8, ::1)? */
-static int host_is_loopback(const char *host)
+/* The key's copy wiped before it is freed. NULL is fine. */
+static void key_free(char *key)
 {
-	if (strcmp(host, "localhost") == 0 || strcmp(host, "::1") == 0 ||
-	    strcmp(host, "[::1]") == 0)
-		return 1;
-	if (strncmp(host, "127.", 4) == 0) {
-		for (const char *c = host + 4; *c; c++)
-			if (!((*c >= '0' && *c <= '9') || *c == '.'))
-				return 0;
-		return 1;
+	if (key) {
+		explicit_bzero(key, strlen(key));
+		free(key);
 	}
-	return 0;
 }
 
-/* The key: $DD_API_KEY, or the first line of --api-key-file. NULL when none; -1 in
- * *bad (after saying why) when one is there but unusable. */
+/*
+ * The key: $DD_API_KEY, or the first line of --api-key-file. NULL when none; -1 in
+ * *bad (after saying why) when one is there but unusable. DD_API_KEY leaves the
+ * environment whichever is used, its bytes overwritten (transport_env_take), and with a
+ * key the process is made not dumpable before it is read: the key is kept out of core
+ * dumps and of what its user reads in /proc/PID (environ, mem), and the copies libcurl
+ * makes of the header, which perfconv cannot wipe, with it.
+ */
 static char *read_api_key(const struct upload_options *o, int *bad, struct diag *d)
 {
-	char *key = NULL;
+	char *key = NULL, *env_key;
 
 	*bad = 0;
+	if ((o->api_key_file || (getenv("DD_API_KEY") && getenv("DD_API_KEY")[0])) &&
+	    transport_hide_process() != 0) {
+		diag_error(d, NULL, DIAG_NO_OFFSET, "cannot keep the API key out of core dumps "
+			   "(prctl PR_SET_DUMPABLE): %s", strerror(errno));
+		*bad = 1;
+		return NULL;
+	}
+	env_key = transport_env_take("DD_API_KEY");
 	if (o->api_key_file) {
 		FILE *f = fopen(o->api_key_file, "r");
 		char line[512];
 
+		key_free(env_key);
+		/* unbuffered: no copy of the key left in a stdio buffer freed unwiped */
+		if (f)
+			setvbuf(f, NULL, _IONBF, 0);
 		if (!f || !fgets(line, sizeof(line), f)) {
 			/* the path is not repeated: a key given in its place must not be shown */
 			diag_error(d, NULL, DIAG_NO_OFFSET, "--api-key-file: cannot read the file: %s",
@@ -198,8 +213,9 @@ static char *read_api_key(const struct upload_options *o, int *bad, struct diag 
 		fclose(f);
 		line[strcspn(line, "\r\n")] = '\0';
 		key = xstrdup(line);
-	} else if (getenv("DD_API_KEY") && getenv("DD_API_KEY")[0]) {
-		key = xstrdup(getenv("DD_API_KEY"));
+		explicit_bzero(line, sizeof(line));
+	} else {
+		key = env_key;
 	}
 	if (!key)
 		return NULL;
@@ -208,7 +224,7 @@ static char *read_api_key(const struct upload_options *o, int *bad, struct diag 
 		if ((unsigned char)*c <= 0x20 || (unsigned char)*c >= 0x7f) {
 			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the API key holds a character that is "
 				   "not printable ASCII", o->api_key_file ? "--api-key-file" : "DD_API_KEY");
-			free(key);
+			key_free(key);
 			*bad = 1;
 			return NULL;
 		}
@@ -250,13 +266,58 @@ static const char *agent_url(char *buf, size_t cap)
 	return DD_AGENT_DEFAULT;
 }
 
+/*
+ * `text` read as an http:// or https:// URL without a user, a password or a query (a
+ * secret in a URL ends up in logs and process lists): its scheme and host as libcurl
+ * reads them (an IPv6 address in brackets), into *scheme and *host for lc.free. 0, or
+ * -1 after saying why; `opt` is where the URL came from ("--url", "--proxy").
+ */
+static int url_parts(struct uploader *u, const char *text, const char *opt, char **scheme,
+		     char **host, struct diag *d)
+{
+	CURLU *cu = u->lc.url();
+	char *user = NULL, *query = NULL;
+	int ok = cu && u->lc.url_set(cu, CURLUPART_URL, text, 0) == CURLUE_OK &&
+		 u->lc.url_get(cu, CURLUPART_SCHEME, scheme, 0) == CURLUE_OK &&
+		 u->lc.url_get(cu, CURLUPART_HOST, host, 0) == CURLUE_OK;
+	int has_user = ok && u->lc.url_get(cu, CURLUPART_USER, &user, 0) == CURLUE_OK;
+	int has_query = ok && u->lc.url_get(cu, CURLUPART_QUERY, &query, 0) == CURLUE_OK;
+
+	u->lc.free(user);
+	u->lc.free(query);
+	if (cu)
+		u->lc.url_cleanup(cu);
+	if (!ok)
+		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: not a URL (http://HOST:PORT, https://HOST)",
+			   text);
+	else if (has_user || has_query)
+		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: no user, password or query in the URL "
+			   "(API keys come from DD_API_KEY or --api-key-file)", opt);
+	else if (strcmp(*scheme, "https") != 0 && strcmp(*scheme, "http") != 0)
+		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the URL must be http:// or https://", text);
+	else
+		return 0;
+	return -1;
+}
+
+/* Why `host` is not loopback when it looks like an address, between `pre` and `post`
+ * ("127.0.0.1.5 is not an address but a name to look up"), else "". */
+static const char *name_hint(const char *host, const char *pre, const char *post, char *buf,
+			     size_t cap)
+{
+	buf[0] = '\0';
+	if (host[0] && strspn(host, "0123456789.") == strlen(host))
+		snprintf(buf, cap, "%s%s is not an address but a name to look up%s", pre, host, post);
+	return buf;
+}
+
 struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 {
 	struct uploader *u = xcalloc(1, sizeof(*u));
-	char buf[512];
+	char buf[512], hint[300];
 	const char *base, *path = "";
-	CURLU *cu = NULL;
-	char *scheme = NULL, *host = NULL;
+	char *scheme = NULL, *host = NULL, *pscheme = NULL, *phost = NULL;
+	struct transport_route rt;
 	int bad;
 
 	if (libcurl_open(&u->lc, d) < 0) {
@@ -289,16 +350,14 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 	case BACKEND_PYROSCOPE:
 		base = o->url ? o->url : PYROSCOPE_DEFAULT;
 		path = "/ingest";
-		if (u->api_key) {
-			/* the key is Datadog's: it must not travel to anyone else */
-			free(u->api_key);
-			u->api_key = NULL;
-		}
+		/* the key is Datadog's: it must not travel to anyone else */
+		key_free(u->api_key);
+		u->api_key = NULL;
 		break;
 	case BACKEND_PARCA:
 		base = o->url ? o->url : PARCA_DEFAULT;
 		path = "/profiles/writeraw";
-		free(u->api_key);
+		key_free(u->api_key);
 		u->api_key = NULL;
 		break;
 	default:
@@ -311,58 +370,61 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 				   base);
 			goto fail;
 		}
+		if (o->proxy) {
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the agent's socket is reached without a "
+				   "proxy: no --proxy", base);
+			goto fail;
+		}
 		u->unix_socket = xstrdup(base + 7);
 		u->url = join_url("http://localhost", path);
 		return u;
 	}
-	cu = u->lc.url();
-	if (u->lc.url_set(cu, CURLUPART_URL, base, 0) != CURLUE_OK ||
-	    u->lc.url_get(cu, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    u->lc.url_get(cu, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: not a URL (http://HOST:PORT, https://HOST)",
-			   base);
+	if (url_parts(u, base, "--url", &scheme, &host, d) != 0 ||
+	    (o->proxy && url_parts(u, o->proxy, "--proxy", &pscheme, &phost, d) != 0))
 		goto fail;
-	}
-	{
-		char *user = NULL, *query = NULL;
-		int has_user = u->lc.url_get(cu, CURLUPART_USER, &user, 0) == CURLUE_OK;
-		int has_query = u->lc.url_get(cu, CURLUPART_QUERY, &query, 0) == CURLUE_OK;
-
-		u->lc.free(user);
-		u->lc.free(query);
-		if (has_user || has_query) {
-			/* a secret in a URL ends up in logs and process lists */
-			diag_error(d, NULL, DIAG_NO_OFFSET, "--url: no user, password or query in the URL "
-				   "(API keys come from DD_API_KEY or --api-key-file)");
-			goto fail;
-		}
-	}
-	if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0) {
-		diag_error(d, NULL, DIAG_NO_OFFSET, "%s: the URL must be http:// or https://", base);
-		goto fail;
-	}
-	if (strcmp(scheme, "http") == 0 && !host_is_loopback(host)) {
-		if (u->api_key) {
+	memset(&rt, 0, sizeof(rt));
+	rt.https = strcmp(scheme, "https") == 0;
+	rt.host = host;
+	rt.proxy_host = phost;
+	rt.key = u->api_key != NULL;
+	rt.allow_http = o->allow_http;
+	switch (transport_route_check(&rt, &u->loopback_peer)) {
+	case TRANSPORT_OK:
+		break;
+	case TRANSPORT_KEY_IN_CLEAR:
+		if (o->proxy)
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s through --proxy %s: an API key goes "
+				   "through a proxy only to an https:// URL (the proxy reads an http:// "
+				   "request), or with the proxy on loopback and the URL's host a loopback "
+				   "address", base, o->proxy);
+		else
 			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: an API key is sent only over https:// "
-				   "(or to loopback)", base);
-			goto fail;
-		}
-		if (!o->allow_http) {
+				   "(or to loopback%s)", base,
+				   name_hint(host, ": ", "", hint, sizeof(hint)));
+		goto fail;
+	default:
+		if (o->proxy)
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s through --proxy %s: http:// through a "
+				   "proxy not on loopback, or to a host that is not a loopback address, "
+				   "sends the profile unencrypted; use https:// or say --allow-http",
+				   base, o->proxy);
+		else
 			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: http:// to a host not on loopback sends "
-				   "the profile unencrypted; use https:// or say --allow-http", base);
-			goto fail;
-		}
+				   "the profile unencrypted%s; use https:// or say --allow-http", base,
+				   name_hint(host, " (", ")", hint, sizeof(hint)));
+		goto fail;
 	}
 	u->url = join_url(base, path);
 	u->lc.free(scheme);
 	u->lc.free(host);
-	u->lc.url_cleanup(cu);
+	u->lc.free(pscheme);
+	u->lc.free(phost);
 	return u;
 fail:
 	u->lc.free(scheme);
 	u->lc.free(host);
-	if (cu)
-		u->lc.url_cleanup(cu);
+	u->lc.free(pscheme);
+	u->lc.free(phost);
 	uploader_free(u);
 	return NULL;
 }
@@ -374,10 +436,7 @@ void uploader_free(struct uploader *u)
 	if (u->curl)
 		u->lc.easy_cleanup(u->curl);
 	/* libcurl stays loaded (no dlclose): its TLS library's exit handlers run at exit */
-	if (u->api_key) {
-		memset(u->api_key, 0, strlen(u->api_key));
-		free(u->api_key);
-	}
+	key_free(u->api_key);
 	free(u->unix_socket);
 	free(u->url);
 	free(u);
@@ -546,6 +605,7 @@ struct answer {
 	char body[MAX_ANSWER];
 	size_t len;
 	long retry_after_s;
+	char refused_peer[64];  /* an address not connected to for not being loopback */
 };
 
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
@@ -578,6 +638,27 @@ static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 {
 	(void)dt, (void)dn, (void)ut, (void)un;
 	return upload_stop_check(ctx);
+}
+
+/*
+ * libcurl's sockets, for a route allowed for being on loopback (u->loopback_peer): a
+ * socket is opened only to a loopback address. The URL's text was judged, but the
+ * resolver has the last word on where a name goes (a libcurl older than 7.78 asks it
+ * even for localhost), so the address itself is judged, before connect(): nothing, not
+ * even a SYN, goes to another host. libcurl then tries the name's next address, or
+ * fails with CURLE_COULDNT_CONNECT, which uploader_send reports as a refusal.
+ */
+static curl_socket_t open_socket(void *ctx, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+	struct answer *a = ctx;
+
+	(void)purpose;
+	if (!transport_addr_is_loopback(&addr->addr, addr->addrlen)) {
+		transport_addr_text(&addr->addr, addr->addrlen, a->refused_peer,
+				    sizeof(a->refused_peer));
+		return CURL_SOCKET_BAD;
+	}
+	return socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
 }
 
 /* The answer's first line, printable, for a message. */
@@ -626,6 +707,7 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	curl_mime *mime = NULL;
 	struct answer a;
 	char line[400], *body = NULL, *url = NULL;
+	long status = 0;
 	CURLcode rc;
 
 	memset(r, 0, sizeof(*r));
@@ -696,9 +778,26 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	if (u->unix_socket)
 		u->lc.easy_setopt(u->curl, CURLOPT_UNIX_SOCKET_PATH, u->unix_socket);
 	u->lc.easy_setopt(u->curl, CURLOPT_HTTPHEADER, hdr);
-	/* verified TLS, always: libcurl's default, stated so that no later edit loses it */
+	/* --proxy or no proxy: libcurl would otherwise obey http_proxy, ALL_PROXY and the
+	 * like (and NO_PROXY's exceptions to --proxy), sending the request, key and all,
+	 * where uploader_new's rules never looked. "" is libcurl's "none" for both. */
+	u->lc.easy_setopt(u->curl, CURLOPT_PROXY, u->o.proxy ? u->o.proxy : "");
+	u->lc.easy_setopt(u->curl, CURLOPT_NOPROXY, "");
+	/* the request's headers (the key) go to the server only, never into a CONNECT to
+	 * the proxy: libcurl's default since 7.42.1, stated */
+	u->lc.easy_setopt(u->curl, CURLOPT_HEADEROPT, (long)CURLHEADER_SEPARATE);
+	/* a libcurl without the option (none since 7.17.1, older than curl_url, which this
+	 * needs) connects unchecked: the URL's text, judged by uploader_new, stands alone */
+	if (u->loopback_peer) {
+		u->lc.easy_setopt(u->curl, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+		u->lc.easy_setopt(u->curl, CURLOPT_OPENSOCKETDATA, &a);
+	}
+	/* verified TLS, always, to the proxy too: libcurl's default, stated so that no
+	 * later edit loses it */
 	u->lc.easy_setopt(u->curl, CURLOPT_SSL_VERIFYPEER, 1L);
 	u->lc.easy_setopt(u->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	u->lc.easy_setopt(u->curl, CURLOPT_PROXY_SSL_VERIFYPEER, 1L);
+	u->lc.easy_setopt(u->curl, CURLOPT_PROXY_SSL_VERIFYHOST, 2L);
 	u->lc.easy_setopt(u->curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	u->lc.easy_setopt(u->curl, CURLOPT_FOLLOWLOCATION, 0L);
 	u->lc.easy_setopt(u->curl, CURLOPT_NOSIGNAL, 1L);
@@ -712,7 +811,17 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	u->lc.easy_setopt(u->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
 	u->lc.easy_setopt(u->curl, CURLOPT_XFERINFODATA, stop);
 	rc = u->lc.easy_perform(u->curl);
-	if (rc == CURLE_OK) {
+	if (rc != CURLE_OK &&
+	    u->lc.easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
+	    status >= 200 && status < 300) {
+		/* the backend took the profile and said so: the answer's body cut short
+		 * (a reset, a Content-Length not kept, a timeout) does not undo that, and
+		 * sending it again would file it twice */
+		r->status = status;
+		r->outcome = UPLOAD_SENT;
+		snprintf(r->what, sizeof(r->what), "HTTP %ld (the answer was then cut short: %s)",
+			 status, u->lc.easy_strerror(rc));
+	} else if (rc == CURLE_OK) {
 		u->lc.easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &r->status);
 		r->retry_after_s = a.retry_after_s;
 		first_line(line, sizeof(line), a.body);
@@ -730,6 +839,13 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
 		r->outcome = UPLOAD_STOPPED;
 		snprintf(r->what, sizeof(r->what), "stopped");
+	} else if (rc == CURLE_COULDNT_CONNECT && a.refused_peer[0]) {
+		/* no address was connected to, and one was refused for not being loopback:
+		 * sending again would go where it went */
+		r->outcome = UPLOAD_REFUSED;
+		snprintf(r->what, sizeof(r->what), "%s led to %s, which is not loopback: nothing "
+			 "sent (http:// goes only to loopback with an API key, or without "
+			 "--allow-http)", u->o.proxy ? u->o.proxy : u->url, a.refused_peer);
 	} else {
 		switch (rc) {
 		case CURLE_URL_MALFORMAT:
@@ -745,6 +861,10 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		}
 		snprintf(r->what, sizeof(r->what), "%s", u->lc.easy_strerror(rc));
 	}
+	/* the key's header wiped (libcurl's own copies go with the process's memory, which
+	 * no one else reads: read_api_key) */
+	for (struct curl_slist *h = hdr; h; h = h->next)
+		explicit_bzero(h->data, strlen(h->data));
 	u->lc.slist_free_all(hdr);
 	u->lc.mime_free(mime);
 	if (body)
@@ -849,6 +969,11 @@ int uploader_dry_run(struct uploader *u, const struct upload_profile *p, FILE *h
 		}
 		break;
 	}
+	if (u->o.proxy)
+		fprintf(head, "proxy: %s (%s)\n", u->o.proxy,
+			strncasecmp(u->url, "https://", 8) == 0 ?
+			"a CONNECT tunnel: TLS to the target, which the proxy cannot read" :
+			"http://: the proxy reads the request");
 	if (body)
 		cJSON_free(body);
 	free(url);

@@ -28,6 +28,8 @@ struct upload_options {
 	const char *tenant;       /* --tenant: Pyroscope's X-Scope-OrgID */
 	const char *api_key_file; /* --api-key-file: Datadog's API key (else $DD_API_KEY) */
 	int allow_http;           /* --allow-http: http:// to a host not on loopback */
+	const char *proxy;        /* --proxy: the one proxy sent through, or NULL for none
+				     (the environment's http_proxy, ALL_PROXY... never) */
 	long timeout_s;           /* one request's limit (default 60) */
 	unsigned retry_cap_s;     /* the longest wait between tries (default 300) */
 	int quiet;
@@ -52,9 +54,10 @@ struct upload_profile {
 };
 
 enum upload_outcome {
-	UPLOAD_SENT = 0,      /* a 2xx */
+	UPLOAD_SENT = 0,      /* a 2xx, even when the rest of the answer was then cut short */
 	UPLOAD_RETRY,         /* 5xx, 408, 429, a reset, a timeout, refused connection */
-	UPLOAD_REFUSED,       /* another answer: sending it again would not help */
+	UPLOAD_REFUSED,       /* another answer, or an address the rules forbid: sending it
+				 again would not help */
 	UPLOAD_STOPPED,       /* *stop became nonzero: not sent */
 	UPLOAD_ABANDONED,     /* the caller gave up between tries (on_retry): not sent */
 };
@@ -88,8 +91,14 @@ void upload_stop_release(struct upload_stop *s);
  * Where and how to send, decided once: the URL (the backend's default, --url, and
  * for Datadog $DD_TRACE_AGENT_URL or $DD_AGENT_HOST/$DD_TRACE_AGENT_PORT, or the
  * intake of $DD_SITE when an API key is given), the API key (environment or
- * file only), and the rules: TLS verified, http:// only to loopback unless
- * allow_http. NULL after saying why through `d`.
+ * file only), and the rules (transport_route_check): TLS verified; http:// only to
+ * loopback unless allow_http, the key never over http:// off loopback; a proxy only
+ * when o->proxy names one. Loopback is an address (127.0.0.1.5 is a name) and is
+ * checked again on the address each request connects to.
+ *
+ * With a key (DD_API_KEY or the file) the process is made not dumpable, for good, and
+ * DD_API_KEY leaves the environment, its bytes overwritten where they lie, whichever
+ * backend is named (transport.h). NULL after saying why through `d`.
  */
 struct uploader *uploader_new(const struct upload_options *o, struct diag *d);
 void uploader_free(struct uploader *u);
