@@ -320,6 +320,13 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 	struct transport_route rt;
 	int bad;
 
+	/* libcurl would write each TLS session's keys to this file (vtls/keylog.c, read
+	 * when it starts): whoever set it could read every request, the key's too */
+	if (getenv("SSLKEYLOGFILE")) {
+		diag_warn(d, NULL, DIAG_NO_OFFSET, "SSLKEYLOGFILE is set: not obeyed (libcurl "
+			  "would write the TLS keys there, and with them every request)");
+		unsetenv("SSLKEYLOGFILE");
+	}
 	if (libcurl_open(&u->lc, d) < 0) {
 		free(u);
 		return NULL;

@@ -28,19 +28,9 @@ serve() {
 }
 # requests LOG: how many reached that server
 requests() { if [ -f "$1" ]; then wc -l <"$1" | tr -d ' '; else echo 0; fi; }
-# wait_for SECONDS COMMAND...: until the command succeeds; 1 when it never did
-wait_for() {
-	local s=$1 i
-	shift
-	for i in $(seq $((s * 10))); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 has_request() { [ "$(requests "$1")" -ge 1 ]; }
 # upload ARGS...: a one-off upload of mt-g.data, stderr in $TMP/err; its exit status
 upload() { timeout 30 "$PERFCONV" upload -i $TD/mt-g.data "${KS[@]}" "$@" 2>"$TMP/err"; }
-chunk() { # SRC DIR NAME: copied in whole, then renamed, as perf renames a finished chunk
-	cp "$1" "$2/.part" && mv "$2/.part" "$2/$3"
-}
 
 # a receiver on loopback, where the uploads of 1 and 2 may go
 serve rx ok
@@ -253,5 +243,30 @@ else
 	wait $WPID $CPID 2>/dev/null
 	chmod 700 "$TMP"
 fi
+
+# SSLKEYLOGFILE: libcurl would write each TLS session's keys there (and so every
+# request, the key's too, to whoever reads it): not obeyed, said. A TLS server on
+# loopback with a certificate of its own (refused: nothing is sent, but the handshake
+# that would write the keys happens).
+(cd "$TMP" && openssl req -x509 -newkey rsa:2048 -nodes -keyout tls.key -out tls.crt -days 1 \
+	-subj /CN=127.0.0.1 >/dev/null 2>&1)
+python3 - "$TMP/tls.crt" "$TMP/tls.key" "$TMP/tls.port" <<'PY' &
+import http.server, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+s = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+s.socket = ctx.wrap_socket(s.socket, server_side=True)
+open(sys.argv[3], "w").write(str(s.server_address[1]))
+s.timeout = 10
+s.handle_request()
+PY
+PIDS+=($!)
+wait_for 5 test -s "$TMP/tls.port"
+SSLKEYLOGFILE=$TMP/tls.keys "$PERFCONV" upload --to pyroscope --url "https://127.0.0.1:$(cat "$TMP/tls.port")" \
+	-i $TD/mt-g.data "${KS[@]}" -q 2>"$TMP/tls.err"
+[ ! -e "$TMP/tls.keys" ] && grep -q "warning: SSLKEYLOGFILE is set: not obeyed" "$TMP/tls.err" &&
+	grep -q "certificate" "$TMP/tls.err" &&
+	ok "SSLKEYLOGFILE: no TLS keys written, said; the self-signed server refused" ||
+	bad "SSLKEYLOGFILE: keys file $(ls "$TMP/tls.keys" 2>/dev/null || echo absent); $(cat "$TMP/tls.err")"
 
 finish e2e-netattack
