@@ -32,6 +32,12 @@ ended() {
 	kill -TERM "$1" 2>/dev/null
 	wait_for "$2" sh -c "! kill -0 $1 2>/dev/null"
 }
+# STRACE ARGS...: strace over a watcher. A sanitizer build's leak check stops the
+# process's threads with ptrace, which a traced process cannot: it is off for these
+# runs (the other runs check for leaks).
+STRACE() {
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -o /dev/null "$@"
+}
 # tracee PID: the process strace PID runs
 tracee() { cat /proc/"$1"/task/*/children 2>/dev/null | awk '{ print $1; exit }'; }
 accepted() { "${LOGQ[@]}" "$1" count accepted; }
@@ -76,7 +82,7 @@ wait_for 5 grep -q ready "$TMP/race2.log"
 chunk $DAMAGED "$W" $A
 chunk $DAMAGED "$W" $B
 chunk $GOOD "$W" $C
-strace -f -qq -o /dev/null -P "$W/$A" -P "$W/$B" -e trace=openat,pread64 \
+STRACE -P "$W/$A" -P "$W/$B" -e trace=openat,pread64 \
 	-e inject=openat:delay_exit=150000 -e inject=pread64:delay_exit=100000 \
 	"$PERFCONV" upload --watch "$W" --to pyroscope --url "$URL_rc" "${KS[@]}" 2>"$W.err" &
 SP=$!
@@ -111,7 +117,7 @@ trunc_run() {
 	chunk $GOOD "$w" "$name"
 	chunk $DAMAGED "$w" perf.data.2026120502000009
 	n0=$(accepted "$LOG_rc")
-	strace -f -qq -o /dev/null -P "$w/$name" -e trace=openat,mmap,pread64 "${inj[@]}" \
+	STRACE -P "$w/$name" -e trace=openat,mmap,pread64 "${inj[@]}" \
 		"$PERFCONV" upload --watch "$w" --to pyroscope --url "$URL_rc" "${KS[@]}" 2>"$w.err" &
 	sp=$!
 	PIDS+=("$sp")
@@ -279,7 +285,7 @@ W=$TMP/twice
 mkdir -p "$W"
 chunk $DAMAGED "$W" perf.data.2026120507500001
 n0=$(accepted "$LOG_rc")
-strace -f -qq -o /dev/null -e trace=renameat,renameat2 -e inject=renameat,renameat2:delay_enter=3000000 \
+STRACE -e trace=renameat,renameat2 -e inject=renameat,renameat2:delay_enter=3000000 \
 	"$PERFCONV" upload --watch "$W" --to pyroscope --url "$URL_rc" "${KS[@]}" 2>"$W.err" &
 SP=$!
 PIDS+=("$SP")
