@@ -34,9 +34,10 @@ ended() {
 }
 # STRACE ARGS...: strace over a watcher. A sanitizer build's leak check stops the
 # process's threads with ptrace, which a traced process cannot: it is off for these
-# runs (the other runs check for leaks).
+# runs (the other runs check for leaks). Run in the background, the function's shell
+# becomes strace (exec): $! is strace's pid, and its child the watcher.
 STRACE() {
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -o /dev/null "$@"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 exec strace -f -qq -o /dev/null "$@"
 }
 # tracee PID: the process strace PID runs
 tracee() { cat /proc/"$1"/task/*/children 2>/dev/null | awk '{ print $1; exit }'; }
