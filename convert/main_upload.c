@@ -466,7 +466,9 @@ int upload_main(int argc, char **argv)
 				diag_note(&d, "%s: sent to %s (%s)", inputs[i], uploader_url(u), r.what);
 		} else {
 			diag_error(&d, inputs[i], DIAG_NO_OFFSET, "%s %s: %s", backend_name(uo.backend),
-				   r.outcome == UPLOAD_REFUSED ? "refused the profile" : "could not be reached",
+				   r.outcome == UPLOAD_REFUSED ? "refused the profile" :
+				   r.outcome == UPLOAD_DENIED ? "turned the request down" :
+				   "could not be reached",
 				   r.what);
 			rc = 1;
 		}

@@ -613,6 +613,7 @@ struct answer {
 	size_t len;
 	long retry_after_s;
 	char refused_peer[64];  /* an address not connected to for not being loopback */
+	char location[200];     /* a 3xx's Location, printable */
 };
 
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
@@ -638,7 +639,30 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 		if (end != data + 12 && v >= 0)
 			a->retry_after_s = v;
 	}
+	if (len > 9 && strncasecmp(data, "Location:", 9) == 0) {
+		size_t k = 0;
+
+		for (const char *c = data + 9; c < data + len && k + 1 < sizeof(a->location); c++)
+			if (*c != ' ' && *c != '\r' && *c != '\n')
+				a->location[k++] = *c;
+		a->location[k] = '\0';
+	}
 	return len;
+}
+
+/* What a status that turns the request down means, for the message; NULL for one that
+ * judges the profile. */
+static const char *denied_why(long status)
+{
+	switch (status) {
+	case 401:
+	case 403: return "the API key or the tenant is refused: wrong, expired or without the right";
+	case 404:
+	case 405: return "no such endpoint: is --url the backend's base, and --to its kind?";
+	case 407: return "the proxy asks for a login, which --proxy does not give";
+	default: return status >= 300 && status < 400 ? "a redirect, not followed: give where it "
+			 "leads as --url" : NULL;
+	}
 }
 
 static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
@@ -838,8 +862,16 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 			r->outcome = UPLOAD_SENT;
 		else if (r->status == 408 || r->status == 429 || r->status >= 500)
 			r->outcome = UPLOAD_RETRY;
+		else if (denied_why(r->status))
+			r->outcome = UPLOAD_DENIED;
 		else
 			r->outcome = UPLOAD_REFUSED;
+		if (r->outcome == UPLOAD_DENIED) {
+			size_t n = strlen(r->what);
+
+			snprintf(r->what + n, sizeof(r->what) - n, " (%s%s%s)", denied_why(r->status),
+				 a.location[0] ? "; it leads to " : "", a.location);
+		}
 		/* too old is too old whatever the status: never tried again */
 		if (r->outcome != UPLOAD_SENT && (r->too_old = refused_for_age(u, p, a.body)))
 			r->outcome = UPLOAD_REFUSED;
@@ -904,8 +936,10 @@ int uploader_send_retrying(struct uploader *u, const struct upload_profile *p, i
 		if (max_tries && tries >= max_tries)
 			return r->outcome;
 		wait = backoff;
+		/* the backend's Retry-After, but no longer than --retry-cap */
 		if (r->retry_after_s >= 0)
-			wait = r->retry_after_s > 3600 ? 3600 : (unsigned)r->retry_after_s;
+			wait = r->retry_after_s > u->o.retry_cap_s ? u->o.retry_cap_s :
+			       (unsigned)r->retry_after_s;
 		if (on_retry && on_retry(ctx, r, wait)) {
 			r->outcome = UPLOAD_ABANDONED;
 			return r->outcome;

@@ -60,6 +60,10 @@ enum upload_outcome {
 				 again would not help */
 	UPLOAD_STOPPED,       /* *stop became nonzero: not sent */
 	UPLOAD_ABANDONED,     /* the caller gave up between tries (on_retry): not sent */
+	UPLOAD_DENIED,        /* the request itself turned down, whatever the profile: a
+				 3xx (redirects are not followed), 401 or 403 (the key), 404
+				 or 405 (the URL), 407 (the proxy): every profile would get
+				 the same until that is mended, and then this one goes */
 };
 
 struct upload_result {
@@ -115,7 +119,7 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 /*
  * Send `p` until a 2xx, a refusal, `max_tries` tries (0: no limit) or a stop signal, waiting
  * between tries with capped exponential backoff (1 s, doubling, at most
- * retry_cap_s; a longer Retry-After is waited instead). `on_retry` (may be NULL) is
+ * retry_cap_s; a Retry-After is waited instead, at most retry_cap_s). `on_retry` (may be NULL) is
  * told of each failed try and the wait before the next, and returns nonzero to give up
  * (UPLOAD_ABANDONED: the watcher dropped the chunk). Returns r->outcome.
  */

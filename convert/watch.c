@@ -681,6 +681,19 @@ static int send_tries(struct watcher *w, struct entry *e, const struct upload_pr
 			return TRIED_REFUSED;
 		if (r->outcome == UPLOAD_STOPPED)
 			return TRIED_STOPPED;
+		if (r->outcome == UPLOAD_DENIED) {
+			/* the key or the URL, not this chunk: every chunk would be turned down
+			 * alike, so none is refused for it; asked again slowly until mended */
+			diag_warn(w->d, w->o->dir, DIAG_NO_OFFSET, "%s turned the request down: %s; "
+				  "no chunk is sent or moved until that is mended, asked again every "
+				  "%u s", uploader_url(w->u), r->what, cap);
+			if (between_tries(w, r, cap))
+				return TRIED_DROPPED;
+			sleep_ms(cap * 1000, stop);
+			if (upload_stop_check(stop))
+				return TRIED_STOPPED;
+			continue;
+		}
 		if (!e->fails++)
 			e->sent_mark = w->nsent;
 		e->round++;
@@ -689,7 +702,7 @@ static int send_tries(struct watcher *w, struct entry *e, const struct upload_pr
 		wait = w->backoff ? (w->backoff * 2 > cap ? cap : w->backoff * 2) : 1;
 		w->backoff = wait;
 		if (r->retry_after_s >= 0)
-			wait = r->retry_after_s > 3600 ? 3600 : (unsigned)r->retry_after_s;
+			wait = r->retry_after_s > cap ? cap : (unsigned)r->retry_after_s;
 		if (between_tries(w, r, wait))
 			return TRIED_DROPPED;
 		if (others && e->round >= TRIES_BEFORE_ASIDE) {

@@ -79,7 +79,9 @@ typedef void (*watch_release_fn)(void *ctx, void *job);
 /*
  * Until a stop signal (upload_stop_check): each chunk of o->dir, oldest first (perf's
  * timestamp in the name), converted and sent with retries (capped exponential backoff
- * kept from chunk to chunk until a 2xx; Retry-After). A chunk is complete when its name
+ * kept from chunk to chunk until a 2xx; a Retry-After, at most the cap). A request
+ * turned down whatever its profile (UPLOAD_DENIED: the key, the URL) moves no chunk:
+ * it is asked again every retry cap, said once an hour. A chunk is complete when its name
  * ends in perf's `.<timestamp>` (perf renames a chunk so once it has finished it; the
  * one it writes keeps the plain name) and its header says where its data ends, within
  * the file. The folder is locked (flock): a second watcher says who holds it and

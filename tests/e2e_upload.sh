@@ -204,6 +204,23 @@ rc=$?
 	[ "$("${LOGQ[@]}" "$LOG_fb" count fault)" = 1 ] && ok "a 400: exit 1, '$(head -1 "$TMP/err")', not tried again" ||
 	bad "a 400: exit $rc: $(cat "$TMP/err")"
 stop_receiver fb
+# a request turned down whatever the profile (the key, the URL): said as such, exit 1,
+# not tried again by a one-off upload; a Retry-After longer than --retry-cap waits the cap
+start_receiver fd datadog --faults 403
+DD_API_KEY=k-e2e timeout 60 "$PERFCONV" upload -q --to datadog --url "$URL_fd" -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] && grep -q "testdata/mt-g.data: datadog turned the request down: HTTP 403: fault 403 (the API key or the tenant is refused: wrong, expired or without the right)" "$TMP/err" &&
+	[ "$("${LOGQ[@]}" "$LOG_fd" count fault)" = 1 ] && ok "a 403: exit 1, said as the key's: '$(head -1 "$TMP/err")'" ||
+	bad "a 403: exit $rc: $(cat "$TMP/err")"
+stop_receiver fd
+start_receiver ra pyroscope --faults 429:3600
+t0=$(date +%s)
+timeout 60 "$PERFCONV" upload -q --to pyroscope --url "$URL_ra" --retry-cap 2 -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err"
+rc=$? t=$(( $(date +%s) - t0 ))
+[ $rc = 0 ] && [ $t -lt 30 ] && [ "$("${LOGQ[@]}" "$LOG_ra" count accepted)" = 1 ] &&
+	ok "429 with Retry-After: 3600 and --retry-cap 2: tried again after the cap, sent in $t s" ||
+	bad "Retry-After over the cap: exit $rc after $t s: $(cat "$TMP/err")"
+stop_receiver ra
 # down: exit 1 after the tries, naming the file
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 timeout 60 "$PERFCONV" upload -q --to pyroscope --url "http://127.0.0.1:$port" -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err"

@@ -221,6 +221,27 @@ else
 	skip "windows of a real perf record --switch-output: needs root and a perf that can record here"
 fi
 
+# 4b. Requests turned down whatever the profile (a 403, a 401, a redirect, a 404: the key
+# or the URL, while someone mends it): no chunk moved to refused/, each said once, the
+# chunk sent when the backend takes requests again.
+W=$TMP/w4b
+mkdir -p "$W"
+chunk $DAMAGED "$W" perf.data.2026120504000001
+start_receiver dn pyroscope --faults 403,401,302,404
+watch "$W" --to pyroscope --url "$URL_dn" --retry-cap 1
+wait_for 30 test -e "$W/sent/perf.data.2026120504000001"
+stop_watch
+if [ -e "$W/sent/perf.data.2026120504000001" ] && [ ! -e "$W/refused" ] &&
+	[ "$("${LOGQ[@]}" "$LOG_dn" count fault)" = 4 ] && [ "$("${LOGQ[@]}" "$LOG_dn" count accepted)" = 1 ] &&
+	grep -q "warning: http://127.0.0.1:[0-9]*/ingest turned the request down: HTTP 403: fault 403 (the API key or the tenant is refused: wrong, expired or without the right); no chunk is sent or moved until that is mended, asked again every 1 s" "$W.err" &&
+	grep -q "HTTP 302: fault 302 (a redirect, not followed: give where it leads as --url)" "$W.err" &&
+	grep -q "HTTP 404: fault 404 (no such endpoint" "$W.err"; then
+	ok "403, 401, 302, 404: the chunk kept (no refused/), each said as the key's or the URL's, then sent"
+else
+	bad "requests turned down: sent/ $(ls "$W/sent" 2>/dev/null), refused/ $(ls "$W/refused" 2>/dev/null); $(grep -v damaged "$W.err" | tail -4 | cut -c1-200)"
+fi
+stop_receiver dn
+
 # 5. The options
 "$PERFCONV" upload --to parca -i $DAMAGED --max-backlog 3 2>"$TMP/err"
 [ $? = 2 ] && grep -q -- '--keep-sent and --trust-folder go with --watch' "$TMP/err" &&
