@@ -23,6 +23,7 @@
 #include "common/util.h"
 #include "common/version.h"
 #include "convert/labels.h"
+#include "convert/uploadbody.h"
 #include "convert/transport.h"
 #include "formats/pprof.h"
 
@@ -31,7 +32,6 @@
 #define DD_INTAKE_PATH "/api/v2/profile"
 #define PYROSCOPE_DEFAULT "http://localhost:4040"
 #define PARCA_DEFAULT "http://localhost:7070"
-#define DEFAULT_SERVICE "perfconv"
 #define MAX_ANSWER 4096
 
 /*
@@ -449,74 +449,6 @@ void uploader_free(struct uploader *u)
 	free(u);
 }
 
-/* A value that came from the recording, made safe for a name or tag list. */
-static void safe_value(char *dst, size_t cap, const char *v)
-{
-	size_t n = 0;
-
-	for (; *v && n + 1 < cap; v++, n++)
-		dst[n] = ((unsigned char)*v < 0x20 || *v == ',' || *v == '{' || *v == '}') ? '_' : *v;
-	dst[n] = '\0';
-}
-
-static const char *service_of(const struct upload_profile *p)
-{
-	return p->service ? p->service : DEFAULT_SERVICE;
-}
-
-/* Datadog's event.json (libdatadog's ProfileExporter::build, version 4). */
-static char *dd_event_json(const struct upload_profile *p)
-{
-	cJSON *ev = cJSON_CreateObject(), *att = cJSON_AddArrayToObject(ev, "attachments");
-	cJSON *info, *platform, *profiler;
-	char start[40], end[40], tag[512], val[256];
-	size_t cap = 1024, len = 0;
-	char *tags = xmalloc(cap), *out;
-
-	cJSON_AddItemToArray(att, cJSON_CreateString("profile.pprof"));
-	tags[0] = '\0';
-#define TAG(k, v)                                                                       \
-	do {                                                                            \
-		safe_value(val, sizeof(val), (v));                                      \
-		snprintf(tag, sizeof(tag), "%s%s:%s", len ? "," : "", (k), val);       \
-		if (len + strlen(tag) + 1 > cap)                                        \
-			grow_array((void **)&tags, &cap, len + strlen(tag) + 1, 1);     \
-		strcpy(tags + len, tag);                                                \
-		len += strlen(tag);                                                     \
-	} while (0)
-	TAG("service", service_of(p));
-	for (size_t i = 0; i < p->nlabels; i++)
-		if (strcmp(p->labels[i].key, "service") != 0)
-			TAG(p->labels[i].key, p->labels[i].value);
-	TAG("language", "native");
-	TAG("runtime", "native");
-	TAG("runtime_os", "linux");
-	TAG("format", "pprof");
-	TAG("profiler_version", "perfconv-" PERFCONV_VERSION);
-#undef TAG
-	cJSON_AddStringToObject(ev, "tags_profiler", tags);
-	meta_rfc3339(p->start_ns, start, sizeof(start));
-	meta_rfc3339(p->start_ns + p->duration_ns, end, sizeof(end));
-	cJSON_AddStringToObject(ev, "start", start);
-	cJSON_AddStringToObject(ev, "end", end);
-	cJSON_AddStringToObject(ev, "family", "native");
-	cJSON_AddStringToObject(ev, "version", "4");
-	info = cJSON_AddObjectToObject(ev, "info");
-	platform = cJSON_AddObjectToObject(info, "platform");
-	if (p->host && p->host[0])
-		cJSON_AddStringToObject(platform, "hostname", p->host);
-	cJSON_AddStringToObject(platform, "kernel_name", "Linux");
-	if (p->kernel_release && p->kernel_release[0])
-		cJSON_AddStringToObject(platform, "kernel_release", p->kernel_release);
-	profiler = cJSON_AddObjectToObject(info, "profiler");
-	cJSON_AddStringToObject(profiler, "name", "perfconv");
-	cJSON_AddStringToObject(profiler, "version", PERFCONV_VERSION);
-	out = cJSON_PrintUnformatted(ev);
-	cJSON_Delete(ev);
-	free(tags);
-	return out;
-}
-
 /* Pyroscope's /ingest query: name=SERVICE{k=v,...}&from=&until=&format=pprof. */
 static char *pyroscope_url(struct uploader *u, const struct upload_profile *p)
 {
@@ -529,14 +461,14 @@ static char *pyroscope_url(struct uploader *u, const struct upload_profile *p)
 	int64_t from = (p->start_ns + (p->window ? 500000000LL : 0)) / 1000000000LL;
 	int64_t until = (end + (p->window ? 500000000LL : 999999999LL)) / 1000000000LL;
 
-	snprintf(name, cap, "%s{", service_of(p));
+	snprintf(name, cap, "%s{", upload_service(p));
 	len = strlen(name);
 	for (size_t i = 0; i < p->nlabels; i++) {
 		size_t need;
 
 		if (strcmp(p->labels[i].key, "service") == 0)
 			continue;
-		safe_value(val, sizeof(val), p->labels[i].value);
+		upload_tag_value(val, sizeof(val), p->labels[i].value);
 		need = len + strlen(p->labels[i].key) + strlen(val) + 4;
 		if (need > cap)
 			grow_array((void **)&name, &cap, need, 1);
@@ -554,58 +486,6 @@ static char *pyroscope_url(struct uploader *u, const struct upload_profile *p)
 	u->lc.free(esc);
 	free(name);
 	return url;
-}
-
-static char *base64(const uint8_t *in, size_t n)
-{
-	static const char tbl[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *out = xmalloc(4 * ((n + 2) / 3) + 1), *o = out;
-
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
-			     (i + 2 < n ? in[i + 2] : 0);
-
-		*o++ = tbl[v >> 18 & 63];
-		*o++ = tbl[v >> 12 & 63];
-		*o++ = i + 1 < n ? tbl[v >> 6 & 63] : '=';
-		*o++ = i + 2 < n ? tbl[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
-
-static void add_label(cJSON *arr, const char *name, const char *value)
-{
-	cJSON *l = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(l, "name", name);
-	cJSON_AddStringToObject(l, "value", value);
-	cJSON_AddItemToArray(arr, l);
-}
-
-/* Parca's WriteRawRequest as the gateway's JSON. */
-static char *parca_json(const struct upload_profile *p)
-{
-	cJSON *req = cJSON_CreateObject(), *series = cJSON_AddArrayToObject(req, "series");
-	cJSON *s = cJSON_CreateObject(), *ls = cJSON_AddObjectToObject(s, "labels");
-	cJSON *arr = cJSON_AddArrayToObject(ls, "labels");
-	cJSON *samples = cJSON_AddArrayToObject(s, "samples"), *raw = cJSON_CreateObject();
-	char *b64 = base64(p->pprof, p->len), *out;
-
-	add_label(arr, "__name__", p->name && p->name[0] ? p->name : "process_cpu");
-	add_label(arr, "service", service_of(p));
-	for (size_t i = 0; i < p->nlabels; i++)
-		if (strcmp(p->labels[i].key, "service") != 0)
-			add_label(arr, p->labels[i].key, p->labels[i].value);
-	cJSON_AddStringToObject(raw, "raw_profile", b64);
-	cJSON_AddItemToArray(samples, raw);
-	cJSON_AddItemToArray(series, s);
-	cJSON_AddBoolToObject(req, "normalized", 0);
-	out = cJSON_PrintUnformatted(req);
-	cJSON_Delete(req);
-	free(b64);
-	return out;
 }
 
 struct answer {
@@ -760,7 +640,7 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	case BACKEND_DATADOG: {
 		curl_mimepart *part;
 
-		body = dd_event_json(p);
+		body = upload_dd_event(p);
 		mime = u->lc.mime_init(u->curl);
 		/* "intake does not look for filename=event.json, it looks for name=event" */
 		part = u->lc.mime_addpart(mime);
@@ -799,7 +679,7 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p->len);
 		break;
 	case BACKEND_PARCA:
-		body = parca_json(p);
+		body = upload_parca_body(p);
 		u->lc.easy_setopt(u->curl, CURLOPT_URL, u->url);
 		hdr = u->lc.slist_append(hdr, "Content-Type: application/json");
 		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDS, body);
@@ -972,7 +852,7 @@ int uploader_dry_run(struct uploader *u, const struct upload_profile *p, FILE *h
 	path = xmalloc((body_prefix ? strlen(body_prefix) : 0) + 32);
 	switch (u->o.backend) {
 	case BACKEND_DATADOG:
-		body = dd_event_json(p);
+		body = upload_dd_event(p);
 		fprintf(head, "POST %s%s%s\n", u->url, u->unix_socket ? " via " : "",
 			u->unix_socket ? u->unix_socket : "");
 		fprintf(head, "DD-EVP-ORIGIN: perfconv\nDD-EVP-ORIGIN-VERSION: %s\n", PERFCONV_VERSION);
@@ -1001,7 +881,7 @@ int uploader_dry_run(struct uploader *u, const struct upload_profile *p, FILE *h
 		}
 		break;
 	case BACKEND_PARCA:
-		body = parca_json(p);
+		body = upload_parca_body(p);
 		fprintf(head, "POST %s\nContent-Type: application/json\nbody: %zu bytes of JSON\n",
 			u->url, strlen(body));
 		if (body_prefix) {

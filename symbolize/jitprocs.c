@@ -433,6 +433,7 @@ struct cand {
 	void *buf;            /* a .gz dump, inflated once looked at */
 	size_t len;
 	int mapped;           /* the very file the process mapped */
+	int owner_checked;    /* found where s.check_owner judges the owner (owner_ok) */
 	char why[300];        /* why it is not the process's; "" when it may be */
 };
 
@@ -478,6 +479,8 @@ static void collect_dumps(struct jit_procs *jp, uint32_t pid, const char *expect
 		c.path = f;
 		c.gz = gz;
 		c.fd = -1;
+		c.owner_checked = jp->s.check_owner && (places.v[i].place == LOC_BESIDE_INPUT ||
+							places.v[i].place == LOC_TMP);
 		VEC_PUSH(out->v, out->n, out->cap, c);
 	}
 	loc_list_release(&places);
@@ -522,6 +525,14 @@ static void examine(struct jit_procs *jp, const struct jp_proc *p, struct cand *
 		if (c->fd < 0 || fstat(c->fd, &c->st) != 0 || !S_ISREG(c->st.st_mode)) {
 			snprintf(c->why, sizeof(c->why), "cannot read it: %s",
 				 c->fd < 0 ? strerror(errno) : "not a regular file");
+			return;
+		}
+		/* judged again on the descriptor read: the path's owner was judged before
+		 * it was opened, and the file under that name may have been swapped since */
+		if (c->owner_checked && c->st.st_uid != jp->s.owner_uid && c->st.st_uid != 0) {
+			snprintf(c->why, sizeof(c->why), "owned by uid %u, not by the recording's "
+				 "owner (uid %u) or root: not used", (unsigned)c->st.st_uid,
+				 jp->s.owner_uid);
 			return;
 		}
 		c->mapped = m->ino && c->st.st_ino == m->ino &&
