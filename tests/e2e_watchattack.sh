@@ -214,6 +214,23 @@ else
 	bad "perf map of another user: frames named by it: $named_other; by root's: $named_root; $(grep 'perf-30787' "$TMP/map.first.err" | head -2)"
 fi
 
+# The same for a jitdump another user dropped beside a chunk (node.data's dump of pid
+# 30720): not used, said; the chunk's JIT frames are then addresses.
+W=$TMP/dump
+mkdir -p "$W"
+chmod 1777 "$W"
+chunk $TD/jit/node.data "$W" perf.data.2026120504100001
+as_nobody sh -c 'cat >"$1"' sh "$W/jit-30720.dump" <$TD/jit/jit-30720.dump
+rm -f "$TMP"/got/*
+watch "$W" --to pyroscope --url "$URL_rc"
+wait_for 30 test -e "$W/sent/perf.data.2026120504100001"
+stop_watch
+named=$(zcat "$TMP"/got/*.pb.gz 2>/dev/null | grep -a -c 'JS:\*fibonacci')
+[ -e "$W/sent/perf.data.2026120504100001" ] && [ "$named" = 0 ] &&
+	grep -q "$W/jit-30720.dump: warning: owned by uid 65534, not by the recording's owner (uid 0) or root: not used" "$W.err" &&
+	ok "a jitdump of another user's beside a chunk: not used, said" ||
+	bad "a jitdump of another user: frames named by it: $named; $(grep -v damaged "$W.err" | tail -3 | cut -c1-200)"
+
 # 5. One chunk the backend never takes (31.8): a 500 for each try of it. The chunks
 # after it are sent meanwhile; it is set aside, said, then moved to refused/ after 10
 # failed tries with later chunks sent.
