@@ -177,6 +177,46 @@ d2=$(node $RCV/rules.mjs pyroscope "$TMP/f.pb.gz" | python3 -c 'import json,sys;
 "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --label 'env=a,b' -o "$TMP/f.pb.gz" 2>"$TMP/err"
 [ $? = 2 ] && grep -q "VALUE must be" "$TMP/err" && ok "--label env=a,b: refused (a ',' would split a Datadog tag list)" || bad "--label with a comma: $(cat "$TMP/err")"
 
+# Pyroscope's size and sample limits, as the receiver applies them (4 MiB uncompressed,
+# 16,000 samples, 100 labels a sample): mt-g.data's profile (87 samples) grown past each
+# and posted as perfconv would post it; accepted as it is.
+start_receiver lim pyroscope
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --for pyroscope -o "$TMP/lim.pb.gz"
+node --input-type=module - "$TMP/lim.pb.gz" "$URL_lim" >"$TMP/lim.out" 2>&1 <<'JS'
+import { readFileSync } from 'node:fs'
+import { gzipSync, gunzipSync } from 'node:zlib'
+import { createRequire } from 'node:module'
+const { Profile, Sample, Label } = createRequire(process.cwd() + '/tests/browser/package.json')('pprof-format')
+const [file, url] = process.argv.slice(2)
+const load = () => Profile.decode(gunzipSync(readFileSync(file)))
+const post = async (prof, what) => {
+  const r = await fetch(`${url}/ingest?name=lim&format=pprof&from=${Math.floor(Date.now() / 1000)}&until=${Math.floor(Date.now() / 1000) + 1}`,
+    { method: 'POST', body: gzipSync(Buffer.from(prof.encode())) })
+  console.log(`${what} ${r.status}`)
+}
+await post(load(), 'as-is')
+let p = load()
+const base = p.sample.slice()
+while (p.sample.length <= 16000) p.sample.push(...base.map(s => new Sample({ locationId: s.locationId, value: s.value, label: s.label })))
+await post(p, 'samples')
+p = load()
+const k = p.stringTable.dedup('k')
+p.sample[0].label = Array.from({ length: 101 }, (_, i) => new Label({ key: k, num: i }))
+await post(p, 'labels')
+p = load()
+p.stringTable.dedup('x'.repeat(4300000))
+await post(p, 'size')
+JS
+if [ "$(tr '\n' ' ' <"$TMP/lim.out")" = "as-is 200 samples 422 labels 422 size 422 " ] &&
+	grep -q "exceeds the samples count limit (max_profile_stacktrace_samples, actual: 16.*, limit: 16000)" "$LOG_lim" &&
+	grep -q "exceeds the sample labels limit (max_profile_stacktrace_sample_labels, actual: 101, limit: 100)" "$LOG_lim" &&
+	grep -q "decompressed size exceeds maximum allowed size of 4194304 bytes" "$LOG_lim"; then
+	ok "the pyroscope receiver refuses (422) a profile over 16,000 samples, one with a sample of 101 labels, one over 4 MiB uncompressed, as Pyroscope's defaults do"
+else
+	bad "pyroscope limits: $(cat "$TMP/lim.out"); $("${LOGQ[@]}" "$LOG_lim" refusals | cut -c1-200)"
+fi
+stop_receiver lim
+
 # 3. Faults: the first connection reset, the next two refused (503, 429 with
 # Retry-After): the profile arrives once.
 start_receiver fa pyroscope --faults reset,503,429:1

@@ -169,6 +169,10 @@ function ingestionWindow (timeNanos, window, series, refusals) {
 // refusals (the whole profile), samples kept and dropped, the series it files.
 // `window`: the ingestion window's limits (ingestionWindow); none by default, as the
 // committed recordings are older than Pyroscope's default hour.
+// Pyroscope's default per-tenant limits (pkg/validation/limits.go; docs/BACKENDS.md "For
+// issue 32"): the pprof's size uncompressed, its Sample count as sent, one sample's labels
+export const PYROSCOPE_LIMITS = { profileBytes: 4194304, samples: 16000, sampleLabels: 100 }
+
 export function pyroscope (bytes, query = {}, window = {}) {
   const refusals = []
   let base
@@ -176,6 +180,11 @@ export function pyroscope (bytes, query = {}, window = {}) {
     base = parsePyroscopeName(query.name ?? 'perfconv')
   } catch (e) {
     return { refusals: [`name: ${e.message}`], status: 400 }
+  }
+  // pkg/pprof/pprof.go RawFromBytesWithLimit, while it inflates: 422 on /ingest
+  const gz = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b
+  if ((gz ? gunzipSync(bytes).length : bytes.length) > PYROSCOPE_LIMITS.profileBytes) {
+    return { refusals: [`decompressed size exceeds maximum allowed size of ${PYROSCOPE_LIMITS.profileBytes} bytes`], status: 422 }
   }
   const d = decodePprof(bytes)
   const { prof, strings } = d
@@ -202,6 +211,15 @@ export function pyroscope (bytes, query = {}, window = {}) {
   const series = { __name__: metric, __delta__: 'false', service_name: base.__name__, pyroscope_spy: query.spyName ?? 'unknown' }
   for (const [k, v] of Object.entries(base)) if (k !== '__name__' && !k.startsWith('__')) series[k] = v
   ingestionWindow(timeNanos, window, series, refusals)
+  // pkg/validation/validate.go ValidateProfile: before Normalize, on the samples as sent
+  const seriesText = '{' + Object.keys(series).sort().map(k => `${k}="${series[k]}"`).join(', ') + '}'
+  if (prof.sample.length > PYROSCOPE_LIMITS.samples) {
+    refusals.push(`the profile with labels '${seriesText}' exceeds the samples count limit (max_profile_stacktrace_samples, actual: ${prof.sample.length}, limit: ${PYROSCOPE_LIMITS.samples})`)
+  }
+  const mostLabels = prof.sample.reduce((m, s) => Math.max(m, s.label.length), 0)
+  if (mostLabels > PYROSCOPE_LIMITS.sampleLabels) {
+    refusals.push(`the profile with labels '${seriesText}' exceeds the sample labels limit (max_profile_stacktrace_sample_labels, actual: ${mostLabels}, limit: ${PYROSCOPE_LIMITS.sampleLabels})`)
+  }
 
   // pkg/pprof/pprof.go Normalize, sanitizeProfile: a location with no line and
   // address 0 is removed, and every sample that holds it
