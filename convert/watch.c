@@ -56,8 +56,7 @@ int64_t watch_window_start(const struct watch_span *prev, const struct watch_spa
 struct chunk {
 	char *name;
 	uint64_t size;
-	int64_t mtime;        /* prune: its modification time */
-	int skipped;          /* given up on by this run */
+	int64_t mtime;        /* its modification time */
 };
 
 static int chunk_cmp(const void *a, const void *b)
@@ -347,7 +346,6 @@ static void prune(struct watcher *w, int sub)
 		c.name = xstrdup(de->d_name);
 		c.size = (uint64_t)st.st_size;
 		c.mtime = (int64_t)st.st_mtime;
-		c.skipped = 0;
 		VEC_PUSH(list, n, cap, c);
 		total += c.size;
 	}
