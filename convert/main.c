@@ -548,6 +548,13 @@ int convert_one(struct cli *c, const struct output_format *of, struct profile *p
 	struct convert_stats st;
 
 	output_shape_profile(of, p);
+	/* Datadog's Timeline: each sample's time kept (as libdatadog keeps timed samples
+	 * apart); an upload to Pyroscope keeps its seconds, to be cut in time if over its
+	 * limits (convert/uploadparts.h) */
+	if (c->pprof_for == PPROF_FOR_DATADOG && strcmp(of->name, "pprof") == 0)
+		p->aggregate_ns = 1;
+	else if (c->pprof_for == PPROF_FOR_PYROSCOPE && c->upload)
+		p->aggregate_ns = 1000000000ULL;
 	if (!c->weight_set)
 		c->wo.weight_period = of->weight_period;
 	if (c->ninputs < 2 && convert_read(&c->co, p, &st, d, &c->later) != 0)
@@ -560,6 +567,7 @@ int convert_one(struct cli *c, const struct output_format *of, struct profile *p
 
 		profile_init(&one);
 		one.aggregate = p->aggregate;
+		one.aggregate_ns = p->aggregate_ns;
 		c->co.input = c->inputs[i];
 		if (!c->co.quiet)
 			diag_note(d, "%s:", c->inputs[i]);
@@ -589,6 +597,12 @@ int convert_one(struct cli *c, const struct output_format *of, struct profile *p
 		profile_meta_make(&c->meta, p, c->co.input, c->co.quiet || c->pprof_for <= 0, m, d);
 		if (c->pprof_for > 0 || c->meta.start_time_set)
 			c->wo.time_nanos = m->start_ns;
+		/* a sample's wall-clock time: its time after the first sample's, from the
+		 * profile's start */
+		c->wo.wall_offset = p->has_time && p->first_time_set ?
+				    m->start_ns - (int64_t)p->first_time : 0;
+		c->wo.timestamps = c->pprof_for == PPROF_FOR_DATADOG && p->has_time &&
+				   p->first_time_set;
 		/* a plain pprof file gets the labels asked for; a shaped one also the
 		 * recording's host and kernel; an upload sends them as the backend's
 		 * labels or tags instead (Parca would rename a sample label that is

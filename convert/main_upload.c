@@ -2,15 +2,21 @@
 #include "convert/main_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/util.h"
 #include "convert/upload.h"
+#include "convert/runtimeid.h"
+#include "convert/uploadparts.h"
 #include "convert/watch.h"
+#include "convert/watchfile.h"
 #include "convert/watchopts.h"
 #include "symbolize/jitstore.h"
 #include "formats/pprof.h"
@@ -75,9 +81,12 @@ static void upload_usage(FILE *f)
 struct job {
 	struct profile p;
 	struct profile_meta m;
-	char *buf;
-	size_t len;
+	struct write_options wo;   /* as its parts were written: for cutting one again */
+	struct upload_cut cut;
+	struct upload_profile base; /* what every part's request says alike */
+	struct upload_profile *ups;
 	char name[128];
+	char runtimes[128];
 };
 
 struct upload_ctx {
@@ -116,13 +125,74 @@ static void job_free(void *ctx, void *job)
 	/* a watcher keeps nothing of a chunk once it is sent but its JIT dumps' tables */
 	if (x && x->c->co.jit_store)
 		convert_done(&x->c->later);
+	upload_cut_release(&j->cut);
+	free(j->ups);
 	profile_meta_release(&j->m);
 	profile_release(&j->p);
-	free(j->buf);
 	free(j);
 	/* a watcher runs for days: what a chunk freed goes back to the system, so that its
 	 * size between chunks is what it keeps, not the largest chunk's */
 	malloc_trim(0);
+}
+
+/* The runtimes the profile's code ran in, known by their objects: "java,node". */
+static void runtimes_of(const struct profile *p, char *buf, size_t cap)
+{
+	static const struct {
+		const char *runtime, *file; /* the object's name, or its start with a '*' */
+	} known[] = {
+		{ "dotnet", "libcoreclr.so" }, { "erlang", "beam.smp" },
+		{ "java", "libjvm.so" }, { "julia", "libjulia-internal.so*" },
+		{ "julia", "libjulia.so*" }, { "node", "node" }, { "node", "libnode.so*" },
+	};
+	enum { NKNOWN = sizeof(known) / sizeof(known[0]) };
+	int seen[NKNOWN] = { 0 };
+	size_t len = 0;
+
+	for (size_t m = 1; m < p->nmappings; m++) {
+		const char *f = profile_text(p, p->mappings[m].file), *base = strrchr(f, '/');
+
+		base = base ? base + 1 : f;
+		for (size_t k = 0; k < NKNOWN; k++) {
+			size_t n = strlen(known[k].file);
+
+			if (known[k].file[n - 1] == '*' ? strncmp(base, known[k].file, n - 1) == 0 :
+							  strcmp(base, known[k].file) == 0)
+				seen[k] = 1;
+		}
+	}
+	buf[0] = '\0';
+	for (size_t k = 0; k < NKNOWN; k++) {
+		int dup = 0;
+
+		for (size_t e = 0; e < k; e++)
+			dup |= seen[e] && strcmp(known[e].runtime, known[k].runtime) == 0;
+		if (seen[k] && !dup && len + strlen(known[k].runtime) + 2 < cap)
+			len += (size_t)sprintf(buf + len, "%s%s", len ? "," : "", known[k].runtime);
+	}
+}
+
+/* The job's parts as requests: each its span of time and its pprof. */
+static void job_parts(struct job *j, struct upload_batch *b)
+{
+	free(j->ups);
+	j->ups = xcalloc(j->cut.n, sizeof(*j->ups));
+	for (size_t i = 0; i < j->cut.n; i++) {
+		const struct upload_part *pt = &j->cut.parts[i];
+		struct upload_profile *up = &j->ups[i];
+
+		*up = j->base;
+		up->pprof = (const uint8_t *)pt->buf;
+		up->len = pt->len;
+		if (j->cut.n > 1) {
+			up->start_ns = pt->start_ns;
+			up->duration_ns = pt->end_ns - pt->start_ns;
+			up->part = (unsigned)i + 1;
+			up->nparts = (unsigned)j->cut.n;
+		}
+	}
+	b->parts = j->ups;
+	b->n = j->cut.n;
 }
 
 /*
@@ -154,12 +224,14 @@ static void chunk_window(struct upload_ctx *x, const struct job *j, const struct
  * (span not NULL) gets its window, following `prev` (may be NULL). */
 static int job_make_span(void *ctx, const char *input, const struct watch_input *in,
 			 const struct watch_span *prev, struct watch_span *span,
-			 struct upload_profile *up, void **out, struct diag *d)
+			 struct upload_batch *b, void **out, struct diag *d)
 {
 	struct upload_ctx *x = ctx;
 	struct job *j = xcalloc(1, sizeof(*j));
-	FILE *mem;
-	int bad, rc;
+	struct upload_profile *up;
+	struct upload_limits lim;
+	uint64_t run = 0;
+	int rc;
 
 	*out = NULL;
 	profile_init(&j->p);
@@ -174,25 +246,29 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	rc = convert_one(x->c, x->of, &j->p, &j->m, d);
 	x->c->co.input_mem = NULL;
 	x->c->co.input_len = 0;
+	if (rc == 0 && !span) {
+		/* which perf record wrote it, as the watcher tells for a chunk */
+		struct stat st;
+		int fd = open(input, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			run = chunk_run(fd, (uint64_t)st.st_size);
+		if (fd >= 0)
+			close(fd);
+	}
 	if (rc != 0) {
 		job_free(NULL, j);
 		return -1;
 	}
 	if (span)
 		chunk_window(x, j, prev, span);
-	mem = open_memstream(&j->buf, &j->len);
-	bad = !mem || (x->of->write(&j->p, &x->c->wo, mem) != 0) + (fclose(mem) != 0);
-	x->c->wo.duration_nanos = 0;
-	if (bad) {
-		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its pprof: %s", strerror(errno));
-		job_free(NULL, j);
-		return -1;
-	}
-	profile_name(&j->p, x->c->wo.event, j->name, sizeof(j->name));
-	memset(up, 0, sizeof(*up));
+	j->wo = x->c->wo;
+	j->wo.stats = NULL;
+	profile_name(&j->p, j->wo.event, j->name, sizeof(j->name));
+	runtimes_of(&j->p, j->runtimes, sizeof(j->runtimes));
+	memset(&j->base, 0, sizeof(j->base));
+	up = &j->base;
 	up->input = input;
-	up->pprof = (const uint8_t *)j->buf;
-	up->len = j->len;
 	up->start_ns = j->m.start_ns;
 	up->duration_ns = j->m.duration_ns;
 	if (span) {
@@ -206,14 +282,46 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	up->host = j->m.host;
 	up->kernel_release = j->m.kernel_release;
 	up->name = j->name;
+	up->runtimes = j->runtimes;
+	up->arch = j->p.arch ? profile_text(&j->p, j->p.arch) : NULL;
+	up->seq = -1;
+	x->c->wo.duration_nanos = 0;
+	upload_limits_of(x->backend, &lim);
+	if (upload_cut_make(&j->p, &j->wo, &lim, up->start_ns, up->start_ns + up->duration_ns,
+			    j->wo.wall_offset, &j->cut) != 0) {
+		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its pprof: %s", strerror(errno));
+		job_free(NULL, j);
+		return -1;
+	}
+	memset(b, 0, sizeof(*b));
+	job_parts(j, b);
+	b->run = span ? span->run : run;
+	b->boot_ns = j->p.has_time ? j->wo.wall_offset : 0;
+	if (j->cut.n > 1)
+		snprintf(b->said, sizeof(b->said), "its profile (%llu samples, %.1f MiB) is over "
+			 "the limit (%s): sent as %zu profiles, each a span of its time",
+			 (unsigned long long)j->cut.whole_samples, (double)j->cut.whole_bytes / 1048576.0,
+			 j->cut.why == 2 ? lim.samples_why : lim.bytes_why, j->cut.n);
 	*out = j;
 	return 0;
 }
 
-static int job_make(void *ctx, const char *input, struct upload_profile *up, void **out,
+/* Part `i` of the job cut in two (the backend found it too large): 0, or -1. */
+static int job_halve(void *ctx, void *job, size_t i, struct upload_batch *b)
+{
+	struct job *j = job;
+
+	(void)ctx;
+	if (upload_cut_halve(&j->p, &j->wo, j->wo.wall_offset, &j->cut, i) != 0)
+		return -1;
+	job_parts(j, b);
+	return 0;
+}
+
+static int job_make(void *ctx, const char *input, struct upload_batch *b, void **out,
 		    struct diag *d)
 {
-	return job_make_span(ctx, input, NULL, NULL, NULL, up, out, d);
+	return job_make_span(ctx, input, NULL, NULL, NULL, b, out, d);
 }
 
 /* A one-off upload's failed try, said (through diag: the answer printed escaped). */
@@ -228,6 +336,31 @@ static int say_retry(void *ctx, const struct upload_result *r, unsigned wait)
 
 	diag_note(s->d, "%s: %s; trying again in %u s", s->up->input, r->what, wait);
 	return 0;
+}
+
+/* --dry-run of one profile: what would be sent, and with -o its bodies in files named
+ * after it (PREFIX, PREFIX.INPUT with several inputs, .partK for a part). 0, or -1. */
+static int dry_run_one(struct uploader *u, const struct upload_profile *up, const struct cli *c,
+		       size_t input, size_t part, struct diag *d)
+{
+	char *prefix = NULL;
+	int rc = 0;
+
+	if (c->output) {
+		prefix = xmalloc(strlen(c->output) + 48);
+		strcpy(prefix, c->output);
+		if (input)
+			sprintf(prefix + strlen(prefix), ".%zu", input);
+		if (part)
+			sprintf(prefix + strlen(prefix), ".part%zu", part);
+	}
+	if (uploader_dry_run(u, up, stdout, prefix) != 0) {
+		diag_error(d, prefix ? prefix : "standard output", DIAG_NO_OFFSET, "cannot write: %s",
+			   strerror(errno));
+		rc = -1;
+	}
+	free(prefix);
+	return rc;
 }
 
 int upload_main(int argc, char **argv)
@@ -256,6 +389,7 @@ int upload_main(int argc, char **argv)
 	struct cli c;
 	struct diag d;
 	struct uploader *u = NULL;
+	struct runtime_ids rids;
 	const char **inputs = NULL;
 	size_t ninputs = 0, inputs_cap = 0;
 	int opt, w, rc = 0, dry_run = 0, backlog_set = 0, keep_set = 0;
@@ -406,6 +540,7 @@ int upload_main(int argc, char **argv)
 	x.trust_folder = wopt.trust_folder;
 	wopt.retry_cap_s = uo.retry_cap_s;
 	if (wopt.dir) {
+		struct watch_jobs jobs = { job_make_span, job_halve, job_free, &x };
 		struct upload_stop stop;
 
 		if (upload_stop_init(&stop) != 0) {
@@ -421,7 +556,7 @@ int upload_main(int argc, char **argv)
 		c.co.jit_store = jit_store_new();
 		if (!uo.quiet)
 			diag_note(&d, "watching %s: each finished chunk to %s", wopt.dir, uploader_url(u));
-		rc = watch_run(&wopt, u, job_make_span, job_free, &x, &stop, &d) ? 1 : 0;
+		rc = watch_run(&wopt, u, &jobs, &stop, &d) ? 1 : 0;
 		convert_done(&c.later); /* before the tables it borrowed from the store go */
 		jit_store_free(c.co.jit_store);
 		c.co.jit_store = NULL;
@@ -434,43 +569,50 @@ int upload_main(int argc, char **argv)
 		upload_stop_release(&stop);
 		goto out;
 	}
+	runtime_ids_init(&rids, -1);
 	for (size_t i = 0; i < ninputs; i++) {
-		struct upload_profile up;
-		struct upload_result r;
-		struct retry_say rs = { &up, &d };
+		struct upload_batch b;
 		void *job;
 
-		if (job_make(&x, inputs[i], &up, &job, &d) != 0) {
+		if (job_make(&x, inputs[i], &b, &job, &d) != 0) {
 			rc = 1;
 			continue;
 		}
-		if (dry_run) {
-			char *prefix = NULL;
+		if (b.said[0])
+			diag_warn(&d, inputs[i], DIAG_NO_OFFSET, "%s", b.said);
+		for (size_t k = 0; k < b.n; k++) {
+			struct upload_profile *up = &b.parts[k];
+			struct upload_result r;
+			struct retry_say rs = { up, &d };
+			char rid[RUNTIME_ID_LEN + 1], part[64] = "";
 
-			if (c.output) {
-				prefix = xmalloc(strlen(c.output) + 24);
-				if (ninputs > 1)
-					sprintf(prefix, "%s.%zu", c.output, i + 1);
-				else
-					strcpy(prefix, c.output);
-			}
-			if (uploader_dry_run(u, &up, stdout, prefix) != 0) {
-				diag_error(&d, prefix ? prefix : "standard output", DIAG_NO_OFFSET,
-					   "cannot write: %s", strerror(errno));
+			runtime_ids_take(&rids, b.run, b.boot_ns, rid, &up->seq);
+			up->runtime_id = rid;
+			if (b.n > 1)
+				snprintf(part, sizeof(part), " (part %zu of %zu)", k + 1, b.n);
+			if (dry_run) {
+				if (dry_run_one(u, up, &c, ninputs > 1 ? i + 1 : 0, b.n > 1 ? k + 1 : 0,
+						&d) != 0)
+					rc = 1;
+			} else if (uploader_send_retrying(u, up, 4, NULL, c.co.quiet ? NULL : say_retry,
+							  &rs, &r) == UPLOAD_SENT) {
+				if (!c.co.quiet)
+					diag_note(&d, "%s%s: sent to %s (%s)", inputs[i], part,
+						  uploader_url(u), r.what);
+			} else if (r.too_large && job_halve(&x, job, k, &b) == 0) {
+				diag_warn(&d, inputs[i], DIAG_NO_OFFSET, "%s refused it%s as too large "
+					  "(%s): sent again in two parts", backend_name(uo.backend), part,
+					  r.what);
+				k--;
+			} else {
+				diag_error(&d, inputs[i], DIAG_NO_OFFSET, "%s %s%s: %s",
+					   backend_name(uo.backend),
+					   r.outcome == UPLOAD_REFUSED ? "refused the profile" :
+					   r.outcome == UPLOAD_DENIED ? "turned the request down" :
+					   "could not be reached", part, r.what);
 				rc = 1;
+				break;
 			}
-			free(prefix);
-		} else if (uploader_send_retrying(u, &up, 4, NULL, c.co.quiet ? NULL : say_retry, &rs,
-						  &r) == UPLOAD_SENT) {
-			if (!c.co.quiet)
-				diag_note(&d, "%s: sent to %s (%s)", inputs[i], uploader_url(u), r.what);
-		} else {
-			diag_error(&d, inputs[i], DIAG_NO_OFFSET, "%s %s: %s", backend_name(uo.backend),
-				   r.outcome == UPLOAD_REFUSED ? "refused the profile" :
-				   r.outcome == UPLOAD_DENIED ? "turned the request down" :
-				   "could not be reached",
-				   r.what);
-			rc = 1;
 		}
 		job_free(NULL, job);
 	}

@@ -361,10 +361,12 @@ static int fused_mode(const struct convert_options *o, int *only)
 static void profile_reset(struct profile *p)
 {
 	int aggregate = p->aggregate, timeline = p->timeline != NULL;
+	uint64_t aggregate_ns = p->aggregate_ns;
 
 	profile_release(p);
 	profile_init(p);
 	p->aggregate = aggregate;
+	p->aggregate_ns = aggregate_ns;
 	if (timeline)
 		profile_keep_timeline(p);
 }

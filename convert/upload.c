@@ -603,6 +603,19 @@ static int refused_for_age(const struct uploader *u, const struct upload_profile
 	return p->start_ns < (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
+/*
+ * Refused for its size: 413 (Payload Too Large, what Pyroscope's body limit and most
+ * proxies answer), or Pyroscope's answers for a profile over its size or sample limits
+ * (docs/BACKENDS.md "For issue 32"): the same samples in smaller profiles would pass.
+ */
+static int refused_for_size(long status, const char *answer)
+{
+	return status == 413 || strstr(answer, "decompressed size exceeds maximum allowed size") ||
+	       strstr(answer, "exceeds the size limit (max_profile_size_byte") ||
+	       strstr(answer, "exceeds the samples count limit") ||
+	       strstr(answer, "uncompressed profile payload size exceeds limit");
+}
+
 const char *uploader_age_limit(const struct uploader *u)
 {
 	if (u->o.backend == BACKEND_PYROSCOPE)
@@ -755,6 +768,11 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		/* too old is too old whatever the status: never tried again */
 		if (r->outcome != UPLOAD_SENT && (r->too_old = refused_for_age(u, p, a.body)))
 			r->outcome = UPLOAD_REFUSED;
+		/* too large: the same profile in smaller parts is not */
+		if (r->outcome != UPLOAD_SENT && !r->too_old && refused_for_size(r->status, a.body)) {
+			r->too_large = 1;
+			r->outcome = UPLOAD_REFUSED;
+		}
 	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
 		r->outcome = UPLOAD_STOPPED;
 		snprintf(r->what, sizeof(r->what), "stopped");

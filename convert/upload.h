@@ -46,6 +46,15 @@ struct upload_profile {
 	size_t nlabels;
 	const char *host, *kernel_release;
 	const char *name;         /* Parca's __name__, Pyroscope's profile type hint */
+	const char *runtime_id;   /* Datadog's runtime-id (a UUID for the run of perf record
+				     the profile is of), NULL for none */
+	int64_t seq;              /* Datadog's profile_seq (from 0, one more each profile of
+				     that runtime-id sent), -1 for none */
+	const char *runtimes;     /* the runtimes its code ran in, "java,node" (runtime: tags),
+				     NULL or "" when none is known */
+	const char *arch;         /* the recording's machine ("x86_64"), NULL when unknown */
+	unsigned part, nparts;    /* part `part` (from 1) of `nparts` its input's profile was
+				     cut into for the backend's limits; nparts 0 or 1: whole */
 	int window;               /* start_ns and duration_ns are a watched chunk's window, one
 				     of a series that tiles time: Pyroscope's whole seconds are
 				     then rounded to the nearest at both ends, so that one's
@@ -73,6 +82,21 @@ struct upload_result {
 	char what[512];       /* the answer: "HTTP 400: invalid labels ...", "connection reset" */
 	int too_old;          /* refused for its age: the answer says so (Pyroscope: "outside of
 				 ingestion window", for a profile that began before now) */
+	int too_large;        /* refused for its size: a 413, or Pyroscope's size or sample
+				 limits named: smaller parts of it would pass */
+};
+
+/*
+ * An input's profile as sent: one profile, or several each a span of its time when the
+ * whole would be over the backend's limits (convert/uploadparts.h). `run` and `boot_ns`
+ * say which run of perf record it is of (Datadog's runtime-id: convert/runtimeid.h).
+ */
+struct upload_batch {
+	struct upload_profile *parts;
+	size_t n;
+	uint64_t run;
+	int64_t boot_ns;
+	char said[160];           /* why it was cut, when it was: "over Pyroscope's ..." */
 };
 
 struct uploader;

@@ -14,6 +14,20 @@
 
 #define DEFAULT_SERVICE "perfconv"
 
+/* The machine perfconv was built for, as uname -m names it. */
+const char *upload_host_arch(void)
+{
+#if defined(__x86_64__)
+	return "x86_64";
+#elif defined(__aarch64__)
+	return "aarch64";
+#elif defined(__i386__)
+	return "i686";
+#else
+	return "unknown";
+#endif
+}
+
 /* A value that came from the recording, made safe for a name or tag list. */
 void upload_tag_value(char *dst, size_t cap, const char *v)
 {
@@ -54,10 +68,41 @@ char *upload_dd_event(const struct upload_profile *p)
 		if (strcmp(p->labels[i].key, "service") != 0)
 			TAG(p->labels[i].key, p->labels[i].value);
 	TAG("language", "native");
-	TAG("runtime", "native");
+	if (p->runtimes && p->runtimes[0]) {
+		char one[64];
+
+		for (const char *r = p->runtimes; *r;) {
+			size_t n = strcspn(r, ",");
+
+			snprintf(one, sizeof(one), "%.*s", (int)(n < 63 ? n : 63), r);
+			TAG("runtime", one);
+			r += n + (r[n] == ',');
+		}
+	} else {
+		TAG("runtime", "native");
+	}
 	TAG("runtime_os", "linux");
 	TAG("format", "pprof");
 	TAG("profiler_version", "perfconv-" PERFCONV_VERSION);
+	if (p->runtime_id)
+		TAG("runtime-id", p->runtime_id);
+	if (p->seq >= 0) {
+		char seq[24];
+
+		snprintf(seq, sizeof(seq), "%lld", (long long)p->seq);
+		TAG("profile_seq", seq);
+	}
+	{
+		/* as libdatadog: its build's Rust target triple, here the recording's
+		 * machine's; and ddprof's cpu_arch */
+		const char *arch = p->arch && p->arch[0] ? p->arch : upload_host_arch();
+		char triple[96];
+
+		if (strcmp(arch, "x86_64") == 0 || strcmp(arch, "aarch64") == 0)
+			TAG("cpu_arch", arch[0] == 'x' ? "amd64" : "arm64");
+		snprintf(triple, sizeof(triple), "%s-unknown-linux-gnu", arch);
+		TAG("runtime_platform", triple);
+	}
 #undef TAG
 	cJSON_AddStringToObject(ev, "tags_profiler", tags);
 	meta_rfc3339(p->start_ns, start, sizeof(start));

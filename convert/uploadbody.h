@@ -11,6 +11,8 @@
 /* `v` (a value that came from the recording) made safe for a name or a tag list: a
  * control character, ',', '{' and '}' become '_'; cut to cap - 1 bytes. */
 void upload_tag_value(char *dst, size_t cap, const char *v);
+/* The machine perfconv was built for, as uname -m names it ("x86_64"). */
+const char *upload_host_arch(void);
 /* The profile's service, or the default one ("perfconv"). */
 const char *upload_service(const struct upload_profile *p);
 /* Datadog's event.json for `p`: a string the caller frees with cJSON_free. */

@@ -29,12 +29,11 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "convert/runtimeid.h"
 #include "convert/watchfile.h"
 #include "convert/watchopts.h"
+#include "convert/watch_internal.h"
 
-/* How often each cause of warnings is said (diag_per_cause). */
-#define WARN_INTERVAL_S 3600
-enum { SUB_SENT, SUB_REFUSED, SUB_DROPPED, NSUB };
 static const char *const sub_names[NSUB] = { "sent", "refused", "dropped" };
 
 int64_t watch_window_start(const struct watch_span *prev, const struct watch_span *cur)
@@ -70,33 +69,6 @@ static void free_chunks(struct chunk *c, size_t n)
 		free(c[i].name);
 	free(c);
 }
-
-/* A chunk-named entry of the folder, as the watcher knows it from one look to the next. */
-struct entry {
-	char *name;
-	uint64_t ino;          /* readdir's: another file under the name is another entry */
-	uint64_t size;         /* at the last look (the backlog's sum) */
-	int state;             /* E_* */
-	unsigned fails;        /* tries that failed in a way another try may mend */
-	unsigned round;        /* ... since it was last set aside */
-	uint64_t sent_mark;    /* w->nsent when it first failed */
-	int aside;             /* set aside: the chunks after it go first, it when none is left */
-	uint64_t gen;          /* the last look that saw it */
-	int inflight;          /* being converted and sent: a look does not free it */
-};
-
-enum {
-	E_PENDING,             /* to be sent */
-	E_WAIT,                /* still being written or copied in: looked at again */
-	E_SKIP,                /* given up on by this run while it is this file (said) */
-};
-
-/* Names to entries: open addressing, made anew by each look from what the last knew, so
- * that a look costs one readdir and one probe a name, whatever the folder holds. */
-struct index {
-	struct entry **slot;
-	size_t cap, n;         /* cap: a power of two, at least twice n */
-};
 
 static uint64_t name_hash(const char *s)
 {
@@ -139,7 +111,7 @@ static void index_put(struct index *x, struct entry *e)
 	x->n++;
 }
 
-static void entry_free(struct entry *e)
+void entry_free(struct entry *e)
 {
 	if (e) {
 		free(e->name);
@@ -152,29 +124,8 @@ static int entry_cmp(const void *a, const void *b)
 	return chunk_name_cmp((*(struct entry *const *)a)->name, (*(struct entry *const *)b)->name);
 }
 
-struct watcher {
-	const struct watch_options *o;
-	struct uploader *u;
-	struct diag *d;
-	int dfd;                  /* the folder */
-	int sub[NSUB];            /* its subfolders, -1 until made and checked */
-	struct index idx;         /* what the last look found */
-	uint64_t gen;             /* looks so far */
-	uid_t euid;
-	/* the backlog: what was last said and why it is there */
-	size_t reported;
-	char reason[600];
-	int reason_said;
-	uint64_t ndropped;        /* since the watcher started */
-	uint64_t nsent;           /* since the watcher started */
-	unsigned backoff;         /* the last wait between failed tries, 0 after a 2xx */
-	struct entry *inflight;   /* the chunk being sent: on_retry may drop it */
-	int inflight_dropped;
-	int pruned_said[NSUB];
-	int64_t space_checked;    /* monotonic s */
-};
 
-static int64_t mono_s(void)
+int64_t mono_s(void)
 {
 	struct timespec ts;
 
@@ -183,7 +134,7 @@ static int64_t mono_s(void)
 }
 
 /* "DIR/NAME", for a message: the caller frees it. */
-static char *in_dir(const struct watcher *w, const char *name)
+char *in_dir(const struct watcher *w, const char *name)
 {
 	char *p = xmalloc(strlen(w->o->dir) + strlen(name) + 2);
 
@@ -255,7 +206,7 @@ static size_t scan(struct watcher *w, struct entry ***out)
 
 /* The subfolder's descriptor, made when missing: -1 after saying why. One that is a
  * link, or not perfconv's own, or writable by others is not used. */
-static int sub_fd(struct watcher *w, int sub, int make)
+int sub_fd(struct watcher *w, int sub, int make)
 {
 	const char *name = sub_names[sub];
 	char *path;
@@ -293,7 +244,7 @@ static int sub_fd(struct watcher *w, int sub, int make)
 }
 
 /* Move chunk `name` into subfolder `sub`: 0, or -1 after saying why. */
-static int move_to(struct watcher *w, int sub, const char *name)
+int move_to(struct watcher *w, int sub, const char *name)
 {
 	int to = sub_fd(w, sub, 1);
 
@@ -315,7 +266,7 @@ static int move_to(struct watcher *w, int sub, const char *name)
  * names them; nothing else is touched) deleted oldest first while they hold more than
  * keep_bytes, and those modified more than keep_age_s ago.
  */
-static void prune(struct watcher *w, int sub)
+void prune(struct watcher *w, int sub)
 {
 	int fd = w->sub[sub], dfd2;
 	DIR *dp;
@@ -442,7 +393,7 @@ static size_t enforce_backlog(struct watcher *w, struct entry **list, size_t n, 
 
 /* Between two tries of the chunk in flight: the backlog kept within its limit (that
  * chunk may be dropped: 1) and said with why it grows. */
-static int between_tries(struct watcher *w, const struct upload_result *r, unsigned wait)
+int between_tries(struct watcher *w, const struct upload_result *r, unsigned wait)
 {
 	struct entry **list;
 	size_t n, first, left;
@@ -463,7 +414,7 @@ static int between_tries(struct watcher *w, const struct upload_result *r, unsig
 	return w->inflight_dropped;
 }
 
-static void sleep_ms(unsigned ms, struct upload_stop *stop)
+void sleep_ms(unsigned ms, struct upload_stop *stop)
 {
 	for (unsigned t = 0; t < ms && !upload_stop_check(stop); t += 100) {
 		struct timespec ts = { 0, 100000000 };
@@ -511,344 +462,6 @@ static int last_sent(struct watcher *w, struct watch_span *prev, char **name)
 	return prev->run != 0;
 }
 
-/* The chunk's modification time set to its window's end, for the next run's first
- * window and for --keep-sent's age. */
-static void stamp(int fd, int64_t end_ns)
-{
-	struct timespec t[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
-
-	if (end_ns <= 0)
-		return;
-	t[1].tv_sec = (time_t)(end_ns / 1000000000LL);
-	t[1].tv_nsec = (long)(end_ns % 1000000000LL);
-	futimens(fd, t);
-}
-
-/* Refused by the backend: said, every time, and moved to refused/. */
-static void refused(struct watcher *w, struct entry *e, const struct upload_profile *up,
-		    const struct upload_result *r)
-{
-	const char *limit = uploader_age_limit(w->u);
-	struct timespec now;
-	char age[48], *path = in_dir(w, e->name);
-
-	if (r->too_old) {
-		clock_gettime(CLOCK_REALTIME, &now);
-		age_text((int64_t)now.tv_sec - up->start_ns / 1000000000LL, age, sizeof(age));
-		diag_warn_always(w->d, path, DIAG_NO_OFFSET, "refused by %s as too old: %s, and this "
-				 "one began %s ago; moved to refused/, not sent again (%s)",
-				 uploader_url(w->u), limit ? limit : "the backend's limit", age, r->what);
-	} else if (r->outcome == UPLOAD_RETRY) {
-		diag_warn_always(w->d, path, DIAG_NO_OFFSET, "failed %u times (last: %s) while %llu "
-				 "later chunks were sent: %s takes the others, not this one; moved "
-				 "to refused/", e->fails, r->what,
-				 (unsigned long long)(w->nsent - e->sent_mark), uploader_url(w->u));
-	} else {
-		diag_warn_always(w->d, path, DIAG_NO_OFFSET, "refused by %s: %s; moved to refused/",
-				 uploader_url(w->u), r->what);
-	}
-	free(path);
-	if (move_to(w, SUB_REFUSED, e->name) != 0)
-		e->state = E_SKIP;
-	else
-		prune(w, SUB_REFUSED);
-}
-
-/* A chunk given up on while it is this file (`why`, said: a warning per cause). */
-static void give_up(struct watcher *w, struct entry *e, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void give_up(struct watcher *w, struct entry *e, const char *fmt, ...)
-{
-	char why[400], *path = in_dir(w, e->name);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	diag_warn(w->d, path, DIAG_NO_OFFSET, "%s: left in place, not tried again while it is "
-		  "this file", why);
-	e->state = E_SKIP;
-	free(path);
-}
-
-/*
- * Whether the file open on `fd` may be sent as the service's profile: a regular file
- * with one name, the watcher's user's or root's, that no one else may write. The folder
- * may be writable by others (a spool under /tmp): a link to a root-only recording or a
- * recording of someone else's must not be sent as if perf had written it here.
- * --trust-folder lifts the ownership checks (a folder only the service's users write).
- * 0, or -1 after giving up on it.
- */
-static int judge(struct watcher *w, struct entry *e, const struct stat *st)
-{
-	if (!S_ISREG(st->st_mode)) {
-		give_up(w, e, "not a regular file");
-		return -1;
-	}
-	if (w->o->trust_folder)
-		return 0;
-	if (st->st_nlink != 1) {
-		give_up(w, e, "has %lu names (hard links): it may be another file than perf "
-			"wrote here, not sent (--trust-folder sends it)", (unsigned long)st->st_nlink);
-		return -1;
-	}
-	if (st->st_uid != w->euid && st->st_uid != 0) {
-		give_up(w, e, "owned by uid %u, not by perfconv's user (uid %u) or root: not sent "
-			"(--trust-folder sends it)", (unsigned)st->st_uid, (unsigned)w->euid);
-		return -1;
-	}
-	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-		give_up(w, e, "writable by others (mode %o): not sent (--trust-folder sends it)",
-			(unsigned)(st->st_mode & 07777));
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * The whole file open on `fd` (`st` its status), read into memory: a conversion then
- * reads no file by name and maps none, so a file truncated meanwhile cannot kill the
- * watcher (a mapped page past a new end is SIGBUS). NULL after giving up on it when it
- * changed while it was read.
- */
-static void *read_whole(struct watcher *w, struct entry *e, int fd, const struct stat *st)
-{
-	size_t len = (size_t)st->st_size, got = 0;
-	uint8_t *buf = malloc(len ? len : 1);
-	struct stat after;
-
-	if (!buf) {
-		give_up(w, e, "cannot read it: out of memory for its %zu bytes", len);
-		return NULL;
-	}
-	while (got < len) {
-		size_t want = len - got < (1u << 20) ? len - got : (1u << 20);
-		ssize_t k = pread(fd, buf + got, want, (off_t)got);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	if (got < len || fstat(fd, &after) != 0 || after.st_size != st->st_size ||
-	    after.st_mtim.tv_sec != st->st_mtim.tv_sec ||
-	    after.st_mtim.tv_nsec != st->st_mtim.tv_nsec) {
-		give_up(w, e, "changed while it was read (%zu of %zu bytes read): not sent", got, len);
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* How many failed tries in a row set a chunk aside when others wait behind it, and
- * how many, with chunks after it sent meanwhile, make it one the backend will not take. */
-#define TRIES_BEFORE_ASIDE 3
-#define TRIES_AT_MOST 10
-
-enum { TRIED_SENT, TRIED_REFUSED, TRIED_FAILED, TRIED_ASIDE, TRIED_DROPPED, TRIED_STOPPED };
-
-/*
- * Send `up` (chunk `e`) until it is sent or refused, or a stop; between failed tries
- * (5xx, 408, 429, a reset, a timeout, a refused connection) a wait that doubles from 1 s
- * to the cap and is kept from chunk to chunk until a 2xx, so that a backend that is
- * down is not asked more often for having many chunks waiting. With `others` (chunks
- * after it wait), after TRIES_BEFORE_ASIDE failures in a row it is set aside so that one
- * chunk the backend cannot take does not hold back the rest; one that has failed
- * TRIES_AT_MOST times while later chunks were sent is given up (TRIED_FAILED).
- */
-static int send_tries(struct watcher *w, struct entry *e, const struct upload_profile *up,
-		      int others, struct upload_stop *stop, struct upload_result *r)
-{
-	unsigned cap = w->o->retry_cap_s ? w->o->retry_cap_s : 300;
-
-	for (;;) {
-		unsigned wait;
-
-		uploader_send(w->u, up, stop, r);
-		if (r->outcome == UPLOAD_SENT) {
-			w->backoff = 0;
-			/* one that failed goes now: the backend is back, the oldest go first again */
-			for (size_t i = 0; e->fails && i < w->idx.cap; i++)
-				if (w->idx.slot[i])
-					w->idx.slot[i]->aside = 0;
-			return TRIED_SENT;
-		}
-		if (r->outcome == UPLOAD_REFUSED)
-			return TRIED_REFUSED;
-		if (r->outcome == UPLOAD_STOPPED)
-			return TRIED_STOPPED;
-		if (r->outcome == UPLOAD_DENIED) {
-			/* the key or the URL, not this chunk: every chunk would be turned down
-			 * alike, so none is refused for it; asked again slowly until mended */
-			diag_warn(w->d, w->o->dir, DIAG_NO_OFFSET, "%s turned the request down: %s; "
-				  "no chunk is sent or moved until that is mended, asked again every "
-				  "%u s", uploader_url(w->u), r->what, cap);
-			if (between_tries(w, r, cap))
-				return TRIED_DROPPED;
-			sleep_ms(cap * 1000, stop);
-			if (upload_stop_check(stop))
-				return TRIED_STOPPED;
-			continue;
-		}
-		if (!e->fails++)
-			e->sent_mark = w->nsent;
-		e->round++;
-		if (e->fails >= TRIES_AT_MOST && w->nsent > e->sent_mark)
-			return TRIED_FAILED;
-		wait = w->backoff ? (w->backoff * 2 > cap ? cap : w->backoff * 2) : 1;
-		w->backoff = wait;
-		if (r->retry_after_s >= 0)
-			wait = r->retry_after_s > cap ? cap : (unsigned)r->retry_after_s;
-		if (between_tries(w, r, wait))
-			return TRIED_DROPPED;
-		if (others && e->round >= TRIES_BEFORE_ASIDE) {
-			char *path = in_dir(w, e->name);
-
-			e->round = 0;
-			e->aside = 1;
-			diag_warn(w->d, path, DIAG_NO_OFFSET, "set aside after %u failed tries (last: %s): "
-				  "the chunks after it go first, then it is tried again",
-				  TRIES_BEFORE_ASIDE, r->what);
-			free(path);
-			sleep_ms(wait * 1000, stop);
-			return upload_stop_check(stop) ? TRIED_STOPPED : TRIED_ASIDE;
-		}
-		sleep_ms(wait * 1000, stop);
-		if (upload_stop_check(stop))
-			return TRIED_STOPPED;
-	}
-}
-
-enum { SEND_NOTHING, SEND_DONE };
-
-/*
- * Convert and send chunk `e`, opened once (no link followed, no FIFO waited on),
- * judged and read whole from that descriptor, never opened by name again. *prev is the
- * chunk before it (have_prev), and becomes this one when it was sent or refused (then
- * *sent_prev). SEND_NOTHING when nothing was tried (gone, not finished, given up on:
- * the next chunk may go at once), else SEND_DONE (the folder is looked at again).
- */
-static int send_one(struct watcher *w, struct entry *e, int others, watch_make_fn make,
-		    watch_release_fn release, void *ctx, struct upload_stop *stop,
-		    struct watch_span *prev, int *have_prev, int *sent_prev)
-{
-	const struct watch_options *o = w->o;
-	struct watch_input in;
-	struct upload_profile up;
-	struct upload_result r;
-	struct watch_span span;
-	struct stat st;
-	void *job = NULL, *buf;
-	char *path;
-	int fd, to = -1, how, state;
-
-	*sent_prev = 0;
-	fd = openat(w->dfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ELOOP)
-			give_up(w, e, "a symbolic link: perfconv follows no link in the folder");
-		else if (errno != ENOENT)
-			give_up(w, e, "cannot open it: %s", strerror(errno));
-		return SEND_NOTHING; /* ENOENT: gone (moved or deleted by someone else) */
-	}
-	if (fstat(fd, &st) != 0 || judge(w, e, &st) != 0) {
-		close(fd);
-		return SEND_NOTHING;
-	}
-	state = chunk_state(fd, &st);
-	if (state != CHUNK_READY) {
-		if (state == CHUNK_NOT_PERF)
-			give_up(w, e, "not a perf.data file (no PERFILE2 header)");
-		else if (state == CHUNK_CUT)
-			give_up(w, e, "cut short: its header says its data runs past the file's end, "
-				"and it has not changed for %d s", CHUNK_STALE_S);
-		else
-			e->state = E_WAIT;
-		close(fd);
-		return SEND_NOTHING;
-	}
-	e->state = E_PENDING;
-	/* where a sent chunk goes, ready before it is sent: nothing may come between the
-	 * backend's 2xx and the rename (a chunk that cannot be marked is not sent) */
-	if (!o->delete_sent && (to = sub_fd(w, SUB_SENT, 1)) < 0) {
-		give_up(w, e, "not sent, as it could not be marked sent");
-		*have_prev = 0;
-		close(fd);
-		return SEND_NOTHING;
-	}
-	if (!(buf = read_whole(w, e, fd, &st))) {
-		close(fd);
-		return SEND_NOTHING;
-	}
-	path = in_dir(w, e->name);
-	memset(&span, 0, sizeof(span));
-	memset(&up, 0, sizeof(up));
-	span.run = chunk_run(fd, (uint64_t)st.st_size);
-	in.data = buf;
-	in.len = (size_t)st.st_size;
-	in.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-	in.owner_uid = (unsigned)st.st_uid;
-	if (make(ctx, path, &in, *have_prev ? prev : NULL, &span, &up, &job, w->d) != 0) {
-		give_up(w, e, "not converted");
-		*have_prev = 0;
-		release(ctx, job);
-		free(buf);
-		free(path);
-		close(fd);
-		return SEND_DONE;
-	}
-	w->inflight = e;
-	e->inflight = 1;
-	w->inflight_dropped = 0;
-	how = send_tries(w, e, &up, others, stop, &r);
-	if (how == TRIED_SENT) {
-		int marked = o->delete_sent ? unlinkat(w->dfd, e->name, 0) :
-			     renameat(w->dfd, e->name, to, e->name);
-
-		w->nsent++;
-		if (marked != 0) {
-			diag_error(w->d, path, DIAG_NO_OFFSET, "sent, but cannot %s: %s",
-				   o->delete_sent ? "delete it" : "move it to sent/", strerror(errno));
-			/* not marked: sending it again beats losing track of it */
-			e->state = E_SKIP;
-		} else {
-			/* the rename is done: what follows may take its time */
-			if (!o->delete_sent) {
-				stamp(fd, span.end_ns);
-				fsync(to);
-			}
-			fsync(w->dfd);
-			if (!o->quiet)
-				diag_note(w->d, "%s: sent to %s (%s)", path, uploader_url(w->u), r.what);
-			if (!o->delete_sent)
-				prune(w, SUB_SENT);
-		}
-		w->reason[0] = '\0';
-		w->reason_said = 0;
-	} else if (how == TRIED_REFUSED || how == TRIED_FAILED) {
-		refused(w, e, &up, &r);
-	}
-	if (how == TRIED_SENT || how == TRIED_REFUSED || how == TRIED_FAILED) {
-		*prev = span;
-		*have_prev = 1;
-		*sent_prev = 1;
-	} else if (how == TRIED_DROPPED || how == TRIED_ASIDE) {
-		/* what comes next does not follow this one's predecessor */
-		*have_prev = 0;
-	}
-	w->inflight = NULL;
-	e->inflight = 0;
-	if (e->gen != w->gen)
-		entry_free(e); /* gone from the folder while it was sent: no look keeps it */
-	release(ctx, job);
-	free(buf);
-	close(fd);
-	free(path);
-	return SEND_DONE;
-}
-
 /* Room left where perf writes: said (per cause, so once an hour) when under 5% of the
  * filesystem, as perf record stops writing its chunks when it is full. */
 static void check_space(struct watcher *w, size_t backlog, uint64_t backlog_bytes)
@@ -874,8 +487,8 @@ static void check_space(struct watcher *w, size_t backlog, uint64_t backlog_byte
 		  w->o->max_bytes || w->o->max_chunks ? "" : " and --max-backlog is off");
 }
 
-int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn make,
-	      watch_release_fn release, void *ctx, struct upload_stop *stop, struct diag *d)
+int watch_run(const struct watch_options *o, struct uploader *u, const struct watch_jobs *jobs,
+	      struct upload_stop *stop, struct diag *d)
 {
 	struct watcher w;
 	struct watch_span prev;
@@ -901,6 +514,7 @@ int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn m
 		return -1;
 	}
 	diag_per_cause(d, WARN_INTERVAL_S);
+	runtime_ids_init(&w.rids, w.dfd);
 	have_prev = last_sent(&w, &prev, &prev_name);
 	for (int i = 0; i < NSUB; i++)
 		if (sub_fd(&w, i, 0) >= 0)
@@ -943,7 +557,7 @@ int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn m
 						have_prev = chunk_name_cmp(list[m]->name, prev_name) < 0;
 				}
 				name = xstrdup(e->name); /* send_one may free e */
-				done = send_one(&w, e, others, make, release, ctx, stop, &prev, &have_prev,
+				done = send_one(&w, e, others, jobs, stop, &prev, &have_prev,
 						&sent_prev) == SEND_DONE;
 				if (sent_prev) {
 					free(prev_name);

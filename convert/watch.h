@@ -66,15 +66,27 @@ int64_t watch_window_start(const struct watch_span *prev, const struct watch_spa
 
 /*
  * Make the profile of chunk `path` (read whole into `in`: not to be opened by name)
- * into *up (its buffers owned by *job, freed by the release function), its window starting as watch_window_start(prev, span) says and
- * ending at its last sample (up->window set), *span filled but for span->run, which
- * the watcher sets first. 0, or -1 after saying why through `d` (the chunk is then
- * left where it is and not tried again by this run).
+ * into *b (one profile, or several each a span of its time when the backend's limits
+ * want it; its buffers owned by *job, freed by the release function), its window
+ * starting as watch_window_start(prev, span) says and ending at its last sample (each
+ * part's window set), *span filled but for span->run, which the watcher sets first. 0,
+ * or -1 after saying why through `d` (the chunk is then left where it is and not tried
+ * again by this run).
  */
 typedef int (*watch_make_fn)(void *ctx, const char *path, const struct watch_input *in,
 			     const struct watch_span *prev, struct watch_span *span,
-			     struct upload_profile *up, void **job, struct diag *d);
+			     struct upload_batch *b, void **job, struct diag *d);
+/* Part `i` of *b cut in two by time (the backend said it is too large): 0, or -1 when it
+ * cannot be (one instant). */
+typedef int (*watch_halve_fn)(void *ctx, void *job, size_t i, struct upload_batch *b);
 typedef void (*watch_release_fn)(void *ctx, void *job);
+
+struct watch_jobs {
+	watch_make_fn make;
+	watch_halve_fn halve;
+	watch_release_fn release;
+	void *ctx;
+};
 
 /*
  * Until a stop signal (upload_stop_check): each chunk of o->dir, oldest first (perf's
@@ -97,6 +109,12 @@ typedef void (*watch_release_fn)(void *ctx, void *job);
  * said, and they go first; one that has failed 10 times while later chunks were sent
  * is moved to refused/, said. Under 5% free on the folder's filesystem is said.
  *
+ * A chunk whose profile was cut in parts (the backend's limits) is sent part by part,
+ * each with Datadog's runtime-id of its run and the next profile_seq (convert/runtimeid.h,
+ * kept in the folder's .perfconv-runtime-ids); a part the backend finds too large is cut
+ * in two and sent again; once all are sent the chunk is. A chunk set aside and tried
+ * again sends only the parts not sent yet.
+ *
  * Sent (a 2xx): renamed into o->dir/sent/ (or deleted) at once, nothing between the
  * answer and the rename; its modification time is then set to its window's end, which
  * the next run's first window starts from. Refused by the backend (a 4xx): moved to
@@ -108,7 +126,7 @@ typedef void (*watch_release_fn)(void *ctx, void *job);
  * (diag_per_cause); refusals and drops every time. 0 when stopped, -1 when the folder
  * cannot be used.
  */
-int watch_run(const struct watch_options *o, struct uploader *u, watch_make_fn make,
-	      watch_release_fn release, void *ctx, struct upload_stop *stop, struct diag *d);
+int watch_run(const struct watch_options *o, struct uploader *u, const struct watch_jobs *jobs,
+	      struct upload_stop *stop, struct diag *d);
 
 #endif

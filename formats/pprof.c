@@ -42,6 +42,9 @@ typedef Perftools__Profiles__Function pb_function;
 #define LABEL_STATE "thread_state"
 #define LABEL_CPU "cpu"
 #define LABEL_PROCESS "process_name" /* ddprof's */
+/* a sample's wall-clock time, ns since the epoch, a number: what Datadog's Timeline
+ * reads (libdatadog's profile writes it so for each timed sample) */
+#define LABEL_TIME "end_timestamp_ns"
 
 static const char *const for_names[] = { "", "datadog", "pyroscope", "parca", "go" };
 
@@ -77,6 +80,7 @@ static int go_names(const struct write_options *o)
 struct row {
 	uint32_t stack, pid, tid, comm, cpu; /* what makes samples one (compared, hashed) */
 	uint32_t state;   /* enum pc_state: why an off-CPU interval was */
+	uint64_t time;    /* the wall clock, with o->timestamps; else 0 */
 	uint32_t acc;     /* its values: acc[acc * nvalues ...] */
 };
 
@@ -338,7 +342,9 @@ static int row_cmp(const void *a, const void *b)
 		return x->comm < y->comm ? -1 : 1;
 	if (x->cpu != y->cpu)
 		return x->cpu < y->cpu ? -1 : 1;
-	return (x->state > y->state) - (x->state < y->state);
+	if (x->state != y->state)
+		return x->state < y->state ? -1 : 1;
+	return (x->time > y->time) - (x->time < y->time);
 }
 
 /*
@@ -404,49 +410,6 @@ static int64_t event_period(const struct profile *p, const struct pc_event *e)
  * flat into `buf` first (protobuf-c's pack_to_buffer hands over every tag and varint
  * on its own: 14 M instructions of calls on a dwarf recording's 2,849 samples).
  */
-struct pb_gz {
-	struct gzout *gz;
-	uint8_t *buf;
-	size_t cap;
-};
-
-/* Packs `m` (a Profile, or some of its fields) onto the stream. */
-static void gz_pack(struct pb_gz *g, const pb_profile *m)
-{
-	size_t n = perftools__profiles__profile__get_packed_size(m);
-
-	if (n > g->cap)
-		grow_array((void **)&g->buf, &g->cap, n, 1);
-	perftools__profiles__profile__pack(m, g->buf);
-	gzout_write(g->gz, g->buf, n);
-}
-
-/*
- * Packs one Sample onto the stream as gz_pack() would a Profile holding only it: the
- * field's key (Profile.sample is field 2, length-delimited) and the length as a
- * varint, then the message as protobuf-c would pack it (pprof_sample_pack). A Profile
- * of one sample made protobuf-c walk the Profile's 14 fields and size the sample
- * twice, for every sample.
- */
-static void gz_pack_sample(struct pb_gz *g, const pb_sample *s)
-{
-	size_t bound = pprof_sample_bound(s), n, k = 0;
-	uint64_t len;
-
-	if (bound + 11 > g->cap)
-		grow_array((void **)&g->buf, &g->cap, bound + 11, 1);
-	/* packed behind room for its key and length, then moved up to them */
-	n = pprof_sample_pack(s, g->buf + 11);
-	len = n;
-	g->buf[k++] = 2 << 3 | 2;
-	do {
-		g->buf[k++] = (uint8_t)((len & 0x7f) | (len > 0x7f ? 0x80 : 0));
-		len >>= 7;
-	} while (len);
-	memmove(g->buf + k, g->buf + 11, n);
-	gzout_write(g->gz, g->buf, k + n);
-}
-
 /*
  * Whether a mapping's file is a program rather than a shared library or anonymous
  * memory: readers take mapping 1 for the main binary, which is the program even where
@@ -577,7 +540,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	size_t nvalues, nmaps_out = 0, per_sample, nprocs = 0;
 	struct proc_name *procs = NULL;
 	uint64_t stack[MAX_DEPTH];
-	struct pb_gz gz = { gzout_open(out, GZIP_LEVEL), NULL, 0 };
+	struct pb_gz gz = { gzout_open(out, GZIP_LEVEL), NULL, 0, 0 };
 	int ret = 0;
 
 	memset(&w, 0, sizeof(w));
@@ -661,11 +624,14 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				continue;
 			if (o->event < 0 && !p->events[s->event].nsamples)
 				continue;
+			if (o->to_time && (s->time < o->from_time || s->time >= o->to_time))
+				continue;
 			memset(&r, 0, sizeof(r));
 			r.stack = s->stack;
 			r.pid = s->pid;
-			r.tid = s->tid;
-			r.comm = s->comm;
+			r.tid = o->merge_threads ? 0 : s->tid;
+			r.comm = o->merge_threads ? 0 : s->comm;
+			r.time = o->timestamps ? s->time + (uint64_t)o->wall_offset : 0;
 			r.cpu = o->cpu_label ? s->cpu : PC_NO_CPU;
 			r.state = s->state;
 			key = hash_bytes(&r, offsetof(struct row, acc)) | 1;
@@ -696,7 +662,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	}
 	if (nrows > 1)
 		qsort(rows, nrows, sizeof(*rows), row_cmp);
-	per_sample = 5 + (o->pprof_for ? 1 : 0) + o->nlabels;
+	per_sample = 6 + (o->pprof_for ? 1 : 0) + o->nlabels;
 	labels = xcalloc(per_sample, sizeof(*labels));
 	label_ptrs = xcalloc(per_sample, sizeof(*label_ptrs));
 	for (size_t l = 0; l < per_sample; l++)
@@ -712,12 +678,13 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	 */
 	head.n_sample_type = nvalues;
 	head.sample_type = vt_ptrs;
-	gz_pack(&gz, &head);
+	pb_gz_pack(&gz, &head);
 	{
 		uint32_t k_pid = out_str(&w, LABEL_PID);
 		uint32_t k_tid = out_str(&w, go_names(o) ? LABEL_TID_PROM : LABEL_TID);
 		uint32_t k_comm = out_str(&w, LABEL_COMM), k_cpu = o->cpu_label ? out_str(&w, LABEL_CPU) : 0;
 		uint32_t k_proc = o->pprof_for ? out_str(&w, LABEL_PROCESS) : 0, k_state = 0;
+		uint32_t k_time = o->timestamps ? out_str(&w, LABEL_TIME) : 0;
 
 		for (size_t i = 0; i < nrows; i++) {
 			pb_sample sample = PERFTOOLS__PROFILES__SAMPLE__INIT, *s = &sample;
@@ -747,9 +714,11 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			labels[nlabels] = linit;
 			labels[nlabels].key = k_pid;
 			labels[nlabels++].str = out_num(&w, r->pid);
-			labels[nlabels] = linit;
-			labels[nlabels].key = k_tid;
-			labels[nlabels++].str = out_num(&w, r->tid);
+			if (!o->merge_threads) {
+				labels[nlabels] = linit;
+				labels[nlabels].key = k_tid;
+				labels[nlabels++].str = out_num(&w, r->tid);
+			}
 			if (r->comm) {
 				labels[nlabels] = linit;
 				labels[nlabels].key = k_comm;
@@ -781,9 +750,14 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				labels[nlabels].key = out_str(&w, o->labels[l].key);
 				labels[nlabels++].str = out_str(&w, o->labels[l].value);
 			}
+			if (k_time) {
+				labels[nlabels] = linit;
+				labels[nlabels].key = k_time;
+				labels[nlabels++].num = (int64_t)r->time;
+			}
 			s->label = label_ptrs;
 			s->n_label = nlabels;
-			gz_pack_sample(&gz, s);
+			pb_gz_pack_sample(&gz, s);
 		}
 	}
 	/* what only the samples needed */
@@ -958,8 +932,12 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	prof.n_string_table = strtab_count(&w.out);
 	prof.string_table = (char **)(uintptr_t)w.out.strs;
 
-	gz_pack(&gz, &prof);
+	pb_gz_pack(&gz, &prof);
 	ret = gzout_close(gz.gz);
+	if (o->stats) {
+		o->stats->bytes = gz.raw;
+		o->stats->samples = nrows;
+	}
 	free(gz.buf);
 
 	free(maps);

@@ -1,6 +1,10 @@
 /* pprof_sample: one pprof Sample packed by hand (see pprof_sample.h). */
 #include "formats/pprof_sample.h"
 
+#include <string.h>
+
+#include "common/util.h"
+
 /* protobuf's wire types */
 #define WIRE_VARINT 0
 #define WIRE_LEN 2
@@ -94,4 +98,35 @@ size_t pprof_sample_pack(const Perftools__Profiles__Sample *s, uint8_t *out)
 		}
 	}
 	return (size_t)(p - out);
+}
+
+void pb_gz_pack(struct pb_gz *g, const Perftools__Profiles__Profile *m)
+{
+	size_t n = perftools__profiles__profile__get_packed_size(m);
+
+	if (n > g->cap)
+		grow_array((void **)&g->buf, &g->cap, n, 1);
+	perftools__profiles__profile__pack(m, g->buf);
+	gzout_write(g->gz, g->buf, n);
+	g->raw += n;
+}
+
+void pb_gz_pack_sample(struct pb_gz *g, const Perftools__Profiles__Sample *s)
+{
+	size_t bound = pprof_sample_bound(s), n, k = 0;
+	uint64_t len;
+
+	if (bound + 11 > g->cap)
+		grow_array((void **)&g->buf, &g->cap, bound + 11, 1);
+	/* packed behind room for its key and length, then moved up to them */
+	n = pprof_sample_pack(s, g->buf + 11);
+	len = n;
+	g->buf[k++] = 2 << 3 | 2;
+	do {
+		g->buf[k++] = (uint8_t)((len & 0x7f) | (len > 0x7f ? 0x80 : 0));
+		len >>= 7;
+	} while (len);
+	memmove(g->buf + k, g->buf + 11, n);
+	gzout_write(g->gz, g->buf, k + n);
+	g->raw += k + n;
 }

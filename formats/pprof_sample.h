@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/gzout.h"
 #include "profile.pb-c.h"
 
 /*
@@ -16,5 +17,24 @@
  */
 size_t pprof_sample_pack(const Perftools__Profiles__Sample *s, uint8_t *out);
 size_t pprof_sample_bound(const Perftools__Profiles__Sample *s);
+
+/* A Profile message packed onto a gzip stream a part at a time. */
+struct pb_gz {
+	struct gzout *gz;
+	uint8_t *buf;
+	size_t cap;
+	uint64_t raw;     /* bytes written, before gzip */
+};
+
+/* Packs `m` (a Profile, or some of its fields) onto the stream. */
+void pb_gz_pack(struct pb_gz *g, const Perftools__Profiles__Profile *m);
+/*
+ * Packs one Sample onto the stream as pb_gz_pack() would a Profile holding only it: the
+ * field's key (Profile.sample is field 2, length-delimited) and the length as a
+ * varint, then the message as protobuf-c would pack it (pprof_sample_pack). A Profile
+ * of one sample made protobuf-c walk the Profile's 14 fields and size the sample
+ * twice, for every sample.
+ */
+void pb_gz_pack_sample(struct pb_gz *g, const Perftools__Profiles__Sample *s);
 
 #endif

@@ -163,24 +163,35 @@ uint32_t profile_add_event(struct profile *p, const struct pc_event *e)
 	return (uint32_t)p->nevents - 1;
 }
 
-/* The fields that make two samples one aggregate. */
-static int sample_twins(const struct pc_sample *a, const struct pc_sample *b)
+/* Which of the profile's spans of time (aggregate_ns) `s` falls in; 0 when one span. */
+static uint64_t sample_span(const struct profile *p, const struct pc_sample *s)
 {
-	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu &&
-	       a->comm == b->comm && a->event == b->event && a->state == b->state;
+	return p->aggregate_ns ? s->time / p->aggregate_ns : 0;
 }
 
-static uint64_t sample_hash(const struct pc_sample *s)
+/* The fields that make two samples one aggregate. */
+static int sample_twins(const struct profile *p, const struct pc_sample *a,
+			const struct pc_sample *b)
+{
+	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu &&
+	       a->comm == b->comm && a->event == b->event && a->state == b->state &&
+	       sample_span(p, a) == sample_span(p, b);
+}
+
+static uint64_t sample_hash(const struct profile *p, const struct pc_sample *s)
 {
 	uint64_t h = hash_u64(((uint64_t)s->stack << 32) ^ s->tid);
 
 	h = hash_u64(h ^ ((uint64_t)s->pid << 32) ^ s->cpu);
-	return hash_u64(h ^ ((uint64_t)s->comm << 16) ^ s->event ^ ((uint64_t)s->state << 48));
+	h = hash_u64(h ^ ((uint64_t)s->comm << 16) ^ s->event ^ ((uint64_t)s->state << 48));
+	return p->aggregate_ns ? hash_u64(h ^ sample_span(p, s)) : h;
 }
 
 static uint64_t sample_hash_at(const void *items, size_t id)
 {
-	return sample_hash(&((const struct pc_sample *)items)[id]);
+	const struct profile *p = items;
+
+	return sample_hash(p, &p->samples[id]);
 }
 
 /* The aggregate `s` belongs to, or a new one. */
@@ -188,12 +199,12 @@ static struct pc_sample *sample_slot(struct profile *p, const struct pc_sample *
 {
 	size_t i;
 
-	id_index_reserve(&p->sample_index, p->nsamples, sample_hash_at, p->samples);
-	for (i = sample_hash(s) & (p->sample_index.nslots - 1); p->sample_index.slots[i];
+	id_index_reserve(&p->sample_index, p->nsamples, sample_hash_at, p);
+	for (i = sample_hash(p, s) & (p->sample_index.nslots - 1); p->sample_index.slots[i];
 	     i = (i + 1) & (p->sample_index.nslots - 1)) {
 		struct pc_sample *t = &p->samples[p->sample_index.slots[i] - 1];
 
-		if (sample_twins(t, s))
+		if (sample_twins(p, t, s))
 			return t;
 	}
 	VEC_PUSH(p->samples, p->nsamples, p->samples_cap, *s);

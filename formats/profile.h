@@ -148,6 +148,10 @@ struct profile {
 	 * distinct stacks rather than the number of samples. Times are lost.
 	 */
 	int aggregate;
+	/* With aggregate: only samples within the same aggregate_ns of the recording's
+	 * clock (time / aggregate_ns) are one, so that the profile can still be cut in
+	 * time at those steps (an upload split for a backend's limits); 0: any time. */
+	uint64_t aggregate_ns;
 	/*
 	 * Every sample in time order by thread, for the writers that draw timelines
 	 * (speedscope, chrome), kept in bounded memory (formats/timeline.h); NULL when

@@ -11,6 +11,12 @@ struct write_label {
 	const char *key, *value;
 };
 
+/* What a pprof writer wrote (write_options.stats): the backends' limits are on these. */
+struct write_stats {
+	uint64_t bytes;      /* the Profile message, before gzip */
+	uint64_t samples;    /* pprof Samples */
+};
+
 struct write_options {
 	int weight_period;   /* count the event's period instead of samples */
 	int with_pid;        /* folded: "comm-PID" as the first frame */
@@ -32,6 +38,18 @@ struct write_options {
 				when nonzero (else its first sample to its last) */
 	const struct write_label *labels; /* pprof: on every sample, in this order */
 	size_t nlabels;
+	/* pprof: one span of the profile's time, when to_time is nonzero: only samples whose
+	 * time (the recording's clock) is in [from_time, to_time) */
+	uint64_t from_time, to_time;
+	/* pprof: each sample's wall-clock time (its time plus wall_offset, ns since the
+	 * epoch) as the numeric label end_timestamp_ns, Datadog's Timeline; samples at
+	 * different times are then not merged */
+	int timestamps;
+	int64_t wall_offset;
+	/* pprof: no thread labels (thread id, thread_name): the samples of one process's
+	 * threads merged, for a backend's limit on samples */
+	int merge_threads;
+	struct write_stats *stats; /* pprof: filled when not NULL */
 };
 
 /* A sample's weight as the options count it: the event's period, or samples. */

@@ -32,6 +32,8 @@ const backend = args.backend
 const faults = (args.faults ?? '').split(',').filter(Boolean)
 const apiKey = args['api-key-file'] ? readFileSync(args['api-key-file'], 'utf8').split('\n')[0].trim() : null
 let n = 0
+// Datadog: each runtime-id's last profile_seq taken
+const seqs = new Map()
 
 const log = (rec) => appendFileSync(args.log, toJSON(rec) + '\n')
 const sha = (b) => createHash('sha256').update(b).digest('hex')
@@ -98,22 +100,41 @@ function judgeDatadog (req, url, body) {
       else tags[t.slice(0, c)] = t.slice(c + 1)
     }
     if (!tags.service) refusals.push('tags_profiler: no service:')
+    // ddprof's (src/exporter/ddprof_exporter.cc) and libdatadog's (build_tags_string):
+    // runtime-id a lower-case UUID v4, profile_seq from 0 up, runtime_platform last
+    const rid = tags['runtime-id']
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(rid ?? '')) refusals.push(`runtime-id: ${JSON.stringify(rid)} is not a lower-case UUID v4`)
+    if (!/^(0|[1-9]\d*)$/.test(tags.profile_seq ?? '')) refusals.push(`profile_seq: ${JSON.stringify(tags.profile_seq)} is not a count from 0`)
+    else if (rid && seqs.has(rid) && Number(tags.profile_seq) <= seqs.get(rid)) refusals.push(`profile_seq ${tags.profile_seq} after ${seqs.get(rid)} for runtime-id ${rid}: not increasing`)
+    if (!/^[a-z0-9_]+-[a-z0-9_]+-[a-z0-9_]+(-[a-z0-9_]+)?$/.test(tags.runtime_platform ?? '')) refusals.push(`runtime_platform: ${JSON.stringify(tags.runtime_platform)} is not a target triple`)
+    if (!e.tags_profiler.endsWith(`runtime_platform:${tags.runtime_platform}`)) refusals.push('runtime_platform is not the last tag')
   }
   let samples = 0
   const profiles = []
+  const skipped = []
   for (const a of e.attachments ?? []) {
     const p = parts.find(x => x.name === a && x.filename === a)
     if (!p) { refusals.push(`attachment ${a}: no part`); continue }
     if (p.data[0] !== 0x1f || p.data[1] !== 0x8b) refusals.push(`attachment ${a}: not gzipped`)
     const r = datadogProfile(p.data)
     refusals.push(...r.refusals.map(x => `${a}: ${x}`))
+    // the samples' times within the request's window too (start and end are RFC 3339 to
+    // the nanosecond)
+    const ns = (t) => { const m = /\.(\d+)/.exec(t); return BigInt(Date.parse(t.replace(/\.\d+/, ''))) * 1000000n + BigInt(((m?.[1] ?? '') + '000000000').slice(0, 9)) }
+    if (r.timed && typeof e.start === 'string' && typeof e.end === 'string' && RFC3339.test(e.start) && RFC3339.test(e.end)) {
+      if (r.first_timestamp_ns < ns(e.start) || r.last_timestamp_ns > ns(e.end)) refusals.push(`${a}: end_timestamp_ns ${r.first_timestamp_ns}..${r.last_timestamp_ns} outside the event's window ${e.start}..${e.end}`)
+    }
+    if (r.skipped) skipped.push(`${a}: ${r.skipped}`)
     samples += r.samples
     profiles.push({ ...r, sha256: sha(p.data) })
   }
+  if (!refusals.length && tags['runtime-id']) seqs.set(tags['runtime-id'], Number(tags.profile_seq))
   return {
     status: refusals.length ? 400 : 200,
     refusals,
-    accepted: { samples, start: e.start, end: e.end, family: e.family, tags, info: e.info, intake, profiles, sha256: profiles[0]?.sha256 },
+    // taken (2xx), as the backend takes it, and then not kept: logged as skipped
+    skipped: skipped.length ? skipped : undefined,
+    accepted: { samples, start: e.start, end: e.end, family: e.family, tags, info: e.info, intake, profiles, sha256: profiles[0]?.sha256, runtime_id: tags['runtime-id'], profile_seq: tags.profile_seq === undefined ? undefined : Number(tags.profile_seq) },
   }
 }
 
@@ -213,7 +234,7 @@ const server = createServer((req, res) => {
       res.end('fault fail-samples\n')
       return
     }
-    log({ n: seq, outcome: v.status < 300 ? 'accepted' : 'refused', status: v.status, refusals: v.refusals, ...v.accepted })
+    log({ n: seq, outcome: v.status >= 300 ? 'refused' : v.skipped ? 'skipped' : 'accepted', status: v.status, refusals: v.refusals, skipped: v.skipped, ...v.accepted })
     if (args.save && v.status < 300 && v.pprof) writeFileSync(`${args.save}/${seq}.pb.gz`, v.pprof)
     res.writeHead(v.status, { 'Content-Type': 'application/json' })
     res.end(v.status < 300 ? (backend === 'parca' ? '{}' : '') : JSON.stringify({ error: v.refusals.join('; ') }) + '\n')

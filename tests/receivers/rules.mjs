@@ -334,13 +334,40 @@ export function parcaProfile (bytes, seriesLabels) {
 
 // ---- Datadog --------------------------------------------------------------------
 
+// libdatadog's profile (internal/profile/mod.rs, docs/BACKENDS.md "For issue 32"): what
+// its backend skips, "a profile larger than 10 MiB" (gzipped or not is unstated: the
+// larger, not gzipped, is held to it here)
+export const DATADOG_LIMITS = { profileBytes: 10 * 1048576 }
+
 // ddprof's names (docs/BACKENDS.md): CPU time as cpu-samples and cpu-time, the thread
-// as `thread id`.
+// as `thread id`; the Timeline's `end_timestamp_ns`, a number (ns since the epoch) on
+// every sample, within the profile's window [time_nanos, time_nanos + duration_nanos].
 export function datadogProfile (bytes) {
   const refusals = []
   const d = decodePprof(bytes)
   const { prof, strings } = d
   common(d, refusals)
+  const raw = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes).length : bytes.length
+  const skipped = raw > DATADOG_LIMITS.profileBytes
+    ? `a profile larger than 10 MiB is skipped (${raw} bytes)` : null
+  const t0 = exact(prof.timeNanos)
+  const t1 = t0 + exact(prof.durationNanos)
+  let timed = 0
+  let first = null
+  let last = null
+  prof.sample.forEach((s, i) => {
+    const ts = s.label.filter(l => str(strings, l.key) === 'end_timestamp_ns')
+    if (!ts.length) return
+    timed++
+    if (ts.length > 1) refusals.push(`sample ${i}: end_timestamp_ns twice`)
+    const l = ts[0]
+    if (num(l.str) || num(l.numUnit)) refusals.push(`sample ${i}: end_timestamp_ns is not a plain number (str ${num(l.str)}, num_unit ${num(l.numUnit)})`)
+    const v = exact(l.num)
+    if (v < t0 || v > t1) refusals.push(`sample ${i}: end_timestamp_ns ${v} outside the profile's window [${t0}, ${t1}]`)
+    if (first === null || v < first) first = v
+    if (last === null || v > last) last = v
+  })
+  if (timed && timed !== prof.sample.length) refusals.push(`${prof.sample.length - timed} of ${prof.sample.length} samples have no end_timestamp_ns`)
   const types = prof.sampleType.map(t => `${str(strings, t.type)}/${str(strings, t.unit)}`)
   if (!types.length) refusals.push('no sample types')
   if (types.some(t => t.endsWith('/nanoseconds')) && !(types.includes('cpu-samples/count') && types.includes('cpu-time/nanoseconds'))) {
@@ -353,8 +380,15 @@ export function datadogProfile (bytes) {
   for (const s of prof.sample) for (const k of Object.keys(sampleLabels(strings, s))) keys.add(k)
   if (keys.has('thread_id')) refusals.push("the thread label is `thread id` (Datadog's backend reads that name)")
   return {
-    refusals,
+    refusals: [...new Set(refusals)],
+    skipped,
+    bytes: raw,
     samples: sampleCount(prof, strings, prof.sample),
+    pprof_samples: prof.sample.length,
+    timed,
+    first_timestamp_ns: first,
+    last_timestamp_ns: last,
+    process_ids: [...new Set(prof.sample.map(s => sampleLabels(strings, s).process_id).filter(Boolean))].map(Number).sort((a, b) => a - b),
     time_nanos: exact(prof.timeNanos),
     duration_nanos: exact(prof.durationNanos),
     sample_types: types,

@@ -1,0 +1,48 @@
+/* runtimeid: Datadog's runtime-id and profile_seq for the profiles of one run of perf
+ * record, the same across chunks and across restarts of perfconv. */
+#ifndef PERFCONV_RUNTIMEID_H
+#define PERFCONV_RUNTIMEID_H
+
+#include <stdint.h>
+
+#define RUNTIME_ID_LEN 36 /* 8-4-4-4-12 lower-case hex */
+#define RUNTIME_RUNS 16   /* the runs remembered */
+
+/* A random UUID version 4, as ddprof makes its runtime-id (lower-case, with dashes). */
+void runtime_id_new(char out[RUNTIME_ID_LEN + 1]);
+/* Is `s` such a UUID? 1 or 0. */
+int runtime_id_valid(const char *s);
+
+struct runtime_run {
+	uint64_t run;            /* the kernel's id of the run's first event (chunk_run) */
+	int64_t boot_ns;         /* wall clock less perf's clock: when that clock began */
+	char id[RUNTIME_ID_LEN + 1];
+	int64_t next_seq;
+	uint64_t used;           /* for forgetting the least recently used */
+};
+
+/*
+ * The runs seen, newest used kept: in memory, and with a folder (`dfd` >= 0) also in
+ * its file .perfconv-runtime-ids, read at the start (only when it is a regular file of
+ * perfconv's user, one link, writable by no one else) and written again (a new file
+ * renamed over it) each time a profile_seq is taken, so that a perfconv started again
+ * goes on with the same runtime-id and the next profile_seq.
+ */
+struct runtime_ids {
+	int dfd;
+	struct runtime_run runs[RUNTIME_RUNS];
+	unsigned n;
+	uint64_t clock;
+};
+
+void runtime_ids_init(struct runtime_ids *r, int dfd);
+/*
+ * The runtime-id of run `run` (0: unknown, a new id each time it is asked) whose perf
+ * clock began at wall `boot_ns` (0: unknown), and its next profile_seq, taken. A run is
+ * the same run when its id is and its clock began within a minute of the one seen (the
+ * kernel gives its ids again after a reboot).
+ */
+void runtime_ids_take(struct runtime_ids *r, uint64_t run, int64_t boot_ns,
+		      char id[RUNTIME_ID_LEN + 1], int64_t *seq);
+
+#endif

@@ -1,0 +1,64 @@
+/* uploadparts: a converted profile cut in time into profiles a backend takes (its size
+ * and sample limits), every sample in one of them. */
+#ifndef PERFCONV_UPLOADPARTS_H
+#define PERFCONV_UPLOADPARTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/profile.h"
+#include "formats/writer.h"
+
+/* What one profile may hold for a backend to take it; 0: no limit. */
+struct upload_limits {
+	uint64_t bytes;           /* the pprof before gzip */
+	uint64_t samples;         /* pprof Samples */
+	const char *bytes_why;    /* "Datadog skips a profile over 10 MiB", for messages */
+	const char *samples_why;
+};
+
+/* The limits perfconv holds an upload to `backend` (enum backend) under (docs/BACKENDS.md
+ * "For issue 32"): Datadog 10 MiB; Pyroscope 16,000 samples and 2 MiB, its rate limiter's
+ * burst, under its 4 MiB; Parca none. */
+void upload_limits_of(int backend, struct upload_limits *l);
+
+/* One profile of the cut: samples of the recording's clock in [from, to) (to 0: all). */
+struct upload_part {
+	uint64_t from, to;
+	int64_t start_ns, end_ns; /* its window, wall clock */
+	int merged_threads;       /* written with thread labels merged (wo->merge_threads) */
+	int over;                 /* over a limit still: one instant holds too much */
+	char *buf;                /* the gzipped pprof */
+	size_t len;
+	struct write_stats st;
+};
+
+struct upload_cut {
+	struct upload_part *parts;
+	size_t n;
+	int why;                  /* what made it cut: 0 none, 1 bytes, 2 samples */
+	uint64_t whole_bytes, whole_samples; /* the profile whole, as first written */
+};
+
+/*
+ * `p` written as pprof with `wo` (its time_nanos and duration_nanos the window
+ * [start_ns, end_ns), wall clock), as one profile when it is under `l`, else cut in time
+ * (the recording's clock plus `wall_offset` is the wall clock) at its samples' times into
+ * as few profiles as keep each under `l`, every sample in one of them, their windows
+ * tiling the whole one. An instant over the limit on its own is written with thread labels
+ * merged (over `l`'s samples), and marked over when still over. 0, or -1 with errno set.
+ */
+int upload_cut_make(const struct profile *p, const struct write_options *wo,
+		    const struct upload_limits *l, int64_t start_ns, int64_t end_ns,
+		    int64_t wall_offset, struct upload_cut *c);
+
+/*
+ * Part `i` of `c` cut again in two by time (the backend answered that it is too large):
+ * 0, or -1 when it holds one instant only (errno EDOM) or on a write error.
+ */
+int upload_cut_halve(const struct profile *p, const struct write_options *wo,
+		     int64_t wall_offset, struct upload_cut *c, size_t i);
+
+void upload_cut_release(struct upload_cut *c);
+
+#endif

@@ -1,0 +1,90 @@
+/* watch_internal: what the watcher's two files share (convert/watch.c: the folder, its
+ * index and the loop; convert/watchsend.c: one chunk opened, judged, converted, sent). */
+#ifndef PERFCONV_WATCH_INTERNAL_H
+#define PERFCONV_WATCH_INTERNAL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "convert/runtimeid.h"
+#include "convert/watch.h"
+
+/* How often each cause of warnings is said (diag_per_cause). */
+#define WARN_INTERVAL_S 3600
+enum { SUB_SENT, SUB_REFUSED, SUB_DROPPED, NSUB };
+
+/* A chunk-named entry of the folder, as the watcher knows it from one look to the next. */
+struct entry {
+	char *name;
+	uint64_t ino;          /* readdir's: another file under the name is another entry */
+	uint64_t size;         /* at the last look (the backlog's sum) */
+	int state;             /* E_* */
+	unsigned fails;        /* tries that failed in a way another try may mend */
+	unsigned round;        /* ... since it was last set aside */
+	uint64_t sent_mark;    /* w->nsent when it first failed */
+	int aside;             /* set aside: the chunks after it go first, it when none is left */
+	uint64_t gen;          /* the last look that saw it */
+	int inflight;          /* being converted and sent: a look does not free it */
+	int64_t sent_until;    /* its profile's parts sent so far end here (wall clock) */
+};
+
+enum {
+	E_PENDING,             /* to be sent */
+	E_WAIT,                /* still being written or copied in: looked at again */
+	E_SKIP,                /* given up on by this run while it is this file (said) */
+};
+
+/* Names to entries: open addressing, made anew by each look from what the last knew, so
+ * that a look costs one readdir and one probe a name, whatever the folder holds. */
+struct index {
+	struct entry **slot;
+	size_t cap, n;         /* cap: a power of two, at least twice n */
+};
+
+struct watcher {
+	const struct watch_options *o;
+	struct uploader *u;
+	struct diag *d;
+	int dfd;                  /* the folder */
+	int sub[NSUB];            /* its subfolders, -1 until made and checked */
+	struct index idx;         /* what the last look found */
+	uint64_t gen;             /* looks so far */
+	uid_t euid;
+	/* the backlog: what was last said and why it is there */
+	size_t reported;
+	char reason[600];
+	int reason_said;
+	uint64_t ndropped;        /* since the watcher started */
+	uint64_t nsent;           /* since the watcher started */
+	unsigned backoff;         /* the last wait between failed tries, 0 after a 2xx */
+	struct entry *inflight;   /* the chunk being sent: on_retry may drop it */
+	int inflight_dropped;
+	int pruned_said[NSUB];
+	int64_t space_checked;    /* monotonic s */
+	struct runtime_ids rids;  /* Datadog's runtime-id and profile_seq of each run */
+};
+
+int64_t mono_s(void);
+/* DIR/NAME, for messages; the caller frees it. */
+char *in_dir(const struct watcher *w, const char *name);
+/* Subfolder `sub`'s descriptor (made when `make`), -1 when it cannot be used. */
+int sub_fd(struct watcher *w, int sub, int make);
+/* `name` moved into subfolder `sub`: 0, or -1 after saying why. */
+int move_to(struct watcher *w, int sub, const char *name);
+/* Subfolder `sub` pruned past --keep-sent. */
+void prune(struct watcher *w, int sub);
+void entry_free(struct entry *e);
+/* Between two tries of the chunk in flight: 1 when it was dropped meanwhile. */
+int between_tries(struct watcher *w, const struct upload_result *r, unsigned wait);
+void sleep_ms(unsigned ms, struct upload_stop *stop);
+
+enum { SEND_NOTHING, SEND_DONE };
+/*
+ * Convert and send chunk `e`; *prev is the chunk before it (have_prev), and becomes this
+ * one when it was sent or refused (then *sent_prev). SEND_NOTHING when nothing was tried,
+ * else SEND_DONE (convert/watchsend.c).
+ */
+int send_one(struct watcher *w, struct entry *e, int others, const struct watch_jobs *jobs,
+	     struct upload_stop *stop, struct watch_span *prev, int *have_prev, int *sent_prev);
+
+#endif
