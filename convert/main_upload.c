@@ -200,7 +200,7 @@ static void job_parts(struct job *j, struct upload_batch *b)
  * when it follows that one, to its own last sample. Written as the pprof's time_nanos
  * and duration_nanos, and sent as the request's start and end.
  */
-static void chunk_window(struct upload_ctx *x, const struct job *j, const struct watch_span *prev,
+static void chunk_window(struct upload_ctx *x, struct job *j, const struct watch_span *prev,
 			 struct watch_span *span)
 {
 	const struct profile *p = &j->p;
@@ -215,6 +215,21 @@ static void chunk_window(struct upload_ctx *x, const struct job *j, const struct
 	}
 	span->start_ns = j->m.start_ns;
 	span->end_ns = j->m.start_ns + j->m.duration_ns;
+	/* without CLOCK_DATA a chunk's wall clock is its file's time less its span: the
+	 * run's offset, from its first chunk, keeps one clock for all its chunks */
+	if (!p->has_wall_clock && span->first_clock && prev && prev->has_offset &&
+	    watch_same_run(prev, span)) {
+		int64_t shift = (int64_t)span->first_clock + prev->offset - j->m.start_ns;
+
+		j->m.start_ns += shift;
+		span->start_ns += shift;
+		span->end_ns += shift;
+		x->c->wo.wall_offset += shift;
+	}
+	if (span->first_clock) {
+		span->offset = span->start_ns - (int64_t)span->first_clock;
+		span->has_offset = 1;
+	}
 	start = watch_window_start(prev, span);
 	x->c->wo.time_nanos = start;
 	x->c->wo.duration_nanos = span->end_ns - start;
@@ -298,7 +313,7 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	b->run = span ? span->run : run;
 	b->boot_ns = j->p.has_time ? j->wo.wall_offset : 0;
 	if (j->cut.n > 1)
-		snprintf(b->said, sizeof(b->said), "its profile (%llu samples, %.1f MiB) is over "
+		snprintf(b->said, sizeof(b->said), "its profile (%llu pprof samples, %.1f MiB) is over "
 			 "the limit (%s): sent as %zu profiles, each a span of its time",
 			 (unsigned long long)j->cut.whole_samples, (double)j->cut.whole_bytes / 1048576.0,
 			 j->cut.why == 2 ? lim.samples_why : lim.bytes_why, j->cut.n);

@@ -169,3 +169,15 @@ void runtime_ids_take(struct runtime_ids *r, uint64_t run, int64_t boot_ns,
 	else
 		u->run = 0; /* never matched again */
 }
+
+int runtime_ids_offset(const struct runtime_ids *r, uint64_t run, int64_t *offset)
+{
+	const struct runtime_run *u = NULL;
+
+	for (unsigned i = 0; run && i < r->n; i++)
+		if (r->runs[i].run == run && r->runs[i].boot_ns && (!u || r->runs[i].used > u->used))
+			u = &r->runs[i];
+	if (u)
+		*offset = u->boot_ns;
+	return u != NULL;
+}

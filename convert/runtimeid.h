@@ -45,4 +45,8 @@ void runtime_ids_init(struct runtime_ids *r, int dfd);
 void runtime_ids_take(struct runtime_ids *r, uint64_t run, int64_t boot_ns,
 		      char id[RUNTIME_ID_LEN + 1], int64_t *seq);
 
+/* The wall clock less perf's clock of run `run`, as last seen (its boot_ns): 1 with
+ * *offset set, or 0 when the run is not known. */
+int runtime_ids_offset(const struct runtime_ids *r, uint64_t run, int64_t *offset);
+
 #endif

@@ -36,18 +36,27 @@
 
 static const char *const sub_names[NSUB] = { "sent", "refused", "dropped" };
 
-int64_t watch_window_start(const struct watch_span *prev, const struct watch_span *cur)
+int watch_same_run(const struct watch_span *prev, const struct watch_span *cur)
 {
 	if (!prev || !prev->run || prev->run != cur->run || !prev->end_ns)
-		return cur->start_ns;
+		return 0;
 	if (prev->has_clock_ref && cur->has_clock_ref &&
 	    (prev->clock_ref_wall != cur->clock_ref_wall ||
 	     prev->clock_ref_clock != cur->clock_ref_clock))
-		return cur->start_ns;
+		return 0;
 	/* the kernel's ids start again at a boot, and so does perf's clock */
 	if (prev->last_clock && cur->first_clock && cur->first_clock < prev->last_clock)
+		return 0;
+	return 1;
+}
+
+int64_t watch_window_start(const struct watch_span *prev, const struct watch_span *cur)
+{
+	if (!watch_same_run(prev, cur) || prev->end_ns >= cur->end_ns)
 		return cur->start_ns;
-	if (prev->end_ns >= cur->end_ns)
+	/* a window holds its own samples: estimated times that disagree (no offset of the
+	 * run known) make the windows overlap, not a sample fall outside its own */
+	if (prev->end_ns > cur->start_ns)
 		return cur->start_ns;
 	return prev->end_ns;
 }
@@ -457,6 +466,8 @@ static int last_sent(struct watcher *w, struct watch_span *prev, char **name)
 	memset(prev, 0, sizeof(*prev));
 	prev->run = chunk_run(cfd, (uint64_t)st.st_size);
 	prev->end_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	/* the run's clock, as its first chunk sent set it (.perfconv-runtime-ids) */
+	prev->has_offset = runtime_ids_offset(&w->rids, prev->run, &prev->offset);
 	close(cfd);
 	*name = best;
 	return prev->run != 0;

@@ -54,6 +54,11 @@ struct watch_span {
 	uint64_t clock_ref_wall, clock_ref_clock;
 	uint64_t first_clock, last_clock; /* its first and last sample, perf's clock; 0: none */
 	int64_t start_ns, end_ns; /* the same two, wall clock */
+	/* wall clock less perf's clock: one for a run, kept from its first chunk (a chunk
+	 * without CLOCK_DATA has only its file's time to go by, and a copied chunk's is
+	 * the copy's); has_offset 0: unknown */
+	int64_t offset;
+	int has_offset;
 };
 
 /*
@@ -63,6 +68,8 @@ struct watch_span {
  * sample to cur's first) and prev ends before cur does; else cur's first sample.
  */
 int64_t watch_window_start(const struct watch_span *prev, const struct watch_span *cur);
+/* Does `cur` follow `prev` in one run (as watch_window_start judges, but for the end)? */
+int watch_same_run(const struct watch_span *prev, const struct watch_span *cur);
 
 /*
  * Make the profile of chunk `path` (read whole into `in`: not to be opened by name)

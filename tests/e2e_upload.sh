@@ -68,7 +68,7 @@ same_day() { [ "$(date -u -d "@$(($1 / 1000000000))" +%F)" = "$(date -u -d "@$((
 
 # 1. Every recording, to each backend: accepted, every sample, the time, the labels.
 start_receiver dd datadog
-start_receiver py pyroscope
+start_receiver py pyroscope --reject-older-than 0
 start_receiver pa parca
 for f in "${RECS[@]}"; do
 	name=${f#$TD/}
@@ -178,8 +178,9 @@ d2=$(node $RCV/rules.mjs pyroscope "$TMP/f.pb.gz" | python3 -c 'import json,sys;
 [ $? = 2 ] && grep -q "VALUE must be" "$TMP/err" && ok "--label env=a,b: refused (a ',' would split a Datadog tag list)" || bad "--label with a comma: $(cat "$TMP/err")"
 
 # Pyroscope's size and sample limits, as the receiver applies them (4 MiB uncompressed,
-# 16,000 samples, 100 labels a sample): mt-g.data's profile (87 samples) grown past each
-# and posted as perfconv would post it; accepted as it is.
+# 16,000 samples, 100 labels a sample, its rate limiter's 2 MiB burst, the ingestion
+# window of an hour back and 10 minutes ahead): mt-g.data's profile (87 samples), its
+# time now, grown past each and posted as perfconv would post it; accepted as it is.
 start_receiver lim pyroscope
 "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" --for pyroscope -o "$TMP/lim.pb.gz"
 node --input-type=module - "$TMP/lim.pb.gz" "$URL_lim" >"$TMP/lim.out" 2>&1 <<'JS'
@@ -188,7 +189,8 @@ import { gzipSync, gunzipSync } from 'node:zlib'
 import { createRequire } from 'node:module'
 const { Profile, Sample, Label } = createRequire(process.cwd() + '/tests/browser/package.json')('pprof-format')
 const [file, url] = process.argv.slice(2)
-const load = () => Profile.decode(gunzipSync(readFileSync(file)))
+const now = BigInt(Date.now()) * 1000000n
+const load = () => { const p = Profile.decode(gunzipSync(readFileSync(file))); p.timeNanos = now; return p }
 const post = async (prof, what) => {
   const r = await fetch(`${url}/ingest?name=lim&format=pprof&from=${Math.floor(Date.now() / 1000)}&until=${Math.floor(Date.now() / 1000) + 1}`,
     { method: 'POST', body: gzipSync(Buffer.from(prof.encode())) })
@@ -206,12 +208,23 @@ await post(p, 'labels')
 p = load()
 p.stringTable.dedup('x'.repeat(4300000))
 await post(p, 'size')
+p = load()
+p.stringTable.dedup('x'.repeat(3000000))
+await post(p, 'burst')
+p = load()
+p.timeNanos = now - 3700n * 1000000000n
+await post(p, 'old')
+p = load()
+p.timeNanos = now + 700n * 1000000000n
+await post(p, 'ahead')
 JS
-if [ "$(tr '\n' ' ' <"$TMP/lim.out")" = "as-is 200 samples 422 labels 422 size 422 " ] &&
+if [ "$(tr '\n' ' ' <"$TMP/lim.out")" = "as-is 200 samples 422 labels 422 size 422 burst 429 old 422 ahead 422 " ] &&
+	[ "$(grep -c "is outside of ingestion window (profile timestamp: 20[0-9-]* [0-9:]* +0000 UTC, the ingestion window starts at .* and ends at .*)" "$LOG_lim")" = 2 ] &&
+	grep -q "push rate limit (4.0 MiB) exceeded" "$LOG_lim" &&
 	grep -q "exceeds the samples count limit (max_profile_stacktrace_samples, actual: 16.*, limit: 16000)" "$LOG_lim" &&
 	grep -q "exceeds the sample labels limit (max_profile_stacktrace_sample_labels, actual: 101, limit: 100)" "$LOG_lim" &&
 	grep -q "decompressed size exceeds maximum allowed size of 4194304 bytes" "$LOG_lim"; then
-	ok "the pyroscope receiver refuses (422) a profile over 16,000 samples, one with a sample of 101 labels, one over 4 MiB uncompressed, as Pyroscope's defaults do"
+	ok "the pyroscope receiver refuses (422) a profile over 16,000 samples, one with a sample of 101 labels, one over 4 MiB uncompressed, one begun over an hour ago or over 10 minutes ahead, and (429) one over its 2 MiB burst, as Pyroscope's defaults do"
 else
 	bad "pyroscope limits: $(cat "$TMP/lim.out"); $("${LOGQ[@]}" "$LOG_lim" refusals | cut -c1-200)"
 fi
@@ -219,7 +232,7 @@ stop_receiver lim
 
 # 3. Faults: the first connection reset, the next two refused (503, 429 with
 # Retry-After): the profile arrives once.
-start_receiver fa pyroscope --faults reset,503,429:1
+start_receiver fa pyroscope --faults reset,503,429:1 --reject-older-than 0
 if timeout 60 "$PERFCONV" upload --to pyroscope --url "$URL_fa" -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err" &&
 	[ "$("${LOGQ[@]}" "$LOG_fa" count fault)" = 3 ] && [ "$("${LOGQ[@]}" "$LOG_fa" count accepted)" = 1 ]; then
 	ok "reset, 503, 429: retried, accepted once: $(grep -c 'trying again' "$TMP/err") retries said"
@@ -228,7 +241,7 @@ else
 fi
 stop_receiver fa
 # Pyroscope's tenant; Datadog's agent found from DD_AGENT_HOST and DD_TRACE_AGENT_PORT
-start_receiver te pyroscope
+start_receiver te pyroscope --reject-older-than 0
 timeout 60 "$PERFCONV" upload -q --to pyroscope --url "$URL_te" --tenant team-a -i $TD/mt-g.data "${KS[@]}" &&
 	[ "$("${LOGQ[@]}" "$LOG_te" last tenant)" = team-a ] && ok "--tenant team-a: X-Scope-OrgID: team-a" || bad "--tenant: $("${LOGQ[@]}" "$LOG_te" last tenant)"
 stop_receiver te
@@ -253,7 +266,7 @@ rc=$?
 	[ "$("${LOGQ[@]}" "$LOG_fd" count fault)" = 1 ] && ok "a 403: exit 1, said as the key's: '$(head -1 "$TMP/err")'" ||
 	bad "a 403: exit $rc: $(cat "$TMP/err")"
 stop_receiver fd
-start_receiver ra pyroscope --faults 429:3600
+start_receiver ra pyroscope --faults 429:3600 --reject-older-than 0
 t0=$(date +%s)
 timeout 60 "$PERFCONV" upload -q --to pyroscope --url "$URL_ra" --retry-cap 2 -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err"
 rc=$? t=$(( $(date +%s) - t0 ))
@@ -357,7 +370,7 @@ if [ $rc = 0 ] && [ "$left" = 3 ] && grep -q "backlog of 3 chunks (oldest perf.d
 else
 	bad "watch, backend down: exit $rc, $left chunks left: $(cat "$TMP/watch.err")"
 fi
-start_receiver wb pyroscope --faults hang
+start_receiver wb pyroscope --faults hang --reject-older-than 0
 "$PERFCONV" upload --to pyroscope --url "$URL_wb" --watch "$W" --delete-sent --timeout 30 "${KS[@]}" 2>"$TMP/watch.err" &
 WPID=$!
 PIDS+=("$WPID")
@@ -368,7 +381,7 @@ rc=$?
 left=$(ls "$W" | grep -c '^perf.data.2026')
 [ $rc = 0 ] && [ "$left" = 3 ] && ok "watch: SIGTERM during an upload: exit 0, the chunk not marked" || bad "watch: SIGTERM mid-upload: exit $rc, $left left"
 stop_receiver wb
-start_receiver wc pyroscope
+start_receiver wc pyroscope --reject-older-than 0
 "$PERFCONV" upload -q --to pyroscope --url "$URL_wc" --watch "$W" --delete-sent "${KS[@]}" 2>"$TMP/watch.err" &
 WPID=$!
 PIDS+=("$WPID")

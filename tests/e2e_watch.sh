@@ -227,7 +227,7 @@ fi
 W=$TMP/w4b
 mkdir -p "$W"
 chunk $DAMAGED "$W" perf.data.2026120504000001
-start_receiver dn pyroscope --faults 403,401,302,404
+start_receiver dn pyroscope --faults 403,401,302,404 --reject-older-than 0
 watch "$W" --to pyroscope --url "$URL_dn" --retry-cap 1
 wait_for 30 test -e "$W/sent/perf.data.2026120504000001"
 stop_watch

@@ -43,7 +43,7 @@ STRACE() {
 tracee() { cat /proc/"$1"/task/*/children 2>/dev/null | awk '{ print $1; exit }'; }
 accepted() { "${LOGQ[@]}" "$1" count accepted; }
 
-start_receiver rc pyroscope --save "$TMP/got"
+start_receiver rc pyroscope --save "$TMP/got" --reject-older-than 0
 mkdir -p "$TMP/got"
 
 # 1. Two watchers on one folder (31.6): the second says who holds it and exits 1;
@@ -235,7 +235,7 @@ named=$(zcat "$TMP"/got/*.pb.gz 2>/dev/null | grep -a -c 'JS:\*fibonacci')
 # after it are sent meanwhile; it is set aside, said, then moved to refused/ after 10
 # failed tries with later chunks sent.
 stop_receiver rc
-start_receiver poison pyroscope --fail-samples 3985
+start_receiver poison pyroscope --fail-samples 3985 --reject-older-than 0
 W=$TMP/poison
 mkdir -p "$W"
 chunk $GOOD "$W" perf.data.2026120505000001
@@ -253,7 +253,7 @@ else
 	bad "one chunk always 500: $(count_in "$W/sent") of 6 others sent in 20 s; refused/: $(ls "$W/refused" 2>/dev/null); $(grep -E 'set aside|failed' "$W.err" | cut -c1-200)"
 fi
 stop_receiver poison
-start_receiver rc pyroscope
+start_receiver rc pyroscope --reject-older-than 0
 
 # 6. 3,000 junk chunks (31.10): named as perf names chunks, older than the good one, each
 # a header perf could write and a conversion that fails. Each is opened once (counted
@@ -341,7 +341,7 @@ mkdir -p "$W"
 cp $JUNK "$W/perf"$'\n'"perfconv: fake line "$'\e[2J'".2026120509000001"
 chunk $DAMAGED "$W" perf.data.2026120509000002
 stop_receiver rc
-start_receiver evil pyroscope --faults evil
+start_receiver evil pyroscope --faults evil --reject-older-than 0
 watch "$W" --to pyroscope --url "$URL_evil"
 wait_for 30 test -e "$W/refused/perf.data.2026120509000002"
 stop_watch

@@ -15,9 +15,10 @@
 // judged.
 // --fail-samples N: a profile of N samples that would be accepted gets a 500 instead,
 // every time (one chunk the backend cannot take, whatever the tries).
-// --reject-older-than, --reject-newer-than: Pyroscope's ingestion window
-// (-validation.reject-older-than, default 1h; -validation.reject-newer-than, 10m), off
-// unless given: the committed recordings' times are older than an hour.
+// --reject-older-than, --reject-newer-than: Pyroscope's ingestion window in seconds
+// (-validation.reject-older-than, default 1h; -validation.reject-newer-than, 10m), its
+// defaults unless given; 0 turns one off, as a test of a committed recording (older than
+// an hour, which Pyroscope itself would refuse) must.
 // --save: (pyroscope) each pprof accepted is also written to DIR/N.pb.gz (N: the
 // request's number), for tests that compare what arrived with what perfconv writes.
 // Listens on 127.0.0.1 only (or a Unix socket). Stops on SIGTERM.
@@ -144,8 +145,8 @@ function judgePyroscope (req, url, body) {
   const q = Object.fromEntries(url.searchParams)
   if (q.format !== 'pprof') return { status: 400, refusals: [`format ${q.format}: this receiver checks pprof only`] }
   for (const f of ['from', 'until']) if (q[f] !== undefined && !/^\d+$/.test(q[f])) return { status: 400, refusals: [`${f}: not Unix seconds`] }
-  const r = pyroscope(body, q, { olderS: Number(args['reject-older-than'] ?? 0), newerS: Number(args['reject-newer-than'] ?? 0) })
-  if (r.status !== 200) return { status: r.status === 400 && r.refusals[0]?.startsWith('name:') ? 400 : 422, refusals: r.refusals }
+  const r = pyroscope(body, q, { olderS: Number(args['reject-older-than'] ?? 3600), newerS: Number(args['reject-newer-than'] ?? 600) })
+  if (r.status !== 200) return { status: r.status === 429 ? 429 : r.status === 400 && r.refusals[0]?.startsWith('name:') ? 400 : 422, refusals: r.refusals }
   return {
     status: 200,
     refusals: [],

@@ -171,7 +171,11 @@ function ingestionWindow (timeNanos, window, series, refusals) {
 // committed recordings are older than Pyroscope's default hour.
 // Pyroscope's default per-tenant limits (pkg/validation/limits.go; docs/BACKENDS.md "For
 // issue 32"): the pprof's size uncompressed, its Sample count as sent, one sample's labels
-export const PYROSCOPE_LIMITS = { profileBytes: 4194304, samples: 16000, sampleLabels: 100 }
+// and its ingestion rate limiter's burst (ingestion_burst_size_mb, 2 MiB: dskit's limiter
+// over x/time/rate never grants more than the burst at once, so a profile whose
+// uncompressed bytes and label bytes pass it is always refused with 429; read from the
+// code, distributor.go rateLimit)
+export const PYROSCOPE_LIMITS = { profileBytes: 4194304, samples: 16000, sampleLabels: 100, burstBytes: 2097152 }
 
 export function pyroscope (bytes, query = {}, window = {}) {
   const refusals = []
@@ -189,6 +193,11 @@ export function pyroscope (bytes, query = {}, window = {}) {
   const d = decodePprof(bytes)
   const { prof, strings } = d
   common(d, refusals)
+  const rawBytes = gz ? gunzipSync(bytes).length : bytes.length
+  const labelBytes = Object.entries(base).reduce((a, [k, v]) => a + k.length + String(v).length, 0)
+  if (rawBytes + labelBytes > PYROSCOPE_LIMITS.burstBytes) {
+    return { refusals: [`push rate limit (4.0 MiB) exceeded while adding ${rawBytes + labelBytes} bytes`], status: 429 }
+  }
   // pkg/validation/validate.go ValidateProfile
   for (const l of prof.location) if (!num(l.id)) refusals.push('location id is 0')
   for (const f of prof.function) if (!num(f.id)) refusals.push('function id is 0')
