@@ -189,6 +189,7 @@ static void job_parts(struct job *j, struct upload_batch *b)
 			up->duration_ns = pt->end_ns - pt->start_ns;
 			up->part = (unsigned)i + 1;
 			up->nparts = (unsigned)j->cut.n;
+			up->window = 1; /* the parts tile its time: Pyroscope's seconds meet */
 		}
 	}
 	b->parts = j->ups;
@@ -312,11 +313,29 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	job_parts(j, b);
 	b->run = span ? span->run : run;
 	b->boot_ns = j->p.has_time ? j->wo.wall_offset : 0;
-	if (j->cut.n > 1)
-		snprintf(b->said, sizeof(b->said), "its profile (%llu pprof samples, %.1f MiB) is over "
-			 "the limit (%s): sent as %zu profiles, each a span of its time",
-			 (unsigned long long)j->cut.whole_samples, (double)j->cut.whole_bytes / 1048576.0,
-			 j->cut.why == 2 ? lim.samples_why : lim.bytes_why, j->cut.n);
+	{
+		size_t merged = 0, over = 0, len;
+		const char *why = j->cut.why == 2 || (!j->cut.why && lim.samples &&
+						      j->cut.whole_samples > lim.samples) ?
+				  lim.samples_why : lim.bytes_why;
+
+		for (size_t i = 0; i < j->cut.n; i++) {
+			merged += j->cut.parts[i].merged_threads;
+			over += j->cut.parts[i].over;
+		}
+		if (j->cut.n > 1 || merged || over)
+			snprintf(b->said, sizeof(b->said), "its profile (%llu pprof samples, %.1f MiB) "
+				 "is over the limit (%s): sent as %zu profile%s, each a span of its time",
+				 (unsigned long long)j->cut.whole_samples,
+				 (double)j->cut.whole_bytes / 1048576.0, why, j->cut.n,
+				 j->cut.n > 1 ? "s" : "");
+		len = strlen(b->said);
+		if (merged || over)
+			snprintf(b->said + len, sizeof(b->said) - len, "; one instant alone is over it "
+				 "in %zu: %zu sent with their threads merged, %zu over it still%s",
+				 merged > over ? merged : over, merged, over,
+				 j->p.has_time ? "" : " (no sample times to cut it by)");
+	}
 	*out = j;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #define STATE_TMP ".perfconv-runtime-ids.new"
 #define STATE_HEAD "perfconv runtime-ids 1\n"
 #define SAME_BOOT_NS (60LL * 1000000000LL)
+#define MAX_SEQ (1LL << 62) /* a count no run reaches: past it the file is not believed */
 
 void runtime_id_new(char out[RUNTIME_ID_LEN + 1])
 {
@@ -87,7 +88,7 @@ static void load(struct runtime_ids *r)
 		memset(&u, 0, sizeof(u));
 		if (sscanf(line, "run %" SCNu64 " boot %" SCNd64 " id %36s seq %" SCNd64, &u.run,
 			   &u.boot_ns, u.id, &u.next_seq) != 4 || !runtime_id_valid(u.id) ||
-		    u.next_seq < 0 || !u.run)
+		    u.next_seq < 0 || u.next_seq > MAX_SEQ || !u.run)
 			continue;
 		u.used = ++r->clock;
 		r->runs[r->n++] = u;
@@ -140,9 +141,10 @@ void runtime_ids_take(struct runtime_ids *r, uint64_t run, int64_t boot_ns,
 
 	for (unsigned i = 0; run && i < r->n && !u; i++) {
 		struct runtime_run *x = &r->runs[i];
-		int64_t d = x->boot_ns - boot_ns;
+		uint64_t d = x->boot_ns > boot_ns ? (uint64_t)x->boot_ns - (uint64_t)boot_ns :
+						    (uint64_t)boot_ns - (uint64_t)x->boot_ns;
 
-		if (x->run == run && (!x->boot_ns || !boot_ns || (d < SAME_BOOT_NS && d > -SAME_BOOT_NS)))
+		if (x->run == run && (!x->boot_ns || !boot_ns || d < (uint64_t)SAME_BOOT_NS))
 			u = x;
 	}
 	if (!u) {

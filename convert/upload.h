@@ -96,7 +96,7 @@ struct upload_batch {
 	size_t n;
 	uint64_t run;
 	int64_t boot_ns;
-	char said[160];           /* why it was cut, when it was: "over Pyroscope's ..." */
+	char said[320];           /* why it was cut, when it was: "over Pyroscope's ..." */
 };
 
 struct uploader;

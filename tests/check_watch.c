@@ -138,11 +138,16 @@ START_TEST(windows)
 	run_of_two(&a, &b);
 	a.end_ns = b.end_ns + 1;
 	ck_assert_int_eq(watch_window_start(&a, &b), b.start_ns);
-	/* without -k the wall times are estimates that may overlap a little: the
-	 * windows still meet */
+	/* without -k the wall times are estimates that may overlap (a chunk whose run's
+	 * clock is not known: the watcher keeps one clock a run, from its first chunk):
+	 * the window holds the chunk's own samples, each timed in it (Datadog's
+	 * Timeline), so it starts at its first */
 	run_of_two(&a, &b);
 	a.has_clock_ref = b.has_clock_ref = 0;
 	a.end_ns = b.start_ns + 300000000;
+	ck_assert_int_eq(watch_window_start(&a, &b), b.start_ns);
+	/* ... and where they leave a gap, the window starts where the one before ended */
+	a.end_ns = b.start_ns - 300000000;
 	ck_assert_int_eq(watch_window_start(&a, &b), a.end_ns);
 }
 END_TEST

@@ -4,7 +4,8 @@ the tests of perfconv upload --watch (tests/e2e_watchattack.sh).
 
     watch_race.py DIR RULE... (until killed; one line per action on stdout)
     watch_race.py --count DIR (until SIGTERM; then "files F opens O most M" on stdout:
-                  how many files of DIR were opened, how often in all, and at most)
+                  how many files of DIR were opened, how often in all, and at most;
+                  the watcher's own .perfconv-* files not counted)
 
 RULE is NAME:EVENT:N:DELAY_MS:ACTION: when file NAME of DIR gets its Nth inotify EVENT
 (open, access: a read, close: closed after reading, access2: a second read since it
@@ -73,7 +74,10 @@ def main():
             off += 16 + ln
             if mask & IN_OPEN:
                 reads[name] = 0
-                if name and not mask & IN_ISDIR:  # the folder itself, sent/: not files
+                # the folder itself, sent/: not files; the watcher's own state
+                # (.perfconv-runtime-ids, written as each profile takes its
+                # profile_seq): not the folder's files
+                if name and not mask & IN_ISDIR and not name.startswith(".perfconv-"):
                     opens[name] = opens.get(name, 0) + 1
             if mask & IN_ACCESS:
                 reads[name] = reads.get(name, 0) + 1

@@ -1,0 +1,256 @@
+/* check_uploadparts: a profile cut in time for a backend's limits (every sample in one
+ * part, each part under the limits, windows that tile), and Datadog's runtime-id and
+ * profile_seq per run, kept in a folder across a restart. */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "convert/runtimeid.h"
+#include "convert/upload.h"
+#include "convert/uploadparts.h"
+#include "formats/pprof.h"
+#include "tests/testutil.h"
+
+#define NS 200
+#define T0 1000000000ULL       /* the first sample, perf's clock */
+#define STEP 10000000ULL       /* 10 ms apart */
+#define WALL 1800000000000000000LL /* wall clock less perf's */
+
+static struct profile p;
+static struct write_options wo;
+
+/* NS samples, one a thread (so none merge), at times T0 + i * STEP; with `same_time`
+ * all at T0. */
+static void make(int same_time)
+{
+	struct pc_event e;
+	struct pc_frame f;
+	uint32_t node = 0;
+
+	profile_init(&p);
+	p.aggregate = 1;
+	p.aggregate_ns = 1;
+	memset(&e, 0, sizeof(e));
+	e.name = profile_str(&p, "cpu-clock");
+	e.unit = PC_UNIT_NANOSECONDS;
+	e.is_clock = 1;
+	profile_add_event(&p, &e);
+	p.has_time = 1;
+	for (int d = 0; d < 8; d++) {
+		char name[32];
+
+		memset(&f, 0, sizeof(f));
+		snprintf(name, sizeof(name), "fn%d", d);
+		f.func = profile_str(&p, name);
+		f.symbolized = 1;
+		node = profile_node(&p, node, profile_frame(&p, &f));
+	}
+	for (int i = 0; i < NS; i++) {
+		struct pc_sample s;
+
+		memset(&s, 0, sizeof(s));
+		s.stack = node;
+		s.pid = 100;
+		s.tid = 100 + (uint32_t)i;
+		s.comm = profile_str(&p, "worker");
+		s.cpu = PC_NO_CPU;
+		s.period = 1000000;
+		s.time = same_time ? T0 : T0 + (uint64_t)i * STEP;
+		profile_add_sample(&p, &s);
+	}
+	memset(&wo, 0, sizeof(wo));
+	wo.event = -1;
+	wo.pprof_for = PPROF_FOR_PYROSCOPE;
+}
+
+static int64_t start_ns(void) { return (int64_t)T0 + WALL - 5000000; }
+static int64_t end_ns(void) { return (int64_t)(T0 + (NS - 1) * STEP) + WALL; }
+
+/* Every part under `l`, NS samples in all, the windows tiling [start_ns, end_ns]. */
+static void check_cut(const struct upload_cut *c, const struct upload_limits *l)
+{
+	uint64_t rows = 0;
+
+	ck_assert_int_eq(c->parts[0].start_ns, start_ns());
+	ck_assert_int_eq(c->parts[c->n - 1].end_ns, end_ns());
+	for (size_t i = 0; i < c->n; i++) {
+		const struct upload_part *pt = &c->parts[i];
+
+		ck_assert_int_eq(pt->over, 0);
+		ck_assert(pt->len > 20 && pt->buf[0] == 0x1f);
+		if (l->samples)
+			ck_assert_uint_le(pt->st.samples, l->samples);
+		if (l->bytes)
+			ck_assert_uint_le(pt->st.bytes, l->bytes);
+		ck_assert_int_lt(pt->start_ns, pt->end_ns);
+		if (i)
+			ck_assert_int_eq(pt->start_ns, c->parts[i - 1].end_ns);
+		rows += pt->st.samples;
+	}
+	ck_assert_uint_eq(rows, NS);
+}
+
+START_TEST(under_the_limit_whole)
+{
+	struct upload_limits l = { 0, 1000, NULL, NULL };
+	struct upload_cut c;
+
+	make(0);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_int_eq(c.why, 0);
+	ck_assert_uint_eq(c.parts[0].st.samples, NS);
+	ck_assert_uint_eq(c.parts[0].to, 0);
+	upload_cut_release(&c);
+	profile_release(&p);
+}
+END_TEST
+
+START_TEST(cut_by_samples)
+{
+	struct upload_limits l = { 0, 45, NULL, NULL };
+	struct upload_cut c;
+
+	make(0);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_int_eq(c.why, 2);
+	ck_assert_uint_eq(c.whole_samples, NS);
+	ck_assert_uint_ge(c.n, 5); /* 200 / 45 */
+	ck_assert_uint_le(c.n, 7);
+	check_cut(&c, &l);
+	/* and cut again: one part in two, the rest as they were */
+	{
+		size_t n = c.n;
+		uint64_t first = c.parts[0].st.samples;
+
+		ck_assert_int_eq(upload_cut_halve(&p, &wo, WALL, &c, 0), 0);
+		ck_assert_uint_eq(c.n, n + 1);
+		ck_assert_uint_eq(c.parts[0].st.samples + c.parts[1].st.samples, first);
+		ck_assert_uint_eq(c.parts[0].st.samples, first / 2);
+		check_cut(&c, &l);
+	}
+	upload_cut_release(&c);
+	profile_release(&p);
+}
+END_TEST
+
+START_TEST(cut_by_bytes_with_timestamps)
+{
+	struct upload_limits l = { 0, 0, NULL, NULL };
+	struct upload_cut c;
+
+	make(0);
+	wo.pprof_for = PPROF_FOR_DATADOG;
+	wo.timestamps = 1;
+	wo.wall_offset = WALL;
+	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	l.bytes = c.parts[0].st.bytes / 3;
+	upload_cut_release(&c);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_int_eq(c.why, 1);
+	ck_assert_uint_ge(c.n, 3);
+	check_cut(&c, &l);
+	upload_cut_release(&c);
+	profile_release(&p);
+}
+END_TEST
+
+/* One instant over the sample limit: its threads merged (one process: one sample). */
+START_TEST(one_instant)
+{
+	struct upload_limits l = { 0, 10, NULL, NULL };
+	struct upload_cut c;
+
+	make(1);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_int_eq(c.parts[0].merged_threads, 1);
+	ck_assert_int_eq(c.parts[0].over, 0);
+	ck_assert_uint_eq(c.parts[0].st.samples, 1);
+	ck_assert_int_eq(upload_cut_halve(&p, &wo, WALL, &c, 0), -1);
+	upload_cut_release(&c);
+	profile_release(&p);
+}
+END_TEST
+
+START_TEST(runtime_ids)
+{
+	char tmpl[] = "/tmp/check_rid.XXXXXX", a[RUNTIME_ID_LEN + 1], b[RUNTIME_ID_LEN + 1];
+	char path[128];
+	struct runtime_ids r;
+	int64_t seq, off;
+	int dfd, fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	dfd = open(tmpl, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+	runtime_id_new(a);
+	runtime_id_new(b);
+	ck_assert(runtime_id_valid(a) && runtime_id_valid(b));
+	ck_assert_str_ne(a, b);
+	ck_assert(!runtime_id_valid("00000000-0000-0000-0000-000000000000"));
+	ck_assert(!runtime_id_valid("6F9619FF-8B86-4011-B42D-00C04FC964FF"));
+
+	runtime_ids_init(&r, dfd);
+	runtime_ids_take(&r, 7, WALL, a, &seq);
+	ck_assert_int_eq(seq, 0);
+	runtime_ids_take(&r, 7, WALL + 2000000, b, &seq); /* the same run, its clock estimated */
+	ck_assert_str_eq(a, b);
+	ck_assert_int_eq(seq, 1);
+	runtime_ids_take(&r, 8, WALL, b, &seq); /* another run */
+	ck_assert_str_ne(a, b);
+	ck_assert_int_eq(seq, 0);
+	runtime_ids_take(&r, 7, WALL + 3600000000000LL, b, &seq); /* id 7 after a reboot */
+	ck_assert_str_ne(a, b);
+	ck_assert_int_eq(seq, 0);
+	runtime_ids_take(&r, 0, 0, b, &seq); /* no run known: a new one each time */
+	ck_assert_str_ne(a, b);
+
+	/* a watcher started again goes on with the run's id and next seq */
+	runtime_ids_init(&r, dfd);
+	ck_assert_int_eq(runtime_ids_offset(&r, 8, &off), 1);
+	ck_assert_int_eq(off, WALL);
+	runtime_ids_take(&r, 7, WALL, b, &seq);
+	ck_assert_str_eq(a, b);
+	ck_assert_int_eq(seq, 2);
+
+	/* the file is trusted only as perfconv's own, writable by no one else */
+	snprintf(path, sizeof(path), "%s/.perfconv-runtime-ids", tmpl);
+	ck_assert_int_eq(chmod(path, 0666), 0);
+	runtime_ids_init(&r, dfd);
+	ck_assert_uint_eq(r.n, 0);
+	/* and what is not its lines is passed over */
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	dprintf(fd, "perfconv runtime-ids 1\nrun 9 boot 1 id %s seq 4\nrun x\n"
+		"run 10 boot 1 id not-a-uuid seq 1\nrun 11 boot 1 id %s seq -3\n", a, a);
+	close(fd);
+	runtime_ids_init(&r, dfd);
+	ck_assert_uint_eq(r.n, 1);
+	runtime_ids_take(&r, 9, 1, b, &seq);
+	ck_assert_str_eq(a, b);
+	ck_assert_int_eq(seq, 4);
+	unlink(path);
+	close(dfd);
+	rmdir(tmpl);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("uploadparts");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, under_the_limit_whole);
+	tcase_add_test(tc, cut_by_samples);
+	tcase_add_test(tc, cut_by_bytes_with_timestamps);
+	tcase_add_test(tc, one_instant);
+	tcase_add_test(tc, runtime_ids);
+	suite_add_tcase(s, tc);
+	return run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
