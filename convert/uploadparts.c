@@ -199,17 +199,39 @@ int upload_cut_make(const struct profile *p, const struct write_options *wo,
 	}
 	c->whole_bytes = whole.st.bytes;
 	c->whole_samples = whole.st.samples;
-	if (fits(l, &whole.st) || !p->has_time) {
-		whole.over = !fits(l, &whole.st);
+	if (!fits(l, &whole.st) && p->has_time)
+		times_make(p, wo, 0, 0, &k.t);
+	if (k.t.n < 2 && fits(l, &whole.st)) {
+		times_release(&k.t);
 		c->parts = xmalloc(sizeof(*c->parts));
 		c->parts[0] = whole;
 		c->n = 1;
 		return 0;
 	}
+	/* over: cut at its times (one instant alone: written again with threads merged) */
 	free(whole.buf);
 	c->why = l->samples && whole.st.samples > l->samples ? 2 : 1;
-	times_make(p, wo, 0, 0, &k.t);
-	rc = k.t.n ? cut(&k, 0, k.t.n) : 0;
+	if (k.t.n) {
+		rc = cut(&k, 0, k.t.n);
+	} else {
+		/* no sample times to cut by: whole, its threads merged where that helps */
+		times_release(&k.t);
+		k.t.n = 0;
+		memset(&whole, 0, sizeof(whole));
+		whole.start_ns = start_ns;
+		whole.end_ns = end_ns;
+		whole.merged_threads = l->samples && c->whole_samples > l->samples;
+		rc = part_write(p, wo, &whole);
+		whole.over = !fits(l, &whole.st);
+		if (rc == 0) {
+			c->parts = xmalloc(sizeof(*c->parts));
+			c->parts[0] = whole;
+			c->n = 1;
+		} else {
+			free(whole.buf);
+		}
+		return rc;
+	}
 	times_release(&k.t);
 	if (rc != 0)
 		upload_cut_release(c);

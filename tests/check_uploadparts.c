@@ -173,6 +173,21 @@ START_TEST(one_instant)
 	ck_assert_uint_eq(c.parts[0].st.samples, 1);
 	ck_assert_int_eq(upload_cut_halve(&p, &wo, WALL, &c, 0), -1);
 	upload_cut_release(&c);
+	/* no sample times at all (a recording without them): the same, whole */
+	p.has_time = 0;
+	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_int_eq(c.parts[0].merged_threads, 1);
+	ck_assert_uint_eq(c.parts[0].st.samples, 1);
+	upload_cut_release(&c);
+	/* and still over it (a limit of no samples): sent whole, marked over */
+	l.samples = 0;
+	l.bytes = 10;
+	p.has_time = 1;
+	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_int_eq(c.parts[0].over, 1);
+	upload_cut_release(&c);
 	profile_release(&p);
 }
 END_TEST
