@@ -116,7 +116,8 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # Whatever includes the generated header is compiled after it exists.
-$(BUILD)/formats/pprof.o $(BUILD)/formats/pprof_sample.o $(BUILD)/tests/check_pprof.o: $(GEN_HDR)
+$(BUILD)/formats/pprof.o $(BUILD)/formats/pprof_sample.o $(BUILD)/tests/check_pprof.o \
+	$(BUILD)/tests/check_uploadparts.o: $(GEN_HDR)
 
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^

@@ -101,7 +101,11 @@ static int part_write(const struct profile *p, const struct write_options *wo,
 	o.to_time = pt->to;
 	o.merge_threads = pt->merged_threads;
 	o.time_nanos = pt->start_ns;
-	o.duration_nanos = pt->end_ns - pt->start_ns > 0 ? pt->end_ns - pt->start_ns : 1;
+	/* a whole profile's window may be empty (one sample: the writer then writes its
+	 * samples' span, 0); a part's is its own, 1 ns at least, not the whole's span */
+	o.duration_nanos = pt->end_ns - pt->start_ns;
+	if (o.duration_nanos <= 0 && pt->to)
+		o.duration_nanos = 1;
 	o.stats = &pt->st;
 	mem = open_memstream(&pt->buf, &pt->len);
 	if (!mem)

@@ -13,6 +13,7 @@
 #include "convert/upload.h"
 #include "convert/uploadparts.h"
 #include "formats/pprof.h"
+#include "profile.pb-c.h"
 #include "tests/testutil.h"
 
 #define NS 200
@@ -70,6 +71,28 @@ static void make(int same_time)
 static int64_t start_ns(void) { return (int64_t)T0 + WALL - 5000000; }
 static int64_t end_ns(void) { return (int64_t)(T0 + (NS - 1) * STEP) + WALL; }
 
+/* Part `pt`'s pprof as written: its time_nanos and duration_nanos. */
+static void written_window(const struct upload_part *pt, int64_t *t, int64_t *dur)
+{
+	char path[] = "/tmp/check_uploadparts.XXXXXX";
+	int fd = mkstemp(path);
+	uint8_t *raw;
+	size_t len;
+	Perftools__Profiles__Profile *pr;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, pt->buf, pt->len), (ssize_t)pt->len);
+	close(fd);
+	raw = slurp_gz(path, &len);
+	unlink(path);
+	pr = perftools__profiles__profile__unpack(NULL, len, raw);
+	ck_assert_ptr_nonnull(pr);
+	*t = pr->time_nanos;
+	*dur = pr->duration_nanos;
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(raw);
+}
+
 /* Every part under `l`, NS samples in all, the windows tiling [start_ns, end_ns]. */
 static void check_cut(const struct upload_cut *c, const struct upload_limits *l)
 {
@@ -89,6 +112,14 @@ static void check_cut(const struct upload_cut *c, const struct upload_limits *l)
 		ck_assert_int_lt(pt->start_ns, pt->end_ns);
 		if (i)
 			ck_assert_int_eq(pt->start_ns, c->parts[i - 1].end_ns);
+		{
+			int64_t t, dur;
+
+			/* the pprof says the part's window, not the whole's */
+			written_window(pt, &t, &dur);
+			ck_assert_int_eq(t, pt->start_ns);
+			ck_assert_int_eq(t + dur, pt->end_ns);
+		}
 		rows += pt->st.samples;
 	}
 	ck_assert_uint_eq(rows, NS);
@@ -192,6 +223,28 @@ START_TEST(one_instant)
 }
 END_TEST
 
+/* One sample, its window empty (a chunk of one sample): the pprof's duration is 0, not
+ * made 1 ns longer than the window the next chunk's starts at. */
+START_TEST(one_sample_window)
+{
+	struct upload_limits l = { 0, 1000, NULL, NULL };
+	struct upload_cut c;
+	int64_t t, dur;
+
+	make(0);
+	p.nsamples = 1;
+	p.last_time = p.first_time;
+	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, (int64_t)T0 + WALL, (int64_t)T0 + WALL, WALL,
+					 &c), 0);
+	ck_assert_uint_eq(c.n, 1);
+	written_window(&c.parts[0], &t, &dur);
+	ck_assert_int_eq(t, (int64_t)T0 + WALL);
+	ck_assert_int_eq(dur, 0);
+	upload_cut_release(&c);
+	profile_release(&p);
+}
+END_TEST
+
 START_TEST(runtime_ids)
 {
 	char tmpl[] = "/tmp/check_rid.XXXXXX", a[RUNTIME_ID_LEN + 1], b[RUNTIME_ID_LEN + 1];
@@ -265,6 +318,7 @@ int main(void)
 	tcase_add_test(tc, cut_by_samples);
 	tcase_add_test(tc, cut_by_bytes_with_timestamps);
 	tcase_add_test(tc, one_instant);
+	tcase_add_test(tc, one_sample_window);
 	tcase_add_test(tc, runtime_ids);
 	suite_add_tcase(s, tc);
 	return run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
