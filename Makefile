@@ -33,7 +33,7 @@ endif
 # The JVMTI agent (jvmti/), built without sanitizers in every build: see its rule.
 JVMTI_LIB := build/libperfconv-jvmti.so
 
-# libcurl's headers only: convert/upload.c opens the library when an upload starts, so
+# libcurl's headers only: upload/upload.c opens the library when an upload starts, so
 # that a conversion does not load it and its 27 libraries (TLS, Kerberos, LDAP...).
 # The libraries of STATIC_PKGS (and those they need: lzma, bz2) are linked from their
 # Debian archives, libc and cJSON from their shared objects: a run maps and relocates
@@ -65,11 +65,12 @@ else
 Q := @
 endif
 
-# The library: every source of the four layers but the command line (convert/main*.c),
+# The library: every source of the five layers but the command line (convert/main*.c,
+# upload/main*.c),
 # so tests and fuzzers link the same code (tests/check_layers.py holds each file to its
 # folder's layer).
-MAIN_SRCS := $(wildcard convert/main*.c)
-LIB_SRCS := $(filter-out $(MAIN_SRCS),$(wildcard common/*.c formats/*.c symbolize/*.c convert/*.c))
+MAIN_SRCS := $(wildcard convert/main*.c upload/main*.c)
+LIB_SRCS := $(filter-out $(MAIN_SRCS),$(wildcard common/*.c formats/*.c symbolize/*.c convert/*.c upload/*.c))
 
 # Found by their names: tests/e2e*.sh (e2e_lib.sh is what they share) and one Check
 # suite per module, tests/check_NAME.c.
@@ -77,8 +78,11 @@ E2E_TESTS := $(filter-out tests/e2e_lib.sh,$(wildcard tests/e2e*.sh))
 CHECK_SUITES := $(patsubst tests/check_%.c,%,$(wildcard tests/check_*.c))
 
 # Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
-GEN_SRCS := $(BUILD)/gen/profile.pb-c.c
+# and from formats/otlp_*.proto (OpenTelemetry's profiles, one file per package)
+OTLP_PROTOS := otlp_common otlp_resource otlp_profiles_data otlp_profiles
+GEN_SRCS := $(BUILD)/gen/profile.pb-c.c $(OTLP_PROTOS:%=$(BUILD)/gen/%.pb-c.c)
 GEN_HDR := $(BUILD)/gen/profile.pb-c.h
+OTLP_HDRS := $(OTLP_PROTOS:%=$(BUILD)/gen/%.pb-c.h)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 
@@ -105,11 +109,20 @@ $(BUILD)/%.o: %.c | $(DEPS_MK)
 	@echo "  CC $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# One rule makes both files (a grouped pattern rule); the tree's build dirs each get theirs.
-%/gen/profile.pb-c.c %/gen/profile.pb-c.h: formats/profile.proto | $(DEPS_MK)
-	@mkdir -p $(dir $@)
-	@echo "  PROTOC-C $<"
-	$(Q)protoc-c --c_out=$(dir $@) --proto_path=formats $<
+# One rule a .proto makes both its files (a grouped pattern rule); the tree's build dirs
+# each get theirs.
+define PROTO_RULE
+%/gen/$(1).pb-c.c %/gen/$(1).pb-c.h: formats/$(1).proto | $$(DEPS_MK)
+	@mkdir -p $$(dir $$@)
+	@echo "  PROTOC-C $$<"
+	$$(Q)protoc-c --c_out=$$(dir $$@) --proto_path=formats $$<
+endef
+$(foreach f,profile $(OTLP_PROTOS),$(eval $(call PROTO_RULE,$(f))))
+
+# a generated file includes the headers of the files its .proto imports
+$(BUILD)/gen/otlp_resource.pb-c.o: $(BUILD)/gen/otlp_common.pb-c.h
+$(BUILD)/gen/otlp_profiles_data.pb-c.o: $(BUILD)/gen/otlp_common.pb-c.h $(BUILD)/gen/otlp_resource.pb-c.h
+$(BUILD)/gen/otlp_profiles.pb-c.o: $(OTLP_HDRS)
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	@echo "  CC $<"
@@ -118,6 +131,7 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 # Whatever includes the generated header is compiled after it exists.
 $(BUILD)/formats/pprof.o $(BUILD)/formats/pprof_sample.o $(BUILD)/tests/check_pprof.o \
 	$(BUILD)/tests/check_uploadparts.o: $(GEN_HDR)
+$(BUILD)/formats/otlp.o $(BUILD)/tests/check_otlp.o: $(OTLP_HDRS)
 
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -183,15 +197,17 @@ demo: $(BIN)
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -Ibuild-fuzz/gen -fno-sanitize-recover=all \
 	$(PKG_CFLAGS)
 FUZZ_SAN := address,undefined
-FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/obj/%.o) build-fuzz/obj/gen/profile.pb-c.o
+FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/obj/%.o) build-fuzz/obj/gen/profile.pb-c.o \
+	$(OTLP_PROTOS:%=build-fuzz/obj/gen/%.pb-c.o)
 build-fuzz/obj/%.o: %.c | $(DEPS_MK)
 	@mkdir -p $(dir $@)
 	@echo "  CC (fuzz) $<"
 	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -MMD -MP -c $< -o $@
-build-fuzz/obj/gen/profile.pb-c.o: build-fuzz/gen/profile.pb-c.c
+build-fuzz/obj/gen/%.pb-c.o: build-fuzz/gen/%.pb-c.c $(OTLP_PROTOS:%=build-fuzz/gen/%.pb-c.h)
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
 build-fuzz/obj/formats/pprof.o build-fuzz/obj/formats/pprof_sample.o: build-fuzz/gen/profile.pb-c.h
+build-fuzz/obj/formats/otlp.o: $(OTLP_PROTOS:%=build-fuzz/gen/%.pb-c.h)
 # kept, not removed as intermediate files: the next build compiles only what changed
 .SECONDARY: $(FUZZ_OBJS)
 build-fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS) | $(DEPS_MK)

@@ -18,8 +18,6 @@
 #include "convert/merge.h"
 #include "convert/output.h"
 #include "convert/pipeline.h"
-#include "convert/upload.h"
-#include "convert/watch.h"
 #include "formats/pprof.h"
 
 
@@ -550,8 +548,9 @@ int convert_one(struct cli *c, const struct output_format *of, struct profile *p
 	output_shape_profile(of, p);
 	/* Datadog's Timeline: each sample's time kept (as libdatadog keeps timed samples
 	 * apart); an upload to Pyroscope keeps its seconds, to be cut in time if over its
-	 * limits (convert/uploadparts.h) */
-	if (c->pprof_for == PPROF_FOR_DATADOG && strcmp(of->name, "pprof") == 0)
+	 * limits (upload/uploadparts.h) */
+	if ((c->pprof_for == PPROF_FOR_DATADOG && strcmp(of->name, "pprof") == 0) ||
+	    strcmp(of->name, "otlp") == 0)
 		p->aggregate_ns = 1;
 	else if (c->pprof_for == PPROF_FOR_PYROSCOPE && c->upload)
 		p->aggregate_ns = 1000000000ULL;
@@ -593,9 +592,10 @@ int convert_one(struct cli *c, const struct output_format *of, struct profile *p
 	}
 	memset(m, 0, sizeof(*m));
 	c->wo.pprof_for = c->pprof_for > 0 ? c->pprof_for : 0;
-	if (c->pprof_for > 0 || c->meta.start_time_set || c->meta.service || c->meta.nlabels) {
+	if (c->pprof_for > 0 || c->meta.start_time_set || c->meta.service || c->meta.nlabels ||
+	    strcmp(of->name, "otlp") == 0) {
 		profile_meta_make(&c->meta, p, c->co.input, c->co.quiet || c->pprof_for <= 0, m, d);
-		if (c->pprof_for > 0 || c->meta.start_time_set)
+		if (c->pprof_for > 0 || c->meta.start_time_set || strcmp(of->name, "otlp") == 0)
 			c->wo.time_nanos = m->start_ns;
 		/* a sample's wall-clock time: its time after the first sample's, from the
 		 * profile's start */
@@ -635,7 +635,7 @@ static void batch_malloc(void)
 	mallopt(M_ARENA_MAX, 1);
 }
 
-int main(int argc, char **argv)
+int convert_main(int argc, char **argv)
 {
 	struct cli c;
 	struct profile p;
@@ -649,8 +649,6 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "info") == 0)
 		return info_main(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "upload") == 0)
-		return upload_main(argc - 1, argv + 1);
 	batch_malloc();
 	cli_init(&c);
 	diag_init(&d);
@@ -696,19 +694,25 @@ int main(int argc, char **argv)
 			diag_warn(&d, c.output, DIAG_NO_OFFSET, "no format has its suffix: writing "
 				  "folded (-f chooses; "
 				  ".pb.gz is pprof, .speedscope.json speedscope, .trace.json chrome, "
-				  ".svg svg)");
+				  ".svg svg, .otlp.pb otlp)");
 		if (!of)
 			of = output_by_name("folded");
 	}
-	if (strcmp(c.output, "-") == 0 && strcmp(of->name, "pprof") == 0 && isatty(STDOUT_FILENO)) {
+	if (strcmp(c.output, "-") == 0 && isatty(STDOUT_FILENO) &&
+	    (strcmp(of->name, "pprof") == 0 || strcmp(of->name, "otlp") == 0)) {
 		cli_release(&c);
-		return bad_usage("pprof is gzipped protobuf, not for a terminal: give -o FILE.pb.gz "
+		return bad_usage("pprof and otlp are protobuf, not for a terminal: give -o FILE "
 				 "or send standard output elsewhere", NULL);
 	}
-	if ((c.pprof_for > 0 || c.meta.service || c.meta.nlabels || c.meta.start_time_set) &&
-	    strcmp(of->name, "pprof") != 0) {
+	if (c.pprof_for > 0 && strcmp(of->name, "pprof") != 0) {
 		cli_release(&c);
-		return bad_usage("--for, --service, --label and --start-time are for pprof output", NULL);
+		return bad_usage("--for is for pprof output", NULL);
+	}
+	if ((c.meta.service || c.meta.nlabels || c.meta.start_time_set) &&
+	    strcmp(of->name, "pprof") != 0 && strcmp(of->name, "otlp") != 0) {
+		cli_release(&c);
+		return bad_usage("--service, --label and --start-time are for pprof and otlp output",
+				 NULL);
 	}
 	profile_init(&p);
 	memset(&m, 0, sizeof(m));

@@ -2,7 +2,8 @@
  *
  * The command line is split by subcommand:
  *	main.c		perfconv (convert), perfconv info, and the options they share
- *	main_upload.c	perfconv upload: convert each input and send it
+ *	upload/main_upload.c	perfconv upload: convert each input and send it (the layer
+ *			above, which uses these)
  */
 #ifndef PERFCONV_MAIN_INTERNAL_H
 #define PERFCONV_MAIN_INTERNAL_H
@@ -160,6 +161,8 @@ int bad_usage(const char *msg, const char *arg);
 int getopt_error(int opt, char **argv);
 
 /* perfconv upload ARGS (argv[0] "upload"): its exit code. */
-int upload_main(int argc, char **argv);
+/* `perfconv` and `perfconv info` (argv[1] "info"): the program's main but for `perfconv
+ * upload`, which the layer above (upload/main.c) takes first. */
+int convert_main(int argc, char **argv);
 
 #endif

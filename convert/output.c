@@ -13,6 +13,7 @@
 #include "common/mapfile.h"
 #include "formats/chrome.h"
 #include "formats/folded.h"
+#include "formats/otlp.h"
 #include "formats/pprof.h"
 #include "formats/samples.h"
 #include "formats/speedscope.h"
@@ -43,13 +44,19 @@ static const struct output_format pprof = {
 	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope", 0, 0, 1, 0,
 };
 
+static const struct output_format otlp = {
+	"otlp", { ".otlp.pb", ".otlp", NULL }, otlp_write,
+	"OpenTelemetry profiles: OTLP/HTTP's ExportProfilesServiceRequest, protobuf (alpha)",
+	0, 0, 1, 0,
+};
+
 static const struct output_format svg = {
 	"svg", { ".svg", NULL }, svg_write,
 	"interactive flame graph, one self-contained SVG file (zoom, search)", 0, 1, 1, 0,
 };
 
 const struct output_format *const output_formats[] = { &folded, &samples, &pprof,
-						       &speedscope, &chrome, &svg, NULL };
+						       &speedscope, &chrome, &svg, &otlp, NULL };
 
 void output_shape_profile(const struct output_format *f, struct profile *p)
 {

@@ -14,6 +14,7 @@
 
 #include "common/gzout.h"
 #include "common/perf_abi.h"
+#include "formats/pdict.h"
 #include "formats/pprof_sample.h"
 #include "profile.pb-c.h"
 
@@ -73,8 +74,6 @@ static int go_names(const struct write_options *o)
 /* zlib level: 1 keeps writing within a quarter of folded output's cost (bench/). */
 #define GZIP_LEVEL 1
 
-#define MAX_DEPTH 2048
-#define MAX_GROUP 64
 
 /* A sample reduced to what merging compares, plus what it adds. */
 struct row {
@@ -82,23 +81,6 @@ struct row {
 	uint32_t state;   /* enum pc_state: why an off-CPU interval was */
 	uint64_t time;    /* the wall clock, with o->timestamps; else 0 */
 	uint32_t acc;     /* its values: acc[acc * nvalues ...] */
-};
-
-struct fn {
-	uint32_t name, system_name, file; /* model string ids */
-};
-
-struct loc {
-	uint32_t first, n;     /* frame ids in `pool`, innermost first */
-	uint32_t mapping;      /* writer's mapping index (see struct pw), 0 none */
-	uint64_t addr;
-};
-
-/* A mapping the model lacks: kernel or JIT code at addresses in no recorded mapping. */
-struct synth_map {
-	uint8_t kind;
-	uint32_t module;       /* model string id */
-	uint64_t start, limit;
 };
 
 struct map_use {
@@ -110,213 +92,10 @@ struct map_use {
 struct pw {
 	const struct profile *p;
 	const struct write_options *o;
-
-	struct strtab out;     /* output string table, in first-use order */
-	uint32_t *str_map;     /* model string id -> output id + 1 */
-
-	struct fn *fns;
-	size_t nfns, fns_cap;
-	struct u64map fn_index;
-	uint32_t *frame_fn;    /* frame id -> function id (1-based), 0 not yet */
-
-	struct loc *locs;
-	size_t nlocs, locs_cap;
-	uint32_t *pool;
-	size_t npool, pool_cap;
-	struct u64map loc_index;
-	struct u64map num_index; /* number + 1 -> its output string id + 1 (out_num) */
-	uint32_t *node_loc;    /* node -> location id (1-based), 0 not yet */
-	uint32_t *node_next;   /* node -> the node after its location's frames */
-
-	/* mappings: 1..nmappings-1 are the model's, then the synthetic ones */
-	struct synth_map *synth;
-	size_t nsynth, synth_cap;
-	struct map_use *maps;
+	struct pdict d;        /* strings, functions, locations, synthetic mappings */
+	struct map_use *maps;  /* mappings: 1..nmappings-1 the model's, then the synthetic */
 	size_t nmaps, maps_cap;
 };
-
-/* profile.proto is proto3: its strings must be UTF-8, or strict decoders reject the
- * whole profile. Ill-formed bytes become U+FFFD, as the JSON writers write them. */
-static uint32_t out_str(struct pw *w, const char *s)
-{
-	char *fixed = utf8_sanitize(s);
-	uint32_t id = strtab_intern(&w->out, fixed ? fixed : s);
-
-	free(fixed);
-	return id;
-}
-
-static uint32_t model_str(struct pw *w, uint32_t id)
-{
-	if (id == 0)
-		return 0;
-	if (!w->str_map[id])
-		w->str_map[id] = out_str(w, profile_text(w->p, id)) + 1;
-	return w->str_map[id] - 1;
-}
-
-/* A number's text as a string: every sample row has its pid and tid so, formatted
- * once each (snprintf and the interning were a sixth of pprof_write). */
-static uint32_t out_num(struct pw *w, uint64_t v)
-{
-	uint32_t *known = v + 1 ? u64map_get(&w->num_index, v + 1) : NULL;
-	char buf[24];
-	uint32_t id;
-
-	if (known)
-		return *known - 1;
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	id = out_str(w, buf);
-	if (v + 1)
-		u64map_put(&w->num_index, v + 1, id + 1);
-	return id;
-}
-
-/*
- * Find or add an entry by hash: `probe` follows a chain of keys derived from the
- * hash until `same` says yes or the key is free. Returns the stored value + 1, or 0
- * when free (and *key is the free key).
- */
-typedef int (*same_fn)(const struct pw *w, uint32_t idx, const void *what);
-static uint32_t probe(const struct pw *w, const struct u64map *m, uint64_t h, same_fn same,
-		      const void *what, uint64_t *key)
-{
-	uint64_t k = h | 1;
-	uint32_t *v;
-
-	while ((v = u64map_get(m, k)) != NULL) {
-		if (same(w, *v, what))
-			return *v + 1;
-		k = hash_u64(k) | 1;
-	}
-	*key = k;
-	return 0;
-}
-
-static int fn_same(const struct pw *w, uint32_t idx, const void *what)
-{
-	return memcmp(&w->fns[idx], what, sizeof(struct fn)) == 0;
-}
-
-/* The function of a symbolized frame: one per (name, system name, file). */
-static uint32_t frame_function(struct pw *w, uint32_t frame)
-{
-	const struct pc_frame *f = &w->p->frames[frame];
-	struct fn k;
-	uint64_t key = 0;
-	uint32_t found;
-
-	if (w->frame_fn[frame])
-		return w->frame_fn[frame];
-	k.name = f->func;
-	/* a name with no other form (kernel) is as the binary has it; but JIT code has no
-	 * binary, and go tool pprof "demangles" a name equal to its system name: Java's
-	 * "byte[] f(byte[], int)" looks like C++ to it and loses its parameters (so
-	 * overloads merge). Its system name is left empty: the name is shown as it is. */
-	k.system_name = f->system_name ? f->system_name : f->func;
-	if (f->kind == FRAME_JIT && k.system_name == k.name)
-		k.system_name = 0;
-	k.file = f->file;
-	found = probe(w, &w->fn_index, hash_bytes(&k, sizeof(k)), fn_same, &k, &key);
-	if (!found) {
-		VEC_PUSH(w->fns, w->nfns, w->fns_cap, k);
-		found = (uint32_t)w->nfns;
-		u64map_put(&w->fn_index, key, found - 1);
-	}
-	w->frame_fn[frame] = found;
-	return found;
-}
-
-struct group {
-	const uint32_t *frames;
-	uint32_t n;
-};
-
-static int loc_same(const struct pw *w, uint32_t idx, const void *what)
-{
-	const struct group *g = what;
-	const struct loc *l = &w->locs[idx];
-
-	return l->n == g->n && memcmp(&w->pool[l->first], g->frames, g->n * sizeof(uint32_t)) == 0;
-}
-
-/* The writer's mapping index for frame `f` (0: none). */
-static uint32_t frame_mapping(struct pw *w, const struct pc_frame *f)
-{
-	struct synth_map s;
-
-	if (f->mapping)
-		return f->mapping;
-	if (f->kind != FRAME_KERNEL && f->kind != FRAME_JIT)
-		return 0;
-	/* kernel or JIT code still gets a mapping that says what it is */
-	for (size_t i = 0; i < w->nsynth; i++) {
-		struct synth_map *m = &w->synth[i];
-
-		if (m->kind == f->kind && m->module == f->module) {
-			if (f->addr < m->start)
-				m->start = f->addr;
-			if (f->addr >= m->limit)
-				m->limit = f->addr + 1;
-			return (uint32_t)(w->p->nmappings + i);
-		}
-	}
-	s.kind = f->kind;
-	s.module = f->module;
-	s.start = f->addr;
-	s.limit = f->addr + 1;
-	VEC_PUSH(w->synth, w->nsynth, w->synth_cap, s);
-	return (uint32_t)(w->p->nmappings + w->nsynth - 1);
-}
-
-/*
- * The location id (1-based) of the frames starting at `node`: the node's frame and,
- * while a frame is inlined, the frames toward the root up to the one it is inlined
- * into. *next is the node after them.
- */
-static uint32_t node_location(struct pw *w, uint32_t node, uint32_t *next)
-{
-	const struct profile *p = w->p;
-	uint32_t frames[MAX_GROUP];
-	struct group g;
-	uint32_t n = 0, cur = node, found;
-	uint64_t key = 0;
-
-	if (w->node_loc[node]) {
-		*next = w->node_next[node];
-		return w->node_loc[node];
-	}
-	while (cur != 0 && n < MAX_GROUP) {
-		uint32_t fr = p->nodes[cur].frame;
-
-		frames[n++] = fr;
-		cur = p->nodes[cur].parent;
-		if (p->frames[fr].kind != FRAME_INLINED)
-			break;
-	}
-	g.frames = frames;
-	g.n = n;
-	found = probe(w, &w->loc_index, hash_bytes(frames, n * sizeof(uint32_t)), loc_same, &g,
-		      &key);
-	if (!found) {
-		const struct pc_frame *outer = &p->frames[frames[n - 1]];
-		struct loc l;
-
-		l.first = (uint32_t)w->npool;
-		l.n = n;
-		l.addr = outer->addr;
-		l.mapping = frame_mapping(w, outer);
-		for (uint32_t i = 0; i < n; i++)
-			VEC_PUSH(w->pool, w->npool, w->pool_cap, frames[i]);
-		VEC_PUSH(w->locs, w->nlocs, w->locs_cap, l);
-		found = (uint32_t)w->nlocs;
-		u64map_put(&w->loc_index, key, found - 1);
-	}
-	w->node_loc[node] = found;
-	w->node_next[node] = cur;
-	*next = cur;
-	return found;
-}
 
 /* The use of writer mappings 0..n-1 (at least), zeroed where new. */
 static void maps_reserve(struct pw *w, size_t n)
@@ -347,62 +126,25 @@ static int row_cmp(const void *a, const void *b)
 	return (x->time > y->time) - (x->time < y->time);
 }
 
-/*
- * The event's name without perf's modifiers: "cpu-clock:pppH" -> "cpu-clock". A
- * tracepoint's name holds a colon of its own: "sched:sched_switch:u" ->
- * "sched:sched_switch".
- */
-static size_t base_len(const struct pc_event *e, const char *name)
-{
-	const char *colon = strchr(name, ':');
-
-	if (colon && e->type == PERF_TYPE_TRACEPOINT)
-		colon = strchr(colon + 1, ':');
-	return colon ? (size_t)(colon - name) : strlen(name);
-}
 
 /* Does another shown event have the same name without modifiers? */
 static int base_clash(const struct profile *p, const int *shown, size_t nshown, size_t i)
 {
 	const struct pc_event *ea = &p->events[shown[i]];
 	const char *a = profile_text(p, ea->name);
-	size_t la = base_len(ea, a);
+	size_t la = pdict_event_base_len(ea, a);
 
 	for (size_t j = 0; j < nshown; j++) {
 		const struct pc_event *eb = &p->events[shown[j]];
 		const char *b = profile_text(p, eb->name);
 
-		if (j != i && base_len(eb, b) == la && strncmp(a, b, la) == 0)
+		if (j != i && pdict_event_base_len(eb, b) == la && strncmp(a, b, la) == 0)
 			return 1;
 	}
 	return 0;
 }
 
-/* `len` bytes of `name` into `buf` (size `cap`), `suffix` after; with `go` every byte
- * outside [A-Za-z0-9_] becomes `_` (Pyroscope refuses a sample type with `-`, and
- * its profile type ids are split at `:`). */
-static void type_name(char *buf, size_t cap, const char *name, size_t len, const char *suffix,
-		      int go)
-{
-	snprintf(buf, cap, "%.*s%s", (int)len, name, suffix);
-	if (!go)
-		return;
-	for (char *c = buf; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || *c == '_'))
-			*c = '_';
-}
 
-/* The number of events between samples, in the event's unit. */
-static int64_t event_period(const struct profile *p, const struct pc_event *e)
-{
-	if (!e->freq)
-		return (int64_t)e->sample_period;
-	if (e->is_clock && e->sample_period)
-		return (int64_t)(1000000000ULL / e->sample_period);
-	/* a frequency-driven count has no fixed period: the average one */
-	return e->nsamples ? (int64_t)(e->total_period / e->nsamples) : 0;
-}
 
 /*
  * The gzip stream the Profile is packed into as it is made: neither the packed
@@ -516,7 +258,7 @@ static void add_comment(struct pw *w, int64_t *comments, size_t *n, const char *
 	len = strlen(what) + strlen(v) + 1;
 	s = xmalloc(len);
 	snprintf(s, len, "%s%s", what, v);
-	comments[(*n)++] = out_str(w, s);
+	comments[(*n)++] = pdict_str(&w->d, s);
 	free(s);
 }
 
@@ -539,21 +281,14 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	size_t nshown = 0, nrows = 0, ncomments = 0;
 	size_t nvalues, nmaps_out = 0, per_sample, nprocs = 0;
 	struct proc_name *procs = NULL;
-	uint64_t stack[MAX_DEPTH];
+	uint64_t stack[PDICT_MAX_DEPTH];
 	struct pb_gz gz = { gzout_open(out, GZIP_LEVEL), NULL, 0, 0 };
 	int ret = 0;
 
 	memset(&w, 0, sizeof(w));
 	w.p = p;
 	w.o = o;
-	strtab_init(&w.out);
-	u64map_init(&w.fn_index);
-	u64map_init(&w.loc_index);
-	u64map_init(&w.num_index);
-	w.str_map = xcalloc(strtab_count(&p->strings) + 1, sizeof(*w.str_map));
-	w.frame_fn = xcalloc(p->nframes + 1, sizeof(*w.frame_fn));
-	w.node_loc = xcalloc(p->nnodes + 1, sizeof(*w.node_loc));
-	w.node_next = xcalloc(p->nnodes + 1, sizeof(*w.node_next));
+	pdict_init(&w.d, p);
 
 	/* The events shown: the chosen one, or all that have samples (all if none has). */
 	shown = xmalloc((p->nevents + 1) * sizeof(*shown));
@@ -573,7 +308,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		for (size_t i = 0; i < nshown; i++) {
 			const struct pc_event *e = &p->events[shown[i]];
 			const char *name = profile_text(p, e->name);
-			size_t bl = base_clash(p, shown, nshown, i) ? strlen(name) : base_len(e, name);
+			size_t bl = base_clash(p, shown, nshown, i) ? strlen(name) : pdict_event_base_len(e, name);
 			char tbuf[256];
 			pb_value_type init = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 			int go = go_names(o);
@@ -583,22 +318,22 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			vt[2 * i + 1] = init;
 			if (e->time == PC_TIME_WALL && o->pprof_for == PPROF_FOR_DATADOG) {
 				/* the names of Datadog's wall-time profile */
-				vt[2 * i].type = out_str(&w, "wall-samples");
-				vt[2 * i + 1].type = out_str(&w, "wall-time");
+				vt[2 * i].type = pdict_str(&w.d, "wall-samples");
+				vt[2 * i + 1].type = pdict_str(&w.d, "wall-time");
 			} else if (e->is_clock && !clock_named) {
 				/* what Datadog's native profiler sends for CPU time; Go's CPU
 				 * profile's names for Pyroscope, Parca and Go */
 				clock_named = 1;
-				vt[2 * i].type = out_str(&w, go ? "samples" : "cpu-samples");
-				vt[2 * i + 1].type = out_str(&w, go ? "cpu" : "cpu-time");
+				vt[2 * i].type = pdict_str(&w.d, go ? "samples" : "cpu-samples");
+				vt[2 * i + 1].type = pdict_str(&w.d, go ? "cpu" : "cpu-time");
 			} else {
-				type_name(tbuf, sizeof(tbuf), name, bl, "-samples", go);
-				vt[2 * i].type = out_str(&w, tbuf);
-				type_name(tbuf, sizeof(tbuf), name, bl, e->is_clock ? "-time" : "", go);
-				vt[2 * i + 1].type = out_str(&w, tbuf);
+				pdict_type_name(tbuf, sizeof(tbuf), name, bl, "-samples", go);
+				vt[2 * i].type = pdict_str(&w.d, tbuf);
+				pdict_type_name(tbuf, sizeof(tbuf), name, bl, e->is_clock ? "-time" : "", go);
+				vt[2 * i + 1].type = pdict_str(&w.d, tbuf);
 			}
-			vt[2 * i].unit = out_str(&w, "count");
-			vt[2 * i + 1].unit = out_str(&w, pc_unit_name(e->unit));
+			vt[2 * i].unit = pdict_str(&w.d, "count");
+			vt[2 * i + 1].unit = pdict_str(&w.d, pc_unit_name(e->unit));
 			vt_ptrs[2 * i] = &vt[2 * i];
 			vt_ptrs[2 * i + 1] = &vt[2 * i + 1];
 		}
@@ -680,11 +415,11 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	head.sample_type = vt_ptrs;
 	pb_gz_pack(&gz, &head);
 	{
-		uint32_t k_pid = out_str(&w, LABEL_PID);
-		uint32_t k_tid = out_str(&w, go_names(o) ? LABEL_TID_PROM : LABEL_TID);
-		uint32_t k_comm = out_str(&w, LABEL_COMM), k_cpu = o->cpu_label ? out_str(&w, LABEL_CPU) : 0;
-		uint32_t k_proc = o->pprof_for ? out_str(&w, LABEL_PROCESS) : 0, k_state = 0;
-		uint32_t k_time = o->timestamps ? out_str(&w, LABEL_TIME) : 0;
+		uint32_t k_pid = pdict_str(&w.d, LABEL_PID);
+		uint32_t k_tid = pdict_str(&w.d, go_names(o) ? LABEL_TID_PROM : LABEL_TID);
+		uint32_t k_comm = pdict_str(&w.d, LABEL_COMM), k_cpu = o->cpu_label ? pdict_str(&w.d, LABEL_CPU) : 0;
+		uint32_t k_proc = o->pprof_for ? pdict_str(&w.d, LABEL_PROCESS) : 0, k_state = 0;
+		uint32_t k_time = o->timestamps ? pdict_str(&w.d, LABEL_TIME) : 0;
 
 		for (size_t i = 0; i < nrows; i++) {
 			pb_sample sample = PERFTOOLS__PROFILES__SAMPLE__INIT, *s = &sample;
@@ -695,16 +430,16 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 
 			s->value = &acc[(size_t)r->acc * nvalues];
 			s->n_value = nvalues;
-			while (node != 0 && depth < MAX_DEPTH) {
+			while (node != 0 && depth < PDICT_MAX_DEPTH) {
 				uint32_t next;
 
-				stack[depth++] = node_location(&w, node, &next);
+				stack[depth++] = pdict_location(&w.d, node, &next);
 				node = next;
 			}
 			s->location_id = stack;
 			s->n_location_id = depth;
 			if (depth) {
-				uint32_t leaf = w.locs[stack[0] - 1].mapping;
+				uint32_t leaf = w.d.locs[stack[0] - 1].mapping;
 
 				maps_reserve(&w, leaf + 1);
 				for (size_t v = 0; v < nvalues; v += 2)
@@ -713,28 +448,28 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 
 			labels[nlabels] = linit;
 			labels[nlabels].key = k_pid;
-			labels[nlabels++].str = out_num(&w, r->pid);
+			labels[nlabels++].str = pdict_num(&w.d, r->pid);
 			if (!o->merge_threads) {
 				labels[nlabels] = linit;
 				labels[nlabels].key = k_tid;
-				labels[nlabels++].str = out_num(&w, r->tid);
+				labels[nlabels++].str = pdict_num(&w.d, r->tid);
 			}
 			if (r->comm) {
 				labels[nlabels] = linit;
 				labels[nlabels].key = k_comm;
-				labels[nlabels++].str = model_str(&w, r->comm);
+				labels[nlabels++].str = pdict_model_str(&w.d, r->comm);
 			}
 			if (r->cpu != PC_NO_CPU) {
 				labels[nlabels] = linit;
 				labels[nlabels].key = k_cpu;
-				labels[nlabels++].str = out_num(&w, r->cpu);
+				labels[nlabels++].str = pdict_num(&w.d, r->cpu);
 			}
 			if (r->state) {
 				if (!k_state)
-					k_state = out_str(&w, LABEL_STATE);
+					k_state = pdict_str(&w.d, LABEL_STATE);
 				labels[nlabels] = linit;
 				labels[nlabels].key = k_state;
-				labels[nlabels++].str = out_str(&w, pc_state_name(r->state));
+				labels[nlabels++].str = pdict_str(&w.d, pc_state_name(r->state));
 			}
 			if (k_proc) {
 				uint32_t name = process_name(procs, nprocs, r->pid);
@@ -742,13 +477,13 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				if (name) {
 					labels[nlabels] = linit;
 					labels[nlabels].key = k_proc;
-					labels[nlabels++].str = model_str(&w, name);
+					labels[nlabels++].str = pdict_model_str(&w.d, name);
 				}
 			}
 			for (size_t l = 0; l < o->nlabels; l++) {
 				labels[nlabels] = linit;
-				labels[nlabels].key = out_str(&w, o->labels[l].key);
-				labels[nlabels++].str = out_str(&w, o->labels[l].value);
+				labels[nlabels].key = pdict_str(&w.d, o->labels[l].key);
+				labels[nlabels++].str = pdict_str(&w.d, o->labels[l].value);
 			}
 			if (k_time) {
 				labels[nlabels] = linit;
@@ -766,20 +501,21 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	free(procs);
 	free(labels);
 	free(label_ptrs);
-	free(w.node_loc);
-	free(w.node_next);
+	free(w.d.node_loc);
+	free(w.d.node_next);
+	w.d.node_loc = w.d.node_next = NULL;
 
 	/* Functions and lines, in the order locations first use them. */
 	{
-		size_t nlines = w.npool;
+		size_t nlines = w.d.npool;
 
 		lines = xcalloc(nlines + 1, sizeof(*lines));
 		line_ptrs = xcalloc(nlines + 1, sizeof(*line_ptrs));
-		locs = xcalloc(w.nlocs + 1, sizeof(*locs));
-		loc_ptrs = xcalloc(w.nlocs + 1, sizeof(*loc_ptrs));
-		maps_reserve(&w, p->nmappings + w.nsynth);
-		for (size_t i = 0; i < w.nlocs; i++) {
-			const struct loc *l = &w.locs[i];
+		locs = xcalloc(w.d.nlocs + 1, sizeof(*locs));
+		loc_ptrs = xcalloc(w.d.nlocs + 1, sizeof(*loc_ptrs));
+		maps_reserve(&w, p->nmappings + w.d.nsynth);
+		for (size_t i = 0; i < w.d.nlocs; i++) {
+			const struct pd_loc *l = &w.d.locs[i];
 			pb_location init = PERFTOOLS__PROFILES__LOCATION__INIT;
 			struct map_use *mu = &w.maps[l->mapping];
 
@@ -788,7 +524,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			locs[i].address = l->addr;
 			locs[i].line = &line_ptrs[l->first];
 			for (uint32_t j = 0; j < l->n; j++) {
-				uint32_t fr = w.pool[l->first + j];
+				uint32_t fr = w.d.pool[l->first + j];
 				const struct pc_frame *f = &p->frames[fr];
 				pb_line linit = PERFTOOLS__PROFILES__LINE__INIT;
 				pb_line *ln = &lines[l->first + j];
@@ -800,7 +536,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				if (!f->symbolized && (l->addr || !o->pprof_for))
 					break;
 				*ln = linit;
-				ln->function_id = frame_function(&w, fr);
+				ln->function_id = pdict_function(&w.d, fr);
 				ln->line = f->line;
 				ln->column = f->column;
 				line_ptrs[l->first + j] = ln;
@@ -812,16 +548,16 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			}
 			loc_ptrs[i] = &locs[i];
 		}
-		fns = xcalloc(w.nfns + 1, sizeof(*fns));
-		fn_ptrs = xcalloc(w.nfns + 1, sizeof(*fn_ptrs));
-		for (size_t i = 0; i < w.nfns; i++) {
+		fns = xcalloc(w.d.nfns + 1, sizeof(*fns));
+		fn_ptrs = xcalloc(w.d.nfns + 1, sizeof(*fn_ptrs));
+		for (size_t i = 0; i < w.d.nfns; i++) {
 			pb_function init = PERFTOOLS__PROFILES__FUNCTION__INIT;
 
 			fns[i] = init;
 			fns[i].id = i + 1;
-			fns[i].name = model_str(&w, w.fns[i].name);
-			fns[i].system_name = model_str(&w, w.fns[i].system_name);
-			fns[i].filename = model_str(&w, w.fns[i].file);
+			fns[i].name = pdict_model_str(&w.d, w.d.fns[i].name);
+			fns[i].system_name = pdict_model_str(&w.d, w.d.fns[i].system_name);
+			fns[i].filename = pdict_model_str(&w.d, w.d.fns[i].file);
 			/* the model does not know where a function starts: start_line stays 0 */
 			fn_ptrs[i] = &fns[i];
 		}
@@ -832,9 +568,9 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	 * are (readers take mapping 1 for the main binary), then the other native
 	 * ones, then kernel, then JIT.
 	 */
-	for (size_t i = 0; i < w.nlocs; i++)
-		if (w.locs[i].mapping)
-			w.maps[w.locs[i].mapping].id = 1;
+	for (size_t i = 0; i < w.d.nlocs; i++)
+		if (w.d.locs[i].mapping)
+			w.maps[w.d.locs[i].mapping].id = 1;
 	for (size_t i = 1; i < p->nmappings; i++) {
 		int prog = is_program(profile_text(p, p->mappings[i].file));
 		int main_prog = main_map && is_program(profile_text(p, p->mappings[main_map].file));
@@ -855,7 +591,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 
 			if (!mu->id || (kind == -1) != (i == main_map))
 				continue;
-			mkind = i < p->nmappings ? p->mappings[i].kind : w.synth[i - p->nmappings].kind;
+			mkind = i < p->nmappings ? p->mappings[i].kind : w.d.synth[i - p->nmappings].kind;
 			if (kind != -1 && mkind != kind)
 				continue;
 			*pm = init;
@@ -865,18 +601,18 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				pm->memory_start = m->start;
 				pm->memory_limit = m->limit;
 				pm->file_offset = m->offset;
-				pm->filename = model_str(&w, m->file);
-				pm->build_id = model_str(&w, m->build_id);
+				pm->filename = pdict_model_str(&w.d, m->file);
+				pm->build_id = pdict_model_str(&w.d, m->build_id);
 				mu->has_inline_frames |= m->has_inline_frames && mu->has_line_numbers;
 			} else {
-				const struct synth_map *s = &w.synth[i - p->nmappings];
+				const struct pd_synth *s = &w.d.synth[i - p->nmappings];
 
 				pm->memory_start = s->start;
 				pm->memory_limit = s->limit;
-				pm->filename = s->kind == FRAME_KERNEL ? out_str(&w, "[kernel.kallsyms]")
-								       : model_str(&w, s->module);
+				pm->filename = s->kind == FRAME_KERNEL ? pdict_str(&w.d, "[kernel.kallsyms]")
+								       : pdict_model_str(&w.d, s->module);
 				if (s->kind == FRAME_JIT && !s->module)
-					pm->filename = out_str(&w, "[jit]");
+					pm->filename = pdict_str(&w.d, "[jit]");
 			}
 			pm->has_functions = mu->has_functions;
 			pm->has_filenames = mu->has_filenames;
@@ -886,8 +622,8 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			pm->id = mu->id;
 			map_ptrs[nmaps_out - 1] = pm;
 		}
-	for (size_t i = 0; i < w.nlocs; i++)
-		locs[i].mapping_id = w.locs[i].mapping ? w.maps[w.locs[i].mapping].id : 0;
+	for (size_t i = 0; i < w.d.nlocs; i++)
+		locs[i].mapping_id = w.d.locs[i].mapping ? w.maps[w.d.locs[i].mapping].id : 0;
 
 	/* What the recording says about itself. */
 	add_comment(&w, comments, &ncomments, "perf version ", p->perf_version);
@@ -897,9 +633,9 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 
 	prof.n_mapping = nmaps_out;
 	prof.mapping = map_ptrs;
-	prof.n_location = w.nlocs;
+	prof.n_location = w.d.nlocs;
 	prof.location = loc_ptrs;
-	prof.n_function = w.nfns;
+	prof.n_function = w.d.nfns;
 	prof.function = fn_ptrs;
 	prof.n_comment = ncomments;
 	prof.comment = comments;
@@ -912,11 +648,11 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		if (e->is_clock)
 			snprintf(tbuf, sizeof(tbuf), "cpu");
 		else
-			type_name(tbuf, sizeof(tbuf), name, base_len(e, name), "", go_names(o));
-		period_type.type = out_str(&w, tbuf);
-		period_type.unit = out_str(&w, pc_unit_name(e->unit));
+			pdict_type_name(tbuf, sizeof(tbuf), name, pdict_event_base_len(e, name), "", go_names(o));
+		period_type.type = pdict_str(&w.d, tbuf);
+		period_type.unit = pdict_str(&w.d, pc_unit_name(e->unit));
 		prof.period_type = &period_type;
-		prof.period = event_period(p, e);
+		prof.period = pdict_event_period(p, e);
 	}
 	if (p->has_time && nrows) {
 		/* time_nanos: the wall clock perf recorded beside its own (CLOCK_DATA) */
@@ -929,8 +665,8 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	if (o->duration_nanos)
 		prof.duration_nanos = o->duration_nanos;
 	/* last: every string is in the table now */
-	prof.n_string_table = strtab_count(&w.out);
-	prof.string_table = (char **)(uintptr_t)w.out.strs;
+	prof.n_string_table = strtab_count(&w.d.out);
+	prof.string_table = (char **)(uintptr_t)w.d.out.strs;
 
 	pb_gz_pack(&gz, &prof);
 	ret = gzout_close(gz.gz);
@@ -953,16 +689,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	free(shown);
 	free(col_of);
 	free(w.maps);
-	free(w.synth);
-	free(w.locs);
-	free(w.pool);
-	free(w.fns);
-	free(w.frame_fn);
-	free(w.str_map);
-	u64map_release(&w.fn_index);
-	u64map_release(&w.loc_index);
-	u64map_release(&w.num_index);
-	strtab_release(&w.out);
+	pdict_release(&w.d);
 	if (ret == 0 && ferror(out))
 		ret = -1;
 	if (ret && !errno)

@@ -1,5 +1,5 @@
 /* fuzz_runtimeids: libFuzzer target for the watcher's .perfconv-runtime-ids, read back
- * at its start (convert/runtimeid.c): any bytes in the file, then runs taken and the
+ * at its start (upload/runtimeid.c): any bytes in the file, then runs taken and the
  * file written and read again. */
 #include <fcntl.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "convert/runtimeid.h"
+#include "upload/runtimeid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

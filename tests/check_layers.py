@@ -13,6 +13,11 @@ of lower ones:
                 model in, a file out): codecs that know nothing of symbols
   3 symbolize/  addresses to frames: native, kernel, JIT, unwinding, finding files
   4 convert/    the session and its passes, the output table, the command line
+  5 upload/     the backends (one file each, none including another's), the transport,
+                retries and the watcher, and perfconv upload's command line
+
+A backend's file (BACKEND_FILES) includes no other backend's: each is reached through
+upload/backend.h.
 """
 import fnmatch
 import os
@@ -21,10 +26,13 @@ import shutil
 import sys
 import tempfile
 
-LAYERS = [(1, "common"), (2, "formats"), (3, "symbolize"), (4, "convert")]
+LAYERS = [(1, "common"), (2, "formats"), (3, "symbolize"), (4, "convert"), (5, "upload")]
+# each backend's request, one file apiece, behind one interface
+BACKEND_FILES = ["upload/datadog", "upload/pyroscope", "upload/parca", "upload/otlp"]
 SOURCE_DIRS = [name for _, name in LAYERS]
 # made by the build (protoc-c), on the include path: the pprof writer's
-GENERATED = {"profile.pb-c.h": 2}
+GENERATED = {"profile.pb-c.h": 2, "otlp_profiles.pb-c.h": 2, "otlp_profiles_data.pb-c.h": 2,
+             "otlp_common.pb-c.h": 2, "otlp_resource.pb-c.h": 2}
 ABI_HEADER = "common/perf_abi.h"
 # A file this long is one job or it is split; these are one job each.
 LONG_LINES = 1000
@@ -103,6 +111,11 @@ def check(top):
             if li > lf:
                 problems.append(f"{f}:{n}: {lname}/ (layer {lf}) includes \"{inc}\" of a higher "
                                 f"layer, {iname}/ ({li})")
+            own = f.rsplit(".", 1)[0]
+            other = inc.rsplit(".", 1)[0]
+            if own in BACKEND_FILES and other in BACKEND_FILES and other != own:
+                problems.append(f"{f}:{n}: a backend includes another backend's \"{inc}\" "
+                                f"(each is reached through upload/backend.h)")
         nlines = text.count("\n")
         if nlines > LONG_LINES and f not in ONE_JOB:
             problems.append(f"{f}: {nlines} lines: over {LONG_LINES}, split it by job (or name "
@@ -163,6 +176,10 @@ def self_test():
          "mutable static state"),
         ("formats/folded.h", "int folded_frobnicate(const char *s);\n", "does not define"),
         ("convert/summary.c", "/* padding */\n" * 1200, "split it by job"),
+        ("convert/stacks.c", '#include "upload/upload.h"\n', "of a higher layer"),
+        ("convert/main.c", '#include "upload/main_upload.h"\n', "of a higher layer"),
+        ("upload/pyroscope.c", '#include "upload/datadog.c"\n', "another backend's"),
+        ("upload/parca.c", '#include "upload/pyroscope.c"\n', "another backend's"),
         ("formats/perfdata_internal.h", "int pd_frobnicate(void);\n", "does not define"),
         ("symbolize/symbolizer.h", "int symbolizer_frobnicate(void);\n", "does not define"),
     ]

@@ -8,7 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/un.h>
 
-#include "convert/transport.h"
+#include "upload/transport.h"
 #include "tests/testutil.h"
 
 START_TEST(hosts)

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "convert/runtimeid.h"
-#include "convert/upload.h"
-#include "convert/uploadparts.h"
+#include "upload/runtimeid.h"
+#include "upload/upload.h"
+#include "upload/uploadparts.h"
 #include "formats/pprof.h"
 #include "profile.pb-c.h"
 #include "tests/testutil.h"

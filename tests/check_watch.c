@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert/watch.h"
-#include "convert/watchopts.h"
+#include "upload/watch.h"
+#include "upload/watchopts.h"
 #include "tests/testutil.h"
 
 START_TEST(backlog_values)

@@ -37,14 +37,14 @@ said no-arg 2 "^perfconv: option needs an argument: -i$" -- -i
 said info-bogus 2 "^perfconv: unknown option: --frob$" -- info --frob
 said upload-bogus 2 "^perfconv: unknown option: --frob$" -- upload --frob
 # an unknown format lists the formats
-said format 2 "unknown format: nope \(formats: folded, samples, pprof, speedscope, chrome, svg\)" -- -f nope -i $IN
+said format 2 "unknown format: nope \(formats: folded, samples, pprof, speedscope, chrome, svg, otlp\)" -- -f nope -i $IN
 # -o x.json is no format's suffix: folded, said even with -q
 said json-suffix 0 "x.json: warning: no format has its suffix: writing folded" -- -q "${KS[@]}" -i $IN -o "$TMP/x.json"
 cmp -s "$TMP/x.json" "$TMP/i.folded" && ok "json-suffix: folded written" || bad "json-suffix: not folded"
 # pprof's gzip is not written to a terminal (script gives a pseudo-terminal)
 if command -v script >/dev/null; then
 	script -qec "$PERFCONV -q ${KS[*]} -i $IN -f pprof" /dev/null >"$TMP/tty.out" 2>&1
-	if grep -q "pprof is gzipped protobuf, not for a terminal" "$TMP/tty.out" &&
+	if grep -q "pprof and otlp are protobuf, not for a terminal" "$TMP/tty.out" &&
 		! grep -qa $'\x1f\x8b' "$TMP/tty.out"; then
 		ok "tty: pprof refused on a terminal"
 	else

@@ -19,7 +19,7 @@ if ! receivers_ready; then
 	exit 1
 fi
 
-# libcurl is opened when an upload starts (convert/upload.c), not loaded by every run
+# libcurl is opened when an upload starts (upload/upload.c), not loaded by every run
 if readelf -d "$PERFCONV" | grep NEEDED | grep -q libcurl; then
 	bad "perfconv links libcurl: every conversion loads it and its 27 libraries"
 elif "$PERFCONV" -q -i testdata/mt-g.data --kallsyms testdata/kallsyms.gz -o /dev/null \

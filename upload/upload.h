@@ -16,12 +16,6 @@ enum backend {
 	BACKEND_PARCA,
 };
 
-/* The backend `name` names ("datadog", "pyroscope", "parca"), or 0. */
-int backend_by_name(const char *name);
-const char *backend_name(int backend);
-/* The pprof flavour (enum pprof_for) an upload to `backend` is written in. */
-int backend_pprof_for(int backend);
-
 struct upload_options {
 	int backend;              /* enum backend */
 	const char *url;          /* --url: where the backend is; NULL for its default */
@@ -88,8 +82,8 @@ struct upload_result {
 
 /*
  * An input's profile as sent: one profile, or several each a span of its time when the
- * whole would be over the backend's limits (convert/uploadparts.h). `run` and `boot_ns`
- * say which run of perf record it is of (Datadog's runtime-id: convert/runtimeid.h).
+ * whole would be over the backend's limits (upload/uploadparts.h). `run` and `boot_ns`
+ * say which run of perf record it is of (Datadog's runtime-id: upload/runtimeid.h).
  */
 struct upload_batch {
 	struct upload_profile *parts;
@@ -159,6 +153,11 @@ int uploader_send_retrying(struct uploader *u, const struct upload_profile *p, i
  * intake, Parca).
  */
 const char *uploader_age_limit(const struct uploader *u);
+
+/* The limits the backend holds a profile to (upload/uploadparts.h): an input's profile
+ * over them is sent cut in time. */
+struct upload_limits;
+const struct upload_limits *uploader_limits(const struct uploader *u);
 
 /*
  * What uploader_send would send, without sending: the request line and headers

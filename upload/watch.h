@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "common/diag.h"
-#include "convert/upload.h"
+#include "upload/upload.h"
 
 /* --max-backlog and --keep-sent when not given: 1 GiB each (README: why). */
 #define WATCH_MAX_BACKLOG_DEFAULT (1ULL << 30)
@@ -117,7 +117,7 @@ struct watch_jobs {
  * is moved to refused/, said. Under 5% free on the folder's filesystem is said.
  *
  * A chunk whose profile was cut in parts (the backend's limits) is sent part by part,
- * each with Datadog's runtime-id of its run and the next profile_seq (convert/runtimeid.h,
+ * each with Datadog's runtime-id of its run and the next profile_seq (upload/runtimeid.h,
  * kept in the folder's .perfconv-runtime-ids); a part the backend finds too large is cut
  * in two and sent again; once all are sent the chunk is. A chunk set aside and tried
  * again sends only the parts not sent yet.

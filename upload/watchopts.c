@@ -1,6 +1,6 @@
 /* watchopts: sizes and ages as --max-backlog and --keep-sent take them and as the
  * watcher's messages say them. */
-#include "convert/watchopts.h"
+#include "upload/watchopts.h"
 
 #include <errno.h>
 #include <stdio.h>

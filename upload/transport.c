@@ -1,6 +1,6 @@
 /* transport: where an upload's request may travel in clear, and the API key kept out of
  * the environment and core dumps. */
-#include "convert/transport.h"
+#include "upload/transport.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

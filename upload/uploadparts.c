@@ -1,5 +1,5 @@
 /* uploadparts: a converted profile cut in time into profiles a backend takes. */
-#include "convert/uploadparts.h"
+#include "upload/uploadparts.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,28 +7,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "convert/upload.h"
 #include "formats/pprof.h"
-
-void upload_limits_of(int backend, struct upload_limits *l)
-{
-	memset(l, 0, sizeof(*l));
-	if (backend == BACKEND_DATADOG) {
-		/* libdatadog: the backend skips "a profile larger than 10 MiB"; whether
-		 * gzipped or not is unstated, so the larger (not gzipped) is held under it */
-		l->bytes = 10ULL << 20;
-		l->bytes_why = "Datadog skips a profile over 10 MiB";
-	} else if (backend == BACKEND_PYROSCOPE) {
-		/* pkg/validation/limits.go: 4 MiB (max_profile_size_bytes) and 16,000
-		 * samples (max_profile_stacktrace_samples); its ingestion rate limiter grants
-		 * at most its 2 MiB burst at once, so a profile over 2 MiB is always 429 */
-		l->bytes = (2ULL << 20) - (64ULL << 10);
-		l->bytes_why = "Pyroscope takes at most 2 MiB at once (its rate limiter's burst; "
-			       "4 MiB a profile)";
-		l->samples = 16000;
-		l->samples_why = "Pyroscope refuses a profile of over 16,000 samples";
-	}
-}
 
 /* The distinct times of the samples written, each with how many samples lie at it. */
 struct times {

@@ -17,11 +17,6 @@ struct upload_limits {
 	const char *samples_why;
 };
 
-/* The limits perfconv holds an upload to `backend` (enum backend) under (docs/BACKENDS.md
- * "For issue 32"): Datadog 10 MiB; Pyroscope 16,000 samples and 2 MiB, its rate limiter's
- * burst, under its 4 MiB; Parca none. */
-void upload_limits_of(int backend, struct upload_limits *l);
-
 /* One profile of the cut: samples of the recording's clock in [from, to) (to 0: all). */
 struct upload_part {
 	uint64_t from, to;

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "convert/watch_internal.h"
-#include "convert/watchfile.h"
-#include "convert/watchopts.h"
+#include "upload/watch_internal.h"
+#include "upload/watchfile.h"
+#include "upload/watchopts.h"
 
 /* The chunk's modification time set to its window's end, for the next run's first
  * window and for --keep-sent's age. */

@@ -4,7 +4,7 @@
  * File format (perf.data-file-format.txt): u64 magic, size, attr_size; { u64 offset,
  * size } attrs, data. A byte-swapped file has the magic reversed.
  */
-#include "convert/watchfile.h"
+#include "upload/watchfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

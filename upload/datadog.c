@@ -1,8 +1,7 @@
-/* uploadbody: what each backend's request carries, made from a profile: Datadog's
- * event.json (libdatadog's ProfileExporter::build, version 4), Parca's WriteRawRequest
- * as the gateway's JSON, and the tag and label values both take. */
-#include "convert/uploadbody.h"
-
+/* datadog: Datadog's request, as its own profilers send it (docs/BACKENDS.md): to the
+ * agent's /profiling/v1/input, or with an API key to the intake of $DD_SITE, a
+ * multipart/form-data of event.json (libdatadog's ProfileExporter::build, version 4, with
+ * ddprof's tags) and the gzipped pprof. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,40 +10,49 @@
 #include "common/util.h"
 #include "common/version.h"
 #include "convert/labels.h"
+#include "formats/pprof.h"
+#include "upload/backend.h"
 
-#define DEFAULT_SERVICE "perfconv"
+#define DD_AGENT_DEFAULT "http://localhost:8126"
+#define DD_AGENT_PATH "/profiling/v1/input"
+#define DD_INTAKE_PATH "/api/v2/profile"
 
-/* The machine perfconv was built for, as uname -m names it. */
-const char *upload_host_arch(void)
+/* Datadog without a key: the agent's URL from the environment. */
+static const char *agent_url(char *buf, size_t cap)
 {
-#if defined(__x86_64__)
-	return "x86_64";
-#elif defined(__aarch64__)
-	return "aarch64";
-#elif defined(__i386__)
-	return "i686";
-#else
-	return "unknown";
-#endif
+	const char *url = getenv("DD_TRACE_AGENT_URL"), *host = getenv("DD_AGENT_HOST");
+	const char *port = getenv("DD_TRACE_AGENT_PORT");
+
+	if (url && url[0])
+		return url;
+	if (host && host[0]) {
+		int v6 = strchr(host, ':') != NULL;
+
+		snprintf(buf, cap, "http://%s%s%s:%s", v6 ? "[" : "", host, v6 ? "]" : "",
+			 port && port[0] ? port : "8126");
+		return buf;
+	}
+	return DD_AGENT_DEFAULT;
 }
 
-/* A value that came from the recording, made safe for a name or tag list. */
-void upload_tag_value(char *dst, size_t cap, const char *v)
+static void dd_endpoint(const struct upload_options *o, int key, char *buf, size_t cap,
+			const char **base, const char **path, int *intake)
 {
-	size_t n = 0;
+	*intake = key;
+	if (key) {
+		const char *site = getenv("DD_SITE");
 
-	for (; *v && n + 1 < cap; v++, n++)
-		dst[n] = ((unsigned char)*v < 0x20 || *v == ',' || *v == '{' || *v == '}') ? '_' : *v;
-	dst[n] = '\0';
-}
-
-const char *upload_service(const struct upload_profile *p)
-{
-	return p->service ? p->service : DEFAULT_SERVICE;
+		snprintf(buf, cap, "https://intake.profile.%s", site && site[0] ? site : "datadoghq.com");
+		*base = o->url ? o->url : buf;
+		*path = DD_INTAKE_PATH;
+	} else {
+		*base = o->url ? o->url : agent_url(buf, cap);
+		*path = DD_AGENT_PATH;
+	}
 }
 
 /* Datadog's event.json (libdatadog's ProfileExporter::build, version 4). */
-char *upload_dd_event(const struct upload_profile *p)
+static char *dd_event(const struct upload_profile *p)
 {
 	cJSON *ev = cJSON_CreateObject(), *att = cJSON_AddArrayToObject(ev, "attachments");
 	cJSON *info, *platform, *profiler;
@@ -127,54 +135,33 @@ char *upload_dd_event(const struct upload_profile *p)
 	return out;
 }
 
-static char *base64(const uint8_t *in, size_t n)
+static void dd_request(const struct backend_ctx *c, const struct upload_profile *p,
+		       struct backend_request *rq)
 {
-	static const char tbl[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *out = xmalloc(4 * ((n + 2) / 3) + 1), *o = out;
-
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
-			     (i + 2 < n ? in[i + 2] : 0);
-
-		*o++ = tbl[v >> 18 & 63];
-		*o++ = tbl[v >> 12 & 63];
-		*o++ = i + 1 < n ? tbl[v >> 6 & 63] : '=';
-		*o++ = i + 2 < n ? tbl[v & 63] : '=';
+	rq->owned = dd_event(p);
+	/* "intake does not look for filename=event.json, it looks for name=event" */
+	rq->parts[0] = (struct backend_part){ "event", "event.json", "application/json", rq->owned,
+					      strlen(rq->owned) };
+	rq->parts[1] = (struct backend_part){ "profile.pprof", "profile.pprof",
+					      "application/octet-stream", p->pprof, p->len };
+	rq->nparts = 2;
+	rq->headers[rq->nheaders++] = upload_header("DD-EVP-ORIGIN", "perfconv");
+	rq->headers[rq->nheaders++] = upload_header("DD-EVP-ORIGIN-VERSION", PERFCONV_VERSION);
+	if (c->intake && c->api_key) {
+		rq->headers[rq->nheaders++] = upload_header("DD-API-KEY", c->api_key);
+		rq->secret = (int)rq->nheaders;
 	}
-	*o = '\0';
-	return out;
 }
 
-static void add_label(cJSON *arr, const char *name, const char *value)
-{
-	cJSON *l = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(l, "name", name);
-	cJSON_AddStringToObject(l, "value", value);
-	cJSON_AddItemToArray(arr, l);
-}
-
-/* Parca's WriteRawRequest as the gateway's JSON. */
-char *upload_parca_body(const struct upload_profile *p)
-{
-	cJSON *req = cJSON_CreateObject(), *series = cJSON_AddArrayToObject(req, "series");
-	cJSON *s = cJSON_CreateObject(), *ls = cJSON_AddObjectToObject(s, "labels");
-	cJSON *arr = cJSON_AddArrayToObject(ls, "labels");
-	cJSON *samples = cJSON_AddArrayToObject(s, "samples"), *raw = cJSON_CreateObject();
-	char *b64 = base64(p->pprof, p->len), *out;
-
-	add_label(arr, "__name__", p->name && p->name[0] ? p->name : "process_cpu");
-	add_label(arr, "service", upload_service(p));
-	for (size_t i = 0; i < p->nlabels; i++)
-		if (strcmp(p->labels[i].key, "service") != 0)
-			add_label(arr, p->labels[i].key, p->labels[i].value);
-	cJSON_AddStringToObject(raw, "raw_profile", b64);
-	cJSON_AddItemToArray(samples, raw);
-	cJSON_AddItemToArray(series, s);
-	cJSON_AddBoolToObject(req, "normalized", 0);
-	out = cJSON_PrintUnformatted(req);
-	cJSON_Delete(req);
-	free(b64);
-	return out;
-}
+const struct backend_ops backend_datadog = {
+	.id = BACKEND_DATADOG,
+	.name = "datadog",
+	.pprof_for = PPROF_FOR_DATADOG,
+	.keeps_key = 1,
+	.unix_socket = 1,
+	.endpoint = dd_endpoint,
+	.request = dd_request,
+	/* libdatadog: the backend skips "a profile larger than 10 MiB"; whether gzipped
+	 * or not is unstated, so the larger (not gzipped) is held under it */
+	.limits = { 10ULL << 20, 0, "Datadog skips a profile over 10 MiB", NULL },
+};

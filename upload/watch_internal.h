@@ -1,13 +1,13 @@
-/* watch_internal: what the watcher's two files share (convert/watch.c: the folder, its
- * index and the loop; convert/watchsend.c: one chunk opened, judged, converted, sent). */
+/* watch_internal: what the watcher's two files share (upload/watch.c: the folder, its
+ * index and the loop; upload/watchsend.c: one chunk opened, judged, converted, sent). */
 #ifndef PERFCONV_WATCH_INTERNAL_H
 #define PERFCONV_WATCH_INTERNAL_H
 
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "convert/runtimeid.h"
-#include "convert/watch.h"
+#include "upload/runtimeid.h"
+#include "upload/watch.h"
 
 /* How often each cause of warnings is said (diag_per_cause). */
 #define WARN_INTERVAL_S 3600
@@ -82,7 +82,7 @@ enum { SEND_NOTHING, SEND_DONE };
 /*
  * Convert and send chunk `e`; *prev is the chunk before it (have_prev), and becomes this
  * one when it was sent or refused (then *sent_prev). SEND_NOTHING when nothing was tried,
- * else SEND_DONE (convert/watchsend.c).
+ * else SEND_DONE (upload/watchsend.c).
  */
 int send_one(struct watcher *w, struct entry *e, int others, const struct watch_jobs *jobs,
 	     struct upload_stop *stop, struct watch_span *prev, int *have_prev, int *sent_prev);

@@ -1,4 +1,6 @@
 /* main_upload: perfconv upload, each input converted and sent to a backend. */
+#include "upload/main_upload.h"
+
 #include "convert/main_internal.h"
 
 #include <errno.h>
@@ -12,12 +14,13 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "convert/upload.h"
-#include "convert/runtimeid.h"
-#include "convert/uploadparts.h"
-#include "convert/watch.h"
-#include "convert/watchfile.h"
-#include "convert/watchopts.h"
+#include "upload/upload.h"
+#include "upload/backend.h"
+#include "upload/runtimeid.h"
+#include "upload/uploadparts.h"
+#include "upload/watch.h"
+#include "upload/watchfile.h"
+#include "upload/watchopts.h"
 #include "symbolize/jitstore.h"
 #include "formats/pprof.h"
 
@@ -91,6 +94,7 @@ struct job {
 
 struct upload_ctx {
 	struct cli *c;
+	struct uploader *u;
 	const struct output_format *of;
 	int backend;
 	int trust_folder;
@@ -302,7 +306,7 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	up->arch = j->p.arch ? profile_text(&j->p, j->p.arch) : NULL;
 	up->seq = -1;
 	x->c->wo.duration_nanos = 0;
-	upload_limits_of(x->backend, &lim);
+	lim = *uploader_limits(x->u);
 	if (upload_cut_make(&j->p, &j->wo, &lim, up->start_ns, up->start_ns + up->duration_ns,
 			    j->wo.wall_offset, &j->cut) != 0) {
 		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its pprof: %s", strerror(errno));
@@ -569,6 +573,7 @@ int upload_main(int argc, char **argv)
 		goto out;
 	}
 	x.c = &c;
+	x.u = u;
 	x.of = output_by_name("pprof");
 	x.backend = uo.backend;
 	x.trust_folder = wopt.trust_folder;

@@ -4,7 +4,7 @@
  * read from): Datadog's multipart with an `event` part, Pyroscope's /ingest with the
  * labels in its `name`, Parca's /profiles/writeraw JSON with the profile in base64.
  */
-#include "convert/upload.h"
+#include "upload/upload.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -23,15 +23,10 @@
 #include "common/util.h"
 #include "common/version.h"
 #include "convert/labels.h"
-#include "convert/uploadbody.h"
-#include "convert/transport.h"
+#include "upload/backend.h"
+#include "upload/transport.h"
 #include "formats/pprof.h"
 
-#define DD_AGENT_DEFAULT "http://localhost:8126"
-#define DD_AGENT_PATH "/profiling/v1/input"
-#define DD_INTAKE_PATH "/api/v2/profile"
-#define PYROSCOPE_DEFAULT "http://localhost:4040"
-#define PARCA_DEFAULT "http://localhost:7070"
 #define MAX_ANSWER 4096
 
 /*
@@ -86,6 +81,7 @@ static int libcurl_open(struct libcurl *lc, struct diag *d)
 
 struct uploader {
 	struct upload_options o;
+	const struct backend_ops *be;
 	struct libcurl lc;
 	CURL *curl;
 	char *url;            /* where requests go (http:// for a Unix socket) */
@@ -94,31 +90,6 @@ struct uploader {
 	int intake;           /* Datadog: straight to the intake */
 	int loopback_peer;    /* each address connected must be loopback (transport.h) */
 };
-
-static const char *const backend_names[] = { "", "datadog", "pyroscope", "parca" };
-
-int backend_by_name(const char *name)
-{
-	for (int i = 1; i <= BACKEND_PARCA; i++)
-		if (strcmp(backend_names[i], name) == 0)
-			return i;
-	return 0;
-}
-
-const char *backend_name(int backend)
-{
-	return backend >= 1 && backend <= BACKEND_PARCA ? backend_names[backend] : "";
-}
-
-int backend_pprof_for(int backend)
-{
-	switch (backend) {
-	case BACKEND_DATADOG: return PPROF_FOR_DATADOG;
-	case BACKEND_PYROSCOPE: return PPROF_FOR_PYROSCOPE;
-	case BACKEND_PARCA: return PPROF_FOR_PARCA;
-	default: return PPROF_FOR_NONE;
-	}
-}
 
 int upload_stop_init(struct upload_stop *s)
 {
@@ -248,24 +219,6 @@ static char *join_url(const char *base, const char *path)
 	return s;
 }
 
-/* Datadog without a key: the agent's URL from the environment. */
-static const char *agent_url(char *buf, size_t cap)
-{
-	const char *url = getenv("DD_TRACE_AGENT_URL"), *host = getenv("DD_AGENT_HOST");
-	const char *port = getenv("DD_TRACE_AGENT_PORT");
-
-	if (url && url[0])
-		return url;
-	if (host && host[0]) {
-		int v6 = strchr(host, ':') != NULL;
-
-		snprintf(buf, cap, "http://%s%s%s:%s", v6 ? "[" : "", host, v6 ? "]" : "",
-			 port && port[0] ? port : "8126");
-		return buf;
-	}
-	return DD_AGENT_DEFAULT;
-}
-
 /*
  * `text` read as an http:// or https:// URL without a user, a password or a query (a
  * secret in a URL ends up in logs and process lists): its scheme and host as libcurl
@@ -339,40 +292,18 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 	u->api_key = read_api_key(o, &bad, d);
 	if (bad)
 		goto fail;
-	switch (o->backend) {
-	case BACKEND_DATADOG:
-		u->intake = u->api_key != NULL;
-		if (u->intake) {
-			const char *site = getenv("DD_SITE");
-
-			snprintf(buf, sizeof(buf), "https://intake.profile.%s",
-				 site && site[0] ? site : "datadoghq.com");
-			base = o->url ? o->url : buf;
-			path = DD_INTAKE_PATH;
-		} else {
-			base = o->url ? o->url : agent_url(buf, sizeof(buf));
-			path = DD_AGENT_PATH;
-		}
-		break;
-	case BACKEND_PYROSCOPE:
-		base = o->url ? o->url : PYROSCOPE_DEFAULT;
-		path = "/ingest";
-		/* the key is Datadog's: it must not travel to anyone else */
-		key_free(u->api_key);
-		u->api_key = NULL;
-		break;
-	case BACKEND_PARCA:
-		base = o->url ? o->url : PARCA_DEFAULT;
-		path = "/profiles/writeraw";
-		key_free(u->api_key);
-		u->api_key = NULL;
-		break;
-	default:
+	if (!(u->be = backend_of(o->backend))) {
 		diag_error(d, NULL, DIAG_NO_OFFSET, "no backend to upload to (--to)");
 		goto fail;
 	}
+	u->be->endpoint(o, u->api_key != NULL, buf, sizeof(buf), &base, &path, &u->intake);
+	if (!u->be->keeps_key) {
+		/* the key is Datadog's: it must not travel to anyone else */
+		key_free(u->api_key);
+		u->api_key = NULL;
+	}
 	if (strncmp(base, "unix://", 7) == 0) {
-		if (o->backend != BACKEND_DATADOG || !base[7]) {
+		if (!u->be->unix_socket || !base[7]) {
 			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: a unix:// socket is the Datadog agent's only",
 				   base);
 			goto fail;
@@ -447,45 +378,6 @@ void uploader_free(struct uploader *u)
 	free(u->unix_socket);
 	free(u->url);
 	free(u);
-}
-
-/* Pyroscope's /ingest query: name=SERVICE{k=v,...}&from=&until=&format=pprof. */
-static char *pyroscope_url(struct uploader *u, const struct upload_profile *p)
-{
-	size_t cap = 1024, len;
-	char *name = xmalloc(cap), *esc, *url, val[256];
-	int64_t end = p->start_ns + p->duration_ns;
-	/* a window's ends rounded alike, so that the next window's from is this until (the
-	 * handler reads both and checks neither: a window within one second has from ==
-	 * until, pkg/og ingest_handler.go) */
-	int64_t from = (p->start_ns + (p->window ? 500000000LL : 0)) / 1000000000LL;
-	int64_t until = (end + (p->window ? 500000000LL : 999999999LL)) / 1000000000LL;
-
-	snprintf(name, cap, "%s{", upload_service(p));
-	len = strlen(name);
-	for (size_t i = 0; i < p->nlabels; i++) {
-		size_t need;
-
-		if (strcmp(p->labels[i].key, "service") == 0)
-			continue;
-		upload_tag_value(val, sizeof(val), p->labels[i].value);
-		need = len + strlen(p->labels[i].key) + strlen(val) + 4;
-		if (need > cap)
-			grow_array((void **)&name, &cap, need, 1);
-		len += (size_t)sprintf(name + len, "%s%s=%s", name[len - 1] == '{' ? "" : ",",
-				       p->labels[i].key, val);
-	}
-	name[len++] = '}';
-	name[len] = '\0';
-	if (!u->curl)
-		u->curl = u->lc.easy_init();
-	esc = u->lc.easy_escape(u->curl, name, 0);
-	url = xmalloc(strlen(u->url) + strlen(esc) + 128);
-	sprintf(url, "%s?name=%s&from=%lld&until=%lld&format=pprof&spyName=perfconv", u->url, esc,
-		(long long)from, (long long)(until > from || p->window ? until : from + 1));
-	u->lc.free(esc);
-	free(name);
-	return url;
 }
 
 struct answer {
@@ -584,53 +476,38 @@ static void first_line(char *dst, size_t cap, const char *body)
 	dst[n] = '\0';
 }
 
-/*
- * Pyroscope's distributor refuses a profile whose time_nanos lies outside its
- * ingestion window (pkg/validation/validate.go ValidateProfile: "profile with labels
- * '...' is outside of ingestion window (profile timestamp: ..., the ingestion window
- * starts at ...)"), by default from an hour ago (-validation.reject-older-than) to 10
- * minutes ahead (-validation.reject-newer-than). The whole answer is read: the labels
- * come first and may push the words past the line a message keeps.
- */
-static int refused_for_age(const struct uploader *u, const struct upload_profile *p,
-			   const char *answer)
-{
-	struct timespec now;
-
-	if (u->o.backend != BACKEND_PYROSCOPE || !strstr(answer, "outside of ingestion window"))
-		return 0;
-	clock_gettime(CLOCK_REALTIME, &now);
-	return p->start_ns < (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
-}
-
-/*
- * Refused for its size: 413 (Payload Too Large, what Pyroscope's body limit and most
- * proxies answer), or Pyroscope's answers for a profile over its size or sample limits
- * (docs/BACKENDS.md "For issue 32"): the same samples in smaller profiles would pass.
- */
-static int refused_for_size(long status, const char *answer)
-{
-	return status == 413 || strstr(answer, "decompressed size exceeds maximum allowed size") ||
-	       strstr(answer, "exceeds the size limit (max_profile_size_byte") ||
-	       strstr(answer, "exceeds the samples count limit") ||
-	       strstr(answer, "uncompressed profile payload size exceeds limit");
-}
-
 const char *uploader_age_limit(const struct uploader *u)
 {
-	if (u->o.backend == BACKEND_PYROSCOPE)
-		return "Pyroscope refuses a profile that began more than 1 hour ago (its default "
-		       "-validation.reject-older-than=1h)";
-	return NULL;
+	return u->be->age_limit;
+}
+
+const struct upload_limits *uploader_limits(const struct uploader *u)
+{
+	return &u->be->limits;
+}
+
+/* What a backend made for a request freed, its key's header wiped first. */
+static void request_release(struct backend_request *rq)
+{
+	for (size_t i = 0; i < rq->nheaders; i++) {
+		explicit_bzero(rq->headers[i], strlen(rq->headers[i]));
+		free(rq->headers[i]);
+	}
+	if (rq->owned)
+		cJSON_free(rq->owned);
+	free(rq->url);
+	memset(rq, 0, sizeof(*rq));
 }
 
 int uploader_send(struct uploader *u, const struct upload_profile *p,
 		  struct upload_stop *stop, struct upload_result *r)
 {
+	struct backend_ctx ctx = { &u->o, u->url, u->api_key, u->intake };
+	struct backend_request rq;
 	struct curl_slist *hdr = NULL;
 	curl_mime *mime = NULL;
 	struct answer a;
-	char line[400], *body = NULL, *url = NULL;
+	char line[400];
 	long status = 0;
 	CURLcode rc;
 
@@ -649,55 +526,27 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	hdr = u->lc.slist_append(hdr, "Expect:");
 	snprintf(line, sizeof(line), "User-Agent: perfconv/%s", PERFCONV_VERSION);
 	hdr = u->lc.slist_append(hdr, line);
-	switch (u->o.backend) {
-	case BACKEND_DATADOG: {
-		curl_mimepart *part;
-
-		body = upload_dd_event(p);
+	memset(&rq, 0, sizeof(rq));
+	u->be->request(&ctx, p, &rq);
+	u->lc.easy_setopt(u->curl, CURLOPT_URL, rq.url ? rq.url : u->url);
+	for (size_t i = 0; i < rq.nheaders; i++)
+		hdr = u->lc.slist_append(hdr, rq.headers[i]);
+	if (rq.nparts) {
 		mime = u->lc.mime_init(u->curl);
-		/* "intake does not look for filename=event.json, it looks for name=event" */
-		part = u->lc.mime_addpart(mime);
-		u->lc.mime_name(part, "event");
-		u->lc.mime_filename(part, "event.json");
-		u->lc.mime_type(part, "application/json");
-		u->lc.mime_data(part, body, CURL_ZERO_TERMINATED);
-		part = u->lc.mime_addpart(mime);
-		u->lc.mime_name(part, "profile.pprof");
-		u->lc.mime_filename(part, "profile.pprof");
-		u->lc.mime_type(part, "application/octet-stream");
-		u->lc.mime_data(part, (const char *)p->pprof, p->len);
-		u->lc.easy_setopt(u->curl, CURLOPT_MIMEPOST, mime);
-		hdr = u->lc.slist_append(hdr, "DD-EVP-ORIGIN: perfconv");
-		hdr = u->lc.slist_append(hdr, "DD-EVP-ORIGIN-VERSION: " PERFCONV_VERSION);
-		if (u->intake) {
-			char *h = xmalloc(strlen(u->api_key) + 16);
+		for (size_t i = 0; i < rq.nparts; i++) {
+			curl_mimepart *part = u->lc.mime_addpart(mime);
 
-			sprintf(h, "DD-API-KEY: %s", u->api_key);
-			hdr = u->lc.slist_append(hdr, h);
-			memset(h, 0, strlen(h));
-			free(h);
+			u->lc.mime_name(part, rq.parts[i].name);
+			u->lc.mime_filename(part, rq.parts[i].filename);
+			u->lc.mime_type(part, rq.parts[i].type);
+			u->lc.mime_data(part, rq.parts[i].data, rq.parts[i].len);
 		}
-		u->lc.easy_setopt(u->curl, CURLOPT_URL, u->url);
-		break;
-	}
-	case BACKEND_PYROSCOPE:
-		url = pyroscope_url(u, p);
-		u->lc.easy_setopt(u->curl, CURLOPT_URL, url);
-		hdr = u->lc.slist_append(hdr, "Content-Type: application/octet-stream");
-		if (u->o.tenant) {
-			snprintf(line, sizeof(line), "X-Scope-OrgID: %s", u->o.tenant);
-			hdr = u->lc.slist_append(hdr, line);
-		}
-		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDS, (const char *)p->pprof);
-		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p->len);
-		break;
-	case BACKEND_PARCA:
-		body = upload_parca_body(p);
-		u->lc.easy_setopt(u->curl, CURLOPT_URL, u->url);
-		hdr = u->lc.slist_append(hdr, "Content-Type: application/json");
-		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDS, body);
-		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-		break;
+		u->lc.easy_setopt(u->curl, CURLOPT_MIMEPOST, mime);
+	} else {
+		snprintf(line, sizeof(line), "Content-Type: %s", rq.content_type);
+		hdr = u->lc.slist_append(hdr, line);
+		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDS, (const char *)rq.body);
+		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq.len);
 	}
 	if (u->unix_socket)
 		u->lc.easy_setopt(u->curl, CURLOPT_UNIX_SOCKET_PATH, u->unix_socket);
@@ -765,13 +614,15 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 			snprintf(r->what + n, sizeof(r->what) - n, " (%s%s%s)", denied_why(r->status),
 				 a.location[0] ? "; it leads to " : "", a.location);
 		}
-		/* too old is too old whatever the status: never tried again */
-		if (r->outcome != UPLOAD_SENT && (r->too_old = refused_for_age(u, p, a.body)))
-			r->outcome = UPLOAD_REFUSED;
-		/* too large: the same profile in smaller parts is not */
-		if (r->outcome != UPLOAD_SENT && !r->too_old && refused_for_size(r->status, a.body)) {
-			r->too_large = 1;
-			r->outcome = UPLOAD_REFUSED;
+		/* what the backend's answer says of the profile: too old is too old whatever
+		 * the status, never tried again; too large (a 413 from anyone) is not in
+		 * smaller parts */
+		if (r->outcome != UPLOAD_SENT) {
+			if (u->be->answer)
+				u->be->answer(&ctx, p, a.body, r);
+			r->too_large |= !r->too_old && r->status == 413;
+			if (r->too_old || r->too_large)
+				r->outcome = UPLOAD_REFUSED;
 		}
 	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
 		r->outcome = UPLOAD_STOPPED;
@@ -804,9 +655,7 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		explicit_bzero(h->data, strlen(h->data));
 	u->lc.slist_free_all(hdr);
 	u->lc.mime_free(mime);
-	if (body)
-		cJSON_free(body);
-	free(url);
+	request_release(&rq);
 	return r->outcome;
 }
 
@@ -864,58 +713,54 @@ static int write_file(const char *path, const void *data, size_t len)
 int uploader_dry_run(struct uploader *u, const struct upload_profile *p, FILE *head,
 		     const char *body_prefix)
 {
-	char *body = NULL, *url = NULL, *path = NULL;
+	struct backend_ctx ctx = { &u->o, u->url, u->api_key, u->intake };
+	struct backend_request rq;
+	char *path = xmalloc((body_prefix ? strlen(body_prefix) : 0) + 300);
 	int ret = 0;
 
-	path = xmalloc((body_prefix ? strlen(body_prefix) : 0) + 32);
-	switch (u->o.backend) {
-	case BACKEND_DATADOG:
-		body = upload_dd_event(p);
-		fprintf(head, "POST %s%s%s\n", u->url, u->unix_socket ? " via " : "",
-			u->unix_socket ? u->unix_socket : "");
-		fprintf(head, "DD-EVP-ORIGIN: perfconv\nDD-EVP-ORIGIN-VERSION: %s\n", PERFCONV_VERSION);
-		if (u->intake)
-			fprintf(head, "DD-API-KEY: <redacted>\n");
+	memset(&rq, 0, sizeof(rq));
+	u->be->request(&ctx, p, &rq);
+	fprintf(head, "POST %s%s%s\n", rq.url ? rq.url : u->url, u->unix_socket ? " via " : "",
+		u->unix_socket ? u->unix_socket : "");
+	if (!rq.nparts)
+		fprintf(head, "Content-Type: %s\n", rq.content_type);
+	for (size_t i = 0; i < rq.nheaders; i++) {
+		if ((int)i + 1 == rq.secret)
+			fprintf(head, "%.*s: <redacted>\n", (int)strcspn(rq.headers[i], ":"),
+				rq.headers[i]);
+		else
+			fprintf(head, "%s\n", rq.headers[i]);
+	}
+	if (rq.nparts)
 		fprintf(head, "Content-Type: multipart/form-data\n");
-		fprintf(head, "part event (event.json, application/json): %s\n", body);
-		fprintf(head, "part profile.pprof (profile.pprof, application/octet-stream): %zu bytes\n",
-			p->len);
+	for (size_t i = 0; i < rq.nparts; i++) {
+		const struct backend_part *pt = &rq.parts[i];
+
+		/* a JSON part is shown (it holds no secret), others are sized */
+		if (strcmp(pt->type, "application/json") == 0)
+			fprintf(head, "part %s (%s, %s): %.*s\n", pt->name, pt->filename, pt->type,
+				(int)pt->len, (const char *)pt->data);
+		else
+			fprintf(head, "part %s (%s, %s): %zu bytes\n", pt->name, pt->filename,
+				pt->type, pt->len);
 		if (body_prefix) {
-			sprintf(path, "%s.event.json", body_prefix);
-			ret |= write_file(path, body, strlen(body));
-			sprintf(path, "%s.profile.pprof", body_prefix);
-			ret |= write_file(path, p->pprof, p->len);
+			snprintf(path, strlen(body_prefix) + 300, "%s.%s", body_prefix, pt->filename);
+			ret |= write_file(path, pt->data, pt->len);
 		}
-		break;
-	case BACKEND_PYROSCOPE:
-		url = pyroscope_url(u, p);
-		fprintf(head, "POST %s\nContent-Type: application/octet-stream\n", url);
-		if (u->o.tenant)
-			fprintf(head, "X-Scope-OrgID: %s\n", u->o.tenant);
-		fprintf(head, "body: %zu bytes of gzipped pprof\n", p->len);
+	}
+	if (!rq.nparts) {
+		fprintf(head, "body: %zu bytes of %s\n", rq.len, rq.body_what);
 		if (body_prefix) {
-			sprintf(path, "%s.pprof", body_prefix);
-			ret |= write_file(path, p->pprof, p->len);
+			snprintf(path, strlen(body_prefix) + 300, "%s.%s", body_prefix, rq.body_suffix);
+			ret |= write_file(path, rq.body, rq.len);
 		}
-		break;
-	case BACKEND_PARCA:
-		body = upload_parca_body(p);
-		fprintf(head, "POST %s\nContent-Type: application/json\nbody: %zu bytes of JSON\n",
-			u->url, strlen(body));
-		if (body_prefix) {
-			sprintf(path, "%s.json", body_prefix);
-			ret |= write_file(path, body, strlen(body));
-		}
-		break;
 	}
 	if (u->o.proxy)
 		fprintf(head, "proxy: %s (%s)\n", u->o.proxy,
 			strncasecmp(u->url, "https://", 8) == 0 ?
 			"a CONNECT tunnel: TLS to the target, which the proxy cannot read" :
 			"http://: the proxy reads the request");
-	if (body)
-		cJSON_free(body);
-	free(url);
+	request_release(&rq);
 	free(path);
 	if (fflush(head) != 0)
 		ret = -1;

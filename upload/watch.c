@@ -12,7 +12,7 @@
  * (unlinkat) relative to the folder's descriptor or its subfolders', which are
  * checked to be perfconv's own.
  */
-#include "convert/watch.h"
+#include "upload/watch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,10 +29,10 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "convert/runtimeid.h"
-#include "convert/watchfile.h"
-#include "convert/watchopts.h"
-#include "convert/watch_internal.h"
+#include "upload/runtimeid.h"
+#include "upload/watchfile.h"
+#include "upload/watchopts.h"
+#include "upload/watch_internal.h"
 
 static const char *const sub_names[NSUB] = { "sent", "refused", "dropped" };
 

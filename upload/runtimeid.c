@@ -1,5 +1,5 @@
 /* runtimeid: Datadog's runtime-id and profile_seq for the profiles of one run. */
-#include "convert/runtimeid.h"
+#include "upload/runtimeid.h"
 
 #include <fcntl.h>
 #include <inttypes.h>

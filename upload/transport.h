@@ -1,5 +1,5 @@
 /* transport: where an upload's request may travel in clear, and the API key kept out of
- * the environment and core dumps (the rules convert/upload.c applies to libcurl). */
+ * the environment and core dumps (the rules upload/upload.c applies to libcurl). */
 #ifndef PERFCONV_TRANSPORT_H
 #define PERFCONV_TRANSPORT_H
 

@@ -1,0 +1,99 @@
+/* backend: the backends by id and name, and what their requests share. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "formats/pprof.h"
+#include "upload/backend.h"
+
+#define DEFAULT_SERVICE "perfconv"
+
+static const struct backend_ops *const all[] = { &backend_datadog, &backend_pyroscope,
+					     &backend_parca };
+
+const struct backend_ops *backend_of(int backend)
+{
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i]->id == backend)
+			return all[i];
+	return NULL;
+}
+
+int backend_by_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (strcmp(all[i]->name, name) == 0)
+			return all[i]->id;
+	return 0;
+}
+
+const char *backend_name(int backend)
+{
+	const struct backend_ops *b = backend_of(backend);
+
+	return b ? b->name : "";
+}
+
+int backend_pprof_for(int backend)
+{
+	const struct backend_ops *b = backend_of(backend);
+
+	return b ? b->pprof_for : PPROF_FOR_NONE;
+}
+
+void upload_tag_value(char *dst, size_t cap, const char *v)
+{
+	size_t n = 0;
+
+	for (; *v && n + 1 < cap; v++, n++)
+		dst[n] = ((unsigned char)*v < 0x20 || *v == ',' || *v == '{' || *v == '}') ? '_' : *v;
+	dst[n] = '\0';
+}
+
+const char *upload_service(const struct upload_profile *p)
+{
+	return p->service ? p->service : DEFAULT_SERVICE;
+}
+
+const char *upload_host_arch(void)
+{
+#if defined(__x86_64__)
+	return "x86_64";
+#elif defined(__aarch64__)
+	return "aarch64";
+#elif defined(__i386__)
+	return "i686";
+#else
+	return "unknown";
+#endif
+}
+
+char *upload_url_escape(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *out = xmalloc(3 * strlen(s) + 1), *o = out;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '.' || c == '_' || c == '~') {
+			*o++ = (char)c;
+		} else {
+			*o++ = '%';
+			*o++ = hex[c >> 4];
+			*o++ = hex[c & 15];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+char *upload_header(const char *name, const char *value)
+{
+	char *h = xmalloc(strlen(name) + strlen(value) + 3);
+
+	sprintf(h, "%s: %s", name, value);
+	return h;
+}

@@ -1,0 +1,13 @@
+/* main: perfconv's entry. `perfconv upload` is this layer's; everything else, a
+ * conversion or `perfconv info`, is convert/'s. */
+#include <string.h>
+
+#include "convert/main_internal.h"
+#include "upload/main_upload.h"
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "upload") == 0)
+		return upload_main(argc - 1, argv + 1);
+	return convert_main(argc, argv);
+}

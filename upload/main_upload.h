@@ -1,0 +1,8 @@
+/* main_upload: perfconv upload's command line. */
+#ifndef PERFCONV_MAIN_UPLOAD_H
+#define PERFCONV_MAIN_UPLOAD_H
+
+/* `perfconv upload ARGS` (argv[0] "upload"): the exit status. */
+int upload_main(int argc, char **argv);
+
+#endif
