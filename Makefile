@@ -78,8 +78,9 @@ E2E_TESTS := $(filter-out tests/e2e_lib.sh,$(wildcard tests/e2e*.sh))
 CHECK_SUITES := $(patsubst tests/check_%.c,%,$(wildcard tests/check_*.c))
 
 # Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
-# and from formats/otlp_*.proto (OpenTelemetry's profiles, one file per package)
-OTLP_PROTOS := otlp_common otlp_resource otlp_profiles_data otlp_profiles
+# and from formats/otlp_*.proto (OpenTelemetry's profiles, one file per package) and
+# formats/rpc_status.proto (an OTLP server's error)
+OTLP_PROTOS := otlp_common otlp_resource otlp_profiles_data otlp_profiles rpc_status
 GEN_SRCS := $(BUILD)/gen/profile.pb-c.c $(OTLP_PROTOS:%=$(BUILD)/gen/%.pb-c.c)
 GEN_HDR := $(BUILD)/gen/profile.pb-c.h
 OTLP_HDRS := $(OTLP_PROTOS:%=$(BUILD)/gen/%.pb-c.h)
@@ -131,7 +132,7 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 # Whatever includes the generated header is compiled after it exists.
 $(BUILD)/formats/pprof.o $(BUILD)/formats/pprof_sample.o $(BUILD)/tests/check_pprof.o \
 	$(BUILD)/tests/check_uploadparts.o: $(GEN_HDR)
-$(BUILD)/formats/otlp.o $(BUILD)/tests/check_otlp.o: $(OTLP_HDRS)
+$(BUILD)/formats/otlp.o $(BUILD)/upload/otlp.o $(BUILD)/tests/check_otlp.o: $(OTLP_HDRS)
 
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -207,7 +208,7 @@ build-fuzz/obj/gen/%.pb-c.o: build-fuzz/gen/%.pb-c.c $(OTLP_PROTOS:%=build-fuzz/
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
 build-fuzz/obj/formats/pprof.o build-fuzz/obj/formats/pprof_sample.o: build-fuzz/gen/profile.pb-c.h
-build-fuzz/obj/formats/otlp.o: $(OTLP_PROTOS:%=build-fuzz/gen/%.pb-c.h)
+build-fuzz/obj/formats/otlp.o build-fuzz/obj/upload/otlp.o: $(OTLP_PROTOS:%=build-fuzz/gen/%.pb-c.h)
 # kept, not removed as intermediate files: the next build compiles only what changed
 .SECONDARY: $(FUZZ_OBJS)
 build-fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS) | $(DEPS_MK)

@@ -607,8 +607,8 @@ int convert_one(struct cli *c, const struct output_format *of, struct profile *p
 		 * recording's host and kernel; an upload sends them as the backend's
 		 * labels or tags instead (Parca would rename a sample label that is
 		 * also a series label to exported_KEY) */
-		c->wo.labels = c->upload ? NULL : m->labels;
-		c->wo.nlabels = c->upload ? 0 : c->pprof_for > 0 ? m->nlabels : m->nuser;
+		c->wo.labels = c->upload && strcmp(of->name, "otlp") != 0 ? NULL : m->labels;
+		c->wo.nlabels = !c->wo.labels ? 0 : c->pprof_for > 0 ? m->nlabels : m->nuser;
 	}
 	return 0;
 }

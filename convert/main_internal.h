@@ -62,6 +62,7 @@ enum {
 	OPT_KEEP_SENT,
 	OPT_TRUST_FOLDER,
 	OPT_PROXY,
+	OPT_HEADER,
 };
 
 /* The conversion's options, shared by `perfconv` and `perfconv upload`. */

@@ -459,6 +459,8 @@ int otlp_write(const struct profile *p, const struct write_options *o, FILE *out
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pc_sample *s = &p->samples[i];
 
+		if (o->to_time && (s->time < o->from_time || s->time >= o->to_time))
+			continue;
 		for (size_t k = 0; k < nshown; k++)
 			if (s->event == shown[k]) {
 				order[norder++] = (uint32_t)i;
@@ -586,6 +588,12 @@ int otlp_write(const struct profile *p, const struct write_options *o, FILE *out
 	opentelemetry__proto__collector__profiles__v1development__export_profiles_service_request__pack(&req, buf);
 	if (fwrite(buf, 1, len, out) != len || fflush(out) != 0)
 		ret = -1;
+	if (o->stats) {
+		o->stats->bytes = len;
+		o->stats->samples = 0;
+		for (size_t k = 0; k < nshown; k++)
+			o->stats->samples += 2 * pairs[k].n;
+	}
 	free(buf);
 
 	for (size_t k = 0; k < nshown; k++) {

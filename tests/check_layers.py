@@ -32,7 +32,7 @@ BACKEND_FILES = ["upload/datadog", "upload/pyroscope", "upload/parca", "upload/o
 SOURCE_DIRS = [name for _, name in LAYERS]
 # made by the build (protoc-c), on the include path: the pprof writer's
 GENERATED = {"profile.pb-c.h": 2, "otlp_profiles.pb-c.h": 2, "otlp_profiles_data.pb-c.h": 2,
-             "otlp_common.pb-c.h": 2, "otlp_resource.pb-c.h": 2}
+             "otlp_common.pb-c.h": 2, "otlp_resource.pb-c.h": 2, "rpc_status.pb-c.h": 2}
 ABI_HEADER = "common/perf_abi.h"
 # A file this long is one job or it is split; these are one job each.
 LONG_LINES = 1000

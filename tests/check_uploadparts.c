@@ -131,7 +131,7 @@ START_TEST(under_the_limit_whole)
 	struct upload_cut c;
 
 	make(0);
-	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, NULL, &l, start_ns(), end_ns(), WALL, &c), 0);
 	ck_assert_uint_eq(c.n, 1);
 	ck_assert_int_eq(c.why, 0);
 	ck_assert_uint_eq(c.parts[0].st.samples, NS);
@@ -147,7 +147,7 @@ START_TEST(cut_by_samples)
 	struct upload_cut c;
 
 	make(0);
-	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, NULL, &l, start_ns(), end_ns(), WALL, &c), 0);
 	ck_assert_int_eq(c.why, 2);
 	ck_assert_uint_eq(c.whole_samples, NS);
 	ck_assert_uint_ge(c.n, 5); /* 200 / 45 */
@@ -158,7 +158,7 @@ START_TEST(cut_by_samples)
 		size_t n = c.n;
 		uint64_t first = c.parts[0].st.samples;
 
-		ck_assert_int_eq(upload_cut_halve(&p, &wo, WALL, &c, 0), 0);
+		ck_assert_int_eq(upload_cut_halve(&p, &wo, NULL, WALL, &c, 0), 0);
 		ck_assert_uint_eq(c.n, n + 1);
 		ck_assert_uint_eq(c.parts[0].st.samples + c.parts[1].st.samples, first);
 		ck_assert_uint_eq(c.parts[0].st.samples, first / 2);
@@ -178,10 +178,10 @@ START_TEST(cut_by_bytes_with_timestamps)
 	wo.pprof_for = PPROF_FOR_DATADOG;
 	wo.timestamps = 1;
 	wo.wall_offset = WALL;
-	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, NULL, &l, start_ns(), end_ns(), WALL, &c), 0);
 	l.bytes = c.parts[0].st.bytes / 3;
 	upload_cut_release(&c);
-	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, NULL, &l, start_ns(), end_ns(), WALL, &c), 0);
 	ck_assert_int_eq(c.why, 1);
 	ck_assert_uint_ge(c.n, 3);
 	check_cut(&c, &l);
@@ -197,16 +197,16 @@ START_TEST(one_instant)
 	struct upload_cut c;
 
 	make(1);
-	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, NULL, &l, start_ns(), end_ns(), WALL, &c), 0);
 	ck_assert_uint_eq(c.n, 1);
 	ck_assert_int_eq(c.parts[0].merged_threads, 1);
 	ck_assert_int_eq(c.parts[0].over, 0);
 	ck_assert_uint_eq(c.parts[0].st.samples, 1);
-	ck_assert_int_eq(upload_cut_halve(&p, &wo, WALL, &c, 0), -1);
+	ck_assert_int_eq(upload_cut_halve(&p, &wo, NULL, WALL, &c, 0), -1);
 	upload_cut_release(&c);
 	/* no sample times at all (a recording without them): the same, whole */
 	p.has_time = 0;
-	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, NULL, &l, start_ns(), end_ns(), WALL, &c), 0);
 	ck_assert_uint_eq(c.n, 1);
 	ck_assert_int_eq(c.parts[0].merged_threads, 1);
 	ck_assert_uint_eq(c.parts[0].st.samples, 1);
@@ -215,7 +215,7 @@ START_TEST(one_instant)
 	l.samples = 0;
 	l.bytes = 10;
 	p.has_time = 1;
-	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, start_ns(), end_ns(), WALL, &c), 0);
+	ck_assert_int_eq(upload_cut_make(&p, &wo, NULL, &l, start_ns(), end_ns(), WALL, &c), 0);
 	ck_assert_uint_eq(c.n, 1);
 	ck_assert_int_eq(c.parts[0].over, 1);
 	upload_cut_release(&c);
@@ -234,7 +234,7 @@ START_TEST(one_sample_window)
 	make(0);
 	p.nsamples = 1;
 	p.last_time = p.first_time;
-	ck_assert_int_eq(upload_cut_make(&p, &wo, &l, (int64_t)T0 + WALL, (int64_t)T0 + WALL, WALL,
+	ck_assert_int_eq(upload_cut_make(&p, &wo, NULL, &l, (int64_t)T0 + WALL, (int64_t)T0 + WALL, WALL,
 					 &c), 0);
 	ck_assert_uint_eq(c.n, 1);
 	written_window(&c.parts[0], &t, &dur);

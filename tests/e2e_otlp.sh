@@ -12,6 +12,9 @@ if ! receivers_ready; then
 	exit 1
 fi
 DEC=(node tests/otlp/otlp_decode.mjs)
+accepted_sum() { python3 -c '
+import json, sys
+print(sum(r.get("samples", 0) for r in map(json.loads, open(sys.argv[1])) if r.get("outcome") == "accepted"))' "$1"; }
 if sh tests/otlp/fetch_official_schema.sh "$TMP/official" >"$TMP/fetch.out" 2>&1; then
 	DEC+=(--official "$TMP/official")
 	if "${DEC[@]}" --compare-proto formats >"$TMP/cmp.out" 2>&1; then
@@ -107,4 +110,103 @@ for in in $(find testdata -name '*.data' -o -name '*.data.gz' | sort); do
 	cat "$TMP/line"
 	grep -q '^ok' "$TMP/line" && pass=$((pass + 1)) || fail=$((fail + 1))
 done
+
+# perfconv upload --to otlp (33.2) against tests/receivers' OTLP receiver (the request
+# decoded with the schema, the .proto's MUST rules and Pyroscope's OTLP ingest rules).
+unset OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT OTEL_EXPORTER_OTLP_HEADERS \
+	OTEL_EXPORTER_OTLP_PROFILES_HEADERS
+LOGQ=(python3 tests/receivers/logq.py)
+at_exit() { kill_pids; }
+total() { folded_total_of "$@"; }
+folded_total_of() { "$PERFCONV" -q -i "$1" --kallsyms "${2:-$TD/kallsyms.gz}" -f folded -o - | awk '{ s += $NF } END { print s + 0 }'; }
+start_receiver ot otlp --reject-older-than 0
+for r in mt-g.data jit/node.data offcpu/offcpu.data; do
+	ks=$TD/kallsyms.gz
+	[ -f "$(dirname $TD/$r)/kallsyms.gz" ] && ks=$(dirname $TD/$r)/kallsyms.gz
+	before=$("${LOGQ[@]}" "$LOG_ot" count accepted)
+	"$PERFCONV" upload --to otlp --url "$URL_ot" -q --kallsyms "$ks" -i $TD/$r 2>"$TMP/up.err"
+	rc=$?
+	want=$("$PERFCONV" -q -i $TD/$r --kallsyms "$ks" -f otlp -o - | node tests/otlp/otlp_decode.mjs - |
+		python3 -c 'import json,sys; print(sum(int(p["events"]) for p in json.load(sys.stdin)["profiles"] if p["sample_type"].endswith("/count")))')
+	got=$(python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; print(r[-1].get("samples") if r and r[-1].get("outcome") == "accepted" else "none")' "$LOG_ot")
+	if [ $rc = 0 ] && [ "$("${LOGQ[@]}" "$LOG_ot" count accepted)" = $((before + 1)) ] && [ "$got" = "$want" ] && [ "$want" -gt 0 ]; then
+		ok "upload --to otlp $r: accepted, $got samples (every event's, as -f otlp has them)"
+	else
+		bad "upload --to otlp $r: exit $rc, got $got of $want; $(head -3 "$TMP/up.err"); $("${LOGQ[@]}" "$LOG_ot" refusals | head -2)"
+	fi
+done
+# the resource and the headers: --service, --label, --header, $OTEL_EXPORTER_OTLP_HEADERS
+# (percent-encoded, a token: taken out of the environment, redacted by --dry-run)
+OTEL_EXPORTER_OTLP_HEADERS='Authorization=Bearer%20s3cr3t,x-team=a' "$PERFCONV" upload --to otlp \
+	--url "$URL_ot" -q "${KS[@]}" --service checkout --label env=prod --header x-run=7 -i $TD/mt-g.data 2>"$TMP/h.err"
+if python3 - "$LOG_ot" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])][-1]
+res, h = r["resources"][0], r["headers"]
+ok = r["outcome"] == "accepted" and res.get("service.name") == "checkout" and res.get("env") == "prod"
+ok = ok and res.get("host.name") and res.get("os.type") == "linux"
+ok = ok and h.get("authorization") == "Bearer s3cr3t" and h.get("x-team") == "a" and h.get("x-run") == "7"
+ok = ok and h.get("content-encoding") == "gzip" and h.get("content-type") == "application/x-protobuf"
+sys.exit(0 if ok else 1)
+PY
+then
+	ok "otlp: service.name, --label, host and os as resource attributes; --header and \$OTEL_EXPORTER_OTLP_HEADERS (percent-decoded) on the request, gzipped protobuf"
+else
+	bad "otlp resource/headers: $(tail -1 "$LOG_ot" | cut -c1-400)"
+fi
+OTEL_EXPORTER_OTLP_HEADERS='Authorization=Bearer%20s3cr3t' "$PERFCONV" upload --to otlp --url "$URL_ot" -q "${KS[@]}" \
+	--dry-run -i $TD/mt-g.data >"$TMP/dry.out" 2>&1
+grep -q "^Authorization: <redacted>$" "$TMP/dry.out" && ! grep -q s3cr3t "$TMP/dry.out" &&
+	ok "--dry-run: the environment's header shown as <redacted>" || bad "dry-run: $(cat "$TMP/dry.out")"
+# the endpoint from the environment, as the SDKs read it
+OTEL_EXPORTER_OTLP_ENDPOINT=$URL_ot "$PERFCONV" upload --to otlp -q "${KS[@]}" -i $TD/mt-g.data 2>"$TMP/e1.err" &&
+	OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT=$URL_ot/v1development/profiles OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1 \
+		"$PERFCONV" upload --to otlp -q "${KS[@]}" -i $TD/mt-g.data 2>"$TMP/e2.err" &&
+	ok "\$OTEL_EXPORTER_OTLP_ENDPOINT (a base: /v1development/profiles added) and ..._PROFILES_ENDPOINT (as it is, first)" ||
+	bad "otlp endpoint from the environment: $(cat "$TMP/e1.err" "$TMP/e2.err" | head -3)"
+# a bad header is said, naming the variable and the header, never the value
+OTEL_EXPORTER_OTLP_HEADERS='Authorization=Bearer%zz' "$PERFCONV" upload --to otlp --url "$URL_ot" -q "${KS[@]}" \
+	-i $TD/mt-g.data 2>"$TMP/bad.err"
+[ $? = 1 ] && grep -q "OTEL_EXPORTER_OTLP_HEADERS: a header's name must be an HTTP token" "$TMP/bad.err" &&
+	! grep -q "Bearer" "$TMP/bad.err" && ok "a malformed \$OTEL_EXPORTER_OTLP_HEADERS: exit 1, said without its value" ||
+	bad "bad header: $(cat "$TMP/bad.err")"
+stop_receiver ot
+
+# faults: a reset, 503 and 429 retried (the profile arrives once); a partial success is
+# sent and said, not retried; a 500 with google.rpc.Status said and not retried (OTLP
+# retries 429, 502, 503 and 504 only)
+start_receiver of otlp --reject-older-than 0 --faults reset,503,429:1
+"$PERFCONV" upload --to otlp --url "$URL_of" "${KS[@]}" -i $TD/mt-g.data 2>"$TMP/f1.err"
+rc1=$?
+start_receiver op otlp --reject-older-than 0 --faults partial,rpc500
+"$PERFCONV" upload --to otlp --url "$URL_op" "${KS[@]}" -i $TD/mt-g.data 2>"$TMP/f2.err"
+rc2=$?
+"$PERFCONV" upload --to otlp --url "$URL_op" "${KS[@]}" -i $TD/mt-g.data 2>"$TMP/f3.err"
+rc3=$?
+if [ $rc1 = 0 ] && [ "$("${LOGQ[@]}" "$LOG_of" count accepted)" = 1 ] && [ "$(wc -l <"$LOG_of")" = 4 ] &&
+	[ $rc2 = 0 ] && grep -q "sent to .* (HTTP 200; partial success: 1 profiles rejected: one profile had no samples the backend takes)" "$TMP/f2.err" &&
+	[ $rc3 = 1 ] && grep -q "otlp refused the profile: HTTP 500: the exporter behind the collector failed" "$TMP/f3.err" &&
+	[ "$(wc -l <"$LOG_op")" = 2 ]; then
+	ok "otlp faults: reset, 503, 429 retried and sent once; a partial success sent and said, not retried; a 500 (google.rpc.Status) said, not retried"
+else
+	bad "otlp faults: $rc1 $rc2 $rc3; $(grep -v '^perfconv:   ' "$TMP/f1.err" "$TMP/f2.err" "$TMP/f3.err" | tail -6); $(wc -l <"$LOG_of") and $(wc -l <"$LOG_op") requests"
+fi
+stop_receiver of
+stop_receiver op
+
+# --watch to OTLP: chunks copied in, each sent once and moved to sent/
+W=$TMP/wo
+mkdir -p "$W"
+start_receiver ow otlp --reject-older-than 0
+for i in 1 2 3; do chunk $TD/mt-g.data "$W" perf.data.202612050000000$i; done
+watch "$W" --to otlp --url "$URL_ow"
+wait_for 60 holds "$W/sent" 3
+stop_watch
+if [ "$(count_in "$W/sent")" = 3 ] && [ "$("${LOGQ[@]}" "$LOG_ow" count accepted)" = 3 ] &&
+	[ "$(accepted_sum "$LOG_ow")" = $((3 * $(folded_total_of $TD/mt-g.data))) ]; then
+	ok "--watch --to otlp: 3 chunks sent once each, every sample, moved to sent/"
+else
+	bad "--watch otlp: sent/ $(count_in "$W/sent"), $("${LOGQ[@]}" "$LOG_ow" count accepted) accepted; $(tail -3 "$W.err")"
+fi
+stop_receiver ow
 finish e2e-otlp

@@ -10,7 +10,7 @@
 #define DEFAULT_SERVICE "perfconv"
 
 static const struct backend_ops *const all[] = { &backend_datadog, &backend_pyroscope,
-					     &backend_parca };
+						 &backend_parca, &backend_otlp };
 
 const struct backend_ops *backend_of(int backend)
 {

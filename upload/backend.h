@@ -11,13 +11,16 @@
 #include "upload/upload.h"
 #include "upload/uploadparts.h"
 
+/* Headers a request has at most. */
+#define BACKEND_MAX_HEADERS 24
+
 /* A request as a backend makes it; the transport sends it as it is. */
 struct backend_request {
 	char *url;                 /* owned; NULL: the uploader's URL */
-	char *headers[6];          /* "Name: value", owned */
+	char *headers[BACKEND_MAX_HEADERS]; /* "Name: value", owned */
 	size_t nheaders;
-	int secret;                /* headers[secret - 1] holds a key: wiped once sent, shown
-				      as <redacted> by --dry-run; 0: none */
+	uint32_t secret;           /* bit i: headers[i] holds a secret (a key, a token): its
+				      value shown as <redacted> by --dry-run (all are wiped) */
 	/* the body: one (content_type set), or the parts of a multipart/form-data */
 	const char *content_type;
 	const void *body;
@@ -39,12 +42,15 @@ struct backend_ctx {
 	const char *url;           /* where requests go: base and path */
 	const char *api_key;       /* Datadog's intake's key, or NULL */
 	int intake;                /* Datadog: straight to its intake */
+	void *state;               /* what the backend's prepare made, or NULL */
 };
 
 struct backend_ops {
 	int id;                    /* enum backend */
 	const char *name;          /* --to's word */
 	int pprof_for;             /* the pprof's shape (enum pprof_for, formats/pprof.h) */
+	const char *format;        /* the output format its profiles are written in ("pprof",
+				      "otlp"); gzipped either way */
 	int keeps_key;             /* the API key is its own (Datadog's); else it is dropped */
 	int unix_socket;           /* a unix:// URL is its (Datadog's agent) */
 	/*
@@ -54,17 +60,26 @@ struct backend_ops {
 	 */
 	void (*endpoint)(const struct upload_options *o, int key, char *buf, size_t cap,
 			 const char **base, const char **path, int *intake);
+	/* What the backend reads once, before any request (OTLP's headers): 0 with *state
+	 * set (freed by release), or -1 after saying why. May be NULL. */
+	int (*prepare)(const struct upload_options *o, void **state, struct diag *d);
+	void (*release)(void *state);
 	void (*request)(const struct backend_ctx *c, const struct upload_profile *p,
 			struct backend_request *rq);
-	/* An answer that is not a 2xx, read for what it means: sets r->too_old or
-	 * r->too_large (a 413 is too large whatever the backend); may be NULL. */
+	/*
+	 * An answer, read for what it means beyond its status (r->outcome and r->what set
+	 * from the status): sets r->too_old or r->too_large (a 413 is too large whatever the
+	 * backend), may make a retry a refusal (a status its protocol says not to retry) or
+	 * add to r->what (a 2xx's partial success). `len` bytes of it (the transport keeps
+	 * the first 4 KiB). May be NULL.
+	 */
 	void (*answer)(const struct backend_ctx *c, const struct upload_profile *p,
-		       const char *body, struct upload_result *r);
+		       const char *body, size_t len, struct upload_result *r);
 	struct upload_limits limits;
 	const char *age_limit;     /* as backend.h's uploader_age_limit says it, or NULL */
 };
 
-extern const struct backend_ops backend_datadog, backend_pyroscope, backend_parca;
+extern const struct backend_ops backend_datadog, backend_pyroscope, backend_parca, backend_otlp;
 
 /* The backend of id `backend` (enum backend), or NULL. */
 const struct backend_ops *backend_of(int backend);

@@ -148,14 +148,15 @@ static void dd_request(const struct backend_ctx *c, const struct upload_profile 
 	rq->headers[rq->nheaders++] = upload_header("DD-EVP-ORIGIN", "perfconv");
 	rq->headers[rq->nheaders++] = upload_header("DD-EVP-ORIGIN-VERSION", PERFCONV_VERSION);
 	if (c->intake && c->api_key) {
+		rq->secret |= 1u << rq->nheaders;
 		rq->headers[rq->nheaders++] = upload_header("DD-API-KEY", c->api_key);
-		rq->secret = (int)rq->nheaders;
 	}
 }
 
 const struct backend_ops backend_datadog = {
 	.id = BACKEND_DATADOG,
 	.name = "datadog",
+	.format = "pprof",
 	.pprof_for = PPROF_FOR_DATADOG,
 	.keeps_key = 1,
 	.unix_socket = 1,

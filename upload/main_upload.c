@@ -27,7 +27,7 @@
 static void upload_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perfconv upload --to datadog|pyroscope|parca [--url URL] [-i FILE]...\n"
+		"usage: perfconv upload --to datadog|pyroscope|parca|otlp [--url URL] [-i FILE]...\n"
 		"                       [--service NAME] [--label KEY=VALUE]... [options]\n"
 		"       perfconv upload --to ... --watch DIR [--delete-sent] [--max-backlog N|SIZE]\n"
 		"                       [--keep-sent SIZE|AGE]\n"
@@ -40,9 +40,17 @@ static void upload_usage(FILE *f)
 		"                        $DD_AGENT_HOST and $DD_TRACE_AGENT_PORT), or with an API\n"
 		"                        key the intake of $DD_SITE (default datadoghq.com);\n"
 		"                        pyroscope: /ingest (default http://localhost:4040);\n"
-		"                        parca: /profiles/writeraw (default http://localhost:7070)\n"
+		"                        parca: /profiles/writeraw (default http://localhost:7070);\n"
+		"                        otlp: OpenTelemetry profiles, OTLP/HTTP protobuf to\n"
+		"                        /v1development/profiles (default http://localhost:4318,\n"
+		"                        $OTEL_EXPORTER_OTLP_ENDPOINT, or as it is\n"
+		"                        $OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT): a Collector,\n"
+		"                        Pyroscope...\n"
 		"      --url URL         where the backend (or agent) is, without a path\n"
 		"      --tenant ID       pyroscope: X-Scope-OrgID\n"
+		"      --header NAME=VALUE  otlp: a header of every request (also\n"
+		"                        $OTEL_EXPORTER_OTLP_HEADERS, ..._PROFILES_HEADERS: k=v,k=v;\n"
+		"                        tokens go there, not on the command line)\n"
 		"      --api-key-file FILE  datadog intake: the API key, its first line (else\n"
 		"                        $DD_API_KEY; never on the command line)\n"
 		"      --allow-http      send over http:// to a host not on loopback (never\n"
@@ -86,6 +94,7 @@ struct job {
 	struct profile_meta m;
 	struct write_options wo;   /* as its parts were written: for cutting one again */
 	struct upload_cut cut;
+	struct upload_writer wr;   /* the backend's format */
 	struct upload_profile base; /* what every part's request says alike */
 	struct upload_profile *ups;
 	char name[128];
@@ -307,9 +316,11 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	up->seq = -1;
 	x->c->wo.duration_nanos = 0;
 	lim = *uploader_limits(x->u);
-	if (upload_cut_make(&j->p, &j->wo, &lim, up->start_ns, up->start_ns + up->duration_ns,
-			    j->wo.wall_offset, &j->cut) != 0) {
-		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its pprof: %s", strerror(errno));
+	j->wr.write = x->of->write == pprof_write ? NULL : x->of->write;
+	j->wr.gzip = j->wr.write != NULL;
+	if (upload_cut_make(&j->p, &j->wo, &j->wr, &lim, up->start_ns,
+			    up->start_ns + up->duration_ns, j->wo.wall_offset, &j->cut) != 0) {
+		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its profile: %s", strerror(errno));
 		job_free(NULL, j);
 		return -1;
 	}
@@ -350,7 +361,7 @@ static int job_halve(void *ctx, void *job, size_t i, struct upload_batch *b)
 	struct job *j = job;
 
 	(void)ctx;
-	if (upload_cut_halve(&j->p, &j->wo, j->wo.wall_offset, &j->cut, i) != 0)
+	if (upload_cut_halve(&j->p, &j->wo, &j->wr, j->wo.wall_offset, &j->cut, i) != 0)
 		return -1;
 	job_parts(j, b);
 	return 0;
@@ -418,6 +429,7 @@ int upload_main(int argc, char **argv)
 		{ "keep-sent", required_argument, NULL, OPT_KEEP_SENT },
 		{ "trust-folder", no_argument, NULL, OPT_TRUST_FOLDER },
 		{ "proxy", required_argument, NULL, OPT_PROXY },
+		{ "header", required_argument, NULL, OPT_HEADER },
 	};
 	static const struct option conv[] = { CONVERT_OPTIONS };
 	struct option opts[sizeof(own) / sizeof(own[0]) + sizeof(conv) / sizeof(conv[0]) + 1];
@@ -428,8 +440,8 @@ int upload_main(int argc, char **argv)
 	struct diag d;
 	struct uploader *u = NULL;
 	struct runtime_ids rids;
-	const char **inputs = NULL;
-	size_t ninputs = 0, inputs_cap = 0;
+	const char **inputs = NULL, **headers = NULL;
+	size_t ninputs = 0, inputs_cap = 0, headers_cap = 0;
 	int opt, w, rc = 0, dry_run = 0, backlog_set = 0, keep_set = 0;
 
 	memcpy(opts, own, sizeof(own));
@@ -466,12 +478,13 @@ int upload_main(int argc, char **argv)
 		case OPT_TO:
 			uo.backend = backend_by_name(optarg);
 			if (!uo.backend) {
-				rc = bad_usage("--to takes datadog, pyroscope or parca", optarg);
+				rc = bad_usage("--to takes datadog, pyroscope, parca or otlp", optarg);
 				goto out;
 			}
 			continue;
 		case OPT_URL: uo.url = optarg; continue;
 		case OPT_PROXY: uo.proxy = optarg; continue;
+		case OPT_HEADER: VEC_PUSH(headers, uo.nheaders, headers_cap, optarg); continue;
 		case OPT_TENANT: uo.tenant = optarg; continue;
 		case OPT_API_KEY_FILE:
 			/* getopt takes a prefix: "--api-key KEY" must not pass for a file name
@@ -542,9 +555,14 @@ int upload_main(int argc, char **argv)
 		goto out;
 	}
 	if (!uo.backend) {
-		rc = bad_usage("perfconv upload needs --to datadog|pyroscope|parca", NULL);
+		rc = bad_usage("perfconv upload needs --to datadog|pyroscope|parca|otlp", NULL);
 		goto out;
 	}
+	if (uo.nheaders && uo.backend != BACKEND_OTLP) {
+		rc = bad_usage("--header goes with --to otlp", NULL);
+		goto out;
+	}
+	uo.headers = headers;
 	if (wopt.dir && (ninputs || dry_run)) {
 		rc = bad_usage("--watch takes its inputs from DIR: no -i or --dry-run", NULL);
 		goto out;
@@ -574,7 +592,7 @@ int upload_main(int argc, char **argv)
 	}
 	x.c = &c;
 	x.u = u;
-	x.of = output_by_name("pprof");
+	x.of = output_by_name(backend_of(uo.backend)->format);
 	x.backend = uo.backend;
 	x.trust_folder = wopt.trust_folder;
 	wopt.retry_cap_s = uo.retry_cap_s;
@@ -659,6 +677,7 @@ out:
 	diag_release(&d);
 	uploader_free(u);
 	free(inputs);
+	free(headers);
 	cli_release(&c);
 	return rc;
 }

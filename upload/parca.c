@@ -87,6 +87,7 @@ static void parca_request(const struct backend_ctx *c, const struct upload_profi
 const struct backend_ops backend_parca = {
 	.id = BACKEND_PARCA,
 	.name = "parca",
+	.format = "pprof",
 	.pprof_for = PPROF_FOR_PARCA,
 	.endpoint = parca_endpoint,
 	.request = parca_request,

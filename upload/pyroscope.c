@@ -102,9 +102,11 @@ static int refused_for_size(const char *answer)
 }
 
 static void py_answer(const struct backend_ctx *c, const struct upload_profile *p,
-		      const char *body, struct upload_result *r)
+		      const char *body, size_t len, struct upload_result *r)
 {
-	(void)c;
+	(void)c, (void)len;
+	if (r->outcome == UPLOAD_SENT)
+		return;
 	if ((r->too_old = refused_for_age(p, body)))
 		return;
 	if (refused_for_size(body))
@@ -114,6 +116,7 @@ static void py_answer(const struct backend_ctx *c, const struct upload_profile *
 const struct backend_ops backend_pyroscope = {
 	.id = BACKEND_PYROSCOPE,
 	.name = "pyroscope",
+	.format = "pprof",
 	.pprof_for = PPROF_FOR_PYROSCOPE,
 	.endpoint = py_endpoint,
 	.request = py_request,

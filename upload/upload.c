@@ -82,6 +82,7 @@ static int libcurl_open(struct libcurl *lc, struct diag *d)
 struct uploader {
 	struct upload_options o;
 	const struct backend_ops *be;
+	void *state;          /* the backend's (prepare) */
 	struct libcurl lc;
 	CURL *curl;
 	char *url;            /* where requests go (http:// for a Unix socket) */
@@ -297,6 +298,8 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 		goto fail;
 	}
 	u->be->endpoint(o, u->api_key != NULL, buf, sizeof(buf), &base, &path, &u->intake);
+	if (u->be->prepare && u->be->prepare(o, &u->state, d) != 0)
+		goto fail;
 	if (!u->be->keeps_key) {
 		/* the key is Datadog's: it must not travel to anyone else */
 		key_free(u->api_key);
@@ -374,6 +377,8 @@ void uploader_free(struct uploader *u)
 	if (u->curl)
 		u->lc.easy_cleanup(u->curl);
 	/* libcurl stays loaded (no dlclose): its TLS library's exit handlers run at exit */
+	if (u->state && u->be && u->be->release)
+		u->be->release(u->state);
 	key_free(u->api_key);
 	free(u->unix_socket);
 	free(u->url);
@@ -502,7 +507,7 @@ static void request_release(struct backend_request *rq)
 int uploader_send(struct uploader *u, const struct upload_profile *p,
 		  struct upload_stop *stop, struct upload_result *r)
 {
-	struct backend_ctx ctx = { &u->o, u->url, u->api_key, u->intake };
+	struct backend_ctx ctx = { &u->o, u->url, u->api_key, u->intake, u->state };
 	struct backend_request rq;
 	struct curl_slist *hdr = NULL;
 	curl_mime *mime = NULL;
@@ -617,9 +622,9 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		/* what the backend's answer says of the profile: too old is too old whatever
 		 * the status, never tried again; too large (a 413 from anyone) is not in
 		 * smaller parts */
+		if (u->be->answer)
+			u->be->answer(&ctx, p, a.body, a.len, r);
 		if (r->outcome != UPLOAD_SENT) {
-			if (u->be->answer)
-				u->be->answer(&ctx, p, a.body, r);
 			r->too_large |= !r->too_old && r->status == 413;
 			if (r->too_old || r->too_large)
 				r->outcome = UPLOAD_REFUSED;
@@ -713,7 +718,7 @@ static int write_file(const char *path, const void *data, size_t len)
 int uploader_dry_run(struct uploader *u, const struct upload_profile *p, FILE *head,
 		     const char *body_prefix)
 {
-	struct backend_ctx ctx = { &u->o, u->url, u->api_key, u->intake };
+	struct backend_ctx ctx = { &u->o, u->url, u->api_key, u->intake, u->state };
 	struct backend_request rq;
 	char *path = xmalloc((body_prefix ? strlen(body_prefix) : 0) + 300);
 	int ret = 0;
@@ -725,7 +730,7 @@ int uploader_dry_run(struct uploader *u, const struct upload_profile *p, FILE *h
 	if (!rq.nparts)
 		fprintf(head, "Content-Type: %s\n", rq.content_type);
 	for (size_t i = 0; i < rq.nheaders; i++) {
-		if ((int)i + 1 == rq.secret)
+		if (rq.secret & (1u << i))
 			fprintf(head, "%.*s: <redacted>\n", (int)strcspn(rq.headers[i], ":"),
 				rq.headers[i]);
 		else

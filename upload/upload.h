@@ -14,6 +14,7 @@ enum backend {
 	BACKEND_DATADOG = 1,
 	BACKEND_PYROSCOPE,
 	BACKEND_PARCA,
+	BACKEND_OTLP,
 };
 
 struct upload_options {
@@ -24,6 +25,8 @@ struct upload_options {
 	int allow_http;           /* --allow-http: http:// to a host not on loopback */
 	const char *proxy;        /* --proxy: the one proxy sent through, or NULL for none
 				     (the environment's http_proxy, ALL_PROXY... never) */
+	const char **headers;     /* --header NAME=VALUE (OTLP), in order */
+	size_t nheaders;
 	long timeout_s;           /* one request's limit (default 60) */
 	unsigned retry_cap_s;     /* the longest wait between tries (default 300) */
 	int quiet;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "common/gzout.h"
 #include "formats/pprof.h"
 
 /* The distinct times of the samples written, each with how many samples lie at it. */
@@ -65,13 +66,28 @@ static int fits(const struct upload_limits *l, const struct write_stats *st)
 	return (!l->bytes || st->bytes <= l->bytes) && (!l->samples || st->samples <= l->samples);
 }
 
+/* `len` bytes gzipped into *out (*outlen): 0, or -1 with errno set. */
+static int gzip_bytes(const char *in, size_t len, char **out, size_t *outlen)
+{
+	FILE *mem = open_memstream(out, outlen);
+	struct gzout *g;
+
+	if (!mem)
+		return -1;
+	g = gzout_open(mem, 6);
+	gzout_write(g, in, len);
+	return (gzout_close(g) != 0) + (fclose(mem) != 0) ? -1 : 0;
+}
+
 /* Part `pt` (its range and window set) written: 0, or -1 with errno set. */
 static int part_write(const struct profile *p, const struct write_options *wo,
-		      struct upload_part *pt)
+		      const struct upload_writer *w, struct upload_part *pt)
 {
 	struct write_options o = *wo;
 	FILE *mem;
 	int bad;
+	char *raw = NULL;
+	size_t rawlen = 0;
 
 	free(pt->buf);
 	pt->buf = NULL;
@@ -86,16 +102,32 @@ static int part_write(const struct profile *p, const struct write_options *wo,
 	if (o.duration_nanos <= 0 && pt->to)
 		o.duration_nanos = 1;
 	o.stats = &pt->st;
-	mem = open_memstream(&pt->buf, &pt->len);
+	if (!w || !w->write) {
+		mem = open_memstream(&pt->buf, &pt->len);
+		if (!mem)
+			return -1;
+		bad = (pprof_write(p, &o, mem) != 0) + (fclose(mem) != 0);
+		return bad ? -1 : 0;
+	}
+	mem = open_memstream(&raw, &rawlen);
 	if (!mem)
 		return -1;
-	bad = (pprof_write(p, &o, mem) != 0) + (fclose(mem) != 0);
+	bad = (w->write(p, &o, mem) != 0) + (fclose(mem) != 0);
+	if (!bad && w->gzip)
+		bad = gzip_bytes(raw, rawlen, &pt->buf, &pt->len) != 0;
+	if (!bad && !w->gzip) {
+		pt->buf = raw;
+		pt->len = rawlen;
+		raw = NULL;
+	}
+	free(raw);
 	return bad ? -1 : 0;
 }
 
 struct cutter {
 	const struct profile *p;
 	const struct write_options *wo;
+	const struct upload_writer *w;
 	const struct upload_limits *l;
 	int64_t wall_offset, start_ns, end_ns;
 	struct times t;
@@ -121,7 +153,7 @@ static int cut(struct cutter *k, size_t lo, size_t hi)
 	pt.to = hi < k->t.n ? k->t.t[hi] : UINT64_MAX;
 	pt.start_ns = lo ? wall_at(k, pt.from) : k->start_ns;
 	pt.end_ns = hi < k->t.n ? wall_at(k, pt.to) : k->end_ns;
-	if (part_write(k->p, k->wo, &pt) != 0)
+	if (part_write(k->p, k->wo, k->w, &pt) != 0)
 		goto fail;
 	if (!fits(k->l, &pt.st) && hi - lo >= 2) {
 		size_t base = lo ? k->t.cum[lo - 1] : 0, total = k->t.cum[hi - 1] - base, at = lo;
@@ -153,7 +185,7 @@ static int cut(struct cutter *k, size_t lo, size_t hi)
 	}
 	if (!fits(k->l, &pt.st) && k->l->samples && pt.st.samples > k->l->samples) {
 		pt.merged_threads = 1;
-		if (part_write(k->p, k->wo, &pt) != 0)
+		if (part_write(k->p, k->wo, k->w, &pt) != 0)
 			goto fail;
 	}
 	pt.over = !fits(k->l, &pt.st);
@@ -165,10 +197,10 @@ fail:
 }
 
 int upload_cut_make(const struct profile *p, const struct write_options *wo,
-		    const struct upload_limits *l, int64_t start_ns, int64_t end_ns,
-		    int64_t wall_offset, struct upload_cut *c)
+		    const struct upload_writer *w, const struct upload_limits *l, int64_t start_ns,
+		    int64_t end_ns, int64_t wall_offset, struct upload_cut *c)
 {
-	struct cutter k = { p, wo, l, wall_offset, start_ns, end_ns, { NULL, NULL, 0 }, c, 0 };
+	struct cutter k = { p, wo, w, l, wall_offset, start_ns, end_ns, { NULL, NULL, 0 }, c, 0 };
 	struct upload_part whole;
 	int rc;
 
@@ -176,7 +208,7 @@ int upload_cut_make(const struct profile *p, const struct write_options *wo,
 	memset(&whole, 0, sizeof(whole));
 	whole.start_ns = start_ns;
 	whole.end_ns = end_ns;
-	if (part_write(p, wo, &whole) != 0) {
+	if (part_write(p, wo, w, &whole) != 0) {
 		free(whole.buf);
 		return -1;
 	}
@@ -204,7 +236,7 @@ int upload_cut_make(const struct profile *p, const struct write_options *wo,
 		whole.start_ns = start_ns;
 		whole.end_ns = end_ns;
 		whole.merged_threads = l->samples && c->whole_samples > l->samples;
-		rc = part_write(p, wo, &whole);
+		rc = part_write(p, wo, w, &whole);
 		whole.over = !fits(l, &whole.st);
 		if (rc == 0) {
 			c->parts = xmalloc(sizeof(*c->parts));
@@ -222,7 +254,8 @@ int upload_cut_make(const struct profile *p, const struct write_options *wo,
 }
 
 int upload_cut_halve(const struct profile *p, const struct write_options *wo,
-		     int64_t wall_offset, struct upload_cut *c, size_t i)
+		     const struct upload_writer *w, int64_t wall_offset, struct upload_cut *c,
+		     size_t i)
 {
 	struct upload_part *old = &c->parts[i], a, b;
 	struct times t;
@@ -249,7 +282,7 @@ int upload_cut_halve(const struct profile *p, const struct write_options *wo,
 				(int64_t)b.from + wall_offset;
 	a.merged_threads = b.merged_threads = old->merged_threads;
 	times_release(&t);
-	if (part_write(p, wo, &a) != 0 || part_write(p, wo, &b) != 0) {
+	if (part_write(p, wo, w, &a) != 0 || part_write(p, wo, w, &b) != 0) {
 		free(a.buf);
 		free(b.buf);
 		return -1;

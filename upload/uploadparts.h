@@ -17,6 +17,13 @@ struct upload_limits {
 	const char *samples_why;
 };
 
+/* How parts are written: `write` (NULL: pprof_write), then gzipped when `gzip` (pprof
+ * gzips itself). */
+struct upload_writer {
+	profile_writer write;
+	int gzip;
+};
+
 /* One profile of the cut: samples of the recording's clock in [from, to) (to 0: all). */
 struct upload_part {
 	uint64_t from, to;
@@ -36,7 +43,7 @@ struct upload_cut {
 };
 
 /*
- * `p` written as pprof with `wo` (its time_nanos and duration_nanos the window
+ * `p` written by `w` (NULL: pprof) with `wo` (its time_nanos and duration_nanos the window
  * [start_ns, end_ns), wall clock), as one profile when it is under `l`, else cut in time
  * (the recording's clock plus `wall_offset` is the wall clock) at its samples' times into
  * as few profiles as keep each under `l`, every sample in one of them, their windows
@@ -44,7 +51,7 @@ struct upload_cut {
  * merged (over `l`'s samples), and marked over when still over. 0, or -1 with errno set.
  */
 int upload_cut_make(const struct profile *p, const struct write_options *wo,
-		    const struct upload_limits *l, int64_t start_ns, int64_t end_ns,
+		    const struct upload_writer *w, const struct upload_limits *l, int64_t start_ns, int64_t end_ns,
 		    int64_t wall_offset, struct upload_cut *c);
 
 /*
@@ -52,7 +59,7 @@ int upload_cut_make(const struct profile *p, const struct write_options *wo,
  * 0, or -1 when it holds one instant only (errno EDOM) or on a write error.
  */
 int upload_cut_halve(const struct profile *p, const struct write_options *wo,
-		     int64_t wall_offset, struct upload_cut *c, size_t i);
+		     const struct upload_writer *w, int64_t wall_offset, struct upload_cut *c, size_t i);
 
 void upload_cut_release(struct upload_cut *c);
 

@@ -596,8 +596,25 @@ function main(argv) {
 	}
 	const out = { schema: loaded.name, ...(cmp ? { schema_comparison: cmp } : {}), ...result }
 	if (cmp) out.problems = [...out.problems, ...cmp.differences.map((d) => `schema difference: ${d}`)]
-	process.stdout.write(JSON.stringify(out, jsonBig, 2) + '\n')
+	fs.writeSync(1, JSON.stringify(out, jsonBig, 2) + "\n") // whole before exit, to a pipe too
 	process.exit(out.problems.length ? 1 : 0)
 }
 
-main(process.argv.slice(2))
+// as a module (tests/receivers/receiver.mjs): the request's decoding and checks
+export function otlpChecker (protoDir = path.join(repo, 'formats')) {
+	const loaded = loadProtoDir(protoDir)
+	checkShape(loaded.root)
+	const reqType = loaded.root.lookupType(REQ)
+	const respType = loaded.root.lookupType(RESP)
+	return {
+		analyze: (bytes) => decodeAndAnalyze(reqType, bytes),
+		response: (obj) => Buffer.from(respType.encode(respType.fromObject(obj)).finish()),
+		status: (obj) => {
+			const t = new protobuf.Root().loadSync(path.join(repo, 'formats/rpc_status.proto'), { keepCase: true }).lookupType('google.rpc.Status')
+			return Buffer.from(t.encode(t.fromObject(obj)).finish())
+		},
+		toJSON: (v) => JSON.parse(JSON.stringify(v, jsonBig)),
+	}
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) main(process.argv.slice(2))

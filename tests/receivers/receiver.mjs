@@ -4,15 +4,16 @@
 // JSON line per request to --log: what it accepted (samples, time, labels) or why
 // it refused. It is not the backend: a rule not in rules.mjs is not checked.
 //
-//   node tests/receivers/receiver.mjs --backend datadog|pyroscope|parca --log FILE
+//   node tests/receivers/receiver.mjs --backend datadog|pyroscope|parca|otlp --log FILE
 //        [--port-file FILE | --unix PATH] [--api-key-file FILE] [--faults LIST]
 //        [--reject-older-than SECONDS] [--reject-newer-than SECONDS] [--save DIR]
 //
 // --faults: what the first requests get, in order, comma-separated: `reset` (the
 // connection is reset, no answer), `503`, `500`, `429:N` (429 with Retry-After N),
 // `hang` (no answer until the client gives up), `evil` (a 400 whose answer holds a
-// terminal's escape sequences: ESC [, C1's CSI, a bidi override); later requests are
-// judged.
+// terminal's escape sequences: ESC [, C1's CSI, a bidi override), `partial` (OTLP: a 200
+// whose ExportProfilesServiceResponse has a partial success), `rpc500` (OTLP: a 500 with a
+// google.rpc.Status); later requests are judged.
 // --fail-samples N: a profile of N samples that would be accepted gets a 500 instead,
 // every time (one chunk the backend cannot take, whatever the tries).
 // --reject-older-than, --reject-newer-than: Pyroscope's ingestion window in seconds
@@ -25,7 +26,9 @@
 import { createServer } from 'node:http'
 import { appendFileSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs'
 import { createHash } from 'node:crypto'
+import { gunzipSync } from 'node:zlib'
 import { pyroscope, parcaProfile, datadogProfile, LABEL_NAME, toJSON } from './rules.mjs'
+import { otlpChecker } from '../otlp/otlp_decode.mjs'
 
 const args = {}
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1]
@@ -191,7 +194,51 @@ function judgeParca (req, url, body) {
   }
 }
 
-const judges = { datadog: judgeDatadog, pyroscope: judgePyroscope, parca: judgeParca }
+// OTLP/HTTP (opentelemetry-proto's specification) as an OpenTelemetry Collector or
+// Pyroscope's OTLP ingest takes it (pkg/ingester/otlp/ingest_handler.go, convert.go;
+// docs/BACKENDS.md "OTLP"): the request decoded with formats/otlp_*.proto and the .proto's
+// MUST rules applied (tests/otlp/otlp_decode.mjs); Pyroscope's: its content types only
+// (else 415), gzip by Content-Encoding, no '-' in a sample type, a profile that has a
+// name (its period type, or process_cpu, off_cpu), its time within the ingestion window.
+let otlp = null
+function judgeOtlp (req, url, body) {
+  if (url.pathname !== '/v1development/profiles') return { status: 404, refusals: [`no such path ${url.pathname}`] }
+  const ct = req.headers['content-type']
+  if (ct !== 'application/x-protobuf' && ct !== 'application/protobuf') return { status: 415, refusals: [`unsupported content type: ${ct}`] }
+  const enc = (req.headers['content-encoding'] ?? '').toLowerCase()
+  let raw = body
+  if (enc === 'gzip') {
+    try { raw = gunzipSync(body) } catch (e) { return { status: 400, refusals: [`gzip: ${e.message}`] } }
+  } else if (enc) return { status: 400, refusals: [`content encoding ${enc}`] }
+  otlp ??= otlpChecker()
+  const r = otlp.toJSON(otlp.analyze(raw))
+  const refusals = [...r.problems]
+  const olderS = Number(args['reject-older-than'] ?? 3600)
+  const newerS = Number(args['reject-newer-than'] ?? 600)
+  let samples = 0
+  for (const p of r.profiles) {
+    const [type, unit] = p.sample_type.split('/')
+    if (type.includes('-')) refusals.push(`sample type contains -: ${type}`)
+    const key = `${type}:${unit}:${p.period && p.period_type ? p.period_type.replace('/', ':') : ':'}`
+    const name = key === 'samples:count:cpu:nanoseconds' ? 'process_cpu'
+      : key === 'off_cpu:nanoseconds::' ? 'off_cpu' : key.split(':')[2]
+    if (p.samples && !name) refusals.push(`profile ${p.sample_type}: no name (its period type and period are not set)`)
+    const t = Number(BigInt(p.time_unix_nano) / 1000000n)
+    if (p.time_unix_nano !== '0' && ((olderS && t < Date.now() - olderS * 1000) || (newerS && t > Date.now() + newerS * 1000))) {
+      refusals.push(`profile ${p.sample_type} is outside of ingestion window (profile timestamp: ${new Date(t).toISOString()})`)
+    }
+    if (unit === 'count') samples += Number(p.events)
+  }
+  if (refusals.length) return { status: 400, refusals: [...new Set(refusals)] }
+  return {
+    status: 200,
+    refusals: [],
+    accepted: { samples, profiles: r.profiles.map(p => ({ sample_type: p.sample_type, events: p.events, value_sum: p.value_sum, time_unix_nano: p.time_unix_nano, duration_nano: p.duration_nano, timestamps_count: p.timestamps_count })), resources: r.resources, headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'accept'].includes(k))), sha256: sha(body) },
+    response: otlp.response({}),
+  }
+}
+
+const judges = { datadog: judgeDatadog, pyroscope: judgePyroscope, parca: judgeParca, otlp: judgeOtlp }
 
 const server = createServer((req, res) => {
   const chunks = []
@@ -207,6 +254,15 @@ const server = createServer((req, res) => {
     }
     if (fault === 'hang') {
       log({ n: seq, outcome: 'fault', fault })
+      return
+    }
+    if (fault === 'partial' || fault === 'rpc500') {
+      otlp ??= otlpChecker()
+      log({ n: seq, outcome: 'fault', fault })
+      res.writeHead(fault === 'partial' ? 200 : 500, { 'Content-Type': 'application/x-protobuf' })
+      res.end(fault === 'partial'
+        ? otlp.response({ partial_success: { rejected_profiles: 1, error_message: 'one profile had no samples the backend takes' } })
+        : otlp.status({ code: 13, message: 'the exporter behind the collector failed' }))
       return
     }
     if (fault === 'evil') {
@@ -237,8 +293,14 @@ const server = createServer((req, res) => {
     }
     log({ n: seq, outcome: v.status >= 300 ? 'refused' : v.skipped ? 'skipped' : 'accepted', status: v.status, refusals: v.refusals, skipped: v.skipped, ...v.accepted })
     if (args.save && v.status < 300 && v.pprof) writeFileSync(`${args.save}/${seq}.pb.gz`, v.pprof)
-    res.writeHead(v.status, { 'Content-Type': 'application/json' })
-    res.end(v.status < 300 ? (backend === 'parca' ? '{}' : '') : JSON.stringify({ error: v.refusals.join('; ') }) + '\n')
+    if (v.response) {
+      res.writeHead(v.status, { 'Content-Type': 'application/x-protobuf' })
+      res.end(v.response)
+      return
+    }
+    // Pyroscope's OTLP errors are plain text (http.Error)
+    res.writeHead(v.status, { 'Content-Type': backend === 'otlp' ? 'text/plain' : 'application/json' })
+    res.end(v.status < 300 ? (backend === 'parca' ? '{}' : '') : backend === 'otlp' ? v.refusals.join('; ') + '\n' : JSON.stringify({ error: v.refusals.join('; ') }) + '\n')
   })
 })
 
