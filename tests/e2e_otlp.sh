@@ -193,6 +193,28 @@ else
 fi
 stop_receiver of
 stop_receiver op
+# ... a 400 refused, not retried; a 403 said as the key's or tenant's; an answer holding a
+# terminal's escapes printed escaped; the backend down: could not be reached
+start_receiver ox otlp --reject-older-than 0 --faults 400,403,evil
+for f in 400 403 evil; do
+	"$PERFCONV" upload --to otlp --url "$URL_ox" -q "${KS[@]}" -i $TD/mt-g.data 2>"$TMP/x$f.err"
+	echo "rc=$?" >>"$TMP/x$f.err"
+done
+"$PERFCONV" upload --to otlp --url "http://127.0.0.1:$(closed_port)" -q "${KS[@]}" --retry-cap 1 \
+	-i $TD/mt-g.data 2>"$TMP/xdown.err"
+echo "rc=$?" >>"$TMP/xdown.err"
+if grep -q "otlp refused the profile: HTTP 400: fault 400" "$TMP/x400.err" && grep -q "rc=1" "$TMP/x400.err" &&
+	grep -q "otlp turned the request down: HTTP 403: fault 403 (the API key or the tenant is refused" "$TMP/x403.err" &&
+	grep -qF 'otlp refused the profile: HTTP 400: bad request' "$TMP/xevil.err" &&
+	grep -qF '\xc2\x9b31m red \xe2\x80\xaegnp.exe' "$TMP/xevil.err" &&
+	! grep -q $'\x1b' "$TMP/xevil.err" &&
+	grep -q "otlp could not be reached: Couldn't connect to server" "$TMP/xdown.err" &&
+	[ "$(wc -l <"$LOG_ox")" = 3 ]; then
+	ok "otlp: a 400 refused and not retried, a 403 said as the key's, an evil answer escaped, the backend down said (exit 1 each)"
+else
+	bad "otlp 400/403/evil/down: $(cat "$TMP"/x*.err | grep -v '^perfconv:  ' | head -8)"
+fi
+stop_receiver ox
 
 # --watch to OTLP: chunks copied in, each sent once and moved to sent/
 W=$TMP/wo
