@@ -448,13 +448,7 @@ int otlp_write(const struct profile *p, const struct write_options *o, FILE *out
 	VEC_PUSH(w.attrs, w.nattrs, w.attrs_cap, zero);
 	w.node_stack = xcalloc(p->nnodes + 1, sizeof(*w.node_stack));
 
-	/* the events shown: the chosen one, or all that have samples (all if none has) */
-	for (size_t i = 0; i < p->nevents; i++)
-		if (o->event >= 0 ? (size_t)o->event == i : p->events[i].nsamples > 0)
-			shown[nshown++] = (int)i;
-	if (nshown == 0 && o->event < 0)
-		for (size_t i = 0; i < p->nevents; i++)
-			shown[nshown++] = (int)i;
+	nshown = pdict_shown_events(p, o->event, shown);
 	order = xmalloc((p->nsamples + 1) * sizeof(*order));
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pc_sample *s = &p->samples[i];

@@ -263,3 +263,16 @@ int64_t pdict_event_period(const struct profile *p, const struct pc_event *e)
 	/* a frequency-driven count has no fixed period: the average one */
 	return e->nsamples ? (int64_t)(e->total_period / e->nsamples) : 0;
 }
+
+size_t pdict_shown_events(const struct profile *p, int event, int *shown)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nevents; i++)
+		if (event >= 0 ? (size_t)event == i : p->events[i].nsamples > 0)
+			shown[n++] = (int)i;
+	if (n == 0 && event < 0)
+		for (size_t i = 0; i < p->nevents; i++)
+			shown[n++] = (int)i;
+	return n;
+}

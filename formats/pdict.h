@@ -83,6 +83,9 @@ size_t pdict_event_base_len(const struct pc_event *e, const char *name);
  * [A-Za-z0-9_] as '_' (Go's and Prometheus's names: no '-' or ':'). */
 void pdict_type_name(char *buf, size_t cap, const char *name, size_t len, const char *suffix,
 		     int go);
+/* The events a writer shows into shown[] (room for p->nevents): `event`, or (-1) every
+ * one that has samples, or all when none has. Their number. */
+size_t pdict_shown_events(const struct profile *p, int event, int *shown);
 /* The event's period: its fixed one, a clock's at its frequency (ns), else the average. */
 int64_t pdict_event_period(const struct profile *p, const struct pc_event *e);
 /* The model or synthetic mapping of location `loc` (1-based): its kind. */

@@ -293,12 +293,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	/* The events shown: the chosen one, or all that have samples (all if none has). */
 	shown = xmalloc((p->nevents + 1) * sizeof(*shown));
 	col_of = xcalloc(p->nevents + 1, sizeof(*col_of));
-	for (size_t i = 0; i < p->nevents; i++)
-		if (o->event >= 0 ? (size_t)o->event == i : p->events[i].nsamples > 0)
-			shown[nshown++] = (int)i;
-	if (nshown == 0 && o->event < 0)
-		for (size_t i = 0; i < p->nevents; i++)
-			shown[nshown++] = (int)i;
+	nshown = pdict_shown_events(p, o->event, shown);
 	nvalues = 2 * nshown;
 	vt = xcalloc(nvalues + 1, sizeof(*vt));
 	vt_ptrs = xcalloc(nvalues + 1, sizeof(*vt_ptrs));
