@@ -1,4 +1,4 @@
-/* demangle: the one rule for showing C++, Rust and Java names, for native and JIT code alike. */
+/* demangle: the one rule for showing C++, Rust, Java and Julia names, for native and JIT code alike. */
 #include "common/demangle.h"
 
 #include <stddef.h>
@@ -221,4 +221,60 @@ char *demangle_name(const char *name)
 		}
 	}
 	return NULL;
+}
+
+/*
+ * Julia's JIT code as its codegen names it (docs/FORMATS.md, "Julia's JIT names"): a
+ * prefix for the calling convention, the method's name, "_" and the decimal value of a
+ * process-wide counter (globalUniqueGeneratedNames). `wrapper` is the name of the
+ * wrapper a prefix makes, NULL for the method's own code.
+ */
+static const struct {
+	const char *prefix, *wrapper;
+} julia_prefixes[] = {
+	{ "julia_", NULL },     /* specialized signature */
+	{ "japi1_", NULL },     /* the generic jlcall convention */
+	{ "japi3_", NULL },     /* jlcall with static parameters */
+	{ "jsys1_", NULL },     /* older system images' */
+	{ "jlsys_", NULL },
+	{ "j_", NULL },         /* a call site's name for its callee */
+	{ "j1_", NULL },
+	{ "jfptr_", "jfptr" },  /* the jlcall wrapper around specialized code */
+	{ "jlcapi_", "jlcapi" } /* an @cfunction's wrapper */
+};
+
+/* Julia's counter is a 64-bit integer: 20 digits at most. */
+#define JULIA_UNIQUE_DIGITS 20
+
+static char *julia_demangle(const char *name)
+{
+	for (size_t i = 0; i < sizeof(julia_prefixes) / sizeof(julia_prefixes[0]); i++) {
+		size_t pl = strlen(julia_prefixes[i].prefix);
+		const char *start = name + pl, *us, *d;
+
+		if (strncmp(name, julia_prefixes[i].prefix, pl) != 0)
+			continue;
+		us = strrchr(start, '_');
+		/* Julia's jl_demangle takes an empty uniquifier too; codegen never writes
+		 * one, and the stricter shape leaves other programs' names alone */
+		if (!us || us == start || us[1] == '\0' || strlen(us + 1) > JULIA_UNIQUE_DIGITS)
+			return NULL;
+		for (d = us + 1; *d; d++)
+			if (*d < '0' || *d > '9')
+				return NULL;
+		if (julia_prefixes[i].wrapper)
+			return xasprintf("%.*s [%s wrapper]", (int)(us - start), start,
+					 julia_prefixes[i].wrapper);
+		return xstrndup(start, (size_t)(us - start));
+	}
+	return NULL;
+}
+
+char *demangle_jit_name(const char *name)
+{
+	char *d = demangle_name(name);
+
+	if (d || !name)
+		return d;
+	return julia_demangle(name);
 }

@@ -1,4 +1,4 @@
-/* demangle: the one rule for showing C++, Rust and Java names, for native and JIT code alike. */
+/* demangle: the one rule for showing C++, Rust, Java and Julia names, for native and JIT code alike. */
 #ifndef PERFCONV_DEMANGLE_H
 #define PERFCONV_DEMANGLE_H
 
@@ -23,5 +23,20 @@ char *demangle_name(const char *name);
  * Rust attempt is made only on a name that can be Rust. malloc'ed, or NULL.
  */
 char *demangle_auto(const char *name);
+
+/*
+ * The name of JIT code (a jitdump's CODE_LOAD, a perf map's line) to show:
+ * demangle_name()'s, else, for a name of the shape Julia's codegen gives its code
+ * (docs/FORMATS.md, "Julia's JIT names"), the name Julia's profiler shows:
+ * - "julia_", "japi1_", "japi3_", "jsys1_", "jlsys_", "j_" or "j1_", a name and "_"
+ *   with 1 to 20 decimal digits: the name ("julia_b_11" is "b", "japi1_top-level
+ *   scope_8" is "top-level scope");
+ * - "jfptr_" or "jlcapi_" with the same: the wrapper of that method, the name with
+ *   the wrapper said after it ("jfptr_b_12" is "b [jfptr wrapper]"), which Julia's
+ *   backtraces count as C frames and hide.
+ * Not for native code: a C function "julia_init_2" keeps its name. malloc'ed, or NULL
+ * when `name` is none of these.
+ */
+char *demangle_jit_name(const char *name);
 
 #endif
