@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		"                        or gzipped); /proc/kallsyms is used only when the running\n"
 		"                        kernel's build id is the recorded one\n"
 		"      --buildid-dir DIR perf's build-id cache (default ~/.debug)\n"
-		"      --no-demangle     show C++ and Rust names as in the binary\n"
+		"      --no-demangle     show names as written (C++, Rust, Java, Julia)\n"
 		"      --no-inline       no frames for inlined calls (a function's line is then\n"
 		"                        the call it inlined)\n"
 		"      --no-symbols      no symbolization: every frame as module+0xoffset\n"

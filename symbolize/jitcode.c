@@ -412,7 +412,7 @@ static void set_names(struct jitcode *jc, struct jc_code *c, const char *name)
 	c->prologue = name[len] != 0;
 	c->name = c->raw;
 	if (jc->demangle) {
-		char *d = demangle_name(jc->names + c->raw);
+		char *d = demangle_jit_name(jc->names + c->raw);
 
 		if (d) {
 			c->name = add_name(jc, d);

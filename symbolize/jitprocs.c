@@ -968,7 +968,7 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 	f->raw_name = strtab_str(jp->strings, strtab_intern_n(jp->strings, e.name,
 							     jitcode_function_name_len(e.name)));
 	f->name = f->raw_name;
-	name = jp->s.demangle ? demangle_name(f->raw_name) : NULL;
+	name = jp->s.demangle ? demangle_jit_name(f->raw_name) : NULL;
 	if (name) {
 		f->name = strtab_str(jp->strings, strtab_intern(jp->strings, name));
 		free(name);

@@ -585,6 +585,44 @@ START_TEST(test_demangle)
 }
 END_TEST
 
+/* Issue 34: Julia's loads and map lines show Julia's names, raw kept; not with
+ * --no-demangle (a table made with demangle 0). */
+START_TEST(test_julia_names)
+{
+	static const char map[] = "4000 10 japi1_top-level scope_8\n";
+	struct perfmap_reader *r;
+	struct jitcode_frame f;
+	struct fixture fx;
+	struct jitcode *raw = jitcode_new(0);
+
+	fx_init(&fx);
+	r = perfmap_reader_open_mem(map, sizeof(map) - 1, "t.map", &fx.d);
+	ck_assert_uint_eq(jitcode_add_perfmap(fx.jc, r), 1);
+	perfmap_reader_close(r);
+	jitcode_add_load(fx.jc, 1, 0x1000, 0x10, "julia_fib_11");
+	jitcode_add_load(fx.jc, 1, 0x2000, 0x10, "jfptr_fib_12");
+	jitcode_add_load(fx.jc, 1, 0x3000, 0x10, "j_foo");
+	jitcode_add_load(raw, 1, 0x1000, 0x10, "julia_fib_11");
+	jitcode_finish(fx.jc);
+	jitcode_finish(raw);
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 2, 0x1000, &f), 1);
+	ck_assert_str_eq(f.name, "fib");
+	ck_assert_str_eq(f.raw_name, "julia_fib_11");
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 2, 0x2000, &f), 1);
+	ck_assert_str_eq(f.name, "fib [jfptr wrapper]");
+	ck_assert_str_eq(f.raw_name, "jfptr_fib_12");
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 2, 0x3000, &f), 1);
+	ck_assert_str_eq(f.name, "j_foo");
+	ck_assert_int_eq(jitcode_lookup(fx.jc, 2, 0x4000, &f), 1);
+	ck_assert_str_eq(f.name, "top-level scope");
+	ck_assert_str_eq(f.raw_name, "japi1_top-level scope_8");
+	ck_assert_int_eq(jitcode_lookup(raw, 2, 0x1000, &f), 1);
+	ck_assert_str_eq(f.name, "julia_fib_11");
+	jitcode_free(raw);
+	fx_release(&fx);
+}
+END_TEST
+
 /* Perf maps: no times, a later line over the same range wins; the dump goes first. */
 START_TEST(test_perf_map)
 {
@@ -1165,6 +1203,7 @@ static Suite *jitcode_suite(void)
 	tcase_add_test(tc, test_debug_unmatched);
 	tcase_add_test(tc, test_unwind_info);
 	tcase_add_test(tc, test_demangle);
+	tcase_add_test(tc, test_julia_names);
 	tcase_add_test(tc, test_perf_map);
 	tcase_add_test(tc, test_name_file);
 	tcase_add_test(tc, test_real_node);
