@@ -24,9 +24,7 @@ if ! command -v node >/dev/null; then
 	finish e2e-jitlive
 	exit 1
 fi
-if [ ! -d tests/browser/node_modules/pprof-format ]; then
-	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
-fi
+npm_ready || bad "npm packages: tests/browser/node_modules (npm ci there) could not be made"
 
 at_exit() { kill_pids; }
 

@@ -26,18 +26,29 @@ skip() { # WHY
 	fi
 }
 
+# tests/browser's npm packages, installed (npm ci) when one its package.json names is
+# missing: a checkout whose node_modules predates a package added later gets it.
+# 0 when every one is there, else 1.
+npm_ready() {
+	local br=tests/browser
+	if ! command -v node >/dev/null; then
+		return 1
+	fi
+	if ! node -e 'const p = require("./'$br'/package.json"); const fs = require("fs");
+		process.exit(Object.keys(p.dependencies).every(d => fs.existsSync("'$br'/node_modules/" + d + "/package.json")) ? 0 : 1)' 2>/dev/null; then
+		(cd $br && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
+	fi
+	node -e 'const p = require("./'$br'/package.json"); const fs = require("fs");
+		process.exit(Object.keys(p.dependencies).every(d => fs.existsSync("'$br'/node_modules/" + d + "/package.json")) ? 0 : 1)'
+}
+
 # Run a script of tests/browser/ in Debian's chromium (node, playwright-core and the
 # speedscope app from npm, installed by npm ci when missing) and count its ok/FAIL
 # lines; screenshots go to build/screenshots. Returns 1 when it could not run.
 run_browser() { # SCRIPT.mjs ARGS...
 	local br=tests/browser script=$1 rc
 	shift
-	if [ ! -d $br/node_modules/speedscope ] || [ ! -d $br/node_modules/playwright-core ]; then
-		(cd $br && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 ||
-			cat "$TMP/npm.log"
-	fi
-	if ! command -v node >/dev/null || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] ||
-		[ ! -d $br/node_modules/speedscope ] || [ ! -d $br/node_modules/playwright-core ]; then
+	if ! npm_ready || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
 		bad "browser: needs node, $br/node_modules (npm ci) and ${CHROMIUM:-/usr/bin/chromium}"
 		return 1
 	fi
@@ -77,11 +88,8 @@ kill_pids() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev
 # The upload receivers (tests/receivers/) need node and tests/browser's npm packages
 # (npm ci there when missing): 0 when they can run, else 1 after a FAIL line.
 receivers_ready() { # NAME (the script's, for its closing line)
-	if [ ! -d tests/browser/node_modules/pprof-format ]; then
-		(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
-	fi
-	if ! command -v node >/dev/null || [ ! -d tests/browser/node_modules/pprof-format ]; then
-		bad "receivers: need node and tests/browser/node_modules/pprof-format (npm ci there)"
+	if ! npm_ready; then
+		bad "receivers: need node and tests/browser/node_modules (npm ci there)"
 		return 1
 	fi
 }

@@ -28,7 +28,6 @@ import { appendFileSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs
 import { createHash } from 'node:crypto'
 import { gunzipSync } from 'node:zlib'
 import { pyroscope, parcaProfile, datadogProfile, LABEL_NAME, toJSON } from './rules.mjs'
-import { otlpChecker } from '../otlp/otlp_decode.mjs'
 
 const args = {}
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1]
@@ -200,6 +199,8 @@ function judgeParca (req, url, body) {
 // MUST rules applied (tests/otlp/otlp_decode.mjs); Pyroscope's: its content types only
 // (else 415), gzip by Content-Encoding, no '-' in a sample type, a profile that has a
 // name (its period type, or process_cpu, off_cpu), its time within the ingestion window.
+// the OTLP schema's decoder (protobufjs), loaded only for an OTLP receiver
+const { otlpChecker } = args.backend === 'otlp' ? await import('../otlp/otlp_decode.mjs') : {}
 let otlp = null
 function judgeOtlp (req, url, body) {
   if (url.pathname !== '/v1development/profiles') return { status: 404, refusals: [`no such path ${url.pathname}`] }
