@@ -15,6 +15,10 @@
 #   make bench                run bench/run.sh
 #   make jvmti                build/libperfconv-jvmti.so, the JVMTI agent that makes
 #                             HotSpot write jit-PID.dump (java -agentpath:...)
+#   make man                  the man pages (man/*.scd, by scdoc) in build/man/
+#   make install              perfconv, its man pages, bash completion, the systemd
+#                             units and their scripts, the JVMTI agent when built,
+#                             under DESTDIR and PREFIX (/usr/local); make uninstall
 
 CC ?= cc
 SANITIZE ?=
@@ -87,7 +91,8 @@ OTLP_HDRS := $(OTLP_PROTOS:%=$(BUILD)/gen/%.pb-c.h)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 
-.PHONY: outputs-update all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti
+.PHONY: outputs-update all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti \
+	man install uninstall
 
 all: $(BIN)
 
@@ -282,6 +287,53 @@ outputs-update: $(BIN)
 
 bench: $(BIN)
 	$(Q)./bench/run.sh
+
+# Man pages: written in scdoc (man/*.1.scd), rendered here; tests/e2e_install.sh holds
+# them to each command's --help and renders them with man --warnings.
+MAN_PAGES := $(patsubst man/%.scd,build/man/%,$(wildcard man/*.1.scd))
+man: $(MAN_PAGES)
+build/man/%: man/%.scd | $(DEPS_MK)
+	@mkdir -p $(dir $@)
+	@echo "  SCDOC $<"
+	$(Q)scdoc <$< >$@.tmp && mv $@.tmp $@
+
+# Installation. The units run the scripts in LIBEXECDIR, which run BINDIR/perfconv:
+# their paths are put in as they are installed. Debian's package sets PREFIX=/usr and
+# SYSTEMDUNITDIR=/lib/systemd/system (bookworm's place for units).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/perfconv
+LIBDIR ?= $(PREFIX)/lib/perfconv
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/perfconv
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+UNITS := perfconv-record@.service perfconv-upload@.service
+UNIT_SCRIPTS := perfconv-record perfconv-upload
+SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g'
+INSTALLED := $(BINDIR)/perfconv $(MAN_PAGES:build/man/%.1=$(MANDIR)/man1/%.1) \
+	$(COMPLETIONDIR)/perfconv $(UNITS:%=$(SYSTEMDUNITDIR)/%) \
+	$(UNIT_SCRIPTS:%=$(LIBEXECDIR)/%) $(DOCDIR)/examples/service.conf \
+	$(LIBDIR)/libperfconv-jvmti.so
+
+install: $(BIN) $(MAN_PAGES)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONDIR) \
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DOCDIR)/examples
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/perfconv
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 completion/perfconv.bash $(DESTDIR)$(COMPLETIONDIR)/perfconv
+	for u in $(UNITS); do $(SUBST) dist/$$u.in >$(DESTDIR)$(SYSTEMDUNITDIR)/$$u && \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; done
+	for s in $(UNIT_SCRIPTS); do $(SUBST) dist/$$s >$(DESTDIR)$(LIBEXECDIR)/$$s && \
+		chmod 0755 $(DESTDIR)$(LIBEXECDIR)/$$s || exit 1; done
+	install -m 0644 dist/service.conf $(DESTDIR)$(DOCDIR)/examples/service.conf
+	if [ -f $(JVMTI_LIB) ]; then install -d $(DESTDIR)$(LIBDIR) && \
+		install -m 0644 $(JVMTI_LIB) $(DESTDIR)$(LIBDIR)/; fi
+
+uninstall:
+	rm -f $(INSTALLED:%=$(DESTDIR)%)
+	rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DOCDIR)/examples \
+		$(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build build-san build-fuzz perfconv
