@@ -19,6 +19,8 @@
 #   make install              perfconv, its man pages, bash completion, the systemd
 #                             units and their scripts, the JVMTI agent when built,
 #                             under DESTDIR and PREFIX (/usr/local); make uninstall
+#   make deb                  the Debian package, in build/deb/ (debian/, dpkg-buildpackage,
+#                             lintian)
 
 CC ?= cc
 SANITIZE ?=
@@ -59,9 +61,18 @@ endif
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wvla
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
+# CPPFLAGS and LDFLAGS: empty here; a package build gives its own (dpkg-buildflags:
+# _FORTIFY_SOURCE, relro, now)
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP \
 	-I. -I$(BUILD)/gen $(PKG_CFLAGS)
+# STATIC=no links them as shared objects, as Debian's package does (its policy: one copy
+# of zlib on the system, updated with it); libiberty has only an archive.
+STATIC ?= yes
+ifeq ($(STATIC),no)
+LDLIBS := $(PKG_DYNAMIC_LIBS) -Wl,-Bstatic -liberty -Wl,-Bdynamic $(PKG_LIBS) -lm -lpthread
+else
 LDLIBS := -Wl,-Bstatic $(PKG_STATIC_LIBS) -liberty -Wl,-Bdynamic $(PKG_LIBS) -lm -lpthread
+endif
 
 ifeq ($(V),1)
 Q :=
@@ -92,21 +103,24 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 
 .PHONY: outputs-update all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti \
-	man install uninstall
+	man install uninstall deb
 
 all: $(BIN)
 
 # Install missing Debian packages, then record what pkg-config says about them.
+# A package build has its Build-Depends installed and installs nothing: INSTALL_DEPS=true.
+INSTALL_DEPS ?= ./scripts/install-deps.sh
 $(DEPS_MK): scripts/install-deps.sh Makefile
 	@mkdir -p $(dir $@)
-	$(Q)./scripts/install-deps.sh
+	$(Q)$(INSTALL_DEPS)
 	$(Q)cflags=$$(pkg-config --cflags $(PKGS) $(HEADER_PKGS)) && \
 		static=$$(pkg-config --static --libs-only-l $(STATIC_PKGS) | \
 			tr ' ' '\n' | grep -v -x -e -lpthread -e -lm -e -ldl | tr '\n' ' ') && \
 		libs=$$(pkg-config --libs libcjson) && \
+		dynamic=$$(pkg-config --libs $(STATIC_PKGS)) && \
 		check=$$(pkg-config --libs check libcjson) && \
-		printf 'PKG_CFLAGS := %s\nPKG_STATIC_LIBS := %s\nPKG_LIBS := %s\nCHECK_LIBS := %s\n' \
-			"$$cflags" "$$static" "$$libs" "$$check" >$@.tmp && mv $@.tmp $@
+		printf 'PKG_CFLAGS := %s\nPKG_STATIC_LIBS := %s\nPKG_LIBS := %s\nPKG_DYNAMIC_LIBS := %s\nCHECK_LIBS := %s\n' \
+			"$$cflags" "$$static" "$$libs" "$$dynamic" "$$check" >$@.tmp && mv $@.tmp $@
 
 deps: $(DEPS_MK)
 
@@ -144,7 +158,7 @@ $(LIB): $(LIB_OBJS)
 
 $(BIN): $(MAIN_SRCS:%.c=$(BUILD)/%.o) $(LIB)
 	@echo "  LD $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Unit tests: one Check suite per module.
 CHECK_BINS := $(CHECK_SUITES:%=$(BUILD)/tests/check_%)
@@ -329,6 +343,23 @@ install: $(BIN) $(MAN_PAGES)
 	install -m 0644 dist/service.conf $(DESTDIR)$(DOCDIR)/examples/service.conf
 	if [ -f $(JVMTI_LIB) ]; then install -d $(DESTDIR)$(LIBDIR) && \
 		install -m 0644 $(JVMTI_LIB) $(DESTDIR)$(LIBDIR)/; fi
+
+# The Debian package (debian/), built with Debian's tools from a copy of the tracked
+# files in build/deb/ (dpkg-buildpackage writes beside the source tree): build/deb/*.deb,
+# then lintian. Build-Depends are installed first (apt-get build-dep).
+DEB_VERSION = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
+deb:
+	$(Q)command -v dpkg-buildpackage >/dev/null && command -v lintian >/dev/null || \
+		./scripts/install-deps.sh
+	$(Q)mkdir -p build && apt-get build-dep -y -q ./ >build/deb-build-dep.log 2>&1 || { cat build/deb-build-dep.log; exit 1; }
+	$(Q)rm -rf build/deb && mkdir -p build/deb/src
+	$(Q)git ls-files -z | grep -zv '^testdata/\|^tests/corpus/\|^bench/' | \
+		xargs -0 tar -c | tar -x -C build/deb/src
+	$(Q)cd build/deb/src && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+		{ tail -40 ../build.log; exit 1; }
+	$(Q)lintian --fail-on error build/deb/*.changes >build/deb/lintian.log 2>&1; rc=$$?; \
+		cat build/deb/lintian.log; exit $$rc
+	@echo "deb: $$(ls build/deb/*.deb)"
 
 uninstall:
 	rm -f $(INSTALLED:%=$(DESTDIR)%)
