@@ -93,6 +93,16 @@ grep -v -- '--trust-folder' "$TMP/page-upload" >"$TMP/page-cut-upload"
 MANPATH=$P/share/man man -w perfconv-upload 2>/dev/null | grep -q "^$P/share/man/man1/perfconv-upload.1" &&
 	ok "man -w perfconv-upload finds the installed page" || bad "man -w perfconv-upload: $(MANPATH=$P/share/man man -w perfconv-upload 2>&1)"
 
+# the README a newcomer reads in five minutes, every document it sends to there, and
+# every man page named in it installed
+n=$(wc -l <README.md)
+links=$(grep -o '](docs/[A-Za-z_]*\.md)' README.md | sed 's/^](//; s/)$//' | sort -u)
+gone=$(for l in $links; do [ -f "$l" ] || echo "$l"; done)
+docs_unlinked=$(for f in docs/*.md; do grep -q "]($f)" README.md || [ "$f" = docs/ARCHITECTURE.md ] || echo "$f"; done)
+[ "$n" -lt 300 ] && [ -z "$gone" ] && [ -z "$docs_unlinked" ] && [ "$(wc -w <<<"$links")" -ge 6 ] &&
+	ok "README.md: $n lines (under 300), links to $(wc -w <<<"$links") documents in docs/, all there, none unlinked" ||
+	bad "README.md: $n lines; links to missing: ${gone:-none}; docs not linked: ${docs_unlinked:-none}"
+
 # --- 3. bash completion ---------------------------------------------------------------
 # complete WORDS...: what the completion offers for the last word (empty: a new word)
 complete_words() {
@@ -142,6 +152,8 @@ else
 fi
 
 # --- 5. the units' command lines, as systemd runs them --------------------------------
+# the chunks in a folder, as the watcher knows them (perf.data.unreadable is not one)
+nchunks() { ls "$1" 2>/dev/null | grep -c '^perf\.data\.[0-9]\{8,\}$'; }
 # unit_cmd UNIT KEY INSTANCE: the command line of KEY= (ExecStart, ExecStopPost), %i put in
 unit_cmd() { sed -n "s/^$2=//p" "$U/$1" | sed 's/^[-+@!:]*//; s/%i/'"$3"'/g'; }
 # as_unit CONF CMD...: CMD with the unit's environment file (KEY=VALUE lines, systemd's
@@ -187,7 +199,7 @@ EOF
 	rrc=$?
 	(as_unit "$TMP/web.conf" $stop 2>>"$TMP/rec.err")
 	wait $prog
-	chunks=$(count_in "$S/web")
+	chunks=$(nchunks "$S/web")
 	plain=$( [ -e "$S/web/perf.data" ] && echo "perf.data left" || echo "no perf.data left")
 	if [ "$rrc" = 130 ] && [ "$chunks" -ge 2 ] && [ ! -e "$S/web/perf.data" ] &&
 		grep -q "perf record -e cpu-clock -p $prog -g -k 1 -F 499 --switch-output=1s -o $S/web/perf.data" "$TMP/rec.err"; then
@@ -195,8 +207,9 @@ EOF
 	else
 		bad "perfconv-record@web: exit $rrc, $chunks chunks, $plain: $(tail -5 "$TMP/rec.err")"
 	fi
-	# perf killed (systemd's SIGKILL after TimeoutStopSec, the machine's power): its
-	# perf.data is named by ExecStopPost, or by the next ExecStart, and sent too
+	# perf killed (systemd's SIGKILL after TimeoutStopSec, the machine's power): the
+	# perf.data it left has no header, nothing can read it; ExecStopPost says so and
+	# keeps it aside, not as a chunk the sender would fail on every hour
 	sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done' &
 	prog=$!
 	echo "$prog" >"$TMP/prog.pid"
@@ -208,26 +221,34 @@ EOF
 	had=$( [ -s "$S/web/perf.data" ] && echo yes)
 	(as_unit "$TMP/web.conf" $stop 2>>"$TMP/rec2.err")
 	wait $prog
-	chunks2=$(count_in "$S/web")
-	[ "$had" = yes ] && [ ! -e "$S/web/perf.data" ] && [ "$chunks2" -gt "$chunks" ] &&
-		grep -q "the chunk perf was writing when it stopped, named perf.data.[0-9]* to be sent" "$TMP/rec2.err" &&
-		ok "perf killed: ExecStopPost names the perf.data it left ($(grep -o 'named perf.data.[0-9]*' "$TMP/rec2.err"))" ||
-		bad "perf killed: perf.data there: ${had:-no}; $chunks2 chunks after, $chunks before: $(tail -3 "$TMP/rec2.err")"
-	chunks=$chunks2
+	chunks=$(nchunks "$S/web")
+	[ "$had" = yes ] && [ ! -e "$S/web/perf.data" ] && [ -s "$S/web/perf.data.unreadable" ] &&
+		grep -q "perf was killed before it wrote its header: the [0-9]* bytes it recorded since its last chunk cannot be read; kept as perf.data.unreadable, not sent" "$TMP/rec2.err" &&
+		ok "perf killed: ExecStopPost says its perf.data cannot be read and keeps it aside as perf.data.unreadable" ||
+		bad "perf killed: perf.data there: ${had:-no}; after: $(ls "$S/web" | tr '\n' ' '); $(tail -2 "$TMP/rec2.err")"
+	# a perf.data perf finished but did not name (an older perf; perf record without
+	# --switch-output): named as a chunk by the next ExecStart (here ExecStopPost), sent
+	cp "$(ls "$S"/web/perf.data.[0-9]* | head -1)" "$S/web/perf.data"
+	(as_unit "$TMP/web.conf" $stop 2>"$TMP/rec3.err")
+	[ ! -e "$S/web/perf.data" ] && [ "$(nchunks "$S/web")" = $((chunks + 1)) ] &&
+		grep -q "the chunk perf was writing when it stopped, named perf.data.[0-9]* to be sent" "$TMP/rec3.err" &&
+		ok "a finished perf.data left by perf is named as a chunk ($(grep -o 'named perf.data.[0-9]*' "$TMP/rec3.err")) and goes to the sender" ||
+		bad "a finished perf.data: $(ls "$S/web" | tr '\n' ' '); $(cat "$TMP/rec3.err")"
+	chunks=$(nchunks "$S/web")
 	# the samples perf recorded in them
 	recorded=0
-	for c in "$S"/web/perf.data.*; do
+	for c in "$S"/web/perf.data.[0-9]*; do
 		recorded=$((recorded + $(perf script -i "$c" -F tid 2>/dev/null | wc -l)))
 	done
 	# ExecStart of the sender, until every chunk is sent; SIGTERM as systemctl stop
 	as_unit "$TMP/web.conf" $up 2>"$TMP/up.err" &
 	upid=$!
 	PIDS+=("$upid")
-	wait_for 60 holds "$S/web" 0
+	wait_for 60 test "$(nchunks "$S/web")" = 0
 	kill -TERM $upid
 	wait $upid
 	urc=$?
-	sent=$(count_in "$S/web/sent")
+	sent=$(nchunks "$S/web/sent")
 	acc=$(python3 tests/receivers/logq.py "$LOG_sink" count accepted)
 	labels=$(python3 tests/receivers/logq.py "$LOG_sink" last labels)
 	got=$(python3 -c 'import json, sys; print(sum(json.loads(l).get("samples", 0) for l in open(sys.argv[1])
@@ -236,7 +257,7 @@ EOF
 		[[ $labels == *'"service_name": "web"'* ]] && [[ $labels == *'"env": "test"'* ]] && [[ $labels == *'"team": "perf"'* ]]; then
 		ok "perfconv-upload@web: each of the $chunks chunks arrived ($acc profiles, $got samples, as perf recorded), service web, env=test, team=perf; moved to sent/; SIGTERM ends it with 0"
 	else
-		bad "perfconv-upload@web: exit $urc, $sent of $chunks sent, $acc accepted, $got samples of $recorded, labels $labels: $(tail -5 "$TMP/up.err")"
+		bad "perfconv-upload@web: exit $urc, $sent of $chunks sent, $acc accepted, $got samples of $recorded, labels $labels: $(ls -R "$S/web" | tr "\n" " ") $(grep -v "sent to" "$TMP/up.err" | tail -5)"
 	fi
 	# what is not right is said before anything runs
 	echo 'PERFCONV_BACKEND=pyroscope' >"$TMP/bad.conf"
