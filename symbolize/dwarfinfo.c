@@ -507,7 +507,9 @@ static void decl_of(Dwarf_Die *die)
 }
 
 /* The node of `die` in its unit's index (made now if it is not yet), -1 when it is in
- * none (another file's DIE: dwz's, a type unit's). */
+ * none: another file's DIE (dwz's, a .dwo's), or a type unit's, whose offsets are in
+ * .debug_types in DWARF 4 and would be taken for .debug_info's in the maps keyed by
+ * offset. */
 static int32_t node_of(struct dwarf_info *d, Dwarf_Die *die, const struct cu_index **xp)
 {
 	Dwarf_Die cumem;
@@ -516,7 +518,8 @@ static int32_t node_of(struct dwarf_info *d, Dwarf_Die *die, const struct cu_ind
 	size_t lo = 0, hi;
 
 	if (!die->cu || dwarf_cu_getdwarf(die->cu) != d->dw ||
-	    !dwarf_diecu(die, &cumem, NULL, NULL))
+	    !dwarf_diecu(die, &cumem, NULL, NULL) ||
+	    (dwarf_tag(&cumem) != DW_TAG_compile_unit && dwarf_tag(&cumem) != DW_TAG_partial_unit))
 		return -1;
 	x = cu_index_for(d, &cumem);
 	hi = x->nnodes;
