@@ -1,7 +1,8 @@
 #!/bin/sh
 # install-deps: install what perfconv needs to build and test on Debian 12, from nothing
 # but a shell: make and the compilers, the libraries, perf, and the tools the tests run
-# (Go's pprof, node and npm, chromium, debuginfod). Idempotent: when every package is
+# (Go's pprof, node and npm, chromium, debuginfod, lli-14, llvm-symbolizer from
+# Debian's llvm). Idempotent: when every package is
 # present it returns at once without touching apt. As root it runs apt-get; otherwise
 # through sudo when there is a sudo, else it names the packages to install and fails.
 set -e
