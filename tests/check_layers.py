@@ -39,9 +39,6 @@ LONG_LINES = 1000
 ONE_JOB = {
     "symbolize/elfsyms.c": "an ELF object's symbol table: loading, perf's choice among "
                            "aliases, the cached form",
-    "symbolize/jitcode.c": "one process's JIT code over time: its loads, moves and map "
-                           "lines, their source lines, and the time index they are "
-                           "looked up in, all on one private table",
 }
 # a definition of a number: a #define or an enumerator
 DEF = re.compile(r"(?:^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\b|(?:^|[{,])\s*([A-Z][A-Z0-9_]*)\s*=[^=])")
