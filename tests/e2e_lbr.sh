@@ -34,6 +34,18 @@ for n in dw-lbr dw-lbr16; do
 		--lbr-leaf $L --lbr-leaf $TD
 done
 
+# 2b. In one pass (as a compressed recording is read): the samples held until their
+#    round is complete keep their branch stacks.
+PERFCONV_FUSED=only "$PERFCONV" -q "${KS[@]}" --symfs $TD --no-inline -f samples -i $L/dw-lbr16.data \
+	-o "$TMP/fused.samples"
+if cmp -s "$TMP/fused.samples" "$TMP/dw-lbr16.samples" &&
+	python3 tests/perfscript_compare.py --min-equal 99 $L/expected/dw-lbr16.truth.script.gz \
+		"$TMP/fused.samples" >/dev/null 2>&1; then
+	ok "dw-lbr16 in one pass (PERFCONV_FUSED=only): the true stacks, as in two"
+else
+	bad "dw-lbr16 in one pass: $(diff "$TMP/fused.samples" "$TMP/dw-lbr16.samples" | head -3)"
+fi
+
 # 3. Where perf is wrong: rec_walk ends its recursion with a tail call to rec_leaf, so
 #    the last call the LBR holds is into rec_walk; perf names rec_walk twice, the thread
 #    runs rec_leaf. Ours says rec_leaf under its true callers, in as many samples as
