@@ -48,7 +48,7 @@ const uint64_t *lbr_sample(struct lbr *l, const struct sample_ctx *c, size_t *nw
 	if (s->has_callchain) {
 		while (user < s->nr_callchain && s->callchain[user] != PERF_CONTEXT_USER)
 			user++;
-		if (user == s->nr_callchain) {
+		if (user == s->nr_callchain && !has_leaf) {
 			l->st.no_user++;
 			return NULL;
 		}

@@ -51,7 +51,9 @@ void lbr_free(struct lbr *l);
  *
  * Returns the words (owned by `l`, valid until the next call) and their count in
  * *nw, or NULL for a sample to take as it is (not an LBR event's; no branch stack;
- * a callchain without a user context: a kernel thread's).
+ * taken in the kernel with a callchain without a user context: a kernel thread's).
+ * A sample taken in user space whose callchain has no user context (recorded with
+ * exclude_callchain_user) gets its ip and the LBR after the callchain.
  */
 const uint64_t *lbr_sample(struct lbr *l, const struct sample_ctx *c, size_t *nw);
 

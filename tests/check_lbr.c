@@ -130,6 +130,16 @@ START_TEST(edges)
 	w = lbr_sample(l, &x, &nw);
 	check_user_part(w, nw, 0, 0x401020, e, 2);
 
+	/* taken in user space, a callchain without a user context (exclude_callchain_user):
+	 * the ip and the LBR after it */
+	s->has_callchain = 1;
+	s->callchain = kchain;
+	s->nr_callchain = 0;
+	w = lbr_sample(l, &x, &nw);
+	check_user_part(w, nw, 0, 0x401020, e, 2);
+	s->has_callchain = 0;
+	s->callchain = NULL;
+
 	/* an entry whose call site is a context marker's value: left out, counted */
 	s->nr_branches = 3;
 	w = lbr_sample(l, &x, &nw);
@@ -155,7 +165,7 @@ START_TEST(edges)
 	x.ev = perf_reader_event(r, 0);
 	s->has_branch_stack = 0;
 	ck_assert_ptr_null(lbr_sample(l, &x, &nw));
-	ck_assert_uint_eq(lbr_stats(l)->samples, 4);
+	ck_assert_uint_eq(lbr_stats(l)->samples, 5);
 
 	lbr_free(l);
 	lbr_free(NULL);
