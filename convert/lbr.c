@@ -92,11 +92,12 @@ const struct lbr_stats *lbr_stats(const struct lbr *l)
 	return &l->st;
 }
 
-/* The hardware's depths: 4, 8 (Core 2, Atom), 16 (Nehalem to Broadwell), 32 (Skylake
- * and later); architectural LBR (Alder Lake and later): a multiple of 8 up to 32. */
+/* The LBR's depths in call-stack mode: 16 (Haswell, Broadwell), 32 (Skylake and
+ * later); architectural LBR (Alder Lake, Sapphire Rapids and later): 8 to 64 in steps
+ * of 8. */
 static int hardware_depth(uint32_t n)
 {
-	return n == 4 || (n % 8 == 0 && n >= 8 && n <= 32);
+	return n % 8 == 0 && n >= 8 && n <= 64;
 }
 
 void lbr_report(const struct lbr *l, struct diag *d)
