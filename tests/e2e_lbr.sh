@@ -34,6 +34,13 @@ for n in dw-lbr dw-lbr16; do
 		--lbr-leaf $L --lbr-leaf $TD
 done
 
+# 2a. --lbr-leaf accepts no other difference (the compare script's own mutations)
+if python3 tests/perfscript_compare.py --selftest $L/expected/dw-lbr.script.gz >"$TMP/self" 2>&1; then
+	ok "perfscript_compare --selftest on dw-lbr: $(tail -1 "$TMP/self" | sed 's/^selftest: //')"
+else
+	bad "perfscript_compare --selftest on dw-lbr: $(grep FAILED "$TMP/self" | head -3)"
+fi
+
 # 2b. In one pass (as a compressed recording is read): the samples held until their
 #    round is complete keep their branch stacks.
 PERFCONV_FUSED=only "$PERFCONV" -q "${KS[@]}" --symfs $TD --no-inline -f samples -i $L/dw-lbr16.data \

@@ -681,7 +681,7 @@ def selftest(golden_path, report_path):
         # the rules for perf's Java names and dwarf stack ends accept no other change
         here = os.path.dirname(golden_path) or "."
         lenient = ["--java", "--jit-stops", "--end-marker", "--noreturn-callers", here,
-                   "--restorer", here]
+                   "--restorer", here, "--lbr-leaf", here]
         for what, copy in mutations:
             write_ours(copy, ours)
             run([golden_path, ours], 1, what)
