@@ -81,7 +81,7 @@ static void upload_usage(FILE *f)
 		"      --trust-folder    with --watch: send chunks of any owner, mode or number\n"
 		"                        of links, and use JIT files beside them of any owner\n"
 		"                        (by default: perfconv's user's or root's, writable by\n"
-		"                        no one else; README: Security)\n"
+		"                        no one else; docs/UPLOADING.md: Security)\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 every profile sent (or watching stopped), 1 one was refused or\n"
