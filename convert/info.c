@@ -229,6 +229,8 @@ static cJSON *objects_json(struct counts *c, struct replay *rp, const struct str
 		add_u64(o, "in_stacks", c->objs[order[i]].stack);
 		if (strcmp(kind, "kernel") == 0) {
 			add_str(o, "found", kernel_source);
+			add_str(o, "not_verified", kernel_source ? symbolizer_kernel_unverified(sym)
+								 : NULL);
 			add_str(o, "problem", kernel_source ? NULL : "no kernel symbols");
 		} else if (strcmp(kind, "user") == 0 || strcmp(kind, "vdso") == 0) {
 			struct sym_location loc;
