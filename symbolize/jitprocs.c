@@ -41,6 +41,9 @@ struct jp_proc {
 	char *map_later;     /* a perf map beside a dump: loaded when the dump misses */
 	struct map_index *map;
 	char *map_module;
+	char *unused;        /* a dump found for it but not used (the first said), or NULL */
+	char *unused_why;    /* why not */
+	size_t nunused;      /* dumps found and not used */
 };
 
 /*
@@ -160,6 +163,8 @@ void jit_procs_free(struct jit_procs *jp)
 			jitcode_free(jp->procs[i].jc);
 		free(jp->procs[i].map_later);
 		free(jp->procs[i].map_module);
+		free(jp->procs[i].unused);
+		free(jp->procs[i].unused_why);
 		map_index_free(jp->procs[i].map);
 	}
 	for (size_t i = 0; i < jp->nfound; i++)
@@ -582,9 +587,35 @@ static int choose_dump(struct jit_procs *jp, const struct jp_proc *p, struct can
 	return -1;
 }
 
+/*
+ * Keep, for the summary, the dump of `c` that was found for `p` but not used: the one
+ * chosen (`k`) that gave no code, for reason `why`; with none chosen (k -1), the one the
+ * process mapped, else the first found, for the reason it was found wrong.
+ */
+static void note_unused(struct jp_proc *p, const struct cands *c, int k, const char *why)
+{
+	int at = k;
+
+	p->nunused = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if ((int)i == k || (k < 0 && c->v[i].why[0])) {
+			p->nunused++;
+			if (at < 0 || (k < 0 && c->v[i].mapped && !c->v[at].mapped))
+				at = (int)i;
+		}
+	if (at < 0)
+		return;
+	free(p->unused);
+	free(p->unused_why);
+	p->unused = xstrdup(c->v[at].path);
+	p->unused_why = xstrdup(k >= 0 ? why : c->v[at].why);
+}
+
 /* Process `p`'s dump as jit_procs_load() chooses it, a malloc'ed path or NULL (*gz set
- * for a .gz). */
-static char *find_dump(struct jit_procs *jp, const struct jp_proc *p, int *gz)
+ * for a .gz); with none, when `w` is not NULL, the one found but not used and why in
+ * w->unused, w->unused_why (as note_unused() picks it). */
+static char *find_dump(struct jit_procs *jp, const struct jp_proc *p, int *gz,
+		       struct jit_where *w)
 {
 	struct cands c = { 0 };
 	char *f = NULL;
@@ -596,6 +627,13 @@ static char *find_dump(struct jit_procs *jp, const struct jp_proc *p, int *gz)
 		f = c.v[k].path;
 		*gz = c.v[k].gz;
 		c.v[k].path = NULL;
+	} else if (w) {
+		struct jp_proc q;
+
+		memset(&q, 0, sizeof(q));
+		note_unused(&q, &c, -1, NULL);
+		w->unused = q.unused;
+		w->unused_why = q.unused_why;
 	}
 	cands_release(&c);
 	return f;
@@ -623,14 +661,29 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
 		size_t n, size;
 	} b = { buf, 0, size };
 	const char *sep = " ";
+	uint32_t *v = u64map_get(&jp->index, (uint64_t)pid + 1);
+	const struct jp_proc *p = v ? &jp->procs[*v - 1] : NULL;
 
 #define PUT(...)                                                                       \
 	do {                                                                           \
 		if (b.n < b.size)                                                      \
 			b.n += (size_t)snprintf(b.p + b.n, b.size - b.n, __VA_ARGS__); \
 	} while (0)
-	PUT("no jit-%u.dump or perf-%u.map", pid, pid);
-	if (ns_pid_of(jp, pid))
+	/* a dump that was there but would not do: what was found, and why not, rather
+	 * than send the user looking for it */
+	if (p && p->unused) {
+		PUT("%s found at %s but not used: %s", path_base(p->unused), p->unused,
+		    p->unused_why);
+		if (p->nunused > 1)
+			PUT(" (and %zu other dumps found not used)", p->nunused - 1);
+		PUT("; no perf-%u.map", pid);
+	} else {
+		PUT("no jit-%u.dump or perf-%u.map", pid, pid);
+	}
+	if (ns_pid_of(jp, pid) && p && p->unused)
+		PUT(" (nor perf-%u.map: pid %u in its namespace)", ns_pid_of(jp, pid),
+		    ns_pid_of(jp, pid));
+	else if (ns_pid_of(jp, pid))
 		PUT(" (nor jit-%u.dump, perf-%u.map: pid %u in its namespace)", ns_pid_of(jp, pid),
 		    ns_pid_of(jp, pid), ns_pid_of(jp, pid));
 	/* a map's places: a dump's but the one the process mapped, which it did not */
@@ -647,7 +700,9 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
 			PUT("%sin /tmp", sep);
 	}
 	loc_list_release(&places);
-	if (!jp->s.njit_dirs)
+	if (!jp->s.njit_dirs && p && p->unused)
+		PUT("; give a sound copy of the dump with --jit-dir");
+	else if (!jp->s.njit_dirs)
 		PUT("; name where they are with --jit-dir");
 #undef PUT
 	return b.n < size ? b.n : size - 1;
@@ -657,14 +712,31 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
  * writes a record late, records of a moment written out of order). */
 #define JIT_PRUNE_MARGIN (10 * 1000000000ull)
 
+/* Why a dump read as `r` gave no code load: into `why` (`size` bytes). */
+static void why_no_loads(const struct jitdump_reader *r, char *why, size_t size)
+{
+	const struct jitdump_stats *st = jitdump_reader_stats(r);
+
+	if (st->truncated_bytes)
+		snprintf(why, size, "no code load before the damage at offset 0x%" PRIx64
+			 " (the last %" PRIu64 " bytes unreadable)", jitdump_reader_resume(r),
+			 st->truncated_bytes);
+	else if (st->skipped_bad)
+		snprintf(why, size, "no code load that could be read (%" PRIu64 " damaged "
+			 "records skipped)", st->skipped_bad);
+	else
+		snprintf(why, size, "it holds no code loads");
+}
+
 /*
- * Load dump `c` (examined) into p->jc; 1 when it gave code. With the search's store,
+ * Load dump `c` (examined) into p->jc; 1 when it gave code, else 0 with why not in
+ * `why` (`why_size` bytes). With the search's store,
  * the table the store kept for it is read on from where the last read stopped, pruned,
  * and given back (p->jc then borrowed from the store). A dump of a process that did not
  * exit during the recording is read as live (JITDUMP_LIVE).
  */
 static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, struct diag *d,
-		     int *timeless)
+		     int *timeless, char *why, size_t why_size)
 {
 	struct jitdump_open o = { .tc = jp->s.time_conv, .flags = p->exited ? 0 : JITDUMP_LIVE };
 	struct jit_store *store = c->gz ? NULL : jp->s.store;
@@ -681,8 +753,10 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 		o.stop_after = jp->s.last_time + JIT_PRUNE_MARGIN;
 	r = c->gz ? jitdump_reader_open_mem_at(c->buf, c->len, c->path, &o, d)
 		  : jitdump_reader_open_fd(c->fd, c->path, &o, d);
-	if (!r)
+	if (!r) {
+		snprintf(why, why_size, "it could not be read as a jitdump (said above)");
 		return 0;
+	}
 	h = jitdump_reader_header(r);
 	*timeless = !jp->s.clock_monotonic || !h->times_converted;
 	memset(&key, 0, sizeof(key));
@@ -710,6 +784,7 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 	/* its records name the writer by its pid, in its namespace */
 	jitcode_add_dump(jc, r, h->pid);
 	resume = jitdump_reader_resume(r);
+	why_no_loads(r, why, why_size);
 	jitdump_reader_close(r);
 	if (store) {
 		/* what the next conversions can meet: code live from a while before this
@@ -818,6 +893,8 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 
 		collect_dumps_of(jp, p, &c);
 		k = choose_dump(jp, p, &c);
+		if (k < 0)
+			note_unused(p, &c, -1, NULL);
 		map = find_map(jp, p->pid);
 		if (k < 0 && !map) {
 			say_passed_over(p, &c, -1, d, quiet);
@@ -830,8 +907,12 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 			continue;
 		}
 		if (k >= 0) {
+			char why[256];
+
 			dump = c.v[k].path;
-			got_dump = load_dump(jp, p, &c.v[k], d, &timeless);
+			got_dump = load_dump(jp, p, &c.v[k], d, &timeless, why, sizeof(why));
+			if (!got_dump)
+				note_unused(p, &c, k, why);
 		}
 		if (k < 0)
 			say_passed_over(p, &c, -1, d, quiet);
@@ -910,7 +991,7 @@ void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t 
 
 		memset(&anon, 0, sizeof(anon));
 		anon.pid = pid;
-		w->dump = find_dump(jp, p ? p : &anon, &gz);
+		w->dump = find_dump(jp, p ? p : &anon, &gz, w);
 	}
 	w->map = find_map(jp, pid);
 	pl = places_of(s);
@@ -932,6 +1013,8 @@ void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t 
 void jit_where_release(struct jit_where *w)
 {
 	free(w->dump);
+	free(w->unused);
+	free(w->unused_why);
 	free(w->map);
 	for (size_t i = 0; i < w->nlooked; i++)
 		free(w->looked[i]);

@@ -157,6 +157,40 @@ rc=$?
 	ok "info with a --jit-dir that does not exist: exit 1, said why" ||
 	bad "info with a --jit-dir that does not exist: exit $rc: $(cat "$TMP/nodir.err")"
 
+# A dump found but not used (issue 34 item 5): the summary says which file and why,
+# not that there is none, and does not send the user looking for it. Damaged copies
+# of lli's dump beside the recording: a header of version 7, a first record of size
+# 0 (nothing after the header can be read), another process's pid in the header.
+damage() { # NAME OFFSET FORMAT VALUE
+	mkdir -p "$TMP/$1"
+	cp $J/lli.data "$TMP/$1/"
+	python3 -c 'import struct, sys
+src, dst, off, fmt, v = sys.argv[1:4] + sys.argv[4:5] + [int(sys.argv[5])]
+b = bytearray(open(src, "rb").read())
+struct.pack_into(fmt, b, int(off), v)
+open(dst, "wb").write(b)' $J/jit-30749.dump "$TMP/$1/jit-30749.dump" "$2" "$3" "$4"
+}
+unused_check() { # NAME WHY (a fixed string)
+	local dir=$TMP/$1
+	"$PERFCONV" -i "$dir/lli.data" -o "$dir.folded" 2>"$dir.err"
+	"$PERFCONV" info -i "$dir/lli.data" >"$dir.info" 2>&1
+	if grep -qF "in anonymous (JIT) code of pid 30749 (lli-14): jit-30749.dump found at $dir/jit-30749.dump but not used: $2; no perf-30749.map beside the recording ($dir), in /tmp; give a sound copy of the dump with --jit-dir" "$dir.err" &&
+		! grep -q 'no jit-30749.dump' "$dir.err" && ! grep -q 'name where they are' "$dir.err"; then
+		ok "lli with its dump damaged ($1): the summary says it was found and why it was not used"
+	else
+		bad "lli with its dump damaged ($1): $(grep 'anonymous (JIT) code' "$dir.err")"
+	fi
+}
+damage badversion 4 '<I' 7
+unused_check badversion 'offset 0x4: unsupported jitdump version 7, want 1'
+grep -qF "jit-30749.dump found at $TMP/badversion/jit-30749.dump but not used: offset 0x4: unsupported jitdump version 7, want 1; no perf map found" "$TMP/badversion.info" &&
+	ok "info: the dump found but not used, and why" ||
+	bad "info, dump not used: $(grep -A1 '^JIT' "$TMP/badversion.info")"
+damage size0 44 '<I' 0
+unused_check size0 'no code load before the damage at offset 0x28 (the last 1897 bytes unreadable)'
+damage otherpid 20 '<I' 4242
+unused_check otherpid 'the dump was written by pid 4242, not 30749'
+
 # An explicit --jit-dir wins over a map beside the recording, and a map written
 # before the recording began is warned about (issue 12 C5): a stale map beside the
 # recording whose names are another program's.
