@@ -746,6 +746,7 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 	struct jit_store_key key;
 	struct jitcode *jc = NULL;
 	uint64_t resume = 0, was = 0;
+	int cut;
 
 	/* a conversion reads what its samples can meet: up to a while after its last
 	 * record (a watcher reads on to the end: the next chunk begins there) */
@@ -785,8 +786,11 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 	jitcode_add_dump(jc, r, h->pid);
 	resume = jitdump_reader_resume(r);
 	why_no_loads(r, why, why_size);
+	/* a load cut inside its code, kept: a read that went on at `resume` would add it
+	 * again, so the table is kept by neither the store nor the cache */
+	cut = jitdump_reader_stats(r)->cut_loads != 0;
 	jitdump_reader_close(r);
-	if (store) {
+	if (store && !cut) {
 		/* what the next conversions can meet: code live from a while before this
 		 * one's first record on (a timeless table: what is live at the end) */
 		if (*timeless || jp->s.first_time > JIT_PRUNE_MARGIN)
@@ -794,7 +798,7 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 		jitcode_finish(jc);
 		jit_store_put(store, &key, jc, resume);
 		p->jc_stored = 1;
-	} else if (cache && resume != was) {
+	} else if (cache && resume != was && !cut) {
 		jitcache_save(cache, &key, c->fd, jc, resume);
 	}
 	p->jc = jc;

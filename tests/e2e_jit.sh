@@ -128,6 +128,39 @@ else
 	bad "erlang cut dump: $(grep -i warn "$TMP/cut2.err" | head -2) ($cutn samples)"
 fi
 
+# A dump cut inside the code bytes of its last CODE_LOAD (.NET's, a runtime killed
+# while writing): the record's fixed part and name are whole, and they name the
+# function (issue 34 item 3 of C). lli's dump cut 20 bytes before the end of
+# collatz_steps's load (the hot function; main's load after it is lost); node's cut
+# 100 bytes before the end of its last record, the load of fibonacci whose DEBUG_INFO
+# comes just before it.
+cut_in_load() { # NAME DATA DUMP OFFSET-OF-THE-LOAD
+	mkdir -p "$TMP/$1"
+	cp $J/$2.data "$TMP/$1/"
+	local size
+	size=$(od -An -tu4 -j $(($4 + 4)) -N4 $J/$3 | tr -d ' ')
+	head -c $(($4 + size - $5)) $J/$3 >"$TMP/$1/$3"
+	"$PERFCONV" -i "$TMP/$1/$2.data" -o "$TMP/$1.folded" 2>"$TMP/$1.err"
+	"$PERFCONV" -q -i "$TMP/$1/$2.data" --srcline -f samples -o "$TMP/$1.samples" 2>/dev/null
+}
+cut_in_load lli-cutload lli jit-30749.dump 622 20
+cutn=$(our_count "$TMP/lli-cutload.folded" collatz_steps)
+leaf_lines "$TMP/lli-cutload.samples" collatz_steps hotloop.c >"$TMP/lli-cutload.lines"
+if grep -q 'jit-30749.dump: offset 0x26e: warning: JIT_CODE_LOAD: record of 115 bytes cut short at 95: its code bytes are missing.*its function kept: collatz_steps$' "$TMP/lli-cutload.err" &&
+	[ "$cutn" = "$(perf_count lli collatz_steps)" ] && cmp -s "$TMP/lli-cutload.lines" "$TMP/lli.lines"; then
+	ok "lli with its dump cut inside collatz_steps's code bytes: said, the function kept with its $cutn samples and lines, as with the whole dump"
+else
+	bad "lli, dump cut inside a load's code: $cutn samples (perf $(perf_count lli collatz_steps)); $(grep -i 'cut short' "$TMP/lli-cutload.err")"
+fi
+cut_in_load node-cutload node jit-30720.dump 1926640 100
+if grep -q 'warning: JIT_CODE_LOAD: record of 483 bytes cut short at 383: .*its function kept: JS:\*fibonacci' "$TMP/node-cutload.err" &&
+	cmp -s "$TMP/node-cutload.samples" "$TMP/node.samples" &&
+	[ "$(our_count "$TMP/node-cutload.folded" "$FIB")" = "$(perf_count node "$FIB")" ]; then
+	ok "node with its last load cut inside its code: every sample's frames and lines as with the whole dump"
+else
+	bad "node, dump cut inside its last load's code: $(diff "$TMP/node-cutload.samples" "$TMP/node.samples" | grep -c '^>') samples differ; $(grep -i 'cut short' "$TMP/node-cutload.err")"
+fi
+
 # pprof and speedscope carry the JIT frames with their lines.
 "$PERFCONV" -q -i $J/node.data -o "$TMP/node.pb.gz"
 if command -v go >/dev/null; then
