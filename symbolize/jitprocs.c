@@ -18,6 +18,7 @@
 #include "formats/perfmap.h"
 #include "symbolize/jitcache.h"
 #include "symbolize/locate.h"
+#include "symbolize/mapindex.h"
 #include "symbolize/symbolizer.h"
 
 enum { FOUND_DUMP, FOUND_DUMP_GZ, FOUND_MAP };
@@ -43,26 +44,6 @@ struct jp_proc {
 	char *map_module;
 	char *unused;        /* a dump found for it but not used (the first said), or NULL */
 	char *unused_why;    /* why not */
-	size_t nunused;      /* dumps found and not used */
-};
-
-/*
- * A perf map beside a dump is consulted only where the dump names nothing, usually a
- * handful of addresses: its lines are kept sorted by start with their place in the
- * file, and a line is read again for its name only when an address hits it. A later
- * line over the same range wins, as in perf.
- */
-struct map_line {
-	uint64_t start, end;
-	uint64_t offset;     /* of the line in the file */
-	uint32_t seq;        /* line order */
-};
-
-struct map_index {
-	struct map_line *v;
-	uint64_t *maxend;    /* max end of v[0..i] */
-	size_t n;
-	struct perfmap_reader *r; /* the file, for the names */
 };
 
 struct jit_procs {
@@ -79,68 +60,6 @@ struct jit_procs {
 	int indexed;          /* the --jit-dir trees were walked */
 	struct diag *d;       /* jit_procs_load's, for the files not used */
 };
-
-static void map_index_free(struct map_index *m)
-{
-	if (!m)
-		return;
-	free(m->v);
-	free(m->maxend);
-	perfmap_reader_close(m->r);
-	free(m);
-}
-
-static struct map_index *map_index_load(const char *path, struct diag *d)
-{
-	struct perfmap_reader *r = perfmap_reader_open(path, d);
-	struct map_index *m;
-	struct perfmap_entry e;
-	struct sort_pair *keys;
-	struct map_line *lines = NULL;
-	size_t cap = 0;
-	uint64_t maxend = 0;
-
-	if (!r)
-		return NULL;
-	m = xcalloc(1, sizeof(*m));
-	m->r = r;
-	while (perfmap_reader_next(r, &e) == 1) {
-		struct map_line l = { e.start, e.start + e.size, e.offset, (uint32_t)m->n };
-
-		if (e.size && m->n < UINT32_MAX)
-			VEC_PUSH(lines, m->n, cap, l);
-	}
-	/* by start, in line order among equal starts (the sort is stable) */
-	keys = xmalloc((2 * m->n + 1) * sizeof(*keys));
-	for (size_t i = 0; i < m->n; i++)
-		keys[i] = (struct sort_pair){ lines[i].start, i };
-	sort_pairs(keys, keys + m->n, m->n);
-	m->v = xmalloc((m->n ? m->n : 1) * sizeof(*m->v));
-	for (size_t i = 0; i < m->n; i++)
-		m->v[i] = lines[keys[i].val];
-	free(keys);
-	free(lines);
-	m->maxend = xmalloc((m->n ? m->n : 1) * sizeof(*m->maxend));
-	for (size_t i = 0; i < m->n; i++) {
-		if (m->v[i].end > maxend)
-			maxend = m->v[i].end;
-		m->maxend[i] = maxend;
-	}
-	return m;
-}
-
-/* The line that names `addr` (the latest of those that cover it), or NULL. */
-static const struct map_line *map_index_find(const struct map_index *m, uint64_t addr)
-{
-	const struct map_line *best = NULL;
-	size_t lo = 0, hi = m->n;
-
-	lo = COUNT_LE(m->v, hi, start, addr);
-	for (size_t i = lo; i-- > 0 && m->maxend[i] > addr;)
-		if (addr < m->v[i].end && (!best || m->v[i].seq > best->seq))
-			best = &m->v[i];
-	return best;
-}
 
 struct jit_procs *jit_procs_new(struct strtab *strings)
 {
@@ -596,13 +515,9 @@ static void note_unused(struct jp_proc *p, const struct cands *c, int k, const c
 {
 	int at = k;
 
-	p->nunused = 0;
-	for (size_t i = 0; i < c->n; i++)
-		if ((int)i == k || (k < 0 && c->v[i].why[0])) {
-			p->nunused++;
-			if (at < 0 || (k < 0 && c->v[i].mapped && !c->v[at].mapped))
-				at = (int)i;
-		}
+	for (size_t i = 0; k < 0 && i < c->n; i++)
+		if (c->v[i].why[0] && (at < 0 || (c->v[i].mapped && !c->v[at].mapped)))
+			at = (int)i;
 	if (at < 0)
 		return;
 	free(p->unused);
@@ -672,11 +587,8 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
 	/* a dump that was there but would not do: what was found, and why not, rather
 	 * than send the user looking for it */
 	if (p && p->unused) {
-		PUT("%s found at %s but not used: %s", path_base(p->unused), p->unused,
-		    p->unused_why);
-		if (p->nunused > 1)
-			PUT(" (and %zu other dumps found not used)", p->nunused - 1);
-		PUT("; no perf-%u.map", pid);
+		PUT("%s found at %s but not used: %s; no perf-%u.map", path_base(p->unused),
+		    p->unused, p->unused_why, pid);
 	} else {
 		PUT("no jit-%u.dump or perf-%u.map", pid, pid);
 	}
@@ -1036,7 +948,7 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 		       struct jitcode_frame *f, const char **module)
 {
 	struct jp_proc *p = &jp->procs[jp->tables[idx]];
-	const struct map_line *l;
+	struct map_line l;
 	struct perfmap_entry e;
 	char *name;
 
@@ -1046,11 +958,8 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 		free(p->map_later);
 		p->map_later = NULL;
 	}
-	if (!p->map || !(l = map_index_find(p->map, addr)))
+	if (!p->map || !map_index_lookup(p->map, addr, &l, &e))
 		return 0;
-	perfmap_reader_seek(p->map->r, l->offset);
-	if (perfmap_reader_next(p->map->r, &e) != 1)
-		return 0; /* it was read once: not reached */
 	memset(f, 0, sizeof(*f));
 	f->raw_name = strtab_str(jp->strings, strtab_intern_n(jp->strings, e.name,
 							     jitcode_function_name_len(e.name)));
@@ -1060,9 +969,9 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 		f->name = strtab_str(jp->strings, strtab_intern(jp->strings, name));
 		free(name);
 	}
-	f->start = l->start;
-	f->size = l->end - l->start;
-	f->code = l->seq;
+	f->start = l.start;
+	f->size = l.end - l.start;
+	f->code = l.seq;
 	f->from_map = 1;
 	*module = p->map_module;
 	return 1;
