@@ -15,6 +15,12 @@
 #   make bench                run bench/run.sh
 #   make jvmti                build/libperfconv-jvmti.so, the JVMTI agent that makes
 #                             HotSpot write jit-PID.dump (java -agentpath:...)
+#   make man                  the man pages (man/*.scd, by scdoc) in build/man/
+#   make install              perfconv, its man pages, bash completion, the systemd
+#                             units and their scripts, the JVMTI agent when built,
+#                             under DESTDIR and PREFIX (/usr/local); make uninstall
+#   make deb                  the Debian package, in build/deb/ (debian/, dpkg-buildpackage,
+#                             lintian)
 
 CC ?= cc
 SANITIZE ?=
@@ -55,9 +61,18 @@ endif
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wvla
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
+# CPPFLAGS and LDFLAGS: empty here; a package build gives its own (dpkg-buildflags:
+# _FORTIFY_SOURCE, relro, now)
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP \
 	-I. -I$(BUILD)/gen $(PKG_CFLAGS)
+# STATIC=no links them as shared objects, as Debian's package does (its policy: one copy
+# of zlib on the system, updated with it); libiberty has only an archive.
+STATIC ?= yes
+ifeq ($(STATIC),no)
+LDLIBS := $(PKG_DYNAMIC_LIBS) -Wl,-Bstatic -liberty -Wl,-Bdynamic $(PKG_LIBS) -lm -lpthread
+else
 LDLIBS := -Wl,-Bstatic $(PKG_STATIC_LIBS) -liberty -Wl,-Bdynamic $(PKG_LIBS) -lm -lpthread
+endif
 
 ifeq ($(V),1)
 Q :=
@@ -87,21 +102,25 @@ OTLP_HDRS := $(OTLP_PROTOS:%=$(BUILD)/gen/%.pb-c.h)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 
-.PHONY: outputs-update all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti
+.PHONY: outputs-update all check demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti \
+	man install uninstall deb
 
 all: $(BIN)
 
 # Install missing Debian packages, then record what pkg-config says about them.
+# A package build has its Build-Depends installed and installs nothing: INSTALL_DEPS=true.
+INSTALL_DEPS ?= ./scripts/install-deps.sh
 $(DEPS_MK): scripts/install-deps.sh Makefile
 	@mkdir -p $(dir $@)
-	$(Q)./scripts/install-deps.sh
+	$(Q)$(INSTALL_DEPS)
 	$(Q)cflags=$$(pkg-config --cflags $(PKGS) $(HEADER_PKGS)) && \
 		static=$$(pkg-config --static --libs-only-l $(STATIC_PKGS) | \
 			tr ' ' '\n' | grep -v -x -e -lpthread -e -lm -e -ldl | tr '\n' ' ') && \
 		libs=$$(pkg-config --libs libcjson) && \
+		dynamic=$$(pkg-config --libs $(STATIC_PKGS)) && \
 		check=$$(pkg-config --libs check libcjson) && \
-		printf 'PKG_CFLAGS := %s\nPKG_STATIC_LIBS := %s\nPKG_LIBS := %s\nCHECK_LIBS := %s\n' \
-			"$$cflags" "$$static" "$$libs" "$$check" >$@.tmp && mv $@.tmp $@
+		printf 'PKG_CFLAGS := %s\nPKG_STATIC_LIBS := %s\nPKG_LIBS := %s\nPKG_DYNAMIC_LIBS := %s\nCHECK_LIBS := %s\n' \
+			"$$cflags" "$$static" "$$libs" "$$dynamic" "$$check" >$@.tmp && mv $@.tmp $@
 
 deps: $(DEPS_MK)
 
@@ -139,7 +158,7 @@ $(LIB): $(LIB_OBJS)
 
 $(BIN): $(MAIN_SRCS:%.c=$(BUILD)/%.o) $(LIB)
 	@echo "  LD $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Unit tests: one Check suite per module.
 CHECK_BINS := $(CHECK_SUITES:%=$(BUILD)/tests/check_%)
@@ -244,7 +263,7 @@ fuzz-seeds: | $(DEPS_MK)
 			perfmap) s="$(FUZZ_SEEDS_perfmap)";; esac; \
 		for f in $$s; do [ -f "$$f" ] && cp -n "$$f" build-fuzz/corpus-$$t/seed-$$(echo $$f | tr / _); done; \
 	done; true
-	$(Q)for f in testdata/*.data testdata/jit/*.data testdata/java/*.data; do [ -f "$$f" ] || continue; \
+	$(Q)for f in testdata/*.data testdata/jit/*.data testdata/java/*.data testdata/lbr/*.data; do [ -f "$$f" ] || continue; \
 		python3 fuzz/cut.py $(FUZZ_CUT) $$f build-fuzz/corpus-perfdata/cut-$$(echo $$f | tr / _) || exit 1; \
 	done
 	$(Q)for d in testdata/jit testdata/java; do \
@@ -282,6 +301,70 @@ outputs-update: $(BIN)
 
 bench: $(BIN)
 	$(Q)./bench/run.sh
+
+# Man pages: written in scdoc (man/*.1.scd), rendered here; tests/e2e_install.sh holds
+# them to each command's --help and renders them with man --warnings.
+MAN_PAGES := $(patsubst man/%.scd,build/man/%,$(wildcard man/*.1.scd))
+man: $(MAN_PAGES)
+build/man/%: man/%.scd | $(DEPS_MK)
+	@mkdir -p $(dir $@)
+	@echo "  SCDOC $<"
+	$(Q)scdoc <$< >$@.tmp && mv $@.tmp $@
+
+# Installation. The units run the scripts in LIBEXECDIR, which run BINDIR/perfconv:
+# their paths are put in as they are installed. Debian's package sets PREFIX=/usr and
+# SYSTEMDUNITDIR=/lib/systemd/system (bookworm's place for units).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/perfconv
+LIBDIR ?= $(PREFIX)/lib/perfconv
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/perfconv
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+UNITS := perfconv-record@.service perfconv-upload@.service
+UNIT_SCRIPTS := perfconv-record perfconv-upload
+SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g'
+INSTALLED := $(BINDIR)/perfconv $(MAN_PAGES:build/man/%.1=$(MANDIR)/man1/%.1) \
+	$(COMPLETIONDIR)/perfconv $(UNITS:%=$(SYSTEMDUNITDIR)/%) \
+	$(UNIT_SCRIPTS:%=$(LIBEXECDIR)/%) $(DOCDIR)/examples/service.conf \
+	$(LIBDIR)/libperfconv-jvmti.so
+
+install: $(BIN) $(MAN_PAGES)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONDIR) \
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DOCDIR)/examples
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/perfconv
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 completion/perfconv.bash $(DESTDIR)$(COMPLETIONDIR)/perfconv
+	for u in $(UNITS); do $(SUBST) dist/$$u.in >$(DESTDIR)$(SYSTEMDUNITDIR)/$$u && \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; done
+	for s in $(UNIT_SCRIPTS); do $(SUBST) dist/$$s >$(DESTDIR)$(LIBEXECDIR)/$$s && \
+		chmod 0755 $(DESTDIR)$(LIBEXECDIR)/$$s || exit 1; done
+	install -m 0644 dist/service.conf $(DESTDIR)$(DOCDIR)/examples/service.conf
+	if [ -f $(JVMTI_LIB) ]; then install -d $(DESTDIR)$(LIBDIR) && \
+		install -m 0644 $(JVMTI_LIB) $(DESTDIR)$(LIBDIR)/; fi
+
+# The Debian package (debian/), built with Debian's tools from a copy of the tracked
+# files in build/deb/ (dpkg-buildpackage writes beside the source tree): build/deb/*.deb,
+# then lintian. Build-Depends are installed first (apt-get build-dep).
+DEB_VERSION = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
+deb:
+	$(Q)command -v dpkg-buildpackage >/dev/null && command -v lintian >/dev/null || \
+		./scripts/install-deps.sh
+	$(Q)mkdir -p build && apt-get build-dep -y -q ./ >build/deb-build-dep.log 2>&1 || { cat build/deb-build-dep.log; exit 1; }
+	$(Q)rm -rf build/deb && mkdir -p build/deb/src
+	$(Q)git ls-files -z | grep -zv '^testdata/\|^tests/corpus/\|^bench/' | \
+		xargs -0 tar -c | tar -x -C build/deb/src
+	$(Q)cd build/deb/src && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+		{ tail -40 ../build.log; exit 1; }
+	$(Q)lintian --fail-on error build/deb/*.changes >build/deb/lintian.log 2>&1; rc=$$?; \
+		cat build/deb/lintian.log; exit $$rc
+	@echo "deb: $$(ls build/deb/*.deb)"
+
+uninstall:
+	rm -f $(INSTALLED:%=$(DESTDIR)%)
+	rmdir $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DOCDIR)/examples \
+		$(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build build-san build-fuzz perfconv

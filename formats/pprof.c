@@ -32,7 +32,7 @@ typedef Perftools__Profiles__Function pb_function;
  * (with a space: its backend reads that name) and "thread_name"; Parca's agent
  * sends "thread_id", "thread_name" and "cpu". Where they differ Datadog's name is
  * used, because Datadog's backend gives the name a meaning and Parca's treats
- * every label alike. README.md says the same.
+ * every label alike. docs/CONVERTING.md says the same.
  */
 #define LABEL_PID "process_id"
 #define LABEL_TID "thread id"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # install-deps: install what perfconv needs to build and test on Debian 12, from nothing
 # but a shell: make and the compilers, the libraries, perf, and the tools the tests run
-# (Go's pprof, node and npm, chromium, debuginfod). Idempotent: when every package is
+# (Go's pprof, node and npm, chromium, debuginfod, lli-14, llvm-symbolizer from
+# Debian's llvm). Idempotent: when every package is
 # present it returns at once without touching apt. As root it runs apt-get; otherwise
 # through sudo when there is a sudo, else it names the packages to install and fails.
 set -e
@@ -9,7 +10,8 @@ set -e
 PKGS="make build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libdeflate-dev libbz2-dev libiberty-dev \
 protobuf-c-compiler libprotobuf-c-dev golang-go \
 check elfutils linux-perf clang libclang-rt-14-dev time python3 binutils gzip debuginfod g++ \
-libcjson-dev libcurl4-openssl-dev chromium openjdk-17-jdk-headless libc6-dbg strace openssl llvm-14"
+libcjson-dev libcurl4-openssl-dev chromium openjdk-17-jdk-headless libc6-dbg strace openssl llvm-14 llvm \
+scdoc man-db bash-completion systemd debhelper lintian"
 # The browser tests run the speedscope app from npm under node; a machine that has node
 # and npm already (from elsewhere than Debian) keeps them.
 command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"

@@ -8,7 +8,9 @@
 #include "symbolize/locate.h"
 
 struct dwarf_frame {
-	const char *name;  /* linkage name when DWARF has one, else DW_AT_name; NULL if none */
+	const char *name;  /* linkage name when DWARF has one, else DW_AT_name after its
+			    * declaration's scope ("std::generate_n<...>",
+			    * "main::<lambda()>::operator()"); NULL if none */
 	const char *file;  /* source file, NULL when unknown */
 	uint32_t line, column;
 };

@@ -15,7 +15,7 @@
  * NUL-terminated, the last byte a NUL.
  */
 #define FCACHE_MAGIC "PCFRAME"
-#define FCACHE_VERSION 1
+#define FCACHE_VERSION 2 /* 2: a function without a linkage name has its scope (issue 34) */
 
 struct fc_header {
 	struct cache_head head;

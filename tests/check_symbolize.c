@@ -190,6 +190,41 @@ START_TEST(cpp_names_demangled_system_name_kept)
 }
 END_TEST
 
+/* GCC writes no linkage name for a lambda's operator(), a template instantiated with
+ * its type, nor a member of a class in an anonymous namespace: each inlined frame is
+ * named by its DW_AT_name after its declaration's scope, where eu-addr2line and
+ * llvm-symbolizer say operator() and twist. */
+START_TEST(inlined_names_without_linkage_name_have_their_scope)
+{
+	struct symbolizer *s = new_symbolizer(1, 1);
+	uint64_t start, size;
+	int seen_twist = 0, seen_lambda = 0, seen_apply = 0;
+
+	ck_assert(nm_symbol("scoped_loop", &start, &size));
+	for (uint64_t a = start; a < start + size; a++) {
+		struct sym_frame f[16];
+		size_t n = symbolizer_native(s, 0, bin, NULL, 0, file_offset(a), 0, f, 16);
+
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_str_ne(f[i].name, "operator()");
+			ck_assert_str_ne(f[i].name, "twist");
+			seen_twist |= strcmp(f[i].name, "(anonymous namespace)::Outer::Inner::twist") == 0;
+			seen_lambda |= strcmp(f[i].name,
+					      "scoped_loop::<lambda(unsigned int)>::operator()") == 0;
+			/* a template in the global namespace has no scope to add */
+			seen_apply |= strcmp(f[i].name, "apply_all<scoped_loop(unsigned int)::"
+							"<lambda(unsigned int)> >") == 0;
+		}
+		if (n > 1)
+			ck_assert_str_eq(f[n - 1].name, "scoped_loop");
+	}
+	ck_assert(seen_twist);
+	ck_assert(seen_lambda);
+	ck_assert(seen_apply);
+	symbolizer_free(s);
+}
+END_TEST
+
 START_TEST(no_inline_gives_the_call_line)
 {
 	struct symbolizer *s = new_symbolizer(1, 0);
@@ -495,6 +530,7 @@ int main(void)
 	tcase_add_test(tc, lines_and_inlined_frames_match_eu_addr2line);
 	tcase_add_test(tc, cpp_names_demangled_system_name_kept);
 	tcase_add_test(tc, no_inline_gives_the_call_line);
+	tcase_add_test(tc, inlined_names_without_linkage_name_have_their_scope);
 	tcase_add_test(tc, missing_and_mismatched_files_are_reported);
 	tcase_add_test(tc, return_address_past_a_noreturn_call);
 	tcase_add_test(tc, files_without_build_id_are_verified_by_inode_or_said);

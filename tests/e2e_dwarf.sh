@@ -50,7 +50,7 @@ fi
 # With inlined frames (the default), a return address in sort_pass shows the calls
 # inlined there (std::sort, std::__sort), read at address - 1.
 "$PERFCONV" -q "${KS[@]}" --symfs $TD -i $D/dwpp.data -o "$TMP/dwpp.folded"
-if grep -q ';run_all;sort_pass;sort<__gnu_cxx::__normal_iterator<Item\*, std::vector<Item> >, sort_pass(std::vector<Item>&, uint32_t)::<lambda(const Item&, const Item&)> >;__sort<' "$TMP/dwpp.folded"; then
+if grep -q ';run_all;sort_pass;std::sort<__gnu_cxx::__normal_iterator<Item\*, std::vector<Item> >, sort_pass(std::vector<Item>&, uint32_t)::<lambda(const Item&, const Item&)> >;std::__sort<' "$TMP/dwpp.folded"; then
 	ok "dwpp: folded stacks carry the inlined frames of unwound return addresses"
 else
 	bad "dwpp: folded: $(sort -k2 -n -r "$TMP/dwpp.folded" | head -2)"

@@ -69,7 +69,7 @@ else
 	bad "folded --no-demangle: $(sort -k2 -t' ' -rn "$TMP/raw.folded" | head -2 | cut -c1-300)"
 fi
 
-# The wrappers fold away with the pattern the README gives: fib called from #1 directly.
+# The wrappers fold away with the pattern docs/SYMBOLS.md gives: fib called from #1 directly.
 sed -E 's/;[^;]* \[j[a-z]+ wrapper\]//g' "$TMP/julia.folded" >"$TMP/nowrap.folded"
 if [ "$(total "$TMP/nowrap.folded")" = "$(total "$TMP/julia.folded")" ] && ! grep -q 'wrapper\]' "$TMP/nowrap.folded" &&
 	grep -q ';top-level scope;#1;fib;fib' "$TMP/nowrap.folded"; then

@@ -295,10 +295,10 @@ grep -q "$TMP/full: warning: its filesystem has [0-9.]* KiB free ([0-9]%): perf 
 	ok "a folder whose filesystem is 97% full: said ('$(grep -o 'its filesystem.*' "$TMP/full.err")')" ||
 	bad "full disk: $(cat "$TMP/unshare.err" "$TMP/full.err" | grep -v damaged | head -3)"
 
-# 7b. At least once (31.13), as the README says: a watcher killed (SIGKILL) after the
+# 7b. At least once (31.13), as docs/UPLOADING.md says: a watcher killed (SIGKILL) after the
 # backend took a chunk and before it was marked sent (strace holds each renameat 3 s)
 # sends it again when it starts again: the receiver gets the same profile twice. The
-# README's "At least once" names this case.
+# docs/UPLOADING.md's "At least once" names this case.
 W=$TMP/twice
 mkdir -p "$W"
 chunk $DAMAGED "$W" perf.data.2026120507500001
@@ -314,11 +314,11 @@ watch "$W" --to pyroscope --url "$URL_rc"
 wait_for 20 test -e "$W/sent/perf.data.2026120507500001"
 stop_watch
 sha=$(python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]; a=[x.get("sha256") for x in r if x["outcome"]=="accepted"]; print(len(a), len(set(a)))' "$LOG_rc" "$n0")
-if [ "$sha" = "2 1" ] && grep -q '^\*\*At least once\.\*\* A chunk is marked sent' README.md &&
-	grep -q 'killed (`kill -9`, a crash' README.md; then
-	ok "killed between the backend's 2xx and the rename: the chunk is sent again at the next start (the same profile twice), as README's 'At least once' says"
+if [ "$sha" = "2 1" ] && grep -q '^\*\*At least once\.\*\* A chunk is marked sent' docs/UPLOADING.md &&
+	grep -q 'killed (`kill -9`, a crash' docs/UPLOADING.md; then
+	ok "killed between the backend's 2xx and the rename: the chunk is sent again at the next start (the same profile twice), as docs/UPLOADING.md's 'At least once' says"
 else
-	bad "at least once: accepted, distinct after the kill: $sha (2 1 expected); README's paragraph $(grep -c 'At least once' README.md)"
+	bad "at least once: accepted, distinct after the kill: $sha (2 1 expected); the paragraph $(grep -c 'At least once' docs/UPLOADING.md)"
 fi
 
 # 8. SIGHUP (31.12): ends the watcher as SIGTERM does, status 0, and says why.

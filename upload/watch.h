@@ -8,7 +8,7 @@
 #include "common/diag.h"
 #include "upload/upload.h"
 
-/* --max-backlog and --keep-sent when not given: 1 GiB each (README: why). */
+/* --max-backlog and --keep-sent when not given: 1 GiB each (docs/UPLOADING.md, Bounded disk: why). */
 #define WATCH_MAX_BACKLOG_DEFAULT (1ULL << 30)
 #define WATCH_KEEP_DEFAULT (1ULL << 30)
 

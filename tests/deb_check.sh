@@ -1,0 +1,76 @@
+#!/bin/bash
+# deb_check: the Debian package as a Debian 12 user gets it (issue 35, item 5; .ci/run
+# runs it in its fresh root after the README's commands): `make deb` builds it with
+# Debian's tools and lintian passes it without errors; it installs with apt (its
+# dependencies from the archive), its perfconv converts a bundled recording to the same
+# bytes as the build's, `man perfconv` and the completion work, systemd-analyze
+# verifies its units and none is enabled; `apt-get purge` leaves none of its files and
+# nothing its services made. Run as root on a machine where perfconv is not installed.
+set -u
+cd "$(dirname "$0")/.."
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export DEBIAN_FRONTEND=noninteractive
+
+if dpkg-query -W -f '${Status}' perfconv 2>/dev/null | grep -q "install ok installed"; then
+	echo "deb_check: perfconv is installed here already: run it where it is not" >&2
+	exit 1
+fi
+if make --no-print-directory deb >"$TMP/deb.log" 2>&1; then
+	ok "make deb: $(ls build/deb/*.deb | tr '\n' ' '); lintian: $(grep -c '^E:' build/deb/lintian.log) errors, $(grep -c '^W:' build/deb/lintian.log) warnings"
+else
+	bad "make deb: $(tail -15 "$TMP/deb.log")"
+	echo "deb_check: $pass passed, $fail failed"
+	exit 1
+fi
+DEB=$(ls build/deb/perfconv_*.deb)
+version=$(dpkg-deb -f "$DEB" Version)
+if apt-get install -y -q "./$DEB" >"$TMP/apt.log" 2>&1; then
+	ok "apt-get install ./$DEB: $(dpkg-deb -f "$DEB" Depends)"
+else
+	bad "apt-get install: $(tail -5 "$TMP/apt.log")"
+fi
+dpkg -L perfconv | sort >"$TMP/files"
+
+[ "$(perfconv --version)" = "perfconv $version" ] && [ "$(command -v perfconv)" = /usr/bin/perfconv ] &&
+	ok "/usr/bin/perfconv --version: $(perfconv --version)" || bad "perfconv --version: '$(perfconv --version 2>&1)', package $version"
+./perfconv -q -i testdata/mt-g.data -o "$TMP/built.pb.gz"
+/usr/bin/perfconv -q -i testdata/mt-g.data -o "$TMP/installed.pb.gz"
+cmp -s "$TMP/built.pb.gz" "$TMP/installed.pb.gz" && [ -s "$TMP/installed.pb.gz" ] &&
+	ok "the installed perfconv converts testdata/mt-g.data to the same pprof as the build's ($(stat -c %s "$TMP/installed.pb.gz") bytes)" ||
+	bad "the installed perfconv's pprof differs from the build's"
+page=$(MANWIDTH=80 man perfconv 2>"$TMP/man.err" | col -b)
+[[ $page == *"perfconv - convert Linux perf recordings"* ]] && [ ! -s "$TMP/man.err" ] &&
+	[ "$(man -w perfconv-upload)" = /usr/share/man/man1/perfconv-upload.1.gz ] &&
+	ok "man perfconv, man perfconv-upload: installed and shown" || bad "man perfconv: $(head -3 "$TMP/man.err") $(man -w perfconv-upload 2>&1)"
+got=$(bash -c 'source /usr/share/bash-completion/completions/perfconv
+	COMP_WORDS=(perfconv upload --to ""); COMP_CWORD=3; _perfconv; echo "${COMPREPLY[*]}"')
+[ "$got" = "datadog pyroscope parca otlp" ] && ok "completion after upload --to: $got" || bad "completion after --to: '$got'"
+for u in record upload; do
+	cp "/lib/systemd/system/perfconv-$u@.service" "$TMP/perfconv-$u@web.service"
+	out=$(systemd-analyze verify "$TMP/perfconv-$u@web.service" 2>&1)
+	[ -z "$out" ] && ok "systemd-analyze verify perfconv-$u@.service (installed)" || bad "systemd-analyze verify perfconv-$u@: $out"
+done
+enabled=$(find /etc/systemd/system -name 'perfconv*' 2>/dev/null)
+[ -z "$enabled" ] && ok "no unit enabled or started by the install" || bad "units enabled: $enabled"
+
+# what the services make, for the purge to take away
+mkdir -p /var/spool/perfconv/web/sent /var/cache/perfconv/symbols
+touch /var/spool/perfconv/web/perf.data.2026120508000000 /var/cache/perfconv/symbols/x
+if apt-get purge -y -q perfconv >"$TMP/purge.log" 2>&1; then
+	left=$(while read -r f; do [ -e "$f" ] && [ ! -d "$f" ] && echo "$f"; done <"$TMP/files")
+	leftdirs=$(while read -r f; do case $f in /usr/libexec/perfconv | /usr/share/doc/perfconv*) [ -e "$f" ] && echo "$f";; esac; done <"$TMP/files")
+	if [ -z "$left$leftdirs" ] && [ ! -e /var/spool/perfconv ] && [ ! -e /var/cache/perfconv ] && ! command -v perfconv >/dev/null &&
+		! dpkg-query -W perfconv >/dev/null 2>&1; then
+		ok "apt-get purge perfconv: none of its $(grep -c . "$TMP/files") paths left, nor the spool and cache its services made"
+	else
+		bad "after purge: files $left $leftdirs; spool $(ls -d /var/spool/perfconv 2>/dev/null); cache $(ls -d /var/cache/perfconv 2>/dev/null)"
+	fi
+else
+	bad "apt-get purge: $(tail -5 "$TMP/purge.log")"
+fi
+echo "deb_check: $pass passed, $fail failed"
+[ $fail -eq 0 ]
