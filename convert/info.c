@@ -242,6 +242,8 @@ static cJSON *objects_json(struct counts *c, struct replay *rp, const struct str
 		add_u64(o, "in_stacks", c->objs[order[i]].stack);
 		if (strcmp(kind, "kernel") == 0) {
 			add_str(o, "found", kernel_source);
+			add_str(o, "not_verified", kernel_source ? symbolizer_kernel_unverified(sym)
+								 : NULL);
 			add_str(o, "problem", kernel_source ? NULL : "no kernel symbols");
 		} else if (strcmp(kind, "user") == 0 || strcmp(kind, "vdso") == 0) {
 			struct sym_location loc;
@@ -318,6 +320,8 @@ static cJSON *jit_json(struct counts *c, struct jit_procs *jits, const struct ji
 		add_str(o, "dump", w.dump);
 		add_str(o, "map", w.map);
 		add_str(o, "served_by", w.dump ? w.dump : w.map);
+		add_str(o, "dump_not_used", w.unused);
+		add_str(o, "dump_not_used_why", w.unused_why);
 		looked = cJSON_AddArrayToObject(o, "looked");
 		for (size_t k = 0; k < w.nlooked; k++)
 			cJSON_AddItemToArray(looked, cJSON_CreateString(w.looked[k]));
@@ -566,6 +570,12 @@ static void print_text(const cJSON *root, FILE *out)
 			jnum(e, "pid"), jstr(e, "name"), jnum(e, "samples_in_anonymous_memory"));
 		if (jstr(e, "served_by"))
 			fprintf(out, "%s\n", jstr(e, "served_by"));
+		else if (jstr(e, "dump_not_used"))
+			fprintf(out, "%s found at %s but not used: %s; no perf map found%s%s\n",
+				path_base(jstr(e, "dump_not_used")), jstr(e, "dump_not_used"),
+				jstr(e, "dump_not_used_why"),
+				jstr(e, "expected_dump") ? "; it wrote " : "",
+				jstr(e, "expected_dump") ? jstr(e, "expected_dump") : "");
 		else
 			fprintf(out, "no jitdump or perf map found%s%s\n",
 				jstr(e, "expected_dump") ? "; it wrote " : "",

@@ -22,6 +22,7 @@ int session_open(struct session *s, const struct session_options *o, struct prof
 	s->rp = replay_new(&p->strings);
 	s->jits = jit_procs_new(&p->strings);
 	recording_read(s->r, p, &s->facts);
+	symbolizer_kernel_release(s->sym, perf_reader_header(s->r)->osrelease);
 	return 0;
 }
 

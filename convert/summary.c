@@ -141,34 +141,44 @@ static void report_unverified(const struct summary_input *in, struct diag *d)
 {
 	const struct profile *p = in->p;
 	size_t ndsos = replay_ndsos(in->rp), n = 0;
-	uint64_t *count, *mark, total = 0;
+	uint64_t *count, *mark, total = 0, kcount = 0;
 	uint8_t *unverified = xcalloc(ndsos + 1, 1);
+	/* kernel names from /proc/kallsyms of a kernel of the recorded release, but
+	 * perhaps another build of it */
+	const char *kunverified = symbolizer_kernel_unverified(in->sym);
 
 	for (size_t i = 0; i < ndsos; i++)
 		n += unverified[i] = symbolizer_unverified(in->sym, (uint32_t)i, NULL) != NULL;
-	if (!n) {
+	if (!n && !kunverified) {
 		free(unverified);
 		return;
 	}
 	count = xcalloc(ndsos, sizeof(*count));
 	mark = xcalloc(ndsos, sizeof(*mark));
 	for (size_t i = 0; i < p->nsamples; i++) {
-		int any = 0;
+		int any = 0, kernel = 0;
 
 		for (uint32_t node = p->samples[i].stack; node; node = p->nodes[node].parent) {
-			uint32_t dso = resolver_mapping_dso(in->res,
-							    p->frames[p->nodes[node].frame].mapping);
+			const struct pc_frame *f = &p->frames[p->nodes[node].frame];
+			uint32_t dso = resolver_mapping_dso(in->res, f->mapping);
 
+			if (kunverified && f->kind == FRAME_KERNEL && f->symbolized)
+				kernel = 1;
 			if (dso < ndsos && unverified[dso] && mark[dso] != i + 1) {
 				mark[dso] = i + 1;
 				count[dso] += p->samples[i].count;
 				any = 1;
 			}
 		}
-		total += any ? p->samples[i].count : 0;
+		kcount += kernel ? p->samples[i].count : 0;
+		total += any || kernel ? p->samples[i].count : 0;
 	}
+	if (!n && !kcount)
+		goto out;
 	diag_note(d, "%" PRIu64 " samples have frames from files that could not be checked "
 		  "against the recording:", total);
+	if (kcount)
+		diag_note(d, "  %8" PRIu64 " in the kernel: /proc/kallsyms (%s)", kcount, kunverified);
 	for (size_t i = 0; i < ndsos; i++) {
 		const char *file, *why;
 
@@ -178,6 +188,7 @@ static void report_unverified(const struct summary_input *in, struct diag *d)
 		diag_note(d, "  %8" PRIu64 " in %s: %s (%s)", count[i],
 			  profile_text(p, replay_dso_get(in->rp, (uint32_t)i)->path), file, why);
 	}
+out:
 	free(count);
 	free(mark);
 	free(unverified);

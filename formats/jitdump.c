@@ -389,6 +389,11 @@ static uint64_t peek_load_size(struct jitdump_reader *r, size_t q, uint64_t code
 			break;
 		if (size > r->len - q) {
 			*ended = 1;
+			/* a dump read whole that ends inside the load: its fixed part will do
+			 * (a live one's DEBUG_INFO waits for the whole load instead) */
+			if (!r->live && id == JITDUMP_CODE_LOAD && r->len - q >= LOAD_MIN &&
+			    (b = at(r, q, LOAD_MIN)) && ld64(b + 32, r->sw) == code_addr)
+				return ld64(b + 40, r->sw);
 			break;
 		}
 		if (id == JITDUMP_CODE_LOAD && size >= LOAD_MIN) {
@@ -523,6 +528,62 @@ static int cut_short(struct jitdump_reader *r, size_t off, size_t left, uint32_t
 	return 0;
 }
 
+/* The fields of the CODE_LOAD at `b` (`size` bytes there, its name ending at `nul`). */
+static void fill_load(struct jitdump_reader *r, const uint8_t *b, size_t size,
+		      const uint8_t *nul, struct jitdump_load *l)
+{
+	l->pid = ld32(b + 16, r->sw);
+	l->tid = ld32(b + 20, r->sw);
+	l->vma = ld64(b + 24, r->sw);
+	l->code_addr = ld64(b + 32, r->sw);
+	l->code_size = ld64(b + 40, r->sw);
+	l->code_index = ld64(b + 48, r->sw);
+	l->name = (const char *)b + LOAD_MIN;
+	if (l->code_size <= size - (size_t)(nul + 1 - b))
+		l->code = b + size - l->code_size;
+}
+
+/*
+ * A dump read whole (not live) that ends inside a CODE_LOAD's code bytes (.NET's and
+ * others', the runtime killed while writing): the fixed part and the name are there,
+ * and they are all that names the code. 1 with *rec filled (its code NULL) and a
+ * warning, then the end; 0 when more than code bytes is missing, or the record's size
+ * cannot hold its name and code (damage, not a cut). A later read goes on at the record
+ * (jitdump_reader_resume), which it reads whole if it has been written since.
+ */
+static int cut_load(struct jitdump_reader *r, size_t off, size_t left, uint32_t size,
+		    struct jitdump_record *rec)
+{
+	const uint8_t *b, *nul;
+	uint64_t code_size;
+
+	if (r->live || left <= LOAD_MIN || !(b = at(r, off, left)))
+		return 0;
+	nul = memchr(b + LOAD_MIN, 0, left - LOAD_MIN);
+	code_size = ld64(b + 40, r->sw);
+	if (!nul || code_size > size - (size_t)(nul + 1 - b))
+		return 0;
+	memset(rec, 0, sizeof(*rec));
+	rec->id = JITDUMP_CODE_LOAD;
+	rec->size = size;
+	rec->offset = off;
+	rec->raw_timestamp = ld64(b + 8, r->sw);
+	rec->timestamp = r->hdr.arch_timestamp && r->have_tc
+				 ? jitdump_tsc_to_perf_time(rec->raw_timestamp, &r->tc)
+				 : rec->raw_timestamp;
+	fill_load(r, b, left, nul, &rec->u.load);
+	rec->u.load.code = NULL; /* not all there */
+	diag_warn(r->d, r->path, off, "JIT_CODE_LOAD: record of %u bytes cut short at %zu: "
+		  "its code bytes are missing (runtime killed while writing?), its function "
+		  "kept: %.200s", size, left, rec->u.load.name);
+	r->stats.loads++;
+	r->stats.cut_loads++;
+	r->stats.records++;
+	r->resume = off;
+	finish(r);
+	return 1;
+}
+
 int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
 {
 	for (;;) {
@@ -550,6 +611,8 @@ int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
 			finish(r);
 			return 0;
 		}
+		if (size > left && id == JITDUMP_CODE_LOAD && cut_load(r, off, left, size, rec))
+			return 1;
 		if (size > left)
 			return cut_short(r, off, left, id, size);
 		if (r->stop_after && r->hdr.times_converted) {
@@ -613,10 +676,8 @@ int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
 		switch (id) {
 		case JITDUMP_CODE_LOAD: {
 			struct jitdump_load *l = &rec->u.load;
-			const uint8_t *name = b + LOAD_MIN, *nul;
-			size_t code_avail;
+			const uint8_t *nul = memchr(b + LOAD_MIN, 0, size - LOAD_MIN);
 
-			nul = memchr(name, 0, size - LOAD_MIN);
 			if (!nul) {
 				diag_warn(r->d, r->path, off,
 					  "JIT_CODE_LOAD: function name not terminated within the "
@@ -624,16 +685,7 @@ int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
 				r->stats.skipped_bad++;
 				continue;
 			}
-			l->pid = ld32(b + 16, r->sw);
-			l->tid = ld32(b + 20, r->sw);
-			l->vma = ld64(b + 24, r->sw);
-			l->code_addr = ld64(b + 32, r->sw);
-			l->code_size = ld64(b + 40, r->sw);
-			l->code_index = ld64(b + 48, r->sw);
-			l->name = (const char *)name;
-			code_avail = size - (size_t)(nul + 1 - b);
-			if (l->code_size <= code_avail)
-				l->code = b + size - l->code_size;
+			fill_load(r, b, size, nul, l);
 			r->stats.loads++;
 			break;
 		}

@@ -7,7 +7,7 @@
  * CLOSE, UNWINDING_INFO), unknown ids skipped by their size; ARCH_TIMESTAMP dumps with
  * times converted through the recording's TIME_CONV parameters; a truncated last record
  * (the runtime was killed while writing) ends the stream with a warning, keeping every
- * record before it. DEBUG_INFO entries are validated one by one and the walk
+ * record before it, and, cut inside its code bytes, the CODE_LOAD itself. DEBUG_INFO entries are validated one by one and the walk
  * resynchronizes after a damaged one (Node.js 20 writes freed memory into file names).
  * Records come out in host byte order.
  */
@@ -128,6 +128,8 @@ struct jitdump_stats {
 	uint64_t debug_rejected;    /* entry places rejected (see jitdump_debug) */
 	uint64_t debug_bad_files;   /* entries with a file name that is not text */
 	uint64_t truncated_bytes;   /* bytes of a truncated last record */
+	uint64_t cut_loads;         /* a CODE_LOAD cut inside its code bytes, returned
+				       (see jitdump_reader_next): 0 or 1 */
 	uint64_t pending_bytes;     /* of a live dump: the bytes of its last record, not
 				       all written yet (or a DEBUG_INFO whose load is not) */
 };
@@ -186,6 +188,11 @@ int jitdump_reader_go_on(struct jitdump_reader *r, uint64_t from);
  * record too short for its type is warned about and skipped;
  * a record that runs past the end of the file, or a size below the 16-byte prefix
  * (the rest cannot be found), ends the stream with a warning naming the offset.
+ * Except, read whole (not JITDUMP_LIVE), a last CODE_LOAD cut inside its code bytes:
+ * its fixed part and name are returned (code NULL; stats.cut_loads) with a warning,
+ * and the stream ends; jitdump_reader_resume() is the record's offset (a caller that
+ * goes on there reads it again: keep no table made with it to go on from). A live
+ * dump's cut record ends the stream without a word, to be read whole later.
  * Never returns -1 once open: all damage after the header is skippable.
  */
 int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec);

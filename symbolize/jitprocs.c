@@ -18,6 +18,7 @@
 #include "formats/perfmap.h"
 #include "symbolize/jitcache.h"
 #include "symbolize/locate.h"
+#include "symbolize/mapindex.h"
 #include "symbolize/symbolizer.h"
 
 enum { FOUND_DUMP, FOUND_DUMP_GZ, FOUND_MAP };
@@ -41,25 +42,8 @@ struct jp_proc {
 	char *map_later;     /* a perf map beside a dump: loaded when the dump misses */
 	struct map_index *map;
 	char *map_module;
-};
-
-/*
- * A perf map beside a dump is consulted only where the dump names nothing, usually a
- * handful of addresses: its lines are kept sorted by start with their place in the
- * file, and a line is read again for its name only when an address hits it. A later
- * line over the same range wins, as in perf.
- */
-struct map_line {
-	uint64_t start, end;
-	uint64_t offset;     /* of the line in the file */
-	uint32_t seq;        /* line order */
-};
-
-struct map_index {
-	struct map_line *v;
-	uint64_t *maxend;    /* max end of v[0..i] */
-	size_t n;
-	struct perfmap_reader *r; /* the file, for the names */
+	char *unused;        /* a dump found for it but not used (the first said), or NULL */
+	char *unused_why;    /* why not */
 };
 
 struct jit_procs {
@@ -76,68 +60,6 @@ struct jit_procs {
 	int indexed;          /* the --jit-dir trees were walked */
 	struct diag *d;       /* jit_procs_load's, for the files not used */
 };
-
-static void map_index_free(struct map_index *m)
-{
-	if (!m)
-		return;
-	free(m->v);
-	free(m->maxend);
-	perfmap_reader_close(m->r);
-	free(m);
-}
-
-static struct map_index *map_index_load(const char *path, struct diag *d)
-{
-	struct perfmap_reader *r = perfmap_reader_open(path, d);
-	struct map_index *m;
-	struct perfmap_entry e;
-	struct sort_pair *keys;
-	struct map_line *lines = NULL;
-	size_t cap = 0;
-	uint64_t maxend = 0;
-
-	if (!r)
-		return NULL;
-	m = xcalloc(1, sizeof(*m));
-	m->r = r;
-	while (perfmap_reader_next(r, &e) == 1) {
-		struct map_line l = { e.start, e.start + e.size, e.offset, (uint32_t)m->n };
-
-		if (e.size && m->n < UINT32_MAX)
-			VEC_PUSH(lines, m->n, cap, l);
-	}
-	/* by start, in line order among equal starts (the sort is stable) */
-	keys = xmalloc((2 * m->n + 1) * sizeof(*keys));
-	for (size_t i = 0; i < m->n; i++)
-		keys[i] = (struct sort_pair){ lines[i].start, i };
-	sort_pairs(keys, keys + m->n, m->n);
-	m->v = xmalloc((m->n ? m->n : 1) * sizeof(*m->v));
-	for (size_t i = 0; i < m->n; i++)
-		m->v[i] = lines[keys[i].val];
-	free(keys);
-	free(lines);
-	m->maxend = xmalloc((m->n ? m->n : 1) * sizeof(*m->maxend));
-	for (size_t i = 0; i < m->n; i++) {
-		if (m->v[i].end > maxend)
-			maxend = m->v[i].end;
-		m->maxend[i] = maxend;
-	}
-	return m;
-}
-
-/* The line that names `addr` (the latest of those that cover it), or NULL. */
-static const struct map_line *map_index_find(const struct map_index *m, uint64_t addr)
-{
-	const struct map_line *best = NULL;
-	size_t lo = 0, hi = m->n;
-
-	lo = COUNT_LE(m->v, hi, start, addr);
-	for (size_t i = lo; i-- > 0 && m->maxend[i] > addr;)
-		if (addr < m->v[i].end && (!best || m->v[i].seq > best->seq))
-			best = &m->v[i];
-	return best;
-}
 
 struct jit_procs *jit_procs_new(struct strtab *strings)
 {
@@ -160,6 +82,8 @@ void jit_procs_free(struct jit_procs *jp)
 			jitcode_free(jp->procs[i].jc);
 		free(jp->procs[i].map_later);
 		free(jp->procs[i].map_module);
+		free(jp->procs[i].unused);
+		free(jp->procs[i].unused_why);
 		map_index_free(jp->procs[i].map);
 	}
 	for (size_t i = 0; i < jp->nfound; i++)
@@ -582,9 +506,31 @@ static int choose_dump(struct jit_procs *jp, const struct jp_proc *p, struct can
 	return -1;
 }
 
+/*
+ * Keep, for the summary, the dump of `c` that was found for `p` but not used: the one
+ * chosen (`k`) that gave no code, for reason `why`; with none chosen (k -1), the one the
+ * process mapped, else the first found, for the reason it was found wrong.
+ */
+static void note_unused(struct jp_proc *p, const struct cands *c, int k, const char *why)
+{
+	int at = k;
+
+	for (size_t i = 0; k < 0 && i < c->n; i++)
+		if (c->v[i].why[0] && (at < 0 || (c->v[i].mapped && !c->v[at].mapped)))
+			at = (int)i;
+	if (at < 0)
+		return;
+	free(p->unused);
+	free(p->unused_why);
+	p->unused = xstrdup(c->v[at].path);
+	p->unused_why = xstrdup(k >= 0 ? why : c->v[at].why);
+}
+
 /* Process `p`'s dump as jit_procs_load() chooses it, a malloc'ed path or NULL (*gz set
- * for a .gz). */
-static char *find_dump(struct jit_procs *jp, const struct jp_proc *p, int *gz)
+ * for a .gz); with none, when `w` is not NULL, the one found but not used and why in
+ * w->unused, w->unused_why (as note_unused() picks it). */
+static char *find_dump(struct jit_procs *jp, const struct jp_proc *p, int *gz,
+		       struct jit_where *w)
 {
 	struct cands c = { 0 };
 	char *f = NULL;
@@ -596,6 +542,13 @@ static char *find_dump(struct jit_procs *jp, const struct jp_proc *p, int *gz)
 		f = c.v[k].path;
 		*gz = c.v[k].gz;
 		c.v[k].path = NULL;
+	} else if (w) {
+		struct jp_proc q;
+
+		memset(&q, 0, sizeof(q));
+		note_unused(&q, &c, -1, NULL);
+		w->unused = q.unused;
+		w->unused_why = q.unused_why;
 	}
 	cands_release(&c);
 	return f;
@@ -623,14 +576,26 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
 		size_t n, size;
 	} b = { buf, 0, size };
 	const char *sep = " ";
+	uint32_t *v = u64map_get(&jp->index, (uint64_t)pid + 1);
+	const struct jp_proc *p = v ? &jp->procs[*v - 1] : NULL;
 
 #define PUT(...)                                                                       \
 	do {                                                                           \
 		if (b.n < b.size)                                                      \
 			b.n += (size_t)snprintf(b.p + b.n, b.size - b.n, __VA_ARGS__); \
 	} while (0)
-	PUT("no jit-%u.dump or perf-%u.map", pid, pid);
-	if (ns_pid_of(jp, pid))
+	/* a dump that was there but would not do: what was found, and why not, rather
+	 * than send the user looking for it */
+	if (p && p->unused) {
+		PUT("%s found at %s but not used: %s; no perf-%u.map", path_base(p->unused),
+		    p->unused, p->unused_why, pid);
+	} else {
+		PUT("no jit-%u.dump or perf-%u.map", pid, pid);
+	}
+	if (ns_pid_of(jp, pid) && p && p->unused)
+		PUT(" (nor perf-%u.map: pid %u in its namespace)", ns_pid_of(jp, pid),
+		    ns_pid_of(jp, pid));
+	else if (ns_pid_of(jp, pid))
 		PUT(" (nor jit-%u.dump, perf-%u.map: pid %u in its namespace)", ns_pid_of(jp, pid),
 		    ns_pid_of(jp, pid), ns_pid_of(jp, pid));
 	/* a map's places: a dump's but the one the process mapped, which it did not */
@@ -647,7 +612,9 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
 			PUT("%sin /tmp", sep);
 	}
 	loc_list_release(&places);
-	if (!jp->s.njit_dirs)
+	if (!jp->s.njit_dirs && p && p->unused)
+		PUT("; give a sound copy of the dump with --jit-dir");
+	else if (!jp->s.njit_dirs)
 		PUT("; name where they are with --jit-dir");
 #undef PUT
 	return b.n < size ? b.n : size - 1;
@@ -657,14 +624,31 @@ size_t jit_procs_describe_search(const struct jit_procs *jp, uint32_t pid, char 
  * writes a record late, records of a moment written out of order). */
 #define JIT_PRUNE_MARGIN (10 * 1000000000ull)
 
+/* Why a dump read as `r` gave no code load: into `why` (`size` bytes). */
+static void why_no_loads(const struct jitdump_reader *r, char *why, size_t size)
+{
+	const struct jitdump_stats *st = jitdump_reader_stats(r);
+
+	if (st->truncated_bytes)
+		snprintf(why, size, "no code load before the damage at offset 0x%" PRIx64
+			 " (the last %" PRIu64 " bytes unreadable)", jitdump_reader_resume(r),
+			 st->truncated_bytes);
+	else if (st->skipped_bad)
+		snprintf(why, size, "no code load that could be read (%" PRIu64 " damaged "
+			 "records skipped)", st->skipped_bad);
+	else
+		snprintf(why, size, "it holds no code loads");
+}
+
 /*
- * Load dump `c` (examined) into p->jc; 1 when it gave code. With the search's store,
+ * Load dump `c` (examined) into p->jc; 1 when it gave code, else 0 with why not in
+ * `why` (`why_size` bytes). With the search's store,
  * the table the store kept for it is read on from where the last read stopped, pruned,
  * and given back (p->jc then borrowed from the store). A dump of a process that did not
  * exit during the recording is read as live (JITDUMP_LIVE).
  */
 static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, struct diag *d,
-		     int *timeless)
+		     int *timeless, char *why, size_t why_size)
 {
 	struct jitdump_open o = { .tc = jp->s.time_conv, .flags = p->exited ? 0 : JITDUMP_LIVE };
 	struct jit_store *store = c->gz ? NULL : jp->s.store;
@@ -674,6 +658,7 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 	struct jit_store_key key;
 	struct jitcode *jc = NULL;
 	uint64_t resume = 0, was = 0;
+	int cut;
 
 	/* a conversion reads what its samples can meet: up to a while after its last
 	 * record (a watcher reads on to the end: the next chunk begins there) */
@@ -681,8 +666,10 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 		o.stop_after = jp->s.last_time + JIT_PRUNE_MARGIN;
 	r = c->gz ? jitdump_reader_open_mem_at(c->buf, c->len, c->path, &o, d)
 		  : jitdump_reader_open_fd(c->fd, c->path, &o, d);
-	if (!r)
+	if (!r) {
+		snprintf(why, why_size, "it could not be read as a jitdump (said above)");
 		return 0;
+	}
 	h = jitdump_reader_header(r);
 	*timeless = !jp->s.clock_monotonic || !h->times_converted;
 	memset(&key, 0, sizeof(key));
@@ -710,8 +697,12 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 	/* its records name the writer by its pid, in its namespace */
 	jitcode_add_dump(jc, r, h->pid);
 	resume = jitdump_reader_resume(r);
+	why_no_loads(r, why, why_size);
+	/* a load cut inside its code, kept: a read that went on at `resume` would add it
+	 * again, so the table is kept by neither the store nor the cache */
+	cut = jitdump_reader_stats(r)->cut_loads != 0;
 	jitdump_reader_close(r);
-	if (store) {
+	if (store && !cut) {
 		/* what the next conversions can meet: code live from a while before this
 		 * one's first record on (a timeless table: what is live at the end) */
 		if (*timeless || jp->s.first_time > JIT_PRUNE_MARGIN)
@@ -719,7 +710,7 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 		jitcode_finish(jc);
 		jit_store_put(store, &key, jc, resume);
 		p->jc_stored = 1;
-	} else if (cache && resume != was) {
+	} else if (cache && resume != was && !cut) {
 		jitcache_save(cache, &key, c->fd, jc, resume);
 	}
 	p->jc = jc;
@@ -818,6 +809,8 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 
 		collect_dumps_of(jp, p, &c);
 		k = choose_dump(jp, p, &c);
+		if (k < 0)
+			note_unused(p, &c, -1, NULL);
 		map = find_map(jp, p->pid);
 		if (k < 0 && !map) {
 			say_passed_over(p, &c, -1, d, quiet);
@@ -830,8 +823,12 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 			continue;
 		}
 		if (k >= 0) {
+			char why[256];
+
 			dump = c.v[k].path;
-			got_dump = load_dump(jp, p, &c.v[k], d, &timeless);
+			got_dump = load_dump(jp, p, &c.v[k], d, &timeless, why, sizeof(why));
+			if (!got_dump)
+				note_unused(p, &c, k, why);
 		}
 		if (k < 0)
 			say_passed_over(p, &c, -1, d, quiet);
@@ -910,7 +907,7 @@ void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t 
 
 		memset(&anon, 0, sizeof(anon));
 		anon.pid = pid;
-		w->dump = find_dump(jp, p ? p : &anon, &gz);
+		w->dump = find_dump(jp, p ? p : &anon, &gz, w);
 	}
 	w->map = find_map(jp, pid);
 	pl = places_of(s);
@@ -932,6 +929,8 @@ void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t 
 void jit_where_release(struct jit_where *w)
 {
 	free(w->dump);
+	free(w->unused);
+	free(w->unused_why);
 	free(w->map);
 	for (size_t i = 0; i < w->nlooked; i++)
 		free(w->looked[i]);
@@ -949,7 +948,7 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 		       struct jitcode_frame *f, const char **module)
 {
 	struct jp_proc *p = &jp->procs[jp->tables[idx]];
-	const struct map_line *l;
+	struct map_line l;
 	struct perfmap_entry e;
 	char *name;
 
@@ -959,11 +958,8 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 		free(p->map_later);
 		p->map_later = NULL;
 	}
-	if (!p->map || !(l = map_index_find(p->map, addr)))
+	if (!p->map || !map_index_lookup(p->map, addr, &l, &e))
 		return 0;
-	perfmap_reader_seek(p->map->r, l->offset);
-	if (perfmap_reader_next(p->map->r, &e) != 1)
-		return 0; /* it was read once: not reached */
 	memset(f, 0, sizeof(*f));
 	f->raw_name = strtab_str(jp->strings, strtab_intern_n(jp->strings, e.name,
 							     jitcode_function_name_len(e.name)));
@@ -973,9 +969,9 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 		f->name = strtab_str(jp->strings, strtab_intern(jp->strings, name));
 		free(name);
 	}
-	f->start = l->start;
-	f->size = l->end - l->start;
-	f->code = l->seq;
+	f->start = l.start;
+	f->size = l.end - l.start;
+	f->code = l.seq;
 	f->from_map = 1;
 	*module = p->map_module;
 	return 1;

@@ -102,6 +102,9 @@ struct jit_where {
 	const char *expected; /* the jit-PID.dump path the process mapped (owned by the set) */
 	char *dump;           /* the dump jit_procs_load() would read, or NULL */
 	char *map;            /* the perf map it would read, or NULL */
+	char *unused;         /* with no dump to read: one found but not the process's or
+				 not a jitdump, or NULL */
+	char *unused_why;     /* why not */
 	char **looked;        /* every place looked at, in order ("DIR/.../NAME": anywhere below DIR) */
 	size_t nlooked;
 };

@@ -169,9 +169,18 @@ enum sym_obj_problem symbolizer_problem(struct symbolizer *s, uint32_t obj);
 const char *sym_obj_problem_str(enum sym_obj_problem p);
 
 /*
+ * The recorded kernel's release (HEADER_OSRELEASE, "5.6.15"), or NULL when the
+ * recording does not say: what decides whether /proc/kallsyms may name the kernel's
+ * code of a recording that names no kernel build id. Copied. Call before the first
+ * symbolizer_kernel() or symbolizer_kernel_prefetch().
+ */
+void symbolizer_kernel_release(struct symbolizer *s, const char *release);
+
+/*
  * Kernel code at `addr`. `build_id` is the recording's kernel build id (size 0 when
- * unknown): /proc/kallsyms is used only when the running kernel's matches; else the
- * --kallsyms file. Returns 1 and fills *out (name) and *module ("[kernel.kallsyms]"
+ * unknown): /proc/kallsyms is used only when the running kernel's matches, or, with
+ * none, when the running kernel's release is the recorded one (symbolizer_kernel_
+ * unverified() then says so); else the --kallsyms file. Returns 1 and fills *out (name) and *module ("[kernel.kallsyms]"
  * or "[ext4]"), 0 when there is no kernel symbol for it.
  */
 int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_id,
@@ -187,5 +196,8 @@ void symbolizer_kernel_prefetch(struct symbolizer *s, const uint8_t *build_id,
 
 /* Where kernel symbols came from, or why there are none (for the summary). */
 const char *symbolizer_kernel_source(struct symbolizer *s);
+/* Why the kernel symbols used could not be checked against the recording ("matched by
+ * release only: ..."), or NULL when they were, or none were used. */
+const char *symbolizer_kernel_unverified(struct symbolizer *s);
 
 #endif

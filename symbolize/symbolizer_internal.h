@@ -110,8 +110,10 @@ struct symbolizer {
 	uint8_t kernel_bid[64];
 	size_t kernel_bid_size;
 	char kernel_warning[512]; /* printed by the main thread, after the join */
+	char kernel_release[256]; /* the recorded one (HEADER_OSRELEASE), "" when unknown */
 	struct kallsyms *ksyms;
 	char kernel_source[4608];
+	const char *kernel_unverified; /* why ksyms could not be checked, or NULL */
 };
 
 /* Kernel symbols asked for ahead: the helper thread loads them before anything else. */

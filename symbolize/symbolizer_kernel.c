@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* How one kind of kallsyms cache entry is read and written: the entry `file` if it
@@ -124,6 +125,27 @@ static struct kallsyms *load_live_kallsyms(struct symbolizer *s, const char *pat
 	return k;
 }
 
+/* With no kernel build id recorded: 1 when the running kernel's release is the recorded
+ * one; else 0, with why its /proc/kallsyms is not used in s->kernel_source. */
+static int same_release(struct symbolizer *s)
+{
+	struct utsname u;
+	const char *running = uname(&u) == 0 ? u.release : "";
+
+	if (s->kernel_release[0] && strcmp(s->kernel_release, running) == 0)
+		return 1;
+	if (!s->kernel_release[0])
+		snprintf(s->kernel_source, sizeof(s->kernel_source),
+			 "the recording names neither its kernel's build id nor its release, so "
+			 "/proc/kallsyms may be another kernel's: give --kallsyms FILE");
+	else
+		snprintf(s->kernel_source, sizeof(s->kernel_source),
+			 "recorded on %.255s, running %.64s, no kernel build id recorded: give "
+			 "--kallsyms FILE",
+			 s->kernel_release, running[0] ? running : "an unknown kernel");
+	return 0;
+}
+
 /* Runs on the prefetch thread or the main one: touches only the kernel fields. The
  * places of locate's table in turn, until one gives symbols. */
 void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
@@ -164,7 +186,14 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 					 "the running kernel is not the recorded one: give --kallsyms");
 				break;
 			}
+			/* no build id to compare: another kernel's names would be wrong
+			 * names, said nowhere; its release is all there is to go by */
+			if (!bidlen && !same_release(s))
+				break;
 			s->ksyms = load_live_kallsyms(s, c->path, err, sizeof(err));
+			if (s->ksyms && !bidlen)
+				s->kernel_unverified = "matched by release only: the recording "
+						       "names no kernel build id";
 		} else {
 			s->ksyms = load_kallsyms(s, c->path, bid, bidlen, err, sizeof(err));
 		}
@@ -292,4 +321,15 @@ const char *symbolizer_kernel_source(struct symbolizer *s)
 {
 	sym_kernel_ready(s);
 	return s->kernel_source[0] ? s->kernel_source : NULL;
+}
+
+const char *symbolizer_kernel_unverified(struct symbolizer *s)
+{
+	sym_kernel_ready(s);
+	return s->ksyms ? s->kernel_unverified : NULL;
+}
+
+void symbolizer_kernel_release(struct symbolizer *s, const char *release)
+{
+	snprintf(s->kernel_release, sizeof(s->kernel_release), "%s", release ? release : "");
 }

@@ -248,6 +248,118 @@ START_TEST(test_truncated_last_record)
 }
 END_TEST
 
+/*
+ * A dump cut inside the code bytes of its last CODE_LOAD (.NET's, the runtime killed
+ * while writing): read whole, the load is returned from its fixed part and name, code
+ * NULL, said; read live, the stream ends before it without a word and a read that goes
+ * on there gets it whole. Cut inside its name, or with a size that cannot hold its name
+ * and code, it is not a load to keep.
+ */
+START_TEST(test_cut_inside_code)
+{
+	struct jitdump_open live = { .flags = JITDUMP_LIVE };
+	struct jitdump_record rec;
+	struct jitdump_reader *r;
+	struct cap c;
+	struct jb b;
+	size_t third, at, cut;
+	int n = 0;
+
+	cap_init(&c);
+	jb_init(&b, 0, 9, 0);
+	jb_load(&b, 1, 9, 0x1000, 16, 1, "first");
+	jb_load(&b, 2, 9, 0x2000, 16, 2, "second");
+	/* its lines come before it: the entry past its end is refused only when its size
+	 * is known */
+	at = jb_debug_begin(&b, 3, 0x3000, 2);
+	jb_entry(&b, 0x3040, 11, "/src/third.cs");
+	jb_entry(&b, 0x3000 + 64 + 0x40 + 8, 12, "/src/third.cs");
+	jb_end(&b, at);
+	third = b.len;
+	jb_load(&b, 4, 9, 0x3000, 64, 3, "third");
+	cut = third + 56 + 6 + 10; /* 10 of its 64 code bytes */
+
+	r = jitdump_reader_open_mem(b.p, cut, "cut.dump", NULL, &c.d);
+	ck_assert(r != NULL);
+	while (jitdump_reader_next(r, &rec) == 1) {
+		n++;
+		if (rec.id == JITDUMP_CODE_DEBUG_INFO) {
+			ck_assert_uint_eq(rec.u.debug.nentries, 1);
+			ck_assert_uint_eq(rec.u.debug.entries[0].line, 11);
+		}
+	}
+	ck_assert_int_eq(n, 4);
+	ck_assert_uint_eq(rec.id, JITDUMP_CODE_LOAD);
+	ck_assert_str_eq(rec.u.load.name, "third");
+	ck_assert_uint_eq(rec.u.load.code_addr, 0x3000);
+	ck_assert_uint_eq(rec.u.load.code_size, 64);
+	ck_assert_uint_eq(rec.u.load.code_index, 3);
+	ck_assert_uint_eq(rec.timestamp, 4);
+	ck_assert_ptr_null(rec.u.load.code);
+	ck_assert_uint_eq(rec.offset, third);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->loads, 3);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->cut_loads, 1);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->truncated_bytes, 0);
+	/* a later read goes on at the record, to read it whole */
+	ck_assert_uint_eq(jitdump_reader_resume(r), third);
+	ck_assert_int_eq(jitdump_reader_next(r, &rec), 0);
+	ck_assert_uint_eq(c.d.nwarnings, 1);
+	ck_assert_ptr_nonnull(strstr(cap_text(&c), "cut.dump: offset 0x"));
+	ck_assert_ptr_nonnull(strstr(c.text, "JIT_CODE_LOAD: record of 126 bytes cut short at 72: "
+					     "its code bytes are missing"));
+	ck_assert_ptr_nonnull(strstr(c.text, "its function kept: third"));
+	jitdump_reader_close(r);
+
+	/* live: the cut load ends the stream silently, and is read whole later */
+	cap_release(&c);
+	cap_init(&c);
+	n = 0;
+	r = jitdump_reader_open_mem_at(b.p, cut, "cut.dump", &live, &c.d);
+	while (jitdump_reader_next(r, &rec) == 1)
+		n++;
+	/* the DEBUG_INFO waits for its load too */
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->cut_loads, 0);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->pending_bytes, cut - at);
+	live.from = jitdump_reader_resume(r);
+	ck_assert_uint_eq(live.from, at);
+	ck_assert_uint_eq(c.d.nwarnings, 0);
+	jitdump_reader_close(r);
+	r = jitdump_reader_open_mem_at(b.p, b.len, "cut.dump", &live, &c.d);
+	n = 0;
+	while (jitdump_reader_next(r, &rec) == 1)
+		n++;
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(rec.u.load.name, "third");
+	ck_assert_ptr_nonnull(rec.u.load.code);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->cut_loads, 0);
+	ck_assert_uint_eq(c.d.nwarnings, 0);
+	jitdump_reader_close(r);
+
+	/* cut inside its name: nothing to name it by */
+	n = 0;
+	r = jitdump_reader_open_mem(b.p, third + 56 + 3, "cut.dump", NULL, &c.d);
+	while (jitdump_reader_next(r, &rec) == 1)
+		n++;
+	ck_assert_int_eq(n, 3);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->cut_loads, 0);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->truncated_bytes, 59);
+	jitdump_reader_close(r);
+
+	/* a size that cannot hold its name and its code: damage, not a cut */
+	b.p[third + 40] = 200; /* code_size 200 in a record of 126 bytes */
+	n = 0;
+	r = jitdump_reader_open_mem(b.p, third + 56 + 6 + 10, "cut.dump", NULL, &c.d);
+	while (jitdump_reader_next(r, &rec) == 1)
+		n++;
+	ck_assert_int_eq(n, 3);
+	ck_assert_uint_eq(jitdump_reader_stats(r)->cut_loads, 0);
+	jitdump_reader_close(r);
+	free(b.p);
+	cap_release(&c);
+}
+END_TEST
+
 /* Records too short for their type are skipped by size; a size below the prefix ends. */
 START_TEST(test_short_records)
 {
@@ -545,6 +657,7 @@ static Suite *jitdump_suite(void)
 	tcase_add_test(tc, test_node20_damaged_names);
 	tcase_add_test(tc, test_resync_after_garbage);
 	tcase_add_test(tc, test_truncated_last_record);
+	tcase_add_test(tc, test_cut_inside_code);
 	tcase_add_test(tc, test_short_records);
 	tcase_add_test(tc, test_bad_headers);
 	tcase_add_test(tc, test_long_header);

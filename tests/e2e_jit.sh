@@ -128,6 +128,39 @@ else
 	bad "erlang cut dump: $(grep -i warn "$TMP/cut2.err" | head -2) ($cutn samples)"
 fi
 
+# A dump cut inside the code bytes of its last CODE_LOAD (.NET's, a runtime killed
+# while writing): the record's fixed part and name are whole, and they name the
+# function (issue 34 item 3 of C). lli's dump cut 20 bytes before the end of
+# collatz_steps's load (the hot function; main's load after it is lost); node's cut
+# 100 bytes before the end of its last record, the load of fibonacci whose DEBUG_INFO
+# comes just before it.
+cut_in_load() { # NAME DATA DUMP OFFSET-OF-THE-LOAD
+	mkdir -p "$TMP/$1"
+	cp $J/$2.data "$TMP/$1/"
+	local size
+	size=$(od -An -tu4 -j $(($4 + 4)) -N4 $J/$3 | tr -d ' ')
+	head -c $(($4 + size - $5)) $J/$3 >"$TMP/$1/$3"
+	"$PERFCONV" -i "$TMP/$1/$2.data" -o "$TMP/$1.folded" 2>"$TMP/$1.err"
+	"$PERFCONV" -q -i "$TMP/$1/$2.data" --srcline -f samples -o "$TMP/$1.samples" 2>/dev/null
+}
+cut_in_load lli-cutload lli jit-30749.dump 622 20
+cutn=$(our_count "$TMP/lli-cutload.folded" collatz_steps)
+leaf_lines "$TMP/lli-cutload.samples" collatz_steps hotloop.c >"$TMP/lli-cutload.lines"
+if grep -q 'jit-30749.dump: offset 0x26e: warning: JIT_CODE_LOAD: record of 115 bytes cut short at 95: its code bytes are missing.*its function kept: collatz_steps$' "$TMP/lli-cutload.err" &&
+	[ "$cutn" = "$(perf_count lli collatz_steps)" ] && cmp -s "$TMP/lli-cutload.lines" "$TMP/lli.lines"; then
+	ok "lli with its dump cut inside collatz_steps's code bytes: said, the function kept with its $cutn samples and lines, as with the whole dump"
+else
+	bad "lli, dump cut inside a load's code: $cutn samples (perf $(perf_count lli collatz_steps)); $(grep -i 'cut short' "$TMP/lli-cutload.err")"
+fi
+cut_in_load node-cutload node jit-30720.dump 1926640 100
+if grep -q 'warning: JIT_CODE_LOAD: record of 483 bytes cut short at 383: .*its function kept: JS:\*fibonacci' "$TMP/node-cutload.err" &&
+	cmp -s "$TMP/node-cutload.samples" "$TMP/node.samples" &&
+	[ "$(our_count "$TMP/node-cutload.folded" "$FIB")" = "$(perf_count node "$FIB")" ]; then
+	ok "node with its last load cut inside its code: every sample's frames and lines as with the whole dump"
+else
+	bad "node, dump cut inside its last load's code: $(diff "$TMP/node-cutload.samples" "$TMP/node.samples" | grep -c '^>') samples differ; $(grep -i 'cut short' "$TMP/node-cutload.err")"
+fi
+
 # pprof and speedscope carry the JIT frames with their lines.
 "$PERFCONV" -q -i $J/node.data -o "$TMP/node.pb.gz"
 if command -v go >/dev/null; then
@@ -156,6 +189,40 @@ rc=$?
 [ $rc = 1 ] && grep -q "no-such-dir: --jit-dir: No such file or directory" "$TMP/nodir.err" &&
 	ok "info with a --jit-dir that does not exist: exit 1, said why" ||
 	bad "info with a --jit-dir that does not exist: exit $rc: $(cat "$TMP/nodir.err")"
+
+# A dump found but not used (issue 34 item 5): the summary says which file and why,
+# not that there is none, and does not send the user looking for it. Damaged copies
+# of lli's dump beside the recording: a header of version 7, a first record of size
+# 0 (nothing after the header can be read), another process's pid in the header.
+damage() { # NAME OFFSET FORMAT VALUE
+	mkdir -p "$TMP/$1"
+	cp $J/lli.data "$TMP/$1/"
+	python3 -c 'import struct, sys
+src, dst, off, fmt, v = sys.argv[1:4] + sys.argv[4:5] + [int(sys.argv[5])]
+b = bytearray(open(src, "rb").read())
+struct.pack_into(fmt, b, int(off), v)
+open(dst, "wb").write(b)' $J/jit-30749.dump "$TMP/$1/jit-30749.dump" "$2" "$3" "$4"
+}
+unused_check() { # NAME WHY (a fixed string)
+	local dir=$TMP/$1
+	"$PERFCONV" -i "$dir/lli.data" -o "$dir.folded" 2>"$dir.err"
+	"$PERFCONV" info -i "$dir/lli.data" >"$dir.info" 2>&1
+	if grep -qF "in anonymous (JIT) code of pid 30749 (lli-14): jit-30749.dump found at $dir/jit-30749.dump but not used: $2; no perf-30749.map beside the recording ($dir), in /tmp; give a sound copy of the dump with --jit-dir" "$dir.err" &&
+		! grep -q 'no jit-30749.dump' "$dir.err" && ! grep -q 'name where they are' "$dir.err"; then
+		ok "lli with its dump damaged ($1): the summary says it was found and why it was not used"
+	else
+		bad "lli with its dump damaged ($1): $(grep 'anonymous (JIT) code' "$dir.err")"
+	fi
+}
+damage badversion 4 '<I' 7
+unused_check badversion 'offset 0x4: unsupported jitdump version 7, want 1'
+grep -qF "jit-30749.dump found at $TMP/badversion/jit-30749.dump but not used: offset 0x4: unsupported jitdump version 7, want 1; no perf map found" "$TMP/badversion.info" &&
+	ok "info: the dump found but not used, and why" ||
+	bad "info, dump not used: $(grep -A1 '^JIT' "$TMP/badversion.info")"
+damage size0 44 '<I' 0
+unused_check size0 'no code load before the damage at offset 0x28 (the last 1897 bytes unreadable)'
+damage otherpid 20 '<I' 4242
+unused_check otherpid 'the dump was written by pid 4242, not 30749'
 
 # An explicit --jit-dir wins over a map beside the recording, and a map written
 # before the recording began is warned about (issue 12 C5): a stale map beside the

@@ -186,6 +186,89 @@ PY
 	fi
 fi
 
+# 6c. A recording that names no kernel build id (perf 6.1's pipe mode and -z write
+# none): /proc/kallsyms only when the running kernel's release is the recorded one,
+# and then said to be unchecked; another release's kernel is not named from it (issue
+# 34 item 3). tests/kernel-header.py rewrites kheavy.data's header: its kernel samples
+# stay, what it says of their kernel changes.
+KH=$TMP/khdr
+mkdir -p "$KH"
+# beside the binaries, as kheavy.data is: only the kernel's frames may differ
+cp $TD/kheavy $TD/libc.so.6 $TD/ld-linux-x86-64.so.2 "$KH/"
+running=$(uname -r)
+kheader() { python3 tests/kernel-header.py $TD/kheavy.data "$KH/$1.data" "${@:2}"; }
+kheader same && kheader foreign --release 5.6.15 --build-id none &&
+	kheader here --release "$running" --build-id none
+if cmp -s $TD/kheavy.data "$KH/same.data" &&
+	perf report --header-only -i "$KH/foreign.data" 2>/dev/null | grep -qx '# os release : 5.6.15' &&
+	perf buildid-list -i "$KH/foreign.data" 2>/dev/null | grep -q 'libc.so.6$' &&
+	! perf buildid-list -i "$KH/foreign.data" 2>/dev/null | grep -q 'kernel.kallsyms'; then
+	ok "kernel-header.py: a copy with nothing replaced is the same file; perf reads the rewritten header"
+else
+	bad "kernel-header.py: the rewritten recording is not what perf reads"
+fi
+# the kernel frames of a folded --annotate output: named ones, unnamed ones
+knamed() { tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep '_\[k\]$' | grep -vc '^\[kernel\.kallsyms\]+0x'; }
+kunnamed() { tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep -c '^\[kernel\.kallsyms\]+0x.*_\[k\]$'; }
+"$PERFCONV" -i "$KH/foreign.data" --buildid-dir "$EMPTY" --annotate -o "$KH/foreign.folded" 2>"$KH/foreign.err"
+"$PERFCONV" info -i "$KH/foreign.data" --buildid-dir "$EMPTY" >"$KH/foreign.info" 2>&1
+why="recorded on 5.6.15, running $running, no kernel build id recorded: give --kallsyms FILE"
+if [ "$(knamed "$KH/foreign.folded")" = 0 ] && [ "$(kunnamed "$KH/foreign.folded")" -gt 100 ] &&
+	grep -qF "in the kernel ($why)" "$KH/foreign.err" &&
+	grep -qxF "kernel symbols: $why" "$KH/foreign.info"; then
+	ok "kernel: no build id, release 5.6.15: no names from this kernel's /proc/kallsyms, $(kunnamed "$KH/foreign.folded") frames [kernel.kallsyms]+0x..., the summary says why"
+else
+	bad "kernel: no build id, another release: $(knamed "$KH/foreign.folded") kernel frames named; $(grep -i 'in the kernel' "$KH/foreign.err")"
+fi
+"$PERFCONV" -i "$KH/foreign.data" --kallsyms $TD/kallsyms.gz --buildid-dir "$EMPTY" -o "$KH/given.folded" 2>"$KH/given.err"
+if cmp -s "$KH/given.folded" "$TMP/k1.folded" && ! grep -q 'give --kallsyms\|release only' "$KH/given.err"; then
+	ok "kernel: no build id, another release, --kallsyms FILE: its names, as with the build id"
+else
+	bad "kernel: --kallsyms on a recording without a kernel build id: $(grep -i kernel "$KH/given.err" | head -2)"
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	skip "kernel: /proc/kallsyms matched by release (needs root: it shows others no addresses)"
+else
+	"$PERFCONV" -i "$KH/here.data" --buildid-dir "$EMPTY" --annotate -o "$KH/here.folded" 2>"$KH/here.err"
+	"$PERFCONV" info -i "$KH/here.data" --buildid-dir "$EMPTY" >"$KH/here.info" 2>&1
+	if [ "$(knamed "$KH/here.folded")" -gt 100 ] &&
+		grep -q '^perfconv: *[0-9]* in the kernel: /proc/kallsyms (matched by release only: the recording names no kernel build id)$' "$KH/here.err" &&
+		grep -qx 'kernel symbols: /proc/kallsyms' "$KH/here.info" &&
+		grep -q 'found: /proc/kallsyms (matched by release only' "$KH/here.info"; then
+		ok "kernel: no build id, this kernel's release: named from /proc/kallsyms ($(knamed "$KH/here.folded") frames), said to be matched by release only"
+	else
+		bad "kernel: no build id, same release: $(knamed "$KH/here.folded") named; $(grep -i 'kernel' "$KH/here.err" | head -2)"
+	fi
+	# the running kernel's build id recorded: /proc/kallsyms as before, nothing to say,
+	# whatever the release says
+	live_bid=$(python3 - <<'PY'
+import struct
+d = open("/sys/kernel/notes", "rb").read()
+i = 0
+while i + 12 <= len(d):
+    nsz, dsz, t = struct.unpack_from("<III", d, i)
+    name = d[i + 12:i + 12 + nsz]
+    desc = i + 12 + (nsz + 3 & ~3)
+    if t == 3 and name == b"GNU\0":
+        print(d[desc:desc + dsz].hex())
+        break
+    i = desc + (dsz + 3 & ~3)
+PY
+)
+	if [ -z "$live_bid" ]; then
+		bad "kernel: no build id in /sys/kernel/notes"
+	else
+		kheader match --release 5.6.15 --build-id "$live_bid"
+		"$PERFCONV" -i "$KH/match.data" --buildid-dir "$EMPTY" --annotate -o "$KH/match.folded" 2>"$KH/match.err"
+		if cmp -s "$KH/match.folded" "$KH/here.folded" && [ "$(knamed "$KH/match.folded")" -gt 100 ] &&
+			! grep -q 'release only\|give --kallsyms\|could not be checked' "$KH/match.err"; then
+			ok "kernel: the running kernel's build id recorded: /proc/kallsyms's names, nothing said, whatever the release"
+		else
+			bad "kernel: matching build id: $(grep -i 'kernel\|checked' "$KH/match.err" | head -2)"
+		fi
+	fi
+fi
+
 # 7. KSYMBOL: a BPF program registered over a while, with the kernel-heavy recording's
 # samples in one kernel function moved into it from its registration on (this machine
 # cannot load BPF programs; tests/inject-ksymbol.py writes the records as the kernel

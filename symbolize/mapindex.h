@@ -1,0 +1,37 @@
+/* mapindex: a perf map's lines kept by address, each name read again only when an
+ * address hits its line. */
+#ifndef PERFCONV_MAPINDEX_H
+#define PERFCONV_MAPINDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+#include "formats/perfmap.h"
+
+/* One line of the map: the range it names, where it is, its order in the file. */
+struct map_line {
+	uint64_t start, end;
+	uint64_t offset;     /* of the line in the file */
+	uint32_t seq;        /* line order */
+};
+
+struct map_index;
+
+/*
+ * The lines of perf map `path` (empty ones left out), sorted by start; the file stays
+ * open for the names. NULL after an error line through `d` when it cannot be read.
+ * Free with map_index_free().
+ */
+struct map_index *map_index_load(const char *path, struct diag *d);
+/*
+ * The line that names `addr`: of those that cover it the latest in the file, as in perf.
+ * 1 with *line filled and *e read from the file again (its name borrowed until the next
+ * call on `m`), 0 when no line covers `addr`.
+ */
+int map_index_lookup(struct map_index *m, uint64_t addr, struct map_line *line,
+		     struct perfmap_entry *e);
+/* NULL-safe. */
+void map_index_free(struct map_index *m);
+
+#endif
