@@ -22,7 +22,7 @@ static const struct output_format top_format = {
 };
 
 /* The formats a differential profile is written in. */
-static const char *const diff_formats[] = { "folded", "top", "pprof", NULL };
+static const char *const diff_formats[] = { "folded", "top", "pprof", "svg", NULL };
 
 static const struct output_format *diff_format_by_name(const char *name)
 {
@@ -65,8 +65,10 @@ static void diff_usage(FILE *f)
 		"                        them (flamegraph.pl, inferno-flamegraph); top: the\n"
 		"                        functions whose self and total shares changed most;\n"
 		"                        pprof: NEW's samples and BASE's negated, labelled\n"
-		"                        side=new or side=base (go tool pprof -top, -tagfocus).\n"
-		"                        Default: from -o's suffix (.folded, .top, .pb.gz);\n"
+		"                        side=new or side=base (go tool pprof -top, -tagfocus);\n"
+		"                        svg: NEW's flame graph, each frame red where its share\n"
+		"                        grew, blue where it shrank, BASE's own frames dashed.\n"
+		"                        Default: from -o's suffix (.folded, .top, .pb.gz, .svg);\n"
 		"                        to a terminal top, else folded\n"
 		"      --absolute        raw weights, not scaled: what changed in count\n"
 		"      --top N           top: the N functions that changed most (default 20;\n"
@@ -274,7 +276,7 @@ int diff_main(int argc, char **argv)
 	}
 	if (c.format && !(of = diff_format_by_name(c.format))) {
 		cli_release(&c);
-		return bad_usage("diff writes folded, top or pprof", c.format);
+		return bad_usage("diff writes folded, top, pprof or svg", c.format);
 	}
 	if (!of && strcmp(c.output, "-") != 0)
 		of = diff_format_by_path(c.output);
