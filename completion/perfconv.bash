@@ -59,7 +59,7 @@ _perfconv()
 		_perfconv_reply -d -- "$cur"; return ;;
 	-f | --format)
 		if [[ $sub == diff ]]; then
-			_perfconv_reply -W 'folded top pprof' -- "$cur"
+			_perfconv_reply -W 'folded top pprof svg' -- "$cur"
 		else
 			_perfconv_reply -W "$_perfconv_formats" -- "$cur"
 		fi

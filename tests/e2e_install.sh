@@ -128,7 +128,7 @@ for cmd in convert upload info diff; do
 		bad "completion of 'perfconv $(sub $cmd) --' lacks: $(echo $miss)"
 done
 got=$(complete_words perfconv diff -f '' | tr '\n' ' ')
-[ "$got" = "folded pprof top " ] && "$PERFCONV" diff --help | tr '\n' ' ' | grep -q 'folded:.*top:.*pprof:' &&
+[ "$got" = "folded pprof svg top " ] && "$PERFCONV" diff --help | tr '\n' ' ' | grep -q 'folded:.*top:.*pprof:.*svg:' &&
 	ok "completion after diff -f: the formats of diff --help ($got)" || bad "completion after diff -f: '$got'"
 got=$(complete_words perfconv -i '' | tr '\n' ' ')
 [ "$got" = "perf.data perf.data.2026120512000000 rec.d web.data " ] &&
