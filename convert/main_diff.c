@@ -6,6 +6,7 @@
  * (convert/merge.h); writers compare stacks by their text (function names, and lines
  * with --srcline), never addresses, so that two builds of a program compare.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +213,18 @@ static int diff_scale(struct cli *c, const struct output_format *of, const struc
 	return 0;
 }
 
+/* Both inputs there before the first is converted (which takes a while): 0, or -1
+ * after saying which is not. */
+static int inputs_exist(const struct cli *c, struct diag *d)
+{
+	for (size_t k = 0; k < 2; k++)
+		if (strcmp(c->inputs[k], "-") != 0 && access(c->inputs[k], R_OK) != 0) {
+			diag_error(d, c->inputs[k], DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
 int diff_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -270,6 +283,10 @@ int diff_main(int argc, char **argv)
 		cli_release(&c);
 		return bad_usage("diff takes two recordings, BASE and NEW", NULL);
 	}
+	if (strcmp(c.inputs[0], "-") == 0 && strcmp(c.inputs[1], "-") == 0) {
+		cli_release(&c);
+		return bad_usage("only one side can be read from standard input", NULL);
+	}
 	if (c.pprof_for > 0 || c.meta.service || c.meta.nlabels || c.meta.start_time_set) {
 		cli_release(&c);
 		return bad_usage("--for, --service, --label and --start-time are not for diff", NULL);
@@ -292,7 +309,8 @@ int diff_main(int argc, char **argv)
 	profile_init(&p);
 	profile_init(&side[0]);
 	profile_init(&side[1]);
-	if (cli_finish(&c, &d) != 0 || output_check_not_input(c.output, c.inputs[0], &d) != 0 ||
+	if (inputs_exist(&c, &d) != 0 || cli_finish(&c, &d) != 0 ||
+	    output_check_not_input(c.output, c.inputs[0], &d) != 0 ||
 	    output_check_not_input(c.output, c.inputs[1], &d) != 0 ||
 	    output_check_writable(c.output, &d) != 0)
 		rc = 1;

@@ -322,6 +322,10 @@ fi
 	grep -q 'diff writes folded, top, pprof or svg' "$TMP/u2.err" && [ ! -e "$TMP/x.json" ] &&
 	ok "usage: one recording, -f speedscope and -i each exit 2, saying why" ||
 	bad "usage: exits $r1 $r2 $r3: $(cat "$TMP"/u?.err | tr '\n' ' ')"
+"$PERFCONV" diff "$B" "$TMP/missing.data" -o "$TMP/m.folded" 2>"$TMP/m.err"; rm_=$?
+[ $rm_ = 1 ] && [ "$(cat "$TMP/m.err")" = "perfconv: $TMP/missing.data: cannot open: No such file or directory" ] && [ ! -e "$TMP/m.folded" ] &&
+	ok "a missing NEW: exit 1 at once, said in one line, BASE not converted for nothing" ||
+	bad "a missing NEW: exit $rm_: $(cat "$TMP/m.err")"
 "$PERFCONV" diff "$B" "$N" >"$TMP/pipe.out" 2>/dev/null
 cmp -s "$TMP/pipe.out" "$TMP/d.folded" && ok "to a pipe: folded by default" || bad "to a pipe: not the folded diff"
 finish e2e-diff
