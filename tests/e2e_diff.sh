@@ -141,6 +141,29 @@ python3 "$TMP/join.py" "$TMP/b.folded" "$TMP/n.folded" "$TMP/a.folded" >"$TMP/jo
 [ "$(cat "$TMP/join.out")" = same ] &&
 	ok "--absolute: every line is BASE's and NEW's own folded counts ($(wc -l <"$TMP/a.folded") stacks)" ||
 	bad "--absolute: not the two folded outputs joined: $(cat "$TMP/join.out")"
+# by share, each line is what FlameGraph's difffolded.pl -n makes of the two folded
+# outputs: BASE's count times NEW's total over BASE's (cut there, rounded here)
+python3 - "$TMP/b.folded" "$TMP/n.folded" "$TMP/d.folded" >"$TMP/dfn.out" <<'EOF'
+import sys
+def load(p):
+    d = {}
+    for l in open(p):
+        st, n = l.rstrip("\n").rsplit(" ", 1)
+        d[st] = d.get(st, 0) + int(n)
+    return d
+b, n = load(sys.argv[1]), load(sys.argv[2])
+t1, t2 = sum(b.values()), sum(n.values())
+ours = {}
+for l in open(sys.argv[3]):
+    st, x, y = l.rstrip("\n").rsplit(" ", 2)
+    ours[st] = (int(x), int(y))
+bad = [st for st in set(b) | set(n) if st not in ours or ours[st][1] != n.get(st, 0) or
+       abs(ours[st][0] - int(b.get(st, 0) * t2 / t1)) > 1]
+print("same %d" % len(ours) if not bad and len(ours) == len(set(b) | set(n)) else "differ: %s" % bad[:3])
+EOF
+grep -q '^same' "$TMP/dfn.out" &&
+	ok "by share: every line difffolded.pl -n's of the two folded outputs, BASE within 1 (rounded where it cuts; $(cat "$TMP/dfn.out") lines)" ||
+	bad "by share: not difffolded.pl -n's lines: $(cat "$TMP/dfn.out")"
 for fw in work_same:1 work_double:2; do
 	f=${fw%:*} w=${fw#*:}
 	ratio_ok "$TMP/a.folded" "$f" "$w" 0.15 &&
