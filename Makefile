@@ -263,7 +263,7 @@ fuzz-seeds: | $(DEPS_MK)
 			perfmap) s="$(FUZZ_SEEDS_perfmap)";; esac; \
 		for f in $$s; do [ -f "$$f" ] && cp -n "$$f" build-fuzz/corpus-$$t/seed-$$(echo $$f | tr / _); done; \
 	done; true
-	$(Q)for f in testdata/*.data testdata/jit/*.data testdata/java/*.data; do [ -f "$$f" ] || continue; \
+	$(Q)for f in testdata/*.data testdata/jit/*.data testdata/java/*.data testdata/lbr/*.data; do [ -f "$$f" ] || continue; \
 		python3 fuzz/cut.py $(FUZZ_CUT) $$f build-fuzz/corpus-perfdata/cut-$$(echo $$f | tr / _) || exit 1; \
 	done
 	$(Q)for d in testdata/jit testdata/java; do \

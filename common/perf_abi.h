@@ -129,6 +129,9 @@ enum perf_record_misc_cpumode {
 
 /* perf_event_attr.branch_sample_type bits that change a sample's layout. */
 #define PERF_SAMPLE_BRANCH_HW_INDEX (1ULL << 17)
+/* ... and the one that says what its entries are: the calls of the user call stack
+ * (perf record --call-graph lbr, Intel's LBR in call-stack mode) */
+#define PERF_SAMPLE_BRANCH_CALL_STACK (1ULL << 11)
 #define PERF_SAMPLE_BRANCH_COUNTERS (1ULL << 19)
 
 /*

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "common/version.h"
+#include "convert/lbr.h"
 #include "convert/recording.h"
 #include "convert/replay.h"
 #include "convert/session.h"
@@ -21,8 +22,6 @@
 #include "symbolize/jitprocs.h"
 #include "symbolize/locate.h"
 
-/* perf_event_attr.branch_sample_type: the call stack from LBR (perf record --call-graph lbr) */
-#define BRANCH_CALL_STACK (1ULL << 11)
 
 struct tally {
 	uint32_t pid, tid, comm;
@@ -72,6 +71,7 @@ struct counting {
 	struct counts *c;
 	struct replay *rp;
 	const struct strtab *st;
+	struct lbr *lbr;          /* --call-graph lbr: user stacks from the LBR */
 };
 
 static int is_sample(uint32_t type)
@@ -91,6 +91,8 @@ static void count_sample(void *arg, const struct sample_ctx *x)
 	int kernel = rec->cpumode == PERF_RECORD_MISC_KERNEL;
 	const struct replay_map *m;
 	struct tally *pt, *tt;
+	const uint64_t *words = s->callchain;
+	size_t nw = s->has_callchain ? (size_t)s->nr_callchain : 0;
 
 	c->samples++;
 	if (rec->event >= 0)
@@ -116,8 +118,19 @@ static void count_sample(void *arg, const struct sample_ctx *x)
 	} else {
 		c->nomap++;
 	}
-	for (uint64_t i = 0; s->has_callchain && i < s->nr_callchain; i++) {
-		uint64_t a = s->callchain[i];
+	/* the stack a conversion shows: an LBR sample's user part from its LBR, not the
+	 * callchain's frame-pointer walk */
+	if (k->lbr) {
+		size_t n = 0;
+		const uint64_t *w = lbr_sample(k->lbr, x, &n);
+
+		if (w) {
+			words = w;
+			nw = n;
+		}
+	}
+	for (size_t i = 0; i < nw; i++) {
+		uint64_t a = words[i];
 
 		if (a >= PERF_CONTEXT_MAX) {
 			kernel = a == PERF_CONTEXT_KERNEL;
@@ -169,7 +182,7 @@ static void add_u64(cJSON *o, const char *key, uint64_t v)
 
 static const char *call_graph_mode(const struct perf_event_desc *e)
 {
-	if (e->sample_type & PERF_SAMPLE_BRANCH_STACK && e->branch_sample_type & BRANCH_CALL_STACK)
+	if (lbr_event(e))
 		return "lbr";
 	if ((e->sample_type & PERF_SAMPLE_STACK_USER) && (e->sample_type & PERF_SAMPLE_REGS_USER))
 		return "dwarf";
@@ -340,8 +353,12 @@ static cJSON *gather(const struct info_options *o, struct session *ss)
 	k.c = &c;
 	k.rp = rp;
 	k.st = &p->strings;
-	if (session_pass2(ss, is_sample, count_sample, &k) < 0)
+	k.lbr = lbr_new(r);
+	if (session_pass2(ss, is_sample, count_sample, &k) < 0) {
+		lbr_free(k.lbr);
 		goto out;
+	}
+	lbr_free(k.lbr);
 	rs = perf_reader_stats(r);
 
 	root = cJSON_CreateObject();

@@ -7,6 +7,7 @@
 
 #include "convert/fixups.h"
 #include "convert/kinds.h"
+#include "convert/lbr.h"
 #include "convert/resolve.h"
 #include "convert/session.h"
 #include "convert/stacks.h"
@@ -184,6 +185,7 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	struct pass2 ps;
 	struct resolver *res = NULL;
 	struct unwinding *uw = NULL;
+	struct lbr *lbr = NULL;
 	struct summary_input si;
 	int ret = -1;
 
@@ -248,11 +250,12 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	res = resolver_new(&rc);
 	/* unwinding needs the binaries' CFI, not their names: --no-symbols unwinds too */
 	uw = unwinding_new(s.r, s.rp, &p->strings, s.sym, s.jits, d);
+	lbr = lbr_new(s.r);
 	ps.c.opt = o;
 	ps.c.s = &s;
 	ps.c.p = p;
 	ps.c.st = st;
-	ps.c.stacks = stacks_new(p, s.rp, res, s.jits, uw);
+	ps.c.stacks = stacks_new(p, s.rp, res, s.jits, uw, lbr);
 	u64map_init(&ps.c.filtered_index);
 	for (; sample_kinds[ps.nkinds] && ps.nkinds < MAX_KINDS; ps.nkinds++)
 		if (sample_kinds[ps.nkinds]->start)
@@ -317,8 +320,10 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 		diag_note(d, "%" PRIu64 " samples were taken in the kernel with user-space callchains "
 			  "only (--user-callchains): their kernel frame is the sampled address alone",
 			  stacks_kernel_leaf_added(ps.c.stacks));
-	if (!o->quiet)
+	if (!o->quiet) {
 		unwinding_report(uw, d);
+		lbr_report(lbr, d);
+	}
 	for (size_t i = 0; i < ps.nkinds && !o->quiet; i++)
 		if (sample_kinds[i]->report)
 			sample_kinds[i]->report(ps.state[i], &ps.c, d);
@@ -328,6 +333,7 @@ out:
 		if (sample_kinds[i]->free)
 			sample_kinds[i]->free(ps.state[i]);
 	stacks_free(ps.c.stacks);
+	lbr_free(lbr);
 	u64map_release(&ps.c.filtered_index);
 	free(ps.c.filtered);
 	free_later(ret == 1 ? NULL : later, &s, res, uw);

@@ -49,6 +49,36 @@ void readahead_free(struct readahead *ra)
 	free(ra);
 }
 
+/* One user-space address `a` (a return address when `ret`) of a sample of `pid`. */
+static void ask(struct readahead *ra, uint32_t pid, uint64_t a, int ret)
+{
+	struct replay_map m;
+	const struct replay_dso *dso;
+	const char *path;
+	uint64_t off, key;
+
+	if (a >= X86_64_KERNEL_START)
+		return;
+	key = (a ^ ((uint64_t)pid << 47)) * 2 + (uint64_t)ret;
+	if (ra->recent[hash_u64(key) & 1023] == key)
+		return;
+	ra->recent[hash_u64(key) & 1023] = key;
+	if (!replay_find_so_far(ra->rp, pid, a, &m))
+		return;
+	dso = replay_dso_get(ra->rp, m.dso);
+	path = strtab_str(ra->strings, dso->path);
+	if (dso->anonymous)
+		return; /* JIT code or no file: nothing to read ahead */
+	off = a - m.start + m.pgoff;
+	if (m.dso >= (1u << 22) || off >= (1ULL << 40))
+		return;
+	key = (((uint64_t)m.dso << 41) | (off << 1) | (uint64_t)ret) + 1;
+	if (u64map_get(&ra->asked, key))
+		return;
+	u64map_put(&ra->asked, key, 1);
+	symbolizer_prefetch(ra->sym, m.dso, path, dso->build_id, dso->build_id_size, off, ret);
+}
+
 int readahead_sample(struct readahead *ra, const struct perf_record *rec)
 {
 	const struct perf_sample *s = &rec->u.sample;
@@ -57,37 +87,17 @@ int readahead_sample(struct readahead *ra, const struct perf_record *rec)
 	int ret, kernel;
 	int more = ++ra->samples < READAHEAD_SAMPLES;
 
-	if (ra->samples > READAHEAD_SAMPLES || !s->has_callchain)
+	if (ra->samples > READAHEAD_SAMPLES)
+		return more;
+	/* an LBR call stack's call sites, looked up exactly (convert/lbr.h) */
+	for (uint64_t i = 0; i < s->nr_branches; i++)
+		ask(ra, rec->sid.pid, s->branches[i].from, 0);
+	if (!s->has_callchain)
 		return more;
 	callchain_walk_init(&w, s->callchain, s->nr_callchain,
 			    rec->cpumode == PERF_RECORD_MISC_KERNEL);
-	while (callchain_walk_next(&w, &a, &ret, &kernel)) {
-		struct replay_map m;
-		const struct replay_dso *dso;
-		const char *path;
-		uint64_t off, key;
-
-		if (kernel || a >= X86_64_KERNEL_START)
-			continue;
-		key = (a ^ ((uint64_t)rec->sid.pid << 47)) * 2 + (uint64_t)ret;
-		if (ra->recent[hash_u64(key) & 1023] == key)
-			continue;
-		ra->recent[hash_u64(key) & 1023] = key;
-		if (!replay_find_so_far(ra->rp, rec->sid.pid, a, &m))
-			continue;
-		dso = replay_dso_get(ra->rp, m.dso);
-		path = strtab_str(ra->strings, dso->path);
-		if (dso->anonymous)
-			continue; /* JIT code or no file: nothing to read ahead */
-		off = a - m.start + m.pgoff;
-		if (m.dso >= (1u << 22) || off >= (1ULL << 40))
-			continue;
-		key = (((uint64_t)m.dso << 41) | (off << 1) | (uint64_t)ret) + 1;
-		if (u64map_get(&ra->asked, key))
-			continue;
-		u64map_put(&ra->asked, key, 1);
-		symbolizer_prefetch(ra->sym, m.dso, path, dso->build_id, dso->build_id_size, off,
-				    ret);
-	}
+	while (callchain_walk_next(&w, &a, &ret, &kernel))
+		if (!kernel)
+			ask(ra, rec->sid.pid, a, ret);
 	return more;
 }

@@ -9,8 +9,9 @@
 #include "convert/replay.h"
 
 /*
- * While pass 1 reads the recording, the user-space addresses in the callchains of
- * its first READAHEAD_SAMPLES samples go to the symbolizer's prefetch thread, placed
+ * While pass 1 reads the recording, the user-space addresses in the callchains (and
+ * the call sites of LBR call stacks) of its first READAHEAD_SAMPLES samples go to the
+ * symbolizer's prefetch thread, placed
  * in the file mappings seen so far (replay_find_so_far: a guess, which only moves
  * work; a wrong one costs a wasted symbolization, never a wrong frame). Each (object,
  * offset, return address) is asked for once.

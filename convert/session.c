@@ -322,6 +322,7 @@ static void hold(struct fused *f, const struct perf_reader *r, const struct perf
 			   perf_reader_inflated(r, x->stack_user, (size_t)x->stack_user_dyn);
 		need = align8(x->nr_callchain * 8) + align8(x->raw_size) +
 		       align8((size_t)x->nregs_user * 8) +
+		       (size_t)x->nr_branches * sizeof(*x->branches) +
 		       (borrowed ? 0 : align8((size_t)x->stack_user_dyn));
 		break;
 	case PERF_RECORD_MMAP:
@@ -350,6 +351,9 @@ static void hold(struct fused *f, const struct perf_reader *r, const struct perf
 		y->regs_user = x->regs_user ? take(&at, x->regs_user, (size_t)x->nregs_user * 8)
 					    : NULL;
 		y->raw = x->raw ? take(&at, x->raw, x->raw_size) : NULL;
+		y->branches = x->branches ? take(&at, x->branches,
+						 (size_t)x->nr_branches * sizeof(*x->branches))
+					  : NULL;
 		if (!borrowed)
 			y->stack_user = x->stack_user ? take(&at, x->stack_user,
 							     (size_t)x->stack_user_dyn)

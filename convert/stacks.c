@@ -36,6 +36,7 @@ struct stack_builder {
 	uint64_t *words;
 	size_t nwords, words_cap;
 	struct unwinding *uw;
+	struct lbr *lbr;
 	uint64_t unwound[UNWINDING_MAX_WORDS]; /* the raw stack of an unwound sample */
 	uint64_t *joined;        /* a user-only callchain with the kernel ip before it */
 	size_t joined_cap;
@@ -63,11 +64,12 @@ struct stack_builder {
 };
 
 struct stack_builder *stacks_new(struct profile *p, const struct replay *rp, struct resolver *res,
-				 const struct jit_procs *jits, struct unwinding *uw)
+				 const struct jit_procs *jits, struct unwinding *uw, struct lbr *lbr)
 {
 	struct stack_builder *b = xcalloc(1, sizeof(*b));
 
 	b->uw = uw;
+	b->lbr = lbr;
 	b->p = p;
 	b->rp = rp;
 	b->res = res;
@@ -205,14 +207,20 @@ uint32_t stacks_sample_node(struct stack_builder *b, const struct sample_ctx *c)
 	const struct perf_sample *s = &rec->u.sample;
 	int is_chain = s->has_callchain && s->nr_callchain;
 	const uint64_t *words = is_chain ? s->callchain : &s->ip;
-	size_t nw = is_chain ? (size_t)s->nr_callchain : 1, i;
+	size_t nw = is_chain ? (size_t)s->nr_callchain : 1, i, lbr_words = 0;
 	int kernel_ctx = rec->cpumode == PERF_RECORD_MISC_KERNEL;
+	const uint64_t *lw;
 	struct chain ch;
 
 	/* the kernel stops a callchain at kernel.perf_event_max_stack addresses */
 	if (is_chain && chain_addresses(words, nw) == STACKS_KERNEL_LIMIT)
 		b->at_kernel_limit++;
-	if (b->uw) {
+	lw = b->lbr ? lbr_sample(b->lbr, c, &lbr_words) : NULL;
+	if (lw) {
+		words = lw;
+		nw = lbr_words;
+		is_chain = 1;
+	} else if (b->uw) {
 		size_t k = unwinding_sample(b->uw, c, b->unwound, UNWINDING_MAX_WORDS);
 
 		if (k) {

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "convert/lbr.h"
 #include "convert/resolve.h"
 #include "convert/replay.h"
 #include "convert/session.h"
@@ -19,15 +20,17 @@
 struct stack_builder;
 
 /* The objects must outlive the builder; the replay is finished, the JIT files loaded.
- * `uw` (may be NULL) unwinds the user stacks of --call-graph dwarf samples. */
+ * `uw` (may be NULL) unwinds the user stacks of --call-graph dwarf samples, `lbr`
+ * (may be NULL) makes those of --call-graph lbr samples from their LBR. */
 struct stack_builder *stacks_new(struct profile *p, const struct replay *rp, struct resolver *res,
-				 const struct jit_procs *jits, struct unwinding *uw);
+				 const struct jit_procs *jits, struct unwinding *uw, struct lbr *lbr);
 /* NULL-safe. */
 void stacks_free(struct stack_builder *b);
 
 /*
  * The leaf node of sample `c`: its callchain (or its IP alone; or, for a --call-graph
- * dwarf sample, its kernel part and the unwound user stack, convert/unwinding.h)
+ * dwarf sample, its kernel part and the unwound user stack, convert/unwinding.h; for
+ * a --call-graph lbr one, its kernel part and the LBR call stack, convert/lbr.h)
  * walked (convert/callchain.h), each address resolved into its frames, the frames
  * interned as a path from the root. A raw stack met before in the same process with
  * the same mappings (the context's epochs) is one hash lookup; processes with JIT

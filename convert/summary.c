@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "convert/lbr.h"
+
 /* Samples with frames without a symbol: per dso, in the kernel, in no mapping, and
  * in anonymous memory per process (JIT code whose dump or map was not found). */
 struct unsym {
@@ -317,7 +319,9 @@ void summary_report(const struct summary_input *in, struct convert_stats *st, st
 			continue;
 		nevents++;
 		graphs |= (e->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) != 0;
-		fp_only &= !(e->sample_type & PERF_SAMPLE_STACK_USER);
+		/* LBR stacks stop at the hardware's depth, not for want of frame pointers:
+		 * convert/lbr.c says so */
+		fp_only &= !(e->sample_type & PERF_SAMPLE_STACK_USER) && !lbr_event(e);
 	}
 	memset(&u, 0, sizeof(u));
 	u64map_init(&u.anon_index);

@@ -379,8 +379,8 @@ static ox_resource *resource(struct ow *w)
 /* The two profiles of event `e`: its samples counted, and its periods summed. */
 struct pair {
 	ox_profile *count, *value;
-	ox_sample **cs, **vs;
-	size_t n, cap;
+	ox_sample **cs, **vs;     /* their samples: one of each per row, in the same order */
+	size_t ncs, cs_cap, nvs, vs_cap;
 };
 
 /* The sample types (and period types) of event `e`, sanitized as Go's names. */
@@ -539,16 +539,8 @@ int otlp_write(const struct profile *p, const struct write_options *o, FILE *out
 				vs->values[0] += (int64_t)p->samples[order[i + m]].period;
 			cs->n_values = vs->n_values = 1;
 		}
-		if (pairs[k].n == pairs[k].cap) {
-			size_t cap = pairs[k].cap;
-
-			grow_array((void **)&pairs[k].cs, &cap, pairs[k].n + 1, sizeof(*pairs[k].cs));
-			cap = pairs[k].cap;
-			grow_array((void **)&pairs[k].vs, &cap, pairs[k].n + 1, sizeof(*pairs[k].vs));
-			pairs[k].cap = cap;
-		}
-		pairs[k].cs[pairs[k].n] = cs;
-		pairs[k].vs[pairs[k].n++] = vs;
+		VEC_PUSH(pairs[k].cs, pairs[k].ncs, pairs[k].cs_cap, cs);
+		VEC_PUSH(pairs[k].vs, pairs[k].nvs, pairs[k].vs_cap, vs);
 		i = j;
 	}
 	sp.profiles = own(&w, xcalloc(2 * nshown + 1, sizeof(*sp.profiles)));
@@ -557,7 +549,7 @@ int otlp_write(const struct profile *p, const struct write_options *o, FILE *out
 
 		for (int v = 0; v < 2; v++) {
 			pr[v]->samples = v ? pairs[k].vs : pairs[k].cs;
-			pr[v]->n_samples = pairs[k].n;
+			pr[v]->n_samples = v ? pairs[k].nvs : pairs[k].ncs;
 			pr[v]->time_unix_nano = t0;
 			/* the window holds every timestamp: [t0, t0 + duration) */
 			pr[v]->duration_nano = o->duration_nanos > 0 ? (uint64_t)o->duration_nanos : 0;
@@ -586,7 +578,7 @@ int otlp_write(const struct profile *p, const struct write_options *o, FILE *out
 		o->stats->bytes = len;
 		o->stats->samples = 0;
 		for (size_t k = 0; k < nshown; k++)
-			o->stats->samples += 2 * pairs[k].n;
+			o->stats->samples += pairs[k].ncs + pairs[k].nvs;
 	}
 	free(buf);
 

@@ -229,10 +229,11 @@ static struct perf_reader *reader_new(const char *name, struct diag *d)
 	r->d = d;
 	r->path = strdup(name);
 	r->cc = malloc(REC_MAX);
+	r->br = malloc(REC_MAX);
 	r->str = malloc(REC_MAX + 1);
 	r->dcap = DBUF_CHUNK + REC_MAX;
 	r->dbuf = malloc(r->dcap);
-	if (r->path && r->cc && r->str && r->dbuf)
+	if (r->path && r->cc && r->br && r->str && r->dbuf)
 		return r;
 	perf_reader_close(r);
 nomem:
@@ -358,6 +359,7 @@ void perf_reader_close(struct perf_reader *r)
 	free(r->zstage);
 	free(r->dbuf);
 	free(r->cc);
+	free(r->br);
 	free(r->str);
 	free(r->path);
 	free(r);

@@ -79,6 +79,13 @@ struct perf_sample_id {
 	unsigned has_tid : 1, has_time : 1, has_id : 1, has_cpu : 1;
 };
 
+/* One entry of a sample's branch stack (PERF_SAMPLE_BRANCH_STACK): a taken branch,
+ * `from` the branch instruction itself, `to` its target; `flags` as the kernel packs
+ * them (mispred, predicted, in_tx, abort, cycles, type, ...). */
+struct perf_branch_entry {
+	uint64_t from, to, flags;
+};
+
 struct perf_sample {
 	uint64_t ip;
 	uint64_t addr;
@@ -89,7 +96,15 @@ struct perf_sample {
 	uint64_t nr_callchain;
 	const void *raw;        /* borrowed, RAW bytes as written */
 	uint32_t raw_size;
+	/* BRANCH_STACK: nr_branches entries, newest first, host byte order, borrowed;
+	 * for a --call-graph lbr event (branch_sample_type CALL_STACK) each is a call of
+	 * the user stack, innermost first. hw_idx (the hardware's top-of-stack index,
+	 * perf's --stitch-lbr reads it) when the event's branch_sample_type has HW_INDEX,
+	 * else has_branch_hw_idx is 0. A COUNTERS array after the entries is skipped. */
+	const struct perf_branch_entry *branches;
 	uint64_t nr_branches;
+	uint64_t branch_hw_idx;
+	int has_branch_stack, has_branch_hw_idx;
 	/* REGS_USER: abi (0: none, then no values), one value per bit of the event's
 	 * sample_regs_user in bit order, host byte order, borrowed */
 	uint64_t regs_user_abi;

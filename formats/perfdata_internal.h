@@ -131,6 +131,8 @@ struct perf_reader {
 	void *reuse_arg;
 
 	uint64_t *cc;           /* REC_MAX / 8 entries */
+	struct perf_branch_entry *br; /* REC_MAX bytes: a sample's branch entries, when
+				   they must be swapped or aligned */
 	uint64_t regs_user[64]; /* a sample's REGS_USER values, in host byte order */
 	char *str;              /* REC_MAX + 1 bytes */
 };

@@ -296,22 +296,34 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
 		q += n;
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		uint64_t per = 24;
+		/* COUNTERS: a u64 per entry after all of them */
+		uint64_t per = (e->branch_sample_type & PERF_SAMPLE_BRANCH_COUNTERS) ? 32 : 24;
 
 		NEED(8, "BRANCH_STACK");
 		n = ld64(q, sw);
 		q += 8;
 		if (e->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) {
 			NEED(8, "BRANCH_STACK");
+			s->branch_hw_idx = ld64(q, sw);
+			s->has_branch_hw_idx = 1;
 			q += 8;
 		}
-		if (e->branch_sample_type & PERF_SAMPLE_BRANCH_COUNTERS)
-			per += 8;
 		if (n > LEFT / per) {
 			what = "BRANCH_STACK";
 			goto overrun;
 		}
+		s->has_branch_stack = 1;
 		s->nr_branches = n;
+		if (!sw && ((uintptr_t)q & 7) == 0) {
+			s->branches = (const struct perf_branch_entry *)(const void *)q;
+		} else {
+			for (v = 0; v < n; v++) {
+				r->br[v].from = ld64(q + 24 * v, sw);
+				r->br[v].to = ld64(q + 24 * v + 8, sw);
+				r->br[v].flags = ld64(q + 24 * v + 16, sw);
+			}
+			s->branches = r->br;
+		}
 		q += n * per;
 	}
 	if (st & PERF_SAMPLE_REGS_USER) {

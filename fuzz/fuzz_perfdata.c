@@ -21,6 +21,10 @@ static uint64_t touch(const struct perf_record *rec)
 	case PERF_RECORD_SAMPLE:
 		for (i = 0; i < rec->u.sample.nr_callchain; i++)
 			sum += rec->u.sample.callchain[i];
+		for (i = 0; i < rec->u.sample.nr_branches; i++)
+			sum += rec->u.sample.branches[i].from + rec->u.sample.branches[i].to +
+			       rec->u.sample.branches[i].flags;
+		sum += rec->u.sample.branch_hw_idx;
 		if (rec->u.sample.raw_size)
 			sum += ((const uint8_t *)rec->u.sample.raw)[rec->u.sample.raw_size - 1];
 		break;

@@ -51,7 +51,7 @@ run() {
 
 for in in testdata/*.data testdata/jit/*.data; do
 	name=$(basename "$in" .data)
-	for fmt in folded samples pprof speedscope chrome svg; do
+	for fmt in folded samples pprof speedscope chrome svg otlp; do
 		run "$name" "$in" $fmt "${KS[@]}"
 	done
 	run "$name" "$in" folded "${KS[@]}" --no-inline --annotate
@@ -59,12 +59,13 @@ for in in testdata/*.data testdata/jit/*.data; do
 	run "$name" "$in" samples "${KS[@]}" --srcline --no-demangle
 	run "$name" "$in" folded "${KS[@]}" --no-symbols --with-pid
 	run "$name" "$in" pprof "${KS[@]}" --no-inline --cpu-label
+	run "$name" "$in" otlp "${KS[@]}" --no-inline --cpu-label
 	run "$name" "$in" speedscope "${KS[@]}" --weight samples
 done
 # --call-graph dwarf recordings: the unwinder's stacks, and where they stopped
 for in in testdata/dwarf/*.data; do
 	name=dwarf-$(basename "$in" .data)
-	for fmt in folded samples pprof speedscope chrome svg; do
+	for fmt in folded samples pprof speedscope chrome svg otlp; do
 		run "$name" "$in" $fmt "${KS[@]}"
 	done
 	run "$name" "$in" folded "${KS[@]}" --no-inline --annotate
@@ -74,7 +75,7 @@ done
 for in in testdata/offcpu/*.data; do
 	name=offcpu-$(basename "$in" .data)
 	for t in oncpu offcpu wall; do
-		for fmt in folded pprof speedscope chrome svg; do
+		for fmt in folded pprof speedscope chrome svg otlp; do
 			run "$name" "$in" $fmt --kallsyms testdata/offcpu/kallsyms.gz --time $t
 		done
 	done

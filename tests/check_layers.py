@@ -36,13 +36,7 @@ GENERATED = {"profile.pb-c.h": 2, "otlp_profiles.pb-c.h": 2, "otlp_profiles_data
 ABI_HEADER = "common/perf_abi.h"
 # A file this long is one job or it is split; these are one job each.
 LONG_LINES = 1000
-ONE_JOB = {
-    "symbolize/elfsyms.c": "an ELF object's symbol table: loading, perf's choice among "
-                           "aliases, the cached form",
-    "symbolize/jitcode.c": "one process's JIT code over time: its loads, moves and map "
-                           "lines, their source lines, and the time index they are "
-                           "looked up in, all on one private table",
-}
+ONE_JOB = {}
 # a definition of a number: a #define or an enumerator
 DEF = re.compile(r"(?:^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\b|(?:^|[{,])\s*([A-Z][A-Z0-9_]*)\s*=[^=])")
 # a variable that keeps state between calls: file-scope or function-scope static, not const

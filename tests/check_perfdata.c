@@ -567,6 +567,10 @@ static void put_trailer(struct buf *b, uint64_t id)
 	p64(b, id);                 /* IDENTIFIER */
 }
 
+/* The attrs' branch_sample_type: HW_INDEX (a u64 hw_idx before the entries) unless a
+ * test says otherwise. */
+static uint64_t synth_branch_type = 1ULL << 17;
+
 /* A sample with every field; `nr_cc` overrides the callchain length to damage it. */
 static void put_sample(struct buf *b, uint64_t id, uint64_t nr_cc)
 {
@@ -587,8 +591,11 @@ static void put_sample(struct buf *b, uint64_t id, uint64_t nr_cc)
 	p64(b, nr_cc);                      /* CALLCHAIN */
 	p64(b, PERF_CONTEXT_USER); p64(b, 0x401000); p64(b, 0x402000);
 	p32(b, 12); put(b, "rawdata12345", 12);   /* RAW */
-	p64(b, 1); p64(b, 5);               /* BRANCH_STACK, hw_idx */
-	p64(b, 0x1); p64(b, 0x2); p64(b, 0x3);
+	p64(b, 2);                          /* BRANCH_STACK: nr, hw_idx, entries */
+	if (synth_branch_type & (1ULL << 17))
+		p64(b, 5);
+	p64(b, 0x401234); p64(b, 0x401000); p64(b, 0x3);
+	p64(b, 0x402345); p64(b, 0x401200); p64(b, 0x4);
 	p64(b, 2); p64(b, 11); p64(b, 12); p64(b, 13); /* REGS_USER: abi, 3 regs */
 	p64(b, 16); put(b, "stackstackstack!", 16); p64(b, 8); /* STACK_USER */
 	p32(b, 77); p16(b, 3); p16(b, 4);   /* WEIGHT_STRUCT */
@@ -619,7 +626,7 @@ static void put_attr(struct buf *b, uint64_t config, size_t ids_off)
 		bits[flags[i] / 8] |= b->be ? 0x80 >> (flags[i] % 8) : 1 << (flags[i] % 8);
 	put(b, bits, 8);
 	p32(b, 0); p32(b, 0); p64(b, 0); p64(b, 0);
-	p64(b, 1ULL << 17); /* branch_sample_type: HW_INDEX */
+	p64(b, synth_branch_type); /* branch_sample_type */
 	p64(b, 0xb);        /* sample_regs_user: 3 registers */
 	p32(b, 16);         /* sample_stack_user */
 	p32(b, 0);          /* clockid */
@@ -735,7 +742,19 @@ static void check_synth(struct perf_reader *r, struct cap *c)
 	ck_assert_uint_eq(s->callchain[2], 0x402000);
 	ck_assert_uint_eq(s->raw_size, 12);
 	ck_assert_int_eq(memcmp(s->raw, "rawdata12345", 12), 0);
-	ck_assert_uint_eq(s->nr_branches, 1);
+	/* the branch stack's entries are kept, newest first, in host byte order */
+	ck_assert_int_eq(s->has_branch_stack, 1);
+	ck_assert_uint_eq(s->nr_branches, 2);
+	ck_assert_ptr_nonnull(s->branches);
+	ck_assert_uint_eq(s->branches[0].from, 0x401234);
+	ck_assert_uint_eq(s->branches[0].to, 0x401000);
+	ck_assert_uint_eq(s->branches[0].flags, 0x3);
+	ck_assert_uint_eq(s->branches[1].from, 0x402345);
+	ck_assert_uint_eq(s->branches[1].to, 0x401200);
+	ck_assert_uint_eq(s->branches[1].flags, 0x4);
+	ck_assert_int_eq(s->has_branch_hw_idx, !!(synth_branch_type & (1ULL << 17)));
+	ck_assert_uint_eq(s->branch_hw_idx, (synth_branch_type & (1ULL << 17)) ? 5 : 0);
+	/* and what follows them is read in its place */
 	ck_assert_uint_eq(s->weight, 77);
 	ck_assert_uint_eq(s->data_src, 0x1234);
 	ck_assert_uint_eq(s->transaction, 0x5);
@@ -776,6 +795,32 @@ START_TEST(test_synthetic_both_orders)
 		perf_reader_close(r);
 		cap_release(&c);
 	}
+}
+END_TEST
+
+/*
+ * --call-graph lbr on an older kernel or perf: branch_sample_type CALL_STACK without
+ * HW_INDEX, so no hw_idx word before the entries; the entries and every field after
+ * them read as with it, in both byte orders.
+ */
+START_TEST(test_branch_stack_without_hw_idx)
+{
+	static struct buf b;
+
+	synth_branch_type = PERF_SAMPLE_BRANCH_CALL_STACK | 1 /* USER */;
+	for (int be = 0; be < 2; be++) {
+		struct perf_reader *r;
+		struct cap c;
+
+		build_file(&b, be, synth_records);
+		cap_init(&c);
+		r = perf_reader_open_mem(b.p, b.len, "synth.data", &c.d);
+		ck_assert_msg(r != NULL, "%s", c.d.last_error);
+		check_synth(r, &c);
+		perf_reader_close(r);
+		cap_release(&c);
+	}
+	synth_branch_type = 1ULL << 17;
 }
 END_TEST
 
@@ -1482,6 +1527,7 @@ static Suite *perfdata_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_file_two_events);
+	tcase_add_test(tc, test_branch_stack_without_hw_idx);
 	tcase_add_test(tc, test_clock_features);
 	tcase_add_test(tc, test_pipe_mem);
 	tcase_add_test(tc, test_pipe_stdin);

@@ -291,6 +291,7 @@ fi
 stop_receiver ux
 KEY=0123456789abcdef0123456789abcdef
 echo "$KEY" >"$TMP/key"
+chmod 600 "$TMP/key"
 start_receiver in datadog --api-key-file "$TMP/key"
 for how in env file; do
 	if [ $how = env ]; then
@@ -317,6 +318,17 @@ DD_API_KEY=$KEY "$PERFCONV" upload -q --to datadog --allow-http --url http://192
 [ $? = 1 ] && grep -q "API key is sent only over https" "$TMP/err" && ok "an API key over http:// to another host: refused even with --allow-http" || bad "key over http: $(cat "$TMP/err")"
 "$PERFCONV" upload --to datadog --api-key $KEY -i $TD/mt-g.data 2>"$TMP/err"
 [ $? = 2 ] && ! grep -q "$KEY" "$TMP/err" && ok "--api-key KEY (a prefix of --api-key-file): refused, the key not shown" || bad "--api-key: $(cat "$TMP/err")"
+# a key file others can read is said (and used: a service that would not start for it
+# sends nothing); a FIFO is refused at once, not waited on
+cp "$TMP/key" "$TMP/key644" && chmod 644 "$TMP/key644"
+timeout 60 "$PERFCONV" upload -q --to datadog --url "$URL_in" --api-key-file "$TMP/key644" -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err"
+[ $? = 0 ] && grep -q "^perfconv: warning: --api-key-file: the file is open to others (mode 0644): the key should be its owner's alone (chmod 600)" "$TMP/err" &&
+	! grep -q "$KEY" "$TMP/err" && ! grep -q "$KEY" "$TMP/err" && ok "a key file open to others (0644): said, with what to do; the key not shown" ||
+	bad "key file 0644: $(cat "$TMP/err")"
+mkfifo "$TMP/keyfifo"
+timeout 10 "$PERFCONV" upload -q --to datadog --url "$URL_in" --api-key-file "$TMP/keyfifo" -i $TD/mt-g.data "${KS[@]}" 2>"$TMP/err"
+[ $? = 1 ] && grep -q -- "--api-key-file: cannot read the file: not a regular file" "$TMP/err" &&
+	ok "a FIFO as --api-key-file: refused at once ('$(cat "$TMP/err")')" || bad "key FIFO: $? $(cat "$TMP/err")"
 stop_receiver in
 
 # 5. Watch. Chunks named as perf names them; the one perf still writes (perf.data)

@@ -17,6 +17,7 @@ corpus=$top/tests/corpus/perfdata
 bad=$top/tests/bad
 seed=$corpus/file-two-events.data
 pipeseed=$corpus/pipe-g.data
+lbrseed=$corpus/file-lbr.data   # fuzz/cut.py --samples 24 testdata/lbr/dw-lbr.data
 
 if [ "${1:-}" = "--record" ]; then
 	tmp=$(mktemp -d)
@@ -31,12 +32,13 @@ if [ "${1:-}" = "--record" ]; then
 fi
 
 mkdir -p "$bad"
-python3 - "$seed" "$pipeseed" "$bad" "$corpus" <<'EOF'
+python3 - "$seed" "$pipeseed" "$bad" "$corpus" "$lbrseed" <<'EOF'
 import struct, sys
 
-seed, pipeseed, bad, corpus = sys.argv[1:5]
+seed, pipeseed, bad, corpus, lbrseed = sys.argv[1:6]
 src = open(seed, 'rb').read()
 pipe = open(pipeseed, 'rb').read()
+lbr = open(lbrseed, 'rb').read()
 
 NAMES = dict(enumerate(['', 'MMAP', 'LOST', 'COMM', 'EXIT', 'THROTTLE', 'UNTHROTTLE', 'FORK',
     'READ', 'SAMPLE', 'MMAP2', 'AUX', 'ITRACE_START', 'LOST_SAMPLES', 'SWITCH',
@@ -144,6 +146,20 @@ write('pipe-size-zero', bytes(b), 'offset 0x%x: warning: %s: damaged record (siz
 
 write('pipe-cut-header', pipe[:12],
       'offset 0x0: header cut short: file has 12 bytes, the header needs at least 16')
+
+# --call-graph lbr: a sample whose branch stack claims more entries than the record
+# holds is skipped with a warning, the others converted. The seed's samples carry IP,
+# TID, TIME, ADDR, PERIOD, CALLCHAIN, BRANCH_STACK (nr, hw_idx, entries), DATA_SRC.
+b = bytearray(lbr)
+ldata = u64(lbr, 40)
+for pos, typ, size in records(lbr, ldata, ldata + u64(lbr, 48)):
+    if typ == 9:
+        at = pos + 8 + 5 * 8
+        at += 8 + 8 * u64(lbr, at)
+        put64(b, at, 0x10000)
+        write('branch-overrun', bytes(b), 'offset 0x%x: warning: PERF_RECORD_SAMPLE: '
+              'BRANCH_STACK field overruns the record (size %d), skipped' % (pos, size))
+        break
 
 # edge inputs for the corpus (not errors): perf killed before it wrote data.size,
 # and a file whose feature sections point past its end

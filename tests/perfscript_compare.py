@@ -13,7 +13,8 @@ we do (see V8_BUILTINS); --java accepts perf's Java names (see java_quirk);
 perf's dwarf stacks that end with an address of -1 (see END_MARKER);
 --noreturn-callers DIR perf's frame-pointer names of callers after a noreturn call
 (see NORETURN_DIRS); --restorer DIR perf's dwarf names of a signal handler's restorer
-(see RESTORER). DIR may be given several times.
+(see RESTORER); --lbr-leaf DIR perf's LBR user leaf, the first entry's target (see
+LBR_LEAF). DIR may be given several times.
 
 GOLDEN.script(.gz) is the output of
   perf script --ns -F comm,pid,tid,cpu,time,event,period,ip,sym,dso
@@ -270,6 +271,17 @@ quirks[NORETURN_QUIRK] = 0
 RESTORER = False
 RESTORER_QUIRK = "signal restorer frames perf looks up at the byte before them"
 quirks[RESTORER_QUIRK] = 0
+# --lbr-leaf DIR: for a --call-graph lbr recording perf (resolve_lbr_callchain_sample)
+# takes the first LBR entry's `to` as the user leaf: the first byte of the function last
+# called, which is a PLT stub (`memcpy@plt`) or the function that tail-called the
+# sampled one (in a recursion that ends in a tail call, the caller named twice:
+# rec_walk;rec_walk where the thread runs rec_leaf); perfconv takes the sampled address.
+# A sample whose frames differ in its user leaf only matches when perf's leaf is a PLT
+# entry or lies at a function's first byte by the symbol table of its DSO in a DIR
+# ([vdso] as vdso.so).
+LBR_LEAF = False
+LBR_LEAF_QUIRK = "samples whose user leaf perf takes from the LBR's first call target"
+quirks[LBR_LEAF_QUIRK] = 0
 _symtabs = {}
 
 
@@ -277,9 +289,10 @@ def dso_symbols(dso):
     """[(start, size, name)] of the DSO's symbol table (its .dynsym when stripped)."""
     if dso not in _symtabs:
         path = dso
+        base = "vdso.so" if dso == "[vdso]" else os.path.basename(dso)
         for d in NORETURN_DIRS:
-            if os.path.exists(os.path.join(d, os.path.basename(dso))):
-                path = os.path.join(d, os.path.basename(dso))
+            if os.path.exists(os.path.join(d, base)):
+                path = os.path.join(d, base)
                 break
         syms = []
         for dyn in ([], ["-D"]):
@@ -366,6 +379,8 @@ def sample_diff(g, o, has_cpu):
             quirks[JIT_STOP_QUIRK] += 1
         elif end_marker(g.frames, o.frames):
             quirks[END_MARKER_QUIRK] += 1
+        elif lbr_leaf(g.frames, o.frames):
+            quirks[LBR_LEAF_QUIRK] += 1
         else:
             bad.append("frames")
     return bad
@@ -393,6 +408,22 @@ END_MARKER_QUIRK = "samples where perf's stack ends with an address of -1"
 def end_marker(gf, of):
     return (END_MARKER and gf and gf[0].name is None and gf[0].ip == 0xffffffffffffffff and
             frames_equal(gf[1:], of))
+
+
+def lbr_leaf(gf, of):
+    if not LBR_LEAF or len(gf) != len(of):
+        return False
+    user = [i for i, f in enumerate(gf) if not (f.dso or "").startswith("[kernel")]
+    if not user:
+        return False
+    u = user[-1]
+    g = gf[u]
+    if not all(frame_matches(a, b, i + 1 < len(gf))
+               for i, (a, b) in enumerate(zip(gf, of)) if i != u):
+        return False
+    if g.name is not None and g.name.endswith("@plt"):
+        return True
+    return bool(g.dso) and any(st == g.ip for st, _, _ in dso_symbols(g.dso))
 
 
 def jit_stop(gf, of):
@@ -650,7 +681,7 @@ def selftest(golden_path, report_path):
         # the rules for perf's Java names and dwarf stack ends accept no other change
         here = os.path.dirname(golden_path) or "."
         lenient = ["--java", "--jit-stops", "--end-marker", "--noreturn-callers", here,
-                   "--restorer", here]
+                   "--restorer", here, "--lbr-leaf", here]
         for what, copy in mutations:
             write_ours(copy, ours)
             run([golden_path, ours], 1, what)
@@ -706,14 +737,18 @@ def main():
     ap.add_argument("--restorer", metavar="DIR", action="append", default=[],
                     help="accept perf's dwarf names of a signal restorer, checked on the "
                          "DSOs in DIR (see RESTORER)")
+    ap.add_argument("--lbr-leaf", metavar="DIR", action="append", default=[],
+                    help="accept perf's LBR user leaf (the first entry's target) where ours "
+                         "is the sampled address, checked on the DSOs in DIR (see LBR_LEAF)")
     ap.add_argument("--selftest", action="store_true",
                     help="round-trip GOLDEN through a built-in converter; "
                          "OURS is then an optional GOLDEN.report")
     a = ap.parse_args()
-    global V8_BUILTINS, JAVA, JIT_STOPS, END_MARKER, NORETURN, NORETURN_DIRS, RESTORER
+    global V8_BUILTINS, JAVA, JIT_STOPS, END_MARKER, NORETURN, NORETURN_DIRS, RESTORER, LBR_LEAF
     NORETURN = bool(a.noreturn_callers)
     V8_BUILTINS = a.v8_builtins
-    NORETURN_DIRS = a.noreturn_callers + a.restorer
+    NORETURN_DIRS = a.noreturn_callers + a.restorer + a.lbr_leaf
+    LBR_LEAF = bool(a.lbr_leaf)
     RESTORER = bool(a.restorer)
     JAVA = a.java
     JIT_STOPS = a.jit_stops

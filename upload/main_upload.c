@@ -387,6 +387,14 @@ static int say_retry(void *ctx, const struct upload_result *r, unsigned wait)
 	return 0;
 }
 
+/* " (part K of N)" for part `k` of `b` when it has several, else "". */
+static void part_text(char *buf, size_t cap, const struct upload_batch *b, size_t k)
+{
+	buf[0] = '\0';
+	if (b->n > 1)
+		snprintf(buf, cap, " (part %zu of %zu)", k + 1, b->n);
+}
+
 /* --dry-run of one profile: what would be sent, and with -o its bodies in files named
  * after it (PREFIX, PREFIX.INPUT with several inputs, .partK for a part). 0, or -1. */
 static int dry_run_one(struct uploader *u, const struct upload_profile *up, const struct cli *c,
@@ -410,6 +418,55 @@ static int dry_run_one(struct uploader *u, const struct upload_profile *up, cons
 	}
 	free(prefix);
 	return rc;
+}
+
+/* One input's parts as upload_send_batch() sends them (send_part, halve_part), or with
+ * --dry-run writes them. */
+struct input_send {
+	struct upload_ctx *x;
+	void *job;
+	const char *input;
+	size_t input_no;          /* of several inputs, its number from 1; 0: the only one */
+	int dry_run;
+	struct diag *d;
+	int failed;               /* a --dry-run part could not be written */
+};
+
+static int send_part(void *ctx, struct upload_batch *b, size_t k, struct upload_result *r)
+{
+	struct input_send *s = ctx;
+	struct upload_profile *up = &b->parts[k];
+	struct retry_say rs = { up, s->d };
+	int quiet = s->x->c->co.quiet;
+	char part[64];
+
+	if (s->dry_run) {
+		/* a part that cannot be written does not keep the next from being */
+		if (dry_run_one(s->x->u, up, s->x->c, s->input_no, b->n > 1 ? k + 1 : 0, s->d) != 0)
+			s->failed = 1;
+		return 0;
+	}
+	if (uploader_send_retrying(s->x->u, up, 4, NULL, quiet ? NULL : say_retry, &rs, r) !=
+	    UPLOAD_SENT)
+		return 1;
+	part_text(part, sizeof(part), b, k);
+	if (!quiet)
+		diag_note(s->d, "%s%s: sent to %s (%s)", s->input, part, uploader_url(s->x->u),
+			  r->what);
+	return 0;
+}
+
+static int halve_part(void *ctx, struct upload_batch *b, size_t k, const struct upload_result *r)
+{
+	struct input_send *s = ctx;
+	char part[64];
+
+	part_text(part, sizeof(part), b, k); /* as it was sent, before the cut */
+	if (job_halve(s->x, s->job, k, b) != 0)
+		return -1;
+	diag_warn(s->d, s->input, DIAG_NO_OFFSET, "%s refused it%s as too large (%s): sent again "
+		  "in two parts", backend_name(s->x->backend), part, r->what);
+	return 0;
 }
 
 int upload_main(int argc, char **argv)
@@ -629,49 +686,31 @@ int upload_main(int argc, char **argv)
 	runtime_ids_init(&rids, -1);
 	for (size_t i = 0; i < ninputs; i++) {
 		struct upload_batch b;
-		void *job;
+		struct upload_result r;
+		struct input_send s = { &x, NULL, inputs[i], ninputs > 1 ? i + 1 : 0, dry_run, &d, 0 };
+		const struct upload_batch_ops ops = { send_part, halve_part, &s };
+		size_t last = 0;
 
-		if (job_make(&x, inputs[i], &b, &job, &d) != 0) {
+		if (job_make(&x, inputs[i], &b, &s.job, &d) != 0) {
 			rc = 1;
 			continue;
 		}
 		if (b.said[0])
 			diag_warn(&d, inputs[i], DIAG_NO_OFFSET, "%s", b.said);
-		for (size_t k = 0; k < b.n; k++) {
-			struct upload_profile *up = &b.parts[k];
-			struct upload_result r;
-			struct retry_say rs = { up, &d };
-			char rid[RUNTIME_ID_LEN + 1], part[64] = "";
+		if (upload_send_batch(&b, &rids, &ops, NULL, &last, &r) != 0) {
+			char part[64];
 
-			runtime_ids_take(&rids, b.run, b.boot_ns, rid, &up->seq);
-			up->runtime_id = rid;
-			if (b.n > 1)
-				snprintf(part, sizeof(part), " (part %zu of %zu)", k + 1, b.n);
-			if (dry_run) {
-				if (dry_run_one(u, up, &c, ninputs > 1 ? i + 1 : 0, b.n > 1 ? k + 1 : 0,
-						&d) != 0)
-					rc = 1;
-			} else if (uploader_send_retrying(u, up, 4, NULL, c.co.quiet ? NULL : say_retry,
-							  &rs, &r) == UPLOAD_SENT) {
-				if (!c.co.quiet)
-					diag_note(&d, "%s%s: sent to %s (%s)", inputs[i], part,
-						  uploader_url(u), r.what);
-			} else if (r.too_large && job_halve(&x, job, k, &b) == 0) {
-				diag_warn(&d, inputs[i], DIAG_NO_OFFSET, "%s refused it%s as too large "
-					  "(%s): sent again in two parts", backend_name(uo.backend), part,
-					  r.what);
-				k--;
-			} else {
-				diag_error(&d, inputs[i], DIAG_NO_OFFSET, "%s %s%s: %s",
-					   backend_name(uo.backend),
-					   r.outcome == UPLOAD_REFUSED ? "refused the profile" :
-					   r.outcome == UPLOAD_DENIED ? "turned the request down" :
-					   "could not be reached", part, r.what);
-				rc = 1;
-				break;
-			}
+			part_text(part, sizeof(part), &b, last);
+			diag_error(&d, inputs[i], DIAG_NO_OFFSET, "%s %s%s: %s",
+				   backend_name(uo.backend),
+				   r.outcome == UPLOAD_REFUSED ? "refused the profile" :
+				   r.outcome == UPLOAD_DENIED ? "turned the request down" :
+				   "could not be reached", part, r.what);
+			rc = 1;
 		}
-		job_free(NULL, job);
+		if (s.failed)
+			rc = 1;
+		job_free(NULL, s.job);
 	}
 out:
 	diag_release(&d);

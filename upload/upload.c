@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <strings.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -145,6 +147,41 @@ static void key_free(char *key)
 }
 
 /*
+ * --api-key-file, opened once without blocking (a FIFO would hang a service at its
+ * start) and judged on that descriptor: a regular file, or NULL with errno set (EINVAL
+ * for another kind). One others can read or write, or owned by another user than
+ * perfconv's and root, is said: its key is not a secret any more, or not the
+ * administrator's (ssh refuses such a key; a service that cannot start for it would
+ * send nothing, so it is said and used).
+ */
+static FILE *open_key_file(const char *path, struct diag *d)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO))
+		diag_warn(d, NULL, DIAG_NO_OFFSET, "--api-key-file: the file is open to others "
+			  "(mode %04o): the key should be its owner's alone (chmod 600)",
+			  (unsigned)(st.st_mode & 07777));
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		diag_warn(d, NULL, DIAG_NO_OFFSET, "--api-key-file: the file is owned by uid %u, "
+			  "not by perfconv's user or root: whoever owns it chooses the key",
+			  (unsigned)st.st_uid);
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/*
  * The key: $DD_API_KEY, or the first line of --api-key-file. NULL when none; -1 in
  * *bad (after saying why) when one is there but unusable. DD_API_KEY leaves the
  * environment whichever is used, its bytes overwritten (transport_env_take), and with a
@@ -166,7 +203,7 @@ static char *read_api_key(const struct upload_options *o, int *bad, struct diag 
 	}
 	env_key = transport_env_take("DD_API_KEY");
 	if (o->api_key_file) {
-		FILE *f = fopen(o->api_key_file, "r");
+		FILE *f = open_key_file(o->api_key_file, d);
 		char line[512];
 
 		key_free(env_key);
@@ -176,7 +213,7 @@ static char *read_api_key(const struct upload_options *o, int *bad, struct diag 
 		if (!f || !fgets(line, sizeof(line), f)) {
 			/* the path is not repeated: a key given in its place must not be shown */
 			diag_error(d, NULL, DIAG_NO_OFFSET, "--api-key-file: cannot read the file: %s",
-				   f ? "empty" : strerror(errno));
+				   f ? "empty" : errno == EINVAL ? "not a regular file" : strerror(errno));
 			if (f)
 				fclose(f);
 			*bad = 1;

@@ -1,4 +1,4 @@
-/* uploadparts: a converted profile cut in time into profiles a backend takes. */
+/* uploadparts: a converted profile cut in time into profiles a backend takes, sent in order. */
 #include "upload/uploadparts.h"
 
 #include <errno.h>
@@ -303,4 +303,31 @@ void upload_cut_release(struct upload_cut *c)
 		free(c->parts[i].buf);
 	free(c->parts);
 	memset(c, 0, sizeof(*c));
+}
+
+int upload_send_batch(struct upload_batch *b, struct runtime_ids *rids,
+		      const struct upload_batch_ops *ops, int64_t *sent_until, size_t *last,
+		      struct upload_result *r)
+{
+	char rid[RUNTIME_ID_LEN + 1];
+	int how = 0;
+
+	for (size_t k = 0; k < b->n && how == 0; k++) {
+		struct upload_profile *up = &b->parts[k];
+		int64_t end = up->start_ns + up->duration_ns;
+
+		*last = k;
+		if (sent_until && b->n > 1 && *sent_until && end <= *sent_until)
+			continue;
+		runtime_ids_take(rids, b->run, b->boot_ns, rid, &up->seq);
+		up->runtime_id = rid;
+		how = ops->send(ops->ctx, b, k, r);
+		if (how != 0 && r->too_large && ops->halve(ops->ctx, b, k, r) == 0) {
+			how = 0;
+			k--; /* its first half next */
+		} else if (how == 0 && sent_until && b->n > 1) {
+			*sent_until = end;
+		}
+	}
+	return how;
 }

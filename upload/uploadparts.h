@@ -1,5 +1,5 @@
 /* uploadparts: a converted profile cut in time into profiles a backend takes (its size
- * and sample limits), every sample in one of them. */
+ * and sample limits), every sample in one of them, and those sent in order. */
 #ifndef PERFCONV_UPLOADPARTS_H
 #define PERFCONV_UPLOADPARTS_H
 
@@ -8,6 +8,8 @@
 
 #include "formats/profile.h"
 #include "formats/writer.h"
+#include "upload/runtimeid.h"
+#include "upload/upload.h"
 
 /* What one profile may hold for a backend to take it; 0: no limit. */
 struct upload_limits {
@@ -62,5 +64,31 @@ int upload_cut_halve(const struct profile *p, const struct write_options *wo,
 		     const struct upload_writer *w, int64_t wall_offset, struct upload_cut *c, size_t i);
 
 void upload_cut_release(struct upload_cut *c);
+
+/*
+ * How upload_send_batch() sends: `send` sends part `k` of `b` (its runtime-id and
+ * profile_seq set) with whatever tries its caller makes, and returns 0 when the part is
+ * done with and the next may go, else the caller's own code of how it went (not 0), *r
+ * saying why; `halve` cuts part `k`, which the backend found too large (*r), in two
+ * (b's parts made again) and says so: 0, or -1 when it cannot (the refusal stands).
+ */
+struct upload_batch_ops {
+	int (*send)(void *ctx, struct upload_batch *b, size_t k, struct upload_result *r);
+	int (*halve)(void *ctx, struct upload_batch *b, size_t k, const struct upload_result *r);
+	void *ctx;
+};
+
+/*
+ * Send the parts of `b` in order, each with its run's runtime-id and next profile_seq
+ * from `rids`; one the backend refuses as too large (r->too_large) is cut in two and
+ * both are sent. With `sent_until` (may be NULL) and more than one part, the parts that
+ * end by *sent_until (wall clock) were sent before and are passed over, and it moves to
+ * the end of each part sent. Returns 0 once every part is sent, else what ops->send
+ * returned for part *last, the one that was not. The parts' runtime_id point into this
+ * call's own buffer: not to be read after it.
+ */
+int upload_send_batch(struct upload_batch *b, struct runtime_ids *rids,
+		      const struct upload_batch_ops *ops, int64_t *sent_until, size_t *last,
+		      struct upload_result *r);
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "upload/uploadparts.h"
 #include "upload/watch_internal.h"
 #include "upload/watchfile.h"
 #include "upload/watchopts.h"
@@ -151,7 +152,8 @@ static void *read_whole(struct watcher *w, struct entry *e, int fd, const struct
 #define TRIES_BEFORE_ASIDE 3
 #define TRIES_AT_MOST 10
 
-enum { TRIED_SENT, TRIED_REFUSED, TRIED_FAILED, TRIED_ASIDE, TRIED_DROPPED, TRIED_STOPPED };
+/* How a chunk's part went; TRIED_SENT is upload_send_batch()'s 0. */
+enum { TRIED_SENT = 0, TRIED_REFUSED, TRIED_FAILED, TRIED_ASIDE, TRIED_DROPPED, TRIED_STOPPED };
 
 /*
  * Send `up` (chunk `e`) until it is sent or refused, or a stop; between failed tries
@@ -225,6 +227,36 @@ static int send_tries(struct watcher *w, struct entry *e, const struct upload_pr
 	}
 }
 
+/* Chunk `e`'s parts as upload_send_batch() sends them (chunk_send_part, chunk_halve). */
+struct chunk_send {
+	struct watcher *w;
+	struct entry *e;
+	int others;
+	const struct watch_jobs *jobs;
+	void *job;
+	struct upload_stop *stop;
+	char *path;
+};
+
+static int chunk_send_part(void *ctx, struct upload_batch *b, size_t k, struct upload_result *r)
+{
+	struct chunk_send *s = ctx;
+
+	return send_tries(s->w, s->e, &b->parts[k], s->others, s->stop, r);
+}
+
+static int chunk_halve(void *ctx, struct upload_batch *b, size_t k, const struct upload_result *r)
+{
+	struct chunk_send *s = ctx;
+
+	if (s->jobs->halve(s->jobs->ctx, s->job, k, b) != 0)
+		return -1;
+	diag_warn(s->w->d, s->path, DIAG_NO_OFFSET, "%s found its profile%s too large (%s): "
+		  "cut in two and sent again", uploader_url(s->w->u), b->n > 2 ? " part" : "",
+		  r->what);
+	return 0;
+}
+
 /*
  * Send the parts of chunk `e`'s profile in order (those that end by e->sent_until were
  * sent before it was set aside), each with its run's runtime-id and next profile_seq;
@@ -235,32 +267,14 @@ static int send_parts(struct watcher *w, struct entry *e, struct upload_batch *b
 		      int others, const struct watch_jobs *jobs, void *job,
 		      struct upload_stop *stop, struct upload_result *r)
 {
-	char rid[RUNTIME_ID_LEN + 1], *path = in_dir(w, e->name);
-	int how = TRIED_SENT;
+	struct chunk_send s = { w, e, others, jobs, job, stop, in_dir(w, e->name) };
+	const struct upload_batch_ops ops = { chunk_send_part, chunk_halve, &s };
+	int how;
 
 	if (b->said[0])
-		diag_warn(w->d, path, DIAG_NO_OFFSET, "%s", b->said);
-	for (size_t k = 0; k < b->n && how == TRIED_SENT; k++) {
-		struct upload_profile *up = &b->parts[k];
-		int64_t end = up->start_ns + up->duration_ns;
-
-		*last = k;
-		if (b->n > 1 && e->sent_until && end <= e->sent_until)
-			continue;
-		runtime_ids_take(&w->rids, b->run, b->boot_ns, rid, &up->seq);
-		up->runtime_id = rid;
-		how = send_tries(w, e, up, others, stop, r);
-		if (how == TRIED_REFUSED && r->too_large && jobs->halve(jobs->ctx, job, k, b) == 0) {
-			diag_warn(w->d, path, DIAG_NO_OFFSET, "%s found its profile%s too large (%s): "
-				  "cut in two and sent again", uploader_url(w->u),
-				  b->n > 2 ? " part" : "", r->what);
-			how = TRIED_SENT;
-			k--;
-		} else if (how == TRIED_SENT && b->n > 1) {
-			e->sent_until = end;
-		}
-	}
-	free(path);
+		diag_warn(w->d, s.path, DIAG_NO_OFFSET, "%s", b->said);
+	how = upload_send_batch(b, &w->rids, &ops, &e->sent_until, last, r);
+	free(s.path);
 	return how;
 }
 
