@@ -22,7 +22,7 @@ fi
 # two builds of one program, under one name (a stack's first frame is its thread's)
 for v in 1 2; do
 	mkdir -p "$TMP/v$v"
-	gcc -O1 -fno-inline -fno-omit-frame-pointer -falign-loops=64 -DVERSION=$v \
+	gcc -g -O1 -fno-inline -fno-omit-frame-pointer -falign-loops=64 -DVERSION=$v \
 		-o "$TMP/v$v/diffprog" tests/fixtures/diffprog.c
 done
 rec() { # OUT FREQ PROGRAM ROUNDS
@@ -102,6 +102,20 @@ grep -q "^perfconv: base: $B: [0-9]* samples of cpu-clock, scaled by [0-9.]* to 
 	grep -q "^perfconv: new: $N: [0-9]* samples of cpu-clock, as recorded" "$TMP/d.err" &&
 	ok "the summary says how each side was scaled" ||
 	bad "summary: $(grep -E 'base:|new:' "$TMP/d.err")"
+
+# --srcline: lines, not only names, compared: work_same's loop is on one line in both
+# builds, work_double's on another line in each (spin(1) and spin(2) of the source)
+"$PERFCONV" diff -q --srcline "$B" "$N" -o "$TMP/s.folded"
+l_same=$(grep -n 'spin(1);' tests/fixtures/diffprog.c | sed -n 1p | cut -d: -f1)
+l_d1=$(grep -n 'spin(1);' tests/fixtures/diffprog.c | sed -n 2p | cut -d: -f1)
+l_d2=$(grep -n 'spin(2);' tests/fixtures/diffprog.c | cut -d: -f1)
+same=$(grep -cE ";work_same \(diffprog\.c:$l_same\) [1-9][0-9]* [1-9][0-9]*$" "$TMP/s.folded")
+d1=$(grep -cE ";work_double \(diffprog\.c:$l_d1\) [1-9][0-9]* 0$" "$TMP/s.folded")
+d2=$(grep -cE ";work_double \(diffprog\.c:$l_d2\) 0 [1-9][0-9]*$" "$TMP/s.folded")
+wrong=$(grep -cE ";work_double \(diffprog\.c:$l_d1\) [0-9]+ [1-9][0-9]*$|;work_double \(diffprog\.c:$l_d2\) [1-9][0-9]* [0-9]+$" "$TMP/s.folded")
+[ "$same" -ge 1 ] && [ "$d1" -ge 1 ] && [ "$d2" -ge 1 ] && [ "$wrong" = 0 ] &&
+	ok "--srcline: work_same at diffprog.c:$l_same on both sides, work_double at :$l_d1 in BASE only and :$l_d2 in NEW only" ||
+	bad "--srcline: work_same:$l_same lines $same, work_double:$l_d1 $d1, :$l_d2 $d2, on the wrong side $wrong: $(grep -E ';work_(same|double) \(' "$TMP/s.folded" | head -4)"
 
 # --- 2. another length and rate: compared by period, by share ------------------------
 "$PERFCONV" diff "$B" "$N2" -o "$TMP/d2.folded" 2>"$TMP/d2.err"
