@@ -1,8 +1,8 @@
 # bash completion for perfconv: options, formats after -f, backends after --to,
 # recordings by name (perf.data*, --threads directories) and outputs by suffix.
 # Installed as /usr/share/bash-completion/completions/perfconv. tests/e2e_install.sh
-# holds its option lists to `perfconv --help`, `perfconv upload --help` and
-# `perfconv info --help`.
+# holds its option lists to `perfconv --help`, `perfconv upload --help`,
+# `perfconv info --help` and `perfconv diff --help`.
 
 _perfconv_convert_opts='--input --output --format --quiet --symfs --kallsyms --buildid-dir
 	--no-demangle --no-inline --no-symbols --cache-dir --no-cache --jit-dir --pid --tid
@@ -12,6 +12,7 @@ _perfconv_convert_opts='--input --output --format --quiet --symfs --kallsyms --b
 _perfconv_upload_opts='--to --url --tenant --header --api-key-file --allow-http --proxy
 	--dry-run --timeout --retry-cap --watch --delete-sent --max-backlog --keep-sent
 	--trust-folder'
+_perfconv_diff_opts='--absolute --top'
 _perfconv_info_opts='--input --json --top --symfs --kallsyms --buildid-dir --jit-dir
 	--cache-dir --no-cache --help'
 _perfconv_formats='folded samples pprof speedscope chrome svg otlp'
@@ -44,7 +45,7 @@ _perfconv()
 	fi
 	shopt -s extglob
 	for ((i = 1; i < cword; i++)); do
-		case ${words[i]} in upload | info) sub=${words[i]}; break ;; -*) ;; *) break ;; esac
+		case ${words[i]} in upload | info | diff) sub=${words[i]}; break ;; -*) ;; *) break ;; esac
 	done
 
 	case $prev in
@@ -57,7 +58,12 @@ _perfconv()
 		compopt -o filenames 2>/dev/null
 		_perfconv_reply -d -- "$cur"; return ;;
 	-f | --format)
-		_perfconv_reply -W "$_perfconv_formats" -- "$cur"; return ;;
+		if [[ $sub == diff ]]; then
+			_perfconv_reply -W 'folded top pprof svg' -- "$cur"
+		else
+			_perfconv_reply -W "$_perfconv_formats" -- "$cur"
+		fi
+		return ;;
 	--to)
 		_perfconv_reply -W "$_perfconv_backends" -- "$cur"; return ;;
 	--for)
@@ -76,13 +82,14 @@ _perfconv()
 		case $sub in
 		upload) opts="$_perfconv_upload_opts $_perfconv_convert_opts" ;;
 		info) opts=$_perfconv_info_opts ;;
+		diff) opts="$_perfconv_diff_opts $_perfconv_convert_opts" ;;
 		*) opts=$_perfconv_convert_opts ;;
 		esac
 		_perfconv_reply -W "$opts" -- "$cur"
 		return
 	fi
 	if [[ -z $sub && $cword -eq 1 ]]; then
-		_perfconv_reply -W 'upload info' -- "$cur"
+		_perfconv_reply -W 'upload info diff' -- "$cur"
 	fi
 	local keep=("${COMPREPLY[@]}")
 	_perfconv_recordings "$cur"

@@ -31,6 +31,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: perfconv [-i perf.data]... [-o OUTPUT] [-f FORMAT] [options] [perf.data...]\n"
 		"       perfconv info [-i perf.data] [--json]   (perfconv info --help)\n"
+		"       perfconv diff BASE NEW [-o OUTPUT] [options]   (perfconv diff --help)\n"
 		"\n"
 		"Convert a perf recording into a profile.\n"
 		"\n"
@@ -237,7 +238,7 @@ static int event_matches(const struct profile *p, const struct pc_event *e, cons
  * event (folded, speedscope, chrome) of a recording with several events the first
  * that has samples (summing page faults with CPU samples would mean nothing).
  */
-static int choose_event(const struct profile *p, const struct output_format *of,
+int choose_event(const struct profile *p, const struct output_format *of,
 			const char *name, struct write_options *wo, int quiet, struct diag *d)
 {
 	size_t with_samples = 0, any = 0;
@@ -274,7 +275,7 @@ static int choose_event(const struct profile *p, const struct output_format *of,
 
 /* --time: the event of that time, made from the recording's scheduler switches or
  * (oncpu) its CPU clock. 0, or -1 after saying what the recording lacks. */
-static int choose_time(const struct profile *p, const char *kind, struct write_options *wo,
+int choose_time(const struct profile *p, const char *kind, struct write_options *wo,
 		       struct diag *d)
 {
 	enum pc_time want = strcmp(kind, "wall") == 0 ? PC_TIME_WALL
@@ -650,6 +651,10 @@ int convert_main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "info") == 0)
 		return info_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "diff") == 0) {
+		batch_malloc();
+		return diff_main(argc - 1, argv + 1);
+	}
 	batch_malloc();
 	cli_init(&c);
 	diag_init(&d);

@@ -2,6 +2,8 @@
  *
  * The command line is split by subcommand:
  *	main.c		perfconv (convert), perfconv info, and the options they share
+ *	main_diff.c	perfconv diff: two recordings converted alike, one differential
+ *			profile
  *	upload/main_upload.c	perfconv upload: convert each input and send it (the layer
  *			above, which uses these)
  */
@@ -47,6 +49,9 @@ enum {
 	OPT_SERVICE,
 	OPT_LABEL,
 	OPT_START_TIME,
+	/* perfconv diff's own */
+	OPT_ABSOLUTE,
+	OPT_DIFF_TOP,
 	/* perfconv upload's own */
 	OPT_TO,
 	OPT_URL,
@@ -160,6 +165,20 @@ int bad_usage(const char *msg, const char *arg);
  * and returns 2.
  */
 int getopt_error(int opt, char **argv);
+
+/*
+ * The event shown (wo->event): the one `name` names, else for a format of one event
+ * (of->one_event) the first sampled one with samples, said when there were several.
+ * 0, or -1 after saying that no event has that name.
+ */
+int choose_event(const struct profile *p, const struct output_format *of,
+		 const char *name, struct write_options *wo, int quiet, struct diag *d);
+/* --time KIND (oncpu, offcpu, wall): its event into wo->event. 0, or -1 after saying
+ * what the recording lacks. */
+int choose_time(const struct profile *p, const char *kind, struct write_options *wo,
+		struct diag *d);
+/* perfconv diff ARGS (argv[0] "diff"): its exit code (convert/main_diff.c). */
+int diff_main(int argc, char **argv);
 
 /* perfconv upload ARGS (argv[0] "upload"): its exit code. */
 /* `perfconv` and `perfconv info` (argv[1] "info"): the program's main but for `perfconv

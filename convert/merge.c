@@ -50,7 +50,9 @@ static int64_t time_shift(const struct profile *dst, const struct profile *src)
 	return (int64_t)dst->last_time + 1 - (int64_t)src->first_time;
 }
 
-void merge_profile(struct profile *dst, const struct profile *src, const char *label)
+/* merge_profile, or with `label` NULL the stacks as they are, each sample of `side`. */
+static void merge_into(struct profile *dst, const struct profile *src, const char *label,
+		       enum pc_side side)
 {
 	uint32_t *ids = xcalloc(strtab_count(&src->strings) + 1, sizeof(*ids));
 	uint32_t *maps = xcalloc(src->nmappings + 1, sizeof(*maps));
@@ -85,9 +87,11 @@ void merge_profile(struct profile *dst, const struct profile *src, const char *l
 		frames[i] = profile_frame(dst, &f);
 	}
 	memset(&root, 0, sizeof(root));
-	root.func = root.system_name = profile_str(dst, label);
-	root.symbolized = 1;
-	nodes[0] = profile_node(dst, 0, profile_frame(dst, &root));
+	if (label) {
+		root.func = root.system_name = profile_str(dst, label);
+		root.symbolized = 1;
+		nodes[0] = profile_node(dst, 0, profile_frame(dst, &root));
+	}
 	/* a node's parent was made before it: its id is lower */
 	for (size_t i = 1; i < src->nnodes; i++)
 		nodes[i] = profile_node(dst, nodes[src->nodes[i].parent], frames[src->nodes[i].frame]);
@@ -100,6 +104,7 @@ void merge_profile(struct profile *dst, const struct profile *src, const char *l
 		s.stack = nodes[s.stack];
 		s.comm = str_in(dst, src, ids, s.comm);
 		s.event = (uint16_t)events[s.event];
+		s.side = (uint8_t)side;
 		if (s.time)
 			s.time = (uint64_t)((int64_t)s.time + shift);
 		if (name)
@@ -127,4 +132,14 @@ void merge_profile(struct profile *dst, const struct profile *src, const char *l
 	free(frames);
 	free(nodes);
 	free(events);
+}
+
+void merge_profile(struct profile *dst, const struct profile *src, const char *label)
+{
+	merge_into(dst, src, label, PC_SIDE_NONE);
+}
+
+void merge_side(struct profile *dst, const struct profile *src, enum pc_side side)
+{
+	merge_into(dst, src, NULL, side);
 }

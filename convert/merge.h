@@ -21,4 +21,12 @@ char *merge_label(const struct profile *p, const char *path);
  */
 void merge_profile(struct profile *dst, const struct profile *src, const char *label);
 
+/*
+ * Add profile `src` to `dst` as merge_profile() does but with its stacks as they are
+ * (no frame naming it), each sample marked as of `side` (perfconv diff: the base and
+ * the new recording in one profile; frames of the same name stay apart by address,
+ * the writers compare them by their text).
+ */
+void merge_side(struct profile *dst, const struct profile *src, enum pc_side side);
+
 #endif

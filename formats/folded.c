@@ -1,7 +1,9 @@
 /* folded: collapsed stacks, as stackcollapse-perf.pl writes them.
  *
  * Format: github.com/brendangregg/FlameGraph stackcollapse-perf.pl output, read by
- * flamegraph.pl, speedscope, inferno and most flame graph tools.
+ * flamegraph.pl, speedscope, inferno and most flame graph tools. A differential
+ * profile's lines are "stack BASE NEW", as FlameGraph's difffolded.pl writes them
+ * (read by flamegraph.pl and inferno-flamegraph for a differential flame graph).
  */
 #include "formats/folded.h"
 
@@ -9,12 +11,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct agg {
-	uint32_t comm, pid, tid, stack;
+	uint32_t comm, pid, tid, stack, side;
 	uint64_t weight;
 };
 
@@ -28,12 +31,14 @@ static int agg_cmp(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
-	return (x->stack > y->stack) - (x->stack < y->stack);
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return (x->side > y->side) - (x->side < y->side);
 }
 
 struct line {
 	char *text;
-	uint64_t weight;
+	uint64_t weight[3]; /* by enum pc_side */
 };
 
 static int line_cmp(const void *a, const void *b)
@@ -117,10 +122,12 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 
 		if (o->event >= 0 && s->event != o->event)
 			continue;
+		memset(&a, 0, sizeof(a));
 		a.comm = s->comm;
 		a.pid = (o->with_pid || o->with_tid) ? s->pid : 0;
 		a.tid = o->with_tid ? s->tid : 0;
 		a.stack = s->stack;
+		a.side = o->diff ? s->side : 0;
 		a.weight = sample_weight(o, s);
 		key = hash_bytes(&a, offsetof(struct agg, weight)) | 1;
 		for (;; key = hash_u64(key) | 1) {
@@ -148,20 +155,31 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 		if (nlines >= lines_cap)
 			grow_array((void **)&lines, &lines_cap, nlines + 1, sizeof(*lines));
 		lines[nlines].text = xstrndup(b.s, b.len);
-		lines[nlines].weight = w;
+		memset(lines[nlines].weight, 0, sizeof(lines[nlines].weight));
+		lines[nlines].weight[aggs[i].side < 3 ? aggs[i].side : 0] = w;
 		nlines++;
 	}
 	if (nlines > 1)
 		qsort(lines, nlines, sizeof(*lines), line_cmp);
 	for (size_t i = 0; i < nlines;) {
 		size_t j = i;
-		uint64_t w = 0;
+		uint64_t w[3] = { 0, 0, 0 };
 
-		/* different addresses in one function give the same text: one line */
+		/* different addresses in one function give the same text: one line (and
+		 * in a differential profile, the two builds' addresses) */
 		for (; j < nlines && strcmp(lines[i].text, lines[j].text) == 0; j++)
-			w += lines[j].weight;
-		if (fprintf(out, "%s %" PRIu64 "\n", lines[i].text, w) < 0)
+			for (int k = 0; k < 3; k++)
+				w[k] += lines[j].weight[k];
+		if (o->diff) {
+			/* scaled as difffolded.pl -n scales, but rounded rather than cut */
+			double base = (double)w[PC_SIDE_BASE] * o->diff->scale[o->weight_period ? 1 : 0];
+
+			if (fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", lines[i].text,
+				    (uint64_t)llround(base), w[PC_SIDE_NEW]) < 0)
+				ret = -1;
+		} else if (fprintf(out, "%s %" PRIu64 "\n", lines[i].text, w[0]) < 0) {
 			ret = -1;
+		}
 		i = j;
 	}
 	for (size_t i = 0; i < nlines; i++)

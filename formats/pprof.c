@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ typedef Perftools__Profiles__Function pb_function;
 /* a sample's wall-clock time, ns since the epoch, a number: what Datadog's Timeline
  * reads (libdatadog's profile writes it so for each timed sample) */
 #define LABEL_TIME "end_timestamp_ns"
+/* a differential profile's samples: "base" or "new" (-tagfocus side=new) */
+#define LABEL_SIDE "side"
 
 static const char *const for_names[] = { "", "datadog", "pyroscope", "parca", "go" };
 
@@ -79,6 +82,7 @@ static int go_names(const struct write_options *o)
 struct row {
 	uint32_t stack, pid, tid, comm, cpu; /* what makes samples one (compared, hashed) */
 	uint32_t state;   /* enum pc_state: why an off-CPU interval was */
+	uint32_t side;    /* enum pc_side: of a differential profile's samples */
 	uint64_t time;    /* the wall clock, with o->timestamps; else 0 */
 	uint32_t acc;     /* its values: acc[acc * nvalues ...] */
 };
@@ -123,6 +127,8 @@ static int row_cmp(const void *a, const void *b)
 		return x->cpu < y->cpu ? -1 : 1;
 	if (x->state != y->state)
 		return x->state < y->state ? -1 : 1;
+	if (x->side != y->side)
+		return x->side < y->side ? -1 : 1;
 	return (x->time > y->time) - (x->time < y->time);
 }
 
@@ -364,6 +370,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 			r.time = o->timestamps ? s->time + (uint64_t)o->wall_offset : 0;
 			r.cpu = o->cpu_label ? s->cpu : PC_NO_CPU;
 			r.state = s->state;
+			r.side = o->diff ? s->side : 0;
 			key = hash_bytes(&r, offsetof(struct row, acc)) | 1;
 			for (;; key = hash_u64(key) | 1) {
 				v = u64map_get(&seen, key);
@@ -390,9 +397,19 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 		}
 		u64map_release(&seen);
 	}
+	/* a differential profile: the base's values scaled and negated, as go tool pprof
+	 * -diff_base subtracts them (its -normalize scales the base so too) */
+	for (size_t i = 0; o->diff && i < nrows; i++) {
+		int64_t *a = &acc[(size_t)rows[i].acc * nvalues];
+
+		if (rows[i].side != PC_SIDE_BASE)
+			continue;
+		for (size_t v = 0; v < nvalues; v++)
+			a[v] = -llround((double)a[v] * o->diff->scale[v & 1]);
+	}
 	if (nrows > 1)
 		qsort(rows, nrows, sizeof(*rows), row_cmp);
-	per_sample = 6 + (o->pprof_for ? 1 : 0) + o->nlabels;
+	per_sample = 8 + (o->pprof_for ? 1 : 0) + o->nlabels;
 	labels = xcalloc(per_sample, sizeof(*labels));
 	label_ptrs = xcalloc(per_sample, sizeof(*label_ptrs));
 	for (size_t l = 0; l < per_sample; l++)
@@ -438,7 +455,7 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 
 				maps_reserve(&w, leaf + 1);
 				for (size_t v = 0; v < nvalues; v += 2)
-					w.maps[leaf].leaf_samples += (uint64_t)s->value[v];
+					w.maps[leaf].leaf_samples += (uint64_t)llabs(s->value[v]);
 			}
 
 			labels[nlabels] = linit;
@@ -479,6 +496,19 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 				labels[nlabels] = linit;
 				labels[nlabels].key = pdict_str(&w.d, o->labels[l].key);
 				labels[nlabels++].str = pdict_str(&w.d, o->labels[l].value);
+			}
+			if (r->side) {
+				/* pprof::base is the label go tool pprof -diff_base puts on the
+				 * base's samples: its percentages are then of the base's total */
+				labels[nlabels] = linit;
+				labels[nlabels].key = pdict_str(&w.d, LABEL_SIDE);
+				labels[nlabels++].str = pdict_str(&w.d, r->side == PC_SIDE_BASE ? "base"
+										  : "new");
+				if (r->side == PC_SIDE_BASE) {
+					labels[nlabels] = linit;
+					labels[nlabels].key = pdict_str(&w.d, "pprof::base");
+					labels[nlabels++].str = pdict_str(&w.d, "true");
+				}
 			}
 			if (k_time) {
 				labels[nlabels] = linit;

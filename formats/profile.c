@@ -175,6 +175,7 @@ static int sample_twins(const struct profile *p, const struct pc_sample *a,
 {
 	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu &&
 	       a->comm == b->comm && a->event == b->event && a->state == b->state &&
+	       a->side == b->side &&
 	       sample_span(p, a) == sample_span(p, b);
 }
 
@@ -183,7 +184,8 @@ static uint64_t sample_hash(const struct profile *p, const struct pc_sample *s)
 	uint64_t h = hash_u64(((uint64_t)s->stack << 32) ^ s->tid);
 
 	h = hash_u64(h ^ ((uint64_t)s->pid << 32) ^ s->cpu);
-	h = hash_u64(h ^ ((uint64_t)s->comm << 16) ^ s->event ^ ((uint64_t)s->state << 48));
+	h = hash_u64(h ^ ((uint64_t)s->comm << 16) ^ s->event ^ ((uint64_t)s->state << 48) ^
+		     ((uint64_t)s->side << 56));
 	return p->aggregate_ns ? hash_u64(h ^ sample_span(p, s)) : h;
 }
 

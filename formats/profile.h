@@ -85,7 +85,14 @@ struct pc_sample {
 	uint32_t comm;        /* thread name at the sample's time */
 	uint16_t event;
 	uint8_t state;        /* enum pc_state: of an off-CPU interval, else NONE */
-	uint8_t pad;
+	uint8_t side;         /* enum pc_side: 0 but in a differential profile */
+};
+
+/* Which recording a sample of a differential profile (perfconv diff) came from. */
+enum pc_side {
+	PC_SIDE_NONE = 0,     /* a profile of one recording */
+	PC_SIDE_BASE = 1,     /* the one compared against: writers show it negated or apart */
+	PC_SIDE_NEW = 2,
 };
 
 /* What an event's period counts: the unit of its weight in every output. */

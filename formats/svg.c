@@ -31,7 +31,11 @@ struct tnode {
 	uint32_t first_child, nchildren;
 	uint32_t depth;
 	uint8_t kind;
-	uint64_t weight;
+	uint64_t weight;           /* what its width shows */
+	/* a differential profile's: NEW's weight, BASE's scaled (o->diff->scale); weight is
+	 * then NEW's, or BASE's where NEW has none, widened to hold its children */
+	uint64_t nw;
+	double base;
 };
 
 struct tree {
@@ -98,6 +102,28 @@ static void tree_link(struct tree *t)
 				sizeof(uint32_t), child_cmp, t);
 }
 
+/*
+ * A differential graph's widths: NEW's shape, and where NEW has none of a frame,
+ * BASE's (scaled), so that what went away still shows; each frame at least as wide
+ * as its children (children's ids are above their parent's: done leaves first).
+ */
+static void diff_widths(struct tree *t)
+{
+	uint64_t *kids = xcalloc(t->n ? t->n : 1, sizeof(*kids));
+
+	for (size_t i = t->n; i-- > 0;) {
+		struct tnode *nd = &t->nodes[i];
+		uint64_t own;
+
+		nd->nw = nd->weight;
+		own = nd->nw ? nd->nw : (uint64_t)llround(nd->base);
+		nd->weight = own > kids[i] ? own : kids[i];
+		if (i)
+			kids[nd->parent] += nd->weight;
+	}
+	free(kids);
+}
+
 /* The frames of the samples, as folded output names them. */
 static void tree_build(struct tree *t, const struct profile *p, const struct write_options *o)
 {
@@ -117,15 +143,21 @@ static void tree_build(struct tree *t, const struct profile *p, const struct wri
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pc_sample *s = &p->samples[i];
 		uint64_t w = sample_weight(o, s);
+		int base = o->diff && s->side == PC_SIDE_BASE;
+		double bw = base ? diff_weight(o, s) : 0;
 		uint32_t node;
 		size_t n;
 
 		if (o->event >= 0 && s->event != o->event)
 			continue;
+		if (base)
+			w = 0;
 		t->nodes[0].weight += w;
+		t->nodes[0].base += bw;
 		node = tree_child(t, 0, strtab_intern(&t->names, root_label_all(p, o, s->comm, s->pid,
 						s->tid, &label, &label_cap)), KIND_PROCESS);
 		t->nodes[node].weight += w;
+		t->nodes[node].base += bw;
 		/* every frame, however deep (as folded output keeps them) */
 		n = profile_stack_all(p, s->stack, &frames, &frames_cap);
 		while (n-- > 0) {
@@ -139,6 +171,7 @@ static void tree_build(struct tree *t, const struct profile *p, const struct wri
 			node = tree_child(t, node, ftext[frames[n]] - 1, f->kind);
 			nd = &t->nodes[node];
 			nd->weight += w;
+			nd->base += bw;
 			if (!nd->module)
 				nd->module = f->module;
 			if (!nd->file)
@@ -154,6 +187,8 @@ static void tree_build(struct tree *t, const struct profile *p, const struct wri
 	free(ftext);
 	free(label);
 	free(frames);
+	if (o->diff)
+		diff_widths(t);
 	tree_link(t);
 }
 
@@ -354,12 +389,40 @@ static const char script[] =
 
 struct layout {
 	const struct tree *t;
+	int diff;                 /* a differential graph: coloured by change of share */
+	double max_change;        /* its largest change of share, for the colour scale */
 	double scale, minwidth, top;
 	int inverted, decimals;
 	int offcpu;               /* the off-CPU palette */
 	size_t drawn, left_out, maxdepth;
 	uint32_t *subtree;
 };
+
+/* A frame's share of BASE's total and of NEW's, in percent. */
+static double diff_share_base(const struct tree *t, const struct tnode *nd)
+{
+	return t->nodes[0].base > 0 ? 100.0 * nd->base / t->nodes[0].base : 0;
+}
+
+static double diff_share_new(const struct tree *t, const struct tnode *nd)
+{
+	return t->nodes[0].nw ? 100.0 * (double)nd->nw / (double)t->nodes[0].nw : 0;
+}
+
+/* Red for a share that grew, blue for one that shrank, as deep as the change is
+ * against the largest; grey for none (flamegraph.pl's differential palette). */
+static void diff_colour(double change, double max_change, char out[8])
+{
+	double k = max_change > 0 ? fabs(change) / max_change : 0;
+	int c = (int)lround(220 - 190 * (k > 1 ? 1 : k));
+
+	if (fabs(change) < 0.005)
+		snprintf(out, 8, "#dcdcdc");
+	else if (change > 0)
+		snprintf(out, 8, "#ff%02x%02x", c, c);
+	else
+		snprintf(out, 8, "#%02x%02xff", c, c);
+}
 
 struct at {
 	uint32_t node;
@@ -414,8 +477,17 @@ static void walk(struct layout *L, const struct profile *p, const char *unit, ui
 		name = strtab_str(&t->names, nd->text);
 		fputs("<g><title>", out);
 		xml_text(out, name, SIZE_MAX);
-		fprintf(out, "\n%" PRIu64 " %s (%.2f%%)", nd->weight, unit,
-			100.0 * (double)nd->weight / (double)total);
+		if (L->diff) {
+			double bs = diff_share_base(t, nd), ns = diff_share_new(t, nd);
+
+			/* NEW's weight on the second line, as the script reads it */
+			fprintf(out, "\n%" PRIu64 " %s (%.2f%%)\nbase: %.2f%%, new: %.2f%%, change: "
+				"%+.2f points%s", nd->nw, unit, ns, bs, ns, ns - bs,
+				nd->nw ? "" : " (only in BASE)");
+		} else {
+			fprintf(out, "\n%" PRIu64 " %s (%.2f%%)", nd->weight, unit,
+				100.0 * (double)nd->weight / (double)total);
+		}
 		if (nd->module && profile_text(p, nd->module)[0]) {
 			fputs("\nmodule: ", out);
 			xml_text(out, profile_text(p, nd->module), SIZE_MAX);
@@ -429,9 +501,14 @@ static void walk(struct layout *L, const struct profile *p, const char *unit, ui
 				fprintf(out, ":%u-%u", nd->line_lo, nd->line_hi);
 		}
 		fprintf(out, "\n%s</title>", kind_word(nd->kind));
-		frame_colour(nd->kind, name, L->offcpu, colour);
-		fprintf(out, "<rect x=\"%.*f\" y=\"%.0f\" width=\"%.*f\" height=\"15\" fill=\"%s\"/>",
-			L->decimals, x, y, L->decimals, w, colour);
+		if (L->diff)
+			diff_colour(diff_share_new(t, nd) - diff_share_base(t, nd), L->max_change,
+				    colour);
+		else
+			frame_colour(nd->kind, name, L->offcpu, colour);
+		fprintf(out, "<rect x=\"%.*f\" y=\"%.0f\" width=\"%.*f\" height=\"15\" fill=\"%s\"%s/>",
+			L->decimals, x, y, L->decimals, w, colour,
+			L->diff && !nd->nw ? " stroke=\"#1e3c96\" stroke-dasharray=\"3,2\"" : "");
 		fit = label_fit(w);
 		if (fit) {
 			fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 11.5);
@@ -441,6 +518,19 @@ static void walk(struct layout *L, const struct profile *p, const char *unit, ui
 		fputs("</g>\n", out);
 	}
 	free(stack);
+}
+
+static void legend_diff(FILE *out, double x, double y)
+{
+	static const char *const fill[] = { "#ff1e1e", "#1e1eff", "#dcdcdc", "#ffffff" };
+	static const char *const word[] = { "grew", "shrank", "same", "only BASE" };
+
+	for (size_t i = 0; i < 4; i++, x += 84) {
+		fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"%s/>",
+			x, y - 10, fill[i], i == 3 ? " stroke=\"#1e3c96\" stroke-dasharray=\"3,2\"" : "");
+		fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">%s</text>", x + 16, y, word[i]);
+	}
+	fputs("\n", out);
 }
 
 static void legend(FILE *out, double x, double y, int offcpu)
@@ -485,6 +575,13 @@ int svg_write(const struct profile *p, const struct write_options *o, FILE *out)
 	L.decimals = L.minwidth >= 0.1 ? 2 : L.minwidth >= 0.01 ? 3 : 4;
 	L.scale = total ? (width - 2 * PAD) / (double)total : 0;
 	L.subtree = xcalloc(t.n ? t.n : 1, sizeof(*L.subtree));
+	L.diff = o->diff != NULL;
+	for (size_t i = 0; L.diff && i < t.n; i++) {
+		double c = fabs(diff_share_new(&t, &t.nodes[i]) - diff_share_base(&t, &t.nodes[i]));
+
+		if (c > L.max_change)
+			L.max_change = c;
+	}
 	for (size_t i = t.n; i-- > 0;) {
 		L.subtree[i] += 1;
 		if (i)
@@ -504,16 +601,25 @@ int svg_write(const struct profile *p, const struct write_options *o, FILE *out)
 
 		if (o->title)
 			snprintf(title, sizeof(title), "%s", o->title);
+		else if (o->diff)
+			snprintf(title, sizeof(title), "Differential %s: %s -> %s", graph,
+				 o->diff->base_name, o->diff->new_name);
 		else if (p->cmdline && profile_text(p, p->cmdline)[0])
 			snprintf(title, sizeof(title), "%s%s: %s", kind, graph,
 				 profile_text(p, p->cmdline));
 		else
 			snprintf(title, sizeof(title), "%s%s", kind, graph);
 	}
-	snprintf(sub, sizeof(sub), "%" PRIu64 " %s%s%s, %zu frames; %zu narrower than %g px "
-		 "left out",
-		 total, unit, ev ? " of " : "", ev ? profile_text(p, ev->name) : "", L.drawn,
-		 L.left_out, L.minwidth);
+	if (o->diff)
+		snprintf(sub, sizeof(sub), "%" PRIu64 " %s%s%s in NEW; colour: change of share, "
+			 "%zu frames; %zu narrower than %g px left out",
+			 t.nodes[0].nw, unit, ev ? " of " : "", ev ? profile_text(p, ev->name) : "",
+			 L.drawn, L.left_out, L.minwidth);
+	else
+		snprintf(sub, sizeof(sub), "%" PRIu64 " %s%s%s, %zu frames; %zu narrower than %g px "
+			 "left out",
+			 total, unit, ev ? " of " : "", ev ? profile_text(p, ev->name) : "", L.drawn,
+			 L.left_out, L.minwidth);
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
@@ -536,7 +642,10 @@ int svg_write(const struct profile *p, const struct write_options *o, FILE *out)
 	fprintf(out, "</text>\n<text id=\"sub\" x=\"%.0f\" y=\"42\">", PAD);
 	xml_text(out, sub, label_fit(width - 2 * PAD - 4 * 84));
 	fputs("</text>\n", out);
-	legend(out, width - PAD - 4 * 84, 42, L.offcpu);
+	if (L.diff)
+		legend_diff(out, width - PAD - 4 * 84, 42);
+	else
+		legend(out, width - PAD - 4 * 84, 42, L.offcpu);
 	fprintf(out, "<text id=\"unzoom\" class=\"btn hide\" x=\"%.0f\" y=\"22\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"btn\" x=\"%.0f\" y=\"22\" text-anchor=\"end\">Search</text>\n"
 		"<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n"

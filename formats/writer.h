@@ -50,7 +50,27 @@ struct write_options {
 	 * threads merged, for a backend's limit on samples */
 	int merge_threads;
 	struct write_stats *stats; /* pprof: filled when not NULL */
+	/* A differential profile (perfconv diff: samples of PC_SIDE_BASE and PC_SIDE_NEW):
+	 * NULL for any other. */
+	const struct write_diff *diff;
 };
+
+/* How a differential profile is shown. */
+struct write_diff {
+	const char *base_name, *new_name; /* the two inputs, as given */
+	/* what a base sample's count ([0]) and period ([1]) are multiplied by: NEW's total
+	 * over BASE's (each side as a share of its total, scaled to NEW's), or 1 */
+	double scale[2];
+	unsigned top;        /* top: functions listed (0: all) */
+};
+
+/* A base sample's weight scaled as `d` says (a new one's as it is). */
+static inline double diff_weight(const struct write_options *o, const struct pc_sample *s)
+{
+	double w = (double)(o->weight_period ? s->period : s->count);
+
+	return s->side == PC_SIDE_BASE ? w * o->diff->scale[o->weight_period ? 1 : 0] : w;
+}
 
 /* A sample's weight as the options count it: the event's period, or samples. */
 static inline uint64_t sample_weight(const struct write_options *o, const struct pc_sample *s)

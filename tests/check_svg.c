@@ -273,6 +273,68 @@ START_TEST(no_samples)
 }
 END_TEST
 
+/* A differential profile: BASE main;same 30, main;gone 30; NEW main;same 30,
+ * main;grew 90 (samples). NEW's shape, gone at its BASE width (scaled by 2), dashed;
+ * grew red, same and gone blue. */
+START_TEST(differential_coloured_by_change)
+{
+	struct write_options o;
+	struct write_diff wd;
+	uint32_t m, st[2];
+	char *out, *at;
+	struct { const char *name; enum pc_side side; uint64_t n; } add[] = {
+		{ "same", PC_SIDE_BASE, 30 }, { "gone", PC_SIDE_BASE, 30 },
+		{ "same", PC_SIDE_NEW, 30 }, { "grew", PC_SIDE_NEW, 90 },
+	};
+
+	profile_release(&p);
+	profile_init(&p);
+	{
+		struct pc_event e;
+
+		memset(&e, 0, sizeof(e));
+		e.name = profile_str(&p, "cpu-clock");
+		profile_add_event(&p, &e);
+	}
+	m = frame("main", FRAME_NATIVE, 0x10, "", 0);
+	for (size_t i = 0; i < 4; i++) {
+		struct pc_sample sm;
+
+		st[0] = m;
+		st[1] = frame(add[i].name, FRAME_NATIVE, 0x20 + i, "", 0);
+		memset(&sm, 0, sizeof(sm));
+		sm.stack = test_stack(&p, st, 2);
+		sm.count = add[i].n;
+		sm.comm = profile_str(&p, "prog");
+		sm.side = (uint8_t)add[i].side;
+		profile_add_sample(&p, &sm);
+	}
+	defaults(&o);
+	o.event = -1;
+	memset(&wd, 0, sizeof(wd));
+	wd.base_name = "a.data";
+	wd.new_name = "b.data";
+	wd.scale[0] = wd.scale[1] = 2.0;
+	o.diff = &wd;
+	out = render(&o);
+	ck_assert_ptr_nonnull(strstr(out, "Differential Flame Graph: a.data -&gt; b.data"));
+	/* grew: 0% -> 75%, the largest change: the deepest red */
+	at = strstr(out, "<g><title>grew\n90 samples (75.00%)\nbase: 0.00%, new: 75.00%, change: +75.00 points\n");
+	ck_assert_ptr_nonnull(at);
+	ck_assert_ptr_nonnull(strstr(at, "fill=\"#ff1e1e\"/>"));
+	/* gone: 50% -> 0, dashed, at BASE's scaled width (60 of 180 samples' room) */
+	at = strstr(out, "<g><title>gone\n0 samples (0.00%)\nbase: 50.00%, new: 0.00%, change: -50.00 points (only in BASE)\n");
+	ck_assert_ptr_nonnull(at);
+	ck_assert_ptr_nonnull(strstr(at, "stroke-dasharray"));
+	ck_assert_ptr_nonnull(strstr(at, "fill=\"#5d5dff\" stroke="));
+	/* same: 50% -> 25%: blue, lighter than gone's */
+	at = strstr(out, "<g><title>same\n30 samples (25.00%)\nbase: 50.00%, new: 25.00%, change: -25.00 points\n");
+	ck_assert_ptr_nonnull(at);
+	ck_assert_ptr_nonnull(strstr(at, "fill=\"#9d9dff\"/>"));
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("svg");
@@ -288,6 +350,7 @@ int main(void)
 	tcase_add_test(tc, ill_formed_utf8_one_replacement);
 	tcase_add_test(tc, xml_noncharacters_replaced);
 	tcase_add_test(tc, no_samples);
+	tcase_add_test(tc, differential_coloured_by_change);
 	suite_add_tcase(s, tc);
 	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -64,18 +64,18 @@ page_opts() {
 }
 # missing PAGE_TEXT HELP_OPTS: the options not in the page's text, one per line
 missing() { local o; for o in $(cat "$2"); do grep -q -- "$o\\b" "$1" || echo "$o"; done; }
-declare -A PAGE=([convert]=perfconv [upload]=perfconv-upload [info]=perfconv-info)
+declare -A PAGE=([convert]=perfconv [upload]=perfconv-upload [info]=perfconv-info [diff]=perfconv)
 # sub CMD: the subcommand's word (none for a conversion)
 sub() { [ "$1" = convert ] || echo "$1"; }
-for cmd in convert upload info; do
+for cmd in convert upload info diff; do
 	page=$P/share/man/man1/${PAGE[$cmd]}.1
 	"$PERFCONV" $(sub $cmd) --help | help_opts >"$TMP/opts-$cmd"
 	warn=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
 	page_text "$page" >"$TMP/page-$cmd"
 	miss=$(missing "$TMP/page-$cmd" "$TMP/opts-$cmd")
-	# an option the page defines that the command does not have (upload takes every
-	# conversion option too)
-	extra=$(comm -23 <(page_opts "$page") <(sort -u "$TMP/opts-$cmd" $([ "$cmd" = upload ] && echo "$TMP/opts-convert")))
+	# an option the page defines that the command does not have (upload and diff take
+	# every conversion option too)
+	extra=$(comm -23 <(page_opts "$page") <(sort -u "$TMP/opts-$cmd" $([ "$cmd" = upload ] || [ "$cmd" = diff ] && echo "$TMP/opts-convert")))
 	if [ -s "$page" ] && [ -z "$warn" ] && [ -z "$miss" ] && [ -z "$extra" ] && [ "$(wc -l <"$TMP/opts-$cmd")" -ge 5 ]; then
 		ok "man ${PAGE[$cmd]}: renders without warnings; all $(wc -l <"$TMP/opts-$cmd") options of 'perfconv $(sub $cmd) --help' in it, none it does not have"
 	else
@@ -121,17 +121,20 @@ backends=$("$PERFCONV" upload --help | grep -o -- '--to [a-z|]*' | head -1 | cut
 [ "$(complete_words perfconv upload --to '')" = "$backends" ] &&
 	ok "completion after --to: the backends of upload --help ($(echo $backends))" ||
 	bad "completion after --to: '$(complete_words perfconv upload --to '' | tr '\n' ' ')', --help's: $(echo $backends)"
-for cmd in convert upload info; do
+for cmd in convert upload info diff; do
 	offered=$(complete_words perfconv $(sub $cmd) --)
 	miss=$(comm -23 "$TMP/opts-$cmd" <(echo "$offered"))
 	[ -z "$miss" ] && ok "completion of 'perfconv $(sub $cmd) --': every option of its --help ($(wc -l <"$TMP/opts-$cmd"))" ||
 		bad "completion of 'perfconv $(sub $cmd) --' lacks: $(echo $miss)"
 done
+got=$(complete_words perfconv diff -f '' | tr '\n' ' ')
+[ "$got" = "folded pprof svg top " ] && "$PERFCONV" diff --help | tr '\n' ' ' | grep -q 'folded:.*top:.*pprof:.*svg:' &&
+	ok "completion after diff -f: the formats of diff --help ($got)" || bad "completion after diff -f: '$got'"
 got=$(complete_words perfconv -i '' | tr '\n' ' ')
 [ "$got" = "perf.data perf.data.2026120512000000 rec.d web.data " ] &&
 	ok "completion after -i: recordings and directories ($got), not notes.txt" || bad "completion after -i: '$got'"
 got=$(complete_words perfconv '' | tr '\n' ' ')
-[ "$got" = "info perf.data perf.data.2026120512000000 rec.d upload web.data " ] &&
+[ "$got" = "diff info perf.data perf.data.2026120512000000 rec.d upload web.data " ] &&
 	ok "completion of the first word: the subcommands and recordings" || bad "completion of the first word: '$got'"
 
 # --- 4. the systemd units -----------------------------------------------------------
