@@ -528,6 +528,21 @@ static int cut_short(struct jitdump_reader *r, size_t off, size_t left, uint32_t
 	return 0;
 }
 
+/* A record's common part: its kind, size, offset and time (TSC converted when the
+ * dump's clock is the CPU's and the recording gave the conversion). */
+static void record_head(struct jitdump_reader *r, struct jitdump_record *rec, uint32_t id,
+			uint32_t size, size_t off, const uint8_t *b)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->id = id;
+	rec->size = size;
+	rec->offset = off;
+	rec->raw_timestamp = ld64(b + 8, r->sw);
+	rec->timestamp = r->hdr.arch_timestamp && r->have_tc
+				 ? jitdump_tsc_to_perf_time(rec->raw_timestamp, &r->tc)
+				 : rec->raw_timestamp;
+}
+
 /* The fields of the CODE_LOAD at `b` (`size` bytes there, its name ending at `nul`). */
 static void fill_load(struct jitdump_reader *r, const uint8_t *b, size_t size,
 		      const uint8_t *nul, struct jitdump_load *l)
@@ -563,14 +578,7 @@ static int cut_load(struct jitdump_reader *r, size_t off, size_t left, uint32_t 
 	code_size = ld64(b + 40, r->sw);
 	if (!nul || code_size > size - (size_t)(nul + 1 - b))
 		return 0;
-	memset(rec, 0, sizeof(*rec));
-	rec->id = JITDUMP_CODE_LOAD;
-	rec->size = size;
-	rec->offset = off;
-	rec->raw_timestamp = ld64(b + 8, r->sw);
-	rec->timestamp = r->hdr.arch_timestamp && r->have_tc
-				 ? jitdump_tsc_to_perf_time(rec->raw_timestamp, &r->tc)
-				 : rec->raw_timestamp;
+	record_head(r, rec, JITDUMP_CODE_LOAD, size, off, b);
 	fill_load(r, b, left, nul, &rec->u.load);
 	rec->u.load.code = NULL; /* not all there */
 	diag_warn(r->d, r->path, off, "JIT_CODE_LOAD: record of %u bytes cut short at %zu: "
@@ -665,14 +673,7 @@ int jitdump_reader_next(struct jitdump_reader *r, struct jitdump_record *rec)
 			r->stats.skipped_bad++;
 			continue;
 		}
-		memset(rec, 0, sizeof(*rec));
-		rec->id = id;
-		rec->size = size;
-		rec->offset = off;
-		rec->raw_timestamp = ld64(b + 8, r->sw);
-		rec->timestamp = r->hdr.arch_timestamp && r->have_tc
-					 ? jitdump_tsc_to_perf_time(rec->raw_timestamp, &r->tc)
-					 : rec->raw_timestamp;
+		record_head(r, rec, id, size, off, b);
 		switch (id) {
 		case JITDUMP_CODE_LOAD: {
 			struct jitdump_load *l = &rec->u.load;
