@@ -181,7 +181,7 @@ corpus: $(REPLAY_BINS)
 
 e2e: $(BIN) $(JVMTI_LIB)
 	$(Q)fail=0; for t in $(E2E_TESTS); do \
-		PERFCONV=$(CURDIR)/$(BIN) $$t || fail=1; done; exit $$fail
+		PERFCONV=$(CURDIR)/$(BIN) bash $$t || fail=1; done; exit $$fail
 
 # The JVMTI agent: a shared library that HotSpot loads, built against the headers of
 # the JDK that javac belongs to (else Debian's default-java; JDK_HOME=... chooses),
