@@ -190,7 +190,9 @@ SAN_E2E_SKIP := tests/e2e_watchattack.sh tests/e2e_watch.sh tests/e2e_jitlive.sh
 	tests/e2e_install.sh tests/e2e_cxxscope.sh tests/e2e_julia.sh tests/e2e_java.sh
 E2E_RUN := $(if $(SANITIZE),$(filter-out $(SAN_E2E_SKIP),$(E2E_TESTS)),$(E2E_TESTS))
 e2e: $(BIN) $(JVMTI_LIB)
-	$(Q)$(if $(SANITIZE),echo "e2e: under SANITIZE=$(SANITIZE), not run here (the plain build runs them): $(SAN_E2E_SKIP)";)
+ifneq ($(SANITIZE),)
+	@echo "e2e: under SANITIZE=$(SANITIZE) these are not run here (the plain build runs them): $(SAN_E2E_SKIP)"
+endif
 	$(Q)fail=0; for t in $(E2E_RUN); do \
 		PERFCONV=$(CURDIR)/$(BIN) bash $$t || fail=1; done; exit $$fail
 
