@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char kernel_name[] = "[kernel.kallsyms]";
+
 static int is_kernel_name(const char *name)
 {
 	return starts_with(name, "[kernel.kallsyms]") || starts_with(name, "[guest.kernel");
@@ -52,7 +54,7 @@ static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t 
 	if (!m->executable)
 		return;
 	if (kernel && is_kernel_name(path))
-		path = "[kernel.kallsyms]";
+		path = kernel_name;
 	if (m->has_build_id) {
 		bid = m->build_id;
 		bidlen = m->build_id_size;
@@ -73,6 +75,16 @@ static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t 
 		if (d->sym)
 			symbolizer_object_file_id(d->sym, dso, &fid);
 		replay_mmap(d->rp, time, m->pid, m->start, m->len, m->pgoff, dso);
+		return;
+	}
+	if (kernel && path == kernel_name && m->pgoff > m->start && m->pgoff - m->start < m->len) {
+		/* perf 3.x wrote the kernel's map from 0 (or from below the kernel) with its
+		 * reference symbol's address (_text, _stext) as pgoff: the kernel starts
+		 * there, as later perf writes it. Below it, a frame is not the kernel's. */
+		uint64_t cut = m->pgoff - m->start;
+
+		replay_mmap(d->rp, time, REPLAY_KERNEL_PID, m->pgoff, m->len - cut, m->pgoff,
+			    replay_dso(d->rp, path, bid, bidlen, kernel));
 		return;
 	}
 	replay_mmap(d->rp, time, kernel ? REPLAY_KERNEL_PID : m->pid, m->start, m->len, m->pgoff,

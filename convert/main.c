@@ -302,7 +302,7 @@ int choose_time(const struct profile *p, const char *kind, struct write_options 
 static void info_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perfconv info [-i perf.data] [--json] [options]\n"
+		"usage: perfconv info [-i] [perf.data] [--json] [options]\n"
 		"\n"
 		"Describe a recording for a bug report: perf version, host, kernel, command,\n"
 		"events and call-graph mode, time span, lost events, the busiest processes\n"
@@ -373,7 +373,7 @@ static int info_main(int argc, char **argv)
 	struct info_options io;
 	struct diag d;
 	struct where_opts w;
-	int c, rc;
+	int c, rc, have_input = 0;
 
 	memset(&io, 0, sizeof(io));
 	memset(&w, 0, sizeof(w));
@@ -389,7 +389,7 @@ static int info_main(int argc, char **argv)
 		switch (c) {
 		case '?':
 		case ':': where_release(&w); return getopt_error(c, argv);
-		case 'i': io.input = optarg; break;
+		case 'i': io.input = optarg; have_input = 1; break;
 		case 'h': info_usage(stdout); where_release(&w); return 0;
 		case 'j': io.json = 1; break;
 		case 't': {
@@ -410,9 +410,14 @@ static int info_main(int argc, char **argv)
 			return bad_usage("unknown option", NULL);
 		}
 	}
+	/* the recording may follow the options, as it may for a conversion: one */
+	if (optind < argc && !have_input) {
+		io.input = argv[optind++];
+		have_input = 1;
+	}
 	if (optind < argc) {
 		where_release(&w);
-		return bad_usage("unexpected argument", argv[optind]);
+		return bad_usage("info reads one recording; unexpected argument", argv[optind]);
 	}
 	io.jit_dirs = w.jit_dirs;
 	io.njit_dirs = w.njit_dirs;

@@ -682,7 +682,11 @@ uint32_t replay_thread_name(struct replay *r, uint32_t pid, uint32_t tid, uint64
 	if (!v || !r->threads[*v].nnames) {
 		if (r->advanced && !r->finished)
 			u64map_put(&r->asked_tids, (uint64_t)tid + 1, 1);
-		snprintf(buf, sizeof(buf), ":%u", tid);
+		/* the idle task: perf names it whether or not the recording has its COMM
+		 * (perf 3.x and 4.x wrote none) */
+		if (tid == 0)
+			return strtab_intern(r->strings, "swapper");
+		snprintf(buf, sizeof(buf), ":%d", (int)tid); /* -1: no task, as perf says */
 		return strtab_intern(r->strings, buf);
 	}
 	t = &r->threads[*v];

@@ -313,8 +313,13 @@ static const struct resolved *resolve_now(struct resolver *r, const struct sampl
 	uint64_t key;
 
 	m = replay_proc_find(kernel_ctx ? c->kernel : c->proc, c->time, addr);
-	if (!m && !kernel_ctx && addr >= X86_64_KERNEL_START)
-		m = replay_proc_find(c->kernel, c->time, addr), kernel_ctx = 1;
+	/* a user-mode address up there is the vsyscall page's or the kernel's (as perf
+	 * looks it up); one that no kernel map holds either is a stray frame pointer's,
+	 * not a kernel frame */
+	if (!m && !kernel_ctx && addr >= X86_64_KERNEL_START) {
+		m = replay_proc_find(c->kernel, c->time, addr);
+		kernel_ctx = m != NULL;
+	}
 	if (!kernel_ctx && !r->c.no_symbols && c->jit_table >= 0) {
 		int in_file = m && !replay_dso_get(r->c.rp, m->dso)->anonymous;
 		const struct resolved *x = resolve_jit(r, c->jit_table, m, addr, ret, c->time,

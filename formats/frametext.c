@@ -83,8 +83,8 @@ const char *root_label_all(const struct profile *p, const struct write_options *
 			*c = '_';
 	frame_name_sanitize(*buf);
 	if (o->with_tid)
-		snprintf(*buf + len, *cap - len, "-%u/%u", pid, tid);
+		snprintf(*buf + len, *cap - len, "-%d/%d", (int)pid, (int)tid);
 	else if (o->with_pid)
-		snprintf(*buf + len, *cap - len, "-%u", pid);
+		snprintf(*buf + len, *cap - len, "-%d", (int)pid);
 	return *buf;
 }

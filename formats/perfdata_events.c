@@ -3,6 +3,8 @@
 #include "formats/perfdata_internal.h"
 
 #include "common/bytes.h"
+#include "common/diag.h"
+#include "formats/tracefmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,10 @@ static char *synth_name(uint32_t type, uint64_t config, const uint8_t *bits, int
 			mods[m++] = 'h';
 		exclude_guest_default = 1;
 	}
+	/* perf 6.1's evsel__add_modifiers: a precise event, like one that leaves out a
+	 * privilege level, excludes the guest by default, and says H when it does */
+	if (precise > 0)
+		exclude_guest_default = 1;
 	while (precise-- > 0 && m < 8)
 		mods[m++] = 'p';
 	if (ehost || eguest == exclude_guest_default) {
@@ -254,9 +260,39 @@ nomem:
 	return -1;
 }
 
-/* Events the recording does not name get perf's generic names. */
+/* A tracepoint's "system:name" from the tracing data's format files, whose ID is
+ * the event's config: how perf names the tracepoints of a pipe, which has no
+ * EVENT_DESC (uprobes and kprobes made with perf probe too). The data is parsed
+ * quietly: a damaged one is said when the session reads its fields. */
+static char *tracing_name(struct perf_reader *r, struct tracefmt **tf, int *tried, uint64_t config)
+{
+	const struct tracefmt_event *te;
+	char buf[256];
+
+	if (!*tried) {
+		struct diag quiet;
+
+		*tried = 1;
+		diag_init(&quiet);
+		quiet.quiet = 1;
+		if (r->tracing)
+			*tf = tracefmt_parse(r->tracing, r->tracing_len, r->path, &quiet);
+		diag_release(&quiet);
+	}
+	te = *tf ? tracefmt_find(*tf, config) : NULL;
+	if (!te || !te->name || !te->name[0])
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s:%s", te->system && te->system[0] ? te->system : "?",
+		 te->name);
+	return strdup(buf);
+}
+
+/* Events the recording does not name get the name of their type in the recording
+ * (old perf's event types, the tracing data), else perf's generic names. */
 void pd_name_events(struct perf_reader *r)
 {
+	struct tracefmt *tf = NULL;
+	int tried = 0;
 	size_t i, j;
 
 	for (i = 0; i < r->nev; i++) {
@@ -268,10 +304,13 @@ void pd_name_events(struct perf_reader *r)
 					e->d.name = strdup(r->evtypes[j].name);
 					break;
 				}
+		if (!e->d.name && e->d.type == PERF_TYPE_TRACEPOINT)
+			e->d.name = tracing_name(r, &tf, &tried, e->d.config);
 		if (!e->d.name) {
 			e->d.name = e->synth;
 			e->synth = NULL;
 		}
 	}
+	tracefmt_free(tf);
 }
 

@@ -564,6 +564,37 @@ out:
 }
 
 
+/*
+ * Version 1 ("PERFFILE", perf before 2.6.37 or so) has version 2's layout, but its
+ * magic reads the same in both byte orders: as perf does, the order is the one in
+ * which the header's attr_size is a perf_event_attr's size (of any ABI) + 16.
+ */
+static int v1_byte_order(struct perf_reader *r, struct pd_file *f)
+{
+	static const uint64_t attr_sizes[] = { 64, 72, 80, 96, 104, 112, 120, 128, 136 };
+	uint64_t as;
+	size_t i;
+	int sw;
+
+	if (f->size < 24) {
+		diag_error(r->d, f->path, 0, "header cut short: file has %zu bytes, a version 1 "
+			   "header's attr_size is at 16", f->size);
+		return -1;
+	}
+	for (sw = 0; sw < 2; sw++) {
+		as = ld64(f->base + 16, sw);
+		for (i = 0; i < sizeof(attr_sizes) / sizeof(attr_sizes[0]); i++)
+			if (as == attr_sizes[i] + 16) {
+				r->swapped = sw;
+				return 0;
+			}
+	}
+	diag_error(r->d, f->path, 16, "perf.data version 1 (PERFFILE): attr_size %llu is no "
+		   "perf_event_attr size + 16 in either byte order", (unsigned long long)
+		   ld64(f->base + 16, 0));
+	return -1;
+}
+
 /* Read the header of files[0], whatever mode it is in. */
 int pd_read_header(struct perf_reader *r)
 {
@@ -580,13 +611,12 @@ int pd_read_header(struct perf_reader *r)
 	native = host_big_endian() ? __builtin_bswap64(PERF_FILE_MAGIC2) : PERF_FILE_MAGIC2;
 	if (magic == __builtin_bswap64(native)) {
 		r->swapped = 1;
+	} else if (magic == PERF_FILE_MAGIC1 || magic == __builtin_bswap64(PERF_FILE_MAGIC1)) {
+		if (v1_byte_order(r, f) < 0)
+			return -1;
 	} else if (magic != native) {
-		if (magic == PERF_FILE_MAGIC1 || magic == __builtin_bswap64(PERF_FILE_MAGIC1))
-			diag_error(r->d, f->path, 0, "perf.data version 1 (PERFFILE) is not "
-				   "supported");
-		else
-			diag_error(r->d, f->path, 0, "bad magic 0x%016llx: not a perf.data file",
-				   (unsigned long long)magic);
+		diag_error(r->d, f->path, 0, "bad magic 0x%016llx: not a perf.data file",
+			   (unsigned long long)magic);
 		return -1;
 	}
 	r->hdr.swapped = r->swapped;

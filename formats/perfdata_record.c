@@ -419,6 +419,22 @@ overrun:
  *	THREAD_MAP	u64 nr; { u64 pid; char comm[16]; } [nr]
  *	FINISHED_ROUND, FINISHED_INIT	nothing				(8)
  */
+/*
+ * Where an MMAP2's filename starts: after prot and flags (72), or at 64 in the
+ * records of kernels 3.12 to 3.15 (and of perf at the time), whose MMAP2 had
+ * neither: the prot of a later one is PROT_READ|PROT_WRITE|PROT_EXEC at most (the
+ * kernel's and perf's synthesized alike), never the first bytes of a name. perf 3.16
+ * and later read those records 8 bytes off: names cut ("64/ld-2.17.so"), some
+ * records dropped.
+ */
+static size_t mmap2_name_at(const struct perf_reader *r, const uint8_t *p, size_t size)
+{
+	if (size >= 72 && !(ld16(p + 4, r->swapped) & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+	    ld32(p + 64, r->swapped) > 7 && p[64] >= 0x20)
+		return 64;
+	return 72;
+}
+
 int pd_rec_consistent(const struct perf_reader *r, const uint8_t *p, uint16_t size)
 {
 	int sw = r->swapped, ev, tsz;
@@ -450,7 +466,7 @@ int pd_rec_consistent(const struct perf_reader *r, const uint8_t *p, uint16_t si
 	case PERF_RECORD_TIME_CONV:
 		return size >= 32 && size <= 64;
 	case PERF_RECORD_MMAP: str = 40; break;
-	case PERF_RECORD_MMAP2: str = 72; break;
+	case PERF_RECORD_MMAP2: str = mmap2_name_at(r, p, size); break;
 	case PERF_RECORD_COMM: str = 16; break;
 	case PERF_RECORD_KSYMBOL: str = 24; break;
 	case PERF_RECORD_CGROUP: str = 16; break;
@@ -577,7 +593,7 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
 		struct perf_mmap_rec *m = &rec->u.mmap;
-		size_t fn = type == PERF_RECORD_MMAP ? 40 : 72;
+		size_t fn = type == PERF_RECORD_MMAP ? 40 : mmap2_name_at(r, p, size);
 
 		m->pid = ld32(p + 8, sw);
 		m->tid = ld32(p + 12, sw);
@@ -597,8 +613,10 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 				m->ino = ld64(p + 48, sw);
 				m->ino_generation = ld64(p + 56, sw);
 			}
-			m->prot = ld32(p + 64, sw);
-			m->flags = ld32(p + 68, sw);
+			if (fn == 72) {
+				m->prot = ld32(p + 64, sw);
+				m->flags = ld32(p + 68, sw);
+			}
 		}
 		m->filename = rec_str(r, p + fn, body - fn);
 		break;

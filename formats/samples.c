@@ -28,8 +28,8 @@ int samples_write(const struct profile *p, const struct write_options *o, FILE *
 			snprintf(cpu, sizeof(cpu), "-");
 		else
 			snprintf(cpu, sizeof(cpu), "%u", s->cpu);
-		fprintf(out, "%s\t%u/%u\t%s\t%" PRIu64 ".%09" PRIu64 "\t%s\t%" PRIu64 "\t", name,
-			s->pid, s->tid, cpu, s->time / 1000000000u, s->time % 1000000000u, ev,
+		fprintf(out, "%s\t%d/%d\t%s\t%" PRIu64 ".%09" PRIu64 "\t%s\t%" PRIu64 "\t", name,
+			(int)s->pid, (int)s->tid, cpu, s->time / 1000000000u, s->time % 1000000000u, ev,
 			s->period);
 		while (n-- > 0) {
 			fputs(frame_text_all(p, &p->frames[frames[n]], o, &text, &text_cap), out);

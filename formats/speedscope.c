@@ -109,7 +109,7 @@ static void write_thread(struct ss_writer *w, const struct pc_thread *t)
 			end = start + t->weight;
 	}
 	fputs("{\"type\":\"sampled\",\"name\":", w->out);
-	snprintf(ids, sizeof(ids), " (%u/%u)", t->pid, t->tid);
+	snprintf(ids, sizeof(ids), " (%d/%d)", (int)t->pid, (int)t->tid);
 	{
 		const char *comm = profile_text(p, t->comm);
 		size_t cl = strlen(comm), il = strlen(ids);

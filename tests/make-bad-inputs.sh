@@ -87,9 +87,13 @@ b[0:8] = b'PERFILE3'
 write('bad-magic', bytes(b),
       'offset 0x0: bad magic 0x%016x: not a perf.data file' % u64(b, 0))
 
+# version 1 has version 2's layout (tests/e2e_oldperf.sh reads one); its byte order
+# is told by attr_size alone, which here fits no perf_event_attr
 b = bytearray(src)
 b[0:8] = b'PERFFILE'
-write('version1', bytes(b), 'offset 0x0: perf.data version 1 (PERFFILE) is not supported')
+struct.pack_into('<Q', b, 16, 99)
+write('version1', bytes(b), 'offset 0x10: perf.data version 1 (PERFFILE): attr_size 99 is no '
+      'perf_event_attr size + 16 in either byte order')
 
 # a size below 8 is damage like any other: skipped to the next record, warned about
 b = bytearray(src)
