@@ -193,8 +193,9 @@ e2e: $(BIN) $(JVMTI_LIB)
 ifneq ($(SANITIZE),)
 	@echo "e2e: under SANITIZE=$(SANITIZE) these are not run here (the plain build runs them): $(SAN_E2E_SKIP)"
 endif
-	$(Q)fail=0; for t in $(E2E_RUN); do \
-		PERFCONV=$(CURDIR)/$(BIN) bash $$t || fail=1; done; exit $$fail
+	$(Q)fail=0; for t in $(E2E_RUN); do s=$$(date +%s); \
+		PERFCONV=$(CURDIR)/$(BIN) bash $$t || fail=1; \
+		echo "e2e: $$t took $$(( $$(date +%s) - s )) s"; done; exit $$fail
 
 # The JVMTI agent: a shared library that HotSpot loads, built against the headers of
 # the JDK that javac belongs to (else Debian's default-java; JDK_HOME=... chooses),
