@@ -34,10 +34,16 @@ npm_ready() {
 	if ! command -v node >/dev/null; then
 		return 1
 	fi
+	# one npm ci at a time: scripts run side by side (scripts/run-e2e.sh); the lock is
+	# package.json's, held while the one that found a package missing installs them
+	exec 8<"$br/package.json"
+	flock 8
 	if ! node -e 'const p = require("./'$br'/package.json"); const fs = require("fs");
 		process.exit(Object.keys(p.dependencies).every(d => fs.existsSync("'$br'/node_modules/" + d + "/package.json")) ? 0 : 1)' 2>/dev/null; then
 		(cd $br && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
 	fi
+	flock -u 8
+	exec 8<&-
 	node -e 'const p = require("./'$br'/package.json"); const fs = require("fs");
 		process.exit(Object.keys(p.dependencies).every(d => fs.existsSync("'$br'/node_modules/" + d + "/package.json")) ? 0 : 1)'
 }
