@@ -421,18 +421,25 @@ overrun:
  */
 /*
  * Where an MMAP2's filename starts: after prot and flags (72), or at 64 in the
- * records of kernels 3.12 to 3.15 (and of perf at the time), whose MMAP2 had
- * neither: the prot of a later one is PROT_READ|PROT_WRITE|PROT_EXEC at most (the
- * kernel's and perf's synthesized alike), never the first bytes of a name. perf 3.16
- * and later read those records 8 bytes off: names cut ("64/ld-2.17.so"), some
- * records dropped.
+ * records of kernels 3.12 to 3.15 (and RHEL 7's 3.10, and perf at the time), whose
+ * MMAP2 had neither. The record's size cannot tell (a name 8 bytes later is 8 bytes
+ * shorter and pads to the same end); what is at 64 can: the start of a path, printable
+ * up to its NUL, where a later record has prot, a few PROT_* bits, or, in the records
+ * perf inject --jit writes, the jitted ELF file's st_mode (0x81a4: never printable).
+ * perf 3.16 and later read the early records 8 bytes off: names cut
+ * ("64/ld-2.17.so"), some records dropped.
  */
 static size_t mmap2_name_at(const struct perf_reader *r, const uint8_t *p, size_t size)
 {
-	if (size >= 72 && !(ld16(p + 4, r->swapped) & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
-	    ld32(p + 64, r->swapped) > 7 && p[64] >= 0x20)
-		return 64;
-	return 72;
+	size_t i;
+
+	if (size < 72 || (ld16(p + 4, r->swapped) & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+	    p[64] <= 0x20 || p[64] >= 0x7f)
+		return 72;
+	for (i = 65; i < 72 && p[i]; i++)
+		if (p[i] < 0x20 || p[i] >= 0x7f)
+			return 72;
+	return 64;
 }
 
 int pd_rec_consistent(const struct perf_reader *r, const uint8_t *p, uint16_t size)

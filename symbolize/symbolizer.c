@@ -484,15 +484,29 @@ static size_t dwarf_frames(struct symbolizer *s, struct obj_slot *slot, uint64_t
 	return nd;
 }
 
-/* The demangled form of a C++ or Rust name, kept in the slot. */
-static const char *demangle(const struct symbolizer *s, struct obj_slot *slot, const char *name)
+/* "jitted-PID-N.so": the ELF file perf inject --jit writes for each code load of a
+ * jitdump, its one symbol the dump's name. */
+static int is_jitted_so(const char *path)
+{
+	unsigned pid, n;
+	int end = 0;
+
+	return path && sscanf(path_base(path), "jitted-%u-%u.so%n", &pid, &n, &end) == 2 &&
+	       end > 0 && path_base(path)[end] == 0;
+}
+
+/* The demangled form of a C++ or Rust name, kept in the slot; in a jitted-PID-N.so, as
+ * the dump's names are shown (Julia's too), so that perf inject --jit's output names
+ * the code as the recording with its dump does. */
+static const char *demangle(const struct symbolizer *s, struct obj_slot *slot, const char *name,
+			    int jitted)
 {
 	char *d;
 	const char *kept;
 
 	if (!s->opt.demangle)
 		return name;
-	d = demangle_name(name);
+	d = jitted ? demangle_jit_name(name) : demangle_name(name);
 	if (!d)
 		return name;
 	kept = strtab_str(&slot->names, strtab_intern(&slot->names, d));
@@ -516,7 +530,7 @@ static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *p
 	uint64_t vaddr, line_vaddr;
 	size_t nd = 0, n = 0;
 	struct sym_result r;
-	int missed = 0;
+	int missed = 0, jitted = is_jitted_so(path);
 
 	if (!slot->tried && cached_only)
 		return -2;
@@ -547,7 +561,7 @@ static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *p
 			if (!df[i].name)
 				continue;
 			out[n].system_name = df[i].name;
-			out[n].name = demangle(s, slot, df[i].name);
+			out[n].name = demangle(s, slot, df[i].name, jitted);
 			out[n].file = df[i].file;
 			out[n].line = df[i].line;
 			out[n].column = df[i].column;
@@ -557,7 +571,7 @@ static long symbolize(struct symbolizer *s, struct obj_slot *slot, const char *p
 	/* the function itself: the symbol table's name, so that it is the name perf shows */
 	memset(&out[n], 0, sizeof(out[n]));
 	out[n].system_name = sym ? sym->name : df[nd - 1].name;
-	out[n].name = demangle(s, slot, out[n].system_name);
+	out[n].name = demangle(s, slot, out[n].system_name, jitted);
 	if (nd) {
 		out[n].file = df[nd - 1].file;
 		out[n].line = df[nd - 1].line;

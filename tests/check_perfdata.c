@@ -799,6 +799,69 @@ START_TEST(test_synthetic_both_orders)
 END_TEST
 
 /*
+ * The three MMAP2 layouts a reader meets: a kernel's of 3.16 or later (prot 5), the
+ * one perf inject --jit writes (prot = the jitted ELF file's st_mode, 0100644), and
+ * the one of kernels 3.12 to 3.15 (no prot and flags: the name at 64), a long name
+ * and a short one, whose padding leaves the same size as the later layout's.
+ */
+static void mmap2_records(struct buf *b)
+{
+	static const struct { uint32_t prot; int early; const char *name; size_t len; } m[] = {
+		{ 5, 0, "/usr/bin/app\0\0\0\0", 16 },
+		{ 0100644, 0, "/tmp/jitted-9-1.so\0\0\0\0\0\0", 24 },
+		{ 0, 1, "/usr/lib64/ld-2.17.so\0\0\0", 24 },
+		{ 0, 1, "[stack]\0", 8 },
+	};
+	size_t i, at;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		at = rec_begin(b, PERF_RECORD_MMAP2, 2);
+		p32(b, 100); p32(b, 101);
+		p64(b, 0x400000 * (i + 1)); p64(b, 0x1000); p64(b, 0);
+		p32(b, 8); p32(b, 1); p64(b, 1234); p64(b, 0);  /* maj, min, ino, generation */
+		if (!m[i].early) {
+			p32(b, m[i].prot); p32(b, 2);
+		}
+		put(b, m[i].name, m[i].len);
+		put_trailer(b, 7);
+		rec_end(b, at);
+	}
+}
+
+START_TEST(test_mmap2_layouts)
+{
+	static const char *want[] = { "/usr/bin/app", "/tmp/jitted-9-1.so", "/usr/lib64/ld-2.17.so",
+				      "[stack]" };
+	static struct buf b;
+	int be;
+
+	for (be = 0; be < 2; be++) {
+		struct perf_reader *r;
+		struct perf_record rec;
+		struct cap c;
+		size_t i;
+
+		build_file(&b, be, mmap2_records);
+		cap_init(&c);
+		r = perf_reader_open_mem(b.p, b.len, "mmap2.data", &c.d);
+		ck_assert_msg(r != NULL, "%s", c.d.last_error);
+		for (i = 0; i < 4; i++) {
+			ck_assert_int_eq(perf_reader_next(r, &rec), 1);
+			ck_assert_uint_eq(rec.type, PERF_RECORD_MMAP2);
+			ck_assert_str_eq(rec.u.mmap.filename, want[i]);
+			ck_assert_uint_eq(rec.u.mmap.start, 0x400000 * (i + 1));
+			ck_assert_uint_eq(rec.u.mmap.ino, 1234);
+		}
+		ck_assert_uint_eq(rec.u.mmap.prot, 0); /* the early layout has none */
+		ck_assert_int_eq(perf_reader_next(r, &rec), 0);
+		ck_assert_uint_eq(c.d.nwarnings, 0);
+		perf_reader_close(r);
+		cap_release(&c);
+	}
+}
+END_TEST
+
+/*
  * --call-graph lbr on an older kernel or perf: branch_sample_type CALL_STACK without
  * HW_INDEX, so no hw_idx word before the entries; the entries and every field after
  * them read as with it, in both byte orders.
@@ -1528,6 +1591,7 @@ static Suite *perfdata_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_file_two_events);
 	tcase_add_test(tc, test_branch_stack_without_hw_idx);
+	tcase_add_test(tc, test_mmap2_layouts);
 	tcase_add_test(tc, test_clock_features);
 	tcase_add_test(tc, test_pipe_mem);
 	tcase_add_test(tc, test_pipe_stdin);

@@ -136,4 +136,23 @@ else
 	bad "svg: $(grep -o '<title>[^<]*' "$TMP/julia.svg" | head -6 | tr '\n' ' ')"
 fi
 
+# perf inject --jit's output: the code in the jitted-PID-N.so files it writes beside the
+# dump, each mapped by an MMAP2 whose prot perf sets to the file's st_mode (0x81a4, not
+# a PROT_* value). With the dump out of reach, the same stacks as with it.
+if perf inject --jit -i "$TMP/julia.data" -o "$TMP/injected.data" 2>"$TMP/inject.err"; then
+	mv "$dump" "$TMP/dump.aside"
+	"$PERFCONV" -i "$TMP/injected.data" -o "$TMP/injected.folded" 2>"$TMP/injected.err"
+	mv "$TMP/dump.aside" "$dump"
+	n=$(ls "$(dirname "$dump")" | grep -c '^jitted-.*\.so$')
+	if [ "$n" -gt 0 ] && cmp -s "$TMP/julia.folded" "$TMP/injected.folded" &&
+		! grep -q "damaged" "$TMP/injected.err"; then
+		ok "perf inject --jit's output ($n jitted .so files, the dump moved away): the same $(wc -l <"$TMP/julia.folded") stacks as the recording with its dump"
+	else
+		bad "perf inject --jit's output: $(grep -m1 -E 'damaged|warning' "$TMP/injected.err")"
+		diff "$TMP/julia.folded" "$TMP/injected.folded" | sed -E "s/(\[unknown\];)+/[unknown]...;/" | head -6 | cut -c1-300
+	fi
+else
+	bad "perf inject --jit failed: $(tail -1 "$TMP/inject.err")"
+fi
+
 finish e2e-julia
