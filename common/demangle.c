@@ -76,24 +76,31 @@ static int java_type(const char **p, struct dbuf *b, int allow_void)
  * A JVM method as HotSpot's JVMTI agents name it: class signature, method name,
  * method descriptor ("LHot;fib(I)I", "Ljava/lang/String;indexOf(II)I") becomes
  * "Hot.fib(int)", "java.lang.String.indexOf(int, int)", as perf and Java tools show
- * it (no return type). NULL when `name` is not of that form.
+ * it (no return type). perf-map-agent's msig option puts "::" between the class and
+ * the method ("LHot;::fib(I)J"): the same method, named the same. NULL when `name` is
+ * not of that form.
  */
 static char *java_demangle(const char *name)
 {
 	struct dbuf b = { NULL, 0, 0 };
-	const char *p = name, *semi, *open;
+	const char *p = name, *semi, *open, *method;
 	int first = 1;
 
 	if (name[0] != 'L' || !(semi = strchr(name, ';')) || semi == name + 1 ||
-	    !(open = strchr(semi, '(')) || open == semi + 1)
+	    !(open = strchr(semi, '(')))
 		return NULL;
-	for (const char *c = semi + 1; c < open; c++)
-		if (*c == '/' || *c == ';' || *c == '[' || *c == ')')
+	method = semi + 1;
+	if (method[0] == ':' && method[1] == ':')
+		method += 2;
+	if (open == method)
+		return NULL;
+	for (const char *c = method; c < open; c++)
+		if (*c == '/' || *c == ';' || *c == '[' || *c == ')' || *c == ':')
 			return NULL;
 	if (!java_type(&p, &b, 0) || p != semi + 1)
 		goto bad;
 	db_str(&b, ".");
-	db_add(&b, semi + 1, (size_t)(open - semi - 1));
+	db_add(&b, method, (size_t)(open - method));
 	db_str(&b, "(");
 	p = open + 1;
 	while (*p && *p != ')') {

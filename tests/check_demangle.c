@@ -48,6 +48,12 @@ START_TEST(java_methods)
 	is("LHot;fib(I)", NULL);      /* no return type */
 	is("LHot;fib(Q)I", NULL);     /* no such type */
 	is("LHot;fib(V)I", NULL);     /* void is no parameter */
+	/* perf-map-agent's msig: "::" between the class and the method */
+	is("LHot;::fib(I)J", "Hot.fib(int)");
+	is("Ljava/util/HashMap;::get(Ljava/lang/Object;)Ljava/lang/Object;",
+	   "java.util.HashMap.get(java.lang.Object)");
+	is("LHot;::(I)J", NULL);      /* no method */
+	is("LHot;a::b(I)J", NULL);    /* a colon inside a name */
 	is("Lbroken", NULL);
 	is("Interpreter", NULL);
 	is("LazyInit::run", NULL);
