@@ -192,6 +192,9 @@ SAN_E2E_SKIP := tests/e2e_watchattack.sh tests/e2e_watch.sh tests/e2e_jitlive.sh
 # but those that race the clock or other programs on purpose, or rebuild the tree,
 # one at a time after them. E2E_JOBS=1 runs every one alone.
 E2E_JOBS ?= 2
+# the longest first (minutes each, as make e2e says), so that the two lanes end together
+E2E_LONG := tests/e2e_upload.sh tests/e2e_json.sh tests/e2e_otlp.sh tests/e2e_svg.sh \
+	tests/e2e_backends.sh tests/e2e_symbols.sh tests/e2e_info.sh tests/e2e_diff.sh
 E2E_ALONE := tests/e2e_watch.sh tests/e2e_watchattack.sh tests/e2e_jitlive.sh tests/e2e_install.sh
 E2E_RUN := $(if $(SANITIZE),$(filter-out $(SAN_E2E_SKIP),$(E2E_TESTS)),$(E2E_TESTS))
 e2e: $(BIN) $(JVMTI_LIB)
@@ -199,7 +202,8 @@ ifneq ($(SANITIZE),)
 	@echo "e2e: under SANITIZE=$(SANITIZE) these are not run here (the plain build runs them): $(SAN_E2E_SKIP)"
 endif
 	$(Q)PERFCONV=$(CURDIR)/$(BIN) scripts/run-e2e.sh $(E2E_JOBS) $(BUILD)/e2e-logs \
-		$(filter-out $(E2E_ALONE),$(E2E_RUN)) -- $(filter $(E2E_ALONE),$(E2E_RUN))
+		$(filter $(E2E_LONG),$(E2E_RUN)) $(filter-out $(E2E_LONG) $(E2E_ALONE),$(E2E_RUN)) \
+		-- $(filter $(E2E_ALONE),$(E2E_RUN))
 
 # The JVMTI agent: a shared library that HotSpot loads, built against the headers of
 # the JDK that javac belongs to (else Debian's default-java; JDK_HOME=... chooses),
