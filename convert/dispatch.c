@@ -205,6 +205,8 @@ void dispatch_record(struct dispatch *d, const struct perf_record *rec)
 		replay_comm(d->rp, t, rec->u.comm.pid, rec->u.comm.tid, rec->u.comm.comm,
 			    rec->u.comm.exec);
 		jit_procs_seen(d->jits, rec->u.comm.pid);
+		if (rec->u.comm.exec && rec->u.comm.pid == rec->u.comm.tid)
+			jit_procs_execed(d->jits, rec->u.comm.pid);
 		break;
 	case PERF_RECORD_TIME_CONV:
 		on_time_conv(d, rec);
@@ -212,6 +214,8 @@ void dispatch_record(struct dispatch *d, const struct perf_record *rec)
 	case PERF_RECORD_FORK:
 		replay_fork(d->rp, rec->u.fork.time ? rec->u.fork.time : t, rec->u.fork.pid,
 			    rec->u.fork.ppid, rec->u.fork.tid, rec->u.fork.ptid);
+		if (rec->u.fork.pid == rec->u.fork.tid)
+			jit_procs_forked(d->jits, rec->u.fork.pid, rec->u.fork.ppid);
 		break;
 	case PERF_RECORD_SAMPLE:
 		if (d->ra && !readahead_sample(d->ra, rec))

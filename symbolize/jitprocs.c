@@ -59,6 +59,9 @@ struct jit_procs {
 	size_t nfound, found_cap;
 	int indexed;          /* the --jit-dir trees were walked */
 	struct diag *d;       /* jit_procs_load's, for the files not used */
+	struct jp_fork { uint32_t child, parent; } *forks; /* in the order forked */
+	size_t nforks, forks_cap;
+	struct u64map execed; /* pid + 1 -> 1: ran another program (COMM with exec) */
 };
 
 struct jit_procs *jit_procs_new(struct strtab *strings)
@@ -68,6 +71,7 @@ struct jit_procs *jit_procs_new(struct strtab *strings)
 	jp->strings = strings;
 	u64map_init(&jp->index);
 	u64map_init(&jp->table_index);
+	u64map_init(&jp->execed);
 	return jp;
 }
 
@@ -91,6 +95,8 @@ void jit_procs_free(struct jit_procs *jp)
 	free(jp->found);
 	free(jp->procs);
 	free(jp->tables);
+	free(jp->forks);
+	u64map_release(&jp->execed);
 	u64map_release(&jp->index);
 	u64map_release(&jp->table_index);
 	free(jp);
@@ -789,6 +795,42 @@ static void say_passed_over(const struct jp_proc *p, const struct cands *c, int 
 	}
 }
 
+void jit_procs_forked(struct jit_procs *jp, uint32_t child, uint32_t parent)
+{
+	struct jp_fork f = { child, parent };
+
+	if (child != parent)
+		VEC_PUSH(jp->forks, jp->nforks, jp->forks_cap, f);
+}
+
+void jit_procs_execed(struct jit_procs *jp, uint32_t pid)
+{
+	u64map_put(&jp->execed, (uint64_t)pid + 1, 1);
+}
+
+/*
+ * A process with no dump or map of its own runs the code its parent compiled before
+ * the fork (a pre-fork server's workers: php-fpm, gunicorn, unicorn): its parent's
+ * table names it, as perf names it through the parent's map that the fork copied.
+ * In the order forked, so that a worker's worker inherits too. One that ran another
+ * program (exec) does not: its anonymous memory is not its parent's code.
+ */
+static void inherit_tables(struct jit_procs *jp, struct diag *d, int quiet)
+{
+	for (size_t i = 0; i < jp->nforks; i++) {
+		const struct jp_fork *f = &jp->forks[i];
+		uint32_t *v = u64map_get(&jp->table_index, (uint64_t)f->parent + 1);
+
+		if (!v || u64map_get(&jp->table_index, (uint64_t)f->child + 1) ||
+		    u64map_get(&jp->execed, (uint64_t)f->child + 1))
+			continue;
+		u64map_put(&jp->table_index, (uint64_t)f->child + 1, *v);
+		if (!quiet)
+			diag_note(d, "JIT code of pid %u: its parent's, pid %u (%s), as forked",
+				  f->child, f->parent, jp->procs[jp->tables[*v - 1]].module);
+	}
+}
+
 void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct diag *d, int quiet)
 {
 	int warned_clock = 0;
@@ -882,6 +924,7 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 		cands_release(&c);
 		free(map);
 	}
+	inherit_tables(jp, d, quiet);
 }
 
 void jit_procs_where(struct jit_procs *jp, const struct jit_search *s, uint32_t pid,

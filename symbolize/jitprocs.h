@@ -71,6 +71,11 @@ void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path,
  * longer writes its dump, which a partial last record then damages. The dump of a
  * process that did not is live (JITDUMP_LIVE). */
 void jit_procs_exited(struct jit_procs *jp, uint32_t pid);
+/* Process `child` was forked from `parent`: with no dump or map of its own, it is
+ * given its parent's (the code compiled before the fork). */
+void jit_procs_forked(struct jit_procs *jp, uint32_t child, uint32_t parent);
+/* Process `pid` ran another program (exec): it inherits no parent's JIT code. */
+void jit_procs_execed(struct jit_procs *jp, uint32_t pid);
 /*
  * Process `pid` is `nspid` in its own pid namespace (a container): its dump and perf
  * map are named by that pid (jit-1.dump, /tmp/perf-1.map), looked for when none is

@@ -246,4 +246,30 @@ touch "$TMP/stale/perf-30787.map"
 ! grep -q 'before the recording began' "$TMP/fresh.err" && ok "node-map: a map written during the recording: no warning" ||
 	bad "node-map: fresh map warned about: $(cat "$TMP/fresh.err")"
 
+# A pre-fork server: the parent compiles a function and writes its perf map, its workers
+# (no map of their own) run it. Recorded here; each worker's samples in it named as
+# perf script names them (through the map the fork gave them), and the child that ran
+# another program (/bin/true) inherits nothing: two workers said, not three.
+if gcc -O1 -o "$TMP/forkjit" tests/fixtures/forkjit.c 2>"$TMP/forkjit.cc" &&
+	(cd "$TMP" && perf record -q -g -o "$TMP/fork.data" -- sh -c './forkjit 2 0.5; true' \
+		>"$TMP/forkjit.out" 2>&1); then
+	"$PERFCONV" -i "$TMP/fork.data" -f samples -o "$TMP/fork.samples" 2>"$TMP/fork.err"
+	awk -F'\t' '{ split($2, t, "/"); n = split($7, f, ";"); print t[1], f[n] }' "$TMP/fork.samples" |
+		grep ' jit_spin_compiled_by_parent$' | sort | uniq -c >"$TMP/fork.ours"
+	perf script -i "$TMP/fork.data" -F pid,ip,sym 2>/dev/null |
+		awk 'NF == 1 && $1 ~ /^[0-9]+$/ { pid = $1; first = 1; next } NF == 0 { next }
+			first { print pid, $2; first = 0 }' |
+		grep ' jit_spin_compiled_by_parent$' | sort | uniq -c >"$TMP/fork.perf"
+	workers=$(grep -c "its parent's" "$TMP/fork.err")
+	if [ "$(wc -l <"$TMP/fork.ours")" -eq 2 ] && [ "$workers" -eq 2 ] &&
+		cmp -s "$TMP/fork.ours" "$TMP/fork.perf"; then
+		ok "forked workers: $(awk '{ printf "%s samples in pid %s, ", $1, $2 }' "$TMP/fork.ours")named by the parent's perf map, as perf script; the exec'd child not"
+	else
+		bad "forked workers: ours $(tr -s ' \n' ' ' <"$TMP/fork.ours"), perf $(tr -s ' \n' ' ' <"$TMP/fork.perf"); $(grep "JIT code" "$TMP/fork.err" | head -3)"
+	fi
+	rm -f "/tmp/perf-$(head -1 "$TMP/forkjit.out" | sed 's/[^0-9]//g').map"
+else
+	bad "forkjit: $(cat "$TMP/forkjit.cc" "$TMP/forkjit.out" 2>/dev/null | tail -2)"
+fi
+
 finish e2e-jit
