@@ -677,7 +677,9 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 		return 0;
 	}
 	h = jitdump_reader_header(r);
-	*timeless = !jp->s.clock_monotonic || !h->times_converted;
+	/* 1: samples not on CLOCK_MONOTONIC; 2: they are, but the dump's times are the
+	 * CPU's counter and the recording has no TIME_CONV to bring them there */
+	*timeless = !jp->s.clock_monotonic ? 1 : !h->times_converted ? 2 : 0;
 	memset(&key, 0, sizeof(key));
 	key.dev = c->st.st_dev;
 	key.ino = c->st.st_ino;
@@ -915,11 +917,19 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 		}
 		if (k >= 0)
 			say_passed_over(p, &c, k, d, quiet);
-		if (timeless && !warned_clock) {
+		if (timeless == 1 && !warned_clock) {
 			warned_clock = 1;
 			diag_warn(d, dump, DIAG_NO_OFFSET,
 				  "sample times are not on the jitdump's clock (record with perf "
 				  "record -k 1): each JIT address is given the code loaded there last");
+		} else if (timeless == 2 && !warned_clock) {
+			warned_clock = 1;
+			diag_warn(d, dump, DIAG_NO_OFFSET,
+				  "the jitdump's times are the CPU's timestamp counter "
+				  "(JITDUMP_USE_ARCH_TIMESTAMP) and the recording has no TIME_CONV "
+				  "record to convert them (perf writes one where the kernel offers "
+				  "the conversion; a VM often does not): each JIT address is given "
+				  "the code loaded there last");
 		}
 		cands_release(&c);
 		free(map);

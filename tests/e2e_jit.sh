@@ -246,6 +246,23 @@ touch "$TMP/stale/perf-30787.map"
 ! grep -q 'before the recording began' "$TMP/fresh.err" && ok "node-map: a map written during the recording: no warning" ||
 	bad "node-map: fresh map warned about: $(cat "$TMP/fresh.err")"
 
+# A dump whose times are the CPU's counter (JITDUMP_USE_ARCH_TIMESTAMP: header flag bit
+# 0) in a recording made with -k 1 but without TIME_CONV (this VM's perf writes none):
+# the warning names that, not -k 1, which was used.
+mkdir -p "$TMP/tsc"
+cp $J/node.data "$TMP/tsc/"
+python3 -c 'import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<Q", b, 32, struct.unpack_from("<Q", b, 32)[0] | 1)
+open(sys.argv[2], "wb").write(b)' $J/jit-30720.dump "$TMP/tsc/jit-30720.dump"
+"$PERFCONV" -i "$TMP/tsc/node.data" -o "$TMP/tsc.folded" 2>"$TMP/tsc.err"
+if grep -q "jit-30720.dump: warning: the jitdump's times are the CPU's timestamp counter .*no TIME_CONV" "$TMP/tsc.err" &&
+	! grep -q "record -k 1" "$TMP/tsc.err" && [ -s "$TMP/tsc.folded" ]; then
+	ok "ARCH_TIMESTAMP dump without TIME_CONV: said as such, not as a missing -k 1"
+else
+	bad "ARCH_TIMESTAMP dump: $(grep -m1 -i "clock\|counter" "$TMP/tsc.err")"
+fi
+
 # A pre-fork server: the parent compiles a function and writes its perf map, its workers
 # (no map of their own) run it. Recorded here; each worker's samples in it named as
 # perf script names them (through the map the fork gave them), and the child that ran
