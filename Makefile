@@ -202,7 +202,8 @@ ifneq ($(SANITIZE),)
 	@echo "e2e: under SANITIZE=$(SANITIZE) these are not run here (the plain build runs them): $(SAN_E2E_SKIP)"
 endif
 	$(Q)PERFCONV=$(CURDIR)/$(BIN) scripts/run-e2e.sh $(E2E_JOBS) $(BUILD)/e2e-logs \
-		$(filter $(E2E_LONG),$(E2E_RUN)) $(filter-out $(E2E_LONG) $(E2E_ALONE),$(E2E_RUN)) \
+		$(foreach t,$(E2E_LONG),$(filter $(t),$(E2E_RUN))) \
+		$(filter-out $(E2E_LONG) $(E2E_ALONE),$(E2E_RUN)) \
 		-- $(filter $(E2E_ALONE),$(E2E_RUN))
 
 # The JVMTI agent: a shared library that HotSpot loads, built against the headers of
