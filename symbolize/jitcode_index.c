@@ -128,10 +128,16 @@ static void live_insert(struct jitcode *jc, struct live *lv, uint32_t ci, uint64
 	live_split(lv, lv->root, s, &below, &rest);
 	live_split(lv, rest, e, &inside, &above);
 	live_end_all(jc, lv, inside, t);
-	/* of the codes starting below s only the last can reach past s: they are disjoint */
+	/* of the codes starting below s only the last can reach past s: they are disjoint.
+	 * Between two perf map lines the later wins only where they overlap: the earlier
+	 * keeps the bytes before the later's start (as perf names them) */
 	if (pred && code_end(&jc->codes[pred - 1]) > s) {
-		jc->codes[pred - 1].t1 = t;
-		live_pop_max(lv, &below);
+		if (jc->codes[pred - 1].kind == KIND_MAP && c->kind == KIND_MAP) {
+			jc->codes[pred - 1].size = s - jc->codes[pred - 1].start;
+		} else {
+			jc->codes[pred - 1].t1 = t;
+			live_pop_max(lv, &below);
+		}
 	}
 	lv->root = live_merge(lv, live_merge(lv, below, n), above);
 }

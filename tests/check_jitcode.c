@@ -626,20 +626,28 @@ END_TEST
 /* Perf maps: no times, a later line over the same range wins; the dump goes first. */
 START_TEST(test_perf_map)
 {
-	static const char map[] = "1000 10 map old\n1000 10 map new\n5000 10 map only\n";
+	/* a later line wins where it overlaps an earlier: over the same range, and over
+	 * the end of one (2000-2020 then 2010-2030: 2000-2010 stays the first's, as perf
+	 * names it; .NET's maps have such lines) */
+	static const char map[] = "1000 10 map old\n1000 10 map new\n5000 10 map only\n"
+				  "2000 20 map first\n2010 20 map second\n";
 	struct perfmap_reader *r;
 	struct jitcode_frame f;
 	struct fixture fx;
 
 	fx_init(&fx);
 	r = perfmap_reader_open_mem(map, sizeof(map) - 1, "t.map", &fx.d);
-	ck_assert_uint_eq(jitcode_add_perfmap(fx.jc, r), 3);
+	ck_assert_uint_eq(jitcode_add_perfmap(fx.jc, r), 5);
 	perfmap_reader_close(r);
 	jitcode_add_load(fx.jc, 100, 0x5000, 0x10, "from dump");
 	jitcode_finish(fx.jc);
 	ck_assert_str_eq(name_at(fx.jc, 0, 0x1000), "map new");
 	ck_assert_str_eq(name_at(fx.jc, 99, 0x5000), "map only");
 	ck_assert_str_eq(name_at(fx.jc, 100, 0x5000), "from dump");
+	ck_assert_str_eq(name_at(fx.jc, 0, 0x2000), "map first");
+	ck_assert_str_eq(name_at(fx.jc, 0, 0x200f), "map first");
+	ck_assert_str_eq(name_at(fx.jc, 0, 0x2010), "map second");
+	ck_assert_str_eq(name_at(fx.jc, 0, 0x202f), "map second");
 	ck_assert_int_eq(jitcode_lookup(fx.jc, 0, 0x100f, &f), 1);
 	ck_assert_int_eq(f.from_map, 1);
 	ck_assert_uint_eq(f.line, 0);
