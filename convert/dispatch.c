@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char kernel_name[] = "[kernel.kallsyms]";
-
 static int is_kernel_name(const char *name)
 {
 	return starts_with(name, "[kernel.kallsyms]") || starts_with(name, "[guest.kernel");
@@ -31,6 +29,7 @@ static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t 
 	size_t bidlen = 0;
 	int kernel = m->pid == UINT32_MAX || rec->cpumode == PERF_RECORD_MISC_KERNEL;
 	const char *path = m->filename;
+	int kernel_image; /* the kernel's own map, not a module's */
 
 	if (!kernel) {
 		uint32_t pid;
@@ -53,8 +52,9 @@ static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t 
 	}
 	if (!m->executable)
 		return;
-	if (kernel && is_kernel_name(path))
-		path = kernel_name;
+	kernel_image = kernel && is_kernel_name(path);
+	if (kernel_image)
+		path = "[kernel.kallsyms]";
 	if (m->has_build_id) {
 		bid = m->build_id;
 		bidlen = m->build_id_size;
@@ -77,7 +77,7 @@ static void on_mmap(struct dispatch *d, const struct perf_record *rec, uint64_t 
 		replay_mmap(d->rp, time, m->pid, m->start, m->len, m->pgoff, dso);
 		return;
 	}
-	if (kernel && path == kernel_name && m->pgoff > m->start && m->pgoff - m->start < m->len) {
+	if (kernel_image && m->pgoff > m->start && m->pgoff - m->start < m->len) {
 		/* perf 3.x wrote the kernel's map from 0 (or from below the kernel) with its
 		 * reference symbol's address (_text, _stext) as pgoff: the kernel starts
 		 * there, as later perf writes it. Below it, a frame is not the kernel's. */

@@ -21,6 +21,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 failed=()
+done_pid=
 
 # run one script into its log; its status in LOGDIR/NAME.rc
 one() { # SCRIPT
@@ -42,13 +43,9 @@ said() { # SCRIPT: print its log once, note a failure
 declare -A pid_of=()
 for t in "${shared[@]}"; do
 	while [ ${#pid_of[@]} -ge "$jobs" ]; do
-		wait -n
-		for p in "${!pid_of[@]}"; do
-			if ! kill -0 "$p" 2>/dev/null; then
-				said "${pid_of[$p]}"
-				unset "pid_of[$p]"
-			fi
-		done
+		wait -n -p done_pid
+		said "${pid_of[$done_pid]}"
+		unset "pid_of[$done_pid]"
 	done
 	rm -f "$logs/$(basename "$t" .sh).rc"
 	one "$t" &
