@@ -1,6 +1,7 @@
 /* fuzz_runtimeids: libFuzzer target for the watcher's .perfconv-runtime-ids, read back
  * at its start (upload/runtimeid.c): any bytes in the file, then runs taken and the
  * file written and read again. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,10 +16,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 volatile uint64_t fuzz_sink;
 
+static char dir[] = "/tmp/fuzz_runtimeids.XXXXXX";
+static int dfd = -1;
+
+/* the folder and what the runs left in it go at exit: a run a day otherwise leaves a
+ * folder a day in /tmp */
+static void remove_dir(void)
+{
+	DIR *d = fdopendir(dup(dfd));
+	struct dirent *e;
+
+	if (d) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dfd, e->d_name, 0);
+		closedir(d);
+	}
+	close(dfd);
+	rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char dir[] = "/tmp/fuzz_runtimeids.XXXXXX";
-	static int dfd = -1;
 	char id[RUNTIME_ID_LEN + 1];
 	struct runtime_ids r;
 	int64_t seq, off;
@@ -30,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
 			abort();
+		atexit(remove_dir);
 	}
 	unlinkat(dfd, ".perfconv-runtime-ids", 0);
 	fd = openat(dfd, ".perfconv-runtime-ids", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
