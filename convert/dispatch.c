@@ -205,6 +205,8 @@ void dispatch_record(struct dispatch *d, const struct perf_record *rec)
 		replay_comm(d->rp, t, rec->u.comm.pid, rec->u.comm.tid, rec->u.comm.comm,
 			    rec->u.comm.exec);
 		jit_procs_seen(d->jits, rec->u.comm.pid);
+		if (rec->u.comm.pid == rec->u.comm.tid)
+			jit_procs_named(d->jits, rec->u.comm.pid, rec->u.comm.comm);
 		if (rec->u.comm.exec && rec->u.comm.pid == rec->u.comm.tid)
 			jit_procs_execed(d->jits, rec->u.comm.pid);
 		break;
@@ -214,8 +216,11 @@ void dispatch_record(struct dispatch *d, const struct perf_record *rec)
 	case PERF_RECORD_FORK:
 		replay_fork(d->rp, rec->u.fork.time ? rec->u.fork.time : t, rec->u.fork.pid,
 			    rec->u.fork.ppid, rec->u.fork.tid, rec->u.fork.ptid);
+		if (rec->u.fork.pid == rec->u.fork.tid && !rec->u.fork.synthesized)
+			jit_procs_began(d->jits, rec->u.fork.pid);
 		if (rec->u.fork.pid == rec->u.fork.tid)
-			jit_procs_forked(d->jits, rec->u.fork.pid, rec->u.fork.ppid);
+			jit_procs_forked(d->jits, rec->u.fork.pid, rec->u.fork.ppid,
+					 rec->u.fork.synthesized);
 		break;
 	case PERF_RECORD_SAMPLE:
 		if (d->ra && !readahead_sample(d->ra, rec))

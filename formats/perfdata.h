@@ -138,6 +138,9 @@ struct perf_comm_rec {
 struct perf_fork_rec {          /* FORK and EXIT */
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
+	int synthesized;        /* FORK, misc bit 13 (perf's PERF_RECORD_MISC_FORK_EXEC): perf
+				   wrote it from /proc for a process already running when it
+				   began, so whether it ran another program since is not known */
 };
 
 struct perf_namespaces_rec {

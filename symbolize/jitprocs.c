@@ -231,12 +231,14 @@ static int load_map(struct jit_procs *jp, struct jitcode *jc, const char *path, 
 }
 
 /*
- * A perf map has no times: one written before the recording began is another
- * process's that had the same pid (a stale /tmp/perf-PID.map), or a copy that lost
- * its time. Either way its names may be wrong: say so.
+ * A perf map has no times: one written before a process that began during the
+ * recording is another process's that had the same pid (a stale /tmp/perf-PID.map),
+ * or a copy that lost its time. Either way its names may be wrong: say so. Of a
+ * process already running when perf began, a map written before is as likely its own
+ * (a service's runtime wrote it an hour ago, perf-map-agent at attach): a note.
  */
-static void warn_if_stale(const struct jit_procs *jp, const char *map, uint32_t pid,
-			  struct diag *d)
+static void warn_if_stale(const struct jit_procs *jp, const struct jp_proc *p, const char *map,
+			  struct diag *d, int quiet)
 {
 	struct stat st;
 	int64_t written;
@@ -247,10 +249,17 @@ static void warn_if_stale(const struct jit_procs *jp, const char *map, uint32_t 
 	/* a second of slack: file times are coarse on some filesystems */
 	if (written + 1000000000 >= (int64_t)jp->s.recording_start_wall_ns)
 		return;
-	diag_warn(d, map, DIAG_NO_OFFSET,
-		  "perf map of pid %u last written %" PRId64 " s before the recording began: "
-		  "it may be another process's with the same pid; give the right one with "
-		  "--jit-dir", pid, ((int64_t)jp->s.recording_start_wall_ns - written) / 1000000000);
+	if (p->began)
+		diag_warn(d, map, DIAG_NO_OFFSET,
+			  "perf map of pid %u last written %" PRId64 " s before the recording "
+			  "began, and the process began during it: it is another process's with "
+			  "the same pid; give the right one with --jit-dir", p->pid,
+			  ((int64_t)jp->s.recording_start_wall_ns - written) / 1000000000);
+	else if (!quiet)
+		diag_note(d, "perf map of pid %u, %s: last written %" PRId64 " s before the "
+			  "recording began, by the process running then (if its names are "
+			  "another's, give the right map with --jit-dir)", p->pid, map,
+			  ((int64_t)jp->s.recording_start_wall_ns - written) / 1000000000);
 }
 
 /*
@@ -281,9 +290,20 @@ static void say_passed_over(const struct jp_proc *p, const struct cands *c, int 
 	}
 }
 
-void jit_procs_forked(struct jit_procs *jp, uint32_t child, uint32_t parent)
+void jit_procs_named(struct jit_procs *jp, uint32_t pid, const char *comm)
 {
-	struct jp_fork f = { child, parent };
+	struct jp_proc *p;
+
+	if (pid == UINT32_MAX || pid == 0)
+		return;
+	p = proc_for(jp, pid);
+	if (!p->name1)
+		p->name1 = strtab_intern(jp->strings, comm) + 1;
+}
+
+void jit_procs_forked(struct jit_procs *jp, uint32_t child, uint32_t parent, int synthesized)
+{
+	struct jp_fork f = { child, parent, synthesized };
 
 	if (child != parent)
 		VEC_PUSH(jp->forks, jp->nforks, jp->forks_cap, f);
@@ -292,6 +312,13 @@ void jit_procs_forked(struct jit_procs *jp, uint32_t child, uint32_t parent)
 void jit_procs_execed(struct jit_procs *jp, uint32_t pid)
 {
 	u64map_put(&jp->execed, (uint64_t)pid + 1, 1);
+	jit_procs_began(jp, pid);
+}
+
+void jit_procs_began(struct jit_procs *jp, uint32_t pid)
+{
+	if (pid != UINT32_MAX && pid != 0)
+		proc_for(jp, pid)->began = 1;
 }
 
 /*
@@ -299,8 +326,21 @@ void jit_procs_execed(struct jit_procs *jp, uint32_t pid)
  * the fork (a pre-fork server's workers: php-fpm, gunicorn, unicorn): its parent's
  * table names it, as perf names it through the parent's map that the fork copied.
  * In the order forked, so that a worker's worker inherits too. One that ran another
- * program (exec) does not: its anonymous memory is not its parent's code.
+ * program (exec) does not: its anonymous memory is not its parent's code. A worker
+ * already running when perf began has a FORK perf made from /proc, which cannot say
+ * whether it exec'd since (perf then names nothing of it through its parent's map):
+ * it is given its parent's code when it bears its parent's name, as a pre-fork
+ * server's workers do, and not otherwise.
  */
+static int same_name(const struct jit_procs *jp, uint32_t a, uint32_t b)
+{
+	const uint32_t *va = u64map_get(&jp->index, (uint64_t)a + 1);
+	const uint32_t *vb = u64map_get(&jp->index, (uint64_t)b + 1);
+
+	return va && vb && jp->procs[*va - 1].name1 &&
+	       jp->procs[*va - 1].name1 == jp->procs[*vb - 1].name1;
+}
+
 static void inherit_tables(struct jit_procs *jp, struct diag *d, int quiet)
 {
 	for (size_t i = 0; i < jp->nforks; i++) {
@@ -310,6 +350,14 @@ static void inherit_tables(struct jit_procs *jp, struct diag *d, int quiet)
 		if (!v || u64map_get(&jp->table_index, (uint64_t)f->child + 1) ||
 		    u64map_get(&jp->execed, (uint64_t)f->child + 1))
 			continue;
+		if (f->synthesized && !same_name(jp, f->child, f->parent)) {
+			if (!quiet)
+				diag_note(d, "JIT code of pid %u: not its parent's, pid %u (%s): it "
+					  "was running before the recording under another name, "
+					  "so it may run another program", f->child, f->parent,
+					  jp->procs[jp->tables[*v - 1]].module);
+			continue;
+		}
 		u64map_put(&jp->table_index, (uint64_t)f->child + 1, *v);
 		if (!quiet)
 			diag_note(d, "JIT code of pid %u: its parent's, pid %u (%s), as forked",
@@ -369,7 +417,7 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 			got_map = load_map(jp, p->jc, map, d);
 		}
 		if (got_map)
-			warn_if_stale(jp, map, p->pid, d);
+			warn_if_stale(jp, p, map, d, quiet);
 		if (p->jc && !p->jc_stored)
 			jitcode_finish(p->jc);
 		if (!got_dump && !got_map) {

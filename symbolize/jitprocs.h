@@ -71,11 +71,17 @@ void jit_procs_expect(struct jit_procs *jp, uint32_t pid, const char *path,
  * longer writes its dump, which a partial last record then damages. The dump of a
  * process that did not is live (JITDUMP_LIVE). */
 void jit_procs_exited(struct jit_procs *jp, uint32_t pid);
+/* Process `pid`'s main thread is named `comm` (a COMM record): its first name is kept. */
+void jit_procs_named(struct jit_procs *jp, uint32_t pid, const char *comm);
 /* Process `child` was forked from `parent`: with no dump or map of its own, it is
- * given its parent's (the code compiled before the fork). */
-void jit_procs_forked(struct jit_procs *jp, uint32_t child, uint32_t parent);
+ * given its parent's (the code compiled before the fork). `synthesized`: a FORK perf
+ * made from /proc for a process already running when it began (it may have run another
+ * program since, unseen): given its parent's only when named as its parent is. */
+void jit_procs_forked(struct jit_procs *jp, uint32_t child, uint32_t parent, int synthesized);
 /* Process `pid` ran another program (exec): it inherits no parent's JIT code. */
 void jit_procs_execed(struct jit_procs *jp, uint32_t pid);
+/* Process `pid` began during the recording (forked then; an exec counts too). */
+void jit_procs_began(struct jit_procs *jp, uint32_t pid);
 /*
  * Process `pid` is `nspid` in its own pid namespace (a container): its dump and perf
  * map are named by that pid (jit-1.dump, /tmp/perf-1.map), looked for when none is

@@ -25,6 +25,10 @@ struct jp_proc {
 	char *expected;      /* the jit-PID.dump path the process mapped, or NULL */
 	struct jit_mapping mapping; /* how it mapped it */
 	int exited;          /* its main thread exited during the recording */
+	uint32_t name1;      /* its first name (its main thread's first COMM), interned, + 1;
+				0 when never named */
+	int began;           /* it began during the recording (a FORK perf did not make up, an
+				exec): a perf map of its pid written before is another's */
 	char *module;        /* the file that served it */
 	struct jitcode *jc;
 	int jc_stored;       /* jc is the store's (jit_search.store), not the set's */
@@ -48,7 +52,7 @@ struct jit_procs {
 	size_t nfound, found_cap;
 	int indexed;          /* the --jit-dir trees were walked */
 	struct diag *d;       /* jit_procs_load's, for the files not used */
-	struct jp_fork { uint32_t child, parent; } *forks; /* in the order forked */
+	struct jp_fork { uint32_t child, parent; int synthesized; } *forks; /* in the order forked */
 	size_t nforks, forks_cap;
 	struct u64map execed; /* pid + 1 -> 1: ran another program (COMM with exec) */
 };

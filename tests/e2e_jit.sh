@@ -289,4 +289,45 @@ else
 	bad "forkjit: $(cat "$TMP/forkjit.cc" "$TMP/forkjit.out" 2>/dev/null | tail -2)"
 fi
 
+# The same server already running when perf begins (perf record -a): its FORKs are
+# perf's, made from /proc (misc bit 13), which cannot say whether a child exec'd since.
+# The workers, named as their parent, run the parent's code: named by its map (perf
+# names none of them: it gives such a child no copy of its parent's maps); the child
+# that runs another program ("exe", its own code at the parent's address) is not.
+if [ "$(id -u)" != 0 ]; then
+	skip "forkjit running before perf record -a: needs root"
+elif [ -x "$TMP/forkjit" ]; then
+	(cd "$TMP" && exec ./forkjit 2 4 >"$TMP/pre.out" 2>&1) &
+	fj=$!
+	for _ in $(seq 50); do grep -q '^other' "$TMP/pre.out" 2>/dev/null && break; sleep 0.1; done
+	sleep 0.3
+	perf record -q -g -a -o "$TMP/pre.data" -- sleep 1 >/dev/null 2>&1
+	wait $fj
+	"$PERFCONV" -i "$TMP/pre.data" -f samples -o "$TMP/pre.samples" 2>"$TMP/pre.err"
+	awk -F'\t' '{ split($2, t, "/"); n = split($7, f, ";"); print t[1], f[n] }' "$TMP/pre.samples" |
+		sort | uniq -c >"$TMP/pre.leaves"
+	pre_named() { awk -v p="$1" '$2 == p && $3 == "jit_spin_compiled_by_parent" { print $1 }' "$TMP/pre.leaves"; }
+	pre_all() { awk -v p="$1" '$2 == p { s += $1 } END { print s + 0 }' "$TMP/pre.leaves"; }
+	perf_named=$(perf script -i "$TMP/pre.data" -F pid,sym 2>/dev/null | grep -c jit_spin_compiled_by_parent)
+	good=0 why=
+	for w in $(awk '$1 == "worker" { print $2 }' "$TMP/pre.out"); do
+		n=$(pre_named "$w") all=$(pre_all "$w")
+		# the worker spins in that code but for its clock reads and the kernel's ticks
+		if [ -n "$n" ] && [ $((n * 100)) -ge $((all * 85)) ]; then
+			good=$((good + 1)) why="$why worker $w: $n of $all named;"
+		else
+			why="$why worker $w: ${n:-0} of $all named;"
+		fi
+	done
+	other=$(awk '$1 == "other" { print $2 }' "$TMP/pre.out")
+	if [ "$good" -eq 2 ] && [ -z "$(pre_named "$other")" ] && [ "$(pre_all "$other")" -gt 100 ] &&
+		grep -q "JIT code of pid $other: not its parent's.*running before the recording under another name" "$TMP/pre.err" &&
+		! grep -q 'warning: perf map' "$TMP/pre.err"; then
+		ok "forked workers running before perf record -a:$why the exec'd child ($other, $(pre_all "$other") samples) not, said; perf script names $perf_named"
+	else
+		bad "forked workers running before perf record -a:$why the other ($other): $(pre_named "$other") named of $(pre_all "$other"); $(grep -E 'JIT code|perf map' "$TMP/pre.err" | head -5)"
+	fi
+	rm -f "/tmp/perf-$(awk '$1 == "parent" { print $2 }' "$TMP/pre.out").map"
+fi
+
 finish e2e-jit
