@@ -44,6 +44,11 @@ declare -A pid_of=()
 for t in "${shared[@]}"; do
 	while [ ${#pid_of[@]} -ge "$jobs" ]; do
 		wait -n -p done_pid
+		if [ -z "${done_pid-}" ] || [ -z "${pid_of[$done_pid]+set}" ]; then
+			# no job named (bash may have reaped it already): wait for any one listed
+			for done_pid in "${!pid_of[@]}"; do break; done
+			wait "$done_pid"
+		fi
 		said "${pid_of[$done_pid]}"
 		unset "pid_of[$done_pid]"
 	done
