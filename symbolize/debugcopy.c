@@ -401,7 +401,17 @@ int debugcopy_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	const struct cache_ctx *cache = fh ? fh->cache : NULL;
 	/* a copy is used when made from the debug file this search finds; with no
 	 * debug file found, only when debuginfod may give one (any copy of the build id) */
-	int have_src = hint && file_id_of(hint, &src) == 0;
+	int have_src;
+
+	/* libdwfl asks again for the debug file's dwz supplement (.gnu_debugaltlink,
+	 * Debian's and Fedora's -dbgsym files: the types and inlined functions several
+	 * files share), naming the debug file as the file: its own search finds it by the
+	 * supplement's build id or path and checks that build id */
+	if (hint && file_name && debuglink_file && strcmp(file_name, hint) == 0)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	have_src = hint && file_id_of(hint, &src) == 0;
 
 	if (len > 0 && len <= 64 && (have_src || (!hint && locate_uses_debuginfod()))) {
 		hex_bytes(hex, bits, (size_t)len);

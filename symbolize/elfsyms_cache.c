@@ -18,7 +18,7 @@
  * the choice among them is made at lookup.
  */
 #define SCACHE_MAGIC "PCSYMS1"
-#define SCACHE_VERSION 3
+#define SCACHE_VERSION 4 /* 4: an object with .symtab but no DWARF takes its debug file */
 
 struct scache_sym {
 	uint64_t start, end, name;

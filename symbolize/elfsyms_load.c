@@ -185,6 +185,16 @@ static int ef_has_symtab(const struct elf_file *f)
 	return ef_section(f, ".symtab", SHT_SYMTAB) != 0;
 }
 
+/* DWARF in the file itself (compressed with SHF_COMPRESSED, or GNU's .zdebug) */
+static int ef_has_dwarf(const struct elf_file *f)
+{
+	size_t i = ef_section(f, ".debug_info", 0);
+
+	if (!i)
+		i = ef_section(f, ".zdebug_info", 0);
+	return i && f->secs[i].type != SHT_NOBITS;
+}
+
 /* ------------------------------------------------------------------ candidate symbols */
 
 struct rawsym {
@@ -714,7 +724,12 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 
 	rf = &mf;
 	sf = &mf;
-	if (!ef_has_symtab(&mf) && find_debug_file(&df, &mf, path, sysroot, want, nwant))
+	/* a file with no symbol table, or with one but no DWARF (strip --strip-debug, the
+	 * split-debug builds: objcopy --only-keep-debug, then --add-gnu-debuglink): its
+	 * debug file, where found, gives the symbols (perf reads a debug file's before the
+	 * object's) and the lines and inlined calls */
+	if ((!ef_has_symtab(&mf) || (!o->debug_only && !ef_has_dwarf(&mf))) &&
+	    find_debug_file(&df, &mf, path, sysroot, want, nwant))
 		sf = &df;
 	o->is_rel = rf->ehdr.e_type == ET_REL;
 	read_segments(o, rf);

@@ -15,7 +15,8 @@
  * NUL-terminated, the last byte a NUL.
  */
 #define FCACHE_MAGIC "PCFRAME"
-#define FCACHE_VERSION 2 /* 2: a function without a linkage name has its scope (issue 34) */
+#define FCACHE_VERSION 3 /* 2: a function without a linkage name has its scope (issue 34); 3: a
+			   dwz supplement read (inlined frames were lost) */
 
 struct fc_header {
 	struct cache_head head;

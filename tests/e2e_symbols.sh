@@ -76,6 +76,35 @@ objcopy --only-keep-debug $TD/shapes "$TMP/a3/shapes.debug"
 conv "$TMP/out3" -i "$TMP/a3/shapes.data" --buildid-dir "$EMPTY"
 same "stripped binary + objcopy --only-keep-debug file via .gnu_debuglink" "$TMP/out3"
 
+# 3b. The same with the symbol table kept (strip --strip-debug, strip -g): the debug
+#     file still gives the lines and inlined frames (the binary's .symtab is not enough).
+alone "$TMP/a3b"
+cp "$TMP/a3/shapes.debug" "$TMP/a3b/"
+(cd "$TMP/a3b" && objcopy --strip-debug --add-gnu-debuglink=shapes.debug "$OLDPWD/$TD/shapes" shapes)
+conv "$TMP/out3b" -i "$TMP/a3b/shapes.data" --buildid-dir "$EMPTY"
+same "binary with .symtab but no DWARF (strip --strip-debug) + its .gnu_debuglink file" "$TMP/out3b"
+
+# 3c. A debug file made smaller by dwz as Debian's and Fedora's -dbgsym packages are
+#     (dh_dwz: dwz -m): what it shares with another goes to a supplement its
+#     .gnu_debugaltlink names (here by absolute path), the inlined functions among it.
+if command -v dwz >/dev/null; then
+	for how in strip-all strip-debug; do
+		alone "$TMP/a3c-$how"
+		objcopy --only-keep-debug $TD/shapes "$TMP/a3c-$how/shapes.debug"
+		cp "$TMP/a3c-$how/shapes.debug" "$TMP/a3c-$how/other.debug"
+		(cd "$TMP/a3c-$how" && dwz -m "$PWD/common.debug" -M "$PWD/common.debug" shapes.debug other.debug &&
+			objcopy --$how --add-gnu-debuglink=shapes.debug "$OLDPWD/$TD/shapes" shapes) 2>"$TMP/dwz.err"
+		if readelf -S "$TMP/a3c-$how/shapes.debug" 2>/dev/null | grep -q gnu_debugaltlink; then
+			conv "$TMP/out3c-$how" -i "$TMP/a3c-$how/shapes.data" --buildid-dir "$EMPTY"
+			same "dwz'd debug file and its supplement (.gnu_debugaltlink), binary --$how" "$TMP/out3c-$how"
+		else
+			bad "dwz made no supplement: $(cat "$TMP/dwz.err")"
+		fi
+	done
+else
+	bad "dwz is not installed (Debian package dwz: scripts/install-deps.sh installs it)"
+fi
+
 # 4. A binary rebuilt after recording: another build id, refused with a warning.
 alone "$TMP/a4"
 g++ -std=c++17 -O1 -g -fno-omit-frame-pointer -DREBUILT -o "$TMP/a4/shapes" $TD/src/shapes.cpp
