@@ -322,7 +322,7 @@ elif [ -x "$TMP/forkjit" ]; then
 	other=$(awk '$1 == "other" { print $2 }' "$TMP/pre.out")
 	if [ "$good" -eq 2 ] && [ -z "$(pre_named "$other")" ] && [ "$(pre_all "$other")" -gt 100 ] &&
 		grep -q "JIT code of pid $other: not its parent's.*running before the recording under another name" "$TMP/pre.err" &&
-		! grep -q 'warning: perf map' "$TMP/pre.err"; then
+		! grep -q "warning: perf map of pid $(awk '$1 == "parent" { print $2 }' "$TMP/pre.out") " "$TMP/pre.err"; then
 		ok "forked workers running before perf record -a:$why the exec'd child ($other, $(pre_all "$other") samples) not, said; perf script names $perf_named"
 	else
 		bad "forked workers running before perf record -a:$why the other ($other): $(pre_named "$other") named of $(pre_all "$other"); $(grep -E 'JIT code|perf map' "$TMP/pre.err" | head -5)"
