@@ -54,6 +54,18 @@ for u in record upload; do
 	out=$(systemd-analyze verify "$TMP/perfconv-$u@web.service" 2>&1)
 	[ -z "$out" ] && ok "systemd-analyze verify perfconv-$u@.service (installed)" || bad "systemd-analyze verify perfconv-$u@: $out"
 done
+# the JVMTI agent: in the package, and a JVM that loads it writes its jitdump
+agent=/usr/lib/perfconv/libperfconv-jvmti.so
+if grep -qx "$agent" "$TMP/files" && command -v java >/dev/null; then
+	mkdir -p "$TMP/jit"
+	java -agentpath:"$agent"=dir="$TMP/jit" -version >/dev/null 2>"$TMP/java.err"
+	dump=$(ls "$TMP"/jit/jit-*.dump 2>/dev/null | head -1)
+	[ -n "$dump" ] && [ "$(head -c 4 "$dump")" = DTiJ ] && [ "$(stat -c %s "$dump")" -gt 40 ] &&
+		ok "the package's JVMTI agent ($agent): java -version with it wrote $(basename "$dump") ($(stat -c %s "$dump") bytes)" ||
+		bad "the package's JVMTI agent wrote no jitdump: $(tail -2 "$TMP/java.err")"
+else
+	bad "the JVMTI agent is not in the package ($agent), or no java to load it"
+fi
 enabled=$(find /etc/systemd/system -name 'perfconv*' 2>/dev/null)
 [ -z "$enabled" ] && ok "no unit enabled or started by the install" || bad "units enabled: $enabled"
 
@@ -62,7 +74,7 @@ mkdir -p /var/spool/perfconv/web/sent /var/cache/perfconv/symbols
 touch /var/spool/perfconv/web/perf.data.2026120508000000 /var/cache/perfconv/symbols/x
 if apt-get purge -y -q perfconv >"$TMP/purge.log" 2>&1; then
 	left=$(while read -r f; do [ -e "$f" ] && [ ! -d "$f" ] && echo "$f"; done <"$TMP/files")
-	leftdirs=$(while read -r f; do case $f in /usr/libexec/perfconv | /usr/share/doc/perfconv*) [ -e "$f" ] && echo "$f";; esac; done <"$TMP/files")
+	leftdirs=$(while read -r f; do case $f in /usr/libexec/perfconv | /usr/lib/perfconv | /usr/share/doc/perfconv*) [ -e "$f" ] && echo "$f";; esac; done <"$TMP/files")
 	if [ -z "$left$leftdirs" ] && [ ! -e /var/spool/perfconv ] && [ ! -e /var/cache/perfconv ] && ! command -v perfconv >/dev/null &&
 		! dpkg-query -W perfconv >/dev/null 2>&1; then
 		ok "apt-get purge perfconv: none of its $(grep -c . "$TMP/files") paths left, nor the spool and cache its services made"
