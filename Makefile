@@ -45,7 +45,7 @@ JVMTI_LIB := build/libperfconv-jvmti.so
 # Debian archives, libc and cJSON from their shared objects: a run maps and relocates
 # 4 objects instead of 13 (perfconv --version: 2.4 -> 1.8 ms of CPU time; a rebuild
 # takes a Debian update of those libraries).
-STATIC_PKGS := libdw libelf zlib libzstd libprotobuf-c libdeflate
+STATIC_PKGS := libdw libelf zlib libzstd libprotobuf-c libdeflate liblzma
 PKGS := $(STATIC_PKGS) libcjson
 HEADER_PKGS := libcurl
 

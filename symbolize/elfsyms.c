@@ -99,6 +99,11 @@ int elf_obj_has_segments(const struct elf_obj *o)
 	return o && !o->debug_only && (o->nsegs > 0 || o->is_rel);
 }
 
+int elf_obj_minidebug(const struct elf_obj *o)
+{
+	return o && o->status == ELF_OBJ_OK && o->has_symtab == 2;
+}
+
 int elf_obj_has_symtab(const struct elf_obj *o)
 {
 	return o && o->status == ELF_OBJ_OK && o->has_symtab;

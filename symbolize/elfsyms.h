@@ -85,6 +85,9 @@ const char *elf_obj_raw_name(const struct elf_obj *o, const struct elf_sym *s);
 /* 1 when the symbols came from a .symtab (the file's or its debug file's), 0 when
  * only from .dynsym (exported functions only) or when there are none. */
 int elf_obj_has_symtab(const struct elf_obj *o);
+/* 1 when that .symtab was the MiniDebugInfo's (.gnu_debugdata: Fedora's and RHEL's
+ * stripped binaries keep their functions' symbols there, xz-compressed). */
+int elf_obj_minidebug(const struct elf_obj *o);
 /* 0 when file offsets cannot be translated: only a separate debug file was found,
  * whose program headers carry no file bytes. */
 int elf_obj_has_segments(const struct elf_obj *o);

@@ -42,7 +42,8 @@ struct elf_obj {
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_size;
 	int is_rel;
-	int has_symtab;       /* symbols from a .symtab, not only .dynsym */
+	int has_symtab;       /* symbols from a .symtab, not only .dynsym: 1, or 2 from the
+				 MiniDebugInfo's (.gnu_debugdata) */
 	int debug_only;       /* only the separate debug file was found */
 	struct load_seg *segs;
 	size_t nsegs;

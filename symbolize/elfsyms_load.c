@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,22 +70,12 @@ static void ef_close(struct elf_file *f)
 	f->fd = -1;
 }
 
-/* 0 on success, -1 when there is no regular file, -2 when it is not a readable ELF file. */
-static int ef_open(struct elf_file *f, const char *path)
+/* The headers and sections of f->elf, opened: 0, else -2 (f closed). */
+static int ef_read(struct elf_file *f)
 {
-	struct stat st;
 	size_t shstrndx, i;
 	Elf_Scn *scn = NULL;
 
-	memset(f, 0, sizeof(*f));
-	f->fd = -1;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return -1;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0)
-		return -1;
-	f->path = xstrdup(path);
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &f->ehdr))
 		goto bad;
 	if (elf_getshdrnum(f->elf, &f->nsecs) != 0)
@@ -112,6 +103,83 @@ static int ef_open(struct elf_file *f, const char *path)
 bad:
 	ef_close(f);
 	return -2;
+}
+
+/* 0 on success, -1 when there is no regular file, -2 when it is not a readable ELF file. */
+static int ef_open(struct elf_file *f, const char *path)
+{
+	struct stat st;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return -1;
+	f->path = xstrdup(path);
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	return ef_read(f);
+}
+
+/* Index of the first section called `name` (of type `type` unless 0), or 0. */
+static size_t ef_section(const struct elf_file *f, const char *name, uint32_t type);
+static Elf_Data *ef_data(const struct elf_file *f, size_t idx);
+
+/* What MiniDebugInfo may inflate to (a bomb is refused), and what the xz decoder may
+ * use (xz -9's 64 MiB dictionary needs 65) */
+#define DEBUGDATA_MAX ((size_t)64 << 20)
+#define DEBUGDATA_DECODER_MAX ((uint64_t)96 << 20)
+
+/*
+ * MiniDebugInfo: Fedora, RHEL and their kin strip their binaries but keep, in an
+ * xz-compressed ELF in .gnu_debugdata, a .symtab of the functions .dynsym does not
+ * name (perf reads it). That ELF opened from memory in `f`, its bytes in *buf for the
+ * caller to free after ef_close(f): 1, else 0.
+ */
+static int ef_open_debugdata(struct elf_file *f, const struct elf_file *mf, void **buf)
+{
+	size_t idx = ef_section(mf, ".gnu_debugdata", SHT_PROGBITS), cap = 0;
+	Elf_Data *d = idx ? ef_data(mf, idx) : NULL;
+	lzma_stream z = LZMA_STREAM_INIT;
+	uint8_t *out = NULL;
+	lzma_ret r = LZMA_OK;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	*buf = NULL;
+	if (!d || !d->d_buf || d->d_size == 0 || d->d_size > DEBUGDATA_MAX ||
+	    lzma_stream_decoder(&z, DEBUGDATA_DECODER_MAX, 0) != LZMA_OK)
+		return 0;
+	z.next_in = d->d_buf;
+	z.avail_in = d->d_size;
+	while (r == LZMA_OK) {
+		if (z.avail_out == 0) {
+			size_t used = (size_t)z.total_out;
+
+			if (cap >= DEBUGDATA_MAX)
+				break;
+			cap = cap ? 2 * cap : 4 * d->d_size + 4096;
+			cap = cap < DEBUGDATA_MAX ? cap : DEBUGDATA_MAX;
+			out = xrealloc(out, cap);
+			z.next_out = out + used;
+			z.avail_out = cap - used;
+		}
+		r = lzma_code(&z, LZMA_FINISH);
+	}
+	lzma_end(&z);
+	if (r != LZMA_STREAM_END) {
+		free(out);
+		return 0;
+	}
+	f->elf = elf_memory((char *)out, (size_t)z.total_out);
+	f->path = xstrdup(mf->path);
+	if (ef_read(f) != 0) {
+		free(out);
+		return 0;
+	}
+	*buf = out;
+	return 1;
 }
 
 /* Index of the first section called `name` (of type `type` unless 0), or 0. */
@@ -670,7 +738,8 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 			     const char *sysroot)
 {
 	struct elf_obj *o = calloc(1, sizeof(*o));
-	struct elf_file mf, df, *sf, *rf;
+	struct elf_file mf, df, xf, *sf, *rf;
+	void *xbuf = NULL;
 	struct symvec s = { 0 };
 	const uint8_t *want = build_id_size ? build_id : NULL;
 	size_t nwant = build_id ? build_id_size : 0, idx;
@@ -687,6 +756,8 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 	full = sysroot && sysroot[0] ? path_join(sysroot, path) : xstrdup(path);
 	memset(&df, 0, sizeof(df));
 	df.fd = -1;
+	memset(&xf, 0, sizeof(xf));
+	xf.fd = -1;
 	r = ef_open(&mf, full);
 	if (r == 0) {
 		o->file = full;
@@ -731,19 +802,23 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 	if ((!ef_has_symtab(&mf) || (!o->debug_only && !ef_has_dwarf(&mf))) &&
 	    find_debug_file(&df, &mf, path, sysroot, want, nwant))
 		sf = &df;
+	/* else, with no symbol table, its MiniDebugInfo (with .dynsym, as perf) */
+	if (sf == &mf && !ef_has_symtab(&mf) && ef_open_debugdata(&xf, &mf, &xbuf) &&
+	    ef_has_symtab(&xf))
+		sf = &xf;
 	o->is_rel = rf->ehdr.e_type == ET_REL;
 	read_segments(o, rf);
 	o->symfile = xstrdup(sf->path);
 
 	idx = ef_section(sf, ".symtab", SHT_SYMTAB);
 	if (idx) {
-		o->has_symtab = 1;
+		o->has_symtab = sf == &xf ? 2 : 1;
 		collect_symbols(&s, sf, idx, rf);
 		fixup(&s);
 	}
-	idx = ef_section(sf, ".dynsym", SHT_DYNSYM);
+	idx = ef_section(sf == &xf ? &mf : sf, ".dynsym", SHT_DYNSYM);
 	if (idx) {
-		collect_symbols(&s, sf, idx, rf);
+		collect_symbols(&s, sf == &xf ? &mf : sf, idx, rf);
 		fixup(&s);
 	}
 	if (s.n > 0) /* perf adds PLT symbols only when the table loaded */
@@ -753,6 +828,8 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 	else
 		finish(o, &s);
 	free(s.v);
+	ef_close(&xf);
+	free(xbuf);
 	ef_close(&df);
 	ef_close(&mf);
 	return o;

@@ -185,7 +185,8 @@ static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int 
 		struct sym_tried *t = &slot->trace->tried[slot->trace->ntried++];
 
 		snprintf(t->path, sizeof(t->path), "%s", c->path);
-		t->result = rank == 3 ? "full symbol table" : rank == 2 ? "exported symbols only (.dynsym)"
+		t->result = rank == 3 && elf_obj_minidebug(o) ? "functions' symbols from .gnu_debugdata (MiniDebugInfo)"
+			  : rank == 3 ? "full symbol table" : rank == 2 ? "exported symbols only (.dynsym)"
 			  : rank == 1 ? "no symbols (stripped)"
 			  : elf_obj_status(o) == ELF_OBJ_OK || elf_obj_status(o) == ELF_OBJ_STRIPPED
 			  ? "debug file only (no code)" : elf_obj_status_str(elf_obj_status(o));

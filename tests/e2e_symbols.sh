@@ -105,6 +105,44 @@ else
 	bad "dwz is not installed (Debian package dwz: scripts/install-deps.sh installs it)"
 fi
 
+# 3d. MiniDebugInfo, as Fedora and RHEL strip their binaries (find-debuginfo's recipe,
+#     here with weak functions too): the functions' symbols .dynsym lacks, xz-compressed
+#     in .gnu_debugdata. Names only (no DWARF there): compared without inlined frames
+#     and lines. And one that inflates past 64 MiB is refused, within bounded memory.
+if command -v xz >/dev/null; then
+	alone "$TMP/a3d"
+	nm -D $TD/shapes --format=posix --defined-only | awk '{ print $1 }' | sort >"$TMP/dynsyms"
+	nm $TD/shapes --format=posix --defined-only | awk '$2 ~ /^[TtWD]$/ { print $1 }' | sort >"$TMP/funcsyms"
+	comm -13 "$TMP/dynsyms" "$TMP/funcsyms" >"$TMP/keep"
+	objcopy --only-keep-debug $TD/shapes "$TMP/full.debug"
+	objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols="$TMP/keep" \
+		"$TMP/full.debug" "$TMP/mini"
+	xz -c "$TMP/mini" >"$TMP/mini.xz"
+	objcopy --strip-all -R .comment --add-section .gnu_debugdata="$TMP/mini.xz" $TD/shapes "$TMP/a3d/shapes"
+	names() { "$PERFCONV" -q "${KS[@]}" --no-inline -f samples --buildid-dir "$EMPTY" -o "$@"; }
+	names "$TMP/ref3d" -i $TD/shapes.data
+	names "$TMP/out3d" -i "$TMP/a3d/shapes.data"
+	"$PERFCONV" info "${KS[@]}" --buildid-dir "$EMPTY" "$TMP/a3d/shapes.data" >"$TMP/info3d" 2>&1
+	if cmp -s "$TMP/ref3d" "$TMP/out3d" && grep -q 'geometry::accumulate<double>' "$TMP/out3d" &&
+		grep -q 'symbols from .gnu_debugdata (MiniDebugInfo)' "$TMP/info3d"; then
+		ok "MiniDebugInfo (.gnu_debugdata, $(stat -c %s "$TMP/mini.xz") bytes of xz): every frame named as with the full .symtab; info says where from"
+	else
+		bad "MiniDebugInfo: $(diff "$TMP/ref3d" "$TMP/out3d" | head -3); $(grep -A1 'shapes \[user' "$TMP/info3d")"
+	fi
+	alone "$TMP/a3e"
+	head -c 200M /dev/zero | xz -6 -c >"$TMP/bomb.xz"
+	objcopy --strip-all --add-section .gnu_debugdata="$TMP/bomb.xz" $TD/shapes "$TMP/a3e/shapes"
+	rss=$(/usr/bin/time -f %M "$PERFCONV" -q "${KS[@]}" --no-inline -f samples --buildid-dir "$EMPTY" \
+		-o "$TMP/out3e" -i "$TMP/a3e/shapes.data" 2>&1 >/dev/null | tail -1)
+	if [ -s "$TMP/out3e" ] && grep -q ';shapes+0x' "$TMP/out3e" && [ "${rss:-999999}" -lt 200000 ]; then
+		ok "MiniDebugInfo inflating to 200 MiB ($(stat -c %s "$TMP/bomb.xz") bytes of xz): refused at 64 MiB, peak RSS $((rss / 1024)) MB, frames as module+offset"
+	else
+		bad "MiniDebugInfo bomb: peak RSS ${rss} KB; $(cut -f7 "$TMP/out3e" | head -2)"
+	fi
+else
+	bad "xz is not installed (Debian package xz-utils: scripts/install-deps.sh installs it)"
+fi
+
 # 4. A binary rebuilt after recording: another build id, refused with a warning.
 alone "$TMP/a4"
 g++ -std=c++17 -O1 -g -fno-omit-frame-pointer -DREBUILT -o "$TMP/a4/shapes" $TD/src/shapes.cpp
