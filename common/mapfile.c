@@ -97,6 +97,13 @@ int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d)
 	return map_whole(f, path, d, &why, NULL) ? -1 : 0;
 }
 
+int mapped_file_open_st(struct mapped_file *f, const char *path, struct diag *d, struct stat *st)
+{
+	const char *why;
+
+	return map_whole(f, path, d, &why, st) ? -1 : 0;
+}
+
 int mapped_file_try(struct mapped_file *f, const char *path)
 {
 	const char *why;

@@ -17,6 +17,8 @@ struct mapped_file {
 /* Map `path`. Returns 0, or -1 after one error line through `d` (cannot open, not a
  * regular file, cannot map). */
 int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d);
+/* The same, with the mapped file's status in *st. */
+int mapped_file_open_st(struct mapped_file *f, const char *path, struct diag *d, struct stat *st);
 /* The same without a word: -1 when the file is missing, not regular, or cannot be
  * mapped (a cache file that may not be there). */
 int mapped_file_try(struct mapped_file *f, const char *path);

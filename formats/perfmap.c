@@ -27,6 +27,7 @@ struct perfmap_reader {
 	char *name;            /* the current name, NUL-terminated */
 	size_t name_cap;
 	struct perfmap_stats stats;
+	struct stat st;        /* as opened; zero from memory */
 };
 
 static struct perfmap_reader *reader_new(const char *name, struct diag *d)
@@ -52,7 +53,7 @@ struct perfmap_reader *perfmap_reader_open(const char *path, struct diag *d)
 {
 	struct perfmap_reader *r = reader_new(path, d);
 
-	if (mapped_file_open(&r->file, path, d) != 0) {
+	if (mapped_file_open_st(&r->file, path, d, &r->st) != 0) {
 		perfmap_reader_close(r);
 		return NULL;
 	}
@@ -123,6 +124,39 @@ static int parse_hex(const char **p, const char *end, uint64_t *out)
 void perfmap_reader_seek(struct perfmap_reader *r, uint64_t offset)
 {
 	r->pos = offset < r->len ? (size_t)offset : r->len;
+}
+
+const struct stat *perfmap_reader_stat(const struct perfmap_reader *r)
+{
+	return &r->st;
+}
+
+uint64_t perfmap_reader_whole_lines(const struct perfmap_reader *r)
+{
+	const char *nl = r->len ? memrchr(r->base, '\n', r->len) : NULL;
+
+	return nl ? (uint64_t)(nl - r->base) + 1 : 0;
+}
+
+void perfmap_reader_end(struct perfmap_reader *r, uint64_t end)
+{
+	if (end < r->len)
+		r->len = (size_t)end;
+	if (r->pos > r->len)
+		r->pos = r->len;
+}
+
+uint64_t perfmap_reader_digest(const struct perfmap_reader *r, uint64_t end)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ end; /* FNV-1a */
+	size_t from;
+
+	if (end > r->len)
+		return h ^ 1; /* no such bytes: matches no digest of bytes that were there */
+	from = end > 256 ? (size_t)end - 256 : 0;
+	for (size_t i = from; i < (size_t)end; i++)
+		h = (h ^ (uint8_t)r->base[i]) * 0x100000001b3ull;
+	return h;
 }
 
 int perfmap_reader_next(struct perfmap_reader *r, struct perfmap_entry *e)

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "common/diag.h"
 
@@ -46,6 +47,18 @@ int perfmap_reader_next(struct perfmap_reader *r, struct perfmap_entry *e);
 
 /* Read on from file offset `offset` (an entry's `offset`, to read that entry again). */
 void perfmap_reader_seek(struct perfmap_reader *r, uint64_t offset);
+
+/*
+ * For reading a map a runtime still writes in steps (a watcher, chunk after chunk):
+ * the file's status as opened (zero from memory); the offset just past its last
+ * newline, where its whole lines end (a last line without one may be half written);
+ * reading stopped there (perfmap_reader_end); and a digest of the bytes just before
+ * an offset, with the offset, to tell a file read on from one rewritten since.
+ */
+const struct stat *perfmap_reader_stat(const struct perfmap_reader *r);
+uint64_t perfmap_reader_whole_lines(const struct perfmap_reader *r);
+void perfmap_reader_end(struct perfmap_reader *r, uint64_t end);
+uint64_t perfmap_reader_digest(const struct perfmap_reader *r, uint64_t end);
 const struct perfmap_stats *perfmap_reader_stats(const struct perfmap_reader *r);
 
 /* NULL-safe. */

@@ -173,7 +173,8 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 	key.timeless = *timeless;
 	key.demangle = jp->s.demangle;
 	if (store)
-		jc = jit_store_take(store, &key, (uint64_t)c->st.st_size, jp->s.first_time, &resume);
+		jc = jit_store_take(store, &key, (uint64_t)c->st.st_size, jp->s.first_time, &resume,
+				    NULL);
 	else if (cache)
 		jc = jitcache_open(cache, &key, c->fd, &c->st, &resume);
 	if (jc && jitdump_reader_go_on(r, resume) != 0) {
@@ -200,7 +201,7 @@ static int load_dump(struct jit_procs *jp, struct jp_proc *p, struct cand *c, st
 		if (*timeless || jp->s.first_time > JIT_PRUNE_MARGIN)
 			jitcode_prune(jc, *timeless ? 0 : jp->s.first_time - JIT_PRUNE_MARGIN);
 		jitcode_finish(jc);
-		jit_store_put(store, &key, jc, resume);
+		jit_store_put(store, &key, jc, resume, 0);
 		p->jc_stored = 1;
 	} else if (cache && resume != was && !cut) {
 		jitcache_save(cache, &key, c->fd, jc, resume);
@@ -228,6 +229,62 @@ static int load_map(struct jit_procs *jp, struct jitcode *jc, const char *path, 
 	n = jitcode_add_perfmap(jc, r);
 	perfmap_reader_close(r);
 	return n > 0;
+}
+
+/*
+ * A watcher's perf map (--perf-basic-prof: a service appends to it for as long as it
+ * runs, megabytes an hour): its table kept in the search's store from one chunk to the
+ * next, and read on from where the last read stopped, at a line's end (a last line
+ * without its newline waits for the next chunk): a chunk reads what was appended
+ * since, not the whole file again. A file rewritten since (perf-map-agent writes its
+ * whole map again; another process's with that pid), told by the bytes before that
+ * point, is read whole. The table is the store's (p->jc_stored).
+ */
+static int load_map_stored(struct jit_procs *jp, struct jp_proc *p, const char *path,
+			   struct diag *d, int quiet)
+{
+	struct perfmap_reader *r = perfmap_reader_open(path, d);
+	const struct stat *st;
+	struct jit_store_key key;
+	struct jitcode *jc;
+	uint64_t resume = 0, check = 0, end, before;
+
+	if (!r)
+		return 0;
+	st = perfmap_reader_stat(r);
+	end = perfmap_reader_whole_lines(r);
+	memset(&key, 0, sizeof(key));
+	key.dev = st->st_dev;
+	key.ino = st->st_ino;
+	key.demangle = jp->s.demangle;
+	key.perf_map = 1;
+	jc = jit_store_take(jp->s.store, &key, end, 0, &resume, &check);
+	if (jc && perfmap_reader_digest(r, resume) != check) {
+		if (!quiet)
+			diag_note(d, "perf map of pid %u, %s: written again since it was read "
+				  "(its first %" PRIu64 " bytes changed): read whole", p->pid, path,
+				  resume);
+		jitcode_free(jc);
+		jc = NULL;
+	}
+	if (!jc) {
+		jc = jitcode_new(jp->s.demangle);
+		resume = 0;
+	}
+	before = jitcode_stats(jc)->map_entries;
+	perfmap_reader_seek(r, resume);
+	perfmap_reader_end(r, end);
+	jitcode_add_perfmap(jc, r);
+	if (!quiet && resume)
+		diag_note(d, "perf map of pid %u, %s: read on from byte %" PRIu64 ": %" PRIu64
+			  " new entries", p->pid, path, resume,
+			  jitcode_stats(jc)->map_entries - before);
+	jitcode_finish(jc);
+	jit_store_put(jp->s.store, &key, jc, end, perfmap_reader_digest(r, end));
+	perfmap_reader_close(r);
+	p->jc = jc;
+	p->jc_stored = 1;
+	return jitcode_stats(jc)->map_entries > 0;
 }
 
 /*
@@ -412,6 +469,8 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 		 * nothing: it is read when that happens */
 		if (map && got_dump) {
 			p->map_later = xstrdup(map);
+		} else if (map && jp->s.store) {
+			got_map = load_map_stored(jp, p, map, d, quiet);
 		} else if (map) {
 			p->jc = jitcode_new(jp->s.demangle);
 			got_map = load_map(jp, p->jc, map, d);

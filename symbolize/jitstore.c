@@ -12,6 +12,7 @@ struct entry {
 	struct jit_store_key key;
 	struct jitcode *jc;      /* NULL while taken */
 	uint64_t resume;
+	uint64_t check;          /* the caller's, given back with the table */
 	unsigned gen;            /* the conversion that last took or put it */
 };
 
@@ -68,6 +69,7 @@ static int same_key(const struct jit_store_key *a, const struct jit_store_key *b
 	const struct jitdump_time_conv *p = &a->tc, *q = &b->tc;
 
 	return a->dev == b->dev && a->ino == b->ino && a->timeless == b->timeless &&
+	       a->perf_map == b->perf_map &&
 	       a->demangle == b->demangle && x->version == y->version &&
 	       x->total_size == y->total_size && x->elf_mach == y->elf_mach && x->pid == y->pid &&
 	       x->timestamp == y->timestamp && x->flags == y->flags && x->swapped == y->swapped &&
@@ -78,12 +80,15 @@ static int same_key(const struct jit_store_key *a, const struct jit_store_key *b
 }
 
 struct jitcode *jit_store_take(struct jit_store *s, const struct jit_store_key *k,
-			       uint64_t file_size, uint64_t from_time, uint64_t *resume)
+			       uint64_t file_size, uint64_t from_time, uint64_t *resume,
+			       uint64_t *check)
 {
 	struct entry *e = find(s, k->dev, k->ino);
 	struct jitcode *jc;
 
 	*resume = 0;
+	if (check)
+		*check = 0;
 	if (!e || !e->jc)
 		return NULL;
 	/* another dump in the same file (rewritten, or replaced and its inode reused),
@@ -97,11 +102,13 @@ struct jitcode *jit_store_take(struct jit_store *s, const struct jit_store_key *
 	e->jc = NULL;
 	e->gen = s->gen;
 	*resume = e->resume;
+	if (check)
+		*check = e->check;
 	return jc;
 }
 
 void jit_store_put(struct jit_store *s, const struct jit_store_key *k, struct jitcode *jc,
-		   uint64_t resume)
+		   uint64_t resume, uint64_t check)
 {
 	struct entry *e = find(s, k->dev, k->ino);
 
@@ -117,6 +124,7 @@ void jit_store_put(struct jit_store *s, const struct jit_store_key *k, struct ji
 	e->key = *k;
 	e->jc = jc;
 	e->resume = resume;
+	e->check = check;
 	e->gen = s->gen;
 }
 

@@ -25,6 +25,7 @@ struct jit_store_key {
 	struct jitdump_time_conv tc;  /* the recording's TIME_CONV (zero without) */
 	int timeless;                 /* the table was made timeless */
 	int demangle;
+	int perf_map;                 /* a perf map's table (hdr, tc zero), not a dump's */
 };
 
 struct jit_store;
@@ -44,18 +45,20 @@ void jit_store_begin(struct jit_store *s);
  * read stopped: NULL when the store has none for it, or none that can go on (the file
  * has fewer than *resume bytes now, or the table was pruned past `from_time`, the
  * earliest time it is to answer for: it is then freed). Give it back with
- * jit_store_put() once read on.
+ * jit_store_put() once read on. *check (`check` may be NULL) is what was put with it.
  */
 struct jitcode *jit_store_take(struct jit_store *s, const struct jit_store_key *k,
-			       uint64_t file_size, uint64_t from_time, uint64_t *resume);
+			       uint64_t file_size, uint64_t from_time, uint64_t *resume,
+			       uint64_t *check);
 
 /*
  * Keep `jc` (now the store's; the caller may use it until the next jit_store_begin())
  * as the table of dump `k` read up to `resume` (pruned or not: jitcode_exact_from says
- * from when it answers).
+ * from when it answers), with `check`, the caller's word on the bytes read (a perf
+ * map's digest: perfmap_reader_digest), given back by jit_store_take().
  */
 void jit_store_put(struct jit_store *s, const struct jit_store_key *k, struct jitcode *jc,
-		   uint64_t resume);
+		   uint64_t resume, uint64_t check);
 
 /* How many tables it holds, and their bytes (jitcode_bytes), for measurements. */
 size_t jit_store_count(const struct jit_store *s);

@@ -232,31 +232,31 @@ START_TEST(test_store)
 	other = k;
 	other.hdr.timestamp = 99; /* the same file, another dump written into it */
 	jit_store_begin(s);
-	ck_assert_ptr_null(jit_store_take(s, &k, 100, 0, &resume));
+	ck_assert_ptr_null(jit_store_take(s, &k, 100, 0, &resume, NULL));
 	jitcode_add_load(jc, 10, 0x1000, 0x10, "f");
 	jitcode_prune(jc, 50); /* answers from 50 on */
 	jitcode_finish(jc);
 	ck_assert_uint_eq(jitcode_exact_from(jc), 50);
-	jit_store_put(s, &k, jc, 100);
+	jit_store_put(s, &k, jc, 100, 0);
 	ck_assert_uint_eq(jit_store_count(s), 1);
 	jit_store_begin(s); /* the next conversion */
-	got = jit_store_take(s, &k, 150, 60, &resume);
+	got = jit_store_take(s, &k, 150, 60, &resume, NULL);
 	ck_assert_ptr_eq(got, jc);
 	ck_assert_uint_eq(resume, 100);
-	jit_store_put(s, &k, got, 120);
+	jit_store_put(s, &k, got, 120, 0);
 	jit_store_begin(s);
-	ck_assert_ptr_null(jit_store_take(s, &k, 150, 40, &resume)); /* before the prune */
+	ck_assert_ptr_null(jit_store_take(s, &k, 150, 40, &resume, NULL)); /* before the prune */
 	ck_assert_uint_eq(jit_store_count(s), 0);
 	jc = jitcode_new(1);
-	jit_store_put(s, &k, jc, 100);
+	jit_store_put(s, &k, jc, 100, 0);
 	jit_store_begin(s);
-	ck_assert_ptr_null(jit_store_take(s, &k, 99, 0, &resume)); /* the file shrank */
+	ck_assert_ptr_null(jit_store_take(s, &k, 99, 0, &resume, NULL)); /* the file shrank */
 	jc = jitcode_new(1);
-	jit_store_put(s, &k, jc, 100);
+	jit_store_put(s, &k, jc, 100, 0);
 	jit_store_begin(s);
-	ck_assert_ptr_null(jit_store_take(s, &other, 200, 0, &resume)); /* another header */
+	ck_assert_ptr_null(jit_store_take(s, &other, 200, 0, &resume, NULL)); /* another header */
 	jc = jitcode_new(1);
-	jit_store_put(s, &k, jc, 100);
+	jit_store_put(s, &k, jc, 100, 0);
 	jit_store_begin(s); /* taken by no conversion: */
 	jit_store_begin(s); /* dropped */
 	ck_assert_uint_eq(jit_store_count(s), 0);

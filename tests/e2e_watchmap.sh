@@ -1,0 +1,76 @@
+#!/bin/bash
+# e2e_watchmap: a service's perf map, growing for as long as it runs (node
+# --perf-basic-prof), watched chunk after chunk (perf record --switch-output): each
+# chunk's JIT frames named by the map as it was then (the watcher reads it on from
+# where the last chunk stopped, not whole each time), and by the map written again
+# once it is (perf-map-agent writes its map again). tests/fixtures/mapgrow.c is the service: a new
+# function every 200 ms, its line appended before it runs (and the first function
+# run a while each time); at 2.5 s the whole map written again with every name changed.
+source "$(dirname "$0")/e2e_lib.sh"
+at_exit() { kill_pids; rm -f "/tmp/perf-$(sed -n 2p "$TMP/mapgrow.out" 2>/dev/null).map"; }
+if ! receivers_ready; then
+	finish e2e-watchmap
+	exit 1
+fi
+if [ "$(id -u)" != 0 ]; then
+	skip "perf record of a service: needs root here"
+	finish e2e-watchmap
+	exit 0
+fi
+gcc -O1 -o "$TMP/mapgrow" tests/fixtures/mapgrow.c || bad "mapgrow did not build"
+R=$TMP/rec
+SAVE=$TMP/saved
+mkdir -p "$R" "$SAVE"
+start_receiver py pyroscope --reject-older-than 0 --save "$SAVE"
+watch "$R" --to pyroscope --url "$URL_py" --service mapgrow
+perf record -q -e cpu-clock -F 499 -g --switch-output=1s -o "$R/perf.data" -- \
+	"$TMP/mapgrow" 4 200 2.5 >"$TMP/mapgrow.out" 2>"$TMP/perf.err"
+wait_for 60 test "$(count_in "$R")" = 0
+stop_watch
+pid=$(sed -n 2p "$TMP/mapgrow.out")
+n=$(ls "$SAVE" | grep -c '\.pb\.gz$')
+err=$R.err
+
+# each profile's leaves, in the order received: "FUNCTION COUNT" per line
+for i in $(seq 1 "$n"); do
+	go tool pprof -raw "$SAVE/$i.pb.gz" 2>/dev/null | python3 -c '
+import re, sys
+# -raw: "Samples:" then rows "  COUNT: LOCID LOCID ..."; "Locations" then "  ID: 0xADDR M=N FUNC FILE:LINE s=0"
+text = sys.stdin.read()
+samples, locs = text.split("Locations", 1)
+names = {}
+for l in locs.splitlines():
+	m = re.match(r"\s+(\d+): 0x[0-9a-f]+ M=\d+ (\S+)", l)
+	if m: names[m.group(1)] = m.group(2)
+	m = re.match(r"\s+(\d+): 0x[0-9a-f]+ M=\d+\s*$", l)
+	if m: names[m.group(1)] = "?"
+count = {}
+for l in samples.splitlines():
+	m = re.match(r"\s+(\d+)\s+\d+:\s+(\d+)", l)
+	if m:
+		leaf = names.get(m.group(2), "?")
+		count[leaf] = count.get(leaf, 0) + int(m.group(1))
+for k, v in sorted(count.items()): print(k, v)
+' >"$TMP/leaves.$i"
+done
+jit=0 unnamed=0
+for i in $(seq 1 "$n"); do
+	jit=$((jit + $(awk '$1 ~ /_fn_[0-9]+$/ { s += $2 } END { print s + 0 }' "$TMP/leaves.$i")))
+	unnamed=$((unnamed + $(awk '$1 ~ /anon|\?|unknown/ { s += $2 } END { print s + 0 }' "$TMP/leaves.$i")))
+done
+if [ "$n" -ge 3 ] && [ "$jit" -gt 500 ] && [ $((unnamed * 100)) -le "$jit" ]; then
+	ok "$n chunks received: $jit samples in JIT code named by the growing map, $unnamed leaves unnamed (<= 1%)"
+else
+	bad "$n chunks: $jit JIT samples named, $unnamed unnamed; $(head -3 "$TMP/leaves.1" 2>/dev/null)"
+fi
+first=$(awk '{ print $1 }' "$TMP/leaves.1" | grep -c '^rewritten_fn_')
+firstg=$(awk '{ print $1 }' "$TMP/leaves.1" | grep -c '^grown_fn_')
+last=$(awk '{ print $1 }' "$TMP/leaves.$n" | grep -c '^grown_fn_')
+lastr=$(awk '$1 ~ /^rewritten_fn_/ { sub(/rewritten_fn_/, "", $1); print $1 + 0 }' "$TMP/leaves.$n" | sort -n | tail -1)
+if [ "$firstg" -gt 1 ] && [ "$first" = 0 ] && [ "$last" = 0 ] && [ "${lastr:-0}" -ge 15 ] &&
+	grep -q '^rewritten_fn_000 ' "$TMP/leaves.$n"; then
+	ok "the first chunk named by the map as it was (grown_fn_*), the last by the map written again (rewritten_fn_*: the first function, named before, and those up to $lastr, added after)"
+else
+	bad "names: first chunk $firstg grown, $first rewritten; last chunk $last grown, rewritten up to ${lastr:-none}"
+fi
+finish e2e-watchmap
