@@ -22,7 +22,7 @@ static const struct loc_row table[] = {
 	/* the file a mapping's code came from */
 	/* (for a mapping named "PATH (deleted)", the first four as named, then as PATH) */
 	{ LOC_OBJECT, LOC_SYMFS_PATH, 0, "--symfs DIR: DIR/recorded/path (its debug files under DIR too)" },
-	{ LOC_OBJECT, LOC_SYMFS_NAME, 0, "--symfs DIR: DIR/NAME" },
+	{ LOC_OBJECT, LOC_SYMFS_NAME, 0, "--symfs DIR: DIR/NAME (its debug files under DIR too)" },
 	{ LOC_OBJECT, LOC_RECORDED, 0, "the recorded path" },
 	{ LOC_OBJECT, LOC_BESIDE_INPUT, 0, "NAME beside the input perf.data" },
 	{ LOC_OBJECT, LOC_BUILDID_ELF, 0,
@@ -243,9 +243,19 @@ static void add_named(struct loc_list *l, const struct loc_row *r, const struct 
 		}
 		return;
 	case LOC_SYMFS_NAME:
-		if (pl->symfs)
+		/* its debug files under DIR too, as perf looks for every file under --symfs */
+		if (pl->symfs) {
+			size_t root = strlen(pl->symfs);
+
+			while (root > 0 && pl->symfs[root - 1] == '/')
+				root--;
 			p = path_join(pl->symfs, path_base(path));
-		break;
+			add(l, r, p);
+			l->v[l->n - 1].sysroot = pl->symfs;
+			l->v[l->n - 1].under = root;
+			l->v[l->n - 1].flags |= flags;
+		}
+		return;
 	case LOC_RECORDED:
 		p = xstrdup(path);
 		break;

@@ -74,7 +74,10 @@ START_TEST(test_object_order)
 	/* the --symfs path candidate is opened as the recorded path below the sysroot */
 	ck_assert_ptr_eq(l.v[0].sysroot, pl.symfs);
 	ck_assert_str_eq(l.v[0].path + l.v[0].under, "/usr/bin/prog");
-	ck_assert_ptr_null(l.v[1].sysroot);
+	/* the bare name below --symfs too: its debug files are looked for under it */
+	ck_assert_ptr_eq(l.v[1].sysroot, pl.symfs);
+	ck_assert_str_eq(l.v[1].path + l.v[1].under, "/prog");
+	ck_assert_ptr_null(l.v[2].sysroot);
 	loc_list_release(&l);
 	/* no --symfs, no build id: only the recorded path and beside the input */
 	pl.symfs = NULL;
