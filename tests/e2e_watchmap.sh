@@ -26,7 +26,7 @@ start_receiver py pyroscope --reject-older-than 0 --save "$SAVE"
 watch "$R" --to pyroscope --url "$URL_py" --service mapgrow
 perf record -q -e cpu-clock -F 499 -g --switch-output=1s -o "$R/perf.data" -- \
 	"$TMP/mapgrow" 5 200 3.5 >"$TMP/mapgrow.out" 2>"$TMP/perf.err"
-wait_for 60 test "$(count_in "$R")" = 0
+wait_for 60 holds "$R" 0
 stop_watch
 pid=$(sed -n 2p "$TMP/mapgrow.out")
 n=$(ls "$SAVE" | grep -c '\.pb\.gz$')
