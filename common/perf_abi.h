@@ -76,6 +76,7 @@ enum perf_record_misc_cpumode {
 	PERF_RECORD_MISC_GUEST_USER = 5,
 };
 #define PERF_RECORD_MISC_COMM_EXEC (1u << 13)      /* COMM: the process exec'd */
+#define PERF_RECORD_MISC_FORK_EXEC (1u << 13)      /* FORK: perf made it from /proc */
 #define PERF_RECORD_MISC_MMAP_DATA (1u << 13)      /* MMAP, MMAP2: not executable */
 #define PERF_RECORD_MISC_MMAP_BUILD_ID (1u << 14)  /* MMAP2: a build id, not maj/min/ino */
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1u << 15)  /* HEADER_BUILD_ID: `size` is valid */

@@ -642,7 +642,7 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 		rec->u.fork.ptid = ld32(p + 20, sw);
 		rec->u.fork.time = ld64(p + 24, sw);
 		rec->u.fork.synthesized = type == PERF_RECORD_FORK &&
-					  (misc & PERF_RECORD_MISC_COMM_EXEC); /* the same bit */
+					  (misc & PERF_RECORD_MISC_FORK_EXEC);
 		break;
 	case PERF_RECORD_NAMESPACES:
 		/* u32 pid, tid; u64 nr; { u64 dev, ino; } [nr]: the pid namespace's pair

@@ -123,8 +123,25 @@ static int ef_open(struct elf_file *f, const char *path)
 }
 
 /* Index of the first section called `name` (of type `type` unless 0), or 0. */
-static size_t ef_section(const struct elf_file *f, const char *name, uint32_t type);
-static Elf_Data *ef_data(const struct elf_file *f, size_t idx);
+static size_t ef_section(const struct elf_file *f, const char *name, uint32_t type)
+{
+	size_t i;
+
+	for (i = 1; i < f->nsecs; i++)
+		if (!strcmp(f->secs[i].name, name) && (!type || f->secs[i].type == type))
+			return i;
+	return 0;
+}
+
+static Elf_Data *ef_data(const struct elf_file *f, size_t idx)
+{
+	Elf_Scn *scn;
+
+	if (idx == 0 || idx >= f->nsecs || f->secs[idx].type == SHT_NOBITS)
+		return NULL;
+	scn = elf_getscn(f->elf, idx);
+	return scn ? elf_getdata(scn, NULL) : NULL;
+}
 
 /* What MiniDebugInfo may inflate to (a bomb is refused), and what the xz decoder may
  * use (xz -9's 64 MiB dictionary needs 65) */
@@ -180,27 +197,6 @@ static int ef_open_debugdata(struct elf_file *f, const struct elf_file *mf, void
 	}
 	*buf = out;
 	return 1;
-}
-
-/* Index of the first section called `name` (of type `type` unless 0), or 0. */
-static size_t ef_section(const struct elf_file *f, const char *name, uint32_t type)
-{
-	size_t i;
-
-	for (i = 1; i < f->nsecs; i++)
-		if (!strcmp(f->secs[i].name, name) && (!type || f->secs[i].type == type))
-			return i;
-	return 0;
-}
-
-static Elf_Data *ef_data(const struct elf_file *f, size_t idx)
-{
-	Elf_Scn *scn;
-
-	if (idx == 0 || idx >= f->nsecs || f->secs[idx].type == SHT_NOBITS)
-		return NULL;
-	scn = elf_getscn(f->elf, idx);
-	return scn ? elf_getdata(scn, NULL) : NULL;
 }
 
 static size_t ef_build_id(const struct elf_file *f, uint8_t *out, size_t cap)
