@@ -16,7 +16,99 @@ NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || ! command -v unshare >/dev/null; then
 	skip "e2e_servicetrust: needs root, setpriv and unshare"
-	finish e2e_servicetrust
+	# --- 2. the configuration and key files -------------------------------------------
+# perfconv as the upload script runs it: a stand-in that writes its arguments
+cat >"$TMP/fakeperfconv" <<EOF
+#!/bin/sh
+echo "\$*" >"$TMP/perfconv.args"
+EOF
+chmod 755 "$TMP/fakeperfconv"
+E=$TMP/etc-perfconv
+mkdir -m 700 "$E"
+# unit SCRIPT: SCRIPT web with the environment of $E/web.conf (as systemd's
+# EnvironmentFile= gives it, read as root whatever its mode); stderr in $TMP/unit.err,
+# status in $urc, what it ran (perfconv or perf) in $ran (empty: nothing)
+unit() {
+	local run=(env -i PATH=/usr/bin:/bin bash -c 'set -a; source "$1"; set +a; exec sh "$2" web' _ "$E/web.conf" "$DIST/$1")
+	rm -f "$TMP/perfconv.args" "$TMP/perf.args"
+	if [ "$1" = perfconv-record ]; then
+		timeout 20 unshare --mount --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' _ \
+			"$TMP/fakeperf" "$REAL_PERF" "${run[@]}" 2>"$TMP/unit.err"
+	else
+		timeout 20 "${run[@]}" 2>"$TMP/unit.err"
+	fi
+	urc=$?
+	ran=$(cat "$TMP/perfconv.args" "$TMP/perf.args" 2>/dev/null)
+}
+# conf [LINE...]: $E/web.conf, root's, mode 0600, with the settings the test needs
+conf() {
+	rm -f "$E/web.conf"
+	printf '%s\n' "PERFCONV_CONFDIR=$E" "PERFCONV=$TMP/fakeperfconv" "PERFCONV_SPOOL=$TMP/spool" \
+		PERFCONV_BACKEND=otlp PERFCONV_URL=http://127.0.0.1:9/ "PERFCONV_TARGET=pid:$$" PERFCONV_JIT=no "$@" >"$E/web.conf"
+	chmod 600 "$E/web.conf"
+}
+# conf_refused WHAT SCRIPT WORDS: exit 1, nothing run, WORDS said
+conf_refused() {
+	unit "$2"
+	if [ $urc = 1 ] && [ -z "$ran" ] && grep -qF -- "$3" "$TMP/unit.err"; then
+		ok "$1: $2 refuses it: $(cat "$TMP/unit.err")"
+	else
+		bad "$1: $2: exit $urc, ran ${ran:-nothing}; said: $(cat "$TMP/unit.err")"
+	fi
+}
+# conf_warned WHAT WORDS: the upload runs, WORDS said once (empty: nothing said)
+conf_warned() {
+	unit perfconv-upload
+	local said=0
+	if [ -z "$2" ]; then [ -s "$TMP/unit.err" ] || said=1; else said=$(grep -cF -- "$2" "$TMP/unit.err"); fi
+	if [ $urc = 0 ] && [[ $ran == "upload --to otlp --service web --watch $TMP/spool/web "* ]] && [ "$said" = 1 ]; then
+		ok "$1: the upload runs, $([ -n "$2" ] && echo "said once: $(cat "$TMP/unit.err")" || echo "nothing said")"
+	else
+		bad "$1: exit $urc, ran ${ran:-nothing}; said: $(cat "$TMP/unit.err")"
+	fi
+}
+if [ -n "$REAL_PERF" ]; then
+	conf OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20TOKEN
+	install -m 600 /dev/null "$E/web.key"
+	echo 0123456789abcdef >"$E/web.key"
+	conf_warned "a configuration and key of root's, mode 0600, in root's 0700 folder" ""
+	[[ $ran == *"--api-key-file $E/web.key"* ]] || bad "the key file is not given to perfconv: $ran"
+	chmod 644 "$E/web.conf"
+	conf_warned "a configuration holding a token, mode 0644 (as cp made it)" \
+		"perfconv-upload: $E/web.conf: warning: readable by others (mode 644), with the token it holds: chmod 600 $E/web.conf, and replace the token, which others could read"
+	conf
+	chmod 644 "$E/web.conf"
+	conf_warned "a configuration without a token, mode 0644" \
+		"perfconv-upload: $E/web.conf: warning: readable by others (mode 644): a token put in it would be too (chmod 600 $E/web.conf)"
+	conf
+	chown 65534:65534 "$E/web.conf"
+	conf_refused "a configuration another user owns" perfconv-upload \
+		"perfconv-upload: $E/web.conf: owned by uid 65534, not root: its owner chooses what root runs and sends; not used (chown root:root $E/web.conf)"
+	conf_refused "a configuration another user owns" perfconv-record \
+		"perfconv-record: $E/web.conf: not root's alone (owner uid 65534, mode 600): it says what root runs; not used"
+	conf
+	chmod 620 "$E/web.conf"
+	conf_refused "a configuration its group can write" perfconv-upload \
+		"perfconv-upload: $E/web.conf: writable by others than root (mode 620); not used (chmod 600 $E/web.conf)"
+	conf_refused "a configuration its group can write" perfconv-record \
+		"perfconv-record: $E/web.conf: not root's alone (owner uid 0, mode 620): it says what root runs; not used"
+	conf
+	chown 65534 "$E/web.key"
+	conf_refused "a key another user owns" perfconv-upload "perfconv-upload: $E/web.key: owned by uid 65534, not root"
+	chown 0 "$E/web.key"
+	chmod 777 "$E"
+	conf_refused "a configuration folder anyone can write" perfconv-upload \
+		"perfconv-upload: $E: owned by uid 0, mode 777: others than root could replace what is in it; not used (chown root:root $E; chmod 700 $E)"
+	conf_refused "a configuration folder anyone can write" perfconv-record "perfconv-record: $E: not root's alone (owner uid 0, mode 777)"
+	chmod 700 "$E"
+	# and the record script with a good configuration runs perf
+	conf
+	unit perfconv-record
+	[ $urc = 0 ] && [[ $ran == "record -e cpu-clock -p $$ "* ]] && ok "perfconv-record with root's 0600 configuration: perf $ran" ||
+		bad "perfconv-record with a good configuration: exit $urc, ran ${ran:-nothing}: $(cat "$TMP/unit.err")"
+fi
+
+finish e2e_servicetrust
 	exit
 fi
 chmod 755 "$TMP" # the other user reaches the folders below it
@@ -125,6 +217,98 @@ else
 	wait "$userpid" 2>/dev/null
 	refused "a pid file naming a process that ended" "$R/app.pid" "pid $userpid: no such process"
 	refused "a relative pid file path" "run/app.pid" "not an absolute path"
+fi
+
+# --- 2. the configuration and key files -------------------------------------------
+# perfconv as the upload script runs it: a stand-in that writes its arguments
+cat >"$TMP/fakeperfconv" <<EOF
+#!/bin/sh
+echo "\$*" >"$TMP/perfconv.args"
+EOF
+chmod 755 "$TMP/fakeperfconv"
+E=$TMP/etc-perfconv
+mkdir -m 700 "$E"
+# unit SCRIPT: SCRIPT web with the environment of $E/web.conf (as systemd's
+# EnvironmentFile= gives it, read as root whatever its mode); stderr in $TMP/unit.err,
+# status in $urc, what it ran (perfconv or perf) in $ran (empty: nothing)
+unit() {
+	local run=(env -i PATH=/usr/bin:/bin bash -c 'set -a; source "$1"; set +a; exec sh "$2" web' _ "$E/web.conf" "$DIST/$1")
+	rm -f "$TMP/perfconv.args" "$TMP/perf.args"
+	if [ "$1" = perfconv-record ]; then
+		timeout 20 unshare --mount --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' _ \
+			"$TMP/fakeperf" "$REAL_PERF" "${run[@]}" 2>"$TMP/unit.err"
+	else
+		timeout 20 "${run[@]}" 2>"$TMP/unit.err"
+	fi
+	urc=$?
+	ran=$(cat "$TMP/perfconv.args" "$TMP/perf.args" 2>/dev/null)
+}
+# conf [LINE...]: $E/web.conf, root's, mode 0600, with the settings the test needs
+conf() {
+	rm -f "$E/web.conf"
+	printf '%s\n' "PERFCONV_CONFDIR=$E" "PERFCONV=$TMP/fakeperfconv" "PERFCONV_SPOOL=$TMP/spool" \
+		PERFCONV_BACKEND=otlp PERFCONV_URL=http://127.0.0.1:9/ "PERFCONV_TARGET=pid:$$" PERFCONV_JIT=no "$@" >"$E/web.conf"
+	chmod 600 "$E/web.conf"
+}
+# conf_refused WHAT SCRIPT WORDS: exit 1, nothing run, WORDS said
+conf_refused() {
+	unit "$2"
+	if [ $urc = 1 ] && [ -z "$ran" ] && grep -qF -- "$3" "$TMP/unit.err"; then
+		ok "$1: $2 refuses it: $(cat "$TMP/unit.err")"
+	else
+		bad "$1: $2: exit $urc, ran ${ran:-nothing}; said: $(cat "$TMP/unit.err")"
+	fi
+}
+# conf_warned WHAT WORDS: the upload runs, WORDS said once (empty: nothing said)
+conf_warned() {
+	unit perfconv-upload
+	local said=0
+	if [ -z "$2" ]; then [ -s "$TMP/unit.err" ] || said=1; else said=$(grep -cF -- "$2" "$TMP/unit.err"); fi
+	if [ $urc = 0 ] && [[ $ran == "upload --to otlp --service web --watch $TMP/spool/web "* ]] && [ "$said" = 1 ]; then
+		ok "$1: the upload runs, $([ -n "$2" ] && echo "said once: $(cat "$TMP/unit.err")" || echo "nothing said")"
+	else
+		bad "$1: exit $urc, ran ${ran:-nothing}; said: $(cat "$TMP/unit.err")"
+	fi
+}
+if [ -n "$REAL_PERF" ]; then
+	conf OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20TOKEN
+	install -m 600 /dev/null "$E/web.key"
+	echo 0123456789abcdef >"$E/web.key"
+	conf_warned "a configuration and key of root's, mode 0600, in root's 0700 folder" ""
+	[[ $ran == *"--api-key-file $E/web.key"* ]] || bad "the key file is not given to perfconv: $ran"
+	chmod 644 "$E/web.conf"
+	conf_warned "a configuration holding a token, mode 0644 (as cp made it)" \
+		"perfconv-upload: $E/web.conf: warning: readable by others (mode 644), with the token it holds: chmod 600 $E/web.conf, and replace the token, which others could read"
+	conf
+	chmod 644 "$E/web.conf"
+	conf_warned "a configuration without a token, mode 0644" \
+		"perfconv-upload: $E/web.conf: warning: readable by others (mode 644): a token put in it would be too (chmod 600 $E/web.conf)"
+	conf
+	chown 65534:65534 "$E/web.conf"
+	conf_refused "a configuration another user owns" perfconv-upload \
+		"perfconv-upload: $E/web.conf: owned by uid 65534, not root: its owner chooses what root runs and sends; not used (chown root:root $E/web.conf)"
+	conf_refused "a configuration another user owns" perfconv-record \
+		"perfconv-record: $E/web.conf: not root's alone (owner uid 65534, mode 600): it says what root runs; not used"
+	conf
+	chmod 620 "$E/web.conf"
+	conf_refused "a configuration its group can write" perfconv-upload \
+		"perfconv-upload: $E/web.conf: writable by others than root (mode 620); not used (chmod 600 $E/web.conf)"
+	conf_refused "a configuration its group can write" perfconv-record \
+		"perfconv-record: $E/web.conf: not root's alone (owner uid 0, mode 620): it says what root runs; not used"
+	conf
+	chown 65534 "$E/web.key"
+	conf_refused "a key another user owns" perfconv-upload "perfconv-upload: $E/web.key: owned by uid 65534, not root"
+	chown 0 "$E/web.key"
+	chmod 777 "$E"
+	conf_refused "a configuration folder anyone can write" perfconv-upload \
+		"perfconv-upload: $E: owned by uid 0, mode 777: others than root could replace what is in it; not used (chown root:root $E; chmod 700 $E)"
+	conf_refused "a configuration folder anyone can write" perfconv-record "perfconv-record: $E: not root's alone (owner uid 0, mode 777)"
+	chmod 700 "$E"
+	# and the record script with a good configuration runs perf
+	conf
+	unit perfconv-record
+	[ $urc = 0 ] && [[ $ran == "record -e cpu-clock -p $$ "* ]] && ok "perfconv-record with root's 0600 configuration: perf $ran" ||
+		bad "perfconv-record with a good configuration: exit $urc, ran ${ran:-nothing}: $(cat "$TMP/unit.err")"
 fi
 
 finish e2e_servicetrust
