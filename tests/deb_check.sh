@@ -4,8 +4,9 @@
 # Debian's tools and lintian passes it without errors; it installs with apt (its
 # dependencies from the archive), its perfconv converts a bundled recording to the same
 # bytes as the build's, `man perfconv` and the completion work, systemd-analyze
-# verifies its units and none is enabled; `apt-get purge` leaves none of its files and
-# nothing its services made. Run as root on a machine where perfconv is not installed.
+# verifies its units and none is enabled; /etc/perfconv is there, root's alone, and the
+# README's and the man page's recipes for an instance run in it as written; `apt-get
+# purge` leaves none of its files, nothing its services made, and no /etc/perfconv. Run as root on a machine where perfconv is not installed.
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0
@@ -66,6 +67,33 @@ if grep -qx "$agent" "$TMP/files" && command -v java >/dev/null; then
 else
 	bad "the JVMTI agent is not in the package ($agent), or no java to load it"
 fi
+# /etc/perfconv: shipped root's alone (the tokens and keys go there), and the README's
+# and the man page's recipes for an instance work in it as they are written
+st=$(stat -c '%U:%G %a' /etc/perfconv 2>/dev/null)
+[ "$st" = "root:root 700" ] && grep -qx /etc/perfconv "$TMP/files" &&
+	ok "/etc/perfconv: in the package, root:root 0700" || bad "/etc/perfconv: '${st:-not there}'"
+readme_cmds=$(awk '/^## Continuous profiling on a fleet/ { s = 1 } s && /^```sh/ { b = 1; next } b && /^```/ { exit } b' README.md |
+	sed 's/ *#.*//' | grep '^install ')
+man_cmds=$(MANWIDTH=200 man perfconv-upload 2>/dev/null | col -b | awk '/^SERVICES/ { s = 1; next } /^[A-Z]/ { s = 0 } s' |
+	sed 's/^[[:space:]]*//' | grep '^install ')
+if [ "$(wc -l <<<"$readme_cmds")" = 2 ] && [ -n "$man_cmds" ] && bash -e <<<"$readme_cmds" 2>"$TMP/recipe.err" &&
+	bash -e <<<"$(sed 's|/etc/perfconv/web|/etc/perfconv/man|' <<<"$man_cmds")" 2>>"$TMP/recipe.err" &&
+	[ "$(stat -c '%U %a' /etc/perfconv/web.conf /etc/perfconv/web.key /etc/perfconv/man.conf | sort -u)" = "root 600" ]; then
+	ok "the README's recipe ($(wc -l <<<"$readme_cmds") install lines) and the man page's ($(wc -l <<<"$man_cmds")) run as written: web.conf, web.key, root's, 0600"
+else
+	bad "the recipes: README: '$readme_cmds'; man: '$man_cmds': $(cat "$TMP/recipe.err"); $(ls -l /etc/perfconv 2>&1)"
+fi
+# the installed sender with that configuration as systemd gives it (perfconv stood in
+# for by true), then with it readable by all: said, with the chmod
+upload_unit() {
+	env -i PATH=/usr/bin:/bin bash -c 'set -a; source /etc/perfconv/web.conf; set +a; PERFCONV=/bin/true exec /usr/libexec/perfconv/perfconv-upload web' 2>&1
+}
+quiet=$(upload_unit)
+chmod 644 /etc/perfconv/web.conf
+loud=$(upload_unit)
+[ -z "$quiet" ] && [[ $loud == "perfconv-upload: /etc/perfconv/web.conf: warning: readable by others (mode 644)"*"(chmod 600 /etc/perfconv/web.conf)" ]] &&
+	ok "the installed perfconv-upload: nothing said of the recipe's 0600 configuration; of one made 0644: $loud" ||
+	bad "the installed perfconv-upload: at 0600 said '$quiet'; at 0644 '$loud'"
 enabled=$(find /etc/systemd/system -name 'perfconv*' 2>/dev/null)
 [ -z "$enabled" ] && ok "no unit enabled or started by the install" || bad "units enabled: $enabled"
 
@@ -75,11 +103,11 @@ touch /var/spool/perfconv/web/perf.data.2026120508000000 /var/cache/perfconv/sym
 if apt-get purge -y -q perfconv >"$TMP/purge.log" 2>&1; then
 	left=$(while read -r f; do [ -e "$f" ] && [ ! -d "$f" ] && echo "$f"; done <"$TMP/files")
 	leftdirs=$(while read -r f; do case $f in /usr/libexec/perfconv | /usr/lib/perfconv | /usr/share/doc/perfconv*) [ -e "$f" ] && echo "$f";; esac; done <"$TMP/files")
-	if [ -z "$left$leftdirs" ] && [ ! -e /var/spool/perfconv ] && [ ! -e /var/cache/perfconv ] && ! command -v perfconv >/dev/null &&
+	if [ -z "$left$leftdirs" ] && [ ! -e /var/spool/perfconv ] && [ ! -e /var/cache/perfconv ] && [ ! -e /etc/perfconv ] && ! command -v perfconv >/dev/null &&
 		! dpkg-query -W perfconv >/dev/null 2>&1; then
-		ok "apt-get purge perfconv: none of its $(grep -c . "$TMP/files") paths left, nor the spool and cache its services made"
+		ok "apt-get purge perfconv: none of its $(grep -c . "$TMP/files") paths left, nor the spool and cache its services made, nor /etc/perfconv with the instance's configuration and key"
 	else
-		bad "after purge: files $left $leftdirs; spool $(ls -d /var/spool/perfconv 2>/dev/null); cache $(ls -d /var/cache/perfconv 2>/dev/null)"
+		bad "after purge: files $left $leftdirs; spool $(ls -d /var/spool/perfconv 2>/dev/null); cache $(ls -d /var/cache/perfconv 2>/dev/null); $(ls -d /etc/perfconv 2>/dev/null)"
 	fi
 else
 	bad "apt-get purge: $(tail -5 "$TMP/purge.log")"
