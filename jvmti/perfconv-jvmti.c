@@ -2,7 +2,9 @@
  *
  * Format: Linux's tools/perf/Documentation/jitdump-specification.txt (version 1).
  * Used as `java -agentpath:/path/libperfconv-jvmti.so[=dir=DIR] ...` under
- * `perf record -k 1`; the dump is DIR/jit-PID.dump (default: the working directory).
+ * `perf record -k 1`; the dump is DIR/jit-PID.dump (default: the working directory),
+ * made new, never through a link, mode 0600 (see create_dump). When it cannot be
+ * written the agent says why and the JVM runs on without it.
  *
  * What it writes, each record whole under one lock, times on CLOCK_MONOTONIC (perf -k 1):
  * - the header (the ELF machine of /proc/self/exe, the pid, the time the agent loaded);
@@ -36,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -459,14 +462,75 @@ static int elf_machine(uint32_t *mach)
 	return 0;
 }
 
+/*
+ * The dump's folder may be one other users can write (the working directory, /tmp, a
+ * shared folder) and the JVM root's, so the dump is made as a careful runtime makes a
+ * file there: new (O_EXCL), in the folder opened once (openat on its descriptor), never
+ * through a link (O_NOFOLLOW: a planted link to a root-owned file was overwritten with
+ * a jitdump), mode 0600 (root's perf and perfconv read it; its code and names are this
+ * user's). One already there (a JVM before this one had the pid: containers give every
+ * JVM the same) is taken again only when it is a regular file of this user's with one
+ * name, judged on a descriptor opened without following a link or waiting on a FIFO,
+ * and truncated after that judgement, never before. The fd, or -1 after saying why.
+ */
+static int create_dump(int dir_fd, const char *name, const char *path)
+{
+	int fd = openat(dir_fd, name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct stat st;
+
+	if (fd >= 0 || errno != EEXIST) {
+		if (fd < 0)
+			fprintf(stderr, TAG ": %s: %s: no jitdump written; the JVM runs on without "
+				"it\n", path, strerror(errno));
+		return fd;
+	}
+	fd = openat(dir_fd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ELOOP) {
+		fprintf(stderr, TAG ": %s: a symbolic link is there, not followed (another user's "
+			"trap?): no jitdump written; the JVM runs on without it (remove it, or give "
+			"dir= a folder only this user can write)\n", path);
+		return -1;
+	}
+	/* judged on the descriptor; one this user cannot open for writing is not its own
+	 * dump either, and is said as such */
+	if (fd >= 0 ? fstat(fd, &st) != 0 : fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		fprintf(stderr, TAG ": %s: %s: no jitdump written; the JVM runs on without it\n",
+			path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (fd < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
+		fprintf(stderr, TAG ": %s: already there and not a dump of this user's (%s of uid "
+			"%u, %lu names): left alone, no jitdump written; the JVM runs on without it "
+			"(remove it, or give dir= a folder only this user can write)\n", path,
+			S_ISREG(st.st_mode) ? "a file" : "not a regular file", (unsigned)st.st_uid,
+			(unsigned long)st.st_nlink);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (ftruncate(fd, 0) != 0 || fchmod(fd, 0600) != 0 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		fprintf(stderr, TAG ": %s: %s: no jitdump written; the JVM runs on without it\n",
+			path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* 0 with the dump open, 1 when there is none (said; the JVM runs on), -1 when dir= is
+ * not a folder (said; the JVM stops, as for any bad option). */
 static int open_dump(struct agent *a, const char *dir)
 {
 	unsigned char h[HEADER_SIZE];
-	char abs_dir[PATH_MAX];
+	char abs_dir[PATH_MAX], name[32];
 	uint32_t u, mach;
 	uint64_t t = now_ns(), zero = 0;
 	long page = sysconf(_SC_PAGESIZE);
-	int n;
+	struct stat st;
+	int n, dir_fd;
 
 	if (elf_machine(&mach) != 0) {
 		fprintf(stderr, TAG ": /proc/self/exe: cannot read its ELF header\n");
@@ -478,16 +542,25 @@ static int open_dump(struct agent *a, const char *dir)
 		return -1;
 	}
 	a->pid = (uint32_t)getpid();
-	n = snprintf(a->path, sizeof(a->path), "%s/jit-%u.dump", abs_dir, a->pid);
+	snprintf(name, sizeof(name), "jit-%u.dump", a->pid);
+	n = snprintf(a->path, sizeof(a->path), "%s/%s", abs_dir, name);
 	if (n < 0 || (size_t)n >= sizeof(a->path)) {
 		fprintf(stderr, TAG ": dir=%s: path too long\n", dir);
 		return -1;
 	}
-	a->fd = open(a->path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
-	if (a->fd < 0) {
-		fprintf(stderr, TAG ": %s: %s\n", a->path, strerror(errno));
+	dir_fd = open(abs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0) {
+		fprintf(stderr, TAG ": dir=%s: %s\n", dir, strerror(errno));
 		return -1;
 	}
+	if (fstat(dir_fd, &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+		fprintf(stderr, TAG ": %s: any user can write this folder and it is not sticky: "
+			"they can replace the dump perf reads (give dir= a folder of this user's)\n",
+			abs_dir);
+	a->fd = create_dump(dir_fd, name, a->path);
+	close(dir_fd);
+	if (a->fd < 0)
+		return 1;
 	u = JITDUMP_MAGIC;
 	memcpy(h, &u, 4);
 	u = JITDUMP_VERSION;
@@ -501,9 +574,11 @@ static int open_dump(struct agent *a, const char *dir)
 	memcpy(h + 24, &t, 8);
 	memcpy(h + 32, &zero, 8);                    /* flags: times are CLOCK_MONOTONIC */
 	if (write_all(a->fd, h, sizeof(h)) != 0) {
-		fprintf(stderr, TAG ": %s: %s\n", a->path, strerror(errno));
+		fprintf(stderr, TAG ": %s: %s: no jitdump written; the JVM runs on without it\n",
+			a->path, strerror(errno));
 		close(a->fd);
-		return -1;
+		a->fd = -1;
+		return 1;
 	}
 	a->marker_len = page > 0 ? (size_t)page : 4096;
 	a->marker = mmap(NULL, a->marker_len, PROT_READ | PROT_EXEC, MAP_PRIVATE, a->fd, 0);
@@ -527,6 +602,7 @@ static jint start(JavaVM *vm, const char *options)
 	jvmtiEvent events[] = { JVMTI_EVENT_COMPILED_METHOD_LOAD,
 				JVMTI_EVENT_DYNAMIC_CODE_GENERATED, JVMTI_EVENT_VM_DEATH };
 	size_t i;
+	int r;
 
 	if (options && *options) {
 		if (strncmp(options, "dir=", 4) != 0 || !options[4]) {
@@ -559,8 +635,19 @@ static jint start(JavaVM *vm, const char *options)
 		return JNI_ERR;
 	}
 	a->code_index = 1;
-	if (open_dump(a, dir) != 0 ||
-	    (*jvmti)->SetEnvironmentLocalStorage(jvmti, a) != JVMTI_ERROR_NONE)
+	r = open_dump(a, dir);
+	if (r != 0) {
+		pthread_mutex_destroy(&a->lock);
+		free(a);
+		if (r < 0)
+			return JNI_ERR;
+		/* no dump: the JVM runs on, unobserved and with its capabilities given
+		 * back (a file another user put where the dump goes must not keep it from
+		 * starting) */
+		(*jvmti)->DisposeEnvironment(jvmti);
+		return JNI_OK;
+	}
+	if ((*jvmti)->SetEnvironmentLocalStorage(jvmti, a) != JVMTI_ERROR_NONE)
 		return JNI_ERR;
 	memset(&cb, 0, sizeof(cb));
 	cb.CompiledMethodLoad = on_compiled_method_load;

@@ -272,4 +272,65 @@ if [ -f "$AGENT" ] && [ -f "$L/Hot.class" ]; then
 	fi
 fi
 
+# Issue 42, item 12: the dump is made new and never through a link. In a folder any
+# user can write that is not sticky (where fs.protected_symlinks does not help), a link
+# another user put at the path of the dump of the JVM to come, to a file of the JVM
+# user's: the file keeps its bytes, the agent says why, and the JVM runs on without a
+# dump; the same for a regular file another user put there; a dump the same user left
+# there (a pid used again) is written afresh; a new dump is its user's alone (0600).
+if [ -f "$AGENT" ] && [ -f "$L/Hot.class" ] && [ "$(id -u)" = 0 ]; then
+	chmod 755 "$TMP" "$L" # the JVM run as nobody reaches the class
+	SH=$TMP/shared
+	mkdir -m 777 "$SH"
+	# java_planted PLANT [RUNAS...]: PLANT (a shell command; $D the dump's path to come)
+	# run as root by the shell whose pid java is given, then java with the agent (as
+	# RUNAS: a setpriv prefix, none for root); its status in $jrc, stderr in plant.err
+	java_planted() {
+		local plant=$1
+		shift
+		AGENT_=$AGENT L_=$L sh -c 'D=$1/jit-$$.dump; eval "$2" || exit 99; shift 2
+			exec "$@" java -XX:-UsePerfData -agentpath:"$AGENT_"=dir="${D%/*}" -cp "$L_" Hot 0.05' \
+			_ "$SH" "$plant" "$@" >"$TMP/plant.out" 2>"$TMP/plant.err"
+		jrc=$?
+	}
+	NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	OTHER="setpriv --reuid=65533 --regid=65533 --clear-groups"
+	printf 'root only\n' >"$TMP/root-only"
+	chmod 600 "$TMP/root-only"
+	java_planted "$NOBODY ln -s $TMP/root-only \"\$D\""
+	if [ $jrc = 0 ] && printf 'root only\n' | cmp -s - "$TMP/root-only" && [ -s "$TMP/plant.out" ] &&
+		grep -q "perfconv-jvmti: $SH/jit-[0-9]*\.dump: a symbolic link is there, not followed (another user's trap?): no jitdump written; the JVM runs on without it" "$TMP/plant.err" &&
+		grep -q "perfconv-jvmti: $SH: any user can write this folder and it is not sticky" "$TMP/plant.err"; then
+		ok "agent as root: nobody's link at its dump's path to a root-only file not followed, the file unchanged, said; java ran: $(grep -c . "$TMP/plant.err") lines said"
+	else
+		bad "agent as root, a planted link: java exit $jrc, the file now $(head -c 8 "$TMP/root-only" | od -An -c | tr -s ' '); said: $(cat "$TMP/plant.err")"
+	fi
+	printf 'nobody owns\n' >"$TMP/nobodys"
+	chown 65534:65534 "$TMP/nobodys"
+	java_planted "$OTHER ln -s $TMP/nobodys \"\$D\"" $NOBODY
+	if [ $jrc = 0 ] && printf 'nobody owns\n' | cmp -s - "$TMP/nobodys" &&
+		grep -q "a symbolic link is there, not followed" "$TMP/plant.err"; then
+		ok "agent as nobody: another user's link to nobody's file not followed, the file unchanged, java ran"
+	else
+		bad "agent as nobody, a planted link: java exit $jrc, the file now $(head -c 8 "$TMP/nobodys" | od -An -c | tr -s ' '); said: $(cat "$TMP/plant.err")"
+	fi
+	java_planted "$OTHER sh -c 'echo planted >\"\$0\"' \"\$D\"" $NOBODY
+	d=$(ls "$SH"/jit-*.dump 2>/dev/null | xargs -r grep -l '^planted$' | head -1)
+	if [ $jrc = 0 ] && [ -n "$d" ] &&
+		grep -q "perfconv-jvmti: $d: already there and not a dump of this user's (a file of uid 65533, 1 names): left alone" "$TMP/plant.err"; then
+		ok "agent as nobody: another user's file at its dump's path left alone, said; java ran"
+	else
+		bad "agent as nobody, a planted file: java exit $jrc; said: $(cat "$TMP/plant.err")"
+	fi
+	rm -f "$SH"/jit-*.dump
+	java_planted 'echo an old dump >"$D"'
+	d=$(ls "$SH"/jit-*.dump 2>/dev/null | head -1)
+	if [ $jrc = 0 ] && [ -n "$d" ] && [ "$(head -c 4 "$d")" = DTiJ ] && [ "$(stat -c '%U %a' "$d")" = "root 600" ] &&
+		grep -q "perfconv-jvmti: writing $d" "$TMP/plant.err"; then
+		ok "agent: a dump of its own user's at the path (a pid used again) written afresh, $(stat -c '%s bytes, mode %a' "$d")"
+	else
+		bad "agent: its own old dump: java exit $jrc, $(ls -l "$SH"); said: $(cat "$TMP/plant.err")"
+	fi
+fi
+
 finish e2e_java
