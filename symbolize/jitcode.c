@@ -16,7 +16,8 @@
  * watcher does chunk by chunk): the copies made by moves are dropped and the replay
  * and the index are made again over what the table holds. jitcode_prune() drops what
  * no lookup at or after a time can meet, so that the table holds the live code, not
- * the history.
+ * the history; perf map lines written over are dropped as they come
+ * (drop_replaced_maps()), which needs no time.
  *
  * The parts (jitcode_internal.h): this file, the table and its records; jitcode_index.c,
  * the replay and the time index; jitcode_lookup.c; jitcode_prune.c; jitcode_saved.c.
@@ -483,6 +484,12 @@ void jitcode_add_map_entry(struct jitcode *jc, uint64_t start, uint64_t size, co
 	jc->last_load = ci + 1;
 	set_names(jc, &jc->codes[ci], name);
 	jc->stats.map_entries++;
+	/* a runtime restates its ranges for as long as it runs (node --perf-basic-prof
+	 * writes a line each time it compiles a function again): the lines written over
+	 * go once a batch as large as the table has come, so that a table read on for
+	 * months holds the live ranges, not the map's history, for a finish per batch */
+	if (++jc->maps_unchecked >= MAP_BATCH && 2 * jc->maps_unchecked >= jc->ncodes)
+		drop_replaced_maps(jc);
 }
 
 /* Room for as much as a dump of this size can hold, so that the tables are never

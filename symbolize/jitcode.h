@@ -98,7 +98,11 @@ int jitcode_unwind_info(const struct jitcode *jc, uint32_t code, const uint8_t *
 /* Code moved from old_addr to new_addr at `time` (size 0: the size it had). */
 void jitcode_add_move(struct jitcode *jc, uint64_t time, uint64_t old_addr, uint64_t new_addr,
 		      uint64_t size);
-/* A perf map line. */
+/*
+ * A perf map line. The lines written over by later ones (and the empty ones) are dropped
+ * every so often as lines come, the table finished then (`code` numbers change): a
+ * table of a map that restates its ranges for months holds its live ranges.
+ */
 void jitcode_add_map_entry(struct jitcode *jc, uint64_t start, uint64_t size, const char *name);
 
 /*

@@ -25,6 +25,9 @@
 #define REL_LIMIT ((int64_t)1 << 31) /* an entry further from its code is none of it */
 /* what a process can map (x86-64's 47-bit user space): code claimed past it is cut */
 #define USER_LIMIT ((uint64_t)1 << 47)
+/* map lines added before those written over are looked for: at least this many, and at
+ * least as many as the table held before them (see drop_replaced_maps()) */
+#define MAP_BATCH 16384
 
 enum { KIND_LOAD = 0, KIND_MAP, KIND_COPY };
 
@@ -129,6 +132,7 @@ struct jitcode {
 	uint64_t first_load;     /* the time of the first code load, FOREVER without one */
 	int inexact;             /* a record older than the prune came after it */
 	uint32_t last_load;      /* the code added last (index + 1), 0 none */
+	size_t maps_unchecked;   /* map lines added since drop_replaced_maps() last ran */
 	/* A table read from bytes jitcode_save() made (a cache entry): its arrays are in
 	 * `mf`, read in place, until a record is added (thaw() copies them). */
 	int frozen;
@@ -173,6 +177,13 @@ uint32_t live_add(struct live *lv, uint32_t t, uint32_t n);
 /* The live codes in address order, the codes that ended after jc->floor and the perf map
  * lines live at the end indexed again, from the replay made. */
 void build_indexes(struct jitcode *jc);
+
+/* jitcode_prune.c */
+
+/* The perf map lines written over by later ones (and the empty ones), of no use to any
+ * lookup, dropped, the table finished; compacted (and its arrays given back) when they
+ * are half of it. What any lookup gives is unchanged. */
+void drop_replaced_maps(struct jitcode *jc);
 
 /* jitcode_saved.c */
 

@@ -1,5 +1,5 @@
 /* jitcode_prune: what no lookup at or after a time can meet dropped, and the table
- * compacted in place. */
+ * compacted in place; perf map lines written over dropped as a map is read. */
 #include "symbolize/jitcode_internal.h"
 
 #include <stdlib.h>
@@ -22,13 +22,32 @@ static uint32_t keep_text(struct jitcode *jc, const char *old, struct u64map *mo
 	return now;
 }
 
+/* A perf map line no lookup meets, in a finished table: written over (build_indexes()
+ * ended it), or empty. A later line took all of it, or the part past its start that
+ * the line did not keep (its size was cut then): the lines live at the end are what
+ * they would be without it, whatever comes after. */
+static int map_dead(const struct jc_code *c)
+{
+	return c->kind == KIND_MAP && (c->t1 != FOREVER || !c->size);
+}
+
 /* Is code `c` of no use to lookups from `floor` on, nor to a replay made again? (A code
  * replaced the moment it was loaded still ends what it was loaded over.) */
 static int droppable(const struct jc_code *c, uint64_t floor)
 {
 	if (c->kind == KIND_MAP)
-		return c->t1 != FOREVER;
+		return map_dead(c);
 	return !c->size || c->t1 <= floor;
+}
+
+/* An array of `n` items whose capacity is over twice `want` (>= n): cut to `want`, so
+ * that a table that held more than it holds now gives the memory back. */
+static void shrink(void **arr, size_t *cap, size_t want, size_t size)
+{
+	if (*cap / 2 <= want)
+		return;
+	*arr = xrealloc(*arr, (want ? want : 1) * size);
+	*cap = want ? want : 1;
 }
 
 /*
@@ -56,8 +75,9 @@ static size_t move_runs_down(void *base, size_t size, const struct sort_pair *ru
 
 /* Drop what droppable() says, the moves up to `floor`, and what only they used (lines,
  * names, unwinding tables), in place (a watcher's table is not held twice while it is
- * compacted); the live codes' treap and the indexes follow. */
-static void compact(struct jitcode *jc)
+ * compacted); the live codes' treap and the indexes follow. `maps_only`: the map lines
+ * map_dead() says and nothing else (no move, whatever the floor). */
+static void compact(struct jitcode *jc, int maps_only)
 {
 	struct live_node *v;
 	char *names = jc->names;
@@ -76,7 +96,8 @@ static void compact(struct jitcode *jc)
 	for (size_t i = 0; i < ncodes; i++) {
 		const struct jc_code *c = &jc->codes[i];
 
-		remap[i] = droppable(c, jc->floor) ? UINT32_MAX : (uint32_t)nkept++;
+		remap[i] = (maps_only ? map_dead(c) : droppable(c, jc->floor)) ? UINT32_MAX
+									  : (uint32_t)nkept++;
 		if (remap[i] == UINT32_MAX)
 			continue;
 		if (c->nlines)
@@ -109,7 +130,7 @@ static void compact(struct jitcode *jc)
 		if (remap[i] == UINT32_MAX)
 			continue;
 		/* a copy whose move goes is live from t0 on its own */
-		if (c.kind == KIND_COPY && c.t0 <= jc->floor)
+		if (!maps_only && c.kind == KIND_COPY && c.t0 <= jc->floor)
 			c.replayed = 1;
 		c.name = keep_text(jc, names, &moved_names, c.name, 0);
 		c.raw = keep_text(jc, names, &moved_names, c.raw, 0);
@@ -127,7 +148,7 @@ static void compact(struct jitcode *jc)
 	if (jc->unwind_pending)
 		jc->unwind_pend_off = *u64map_get(&moved_unwind, jc->unwind_pend_off + 1) - 1;
 	for (size_t k = 0; k < jc->nmoves; k++)
-		if (jc->moves[k].time > jc->floor)
+		if (maps_only || jc->moves[k].time > jc->floor)
 			jc->moves[nm++] = jc->moves[k];
 	/* the live codes' treap, its nodes renumbered (their priorities kept: the shape
 	 * stays a treap) */
@@ -184,7 +205,26 @@ void jitcode_prune(struct jitcode *jc, uint64_t before)
 	for (size_t k = 0; k < jc->nmoves; k++)
 		moves += jc->moves[k].time <= jc->floor;
 	if (drop * 4 > jc->ncodes || moves * 4 > jc->nmoves)
-		compact(jc);
+		compact(jc, 0);
 	else
 		build_indexes(jc);
+}
+
+void drop_replaced_maps(struct jitcode *jc)
+{
+	size_t dead = 0;
+
+	jc->maps_unchecked = 0;
+	thaw(jc);
+	/* the finish says which lines are written over (and gives what one at the end
+	 * would: more records may follow) */
+	jitcode_finish(jc);
+	for (size_t i = 0; i < jc->ncodes; i++)
+		dead += (size_t)map_dead(&jc->codes[i]);
+	if (dead * 2 <= jc->ncodes)
+		return;
+	compact(jc, 1);
+	/* room for the next batch, no more (the names were made again, to size) */
+	shrink((void **)&jc->codes, &jc->codes_cap,
+	       jc->ncodes + (jc->ncodes > MAP_BATCH ? jc->ncodes : MAP_BATCH), sizeof(*jc->codes));
 }

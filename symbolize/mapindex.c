@@ -4,7 +4,8 @@
  * A perf map beside a dump is consulted only where the dump names nothing, usually a
  * handful of addresses: its lines are kept sorted by start with their place in the
  * file, and a line is read again for its name only when an address hits it. A later
- * line over the same range wins, as in perf.
+ * line over the same range wins, as in perf; one over all of the last line from the same
+ * start replaces it as the map is read.
  */
 #include "symbolize/mapindex.h"
 
@@ -36,19 +37,36 @@ struct map_index *map_index_load(const char *path, struct diag *d)
 	struct perfmap_entry e;
 	struct sort_pair *keys;
 	struct map_line *lines = NULL;
+	struct u64map latest; /* start + 1 -> the line of lines[] last written there */
 	size_t cap = 0;
 	uint64_t maxend = 0;
+	uint32_t seq = 0;
 
 	if (!r)
 		return NULL;
 	m = xcalloc(1, sizeof(*m));
 	m->r = r;
+	u64map_init(&latest);
 	while (perfmap_reader_next(r, &e) == 1) {
-		struct map_line l = { e.start, e.start + e.size, e.offset, (uint32_t)m->n };
+		struct map_line l = { e.start, e.start + e.size, e.offset, seq };
+		uint32_t *at;
 
-		if (e.size && m->n < UINT32_MAX)
-			VEC_PUSH(lines, m->n, cap, l);
+		if (!e.size || seq == UINT32_MAX)
+			continue;
+		seq++;
+		/* a runtime restates its ranges for as long as it runs: a line over all of
+		 * the last one from its start takes its place (no address finds that one
+		 * again), so that the index holds the live ranges, not the map's history
+		 * (e.start + e.size did not wrap: + 1 is never 0) */
+		at = u64map_get(&latest, e.start + 1);
+		if (at && lines[*at].end <= l.end) {
+			lines[*at] = l;
+			continue;
+		}
+		VEC_PUSH(lines, m->n, cap, l);
+		u64map_put(&latest, e.start + 1, (uint32_t)(m->n - 1));
 	}
+	u64map_release(&latest);
 	/* by start, in line order among equal starts (the sort is stable) */
 	keys = xmalloc((2 * m->n + 1) * sizeof(*keys));
 	for (size_t i = 0; i < m->n; i++)
@@ -79,6 +97,11 @@ static const struct map_line *find(const struct map_index *m, uint64_t addr)
 		if (addr < m->v[i].end && (!best || m->v[i].seq > best->seq))
 			best = &m->v[i];
 	return best;
+}
+
+size_t map_index_lines(const struct map_index *m)
+{
+	return m->n;
 }
 
 int map_index_lookup(struct map_index *m, uint64_t addr, struct map_line *line,

@@ -13,7 +13,7 @@
 struct map_line {
 	uint64_t start, end;
 	uint64_t offset;     /* of the line in the file */
-	uint32_t seq;        /* line order */
+	uint32_t seq;        /* line order (among the lines with a range) */
 };
 
 struct map_index;
@@ -31,6 +31,9 @@ struct map_index *map_index_load(const char *path, struct diag *d);
  */
 int map_index_lookup(struct map_index *m, uint64_t addr, struct map_line *line,
 		     struct perfmap_entry *e);
+/* The lines it keeps: a line over all of the last one from the same start took that
+ * one's place (what any lookup gives is the same). For measurements. */
+size_t map_index_lines(const struct map_index *m);
 /* NULL-safe. */
 void map_index_free(struct map_index *m);
 

@@ -655,6 +655,79 @@ START_TEST(test_perf_map)
 }
 END_TEST
 
+/* Issue 42, finding 10: a map that restates its ranges for months (a line each time a
+ * function is compiled again) makes a table of its live ranges, not of its history,
+ * and every lookup gives what the whole map says: against a model of perf's rule (a
+ * later line ends the lines that start inside it and cuts the one it starts inside),
+ * at points along the way, lines over an earlier line's exact range, over parts of
+ * others, and empty ones mixed. The load and the move before the map stay as they were
+ * (a move at time 0 too). */
+START_TEST(test_map_restated_against_model)
+{
+	enum { NLINES = 100000, SPACE = 0x4000, BASE = 0x10000, MAXLIVE = SPACE };
+	static struct { uint64_t start, end; int name; } live[MAXLIVE];
+	uint64_t rng = 0x2545f4914f6cdd1dULL;
+	size_t nlive = 0;
+	char name[32], want[32];
+	struct fixture fx;
+
+	fx_init(&fx);
+	jitcode_add_load(fx.jc, 0, 0x1000, 0x10, "dumped");
+	jitcode_add_move(fx.jc, 0, 0x1000, 0x2000, 0);
+	for (int i = 0; i < NLINES; i++) {
+		uint64_t s, size;
+
+		if (nlive && rng_next(&rng) % 2) { /* an earlier line's range again */
+			size_t k = rng_next(&rng) % nlive;
+
+			s = live[k].start;
+			size = live[k].end - live[k].start;
+		} else {
+			s = BASE + rng_next(&rng) % SPACE;
+			size = rng_next(&rng) % 16 ? 1 + rng_next(&rng) % 0x100 : 0;
+		}
+		snprintf(name, sizeof(name), "M%d", i);
+		jitcode_add_map_entry(fx.jc, s, size, name);
+		if (size) {
+			size_t w = 0;
+
+			for (size_t k = 0; k < nlive; k++) {
+				if (live[k].start >= s && live[k].start < s + size)
+					continue;
+				if (live[k].start < s && live[k].end > s)
+					live[k].end = s;
+				live[w++] = live[k];
+			}
+			ck_assert_uint_lt(w, MAXLIVE);
+			live[w].start = s;
+			live[w].end = s + size;
+			live[w].name = i;
+			nlive = w + 1;
+		}
+		if ((i + 1) % 25000)
+			continue;
+		jitcode_finish(fx.jc);
+		for (uint64_t a = BASE - 0x10; a < BASE + SPACE + 0x110; a++) {
+			strcpy(want, "-");
+			for (size_t k = 0; k < nlive; k++)
+				if (live[k].start <= a && a < live[k].end)
+					snprintf(want, sizeof(want), "M%d", live[k].name);
+			if (strcmp(name_at(fx.jc, 0, a), want) != 0)
+				ck_abort_msg("after %d lines, at 0x%llx: %s, want %s", i + 1,
+					     (unsigned long long)a, name_at(fx.jc, 0, a), want);
+		}
+	}
+	ck_assert_str_eq(name_at(fx.jc, 5, 0x2008), "dumped");
+	ck_assert_str_eq(name_at(fx.jc, 5, 0x1008), "-");
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->map_entries, NLINES);
+	ck_assert_uint_eq(jitcode_stats(fx.jc)->loads, 1);
+	/* the live ranges and a batch of lines at most: 100,000 lines held were 11 MB */
+	ck_assert_msg(jitcode_bytes(fx.jc) < ((size_t)4 << 20), "%zu bytes for %zu live ranges",
+		      jitcode_bytes(fx.jc), nlive);
+	fx_release(&fx);
+}
+END_TEST
+
 START_TEST(test_name_file)
 {
 	const char *f = NULL;
@@ -1213,6 +1286,7 @@ static Suite *jitcode_suite(void)
 	tcase_add_test(tc, test_demangle);
 	tcase_add_test(tc, test_julia_names);
 	tcase_add_test(tc, test_perf_map);
+	tcase_add_test(tc, test_map_restated_against_model);
 	tcase_add_test(tc, test_name_file);
 	tcase_add_test(tc, test_real_node);
 	tcase_add_test(tc, test_real_node_cut);
