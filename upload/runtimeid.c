@@ -16,7 +16,7 @@
 #define STATE_FILE ".perfconv-runtime-ids"
 #define STATE_TMP ".perfconv-runtime-ids.tmp-" /* and 8 hex digits */
 #define STATE_TMP_HEX 8
-#define STATE_OLD_TMP ".perfconv-runtime-ids.new" /* perfconv 0.x's one name */
+#define STATE_OLD_TMP ".perfconv-runtime-ids.new" /* the one name older perfconvs used */
 #define TMP_TRIES 16
 #define STATE_HEAD "perfconv runtime-ids 1\n"
 #define SAME_BOOT_NS (60LL * 1000000000LL)
