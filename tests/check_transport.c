@@ -87,9 +87,10 @@ START_TEST(addresses)
 END_TEST
 
 /* route: the verdict, and *loopback_peer in `*peer` */
-static int route(int https, const char *host, const char *proxy, int key, int allow_http, int *peer)
+static int route(int https, const char *host, const char *proxy, int secret, int allow_http,
+		 int *peer)
 {
-	struct transport_route rt = { https, host, proxy, key, allow_http };
+	struct transport_route rt = { https, host, proxy, secret, allow_http };
 
 	return transport_route_check(&rt, peer);
 }
@@ -112,7 +113,7 @@ START_TEST(routes)
 	ck_assert_int_eq(route(0, "localhost", NULL, 0, 1, &peer), TRANSPORT_OK);
 	ck_assert_int_eq(peer, 0);
 	/* http:// elsewhere: the key never, the profile with --allow-http */
-	ck_assert_int_eq(route(0, "127.0.0.1.5", NULL, 1, 1, &peer), TRANSPORT_KEY_IN_CLEAR);
+	ck_assert_int_eq(route(0, "127.0.0.1.5", NULL, 1, 1, &peer), TRANSPORT_SECRET_IN_CLEAR);
 	ck_assert_int_eq(route(0, "192.0.2.7", NULL, 0, 0, &peer), TRANSPORT_PLAIN);
 	ck_assert_int_eq(route(0, "192.0.2.7", NULL, 0, 1, &peer), TRANSPORT_OK);
 	ck_assert_int_eq(peer, 0);
@@ -121,8 +122,8 @@ START_TEST(routes)
 	ck_assert_int_eq(route(0, "127.0.0.1", "127.0.0.1", 1, 0, &peer), TRANSPORT_OK);
 	ck_assert_int_eq(peer, 1);
 	ck_assert_int_eq(route(0, "127.0.0.1", "localhost", 1, 0, &peer), TRANSPORT_OK);
-	ck_assert_int_eq(route(0, "localhost", "127.0.0.1", 1, 0, &peer), TRANSPORT_KEY_IN_CLEAR);
-	ck_assert_int_eq(route(0, "127.0.0.1", "10.0.0.1", 1, 1, &peer), TRANSPORT_KEY_IN_CLEAR);
+	ck_assert_int_eq(route(0, "localhost", "127.0.0.1", 1, 0, &peer), TRANSPORT_SECRET_IN_CLEAR);
+	ck_assert_int_eq(route(0, "127.0.0.1", "10.0.0.1", 1, 1, &peer), TRANSPORT_SECRET_IN_CLEAR);
 	ck_assert_int_eq(route(0, "127.0.0.1", "10.0.0.1", 0, 0, &peer), TRANSPORT_PLAIN);
 	ck_assert_int_eq(route(0, "192.0.2.7", "127.0.0.1", 0, 0, &peer), TRANSPORT_PLAIN);
 	ck_assert_int_eq(route(0, "192.0.2.7", "10.0.0.1", 0, 1, &peer), TRANSPORT_OK);

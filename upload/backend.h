@@ -64,6 +64,14 @@ struct backend_ops {
 	 * set (freed by release), or -1 after saying why. May be NULL. */
 	int (*prepare)(const struct upload_options *o, void **state, struct diag *d);
 	void (*release)(void *state);
+	/*
+	 * The secret every request carries besides Datadog's key (which the uploader
+	 * counts itself), named for messages ("OTLP's headers (from
+	 * $OTEL_EXPORTER_OTLP_HEADERS)"), or NULL for none: the transport's rules keep it
+	 * off http:// to another host as they keep the key (transport_route_check). Read
+	 * after prepare. May be NULL: the backend sends no secret.
+	 */
+	const char *(*secret)(const void *state);
 	void (*request)(const struct backend_ctx *c, const struct upload_profile *p,
 			struct backend_request *rq);
 	/*

@@ -28,6 +28,8 @@ struct otlp_state {
 	size_t n;
 	uint32_t secret;          /* bit i: headers[i] came from the environment */
 	char endpoint[1024];      /* an OTEL_EXPORTER_OTLP_*ENDPOINT read at the start */
+	char from[128];           /* where the headers came from: "--header and $OTEL_..." */
+	char said[224];           /* otlp_secret's words */
 };
 
 /*
@@ -164,12 +166,20 @@ static void otlp_release(void *state)
 	free(st);
 }
 
+/* `from` added to st->from, the list of where headers came from. */
+static void said_from(struct otlp_state *st, const char *from)
+{
+	size_t n = strlen(st->from);
+
+	snprintf(st->from + n, sizeof(st->from) - n, "%s%s", n ? " and " : "", from);
+}
+
 /* A comma-separated list of NAME=VALUE from the environment, taken out of it (a token
  * there is a secret: not left for /proc/PID/environ or a child). 0, or -1. */
 static int env_headers(struct otlp_state *st, const char *var, struct diag *d)
 {
 	char *list = getenv(var) && getenv(var)[0] ? transport_env_take(var) : NULL, *save = NULL;
-	int rc = 0;
+	int rc = 0, added = 0;
 
 	if (!list)
 		return 0;
@@ -178,10 +188,18 @@ static int env_headers(struct otlp_state *st, const char *var, struct diag *d)
 		rc = -1;
 	}
 	for (char *kv = strtok_r(list, ",", &save); kv && rc == 0; kv = strtok_r(NULL, ",", &save))
-		if (trim(kv)[0])
+		if (trim(kv)[0]) {
 			rc = add_header(st, kv, 1, 1, var, d);
+			added++;
+		}
 	explicit_bzero(list, strlen(list));
 	free(list);
+	if (rc == 0 && added) {
+		char from[64];
+
+		snprintf(from, sizeof(from), "$%s", var);
+		said_from(st, from);
+	}
 	return rc;
 }
 
@@ -199,14 +217,33 @@ static int otlp_prepare(const struct upload_options *o, void **state, struct dia
 			return -1;
 		}
 	}
+	if (st->n)
+		said_from(st, "--header");
 	/* the signal's own after the general ones, so that it wins a name both give */
 	if (env_headers(st, "OTEL_EXPORTER_OTLP_HEADERS", d) != 0 ||
 	    env_headers(st, "OTEL_EXPORTER_OTLP_PROFILES_HEADERS", d) != 0) {
 		otlp_release(st);
 		return -1;
 	}
+	snprintf(st->said, sizeof(st->said), "a secret (the OTLP headers, from %s, each of "
+		 "which may hold a token)", st->from);
 	*state = st;
 	return 0;
+}
+
+/*
+ * Every header counts as a secret, --header's too: the SDKs' headers variables are
+ * where OTLP backends take their tokens, and those are named as each vendor likes
+ * (Authorization, x-honeycomb-team, lightstep-access-token, X-SF-Token, api-key...):
+ * no rule tells a credential from a routing header by its name. --header is for what
+ * is not secret (the command line is in ps), but a token put there by mistake is still
+ * kept off a network that would show it to everyone on the way.
+ */
+static const char *otlp_secret(const void *state)
+{
+	const struct otlp_state *st = state;
+
+	return st && st->n ? st->said : NULL;
 }
 
 static void otlp_request(const struct backend_ctx *c, const struct upload_profile *p,
@@ -273,6 +310,7 @@ const struct backend_ops backend_otlp = {
 	.endpoint = otlp_endpoint,
 	.prepare = otlp_prepare,
 	.release = otlp_release,
+	.secret = otlp_secret,
 	.request = otlp_request,
 	.answer = otlp_answer,
 	/* the protocol: a client SHOULD hold a request to 64 MiB before compression */

@@ -1,6 +1,8 @@
 /* runtimeid: Datadog's runtime-id and profile_seq for the profiles of one run. */
 #include "upload/runtimeid.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,7 +14,10 @@
 #include <unistd.h>
 
 #define STATE_FILE ".perfconv-runtime-ids"
-#define STATE_TMP ".perfconv-runtime-ids.new"
+#define STATE_TMP ".perfconv-runtime-ids.tmp-" /* and 8 hex digits */
+#define STATE_TMP_HEX 8
+#define STATE_OLD_TMP ".perfconv-runtime-ids.new" /* the one name older perfconvs used */
+#define TMP_TRIES 16
 #define STATE_HEAD "perfconv runtime-ids 1\n"
 #define SAME_BOOT_NS (60LL * 1000000000LL)
 #define MAX_SEQ (1LL << 62) /* a count no run reaches: past it the file is not believed */
@@ -95,12 +100,91 @@ static void load(struct runtime_ids *r)
 	}
 }
 
+/* Is `name` a temporary file's name of save(), or of an older perfconv's? */
+static int tmp_name(const char *name)
+{
+	size_t n = strlen(STATE_TMP);
+
+	if (strcmp(name, STATE_OLD_TMP) == 0)
+		return 1;
+	if (strncmp(name, STATE_TMP, n) != 0 || strlen(name + n) != STATE_TMP_HEX)
+		return 0;
+	return strspn(name + n, "0123456789abcdef") == STATE_TMP_HEX;
+}
+
+/* What a perfconv killed between its save's open and rename left: removed when it is
+ * a regular file of ours with one link (no link to another file, nothing of others). */
+static void remove_leftovers(int dfd)
+{
+	int fd = dup(dfd);
+	DIR *dp = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	struct stat st;
+
+	if (!dp) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rewinddir(dp);
+	while ((e = readdir(dp)) != NULL)
+		if (e->d_name[0] == '.' && tmp_name(e->d_name) &&
+		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_uid == geteuid() && st.st_nlink == 1)
+			unlinkat(dfd, e->d_name, 0);
+	closedir(dp);
+}
+
+/* A new file of a name no one can foresee, into `name`: its descriptor, or -1 (errno). */
+static int open_tmp(int dfd, char name[sizeof(STATE_TMP) + STATE_TMP_HEX])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (int t = 0; t < TMP_TRIES; t++) {
+		unsigned char b[STATE_TMP_HEX / 2];
+		char *o = name + strlen(STATE_TMP);
+		int fd;
+
+		if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
+			struct timespec ts;
+
+			/* no entropy yet (early boot): the clock and pid, told apart by O_EXCL */
+			clock_gettime(CLOCK_REALTIME, &ts);
+			for (size_t i = 0; i < sizeof(b); i++)
+				b[i] = (unsigned char)((unsigned long)ts.tv_nsec >> (i * 8) ^
+						       (unsigned)getpid() >> (i * 4) ^ (unsigned)t * 97u);
+		}
+		memcpy(name, STATE_TMP, strlen(STATE_TMP));
+		for (size_t i = 0; i < sizeof(b); i++) {
+			*o++ = hex[b[i] >> 4];
+			*o++ = hex[b[i] & 15];
+		}
+		*o = '\0';
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+			    0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/* `what` failed with `err`, said when a diag is given. */
+static void say_failed(const struct runtime_ids *r, const char *what, int err)
+{
+	if (!r->d)
+		return;
+	diag_warn(r->d, NULL, DIAG_NO_OFFSET, "%s/%s: not saved (%s: %s): a perfconv started "
+		  "again would give the runs going on a new Datadog runtime-id and profile_seq from 0",
+		  r->dir ? r->dir : ".", STATE_FILE, what, strerror(err));
+}
+
 /* The runs written to a new file, renamed over the old one (nothing followed). */
 static void save(const struct runtime_ids *r)
 {
-	char buf[4096];
-	size_t len = 0;
-	int fd;
+	char buf[4096], tmp[sizeof(STATE_TMP) + STATE_TMP_HEX];
+	size_t len = 0, done = 0;
+	int fd, err;
 
 	if (r->dfd < 0)
 		return;
@@ -112,26 +196,50 @@ static void save(const struct runtime_ids *r)
 					r->runs[i].next_seq);
 	if (len >= sizeof(buf))
 		return;
-	unlinkat(r->dfd, STATE_TMP, 0);
-	fd = openat(r->dfd, STATE_TMP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	if (write(fd, buf, len) != (ssize_t)len) {
-		close(fd);
-		unlinkat(r->dfd, STATE_TMP, 0);
+	fd = open_tmp(r->dfd, tmp);
+	if (fd < 0) {
+		say_failed(r, "a new file beside it", errno);
 		return;
 	}
-	close(fd);
-	if (renameat(r->dfd, STATE_TMP, r->dfd, STATE_FILE) != 0)
-		unlinkat(r->dfd, STATE_TMP, 0);
+	while (done < len) {
+		ssize_t n = write(fd, buf + done, len - done);
+
+		if (n <= 0) {
+			err = n < 0 ? errno : ENOSPC;
+			close(fd);
+			unlinkat(r->dfd, tmp, 0);
+			say_failed(r, "writing it", err);
+			return;
+		}
+		done += (size_t)n;
+	}
+	if (close(fd) != 0) {
+		err = errno;
+		unlinkat(r->dfd, tmp, 0);
+		say_failed(r, "writing it", err);
+		return;
+	}
+	if (renameat(r->dfd, tmp, r->dfd, STATE_FILE) != 0) {
+		err = errno;
+		unlinkat(r->dfd, tmp, 0);
+		say_failed(r, "the new file renamed over it", err);
+	}
 }
 
 void runtime_ids_init(struct runtime_ids *r, int dfd)
 {
 	memset(r, 0, sizeof(*r));
 	r->dfd = dfd;
-	if (dfd >= 0)
+	if (dfd >= 0) {
+		remove_leftovers(dfd);
 		load(r);
+	}
+}
+
+void runtime_ids_say(struct runtime_ids *r, struct diag *d, const char *dir)
+{
+	r->d = d;
+	r->dir = dir;
 }
 
 void runtime_ids_take(struct runtime_ids *r, uint64_t run, int64_t boot_ns,

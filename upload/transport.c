@@ -1,4 +1,4 @@
-/* transport: where an upload's request may travel in clear, and the API key kept out of
+/* transport: where an upload's request may travel in clear, and its secrets kept out of
  * the environment and core dumps. */
 #include "upload/transport.h"
 
@@ -97,11 +97,12 @@ int transport_route_check(const struct transport_route *rt, int *loopback_peer)
 	if (local) {
 		/* allowed for being on loopback: what is connected is checked too, unless
 		 * --allow-http would have allowed it anyway */
-		*loopback_peer = rt->key || !rt->allow_http;
+		*loopback_peer = rt->secret || !rt->allow_http;
 		return TRANSPORT_OK;
 	}
-	if (rt->key)
-		return TRANSPORT_KEY_IN_CLEAR;
+	/* --allow-http is for the profile: a secret read on the way is everyone's */
+	if (rt->secret)
+		return TRANSPORT_SECRET_IN_CLEAR;
 	return rt->allow_http ? TRANSPORT_OK : TRANSPORT_PLAIN;
 }
 

@@ -1,4 +1,4 @@
-/* transport: where an upload's request may travel in clear, and the API key kept out of
+/* transport: where an upload's request may travel in clear, and its secrets kept out of
  * the environment and core dumps (the rules upload/upload.c applies to libcurl). */
 #ifndef PERFCONV_TRANSPORT_H
 #define PERFCONV_TRANSPORT_H
@@ -31,28 +31,29 @@ struct transport_route {
 	int https;                /* the URL is https:// */
 	const char *host;         /* the URL's host (libcurl's CURLUPART_HOST) */
 	const char *proxy_host;   /* --proxy's host, or NULL: no proxy */
-	int key;                  /* the request carries an API key */
+	int secret;               /* the request carries a secret: Datadog's API key, OTLP's
+				     headers (a token), whatever credential a backend sends */
 	int allow_http;           /* --allow-http */
 };
 
 enum transport_verdict {
 	TRANSPORT_OK = 0,
-	TRANSPORT_KEY_IN_CLEAR,   /* the key would travel unencrypted off this machine */
+	TRANSPORT_SECRET_IN_CLEAR, /* a secret would travel unencrypted off this machine */
 	TRANSPORT_PLAIN,          /* the profile would, and --allow-http was not said */
 };
 
 /*
  * May `rt` carry the request? An https:// URL always may: TLS verified end to end,
  * through a proxy too (an http:// proxy gets a CONNECT naming host and port and
- * relays bytes it cannot read; libcurl sends the request's own headers, the key among
- * them, inside the tunnel only). An http:// URL is read by every hop: without a proxy
- * it may go to a loopback host (names too: libcurl resolves localhost itself); through
- * a proxy, the proxy (http:// or https://: either reads the request) must be on loopback
- * and the host a loopback address (the proxy resolves a name, libcurl does not). Else
- * the key never, and the profile only with allow_http.
+ * relays bytes it cannot read; libcurl sends the request's own headers, the secrets
+ * among them, inside the tunnel only). An http:// URL is read by every hop: without a
+ * proxy it may go to a loopback host (names too: libcurl resolves localhost itself);
+ * through a proxy, the proxy (http:// or https://: either reads the request) must be
+ * on loopback and the host a loopback address (the proxy resolves a name, libcurl does
+ * not). Else a secret never, allow_http or not, and the profile only with allow_http.
  *
  * *loopback_peer is set when the route was allowed for being on loopback (an http://
- * URL, with a key or without allow_http): the caller must then check each address
+ * URL, with a secret or without allow_http): the caller must then check each address
  * it connects to (the proxy's, else the host's) with transport_addr_is_loopback
  * before a byte is sent, for the resolver has the last word on where a name goes.
  */

@@ -6,6 +6,7 @@
  */
 #include "upload/upload.h"
 
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <dlfcn.h>
@@ -291,13 +292,16 @@ static int url_parts(struct uploader *u, const char *text, const char *opt, char
 	return -1;
 }
 
-/* Why `host` is not loopback when it looks like an address, between `pre` and `post`
- * ("127.0.0.1.5 is not an address but a name to look up"), else "". */
+/* Why `host` is not loopback when it looks like an address and is not one, between `pre`
+ * and `post` ("127.0.0.1.5 is not an address but a name to look up"), else "" (192.0.2.1
+ * is an address, just not loopback's). */
 static const char *name_hint(const char *host, const char *pre, const char *post, char *buf,
 			     size_t cap)
 {
+	struct in_addr a;
+
 	buf[0] = '\0';
-	if (host[0] && strspn(host, "0123456789.") == strlen(host))
+	if (host[0] && strspn(host, "0123456789.") == strlen(host) && inet_pton(AF_INET, host, &a) != 1)
 		snprintf(buf, cap, "%s%s is not an address but a name to look up%s", pre, host, post);
 	return buf;
 }
@@ -309,6 +313,7 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 	const char *base, *path = "";
 	char *scheme = NULL, *host = NULL, *pscheme = NULL, *phost = NULL;
 	struct transport_route rt;
+	const char *secret;
 	int bad;
 
 	/* libcurl would write each TLS session's keys to this file (vtls/keylog.c, read
@@ -360,25 +365,31 @@ struct uploader *uploader_new(const struct upload_options *o, struct diag *d)
 	if (url_parts(u, base, "--url", &scheme, &host, d) != 0 ||
 	    (o->proxy && url_parts(u, o->proxy, "--proxy", &pscheme, &phost, d) != 0))
 		goto fail;
+	/* every secret the requests carry, not the key alone: a token is as readable on
+	 * the way as the key is */
+	secret = u->api_key ? "an API key" :
+		 u->be->secret && u->state ? u->be->secret(u->state) : NULL;
 	memset(&rt, 0, sizeof(rt));
 	rt.https = strcmp(scheme, "https") == 0;
 	rt.host = host;
 	rt.proxy_host = phost;
-	rt.key = u->api_key != NULL;
+	rt.secret = secret != NULL;
 	rt.allow_http = o->allow_http;
 	switch (transport_route_check(&rt, &u->loopback_peer)) {
 	case TRANSPORT_OK:
 		break;
-	case TRANSPORT_KEY_IN_CLEAR:
+	case TRANSPORT_SECRET_IN_CLEAR:
 		if (o->proxy)
-			diag_error(d, NULL, DIAG_NO_OFFSET, "%s through --proxy %s: an API key goes "
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s through --proxy %s: %s goes "
 				   "through a proxy only to an https:// URL (the proxy reads an http:// "
 				   "request), or with the proxy on loopback and the URL's host a loopback "
-				   "address", base, o->proxy);
+				   "address, --allow-http or not (it lets a profile go in clear, never a "
+				   "secret): use https://", base, o->proxy, secret);
 		else
-			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: an API key is sent only over https:// "
-				   "(or to loopback%s)", base,
-				   name_hint(host, ": ", "", hint, sizeof(hint)));
+			diag_error(d, NULL, DIAG_NO_OFFSET, "%s: %s is sent only over https:// "
+				   "(or to loopback%s), --allow-http or not (it lets a profile go in "
+				   "clear, never a secret): use https://, or a receiver on this "
+				   "machine", base, secret, name_hint(host, ": ", "", hint, sizeof(hint)));
 		goto fail;
 	default:
 		if (o->proxy)
@@ -674,8 +685,9 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		 * sending again would go where it went */
 		r->outcome = UPLOAD_REFUSED;
 		snprintf(r->what, sizeof(r->what), "%s led to %s, which is not loopback: nothing "
-			 "sent (http:// goes only to loopback with an API key, or without "
-			 "--allow-http)", u->o.proxy ? u->o.proxy : u->url, a.refused_peer);
+			 "sent (http:// goes only to loopback with a secret, an API key or OTLP "
+			 "headers, or without --allow-http)", u->o.proxy ? u->o.proxy : u->url,
+			 a.refused_peer);
 	} else {
 		switch (rc) {
 		case CURLE_URL_MALFORMAT:

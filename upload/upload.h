@@ -117,7 +117,8 @@ void upload_stop_release(struct upload_stop *s);
  * for Datadog $DD_TRACE_AGENT_URL or $DD_AGENT_HOST/$DD_TRACE_AGENT_PORT, or the
  * intake of $DD_SITE when an API key is given), the API key (environment or
  * file only), and the rules (transport_route_check): TLS verified; http:// only to
- * loopback unless allow_http, the key never over http:// off loopback; a proxy only
+ * loopback unless allow_http, a secret (the key, the backend's: OTLP's headers) never
+ * over http:// off loopback, allow_http or not; a proxy only
  * when o->proxy names one. Loopback is an address (127.0.0.1.5 is a name) and is
  * checked again on the address each request connects to.
  *

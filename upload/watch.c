@@ -526,6 +526,7 @@ int watch_run(const struct watch_options *o, struct uploader *u, const struct wa
 	}
 	diag_per_cause(d, WARN_INTERVAL_S);
 	runtime_ids_init(&w.rids, w.dfd);
+	runtime_ids_say(&w.rids, d, o->dir);
 	have_prev = last_sent(&w, &prev, &prev_name);
 	for (int i = 0; i < NSUB; i++)
 		if (sub_fd(&w, i, 0) >= 0)

@@ -4,6 +4,7 @@ transport tests (tests/e2e_netattack.sh): a stand-in for a receiver, a proxy, or
 the key must never reach. Python's standard library only.
 
     netlog.py --log FILE --port-file FILE [--bind ADDR] [--mode ok|short|proxy]
+              [--tls-cert CERT --tls-key KEY]
 
 Each request is logged before it is answered, one JSON line: the address it came in
 on ("dst": which of the machine's addresses the client connected to), the method, the
@@ -18,13 +19,16 @@ request target, the headers ([name, value] pairs, as sent) and the body's length
 
 --bind: the address to listen on (default 127.0.0.1; 0.0.0.0 takes every address of
 the machine, and "dst" tells them apart). The port is chosen by the system and written
-to --port-file once the server listens. Stops on SIGTERM.
+to --port-file once the server listens. --tls-cert and --tls-key: HTTPS with that
+certificate (a client that refuses it sends nothing, and nothing is logged). Stops on
+SIGTERM.
 """
 import argparse
 import json
 import os
 import socket
 import socketserver
+import ssl
 import threading
 import urllib.parse
 
@@ -130,8 +134,14 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--bind", default="127.0.0.1")
     ap.add_argument("--mode", choices=("ok", "short", "proxy"), default="ok")
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     a = ap.parse_args()
     srv = Server((a.bind, 0), Handler)
+    if a.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls_cert, a.tls_key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     srv.log, srv.mode = a.log, a.mode
     open(a.log, "a").close()
     with open(a.port_file + ".tmp", "w") as f:
