@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,14 +42,46 @@ static int read_small(struct mapped_file *f, int fd)
 	return 0;
 }
 
+/* Map the open file `fd` (`path` names it in messages); with `d` NULL, fail without a
+ * word (but *why): -2 for any failure. `st` is filled for the file mapped. */
+static int map_fd(struct mapped_file *f, int fd, const char *path, struct diag *d,
+		  const char **why, struct stat *st)
+{
+	f->map = NULL;
+	f->len = 0;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		if (d)
+			diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
+		*why = "not a regular file";
+		return -2;
+	}
+	f->len = (size_t)st->st_size;
+	f->read = 0;
+	if (f->len && f->len <= SMALL_FILE && read_small(f, fd) == 0)
+		return 0;
+	if (f->len) {
+		f->map = mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (f->map == MAP_FAILED) {
+			f->map = NULL;
+			f->len = 0;
+			if (d)
+				diag_error(d, path, DIAG_NO_OFFSET, "cannot map: %s",
+					   strerror(errno));
+			*why = "cannot be mapped";
+			return -2;
+		}
+	}
+	return 0;
+}
+
 /* Map `path`; with `d` NULL, fail without a word (but *why). -1 for no such file, -2
  * for any other failure. `st` is filled for the file mapped. */
 static int map_whole(struct mapped_file *f, const char *path, struct diag *d, const char **why,
 		     struct stat *stp)
 {
-	struct stat mine, *st = stp ? stp : &mine;
+	struct stat mine;
 	/* non-blocking: opening a FIFO with no writer would wait forever */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r;
 
 	f->map = NULL;
 	f->len = 0;
@@ -60,34 +93,17 @@ static int map_whole(struct mapped_file *f, const char *path, struct diag *d, co
 		*why = "cannot be opened";
 		return missing ? -1 : -2;
 	}
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
-		if (d)
-			diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
-		*why = "not a regular file";
-		close(fd);
-		return -2;
-	}
-	f->len = (size_t)st->st_size;
-	f->read = 0;
-	if (f->len && f->len <= SMALL_FILE && read_small(f, fd) == 0) {
-		close(fd);
-		return 0;
-	}
-	if (f->len) {
-		f->map = mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (f->map == MAP_FAILED) {
-			f->map = NULL;
-			f->len = 0;
-			if (d)
-				diag_error(d, path, DIAG_NO_OFFSET, "cannot map: %s",
-					   strerror(errno));
-			*why = "cannot be mapped";
-			close(fd);
-			return -2;
-		}
-	}
+	r = map_fd(f, fd, path, d, why, stp ? stp : &mine);
 	close(fd);
-	return 0;
+	return r;
+}
+
+int mapped_file_try_fd(struct mapped_file *f, int fd, const char **why, struct stat *st)
+{
+	struct stat mine;
+
+	*why = NULL;
+	return map_fd(f, fd, NULL, NULL, why, st ? st : &mine) ? -1 : 0;
 }
 
 int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d)
@@ -189,42 +205,59 @@ static char *dir_of(const char *path)
 	return d;
 }
 
-int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode, int flags)
+/* A temporary name for `f`'s file, "NAME.tmp.XXXXXX", the X's random: made anew for
+ * each try, so that a name taken (or planted) is passed over, never reused. */
+static int tmp_name(struct atomic_file *f)
 {
-	char *dir;
-	size_t n;
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	unsigned char r[6];
+	size_t n = strlen(f->path) + 16;
 
-	memset(f, 0, sizeof(*f));
-	f->fd = -1;
-	f->path = flags & ATOMIC_FOLLOW_LINKS ? path_follow_links(path) : strdup(path);
-	dir = f->path ? dir_of(f->path) : NULL;
-	if (!dir) {
-		atomic_file_abort(f);
-		errno = ENOMEM;
+	if (!f->tmp && !(f->tmp = malloc(n)))
 		return -1;
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+		struct timespec ts;
+		unsigned long x;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		x = (unsigned long)ts.tv_nsec * 2654435761u + (unsigned long)getpid() * 40503u;
+		for (size_t i = 0; i < sizeof(r); i++, x >>= 5)
+			r[i] = (unsigned char)x;
 	}
+	snprintf(f->tmp, n, "%s.tmp.", f->path);
+	for (size_t i = 0, at = strlen(f->tmp); i < sizeof(r); i++)
+		f->tmp[at + i] = digits[r[i] % 36];
+	f->tmp[strlen(f->path) + 5 + sizeof(r)] = 0;
+	return 0;
+}
+
+/* `f` with its path and folder set: the file opened, unnamed where the filesystem
+ * allows, else under a temporary name of its own. */
+static int open_in(struct atomic_file *f, const char *dir, unsigned mode)
+{
 	/* unnamed until complete: nothing to leave behind */
-	f->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	free(dir);
+	f->fd = openat(f->dirfd, dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (f->fd >= 0) {
 		f->unnamed = 1;
 	} else {
-		/* no O_TMPFILE here (EOPNOTSUPP, EISDIR on kernels without it): a name */
-		n = strlen(f->path) + 16;
-		f->tmp = malloc(n);
-		if (!f->tmp) {
-			atomic_file_abort(f);
-			errno = ENOMEM;
-			return -1;
+		/* no O_TMPFILE here (EOPNOTSUPP, EISDIR on kernels without it): a name no
+		 * one else has (O_EXCL), never a link followed */
+		for (unsigned i = 0; i < 100 && f->fd < 0; i++) {
+			if (tmp_name(f) != 0) {
+				errno = ENOMEM;
+				break;
+			}
+			f->fd = openat(f->dirfd, f->tmp, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC,
+				       0600);
+			if (f->fd < 0 && errno != EEXIST)
+				break;
 		}
-		snprintf(f->tmp, n, "%s.tmp.XXXXXX", f->path);
-		f->fd = mkostemp(f->tmp, O_CLOEXEC);
 		if (f->fd < 0) { /* nothing made: nothing to remove */
 			free(f->tmp);
 			f->tmp = NULL;
 		}
 	}
-	/* O_TMPFILE and mkstemp make the file 0600 (the former less the umask) */
+	/* O_TMPFILE and the temporary name make the file 0600 (the former less the umask) */
 	if (f->fd < 0 || fchmod(f->fd, (mode_t)mode) != 0) {
 		int err = errno;
 
@@ -235,47 +268,89 @@ int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode, int
 	return 0;
 }
 
-/* Give the unnamed file `fd` the name `to`: 0, or -1 (EEXIST when `to` exists). */
-static int link_unnamed(int fd, const char *to)
+int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode, int flags)
+{
+	char *dir;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->dirfd = AT_FDCWD;
+	f->path = flags & ATOMIC_FOLLOW_LINKS ? path_follow_links(path) : strdup(path);
+	dir = f->path ? dir_of(f->path) : NULL;
+	if (!dir) {
+		atomic_file_abort(f);
+		errno = ENOMEM;
+		return -1;
+	}
+	r = open_in(f, dir, mode);
+	free(dir);
+	return r;
+}
+
+int atomic_file_openat(struct atomic_file *f, int dirfd, const char *name, unsigned mode)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->dirfd = -1;
+	if (!name[0] || strchr(name, '/')) {
+		errno = EINVAL;
+		return -1;
+	}
+	f->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	f->path = strdup(name);
+	if (f->dirfd < 0 || !f->path) {
+		int err = f->dirfd < 0 ? errno : ENOMEM;
+
+		atomic_file_abort(f);
+		errno = err;
+		return -1;
+	}
+	return open_in(f, ".", mode);
+}
+
+/* Give `f`'s unnamed file the name `to` in its folder: 0, or -1 (EEXIST when `to`
+ * exists). */
+static int link_unnamed(const struct atomic_file *f, const char *to)
 {
 	char proc[64];
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW) == 0)
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
+	if (linkat(AT_FDCWD, proc, f->dirfd, to, AT_SYMLINK_FOLLOW) == 0)
 		return 0;
 	if (errno != ENOENT)
 		return -1;
 	/* no /proc: this needs CAP_DAC_READ_SEARCH */
-	return linkat(fd, "", AT_FDCWD, to, AT_EMPTY_PATH);
+	return linkat(f->fd, "", f->dirfd, to, AT_EMPTY_PATH);
 }
 
 /* An unnamed file into place: straight to its name when that is free, else through a
  * temporary name renamed over the old file (rename replaces in one step; link cannot). */
 static int name_unnamed(struct atomic_file *f)
 {
-	struct timespec ts;
-	size_t n = strlen(f->path) + 32;
-
-	if (link_unnamed(f->fd, f->path) == 0)
+	if (link_unnamed(f, f->path) == 0)
 		return 0;
 	if (errno != EEXIST)
 		return -1;
-	f->tmp = malloc(n);
-	if (!f->tmp)
-		return -1;
-	clock_gettime(CLOCK_REALTIME, &ts);
 	for (unsigned i = 0; i < 100; i++) {
-		unsigned long r = (unsigned long)ts.tv_nsec * 2654435761u + (unsigned long)getpid() * 40503u + i * 7919u;
-
-		snprintf(f->tmp, n, "%s.tmp.%06lx", f->path, r & 0xffffff);
-		if (link_unnamed(f->fd, f->tmp) == 0)
-			return rename(f->tmp, f->path);
+		if (tmp_name(f) != 0)
+			break;
+		if (link_unnamed(f, f->tmp) == 0)
+			return renameat(f->dirfd, f->tmp, f->dirfd, f->path);
 		if (errno != EEXIST)
 			break;
 	}
 	free(f->tmp);
 	f->tmp = NULL; /* nothing named: nothing to remove */
 	return -1;
+}
+
+/* The folder's descriptor, when `f` holds one of its own. */
+static void close_dir(struct atomic_file *f)
+{
+	if (f->dirfd >= 0)
+		close(f->dirfd);
+	f->dirfd = -1;
 }
 
 int atomic_file_commit(struct atomic_file *f)
@@ -287,7 +362,7 @@ int atomic_file_commit(struct atomic_file *f)
 	if (close(f->fd) != 0 && ok)
 		ok = 0, err = errno;
 	f->fd = -1;
-	if (ok && !f->unnamed && rename(f->tmp, f->path) != 0)
+	if (ok && !f->unnamed && renameat(f->dirfd, f->tmp, f->dirfd, f->path) != 0)
 		ok = 0, err = errno;
 	if (!ok) {
 		atomic_file_abort(f);
@@ -297,6 +372,7 @@ int atomic_file_commit(struct atomic_file *f)
 	free(f->tmp);
 	free(f->path);
 	f->tmp = f->path = NULL;
+	close_dir(f);
 	return 0;
 }
 
@@ -307,11 +383,12 @@ void atomic_file_abort(struct atomic_file *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	if (f->tmp)
-		unlink(f->tmp);
+		unlinkat(f->dirfd, f->tmp, 0);
 	f->fd = -1;
 	free(f->tmp);
 	free(f->path);
 	f->tmp = f->path = NULL;
+	close_dir(f);
 }
 
 int pwrite_whole(int fd, const void *data, size_t len, uint64_t off)
@@ -328,15 +405,3 @@ int pwrite_whole(int fd, const void *data, size_t len, uint64_t off)
 	return 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len)
-{
-	struct atomic_file f;
-
-	if (atomic_file_open(&f, path, 0644, 0) != 0)
-		return -1;
-	if (pwrite_whole(f.fd, data, len, 0) != 0) {
-		atomic_file_abort(&f);
-		return -1;
-	}
-	return atomic_file_commit(&f);
-}

@@ -28,6 +28,9 @@ int mapped_file_try(struct mapped_file *f, const char *path);
  * file's status. */
 int mapped_file_try_why(struct mapped_file *f, const char *path, const char **why,
 			struct stat *st);
+/* The same for the open file `fd` (which stays open, the caller's): 0, or -1 when it is
+ * not a regular file or cannot be mapped (*why says which). */
+int mapped_file_try_fd(struct mapped_file *f, int fd, const char **why, struct stat *st);
 /* NULL-safe for an unmapped or empty file. */
 void mapped_file_close(struct mapped_file *f);
 /* Whether `n` items of `size` bytes at offset `off`, 8-aligned, lie within the file. */
@@ -50,21 +53,27 @@ int file_id_of(const char *path, struct file_id *id);
  * `path` (O_TMPFILE) that takes the name only when complete, so that a reader never
  * sees half a file, a failed write leaves the old one in place, and a process killed
  * meanwhile (even with SIGKILL) leaves nothing behind. An existing `path` is replaced
- * through a temporary name (`path`.tmp.XXXXXX) linked and renamed in one moment;
- * where the filesystem has no O_TMPFILE, the file is written under that temporary
- * name.
+ * through a temporary name (`path`.tmp.XXXXXX: random, taken only when no file or
+ * link has it) linked and renamed in one moment; where the filesystem has no
+ * O_TMPFILE, the file is written under that temporary name.
  */
 struct atomic_file {
 	int fd;        /* write (and read) here */
 	char *path;    /* the name it takes */
 	char *tmp;     /* its name until then; NULL while it has none (O_TMPFILE) */
 	int unnamed;   /* an O_TMPFILE file */
+	int dirfd;     /* the folder `path` and `tmp` are in: AT_FDCWD (atomic_file_open), or
+			  atomic_file_openat's own descriptor of it */
 };
 /* `path` may be a symbolic link: the file it leads to is written, the link kept. */
 #define ATOMIC_FOLLOW_LINKS 1
 /* 0 and `f` ready, its mode `mode` (as given: the caller applies its umask), or -1
  * with errno set. `flags`: 0 or ATOMIC_FOLLOW_LINKS. */
 int atomic_file_open(struct atomic_file *f, const char *path, unsigned mode, int flags);
+/* The same for the file `name` (no slash) in the folder `dirfd` (the caller's, which
+ * may close it at once): no path is followed again, nor any link at `name` or at a
+ * temporary name, so the folder checked once is the folder written. */
+int atomic_file_openat(struct atomic_file *f, int dirfd, const char *name, unsigned mode);
 /* Close it and give it its name: 0, or -1 with errno set and nothing left behind. */
 int atomic_file_commit(struct atomic_file *f);
 /* Close and remove it: nothing left behind. NULL-safe, and safe after a commit. */
@@ -74,9 +83,6 @@ void atomic_file_abort(struct atomic_file *f);
  * exist), malloc'ed; `path` itself when it is no link. */
 char *path_follow_links(const char *path);
 
-/* Write `len` bytes as the file `path` (mode 0644) through an atomic_file. 0, or -1
- * with nothing left behind. */
-int write_file_atomic(const char *path, const void *data, size_t len);
 /* All `len` bytes of `data` written at offset `off` of `fd`: 0, or -1 with errno set. */
 int pwrite_whole(int fd, const void *data, size_t len, uint64_t off);
 

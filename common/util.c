@@ -408,22 +408,35 @@ uint32_t strtab_intern(struct strtab *t, const char *s)
 	return strtab_intern_n(t, s, strlen(s));
 }
 
-int make_dirs(const char *dir)
+int parse_size(const char *s, uint64_t *v, int *had_suffix)
 {
-	char *p = xstrdup(dir);
-	int ret = 0;
+	char *end;
+	unsigned long long n;
+	unsigned shift = 0;
 
-	for (char *q = p + 1; *q; q++)
-		if (*q == '/') {
-			*q = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST)
-				ret = -1;
-			*q = '/';
-		}
-	if (mkdir(p, 0755) != 0 && errno != EEXIST)
-		ret = -1;
-	free(p);
-	return ret;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	*had_suffix = *end != '\0';
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': shift = 10; break;
+	case 'M': shift = 20; break;
+	case 'G': shift = 30; break;
+	case 'T': shift = 40; break;
+	default: return -1;
+	}
+	if (*end)
+		end++;
+	if (strcmp(end, "") != 0 && strcmp(end, "B") != 0 && strcmp(end, "iB") != 0)
+		return -1;
+	if (shift && n > (UINT64_MAX >> shift))
+		return -1;
+	*v = (uint64_t)n << shift;
+	return 0;
 }
 
 const char *path_base(const char *path)

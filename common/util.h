@@ -143,8 +143,10 @@ static inline size_t strtab_count(const struct strtab *t)
 	return t->len;
 }
 
-/* mkdir -p: 0 when the directory exists afterwards. */
-int make_dirs(const char *dir);
+/* A size as the command line takes it: a number, then optionally K, M, G or T (powers
+ * of 1024) and B or iB. 0 with *v set (and *had_suffix: whether a unit was given), or
+ * -1. */
+int parse_size(const char *s, uint64_t *v, int *had_suffix);
 
 /* Does `s` begin with `prefix`? */
 static inline int starts_with(const char *s, const char *prefix)

@@ -5,7 +5,7 @@
 # `perfconv info --help` and `perfconv diff --help`.
 
 _perfconv_convert_opts='--input --output --format --quiet --symfs --kallsyms --buildid-dir
-	--no-demangle --no-inline --no-symbols --cache-dir --no-cache --jit-dir --pid --tid
+	--no-demangle --no-inline --no-symbols --cache-dir --cache-size --no-cache --jit-dir --pid --tid
 	--comm --event --time --weight --with-pid --with-tid --annotate --srcline --cpu-label
 	--title --inverted --width --minwidth --for --service --label --start-time --help
 	--version'
@@ -14,7 +14,7 @@ _perfconv_upload_opts='--to --url --tenant --header --api-key-file --allow-http 
 	--trust-folder'
 _perfconv_diff_opts='--absolute --top'
 _perfconv_info_opts='--input --json --top --symfs --kallsyms --buildid-dir --jit-dir
-	--cache-dir --no-cache --help'
+	--cache-dir --cache-size --no-cache --help'
 _perfconv_formats='folded samples pprof speedscope chrome svg otlp'
 _perfconv_backends='datadog pyroscope parca otlp'
 
@@ -74,7 +74,7 @@ _perfconv()
 		_perfconv_reply -W 'samples period' -- "$cur"; return ;;
 	--pid | --tid | --comm | --event | --title | --width | --minwidth | --service | \
 		--label | --start-time | --url | --tenant | --header | --proxy | --timeout | \
-		--retry-cap | --max-backlog | --keep-sent | --top)
+		--retry-cap | --max-backlog | --keep-sent | --top | --cache-size)
 		return ;;
 	esac
 

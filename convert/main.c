@@ -19,6 +19,7 @@
 #include "convert/output.h"
 #include "convert/pipeline.h"
 #include "formats/pprof.h"
+#include "symbolize/cachedir.h"
 
 
 static const struct option long_options[] = {
@@ -58,7 +59,10 @@ static void usage(FILE *f)
 		"      --cache-dir DIR   keep decompressed copies of compressed debug files,\n"
 		"                        parsed symbol tables and jitdump tables here (default\n"
 		"                        $PERFCONV_CACHE_DIR, else $XDG_CACHE_HOME/perfconv,\n"
-		"                        else ~/.cache/perfconv)\n"
+		"                        else ~/.cache/perfconv); used only when it is yours\n"
+		"                        (or root's) and no symbolic link\n"
+		"      --cache-size SIZE past SIZE (512M, 1G: K, M, G, T), the entries used\n"
+		"                        longest ago are removed (default 1G; 0: no limit)\n"
 		"      --no-cache        do not read or write that cache\n"
 		"\n"
 		"JIT code (jit-PID.dump from node --perf-prof, lli, erl +JPperf, Julia, Wasmtime;\n"
@@ -314,7 +318,7 @@ static void info_usage(FILE *f)
 		"      --json            JSON instead of text (the same facts)\n"
 		"      --top N           processes and threads listed (default 10)\n"
 		"      --symfs DIR, --kallsyms FILE, --buildid-dir DIR, --jit-dir DIR,\n"
-		"      --cache-dir DIR, --no-cache\n"
+		"      --cache-dir DIR, --cache-size SIZE, --no-cache\n"
 		"                        where files are looked for, as for a conversion\n"
 		"  -h, --help            this text\n");
 }
@@ -328,6 +332,18 @@ int where_option(struct where_opts *w, int c, const char *arg)
 	case OPT_CACHE_DIR: w->cache_dir = arg; return 1;
 	case OPT_JIT_DIR: VEC_PUSH(w->jit_dirs, w->njit_dirs, w->jit_dirs_cap, arg); return 1;
 	case OPT_NO_CACHE: w->no_cache = 1; return 1;
+	case OPT_CACHE_SIZE: {
+		int unit;
+
+		if (parse_size(arg, &w->sym->cache_size, &unit) != 0)
+			return bad_usage("--cache-size takes a size (512M, 1G: K, M, G or T), or 0 for "
+					 "no limit", arg);
+		/* no limit: still counted, so that a later run with one finds the count */
+		if (!w->sym->cache_size)
+			w->sym->cache_size = UINT64_MAX;
+		w->cache_size_set = 1;
+		return 1;
+	}
 	default: return 0;
 	}
 }
@@ -342,6 +358,8 @@ int where_finish(struct where_opts *w, struct diag *d)
 	if (!w->no_cache)
 		w->sym->cache_dir = w->cache_dir ? w->cache_dir
 						 : (w->default_cache = default_cache_dir());
+	if (!w->cache_size_set)
+		w->sym->cache_size = CACHE_SIZE_DEFAULT;
 	for (size_t i = 0; i < w->njit_dirs; i++)
 		if (!is_dir(w->jit_dirs[i], d))
 			return -1;
@@ -368,6 +386,7 @@ static int info_main(int argc, char **argv)
 		{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
 		{ "jit-dir", required_argument, NULL, OPT_JIT_DIR },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+		{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct info_options io;
@@ -404,10 +423,11 @@ static int info_main(int argc, char **argv)
 			break;
 		}
 		default:
-			if (where_option(&w, c, optarg))
+			rc = where_option(&w, c, optarg);
+			if (rc == 1)
 				break;
 			where_release(&w);
-			return bad_usage("unknown option", NULL);
+			return rc == 2 ? 2 : bad_usage("unknown option", NULL);
 		}
 	}
 	/* the recording may follow the options, as it may for a conversion: one */
@@ -535,7 +555,11 @@ int convert_option(struct cli *c, int opt, const char *arg)
 		c->meta.start_time_set = 1;
 		break;
 	default:
-		return where_option(&c->where, opt, arg) ? 0 : 1;
+		switch (where_option(&c->where, opt, arg)) {
+		case 1: return 0;
+		case 2: return 2;
+		default: return 1;
+		}
 	}
 	return 0;
 }

@@ -39,6 +39,7 @@ enum {
 	OPT_CACHE_DIR,
 	OPT_JIT_DIR,
 	OPT_NO_CACHE,
+	OPT_CACHE_SIZE,
 	OPT_CPU_LABEL,
 	OPT_VERSION,
 	OPT_TITLE,
@@ -96,6 +97,7 @@ enum {
 	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR }, \
 	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }, \
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE }, \
+	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE }, \
 	{ "cpu-label", no_argument, NULL, OPT_CPU_LABEL }, \
 	{ "version", no_argument, NULL, OPT_VERSION }, \
 	{ "title", required_argument, NULL, OPT_TITLE }, \
@@ -115,9 +117,10 @@ struct where_opts {
 	const char *cache_dir;
 	char *default_cache;
 	int no_cache;
+	int cache_size_set; /* --cache-size given: else CACHE_SIZE_DEFAULT */
 };
 
-/* Take option `c` if it is one of them: 1, else 0. */
+/* Take option `c` if it is one of them: 1, else 0; 2 for a bad value, said (usage). */
 int where_option(struct where_opts *w, int c, const char *arg);
 /* After the options: the cache directory chosen, each --jit-dir checked. 0, or -1 after
  * saying what is wrong through `d`. */

@@ -2,6 +2,7 @@
 #include "symbolize/debugcopy.h"
 
 #include <elfutils/libdw.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -185,9 +186,10 @@ static uint64_t align_up(uint64_t x, uint64_t align)
  * The debug file `e` (read from `image`, `size` bytes: ELF_C_READ_MMAP) with its
  * zlib-compressed sections inflated (and the dropped ones empty), laid out here and
  * written into `fd`, an empty file, through a shared mapping: each section inflated
- * straight into its place in the file's pages. 0, or -1 for a file this does not
- * lay out (another byte order, extended section numbering, another compression,
- * sections outside the file, damaged data): libdw then reads the debug file itself,
+ * straight into its place in the file's pages, all of them allocated first. 0, or -1
+ * for a file this does not lay out (another byte order, extended section numbering,
+ * another compression, sections outside the file, damaged data) or whose blocks the
+ * filesystem does not give (*err: the errno): libdw then reads the debug file itself,
  * as it is, and inflates its sections at each run.
  *
  * Layout: the ELF header, the program headers (copied: a debug file's describe the
@@ -197,7 +199,7 @@ static uint64_t align_up(uint64_t x, uint64_t align)
  * every inflated section: 17 MB of new pages for libc, which a first run pays 1 to
  * 15 us each for, depending on the machine.
  */
-static int write_inflated(Elf *e, const char *image, size_t size, int fd)
+static int write_inflated(Elf *e, const char *image, size_t size, int fd, int *err)
 {
 	static const uint16_t one = 1;
 	const int host_data = *(const uint8_t *)&one ? ELFDATA2LSB : ELFDATA2MSB;
@@ -269,7 +271,15 @@ static int write_inflated(Elf *e, const char *image, size_t size, int fd)
 	}
 	shoff = align8(off);
 	total = shoff + (uint64_t)shnum * shentsize;
-	if (total > max_total || ftruncate(fd, (off_t)total) != 0)
+	if (total > max_total)
+		goto out;
+	/*
+	 * Every block of the file given to it before a byte is written through the
+	 * mapping: a page of a shared mapping the filesystem has no room for (a full
+	 * cache, a quota) is SIGBUS at the write, where a write() would say ENOSPC.
+	 */
+	*err = posix_fallocate(fd, 0, (off_t)total);
+	if (*err)
 		goto out;
 	m = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
@@ -317,7 +327,9 @@ out:
 /* A copy whose body is written: its trailer made, and its name given, on the worker
  * thread of common/later.h. */
 struct seal_job {
+	const struct cache_ctx *cache;
 	struct atomic_file out;
+	char *dst;
 	struct dcache_trailer t;
 };
 
@@ -332,19 +344,22 @@ static void seal_now(void *arg)
 		j->t.body_size = (uint64_t)st.st_size;
 		ok = pwrite_whole(j->out.fd, &j->t, sizeof(j->t), j->t.body_size) == 0;
 	}
-	if (!ok || atomic_file_commit(&j->out) != 0)
-		atomic_file_abort(&j->out);
+	if (!ok)
+		cache_file_fail(j->cache, &j->out, j->dst, errno);
+	else
+		(void)cache_file_commit(j->cache, &j->out, j->dst);
+	free(j->dst);
 	free(j);
 }
 
-/* Its trailer (a checksum of its 9 MB for libc) and its name come later, on `later`'s
- * thread, while libdw reads it: the entry is an atomic_file, so that no reader sees
+/* Its trailer (a checksum of its 9 MB for libc) and its name come later, on
+ * cache->later's thread, while libdw reads it: the entry is an atomic_file, so that no reader sees
  * half of it. */
 int debugcopy_make(const char *src, const char *dst, const uint8_t *bid, size_t bidlen,
-		   struct later *later)
+		   const struct cache_ctx *cache)
 {
 	struct seal_job *j;
-	int in, ok, rfd = -1;
+	int in, ok, rfd = -1, err = 0;
 	struct stat st;
 	size_t isize;
 	const char *image;
@@ -355,14 +370,17 @@ int debugcopy_make(const char *src, const char *dst, const uint8_t *bid, size_t 
 		return -1;
 	j = xcalloc(1, sizeof(*j));
 	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || bidlen > sizeof(j->t.build_id) ||
-	    atomic_file_open(&j->out, dst, 0644, 0) != 0) {
+	    cache_file_create(cache, &j->out, dst) != 0) {
 		free(j);
 		close(in);
 		return -1;
 	}
+	j->cache = cache;
+	j->dst = xstrdup(dst);
 	e = elf_begin(in, ELF_C_READ_MMAP, NULL);
 	image = e ? elf_rawfile(e, &isize) : NULL;
-	ok = image && isize == (size_t)st.st_size && write_inflated(e, image, isize, j->out.fd) == 0;
+	ok = image && isize == (size_t)st.st_size &&
+	     write_inflated(e, image, isize, j->out.fd, &err) == 0;
 	elf_end(e);
 	close(in);
 	memcpy(j->t.build_id, bid, bidlen);
@@ -373,10 +391,11 @@ int debugcopy_make(const char *src, const char *dst, const uint8_t *bid, size_t 
 	/* this run's own descriptor: the job closes the entry's */
 	rfd = ok ? fcntl(j->out.fd, F_DUPFD_CLOEXEC, 0) : -1;
 	if (rfd >= 0) {
-		later_run(later, seal_now, j);
+		later_run(cache ? cache->later : NULL, seal_now, j);
 		return rfd;
 	}
-	atomic_file_abort(&j->out);
+	cache_file_fail(cache, &j->out, dst, err);
+	free(j->dst);
 	free(j);
 	return -1;
 }
@@ -393,6 +412,7 @@ int debugcopy_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(mod, &bits, &vaddr);
 	char *cached = NULL, hex[2 * 64 + 1] = "";
+	const char *why = NULL;
 	int fd;
 	struct file_id src;
 
@@ -418,9 +438,10 @@ int debugcopy_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 		cached = cache_entry_path(cache ? cache->dir : NULL, CACHE_DEBUG, hex, 0);
 	}
 	/* non-blocking: a FIFO put there would wait forever for a writer */
-	fd = cached ? open(cached, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+	fd = cached ? cache_file_open(cache, cached, &why) : -1;
+	if (fd < 0 && why)
+		cache_damaged(cache, cached, why);
 	if (fd >= 0) {
-		const char *why;
 		enum cache_verdict v = check_copy(cached, fd, bits, (size_t)len, have_src ? &src : NULL, &why);
 
 		if (v == CACHE_GOOD) {
@@ -451,8 +472,7 @@ int debugcopy_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	if (fd >= 0 && cached && *debuginfo_file_name && has_compressed_debug(fd)) {
 		free(cached); /* the same name, its directory made */
 		cached = cache_entry_path(cache->dir, CACHE_DEBUG, hex, 1);
-		int cfd = cached ? debugcopy_make(*debuginfo_file_name, cached, bits, (size_t)len,
-						  cache->later)
+		int cfd = cached ? debugcopy_make(*debuginfo_file_name, cached, bits, (size_t)len, cache)
 				 : -1;
 
 		if (cfd >= 0) {

@@ -16,11 +16,12 @@ struct find_hint {
 /*
  * The copy of the debug file `src` (of build id `bid`) made as the cache entry `dst`,
  * its compressed sections inflated: a descriptor to read it from now, or -1 (nothing
- * left behind; a file it cannot lay out gets no copy). The entry takes its name once
- * sealed, on `later`'s thread (NULL: before this returns).
+ * left behind; a file it cannot lay out gets no copy, nor one its filesystem has no
+ * room for: said through `cache`). The entry takes its name once sealed, on
+ * cache->later's thread (`cache` or its `later` NULL: before this returns).
  */
 int debugcopy_make(const char *src, const char *dst, const uint8_t *bid, size_t bidlen,
-		   struct later *later);
+		   const struct cache_ctx *cache);
 
 /*
  * A Dwfl_Callbacks find_debuginfo: libdw's own search (build-id directories,

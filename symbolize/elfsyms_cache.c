@@ -142,10 +142,10 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 }
 
 /* Keep `o`, loaded from `full` (as `fid` describes it) for build id `want`, in `cfile`
- * (written on `later`'s thread). */
+ * (written on the cache's writing thread). */
 static void scache_write(const struct elf_obj *o, const char *cfile, const char *full,
 			 const struct file_id *fid, const uint8_t *want, size_t nwant,
-			 struct later *later)
+			 const struct cache_ctx *cache)
 {
 	struct scache_header h;
 	struct scache_sym *syms;
@@ -198,7 +198,7 @@ static void scache_write(const struct elf_obj *o, const char *cfile, const char 
 	memcpy(out + h.slots_off, o->slots, o->nslots * sizeof(*o->slots));
 	memcpy(out + h.bind_off, o->bind, o->nsyms);
 	memcpy(out + h.names_off, o->arena, (size_t)h.names_len);
-	cache_entry_write_later(later, xstrdup(cfile), out, size, SCACHE_MAGIC, SCACHE_VERSION,
+	cache_entry_write_later(cache, xstrdup(cfile), out, size, SCACHE_MAGIC, SCACHE_VERSION,
 				sizeof(h));
 }
 
@@ -246,7 +246,7 @@ struct elf_obj *elf_obj_load_cached(const char *path, const uint8_t *build_id,
 			free(cfile); /* the same name, its directory made */
 			cfile = cache_entry_path(cache_dir, CACHE_SYMBOLS, key16, 1);
 			if (cfile)
-				scache_write(o, cfile, full, &fid, want, nwant, cache->later);
+				scache_write(o, cfile, full, &fid, want, nwant, cache);
 		}
 		free(bidpath);
 	}

@@ -357,7 +357,7 @@ void frame_cache_save(struct frame_cache *fc)
 	cache_head_seal(buf, size, FCACHE_MAGIC, FCACHE_VERSION, sizeof(h));
 	entry = cache_entry_path(fc->cache->dir, CACHE_FRAMES, fc->key, 1);
 	if (entry)
-		(void)write_file_atomic(entry, buf, size);
+		(void)cache_file_write(fc->cache, entry, buf, size);
 	fc->dirty = 0;
 	free(entry);
 	free(buf);

@@ -149,6 +149,6 @@ void jitcache_save(const struct cache_ctx *cache, const struct jit_store_key *ke
 		return;
 	entry = jitcode_save(jc, sizeof(h), &len);
 	memcpy(entry, &h, sizeof(h));
-	cache_entry_write_later(cache->later, file, entry, len, JCACHE_MAGIC, JCACHE_VERSION,
+	cache_entry_write_later(cache, file, entry, len, JCACHE_MAGIC, JCACHE_VERSION,
 				sizeof(h));
 }

@@ -626,12 +626,13 @@ struct kallsyms *kallsyms_cache_open(const char *file, const char *path,
 /*
  * The entry of `view` (k itself, or a part of k's symbols with k's names) is written
  * from its arrays as they are (a parsed table's names are its arena: each kept name
- * once), on `later`'s thread: `own_syms` and `own_aliases` (view's arrays, or NULL)
+ * once), on cache->later's thread: `own_syms` and `own_aliases` (view's arrays, or NULL)
  * are freed once written; k's stay until kallsyms_free(k), which waits for it.
  */
 static int write_entry(struct kallsyms *k, const struct kallsyms *view, const char *file,
 		       const char *path, const struct file_id *src, const uint8_t *build_id,
-		       size_t build_id_size, void *own_syms, void *own_aliases, struct later *later)
+		       size_t build_id_size, void *own_syms, void *own_aliases,
+		       const struct cache_ctx *cache)
 {
 	struct kcache_header h;
 	struct cache_part parts[3];
@@ -659,8 +660,8 @@ static int write_entry(struct kallsyms *k, const struct kallsyms *view, const ch
 					view->naliases * sizeof(struct kalias), own_aliases };
 	parts[2] = (struct cache_part){ h.names_off, view->names, view->names_len, NULL };
 	/* kallsyms_free(k) waits for it: the names are k's */
-	k->writer = later;
-	cache_entry_write_parts_later(later, xstrdup(file), head, head_len, parts, 3,
+	k->writer = cache ? cache->later : NULL;
+	cache_entry_write_parts_later(cache, xstrdup(file), head, head_len, parts, 3,
 				      (size_t)(h.names_off + h.names_len), KCACHE_MAGIC,
 				      KCACHE_VERSION, sizeof(h));
 	return 0;
@@ -668,9 +669,9 @@ static int write_entry(struct kallsyms *k, const struct kallsyms *view, const ch
 
 int kallsyms_cache_write(struct kallsyms *k, const char *file, const char *path,
 			 const struct file_id *src, const uint8_t *build_id,
-			 size_t build_id_size, struct later *later)
+			 size_t build_id_size, const struct cache_ctx *cache)
 {
-	return write_entry(k, k, file, path, src, build_id, build_id_size, NULL, NULL, later);
+	return write_entry(k, k, file, path, src, build_id, build_id_size, NULL, NULL, cache);
 }
 
 /*
@@ -810,7 +811,7 @@ struct kallsyms *kallsyms_live_open(const char *file, const struct kallsyms_live
 }
 
 int kallsyms_live_write(struct kallsyms *k, const char *file, const struct kallsyms_live_id *id,
-			struct later *later)
+			const struct cache_ctx *cache)
 {
 	static const struct file_id none;
 	struct kallsyms view = { 0 };
@@ -850,7 +851,7 @@ int kallsyms_live_write(struct kallsyms *k, const char *file, const struct kalls
 	view.names = k->names;
 	view.names_len = k->names_len;
 	return write_entry(k, &view, file, id->ident, &none, id->build_id, id->build_id_size, syms,
-			   aliases, later);
+			   aliases, cache);
 }
 
 int kallsyms_same_as_running(const char *path, const char *running)

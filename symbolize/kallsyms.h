@@ -19,7 +19,7 @@ struct ksym {
 };
 
 struct kallsyms;
-struct later;
+struct cache_ctx;
 
 /*
  * Load a kallsyms file (plain or gzip-compressed). Returns NULL and fills `err` when
@@ -49,12 +49,12 @@ struct kallsyms *kallsyms_cache_open(const char *file, const char *path,
 				     const struct file_id *src, const uint8_t *build_id,
 				     size_t build_id_size, const char **damage);
 /* Write `k`, parsed from `path` as `src` describes it, to cache `file` (through a
- * temporary name) on `later`'s thread (common/later.h; NULL: now), from k's own arrays:
- * kallsyms_free(k) waits for it, and a reader in this process waits for `later`. 0, or
- * -1 when it cannot be made. */
+ * temporary name) on cache->later's thread (common/later.h; `cache` or its `later`
+ * NULL: now), from k's own arrays: kallsyms_free(k) waits for it, and a reader in this
+ * process waits for cache->later. 0, or -1 when it cannot be made. */
 int kallsyms_cache_write(struct kallsyms *k, const char *file, const char *path,
 			 const struct file_id *src, const uint8_t *build_id,
-			 size_t build_id_size, struct later *later);
+			 size_t build_id_size, const struct cache_ctx *cache);
 
 /*
  * The running kernel's table, /proc/kallsyms, without parsing it on every run. Reading
@@ -91,7 +91,7 @@ struct kallsyms *kallsyms_live_open(const char *file, const struct kallsyms_live
  * cache `file`, as kallsyms_cache_write does (later): 0, or -1 when it cannot be made
  * or the table has no core range free of other symbols. */
 int kallsyms_live_write(struct kallsyms *k, const char *file, const struct kallsyms_live_id *id,
-			struct later *later);
+			const struct cache_ctx *cache);
 
 /*
  * The build id of the running kernel, from /sys/kernel/notes. Returns its size,

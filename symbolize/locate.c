@@ -8,6 +8,7 @@
  */
 #include "symbolize/locate.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,18 +372,23 @@ const char *loc_candidate_shown(const struct loc_candidate *c, char *buf, size_t
 
 char *cache_entry_path(const char *dir, enum cache_kind kind, const char *key, int make)
 {
-	static const char *const sub[] = { "symbols", "debug", "kallsyms", "frames", "jit" };
-	char *d;
+	char *file;
+	const char *name;
+	int fd;
 
 	if (!dir || !dir[0] || !key || !key[0])
 		return NULL;
-	d = xasprintf("%s/%s", dir, sub[kind]);
-	if (make && make_dirs(d) != 0) {
-		free(d);
-		return NULL;
+	file = xasprintf("%s/%s/%s%s", dir, cache_kind_folder(kind), key,
+			 kind == CACHE_DEBUG ? ".debug" : "");
+	if (make) {
+		fd = cache_folder_of(NULL, file, 1, &name);
+		if (fd < 0) {
+			free(file);
+			return NULL;
+		}
+		close(fd);
 	}
-	free(d);
-	return xasprintf("%s/%s/%s%s", dir, sub[kind], key, kind == CACHE_DEBUG ? ".debug" : "");
+	return file;
 }
 
 /* File format of a stamp: "PCSTAMP1", then u64 device, inode, size, mtime_ns and
@@ -405,17 +411,20 @@ static void stamp_of(const struct stat *st, struct entry_stamp *s)
 
 int cache_entry_stamped(const char *entry, const struct stat *st)
 {
-	struct entry_stamp want;
-	struct mapped_file mf;
+	struct entry_stamp want, got;
+	const char *why;
 	char *path = xasprintf("%s.ok", entry);
-	int ok = mapped_file_try(&mf, path) == 0;
+	int fd = cache_file_open(NULL, path, &why), ok;
 
 	free(path);
-	if (!ok)
+	if (fd < 0)
 		return 0;
 	stamp_of(st, &want);
-	ok = mf.len == sizeof(want) && memcmp(mf.map, &want, sizeof(want)) == 0;
-	mapped_file_close(&mf);
+	ok = pread(fd, &got, sizeof(got), 0) == (ssize_t)sizeof(got) &&
+	     memcmp(&got, &want, sizeof(want)) == 0 && lseek(fd, 0, SEEK_END) == (off_t)sizeof(got);
+	if (ok) /* the entry's last use, which eviction goes by */
+		cache_file_used(fd);
+	close(fd);
 	return ok;
 }
 
@@ -432,7 +441,7 @@ void cache_entry_stamp(const char *entry, const struct stat *st)
 		return;
 	stamp_of(st, &s);
 	path = xasprintf("%s.ok", entry);
-	(void)write_file_atomic(path, &s, sizeof(s));
+	(void)cache_file_write(NULL, path, &s, sizeof(s));
 	free(path);
 }
 
@@ -441,8 +450,8 @@ void cache_damaged(const struct cache_ctx *c, const char *entry, const char *why
 	char *stamp = xasprintf("%s.ok", entry);
 
 	/* a FIFO or a file: gone, so that the remade entry can take the name */
-	unlink(entry);
-	unlink(stamp);
+	cache_file_remove(c, entry);
+	cache_file_remove(c, stamp);
 	free(stamp);
 	if (c && c->damaged)
 		c->damaged(c->arg, entry, why);
@@ -458,6 +467,7 @@ uint64_t cache_entry_sum(const void *entry, size_t len, size_t at)
 
 
 struct entry_job {
+	const struct cache_ctx *cache;
 	char *file;
 	void *head;
 	size_t head_len, len, header_size, nparts;
@@ -506,18 +516,23 @@ static void write_entry_now(void *arg)
 {
 	struct entry_job *j = arg;
 	struct atomic_file f;
-	int ok;
+	int ok, err = 0;
 
 	seal(j->head, j->head_len, j->parts, j->nparts, j->len, j->magic, j->version,
 	     j->header_size);
-	ok = atomic_file_open(&f, j->file, 0644, 0) == 0;
-	ok = ok && pwrite_whole(f.fd, j->head, j->head_len, 0) == 0;
-	for (size_t i = 0; ok && i < j->nparts; i++)
-		ok = pwrite_whole(f.fd, j->parts[i].p, j->parts[i].len, j->parts[i].off) == 0;
-	/* the zeros after the last part */
-	ok = ok && ftruncate(f.fd, (off_t)j->len) == 0;
-	if (!ok || atomic_file_commit(&f) != 0)
-		atomic_file_abort(&f);
+	if (cache_file_create(j->cache, &f, j->file) == 0) {
+		ok = pwrite_whole(f.fd, j->head, j->head_len, 0) == 0;
+		for (size_t i = 0; ok && i < j->nparts; i++)
+			ok = pwrite_whole(f.fd, j->parts[i].p, j->parts[i].len, j->parts[i].off) == 0;
+		/* the zeros after the last part */
+		ok = ok && ftruncate(f.fd, (off_t)j->len) == 0;
+		if (!ok)
+			err = errno;
+		if (!ok)
+			cache_file_fail(j->cache, &f, j->file, err);
+		else
+			(void)cache_file_commit(j->cache, &f, j->file);
+	}
 	for (size_t i = 0; i < j->nparts; i++)
 		free(j->parts[i].own);
 	free(j->parts);
@@ -526,24 +541,25 @@ static void write_entry_now(void *arg)
 	free(j);
 }
 
-void cache_entry_write_parts_later(struct later *later, char *file, void *head, size_t head_len,
-				   const struct cache_part *parts, size_t nparts, size_t len,
-				   const char *magic, uint32_t version, size_t header_size)
+void cache_entry_write_parts_later(const struct cache_ctx *c, char *file, void *head,
+				   size_t head_len, const struct cache_part *parts, size_t nparts,
+				   size_t len, const char *magic, uint32_t version,
+				   size_t header_size)
 {
 	struct entry_job *j = xmalloc(sizeof(*j));
 
-	*j = (struct entry_job){ file, head, head_len, len, header_size, nparts, NULL, magic, version };
+	*j = (struct entry_job){ c, file, head, head_len, len, header_size, nparts, NULL, magic, version };
 	if (nparts) {
 		j->parts = xmalloc(nparts * sizeof(*parts));
 		memcpy(j->parts, parts, nparts * sizeof(*parts));
 	}
-	later_run(later, write_entry_now, j);
+	later_run(c ? c->later : NULL, write_entry_now, j);
 }
 
-void cache_entry_write_later(struct later *later, char *file, void *entry, size_t len,
+void cache_entry_write_later(const struct cache_ctx *c, char *file, void *entry, size_t len,
 			     const char *magic, uint32_t version, size_t header_size)
 {
-	cache_entry_write_parts_later(later, file, entry, len, NULL, 0, len, magic, version,
+	cache_entry_write_parts_later(c, file, entry, len, NULL, 0, len, magic, version,
 				      header_size);
 }
 
@@ -552,12 +568,13 @@ enum cache_verdict cache_entry_open(const char *file, const char *magic, uint32_
 {
 	struct cache_head h, want;
 	struct stat st;
-	int r = mapped_file_try_why(mf, file, why, &st);
+	int fd = cache_file_open(NULL, file, why), r;
 
-	if (r == -1) {
-		*why = NULL;
-		return CACHE_MISSING;
-	}
+	memset(mf, 0, sizeof(*mf));
+	if (fd < 0)
+		return *why ? CACHE_DAMAGED : CACHE_MISSING;
+	r = mapped_file_try_fd(mf, fd, why, &st);
+	close(fd);
 	if (r != 0)
 		return CACHE_DAMAGED;
 	memset(&want, 0, sizeof(want));

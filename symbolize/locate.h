@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "common/mapfile.h"
+#include "symbolize/cachedir.h"
 
 /*
  * Where a mapping's code lies, from the name the recording gives it. One rule for
@@ -151,10 +152,13 @@ int locate_uses_debuginfod(void);
  *   DIR/jit/KEY              a jitdump's code table, as far as it was read
  *                            (symbolize/jitcache.h; KEY: 16 hex digits of the
  *                            dump's file, header and how it was read)
+ *   ENTRY.ok                 an entry's stamp (below)
+ *   DIR/perfconv-size        the bytes it takes (symbolize/cachedir.h)
+ * Its folders and files are trusted, made and capped as symbolize/cachedir.h says.
  */
-enum cache_kind { CACHE_SYMBOLS, CACHE_DEBUG, CACHE_KALLSYMS, CACHE_FRAMES, CACHE_JIT };
-/* The file of the entry `key` (hex), malloc'ed, its directory made first when `make`
- * (NULL when it cannot be); NULL too when there is no cache (`dir` NULL or ""). */
+/* The file of the entry `key` (hex), malloc'ed, its folders made first (0700) when
+ * `make` (NULL when they cannot be, or are refused); NULL too when there is no cache
+ * (`dir` NULL or ""). */
 char *cache_entry_path(const char *dir, enum cache_kind kind, const char *key, int make);
 
 /*
@@ -171,17 +175,6 @@ enum cache_verdict {
 			  a regular file: removed and made again, with a warning */
 };
 
-struct later;
-
-/* The cache as the code that reads and writes entries holds it. */
-struct cache_ctx {
-	const char *dir; /* NULL or "": no cache */
-	/* told of each damaged entry (the entry's path, what is wrong with it); may be NULL */
-	void (*damaged)(void *arg, const char *entry, const char *why);
-	void *arg;
-	/* where entries are written while the run goes on (common/later.h); NULL: at once */
-	struct later *later;
-};
 /* Tell `c` that `entry` is damaged (`why`), and remove it, so that it can be made again.
  * NULL-safe. */
 void cache_damaged(const struct cache_ctx *c, const char *entry, const char *why);
@@ -202,7 +195,9 @@ struct cache_head {
  * beside the entry (ENTRY.ok) records the entry's file (device, inode, size,
  * modification and change times) as it was when its checksum last held; while the
  * file is exactly that, the checksum is not computed again. Any write to the file
- * moves its change time, which no one can set back.
+ * moves its change time, which no one can set back; and a stamp is read only in a
+ * folder no one but this user (or root) can write in (cachedir.h). Each time it
+ * vouches, its own modification time is set to now: the entry's last use.
  */
 /* 1 when the stamp of `entry` (open, with status `st`) vouches for it as it is. */
 int cache_entry_stamped(const char *entry, const struct stat *st);
@@ -216,11 +211,12 @@ void cache_entry_stamp(const char *entry, const struct stat *st);
 void cache_head_seal(void *entry, size_t len, const char *magic, uint32_t version,
 		     size_t header_size);
 /*
- * Seal `entry` (as cache_head_seal) and write it as `file` (through an atomic_file) on
- * `later`'s thread (common/later.h; NULL: now), while the caller goes on: both are the
- * callee's, freed once written. A reader in the same process waits for `later` first.
+ * Seal `entry` (as cache_head_seal) and write it as `file` (cache_file_create) on
+ * c->later's thread (common/later.h; `c` or its `later` NULL: now), while the caller
+ * goes on: both are the callee's, freed once written. A reader in the same process
+ * waits for c->later first.
  */
-void cache_entry_write_later(struct later *later, char *file, void *entry, size_t len,
+void cache_entry_write_later(const struct cache_ctx *c, char *file, void *entry, size_t len,
 			     const char *magic, uint32_t version, size_t header_size);
 /* One part of an entry written by cache_entry_write_parts_later: `len` bytes of `p` at
  * offset `off`; `own` is freed once written (NULL: the caller keeps p alive until then). */
@@ -233,9 +229,10 @@ struct cache_part {
 /* The same for an entry of `len` bytes made of `head` (its first head_len bytes, at
  * least its header; the callee's) and `nparts` parts in order of offset after it,
  * zeros between them and after the last. */
-void cache_entry_write_parts_later(struct later *later, char *file, void *head, size_t head_len,
-				   const struct cache_part *parts, size_t nparts, size_t len,
-				   const char *magic, uint32_t version, size_t header_size);
+void cache_entry_write_parts_later(const struct cache_ctx *c, char *file, void *head,
+				   size_t head_len, const struct cache_part *parts, size_t nparts,
+				   size_t len, const char *magic, uint32_t version,
+				   size_t header_size);
 /*
  * Map the entry `file` and check its head: CACHE_GOOD with `mf` mapped (the caller
  * then checks what the entry was made from, and closes it), or another verdict

@@ -14,6 +14,21 @@
 #include "common/demangle.h"
 #include "common/later.h"
 
+/* Remember "WHAT\tWHY" in `v` (under damaged_lock) unless it is there: 1 when new. */
+static int remember(struct symbolizer *s, char ***v, size_t *n, size_t *cap, const char *what,
+		    const char *why)
+{
+	size_t len = strlen(what);
+
+	for (size_t i = 0; i < *n; i++)
+		if (strncmp((*v)[i], what, len) == 0 && (*v)[i][len] == '\t' &&
+		    strcmp((*v)[i] + len + 1, why) == 0)
+			return 0;
+	VEC_PUSH(*v, *n, *cap, xasprintf("%s\t%s", what, why));
+	atomic_store(&s->damaged_new, 1);
+	return 1;
+}
+
 /* cache_ctx's `damaged`: runs on either thread. */
 static void queue_damaged(void *arg, const char *entry, const char *why)
 {
@@ -26,8 +41,18 @@ static void queue_damaged(void *arg, const char *entry, const char *why)
 			pthread_mutex_unlock(&s->damaged_lock);
 			return;
 		}
-	VEC_PUSH(s->damaged, s->ndamaged, s->damaged_cap, xasprintf("%s\t%s", entry, why));
-	atomic_store(&s->damaged_new, 1);
+	remember(s, &s->damaged, &s->ndamaged, &s->damaged_cap, entry, why);
+	pthread_mutex_unlock(&s->damaged_lock);
+}
+
+/* cache_ctx's `problem` (a folder refused, a full filesystem): runs on either thread;
+ * each said once. */
+static void queue_problem(void *arg, const char *folder, const char *why)
+{
+	struct symbolizer *s = arg;
+
+	pthread_mutex_lock(&s->damaged_lock);
+	remember(s, &s->problems, &s->nproblems, &s->problems_cap, folder, why);
 	pthread_mutex_unlock(&s->damaged_lock);
 }
 
@@ -36,6 +61,13 @@ void sym_say_damaged(struct symbolizer *s)
 	if (!atomic_exchange(&s->damaged_new, 0))
 		return;
 	pthread_mutex_lock(&s->damaged_lock);
+	for (; s->problems_said < s->nproblems; s->problems_said++) {
+		char *e = s->problems[s->problems_said], *tab = strchr(e, '\t');
+
+		*tab = 0;
+		diag_warn(s->diag, e, DIAG_NO_OFFSET, "%s", tab + 1);
+		*tab = '\t';
+	}
 	for (; s->damaged_said < s->ndamaged; s->damaged_said++) {
 		char *e = s->damaged[s->damaged_said], *tab = strchr(e, '\t');
 
@@ -68,11 +100,16 @@ struct symbolizer *symbolizer_new(const struct sym_options *o, struct diag *d)
 	s->places.input_dir = o->input_dir;
 	s->places.buildid_dir = s->home_debug;
 	s->places.kallsyms = o->kallsyms;
-	s->cache.dir = o->cache_dir;
 	s->cache.later = later_new();
 	s->cache.damaged = queue_damaged;
+	s->cache.problem = queue_problem;
 	s->cache.arg = s;
+	s->cache.max_size = o->cache_size;
 	pthread_mutex_init(&s->damaged_lock, NULL);
+	/* a folder another user owns, or a link: said, and no cache this run */
+	if (o->cache_dir && o->cache_dir[0] && cache_dir_usable(&s->cache, o->cache_dir) != 0)
+		s->opt.cache_dir = NULL;
+	s->cache.dir = s->opt.cache_dir;
 	return s;
 }
 
@@ -108,9 +145,14 @@ void symbolizer_free(struct symbolizer *s)
 	if (!s)
 		return;
 	symbolizer_quiesce(s);
+	/* the entries still being written may have something to say of the cache */
+	later_wait(s->cache.later);
 	for (size_t i = 0; i < s->ndamaged; i++)
 		free(s->damaged[i]);
 	free(s->damaged);
+	for (size_t i = 0; i < s->nproblems; i++)
+		free(s->problems[i]);
+	free(s->problems);
 	pthread_mutex_destroy(&s->damaged_lock);
 	for (size_t i = 0; i < s->nobjs + s->npreloads; i++) {
 		struct obj_slot *slot = i < s->nobjs ? s->objs[i] : s->preloads[i - s->nobjs];

@@ -15,6 +15,7 @@ struct sym_options {
 	int demangle;            /* 0 with --no-demangle */
 	int inline_frames;       /* 0 with --no-inline: no frames for inlined calls */
 	const char *cache_dir;   /* decompressed debug files are kept here; NULL: none */
+	uint64_t cache_size;     /* the cache's cap in bytes (--cache-size); 0: none */
 };
 
 /* One frame of an address; innermost first when an address yields several. */

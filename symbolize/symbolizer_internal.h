@@ -81,11 +81,13 @@ struct symbolizer {
 	struct loc_places places;  /* where files are looked for, from opt */
 	struct cache_ctx cache;    /* opt.cache_dir, damaged entries told to queue_damaged */
 	struct diag *diag;
-	/* damaged cache entries met on either thread, said by the main one */
+	/* damaged cache entries (and problems) met on either thread, said by the main one */
 	pthread_mutex_t damaged_lock;
 	char **damaged;            /* "ENTRY\tWHY", each entry once */
 	size_t ndamaged, damaged_said, damaged_cap;
 	atomic_int damaged_new;    /* some not said yet: looked at without the lock */
+	char **problems;           /* "FOLDER\tWHY" of the cache as a whole, each once */
+	size_t nproblems, problems_said, problems_cap;
 	pthread_mutex_t objs_lock; /* guards objs and preloads; slots do not move */
 	struct obj_slot **objs;    /* by object id; may point at a preloaded slot */
 	size_t nobjs;

@@ -9,10 +9,11 @@
 
 /* How one kind of kallsyms cache entry is read and written: the entry `file` if it
  * was made from what `arg` says (NULL, and *damage when it is damaged), and `k`
- * written as one, on `later`'s thread. */
+ * written as one, on the cache's writing thread. */
 struct kcache_kind {
 	struct kallsyms *(*open)(const char *file, const void *arg, const char **damage);
-	void (*write)(struct kallsyms *k, const char *file, const void *arg, struct later *later);
+	void (*write)(struct kallsyms *k, const char *file, const void *arg,
+		      const struct cache_ctx *cache);
 };
 
 /* The table of `path` from the cache entry `key`, else parsed and the entry made. */
@@ -31,7 +32,7 @@ static struct kallsyms *through_cache(struct symbolizer *s, const char *path, co
 		free(file);
 		file = k ? cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, key, 1) : NULL;
 		if (file)
-			kind->write(k, file, arg, s->cache.later);
+			kind->write(k, file, arg, &s->cache);
 	}
 	free(file);
 	return k;
@@ -53,11 +54,11 @@ static struct kallsyms *saved_open(const char *file, const void *arg, const char
 }
 
 static void saved_write(struct kallsyms *k, const char *file, const void *arg,
-			struct later *later)
+			const struct cache_ctx *cache)
 {
 	const struct saved_src *a = arg;
 
-	kallsyms_cache_write(k, file, a->path, &a->id, a->bid, a->bidlen, later);
+	kallsyms_cache_write(k, file, a->path, &a->id, a->bid, a->bidlen, cache);
 }
 
 /*
@@ -92,11 +93,11 @@ static struct kallsyms *live_open(const char *file, const void *arg, const char 
 }
 
 static void live_write(struct kallsyms *k, const char *file, const void *arg,
-		       struct later *later)
+		       const struct cache_ctx *cache)
 {
 	const struct live_src *a = arg;
 
-	kallsyms_live_write(k, file, &a->id, later);
+	kallsyms_live_write(k, file, &a->id, cache);
 }
 
 /*
@@ -175,7 +176,7 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 			/* nor what perfconv's cache made of it */
 			cached = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, hex, 0);
 			if (cached)
-				unlink(cached);
+				cache_file_remove(&s->cache, cached);
 			free(cached);
 			continue;
 		}
@@ -215,7 +216,7 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 static int kcache_has(const struct symbolizer *s, const char *key)
 {
 	char *file = cache_entry_path(s->opt.cache_dir, CACHE_KALLSYMS, key, 0);
-	int found = file && access(file, R_OK) == 0;
+	int found = file && cache_file_exists(&s->cache, file);
 
 	free(file);
 	return found;

@@ -578,7 +578,7 @@ START_TEST(test_cache)
 	const char *libc = libc_path();
 	struct elf_obj *plain, *first, *cached;
 	struct told told = { 0, "" };
-	struct cache_ctx cache = { dir, tell, &told, NULL };
+	struct cache_ctx cache = { dir, tell, &told, NULL, NULL, 0 };
 
 	snprintf(dir, sizeof(dir), "%s/cache", tmpdir);
 	snprintf(copy, sizeof(copy), "%s/copy", tmpdir);

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "common/later.h"
+#include "symbolize/cachedir.h"
 #include "symbolize/kallsyms.h"
 #include "tests/testutil.h"
 
@@ -143,6 +144,7 @@ START_TEST(test_cache)
 	struct file_id src, changed;
 	struct kallsyms *k, *c;
 	struct later *later;
+	struct cache_ctx cc = { 0 };
 	char err[256], file[600];
 	const char *damage;
 	FILE *f;
@@ -157,7 +159,8 @@ START_TEST(test_cache)
 	/* written on a thread of its own from k's arrays: kallsyms_free waits for it (a
 	 * sanitizer build says so if it did not) */
 	later = later_new();
-	ck_assert_int_eq(kallsyms_cache_write(k, file, plain, &src, bid, sizeof(bid), later), 0);
+	cc.later = later;
+	ck_assert_int_eq(kallsyms_cache_write(k, file, plain, &src, bid, sizeof(bid), &cc), 0);
 	kallsyms_free(k);
 	c = kallsyms_cache_open(file, plain, &src, bid, sizeof(bid), &damage);
 	later_free(later);

@@ -224,6 +224,7 @@ START_TEST(test_entry_in_parts)
 	struct cache_part parts[2];
 	struct mapped_file mf;
 	struct later *later;
+	struct cache_ctx cc = { 0 };
 	const char *why;
 	uint8_t *own;
 	FILE *f;
@@ -244,7 +245,8 @@ START_TEST(test_entry_in_parts)
 	got = malloc(head_len);
 	memcpy(got, whole, head_len);
 	later = later_new();
-	cache_entry_write_parts_later(later, strdup(file), got, head_len, parts, 2, len, "PCTEST01",
+	cc.later = later;
+	cache_entry_write_parts_later(&cc, strdup(file), got, head_len, parts, 2, len, "PCTEST01",
 				      3, head_len);
 	later_free(later);
 	cache_head_seal(whole, len, "PCTEST01", 3, head_len);

@@ -7,37 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A number with K, M, G or T (and B or iB) after it: 0 with *v set, or -1. */
-static int parse_size(const char *s, uint64_t *v, int *had_suffix)
-{
-	char *end;
-	unsigned long long n;
-	unsigned shift = 0;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	*had_suffix = *end != '\0';
-	switch (*end) {
-	case '\0': break;
-	case 'k': case 'K': shift = 10; break;
-	case 'M': shift = 20; break;
-	case 'G': shift = 30; break;
-	case 'T': shift = 40; break;
-	default: return -1;
-	}
-	if (*end)
-		end++;
-	if (strcmp(end, "") != 0 && strcmp(end, "B") != 0 && strcmp(end, "iB") != 0)
-		return -1;
-	if (shift && n > (UINT64_MAX >> shift))
-		return -1;
-	*v = (uint64_t)n << shift;
-	return 0;
-}
+#include "common/util.h"
 
 int watch_parse_backlog(const char *s, uint64_t *chunks, uint64_t *bytes)
 {
