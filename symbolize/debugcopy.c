@@ -137,7 +137,7 @@ static enum cache_verdict check_copy(const char *file, int fd, const uint8_t *bi
 		if (sum_of(fd, (size_t)t.body_size, &sum) != 0 || sum != t.checksum)
 			*why = "checksum differs: altered since it was written";
 		else
-			cache_entry_stamp(file, &st);
+			cache_entry_stamp(file, fd, &st);
 	}
 	return *why ? CACHE_DAMAGED : CACHE_GOOD;
 }

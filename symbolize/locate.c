@@ -428,17 +428,20 @@ int cache_entry_stamped(const char *entry, const struct stat *st)
 	return ok;
 }
 
-void cache_entry_stamp(const char *entry, const struct stat *st)
+void cache_entry_stamp(const char *entry, int fd, const struct stat *st)
 {
 	struct entry_stamp s;
 	struct timespec now;
 	char *path;
 
-	/* 50 ms: well past a coarse clock's tick (4 ms at HZ=250) */
+	/* 50 ms: well past a coarse clock's tick (4 ms at HZ=250). An entry used again
+	 * that soon (quick runs one after another) still needs its use known to eviction. */
 	if (clock_gettime(CLOCK_REALTIME, &now) != 0 || now.tv_sec < st->st_ctim.tv_sec ||
 	    (uint64_t)(now.tv_sec - st->st_ctim.tv_sec) * 1000000000u + (uint64_t)now.tv_nsec <
-		    (uint64_t)st->st_ctim.tv_nsec + 50000000u)
+		    (uint64_t)st->st_ctim.tv_nsec + 50000000u) {
+		cache_file_used(fd);
 		return;
+	}
 	stamp_of(st, &s);
 	path = xasprintf("%s.ok", entry);
 	(void)cache_file_write(NULL, path, &s, sizeof(s));
@@ -574,9 +577,10 @@ enum cache_verdict cache_entry_open(const char *file, const char *magic, uint32_
 	if (fd < 0)
 		return *why ? CACHE_DAMAGED : CACHE_MISSING;
 	r = mapped_file_try_fd(mf, fd, why, &st);
-	close(fd);
-	if (r != 0)
+	if (r != 0) {
+		close(fd);
 		return CACHE_DAMAGED;
+	}
 	memset(&want, 0, sizeof(want));
 	memcpy(want.magic, magic, strnlen(magic, sizeof(want.magic)));
 	memset(&h, 0, sizeof(h));
@@ -597,13 +601,15 @@ enum cache_verdict cache_entry_open(const char *file, const char *magic, uint32_
 		if (h.checksum != cache_entry_sum(mf->map, mf->len, offsetof(struct cache_head, checksum)))
 			*why = "checksum differs: altered since it was written";
 		else
-			cache_entry_stamp(file, &st);
+			cache_entry_stamp(file, fd, &st);
 	}
+	close(fd);
 	if (!*why)
 		return CACHE_GOOD;
 	mapped_file_close(mf);
 	return CACHE_DAMAGED;
 stale:
+	close(fd);
 	mapped_file_close(mf);
 	*why = NULL;
 	return CACHE_STALE;

@@ -201,10 +201,11 @@ struct cache_head {
  */
 /* 1 when the stamp of `entry` (open, with status `st`) vouches for it as it is. */
 int cache_entry_stamped(const char *entry, const struct stat *st);
-/* Its checksum held: stamp `entry` (status `st`). Not done while its change time is
- * within the clock's coarse resolution of now (a write in that tick could not be told
- * apart); the next run stamps it then. */
-void cache_entry_stamp(const char *entry, const struct stat *st);
+/* Its checksum held: stamp `entry` (open as `fd`, status `st`). Not done while its
+ * change time is within the clock's coarse resolution of now (a write in that tick could
+ * not be told apart); the next run stamps it then, and this use is recorded on the entry
+ * itself (its modification time: eviction goes by the later of the two). */
+void cache_entry_stamp(const char *entry, int fd, const struct stat *st);
 
 /* Fill `entry`'s head (its first bytes) for an entry of `len` bytes and seal it with
  * its checksum: the last thing done before writing it. */
