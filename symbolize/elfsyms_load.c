@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/mapfile.h"
 #include "common/util.h"
 #include "symbolize/locate.h"
 
@@ -105,20 +106,26 @@ bad:
 	return -2;
 }
 
-/* 0 on success, -1 when there is no regular file, -2 when it is not a readable ELF file. */
+/*
+ * 0 on success, -1 when there is no regular file, -2 when it is not a readable ELF file.
+ * Opened without waiting (a FIFO swapped in after a look at the name would block a
+ * plain open for good); a file another user can write is read section by section
+ * (ELF_C_READ: pread into memory), not mapped: cut short meanwhile, a mapped page past
+ * its new end is SIGBUS, a read is only short.
+ */
 static int ef_open(struct elf_file *f, const char *path)
 {
 	struct stat st;
+	const char *why;
 
 	memset(f, 0, sizeof(*f));
-	f->fd = -1;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+	f->fd = file_open_regular(path, &st, &why);
+	if (f->fd < 0) {
+		f->fd = -1;
 		return -1;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0)
-		return -1;
+	}
 	f->path = xstrdup(path);
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	f->elf = elf_begin(f->fd, file_is_steady(&st) ? ELF_C_READ_MMAP : ELF_C_READ, NULL);
 	return ef_read(f);
 }
 
@@ -505,19 +512,18 @@ static void collect_plt(struct symvec *out, const struct elf_file *f)
 
 /* ------------------------------------------------------------------ finding files */
 
-static uint32_t debuglink_crc_of_file(const char *path, int *ok)
+/* The CRC of the file open on `fd` (the one judged, not its name opened again). */
+static uint32_t debuglink_crc_of_file(int fd, int *ok)
 {
 	unsigned char buf[65536];
 	uLong crc = crc32(0L, Z_NULL, 0);
 	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t off = 0;
 
-	*ok = 0;
-	if (fd < 0)
-		return 0;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
+	while ((r = pread(fd, buf, sizeof(buf), off)) > 0) {
 		crc = crc32(crc, buf, (uInt)r);
-	close(fd);
+		off += r;
+	}
 	*ok = r == 0;
 	return (uint32_t)crc;
 }
@@ -542,7 +548,7 @@ static int try_debug_file(struct elf_file *df, const char *path, const uint8_t *
 	} else if (check_crc) {
 		int ok;
 
-		if (debuglink_crc_of_file(path, &ok) != crc || !ok)
+		if (debuglink_crc_of_file(df->fd, &ok) != crc || !ok)
 			goto no;
 	}
 	return 1;
