@@ -186,7 +186,7 @@ static int candidate_rank(const struct elf_obj *o)
  * Try one candidate file; keeps it when it beats the best so far. Returns 1 when
  * the search can stop (a full symbol table).
  */
-static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int *best,
+static int try_candidate(struct symbolizer *s, struct obj_slot *slot, int *best,
 			 const struct loc_candidate *c, const uint8_t *bid, size_t bidlen,
 			 int *taken)
 {
@@ -207,6 +207,8 @@ static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int 
 
 	if (elf_obj_status(o) == ELF_OBJ_MISMATCH && slot->problem == SYM_OBJ_MISSING)
 		slot->problem = SYM_OBJ_MISMATCH;
+	if (elf_obj_status(o) == ELF_OBJ_CHANGED)
+		queue_warning(s, c->path, elf_obj_status_str(ELF_OBJ_CHANGED));
 	if (rank <= *best) {
 		elf_obj_free(o);
 		return 0;
