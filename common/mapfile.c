@@ -9,9 +9,125 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+int file_open_regular(const char *path, struct stat *st, const char **why)
+{
+	/* non-blocking: opening a FIFO with no writer would wait forever */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	*why = "cannot be opened";
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+		*why = "not a regular file";
+		close(fd);
+		return -2;
+	}
+	*why = NULL;
+	return fd;
+}
+
+int file_is_steady(const struct stat *st)
+{
+	return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Whether the file open on `fd` is still as `st` says (size, modification time). */
+static int unchanged(int fd, const struct stat *st)
+{
+	struct stat now;
+
+	return fstat(fd, &now) == 0 && now.st_size == st->st_size &&
+	       now.st_mtim.tv_sec == st->st_mtim.tv_sec && now.st_mtim.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+int file_copy_private(int fd, const struct stat *st, const char **why)
+{
+	uint64_t len = (uint64_t)st->st_size;
+	off_t off = 0;
+	int out, err = 0;
+
+	if (len > FILE_COPY_MAX) {
+		*why = "writable by another user and over 1 GiB: not copied to be read, and a "
+		       "file that user can cut short is not mapped";
+		return -1;
+	}
+	out = memfd_create("perfconv-copy", MFD_CLOEXEC);
+	if (out < 0) {
+		*why = "cannot be copied to be read (memfd_create failed)";
+		return -1;
+	}
+	/* in the kernel, page cache to page cache: one copy */
+	while ((uint64_t)off < len) {
+		size_t want = len - (uint64_t)off < (1u << 30) ? (size_t)(len - (uint64_t)off) : (1u << 30);
+		ssize_t k = sendfile(out, fd, &off, want);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			err = errno;
+		if (k <= 0)
+			break;
+	}
+	if ((uint64_t)off != len || !unchanged(fd, st)) {
+		*why = err ? "cannot be copied to be read (out of memory?)"
+			   : "changed while it was read (cut short or written again)";
+		close(out);
+		return -1;
+	}
+	*why = NULL;
+	return out;
+}
+
+int file_open_steady(const char *path, struct stat *st, const char **why)
+{
+	int fd = file_open_regular(path, st, why), copy;
+
+	if (fd < 0 || file_is_steady(st))
+		return fd;
+	copy = file_copy_private(fd, st, why);
+	close(fd);
+	return copy >= 0 ? copy : -2;
+}
+
+/* The whole file open on `fd` (f->len bytes) read into memory: 0, or -1 when it was
+ * found shorter meanwhile or memory ran out (*why). */
+static int read_whole(struct mapped_file *f, int fd, const struct stat *st, const char **why)
+{
+	size_t got = 0;
+	uint8_t *b;
+
+	if ((uint64_t)f->len > FILE_COPY_MAX) {
+		*why = "writable by another user and over 1 GiB: not read";
+		return -1;
+	}
+	b = malloc(f->len);
+	if (!b) {
+		*why = "cannot be read: out of memory";
+		return -1;
+	}
+	while (got < f->len) {
+		ssize_t k = pread(fd, b + got, f->len - got, (off_t)got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	if (got < f->len || !unchanged(fd, st)) {
+		*why = "changed while it was read (cut short or written again)";
+		free(b);
+		return -1;
+	}
+	f->map = b;
+	f->read = 1;
+	return 0;
+}
 
 /*
  * Files this small are read, not mapped: a cache entry's stamp (48 bytes) was mapped
@@ -21,34 +137,15 @@
  */
 #define SMALL_FILE 16384
 
-static int read_small(struct mapped_file *f, int fd)
-{
-	size_t got = 0;
-	uint8_t *b = malloc(f->len);
-
-	if (!b)
-		return -1;
-	while (got < f->len) {
-		ssize_t k = pread(fd, b + got, f->len - got, (off_t)got);
-
-		if (k <= 0) {
-			free(b);
-			return -1; /* mapped instead (and said why if that fails too) */
-		}
-		got += (size_t)k;
-	}
-	f->map = b;
-	f->read = 1;
-	return 0;
-}
-
 /* Map the open file `fd` (`path` names it in messages); with `d` NULL, fail without a
- * word (but *why): -2 for any failure. `st` is filled for the file mapped. */
+ * word (but *why): -2 for any failure. `st` is filled for the file mapped. Small files,
+ * and files another user can change (cut short under a mapping: SIGBUS), are read. */
 static int map_fd(struct mapped_file *f, int fd, const char *path, struct diag *d,
 		  const char **why, struct stat *st)
 {
 	f->map = NULL;
 	f->len = 0;
+	f->read = 0;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
 		if (d)
 			diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
@@ -56,9 +153,15 @@ static int map_fd(struct mapped_file *f, int fd, const char *path, struct diag *
 		return -2;
 	}
 	f->len = (size_t)st->st_size;
-	f->read = 0;
-	if (f->len && f->len <= SMALL_FILE && read_small(f, fd) == 0)
+	if (f->len && (f->len <= SMALL_FILE || !file_is_steady(st))) {
+		if (read_whole(f, fd, st, why) != 0) {
+			if (d)
+				diag_error(d, path, DIAG_NO_OFFSET, "%s", *why);
+			f->len = 0;
+			return -2;
+		}
 		return 0;
+	}
 	if (f->len) {
 		f->map = mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (f->map == MAP_FAILED) {
@@ -79,21 +182,25 @@ static int map_fd(struct mapped_file *f, int fd, const char *path, struct diag *
 static int map_whole(struct mapped_file *f, const char *path, struct diag *d, const char **why,
 		     struct stat *stp)
 {
-	struct stat mine;
-	/* non-blocking: opening a FIFO with no writer would wait forever */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r;
+	struct stat mine, *st = stp ? stp : &mine;
+	int fd = file_open_regular(path, st, why), r;
 
 	f->map = NULL;
 	f->len = 0;
-	if (fd < 0) {
+	f->read = 0;
+	if (fd == -1) {
 		int missing = errno == ENOENT || errno == ENOTDIR;
 
 		if (d)
 			diag_error(d, path, DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
-		*why = "cannot be opened";
 		return missing ? -1 : -2;
 	}
-	r = map_fd(f, fd, path, d, why, stp ? stp : &mine);
+	if (fd < 0) {
+		if (d)
+			diag_error(d, path, DIAG_NO_OFFSET, "not a regular file");
+		return -2;
+	}
+	r = map_fd(f, fd, path, d, why, st);
 	close(fd);
 	return r;
 }

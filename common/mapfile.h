@@ -14,6 +14,14 @@ struct mapped_file {
 	int read;    /* a small file, read into memory rather than mapped */
 };
 
+/*
+ * A file's bytes for as long as it is open, whatever another process does to the file
+ * meanwhile: a file only root and this process's user can change (file_is_steady) is
+ * mapped; any other (a perf map a runtime rewrites, another user's cache folder or
+ * kallsyms) is read into memory, since a mapped page past a file's new end is SIGBUS
+ * when someone cuts it short. A file found shorter than it was while it is read is an
+ * error ("changed while it was read").
+ */
 /* Map `path`. Returns 0, or -1 after one error line through `d` (cannot open, not a
  * regular file, cannot map). */
 int mapped_file_open(struct mapped_file *f, const char *path, struct diag *d);
@@ -39,6 +47,36 @@ static inline int mapped_file_holds(const struct mapped_file *f, uint64_t off, u
 {
 	return off % 8 == 0 && off <= f->len && n <= (f->len - off) / (size ? size : 1);
 }
+
+/*
+ * Files another user may change. A file mapped (by perfconv, or by libelf and libdw) is
+ * SIGBUS on the next read of a page past its end when it is cut short meanwhile; a
+ * file that only root or this process's user can write cannot be, but for by them.
+ */
+/* `path` opened to read, never waiting (a FIFO or a device is not opened for reading:
+ * O_NONBLOCK, then its type), following links: its descriptor (O_CLOEXEC) and *st; -1
+ * with errno set when it cannot be opened (ENOENT: none), -2 when it is not a regular
+ * file (*why says so). */
+int file_open_regular(const char *path, struct stat *st, const char **why);
+/* Whether a regular file of status `st` can be changed only by root and this process's
+ * user: owned by one of them, writable by no group and no one else (an ACL that lets
+ * another user write shows in the group bits). Such a file may be mapped. */
+int file_is_steady(const struct stat *st);
+/* The most a private copy of a file another user can write may take (FILE_COPY_MAX,
+ * bytes of memory): a larger one is not read. */
+#define FILE_COPY_MAX ((uint64_t)1 << 30)
+/*
+ * A private copy, in memory (memfd), of the regular file open on `fd` whose status
+ * was `st`: what no one else can change or cut short, to map or give to libelf and
+ * libdw. Its descriptor (O_CLOEXEC), or -1 and *why: larger than FILE_COPY_MAX, or
+ * changed while it was copied (its size or modification time moved: a copy of half of
+ * each is no file). `fd` stays the caller's.
+ */
+int file_copy_private(int fd, const struct stat *st, const char **why);
+/* file_open_regular(), then, for a file that is not steady, a private copy of it in its
+ * place (the original closed): a descriptor whose bytes no one else can change. *st is
+ * the original's. -1 (cannot be opened; errno), or -2 with *why. */
+int file_open_steady(const char *path, struct stat *st, const char **why);
 
 /* A regular file as it is now: what a cache records of the file it was made from, to
  * know later that the file is unchanged. */

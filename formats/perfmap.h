@@ -31,7 +31,10 @@ struct perfmap_stats {
 
 struct perfmap_reader;
 
-/* Open a map. Returns NULL after one error line through `d`. */
+/* Open a map (never waiting on a FIFO; a regular file only). Returns NULL after one
+ * error line through `d`. It is read, a window at a time, never mapped: a file cut short
+ * or written again while it is read (runtimes rewrite theirs with O_TRUNC) is read up
+ * to where it then ends, and that is said once through `d`. */
 struct perfmap_reader *perfmap_reader_open(const char *path, struct diag *d);
 /* The same over bytes in memory, which must outlive the reader; `name` is for messages. */
 struct perfmap_reader *perfmap_reader_open_mem(const void *buf, size_t len, const char *name,
@@ -56,9 +59,9 @@ void perfmap_reader_seek(struct perfmap_reader *r, uint64_t offset);
  * an offset, with the offset, to tell a file read on from one rewritten since.
  */
 const struct stat *perfmap_reader_stat(const struct perfmap_reader *r);
-uint64_t perfmap_reader_whole_lines(const struct perfmap_reader *r);
+uint64_t perfmap_reader_whole_lines(struct perfmap_reader *r);
 void perfmap_reader_end(struct perfmap_reader *r, uint64_t end);
-uint64_t perfmap_reader_digest(const struct perfmap_reader *r, uint64_t end);
+uint64_t perfmap_reader_digest(struct perfmap_reader *r, uint64_t end);
 const struct perfmap_stats *perfmap_reader_stats(const struct perfmap_reader *r);
 
 /* NULL-safe. */

@@ -2,6 +2,7 @@
 #include "symbolize/debugcopy.h"
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -362,15 +363,16 @@ int debugcopy_make(const char *src, const char *dst, const uint8_t *bid, size_t 
 	int in, ok, rfd = -1, err = 0;
 	struct stat st;
 	size_t isize;
-	const char *image;
+	const char *image, *why;
 	Elf *e;
 
-	in = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* never waits on a FIFO; another user's file is read from a private copy, which
+	 * that user cannot cut short under the mapping */
+	in = file_open_steady(src, &st, &why);
 	if (in < 0)
 		return -1;
 	j = xcalloc(1, sizeof(*j));
-	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || bidlen > sizeof(j->t.build_id) ||
-	    cache_file_create(cache, &j->out, dst) != 0) {
+	if (bidlen > sizeof(j->t.build_id) || cache_file_create(cache, &j->out, dst) != 0) {
 		free(j);
 		close(in);
 		return -1;
@@ -409,28 +411,41 @@ int debugcopy_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 			      GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	const unsigned char *bits;
-	GElf_Addr vaddr;
+	GElf_Addr vaddr, bias;
 	int len = dwfl_module_build_id(mod, &bits, &vaddr);
 	char *cached = NULL, hex[2 * 64 + 1] = "";
 	const char *why = NULL;
 	int fd;
 	struct file_id src;
-
-	const struct find_hint *fh = userdata ? *userdata : NULL;
+	struct find_hint *fh = userdata ? *userdata : NULL;
 	const char *hint = fh ? fh->debug_file : NULL;
 	const struct cache_ctx *cache = fh ? fh->cache : NULL;
+	Elf *main_elf = dwfl_module_getelf(mod, &bias);
+	GElf_Word crc;
+	const char *main_link = main_elf ? dwelf_elf_gnu_debuglink(main_elf, &crc) : NULL;
 	/* a copy is used when made from the debug file this search finds; with no
 	 * debug file found, only when debuginfod may give one (any copy of the build id) */
 	int have_src;
 
-	/* libdwfl asks again for the debug file's dwz supplement (.gnu_debugaltlink,
-	 * Debian's and Fedora's -dbgsym files: the types and inlined functions several
-	 * files share), naming the debug file as the file: its own search finds it by the
-	 * supplement's build id or path and checks that build id */
-	if (hint && file_name && debuglink_file && strcmp(file_name, hint) == 0)
-		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-						    debuglink_file, debuglink_crc,
-						    debuginfo_file_name);
+	(void)debuglink_crc;
+	/*
+	 * libdwfl asks again for a dwz supplement (.gnu_debugaltlink: Debian's and Fedora's
+	 * -dbgsym files keep the types and inlined functions several files share there),
+	 * naming the supplement as the debug link: no longer the object's own
+	 * .gnu_debuglink (libdwfl passes that string itself). libdw's search would open
+	 * its path blocking; it is found by symbolize/altlink.c instead, after libdwfl
+	 * returns. Only debuginfod is asked here, by build id (no path given to search).
+	 */
+	if (debuglink_file && debuglink_file != main_link) {
+		if (fh && fh->alt_fd < 0 && locate_uses_debuginfod()) {
+			char *name = NULL;
+
+			fh->alt_fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, NULL,
+								  NULL, 0, &name);
+			free(name);
+		}
+		return -1;
+	}
 	have_src = hint && file_id_of(hint, &src) == 0;
 
 	if (len > 0 && len <= 64 && (have_src || (!hint && locate_uses_debuginfod()))) {
@@ -446,6 +461,8 @@ int debugcopy_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 
 		if (v == CACHE_GOOD) {
 			*debuginfo_file_name = cached;
+			if (fh && hint)
+				fh->found = xstrdup(hint);
 			return fd;
 		}
 		close(fd);
@@ -455,12 +472,19 @@ int debugcopy_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	if (hint) {
 		/* the separate debug file the symbol table came from (found at the
 		 * places of locate's table): no search needed */
-		fd = open(hint, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		struct stat st;
+
+		fd = file_open_steady(hint, &st, &why);
 		if (fd >= 0)
 			*debuginfo_file_name = xstrdup(hint);
+		else if (fd == -2 && fh)
+			fh->problem = why;
 	} else if (locate_uses_debuginfod()) {
-		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-						  debuglink_file, debuglink_crc, debuginfo_file_name);
+		/* debuginfod by the build id: with no file name and no link, libdwfl's
+		 * search opens no path beside the object (it would, blocking) */
+		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, NULL, NULL, 0,
+						  debuginfo_file_name);
+		(void)file_name;
 	} else {
 		/*
 		 * The symbol table's search (build id and .gnu_debuglink directories)
@@ -469,6 +493,8 @@ int debugcopy_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 		 */
 		fd = -1;
 	}
+	if (fd >= 0 && fh && *debuginfo_file_name)
+		fh->found = xstrdup(*debuginfo_file_name);
 	if (fd >= 0 && cached && *debuginfo_file_name && has_compressed_debug(fd)) {
 		free(cached); /* the same name, its directory made */
 		cached = cache_entry_path(cache->dir, CACHE_DEBUG, hex, 1);

@@ -19,9 +19,13 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/mapfile.h"
 #include "common/util.h"
+#include "symbolize/altlink.h"
 #include "symbolize/debugcopy.h"
 #include "symbolize/locate.h"
 
@@ -83,6 +87,8 @@ struct dwarf_info {
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path; /* always NULL: libdw's default search path */
 	struct find_hint hint;
+	struct alt_file alt;  /* the dwz supplement set (symbolize/altlink.h) */
+	char *problem;        /* what to say of the files read, or NULL */
 };
 
 struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
@@ -93,31 +99,59 @@ struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	void **userdata;
+	struct stat st;
+	const char *why, *from;
+	int fd;
 
+	d->alt.fd = -1;
 	d->callbacks.find_elf = dwfl_build_id_find_elf;
 	d->callbacks.find_debuginfo = debugcopy_find_debuginfo;
 	d->callbacks.section_address = dwfl_offline_section_address;
 	d->callbacks.debuginfo_path = &d->debuginfo_path;
 	d->hint.debug_file = debug_file;
 	d->hint.cache = cache;
-	dwfl = dwfl_begin(&d->callbacks);
+	d->hint.alt_fd = -1;
+	/* opened here, not by libdwfl, which would wait on a FIFO and map a file another
+	 * user can cut short (a private copy of such a file is read instead) */
+	fd = file_open_steady(path, &st, &why);
+	dwfl = fd >= 0 ? dwfl_begin(&d->callbacks) : NULL;
 	if (!dwfl) {
+		if (fd >= 0)
+			close(fd);
 		free(d);
 		return NULL;
 	}
-	mod = dwfl_report_offline(dwfl, path_base(path), path, -1);
+	/* the descriptor is libdwfl's once the module is made */
+	mod = dwfl_report_offline(dwfl, path_base(path), path, fd);
+	if (!mod)
+		close(fd);
 	dwfl_report_end(dwfl, NULL, NULL);
 	/* the find_debuginfo callback reads the hint from the module's userdata */
 	if (mod && dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
 		*userdata = &d->hint;
-	if (!mod || !dwfl_module_getelf(mod, &bias) || !dwfl_module_getdwarf(mod, &bias)) {
+	if (!mod || !dwfl_module_getelf(mod, &bias) || !(d->dw = dwfl_module_getdwarf(mod, &bias))) {
+		if (d->hint.alt_fd >= 0)
+			close(d->hint.alt_fd);
+		free(d->hint.found);
 		dwfl_end(dwfl);
 		free(d);
 		return NULL;
 	}
+	/* the supplement of a dwz'd file, found here: libdw's own search opens its path
+	 * blocking */
+	from = dwarf_getelf(d->dw) == dwfl_module_getelf(mod, &bias) ? path
+	       : d->hint.found                                        ? d->hint.found
+									: path;
+	if (altlink_attach(d->dw, from, d->hint.alt_fd, &d->alt, &d->problem) != 0 &&
+	    from != path) {
+		char *p = xasprintf("%s: %s", from, d->problem);
+
+		free(d->problem);
+		d->problem = p;
+	}
 	/* the search is over: the strings were the caller's for this call only */
-	d->hint.debug_file = NULL;
-	d->hint.cache = NULL;
+	free(d->hint.found);
+	memset(&d->hint, 0, sizeof(d->hint));
 	u64map_init(&d->cu_ids);
 	u64map_init(&d->qnames);
 	strtab_init(&d->names);
@@ -126,6 +160,11 @@ struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
 	dwfl_module_getelf(mod, &d->elf_bias);
 	d->dw = dwfl_module_getdwarf(mod, &d->dw_bias);
 	return d;
+}
+
+const char *dwarf_info_problem(const struct dwarf_info *d)
+{
+	return d ? d->problem : NULL;
 }
 
 /* The section called `name` of `e`, uncompressed, or NULL. */
@@ -320,6 +359,9 @@ void dwarf_info_free(struct dwarf_info *d)
 	u64map_release(&d->qnames);
 	strtab_release(&d->names);
 	dwfl_end(d->dwfl);
+	/* after the Dwarf that refers to it */
+	altlink_release(&d->alt);
+	free(d->problem);
 	free(d);
 }
 

@@ -33,6 +33,9 @@ struct dwarf_info;
  */
 struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
 				   const struct cache_ctx *cache);
+/* What the user should be told of the files read (a dwz supplement not used, and why:
+ * symbolize/altlink.h), or NULL. Valid until dwarf_info_free(). */
+const char *dwarf_info_problem(const struct dwarf_info *d);
 
 /*
  * The frames at link-time virtual address `vaddr`, innermost first: each inlined

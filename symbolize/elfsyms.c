@@ -127,6 +127,8 @@ const char *elf_obj_status_str(enum elf_obj_status s)
 		return "build id differs from the recording's";
 	case ELF_OBJ_STRIPPED:
 		return "no symbols";
+	case ELF_OBJ_CHANGED:
+		return "changed while it was read (cut short or written again): its symbols not used";
 	}
 	return "unknown status";
 }

@@ -26,6 +26,8 @@ enum elf_obj_status {
 	ELF_OBJ_BAD_ELF,   /* not a readable ELF file */
 	ELF_OBJ_MISMATCH,  /* found, but its build id differs from the recording's */
 	ELF_OBJ_STRIPPED,  /* no function symbols anywhere */
+	ELF_OBJ_CHANGED,   /* the file or its debug file changed while it was read (cut
+			      short or written again: another user's): no symbols taken */
 };
 
 struct elf_obj;

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/mapfile.h"
 #include "common/util.h"
 #include "symbolize/locate.h"
 
@@ -51,6 +52,7 @@ struct sec_info {
 
 struct elf_file {
 	int fd;
+	struct stat st;   /* as opened */
 	Elf *elf;
 	GElf_Ehdr ehdr;
 	struct sec_info *secs;
@@ -70,8 +72,8 @@ static void ef_close(struct elf_file *f)
 	f->fd = -1;
 }
 
-/* The headers and sections of f->elf, opened: 0, else -2 (f closed). */
-static int ef_read(struct elf_file *f)
+/* The headers and sections of f->elf, opened: 0, else -2 (f left open). */
+static int ef_parse(struct elf_file *f)
 {
 	size_t shstrndx, i;
 	Elf_Scn *scn = NULL;
@@ -101,25 +103,59 @@ static int ef_read(struct elf_file *f)
 	}
 	return 0;
 bad:
+	return -2;
+}
+
+/* ef_parse(), `f` closed when it fails. */
+static int ef_read(struct elf_file *f)
+{
+	if (ef_parse(f) == 0)
+		return 0;
 	ef_close(f);
 	return -2;
 }
 
-/* 0 on success, -1 when there is no regular file, -2 when it is not a readable ELF file. */
+static int ef_changed(const struct elf_file *f);
+
+/*
+ * 0 on success, -1 when there is no regular file, -2 when it is not a readable ELF file,
+ * -3 when it could not be read as one because it changed meanwhile.
+ * Opened without waiting (a FIFO swapped in after a look at the name would block a
+ * plain open for good); a file another user can write is read section by section
+ * (ELF_C_READ: pread into memory), not mapped: cut short meanwhile, a mapped page past
+ * its new end is SIGBUS, a read is only short.
+ */
 static int ef_open(struct elf_file *f, const char *path)
 {
-	struct stat st;
+	const char *why;
+	int r;
 
 	memset(f, 0, sizeof(*f));
-	f->fd = -1;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+	f->fd = file_open_regular(path, &f->st, &why);
+	if (f->fd < 0) {
+		f->fd = -1;
 		return -1;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0)
-		return -1;
+	}
 	f->path = xstrdup(path);
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-	return ef_read(f);
+	f->elf = elf_begin(f->fd, file_is_steady(&f->st) ? ELF_C_READ_MMAP : ELF_C_READ, NULL);
+	if (ef_parse(f) == 0)
+		return 0;
+	r = ef_changed(f) ? -3 : -2;
+	ef_close(f);
+	return r;
+}
+
+/* Whether the file `f` was opened from has changed since (size, modification time):
+ * what was read of it may be half of each. A file read from memory has not. */
+static int ef_changed(const struct elf_file *f)
+{
+	struct stat now;
+
+	if (f->fd < 0)
+		return 0;
+	return fstat(f->fd, &now) != 0 || now.st_size != f->st.st_size ||
+	       now.st_mtim.tv_sec != f->st.st_mtim.tv_sec ||
+	       now.st_mtim.tv_nsec != f->st.st_mtim.tv_nsec;
 }
 
 /* Index of the first section called `name` (of type `type` unless 0), or 0. */
@@ -505,19 +541,18 @@ static void collect_plt(struct symvec *out, const struct elf_file *f)
 
 /* ------------------------------------------------------------------ finding files */
 
-static uint32_t debuglink_crc_of_file(const char *path, int *ok)
+/* The CRC of the file open on `fd` (the one judged, not its name opened again). */
+static uint32_t debuglink_crc_of_file(int fd, int *ok)
 {
 	unsigned char buf[65536];
 	uLong crc = crc32(0L, Z_NULL, 0);
 	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t off = 0;
 
-	*ok = 0;
-	if (fd < 0)
-		return 0;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
+	while ((r = pread(fd, buf, sizeof(buf), off)) > 0) {
 		crc = crc32(crc, buf, (uInt)r);
-	close(fd);
+		off += r;
+	}
 	*ok = r == 0;
 	return (uint32_t)crc;
 }
@@ -542,7 +577,7 @@ static int try_debug_file(struct elf_file *df, const char *path, const uint8_t *
 	} else if (check_crc) {
 		int ok;
 
-		if (debuglink_crc_of_file(path, &ok) != crc || !ok)
+		if (debuglink_crc_of_file(df->fd, &ok) != crc || !ok)
 			goto no;
 	}
 	return 1;
@@ -760,8 +795,13 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 		o->build_id_size = ef_build_id(&mf, o->build_id, sizeof(o->build_id));
 		if (nwant && !build_id_equal(o->build_id, o->build_id_size, want, nwant)) {
 			/* another build of the file: its debug file may still be installed */
-			char *p = locate_debug_build_id_path(sysroot, want, nwant);
+			char *p;
 
+			if (ef_changed(&mf)) { /* or the same, cut short while it was read */
+				ef_close(&mf);
+				return fail(o, ELF_OBJ_CHANGED);
+			}
+			p = locate_debug_build_id_path(sysroot, want, nwant);
 			ef_close(&mf);
 			if (!p || !try_debug_file(&mf, p, want, nwant, 0, 0)) {
 				free(p);
@@ -777,7 +817,8 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 		free(full);
 		if (!p || !try_debug_file(&mf, p, want, nwant, 0, 0)) {
 			free(p);
-			return fail(o, r == -2 ? ELF_OBJ_BAD_ELF : ELF_OBJ_MISSING);
+			return fail(o, r == -3 ? ELF_OBJ_CHANGED
+				       : r == -2 ? ELF_OBJ_BAD_ELF : ELF_OBJ_MISSING);
 		}
 		o->file = p;
 		o->debug_only = 1;
@@ -819,7 +860,9 @@ struct elf_obj *elf_obj_load(const char *path, const uint8_t *build_id, size_t b
 	}
 	if (s.n > 0) /* perf adds PLT symbols only when the table loaded */
 		collect_plt(&s, rf);
-	if (s.n == 0)
+	if (ef_changed(&mf) || (sf == &df && ef_changed(&df)))
+		o->status = ELF_OBJ_CHANGED;
+	else if (s.n == 0)
 		o->status = ELF_OBJ_STRIPPED;
 	else
 		finish(o, &s);

@@ -56,6 +56,16 @@ static void queue_problem(void *arg, const char *folder, const char *why)
 	pthread_mutex_unlock(&s->damaged_lock);
 }
 
+/* A warning about the file `file` met on either thread, said by the main one (once):
+ * kept with the damaged entries, marked by a first byte \1. */
+static void queue_warning(struct symbolizer *s, const char *file, const char *what)
+{
+	char *key = xasprintf("\1%s", file);
+
+	queue_damaged(s, key, what);
+	free(key);
+}
+
 void sym_say_damaged(struct symbolizer *s)
 {
 	if (!atomic_exchange(&s->damaged_new, 0))
@@ -72,8 +82,11 @@ void sym_say_damaged(struct symbolizer *s)
 		char *e = s->damaged[s->damaged_said], *tab = strchr(e, '\t');
 
 		*tab = 0;
-		diag_warn(s->diag, e, DIAG_NO_OFFSET, "damaged cache entry (%s): not used, made again",
-			  tab + 1);
+		if (e[0] == '\1')
+			diag_warn(s->diag, e + 1, DIAG_NO_OFFSET, "%s", tab + 1);
+		else
+			diag_warn(s->diag, e, DIAG_NO_OFFSET,
+				  "damaged cache entry (%s): not used, made again", tab + 1);
 		*tab = '\t';
 	}
 	pthread_mutex_unlock(&s->damaged_lock);
@@ -215,7 +228,7 @@ static int candidate_rank(const struct elf_obj *o)
  * Try one candidate file; keeps it when it beats the best so far. Returns 1 when
  * the search can stop (a full symbol table).
  */
-static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int *best,
+static int try_candidate(struct symbolizer *s, struct obj_slot *slot, int *best,
 			 const struct loc_candidate *c, const uint8_t *bid, size_t bidlen,
 			 int *taken)
 {
@@ -236,6 +249,8 @@ static int try_candidate(const struct symbolizer *s, struct obj_slot *slot, int 
 
 	if (elf_obj_status(o) == ELF_OBJ_MISMATCH && slot->problem == SYM_OBJ_MISSING)
 		slot->problem = SYM_OBJ_MISMATCH;
+	if (elf_obj_status(o) == ELF_OBJ_CHANGED)
+		queue_warning(s, c->path, elf_obj_status_str(ELF_OBJ_CHANGED));
 	if (rank <= *best) {
 		elf_obj_free(o);
 		return 0;
@@ -477,6 +492,8 @@ void sym_open_dwarf(struct symbolizer *s, struct obj_slot *slot)
 	slot->dwarf_tried = 1;
 	file = dwarf_files(slot, &debug_file);
 	slot->dwarf = dwarf_info_open(file, debug_file, &s->cache);
+	if (dwarf_info_problem(slot->dwarf))
+		queue_warning(s, file, dwarf_info_problem(slot->dwarf));
 }
 
 /* The slot's frame cache, opened on first use (the slot's lock held); NULL: none. */

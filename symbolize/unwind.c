@@ -7,9 +7,11 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/mapfile.h"
 #include "common/util.h"
 #include "symbolize/cfi_check.h"
 #include "symbolize/unwind_internal.h"
@@ -117,9 +119,16 @@ static void src_close(struct cfi_src *s)
 
 static int src_open_elf(struct cfi_src *s, const char *path)
 {
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s->fd < 0)
+	struct stat st;
+	const char *why;
+
+	/* never waits on a FIFO; another user's file is read from a private copy: the CFI
+	 * is read all through the run, and a mapped file cut short is SIGBUS */
+	s->fd = file_open_steady(path, &st, &why);
+	if (s->fd < 0) {
+		s->fd = -1;
 		return -1;
+	}
 	s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
 	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF) {
 		src_close(s);

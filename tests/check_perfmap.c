@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/perfmap.h"
 #include "tests/testutil.h"
@@ -151,6 +152,127 @@ START_TEST(test_real_maps)
 }
 END_TEST
 
+/* A map of `n` lines written as `path`, each `start size fn_N` with a name of `pad`
+ * extra characters: its size. */
+static size_t write_map(const char *path, unsigned n, unsigned pad)
+{
+	FILE *f = fopen(path, "w");
+	long size;
+
+	ck_assert_ptr_nonnull(f);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "%x 10 fn_%u%*s\n", 0x10000 + 0x10 * i, i, (int)pad, "");
+	size = ftell(f);
+	fclose(f);
+	return (size_t)size;
+}
+
+/*
+ * A map cut short after it was opened, as a runtime does that writes its map again
+ * with O_TRUNC: read up to its new end and said, not SIGBUS (a mapped page past a
+ * file's end is; this reader reads, a window at a time).
+ */
+START_TEST(test_cut_while_read)
+{
+	char path[] = "/tmp/perfconv-check-perfmap-XXXXXX";
+	int fd = mkstemp(path);
+	struct perfmap_entry e;
+	struct perfmap_reader *r;
+	struct cap c;
+	unsigned n = 0, last = 0;
+	size_t size;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* lines across many windows, 2 MB */
+	size = write_map(path, 40000, 30);
+	ck_assert_uint_gt(size, 1u << 20);
+	cap_init(&c);
+	r = perfmap_reader_open(path, &c.d);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(perfmap_reader_whole_lines(r), size);
+	/* half read, then the file cut to 1000 bytes */
+	while (n < 20000 && perfmap_reader_next(r, &e) == 1)
+		n++;
+	ck_assert_int_eq(truncate(path, 1000), 0);
+	while (perfmap_reader_next(r, &e) == 1) {
+		n++;
+		ck_assert_ptr_nonnull(strstr(e.name, "fn_"));
+		ck_assert_int_eq(sscanf(e.name, "fn_%u", &last), 1);
+	}
+	/* what the window held is read; nothing past it, and that is said */
+	ck_assert_uint_lt(n, 40000);
+	ck_assert_uint_lt(last, 39999);
+	ck_assert_ptr_nonnull(strstr(cap_text(&c), "changed while it was read"));
+	ck_assert_uint_eq(c.d.nwarnings, 1);
+	/* the bytes before an offset past the new end match no digest */
+	ck_assert_uint_ne(perfmap_reader_digest(r, size), 0);
+	perfmap_reader_close(r);
+
+	/* cut before the first read: nothing, said */
+	write_map(path, 40000, 30);
+	cap_init(&c);
+	r = perfmap_reader_open(path, &c.d);
+	ck_assert_int_eq(truncate(path, 0), 0);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 0);
+	ck_assert_ptr_nonnull(strstr(cap_text(&c), "changed while it was read"));
+	ck_assert_uint_eq(perfmap_reader_whole_lines(r), 0);
+	perfmap_reader_close(r);
+	unlink(path);
+	fclose(c.f);
+}
+END_TEST
+
+/* Lines of every length across the reader's window (256 KiB), and a line past the
+ * longest it keeps (16 MiB): every line read as written, the long one skipped, said. */
+START_TEST(test_windows)
+{
+	char path[] = "/tmp/perfconv-check-perfmap-XXXXXX";
+	int fd = mkstemp(path);
+	struct perfmap_entry e;
+	struct perfmap_reader *r;
+	struct cap c;
+	unsigned n = 0;
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_map(path, 3000, 1500); /* 4.5 MB: a line across each window's end */
+	cap_init(&c);
+	r = perfmap_reader_open(path, &c.d);
+	while (perfmap_reader_next(r, &e) == 1) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "fn_%u", n);
+		ck_assert_uint_eq(e.start, 0x10000 + 0x10 * n);
+		ck_assert_int_eq(strncmp(e.name, want, strlen(want)), 0);
+		ck_assert_uint_eq(strlen(e.name), strlen(want) + 1500);
+		n++;
+	}
+	ck_assert_uint_eq(n, 3000);
+	ck_assert_uint_eq(c.d.nwarnings, 0);
+	perfmap_reader_close(r);
+
+	f = fopen(path, "w");
+	fprintf(f, "1000 10 before\n2000 10 ");
+	for (size_t i = 0; i < (17u << 20) / 64; i++)
+		fputs("0123456789012345678901234567890123456789012345678901234567890123", f);
+	fprintf(f, "\n3000 10 after\n");
+	fclose(f);
+	r = perfmap_reader_open(path, &c.d);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 1);
+	ck_assert_str_eq(e.name, "before");
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 1);
+	ck_assert_str_eq(e.name, "after");
+	ck_assert_uint_eq(e.line, 3);
+	ck_assert_int_eq(perfmap_reader_next(r, &e), 0);
+	ck_assert_ptr_nonnull(strstr(cap_text(&c), "line 2: longer than 16 MiB"));
+	perfmap_reader_close(r);
+	unlink(path);
+	fclose(c.f);
+}
+END_TEST
+
 static Suite *perfmap_suite(void)
 {
 	Suite *s = suite_create("perfmap");
@@ -161,6 +283,8 @@ static Suite *perfmap_suite(void)
 	tcase_add_test(tc, test_nul_in_line);
 	tcase_add_test(tc, test_empty_and_missing);
 	tcase_add_test(tc, test_real_maps);
+	tcase_add_test(tc, test_cut_while_read);
+	tcase_add_test(tc, test_windows);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/demangle.h"
+#include "symbolize/dwarfinfo.h"
 #include "symbolize/symbolizer.h"
 #include "tests/testutil.h"
 
@@ -161,6 +162,43 @@ START_TEST(lines_and_inlined_frames_match_eu_addr2line)
 	ck_assert_uint_gt(checked, 5);
 	ck_assert_uint_gt(inlined_seen, 0); /* mix was inlined, and we saw it */
 	symbolizer_free(s);
+}
+END_TEST
+
+/*
+ * The DWARF of a file another user can write, cut to nothing by that user after it was
+ * opened: read from a private copy (libdw maps what it is given; a mapped page past a
+ * file's new end is SIGBUS), so every frame is still there.
+ */
+START_TEST(dwarf_of_a_file_cut_after_it_was_opened)
+{
+	char copy[600], cmd[2000];
+	uint64_t start, size;
+	struct dwarf_info *d;
+	size_t inlined = 0, named = 0;
+
+	snprintf(copy, sizeof(copy), "%s/others", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 666 %s", bin, copy, copy);
+	ck_assert_int_eq(system(cmd), 0);
+	if (geteuid() == 0)
+		ck_assert_int_eq(chown(copy, 65534, 65534), 0);
+	ck_assert(nm_symbol("hot_loop", &start, &size));
+	d = dwarf_info_open(copy, NULL, NULL);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(truncate(copy, 0), 0);
+	for (uint64_t a = start; a < start + size; a += 3) {
+		struct dwarf_frame f[16];
+		size_t n = dwarf_info_frames(d, a, f, 16);
+
+		if (n && f[n - 1].name && strstr(f[n - 1].name, "hot_loop"))
+			named++;
+		if (n > 1 && f[0].name && !strcmp(f[0].name, "mix"))
+			inlined++;
+	}
+	ck_assert_uint_gt(named, 5);
+	ck_assert_uint_gt(inlined, 0);
+	dwarf_info_free(d);
+	unlink(copy);
 }
 END_TEST
 
@@ -537,6 +575,7 @@ int main(void)
 	tcase_add_test(tc, prefetched_frames_are_the_same);
 	tcase_add_test(tc, cached_prefetch_needs_no_thread);
 	tcase_add_test(tc, cpp_and_rust_names_demangle_as_perf_shows_them);
+	tcase_add_test(tc, dwarf_of_a_file_cut_after_it_was_opened);
 	suite_add_tcase(su, tc);
 	failed = run_suite(su);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
