@@ -8,7 +8,7 @@
 
 static void is(const char *mangled, const char *want)
 {
-	char *got = demangle_name(mangled);
+	char *got = demangle_name(mangled, NULL);
 
 	if (!want) {
 		ck_assert_msg(got == NULL, "%s: %s, not left as it is", mangled, got);
@@ -83,7 +83,7 @@ END_TEST
 /* The name demangle_jit_name shows for JIT code `raw`; NULL: left as it is. */
 static void jit_is(const char *raw, const char *want)
 {
-	char *got = demangle_jit_name(raw);
+	char *got = demangle_jit_name(raw, NULL);
 
 	if (!want) {
 		ck_assert_msg(got == NULL, "%s: %s, not left as it is", raw, got);
@@ -144,7 +144,7 @@ START_TEST(julia_names)
 	is("julia_b_11", NULL);
 	is("j_foo_1", NULL);
 	is("jfptr_b_12", NULL);
-	ck_assert_ptr_null(demangle_jit_name(NULL));
+	ck_assert_ptr_null(demangle_jit_name(NULL, NULL));
 }
 END_TEST
 
