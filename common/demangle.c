@@ -6,6 +6,7 @@
 #include <string.h>
 #include <libiberty/demangle.h>
 
+#include "common/cpulimit.h"
 #include "common/util.h"
 
 /* A growing string. */
@@ -128,7 +129,6 @@ bad:
 	return NULL;
 }
 
-/* Does a _Z name end as legacy Rust names do, with "17h", 16 hex digits of hash and "E"? */
 /*
  * 0 when libiberty's Rust demangler cannot read `name`, a "_Z" name: a legacy Rust
  * name is "_ZN", path segments, a hash segment ("17h" and 16 hex digits), "E", and
@@ -144,7 +144,104 @@ static int may_be_rust(const char *name)
 	return 0;
 }
 
-static char *native_demangle(const char *name)
+/*
+ * A v0 Rust name that may hold a Punycode identifier ("u", its length, its bytes):
+ * libiberty's Rust demangler decodes one in a malloc'ed buffer, so its run must not be
+ * cut by time (a cut inside malloc would leave the heap's lock held). Any "u" before
+ * a digit counts ("to_u8" too): such a run is bounded by its output alone, which the
+ * Rust demangler's work follows (it does not follow back-references it does not print).
+ */
+static int may_hold_punycode(const char *name)
+{
+	for (const char *p = name; (p = strchr(p, 'u')) != NULL; p++)
+		if (p[1] >= '0' && p[1] <= '9')
+			return 1;
+	return 0;
+}
+
+/* One run of a libiberty demangler: its output gathered, up to DEMANGLE_OUT_MAX. */
+struct run {
+	const char *name;
+	int options, rust;
+	struct dbuf out;
+	size_t seen;   /* bytes the demangler gave, those past the bound included */
+	int ok;
+};
+
+static void on_output(const char *s, size_t n, void *opaque)
+{
+	struct run *r = opaque;
+
+	r->seen += n;
+	if (r->out.len + n > DEMANGLE_OUT_MAX)
+		cpulimit_stop();
+	if (r->out.len + n + 1 > r->out.cap) {
+		cpulimit_hold();
+		grow_array((void **)&r->out.s, &r->out.cap, r->out.len + n + 1, 1);
+		cpulimit_release();
+	}
+	memcpy(r->out.s + r->out.len, s, n);
+	r->out.len += n;
+	r->out.s[r->out.len] = '\0';
+}
+
+/* Runs under cpulimit_run(): libiberty's callback demanglers allocate nothing (their
+ * arrays are on the stack), on_output only inside a hold. */
+static void run_demangler(void *arg)
+{
+	struct run *r = arg;
+
+	if (r->rust)
+		r->ok = rust_demangle_callback(r->name, r->options, on_output, r);
+	else
+		r->ok = cplus_demangle_v3_callback(r->name, r->options, on_output, r);
+}
+
+/*
+ * libiberty's demangler on `name` (the Rust one with `rust`), as cplus_demangle() with
+ * `options` gives it, within the bounds (common/demangle.h): malloc'ed, or NULL, the
+ * name kept mangled. Without a CPU timer for the thread only names of at most
+ * DEMANGLE_UNTIMED_MAX bytes are tried, bounded by their output alone.
+ */
+static char *bounded(const char *name, int options, int rust, struct demangle_budget *b)
+{
+	struct run r;
+	enum cpulimit_result res;
+	size_t len = strlen(name);
+	uint64_t ns = rust && name[1] == 'R' && may_hold_punycode(name) ? 0 : DEMANGLE_CPU_NS;
+
+	if (b && demangle_kept(b) - b->untried >= DEMANGLE_KEPT_MAX) {
+		b->untried++;
+		return NULL;
+	}
+	memset(&r, 0, sizeof(r));
+	r.name = name;
+	r.options = options;
+	r.rust = rust;
+	/* room for most names' output: no hold (no malloc) while the demangler runs */
+	r.out.cap = 4 * len + 256;
+	r.out.s = xmalloc(r.out.cap);
+	r.out.s[0] = '\0';
+	res = cpulimit_run(run_demangler, &r, ns);
+	if (res == CPULIMIT_NO_TIMER && len <= DEMANGLE_UNTIMED_MAX)
+		res = cpulimit_run(run_demangler, &r, 0);
+	if (b)
+		b->last_seen = r.seen;
+	if (res == CPULIMIT_DONE && r.ok)
+		return r.out.s;
+	free(r.out.s);
+	if (b) {
+		if (res == CPULIMIT_STOPPED)
+			b->too_long++;
+		else if (res == CPULIMIT_CUT)
+			b->too_slow++;
+		else if (res == CPULIMIT_NO_TIMER)
+			b->untried++;
+	}
+	return NULL;
+}
+
+static char *native_demangle(const char *name, struct demangle_budget *b)
 {
 	static const char plt[] = "@plt";
 	size_t len = strlen(name), sl = sizeof(plt) - 1;
@@ -154,37 +251,38 @@ static char *native_demangle(const char *name)
 	if (len > sl && strcmp(name + len - sl, plt) == 0) {
 		/* a PLT entry (elfsyms names them NAME@plt): libiberty drops the suffix,
 		 * perf shows it after the demangled name */
-		char *base = xstrndup(name, len - sl), *d = native_demangle(base);
-		struct dbuf b = { NULL, 0, 0 };
+		char *base = xstrndup(name, len - sl), *d = native_demangle(base, b);
+		struct dbuf buf = { NULL, 0, 0 };
 
 		free(base);
 		if (!d)
 			return NULL;
-		db_str(&b, d);
-		db_str(&b, plt);
+		db_str(&buf, d);
+		db_str(&buf, plt);
 		free(d);
-		return b.s;
+		return buf.s;
 	}
-	return demangle_auto(name);
+	return demangle_auto(name, b);
 }
 
-char *demangle_auto(const char *name)
+char *demangle_auto(const char *name, struct demangle_budget *b)
 {
 	/* libiberty's DMGL_AUTO tries Rust first on every name: a C++ name goes to the
 	 * C++ demangler alone, a v0 (_R) name to Rust's, a legacy Rust one to Rust's
-	 * and, if it cannot read it, to C++'s */
+	 * and, if it cannot read it, to C++'s (not when it was kept by a bound) */
 	if (name[1] == 'R')
-		return cplus_demangle(name, DMGL_RUST);
+		return bounded(name, DMGL_RUST, 1, b);
 	if (may_be_rust(name)) {
-		char *d = cplus_demangle(name, DMGL_RUST);
+		unsigned kept = b ? demangle_kept(b) : 0;
+		char *d = bounded(name, DMGL_RUST, 1, b);
 
-		if (d)
+		if (d || (b && demangle_kept(b) != kept))
 			return d;
 	}
-	return cplus_demangle(name, DMGL_GNU_V3);
+	return bounded(name, DMGL_GNU_V3, 0, b);
 }
 
-char *demangle_name(const char *name)
+char *demangle_name(const char *name, struct demangle_budget *b)
 {
 	const char *sep;
 	char *d;
@@ -199,7 +297,7 @@ char *demangle_name(const char *name)
 		char *target = xstrdup(name), *inner;
 
 		target[n - 4] = 0;
-		inner = native_demangle(target);
+		inner = native_demangle(target, b);
 		free(target);
 		if (!inner)
 			return NULL;
@@ -207,7 +305,7 @@ char *demangle_name(const char *name)
 		free(inner);
 		return d;
 	}
-	d = native_demangle(name);
+	d = native_demangle(name, b);
 	if (d || (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')))
 		return d;
 	d = java_demangle(name);
@@ -216,15 +314,15 @@ char *demangle_name(const char *name)
 	/* a mangled name after a prefix: "wasm_module::_ZN3fib3fib17h..E" (Wasmtime) */
 	sep = strstr(name, "::_");
 	if (sep && sep != name && (sep[3] == 'Z' || sep[3] == 'R')) {
-		char *inner = native_demangle(sep + 2);
+		char *inner = native_demangle(sep + 2, b);
 
 		if (inner) {
-			struct dbuf b = { NULL, 0, 0 };
+			struct dbuf buf = { NULL, 0, 0 };
 
-			db_add(&b, name, (size_t)(sep - name) + 2);
-			db_str(&b, inner);
+			db_add(&buf, name, (size_t)(sep - name) + 2);
+			db_str(&buf, inner);
 			free(inner);
-			return b.s;
+			return buf.s;
 		}
 	}
 	return NULL;
@@ -277,9 +375,9 @@ static char *julia_demangle(const char *name)
 	return NULL;
 }
 
-char *demangle_jit_name(const char *name)
+char *demangle_jit_name(const char *name, struct demangle_budget *b)
 {
-	char *d = demangle_name(name);
+	char *d = demangle_name(name, b);
 
 	if (d || !name)
 		return d;

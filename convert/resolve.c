@@ -29,6 +29,14 @@ struct resolver {
 	/* per JIT table, frames by (code, offset in it, return address) */
 	struct u64map *jit_cache;
 	size_t njit_cache;
+	/* names interned once, not once per address (a function's thousands of sampled
+	 * addresses, its name 200 KB long, or a perf map's name of megabytes):
+	 * the symbolizer's strings by address (they stay put and unchanged until
+	 * symbolizer_free, after this), a JIT table's code by (fallback, code) */
+	struct u64map sym_strs;       /* a symbolizer string's address -> profile string + 1 */
+	struct u64map *jit_names;     /* per JIT table: code key -> index in jit_named + 1 */
+	struct jit_named { uint32_t func, system_name; } *jit_named;
+	size_t njit_named, jit_named_cap;
 	struct res_memo *memo;        /* RES_MEMO_SIZE entries, made on first use */
 };
 
@@ -54,6 +62,7 @@ struct resolver *resolver_new(const struct resolver_config *c)
 	u64map_init(&r->map_ids);
 	u64map_init(&r->addr_cache);
 	u64map_init(&r->nomap_cache);
+	u64map_init(&r->sym_strs);
 	return r;
 }
 
@@ -69,9 +78,14 @@ void resolver_free(struct resolver *r)
 	free(r->mapping_dso);
 	free(r->kpending);
 	free(r->upending);
-	for (size_t i = 0; i < r->njit_cache; i++)
+	for (size_t i = 0; i < r->njit_cache; i++) {
 		u64map_release(&r->jit_cache[i]);
+		u64map_release(&r->jit_names[i]);
+	}
 	free(r->jit_cache);
+	free(r->jit_names);
+	free(r->jit_named);
+	u64map_release(&r->sym_strs);
 	free(r->memo);
 	free(r);
 }
@@ -132,6 +146,22 @@ static uint32_t new_resolved(struct resolver *r, const uint32_t *frames, uint32_
 	return (uint32_t)r->nres - 1;
 }
 
+/* The profile's id of a symbolizer string `s` (NULL: ""). */
+static uint32_t sym_str(struct resolver *r, const char *s)
+{
+	uint64_t key = (uint64_t)(uintptr_t)s;
+	uint32_t *v, id;
+
+	if (!s)
+		return profile_str(r->c.p, "");
+	v = u64map_get(&r->sym_strs, key);
+	if (v)
+		return *v - 1;
+	id = profile_str(r->c.p, s);
+	u64map_put(&r->sym_strs, key, id + 1);
+	return id;
+}
+
 uint32_t resolver_intern(struct resolver *r, const struct replay_map *m, uint32_t mapping,
 			 uint64_t addr, int kernel, const struct sym_frame *sf, size_t n,
 			 const char *kmod, uint32_t *ids)
@@ -173,9 +203,9 @@ uint32_t resolver_intern(struct resolver *r, const struct replay_map *m, uint32_
 	}
 	for (size_t i = 0; i < n; i++) {
 		f.symbolized = 1;
-		f.func = profile_str(p, sf[i].name);
-		f.system_name = profile_str(p, sf[i].system_name ? sf[i].system_name : "");
-		f.file = profile_str(p, sf[i].file ? sf[i].file : "");
+		f.func = sym_str(r, sf[i].name);
+		f.system_name = sym_str(r, sf[i].system_name);
+		f.file = sym_str(r, sf[i].file);
 		f.line = sf[i].line;
 		f.column = sf[i].column;
 		if (!kernel)
@@ -263,6 +293,7 @@ static const struct resolved *resolve_jit(struct resolver *r, int t, const struc
 	if (!r->jit_cache) {
 		r->njit_cache = jit_procs_count(r->c.jits);
 		r->jit_cache = xcalloc(r->njit_cache + 1, sizeof(*r->jit_cache));
+		r->jit_names = xcalloc(r->njit_cache + 1, sizeof(*r->jit_names));
 	}
 	if (!jitcode_lookup(jit_procs_table(r->c.jits, t), time, at, &jf)) {
 		if (in_file || !jit_procs_fallback(r->c.jits, t, at, r->c.d, &jf, &module))
@@ -290,8 +321,20 @@ static const struct resolved *resolve_jit(struct resolver *r, int t, const struc
 	f.mapping = profile_mapping(p, &pm);
 	f.kind = FRAME_JIT;
 	f.symbolized = 1;
-	f.func = profile_str(p, jf.name);
-	f.system_name = profile_str(p, jf.raw_name ? jf.raw_name : jf.name);
+	/* a code's names are the same at each of its addresses */
+	v = u64map_get(&r->jit_names[t], (((uint64_t)jf.code << 1) | (fallback != 0)) + 1);
+	if (!v) {
+		struct jit_named n;
+
+		n.func = profile_str(p, jf.name);
+		n.system_name = profile_str(p, jf.raw_name ? jf.raw_name : jf.name);
+		VEC_PUSH(r->jit_named, r->njit_named, r->jit_named_cap, n);
+		u64map_put(&r->jit_names[t], (((uint64_t)jf.code << 1) | (fallback != 0)) + 1,
+			   (uint32_t)r->njit_named);
+		v = u64map_get(&r->jit_names[t], (((uint64_t)jf.code << 1) | (fallback != 0)) + 1);
+	}
+	f.func = r->jit_named[*v - 1].func;
+	f.system_name = r->jit_named[*v - 1].system_name;
 	f.file = profile_str(p, jf.file ? jf.file : "");
 	f.line = jf.line;
 	f.module = pm.file;

@@ -14,16 +14,24 @@ struct cmpname {
 	char *owned;
 };
 
-static struct cmpname cmpname_get(const char *raw)
+/* perf compares aliases by their names demangled without parameters. Past
+ * DEMANGLE_KEPT_MAX names of the object kept mangled (o->cmp_kept, counted across
+ * lookups), the raw names are compared: a table of many aliases named to defeat the
+ * demangler costs that many bounded runs, not one per alias. */
+static struct cmpname cmpname_get(const struct elf_obj *o, const char *raw)
 {
 	struct cmpname c = { raw, NULL };
+	struct demangle_budget b;
 
-	/* perf compares aliases by their names demangled without parameters */
-	if (raw[0] == '_' && raw[1] == 'Z') {
-		c.owned = demangle_auto(raw);
-		if (c.owned)
-			c.s = c.owned;
-	}
+	if (raw[0] != '_' || raw[1] != 'Z' ||
+	    __atomic_load_n(o->cmp_kept, __ATOMIC_RELAXED) >= DEMANGLE_KEPT_MAX)
+		return c;
+	memset(&b, 0, sizeof(b));
+	c.owned = demangle_auto(raw, &b);
+	if (c.owned)
+		c.s = c.owned;
+	else if (demangle_kept(&b))
+		__atomic_fetch_add(o->cmp_kept, demangle_kept(&b), __ATOMIC_RELAXED);
 	return c;
 }
 
@@ -54,8 +62,8 @@ static int keep_first(const struct elf_obj *o, uint32_t a, uint32_t b)
 		return o->bind[b] == STB_WEAK;
 	if ((o->bind[a] == STB_GLOBAL) != (o->bind[b] == STB_GLOBAL))
 		return o->bind[a] == STB_GLOBAL;
-	na = cmpname_get(o->arena + o->raw[a]);
-	nb = cmpname_get(o->arena + o->raw[b]);
+	na = cmpname_get(o, o->arena + o->raw[a]);
+	nb = cmpname_get(o, o->arena + o->raw[b]);
 	ua = leading_underscores(na.s);
 	ub = leading_underscores(nb.s);
 	ka = strlen(na.s);
@@ -235,6 +243,7 @@ void elf_obj_free(struct elf_obj *o)
 	free(o->segs);
 	free(o->syms);
 	free(o->chosen);
+	free(o->cmp_kept);
 	if (o->mf.map) {
 		mapped_file_close(&o->mf);
 	} else {

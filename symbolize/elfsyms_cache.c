@@ -137,6 +137,7 @@ static struct elf_obj *scache_open(const char *cfile, const char *full,
 	o->slots = (const struct sym_slot *)(const void *)(m + h.slots_off);
 	o->nslots = (size_t)h.nslots;
 	o->chosen = xcalloc(o->nslots, sizeof(*o->chosen));
+	o->cmp_kept = xcalloc(1, sizeof(*o->cmp_kept));
 	o->mf = mf;
 	return o;
 }

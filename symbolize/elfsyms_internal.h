@@ -54,6 +54,8 @@ struct elf_obj {
 	const struct sym_slot *slots;
 	size_t nslots;
 	uint32_t *chosen;     /* per slot: the symbol kept + 1, 0 until a lookup chose it */
+	unsigned *cmp_kept;   /* names kept mangled by the demangler's bounds while
+				 choosing (cmpname_get), counted across lookups */
 	char *arena;          /* names; in `mf` when the table came from the cache */
 	struct mapped_file mf;
 };

@@ -757,6 +757,7 @@ static void finish(struct elf_obj *o, struct symvec *s)
 	o->slots = xrealloc(slots, nslots * sizeof(*slots));
 	o->nslots = nslots;
 	o->chosen = xcalloc(nslots, sizeof(*o->chosen));
+	o->cmp_kept = xcalloc(1, sizeof(*o->cmp_kept));
 }
 
 static struct elf_obj *fail(struct elf_obj *o, enum elf_obj_status st)

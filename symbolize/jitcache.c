@@ -11,7 +11,8 @@
 #include "common/util.h"
 
 #define JCACHE_MAGIC "PCJITDMP"
-#define JCACHE_VERSION 3 /* 2: Julia's names shown (demangle_jit_name); 3: msig Java names */
+#define JCACHE_VERSION 4 /* 2: Julia's names shown (demangle_jit_name); 3: msig Java names;
+			  * 4: names past the demangler's bounds kept mangled */
 #define TAIL 4096            /* the dump's bytes checked before where the read stopped */
 
 /* An entry: this, then the table (jitcode_save) at an 8-aligned offset. */

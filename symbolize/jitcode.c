@@ -165,6 +165,14 @@ const struct jitcode_stats *jitcode_stats(const struct jitcode *jc)
 	return &jc->stats;
 }
 
+uint64_t jitcode_kept_unsaid(struct jitcode *jc)
+{
+	uint64_t n = jc->stats.names_kept - jc->kept_said;
+
+	jc->kept_said = jc->stats.names_kept;
+	return n;
+}
+
 int jitcode_inexact(const struct jitcode *jc)
 {
 	return jc->inexact;
@@ -302,12 +310,14 @@ static void set_names(struct jitcode *jc, struct jc_code *c, const char *name)
 	c->prologue = name[len] != 0;
 	c->name = c->raw;
 	if (jc->demangle) {
-		char *d = demangle_jit_name(jc->names + c->raw);
+		unsigned kept = demangle_kept(&jc->dm);
+		char *d = demangle_jit_name(jc->names + c->raw, &jc->dm);
 
 		if (d) {
 			c->name = add_name(jc, d);
 			free(d);
 		}
+		jc->stats.names_kept += demangle_kept(&jc->dm) - kept;
 	}
 }
 

@@ -62,6 +62,8 @@ struct jitcode_stats {
 	uint64_t files_dropped;     /* invalid entry files with nothing to replace them */
 	uint64_t other_pid;         /* dump records of another pid (added all the same) */
 	uint64_t votes_offset, votes_plain; /* see jitcode_finish() */
+	uint64_t names_kept;        /* names kept mangled by the demangler's bounds
+				       (common/demangle.h) */
 	uint32_t line_offset;       /* 0x40 or 0, decided by jitcode_finish() */
 	int timeless;
 };
@@ -181,6 +183,9 @@ enum jitcode_absence {
 enum jitcode_absence jitcode_why_absent(const struct jitcode *jc, uint64_t time, uint64_t addr);
 
 const struct jitcode_stats *jitcode_stats(const struct jitcode *jc);
+/* Of the names the table kept mangled (stats.names_kept), how many no call before
+ * returned: a table held from chunk to chunk says its new ones only. */
+uint64_t jitcode_kept_unsaid(struct jitcode *jc);
 
 /* The file named in a V8-style function name (`JS:*fib /path/fib.js:2:19` gives
  * `/path/fib.js`): its length, 0 when the name names no file. */

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/demangle.h"
 #include "common/mapfile.h"
 #include "common/util.h"
 
@@ -86,6 +87,9 @@ struct live {
 
 struct jitcode {
 	int demangle;
+	struct demangle_budget dm; /* the demangler's bounds on this table's names (not saved:
+				      a table read back starts a budget afresh) */
+	uint64_t kept_said;        /* of stats.names_kept, those jitcode_kept_unsaid() gave */
 	/* function and file names, copied (interning 15,000 function names was a third
 	 * of reading a dump; a lookup's caller interns the few it meets); each file is
 	 * there once (files: hash -> offset) */

@@ -10,7 +10,7 @@
  * live codes in address order: the treap is made again from them when records come),
  * its indexes, and what waits for a load.
  */
-#define SAVED_MAGIC 0x4a43414348450003ull /* "JCACHE", layout 3 */
+#define SAVED_MAGIC 0x4a43414348450004ull /* "JCACHE", layout 4 (stats.names_kept) */
 
 struct saved_index {
 	uint64_t bounds, first, ids;     /* offsets */

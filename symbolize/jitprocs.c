@@ -48,6 +48,7 @@ void jit_procs_free(struct jit_procs *jp)
 		free(jp->procs[i].unused);
 		free(jp->procs[i].unused_why);
 		map_index_free(jp->procs[i].map);
+		u64map_release(&jp->procs[i].map_names);
 	}
 	for (size_t i = 0; i < jp->nfound; i++)
 		free(jp->found[i].path);
@@ -422,6 +423,19 @@ static void inherit_tables(struct jit_procs *jp, struct diag *d, int quiet)
 	}
 }
 
+/* Names of `file` the demangler's bounds kept mangled (common/demangle.h): said once
+ * per table (a watcher's table held from chunk to chunk: its new ones). */
+static void say_kept(uint32_t pid, const char *file, uint64_t n, struct diag *d)
+{
+	if (n)
+		diag_warn(d, file, DIAG_NO_OFFSET,
+			  "JIT code of pid %u: %" PRIu64 " name%s kept mangled: demangling passed "
+			  "the bound of %u KiB or %u ms of CPU time a name (after %u such names, "
+			  "the others are kept untried)",
+			  pid, n, n == 1 ? "" : "s", DEMANGLE_OUT_MAX / 1024,
+			  DEMANGLE_CPU_NS / 1000000, DEMANGLE_KEPT_MAX);
+}
+
 void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct diag *d, int quiet)
 {
 	int warned_clock = 0;
@@ -489,6 +503,7 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 			continue;
 		}
 		p->module = xstrdup(path_base(got_dump ? dump : map));
+		say_kept(p->pid, got_dump ? dump : map, jitcode_kept_unsaid(p->jc), d);
 		VEC_PUSH(jp->tables, jp->ntables, jp->tables_cap, (int)i);
 		u64map_put(&jp->table_index, (uint64_t)p->pid + 1, (uint32_t)jp->ntables);
 		if (!quiet) {
@@ -594,6 +609,7 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 	struct jp_proc *p = &jp->procs[jp->tables[idx]];
 	struct map_line l;
 	struct perfmap_entry e;
+	uint32_t raw, *shown;
 	char *name;
 
 	if (p->map_later) {
@@ -605,13 +621,25 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 	if (!p->map || !map_index_lookup(p->map, addr, &l, &e))
 		return 0;
 	memset(f, 0, sizeof(*f));
-	f->raw_name = strtab_str(jp->strings, strtab_intern_n(jp->strings, e.name,
-							     jitcode_function_name_len(e.name)));
+	raw = strtab_intern_n(jp->strings, e.name, jitcode_function_name_len(e.name));
+	f->raw_name = strtab_str(jp->strings, raw);
 	f->name = f->raw_name;
-	name = jp->s.demangle ? demangle_jit_name(f->raw_name) : NULL;
-	if (name) {
-		f->name = strtab_str(jp->strings, strtab_intern(jp->strings, name));
-		free(name);
+	/* each name demangled once, not once per sample that meets it */
+	shown = jp->s.demangle ? u64map_get(&p->map_names, (uint64_t)raw + 1) : NULL;
+	if (shown) {
+		f->name = strtab_str(jp->strings, *shown);
+	} else if (jp->s.demangle) {
+		name = demangle_jit_name(f->raw_name, &p->map_dm);
+		if (name) {
+			f->name = strtab_str(jp->strings, strtab_intern(jp->strings, name));
+			free(name);
+		}
+		u64map_put(&p->map_names, (uint64_t)raw + 1,
+			   strtab_intern(jp->strings, f->name));
+		if (demangle_kept(&p->map_dm) && !p->map_dm_said) {
+			p->map_dm_said = 1;
+			say_kept(p->pid, p->map_module, 1, d);
+		}
 	}
 	f->start = l.start;
 	f->size = l.end - l.start;

@@ -6,6 +6,8 @@
 
 #include <sys/stat.h>
 
+#include "common/demangle.h"
+#include "common/util.h"
 #include "symbolize/jitprocs.h"
 #include "symbolize/locate.h"
 #include "symbolize/mapindex.h"
@@ -35,6 +37,9 @@ struct jp_proc {
 	char *map_later;     /* a perf map beside a dump: loaded when the dump misses */
 	struct map_index *map;
 	char *map_module;
+	struct u64map map_names; /* the map's names met: raw name's id + 1 -> shown name's id */
+	struct demangle_budget map_dm; /* the demangler's bounds on the map's names */
+	int map_dm_said;         /* a name of the map kept mangled was said */
 	char *unused;        /* a dump found for it but not used (the first said), or NULL */
 	char *unused_why;    /* why not */
 };

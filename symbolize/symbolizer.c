@@ -176,6 +176,7 @@ void symbolizer_free(struct symbolizer *s)
 		dwarf_info_free(slot->dwarf);
 		frame_cache_free(slot->fc);
 		u64map_release(&slot->done);
+		u64map_release(&slot->demangled);
 		free(slot->results);
 		free(slot->frames);
 		strtab_release(&slot->names);
@@ -368,6 +369,7 @@ static void locate(struct symbolizer *s, uint32_t obj, const char *path, const u
 		snprintf(out->symbols_from, sizeof(out->symbols_from), "%s", f);
 	elf_obj_free(slot->elf);
 	u64map_release(&slot->done);
+	u64map_release(&slot->demangled);
 	strtab_release(&slot->names);
 	pthread_mutex_destroy(&slot->lock);
 	free(slot);
@@ -561,17 +563,22 @@ static int is_jitted_so(const char *path)
 static const char *demangle(const struct symbolizer *s, struct obj_slot *slot, const char *name,
 			    int jitted)
 {
+	uint64_t key = (uint64_t)(uintptr_t)name;
+	uint32_t *v;
 	char *d;
-	const char *kept;
 
 	if (!s->opt.demangle)
 		return name;
-	d = jitted ? demangle_jit_name(name) : demangle_name(name);
-	if (!d)
-		return name;
-	kept = strtab_str(&slot->names, strtab_intern(&slot->names, d));
+	/* once per name, not once per address in its function: the names are the
+	 * object's (its symbol table's, its DWARF's) and stay where they are */
+	v = u64map_get(&slot->demangled, key);
+	if (v)
+		return *v ? strtab_str(&slot->names, *v - 1) : name;
+	d = jitted ? demangle_jit_name(name, &slot->dm) : demangle_name(name, &slot->dm);
+	u64map_put(&slot->demangled, key, d ? strtab_intern(&slot->names, d) + 1 : 0);
 	free(d);
-	return kept;
+	v = u64map_get(&slot->demangled, key);
+	return *v ? strtab_str(&slot->names, *v - 1) : name;
 }
 
 /*
@@ -693,6 +700,13 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 		slot->warn_mismatch = 2;
 		diag_warn(s->diag, path, DIAG_NO_OFFSET,
 			  "only files with another build id were found: not used for symbols");
+	}
+	if (!slot->dm_said && demangle_kept(&slot->dm)) {
+		slot->dm_said = 1;
+		diag_warn(s->diag, path, DIAG_NO_OFFSET,
+			  "names kept mangled: demangling passed the bound of %u KiB or %u ms of "
+			  "CPU time a name (after %u such names, the others are kept untried)",
+			  DEMANGLE_OUT_MAX / 1024, DEMANGLE_CPU_NS / 1000000, DEMANGLE_KEPT_MAX);
 	}
 	sym_say_damaged(s);
 	if (idx >= 0 && cap) {

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/demangle.h"
 #include "common/diag.h"
 #include "common/util.h"
 #include "symbolize/dwarfinfo.h"
@@ -53,6 +54,10 @@ struct obj_slot {
 	struct sym_frame *frames;
 	size_t nframes, frames_cap;
 	struct strtab names;       /* demangled names of the frames */
+	struct u64map demangled;   /* a name's address -> its demangled form's id in `names`
+				      + 1, 0: shown as it is */
+	struct demangle_budget dm; /* the demangler's bounds on the object's names */
+	int dm_said;               /* a name kept mangled was said (by the main thread) */
 	/* an object loaded ahead by name (symbolizer_preload): the first object id asked
 	 * for with this path and build id takes the slot over */
 	const char *preload_path;

@@ -1,5 +1,6 @@
 /* check_demangle: the one naming rule for C++, Rust, Java, Julia and prefixed JIT names. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,7 @@
 
 static void is(const char *mangled, const char *want)
 {
-	char *got = demangle_name(mangled);
+	char *got = demangle_name(mangled, NULL);
 
 	if (!want) {
 		ck_assert_msg(got == NULL, "%s: %s, not left as it is", mangled, got);
@@ -83,7 +84,7 @@ END_TEST
 /* The name demangle_jit_name shows for JIT code `raw`; NULL: left as it is. */
 static void jit_is(const char *raw, const char *want)
 {
-	char *got = demangle_jit_name(raw);
+	char *got = demangle_jit_name(raw, NULL);
 
 	if (!want) {
 		ck_assert_msg(got == NULL, "%s: %s, not left as it is", raw, got);
@@ -144,7 +145,229 @@ START_TEST(julia_names)
 	is("julia_b_11", NULL);
 	is("j_foo_1", NULL);
 	is("jfptr_b_12", NULL);
-	ck_assert_ptr_null(demangle_jit_name(NULL));
+	ck_assert_ptr_null(demangle_jit_name(NULL, NULL));
+}
+END_TEST
+
+
+/*
+ * Hostile names (issue 42 item 1): back-references that make libiberty's output or
+ * work double at each level. Made here rather than written out: each level is a few
+ * bytes, so 40 levels (under 330 bytes) are 2^40 times the first.
+ */
+static void sub(char *out, size_t size, unsigned i) /* the i-th C++ substitution: S_, S0_, ... */
+{
+	static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char num[8];
+	size_t n = 0;
+
+	if (i == 0) {
+		snprintf(out, size, "S_");
+		return;
+	}
+	for (i--; n == 0 || i; i /= 36)
+		num[n++] = digits[i % 36];
+	snprintf(out, size, "S");
+	for (size_t k = n; k-- > 0;)
+		snprintf(out + strlen(out), size - strlen(out), "%c", num[k]);
+	snprintf(out + strlen(out), size - strlen(out), "_");
+}
+
+/*
+ * f<B<B<...<A, A>...>, B<...>>>: each level a B of the level before, twice, through
+ * its substitution. `pack` makes it a pack expansion's pattern that ends in an unknown
+ * template parameter: libiberty searches the whole tree (every path of it, 2^levels)
+ * for a pack and prints nothing.
+ */
+static char *cpp_bomb(unsigned levels, int pack)
+{
+	char *s = calloc(1, 16 * levels + 64), s_[8];
+	unsigned base = pack ? 1 : 0;
+
+	strcpy(s, pack ? "_Z1fIDp1CI1BI" : "_Z1fI1BI");
+	for (unsigned i = 0; i < levels; i++) {
+		sub(s_, sizeof(s_), base + 1);
+		strcat(s, s_);
+		strcat(s, "I");
+	}
+	strcat(s, "1A");
+	sub(s_, sizeof(s_), base + 2);
+	strcat(s, s_);
+	strcat(s, "E");
+	for (unsigned i = 0; i < levels; i++) {
+		sub(s_, sizeof(s_), base + 3 + i);
+		strcat(s, s_);
+		strcat(s, "E");
+	}
+	strcat(s, pack ? "T_EEEv" : "Evv");
+	return s;
+}
+
+/* Rust v0: f::<(i32, i32), ((i32, i32), (i32, i32)), ...> through back-references to
+ * the type before; `crate` names the crate (its length first). */
+static char *rust_bomb(unsigned levels, const char *crate)
+{
+	static const char digits[] =
+		"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char *s = calloc(1, 24 * levels + 64), ref[16];
+	size_t prev;
+
+	sprintf(s, "INvC%s1f", crate);
+	prev = strlen(s);
+	strcat(s, "TllE");
+	for (unsigned i = 0; i < levels; i++) {
+		size_t at = strlen(s), v = prev - 1, n = 0;
+		char num[8];
+
+		/* a back-reference: B, the position base 62 (minus one, "_" for 0), "_" */
+		if (prev == 0) {
+			snprintf(ref, sizeof(ref), "B_");
+		} else {
+			for (; n == 0 || v; v /= 62)
+				num[n++] = digits[v % 62];
+			strcpy(ref, "B");
+			for (size_t k = n; k-- > 0;)
+				snprintf(ref + strlen(ref), sizeof(ref) - strlen(ref), "%c", num[k]);
+			strcat(ref, "_");
+		}
+		sprintf(s + at, "T%s%sE", ref, ref);
+		prev = at;
+	}
+	strcat(s, "E");
+	memmove(s + 2, s, strlen(s) + 1);
+	memcpy(s, "_R", 2);
+	return s;
+}
+
+/* The bounds: a name small enough demangles whole; past the output's bound the
+ * demangler is stopped as its output passes it, and the name kept. */
+START_TEST(output_bound)
+{
+	struct demangle_budget b;
+	char *ok = cpp_bomb(14, 0), *bomb = cpp_bomb(40, 0), *got;
+
+	/* 2^14 A's: 212,990 bytes, within the bound */
+	memset(&b, 0, sizeof(b));
+	got = demangle_name(ok, &b);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_uint_eq(strlen(got), 212990);
+	ck_assert(strncmp(got, "f<B<B<B<", 8) == 0);
+	ck_assert_uint_eq(b.last_seen, 212990);
+	ck_assert_uint_eq(demangle_kept(&b), 0);
+	free(got);
+	/* 2^40 of them (terabytes, from 343 bytes): stopped just past 256 KiB (libiberty
+	 * flushes its output 255 bytes at a time) */
+	ck_assert_uint_eq(strlen(bomb), 343);
+	memset(&b, 0, sizeof(b));
+	ck_assert_ptr_null(demangle_name(bomb, &b));
+	ck_assert_uint_eq(b.too_long, 1);
+	ck_assert_uint_gt(b.last_seen, DEMANGLE_OUT_MAX);
+	ck_assert_uint_le(b.last_seen, DEMANGLE_OUT_MAX + 255);
+	/* the same through each way in: a PLT entry, a prefix, JIT code, the aliases' rule */
+	{
+		char *plt = malloc(strlen(bomb) + 8), *pre = malloc(strlen(bomb) + 16);
+
+		sprintf(plt, "%s@plt", bomb);
+		sprintf(pre, "wasm::%s", bomb);
+		ck_assert_ptr_null(demangle_name(plt, &b));
+		ck_assert_ptr_null(demangle_name(pre, &b));
+		ck_assert_ptr_null(demangle_jit_name(bomb, &b));
+		ck_assert_ptr_null(demangle_auto(bomb, &b));
+		ck_assert_uint_eq(b.too_long, 5);
+		free(plt);
+		free(pre);
+	}
+	free(ok);
+	free(bomb);
+}
+END_TEST
+
+/* A name whose demangling prints nothing while its work doubles at each level: cut
+ * by CPU time (how long it ran is not asserted: the machine may be busy; that it was
+ * cut, and that it printed nothing, is). */
+START_TEST(time_bound)
+{
+	struct demangle_budget b;
+	char *bomb = cpp_bomb(40, 1), *small = cpp_bomb(3, 1);
+
+	memset(&b, 0, sizeof(b));
+	/* three levels: libiberty reads it through, and cannot print it (no template
+	 * for T_): not demangled, but not kept by a bound either */
+	ck_assert_ptr_null(demangle_name(small, &b));
+	ck_assert_uint_eq(demangle_kept(&b), 0);
+	/* forty: 2^40 paths searched, from 352 bytes */
+	ck_assert_uint_eq(strlen(bomb), 352);
+	ck_assert_ptr_null(demangle_name(bomb, &b));
+	ck_assert_uint_eq(b.too_slow, 1);
+	ck_assert_uint_eq(b.too_long, 0);
+	ck_assert_uint_eq(b.last_seen, 0);
+	free(bomb);
+	free(small);
+}
+END_TEST
+
+/* Rust v0's back-references: the same bound. A name that may hold a Punycode
+ * identifier (its decoding mallocs, so no cut by time) is bounded by its output. */
+START_TEST(rust_bounds)
+{
+	struct demangle_budget b;
+	char *ok = rust_bomb(2, "1a"), *bomb = rust_bomb(40, "1a"), *puny = rust_bomb(40, "2u8");
+	char *got;
+
+	memset(&b, 0, sizeof(b));
+	got = demangle_name(ok, &b);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, "a::f::<(i32, i32), ((i32, i32), (i32, i32)), (((i32, i32), (i32, "
+			      "i32)), ((i32, i32), (i32, i32)))>");
+	free(got);
+	ck_assert_ptr_null(demangle_name(bomb, &b));
+	ck_assert_uint_eq(b.too_long, 1);
+	ck_assert_uint_gt(b.last_seen, DEMANGLE_OUT_MAX);
+	ck_assert_ptr_null(demangle_name(puny, &b));
+	ck_assert_uint_eq(b.too_long, 2);
+	ck_assert_uint_le(b.last_seen, DEMANGLE_OUT_MAX + 4096);
+	free(ok);
+	free(bomb);
+	free(puny);
+}
+END_TEST
+
+/* One object's budget: after DEMANGLE_KEPT_MAX names kept, its names that need
+ * libiberty are kept without a try (a table of 100,000 hostile names costs 8 bounded
+ * runs); Java and Julia names, demangled by perfconv's own linear code, still are. */
+START_TEST(budget)
+{
+	struct demangle_budget b;
+	char *bomb = cpp_bomb(40, 0);
+
+	memset(&b, 0, sizeof(b));
+	for (unsigned i = 0; i < DEMANGLE_KEPT_MAX; i++)
+		ck_assert_ptr_null(demangle_name(bomb, &b));
+	ck_assert_uint_eq(b.too_long, DEMANGLE_KEPT_MAX);
+	b.last_seen = 7;
+	ck_assert_ptr_null(demangle_name(bomb, &b));
+	ck_assert_ptr_null(demangle_name("_ZN5shape4areaEv", &b));
+	ck_assert_uint_eq(b.untried, 2);
+	ck_assert_uint_eq(b.last_seen, 7); /* libiberty not run */
+	ck_assert_uint_eq(demangle_kept(&b), DEMANGLE_KEPT_MAX + 2);
+	{
+		char *got = demangle_jit_name("LHot;fib(I)I", &b);
+
+		ck_assert_str_eq(got, "Hot.fib(int)");
+		free(got);
+		got = demangle_jit_name("julia_b_11", &b);
+		ck_assert_str_eq(got, "b");
+		free(got);
+	}
+	/* another object's budget is its own */
+	memset(&b, 0, sizeof(b));
+	{
+		char *got = demangle_name("_ZN5shape4areaEv", &b);
+
+		ck_assert_str_eq(got, "shape::area");
+		free(got);
+	}
+	free(bomb);
 }
 END_TEST
 
@@ -158,6 +381,10 @@ int main(void)
 	tcase_add_test(tc, prefixed_mangled_names);
 	tcase_add_test(tc, plt_entries);
 	tcase_add_test(tc, julia_names);
+	tcase_add_test(tc, output_bound);
+	tcase_add_test(tc, time_bound);
+	tcase_add_test(tc, rust_bounds);
+	tcase_add_test(tc, budget);
 	suite_add_tcase(s, tc);
 	return run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/demangle.h"
 #include "symbolize/elfsyms.h"
+#include "symbolize/elfsyms_internal.h"
 #include "tests/testutil.h"
 
 /* Built once before the suites run: the fixture, compiled several ways. */
@@ -504,6 +506,69 @@ START_TEST(test_alias_rules)
 }
 END_TEST
 
+/*
+ * Issue 42 item 1: 60 global aliases at one address, each a C++ name that demangles
+ * to terabytes (f<B<B<...>>>, 40 levels, its innermost name made distinct). perf's
+ * rule compares them demangled: a name kept mangled compares as it is, and past
+ * DEMANGLE_KEPT_MAX kept the object's names are compared raw without a try (60 bounded
+ * runs of the demangler would each take up to its bound). The longest raw name wins.
+ */
+START_TEST(test_alias_bombs)
+{
+	char path[600], obj[600], cmd[1400];
+	struct elf_obj *o;
+	const struct elf_sym *s;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/bombs.s", tmpdir);
+	snprintf(obj, sizeof(obj), "%s/bombs.o", tmpdir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("\t.text\n", f);
+	for (int i = 0; i < 60; i++) {
+		char ident[16], name[1024];
+		int n = snprintf(ident, sizeof(ident), "A%d", i);
+
+		/* S_ is f, S0_ B, S1_ the innermost name, S2_ B<it, it>, then each level
+		 * B<the one before, twice>: S3_ ... S15_ (base 36) */
+		snprintf(name, sizeof(name), "_Z1fI1BI");
+		for (int l = 0; l < 40; l++)
+			strcat(name, "S0_I");
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), "%d%sS1_E", n, ident);
+		for (int l = 0; l < 40; l++) {
+			static const char d36[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+			int k = l + 2; /* level l closes over B<...> of level l - 1: S(l+2)_ */
+
+			snprintf(name + strlen(name), sizeof(name) - strlen(name), "S%s%c_E",
+				 k >= 36 ? "1" : "", d36[k % 36]);
+		}
+		strcat(name, "Evv");
+		fprintf(f, "\t.globl %s\n\t.type %s, @function\n\t.size %s, 16\n%s:\n", name,
+			name, name, name);
+	}
+	fputs("\t.fill 16, 1, 0x90\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -c -o %s %s", obj, path);
+	ck_assert_int_eq(run(cmd), 0);
+	o = elf_obj_load(obj, NULL, 0, NULL);
+	ck_assert_int_eq(elf_obj_status(o), ELF_OBJ_OK);
+	s = elf_obj_lookup(o, text_offset(obj));
+	ck_assert_ptr_nonnull(s);
+	/* A10 .. A59 are the longest; the first of them read wins the tie */
+	ck_assert_msg(strstr(s->name, "3A10S1_E") != NULL, "chose %.40s...", s->name);
+	/* the demangler ran for 8 of the 118 names compared, each stopped at its bound */
+	ck_assert_uint_eq(*o->cmp_kept, DEMANGLE_KEPT_MAX);
+	{
+		struct demangle_budget b;
+
+		memset(&b, 0, sizeof(b));
+		ck_assert_ptr_null(demangle_auto(s->name, &b));
+		ck_assert_uint_eq(b.too_long, 1);
+	}
+	elf_obj_free(o);
+}
+END_TEST
+
 /* Two tables hold the same symbols, names, raw names and segments. */
 static void same_tables(const struct elf_obj *a, const struct elf_obj *b)
 {
@@ -670,6 +735,7 @@ static Suite *elfsyms_suite(void)
 	tcase_add_test(tc, test_real_libc);
 	tcase_add_test(tc, test_chosen_at_lookup);
 	tcase_add_test(tc, test_alias_rules);
+	tcase_add_test(tc, test_alias_bombs);
 	tcase_add_test(tc, test_cache);
 	suite_add_tcase(s, tc);
 	return s;

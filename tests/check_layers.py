@@ -37,6 +37,11 @@ ABI_HEADER = "common/perf_abi.h"
 # A file this long is one job or it is split; these are one job each.
 LONG_LINES = 1000
 ONE_JOB = {}
+# Files whose mutable static state is what a signal handler reaches: it has no other way
+# to its thread's context. Each says why.
+SIGNAL_STATE = {
+    "common/cpulimit.c": "the CPU-time timer's handler jumps to its thread's sigsetjmp",
+}
 # a definition of a number: a #define or an enumerator
 DEF = re.compile(r"(?:^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\b|(?:^|[{,])\s*([A-Z][A-Z0-9_]*)\s*=[^=])")
 # a variable that keeps state between calls: file-scope or function-scope static, not const
@@ -121,7 +126,7 @@ def check(top):
                     if name.startswith("PERF_") or name in abi_names:
                         problems.append(f"{f}:{n}: {name} defined outside {ABI_HEADER}")
         for n, line in enumerate(strip_comments(text).split("\n"), 1):
-            if MUTABLE_STATIC.match(line):
+            if MUTABLE_STATIC.match(line) and f not in SIGNAL_STATE:
                 problems.append(f"{f}:{n}: mutable static state: {line.strip()}")
         if f.endswith(".h"):
             impl = f[:-2] + ".c"

@@ -296,14 +296,14 @@ START_TEST(cpp_and_rust_names_demangle_as_perf_shows_them)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *d = demangle_name(cases[i][0]);
+		char *d = demangle_name(cases[i][0], NULL);
 
 		ck_assert_ptr_nonnull(d);
 		ck_assert_str_eq(d, cases[i][1]);
 		free(d);
 	}
-	ck_assert_ptr_null(demangle_name("main"));
-	ck_assert_ptr_null(demangle_name("_Zgarbage"));
+	ck_assert_ptr_null(demangle_name("main", NULL));
+	ck_assert_ptr_null(demangle_name("_Zgarbage", NULL));
 }
 END_TEST
 
