@@ -11,7 +11,7 @@ PKGS="make build-essential pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-de
 protobuf-c-compiler libprotobuf-c-dev golang-go \
 check elfutils linux-perf clang libclang-rt-14-dev time python3 binutils gzip debuginfod g++ \
 libcjson-dev libcurl4-openssl-dev chromium openjdk-17-jdk-headless libc6-dbg strace openssl llvm-14 llvm \
-scdoc man-db bash-completion systemd debhelper lintian dwz xz-utils liblzma-dev"
+scdoc man-db bash-completion systemd debhelper lintian dwz xz-utils liblzma-dev iproute2"
 # The browser tests run the speedscope app from npm under node; a machine that has node
 # and npm already (from elsewhere than Debian) keeps them.
 command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
