@@ -393,15 +393,14 @@ static void name_thread(struct replay *r, uint32_t tid, uint64_t time, uint32_t 
 
 static void add_map(struct replay *r, struct replay_proc *p, const struct replay_map *m)
 {
-	uint32_t *v = m->start + 1 ? u64map_get(&p->by_start, m->start + 1) : NULL;
+	uint32_t *v = u64map_get(&p->by_start, m->start + 1);
 	uint32_t prev = v ? *v : 0;
 	size_t n = p->nlive;
 
 	VEC_PUSH(p->live, p->nlive, p->live_cap, *m);
 	p->live[p->nlive - 1].id = r->nmap_ids++;
 	VEC_PUSH(p->same_prev, n, p->same_cap, prev);
-	if (m->start + 1)
-		u64map_put(&p->by_start, m->start + 1, (uint32_t)p->nlive);
+	u64map_put(&p->by_start, m->start + 1, (uint32_t)p->nlive);
 	mark_dirty(r, p);
 }
 
