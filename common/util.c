@@ -218,6 +218,8 @@ uint32_t *u64map_get(const struct u64map *m, uint64_t key)
 {
 	if (!m->cap)
 		return NULL;
+	if (!key)
+		return m->has_zero ? &m->vals[m->cap] : NULL;
 	for (size_t i = hash_u64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key)
 			return &m->vals[i];
@@ -233,8 +235,11 @@ static void u64map_resize(struct u64map *m, size_t cap)
 
 	n.cap = cap;
 	n.len = 0;
+	n.has_zero = m->has_zero;
 	n.keys = xcalloc(n.cap, sizeof(*n.keys));
-	n.vals = xmalloc(n.cap * sizeof(*n.vals));
+	n.vals = xmalloc((n.cap + 1) * sizeof(*n.vals));
+	if (m->has_zero)
+		n.vals[n.cap] = m->vals[m->cap];
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->keys[i])
 			u64map_put(&n, m->keys[i], m->vals[i]);
@@ -262,6 +267,11 @@ void u64map_put(struct u64map *m, uint64_t key, uint32_t val)
 {
 	if ((m->len + 1) * 4 >= m->cap * 3)
 		u64map_grow(m);
+	if (!key) {
+		m->vals[m->cap] = val;
+		m->has_zero = 1;
+		return;
+	}
 	for (size_t i = hash_u64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key) {
 			m->vals[i] = val;

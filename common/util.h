@@ -74,13 +74,16 @@ struct sort_pair {
 void sort_pairs(struct sort_pair *v, struct sort_pair *tmp, size_t n);
 
 /*
- * A map from nonzero 64-bit keys to 32-bit values, open addressing. Key 0 is
- * reserved for empty slots: callers mix in a constant when 0 can occur.
+ * A map from 64-bit keys to 32-bit values, open addressing. Every key is a key,
+ * 0 included: 0 marks an empty slot, so key 0 lives beside the table (vals[cap],
+ * has_zero). Callers' keys are often an id + 1, which wraps to 0 for an id of
+ * all ones (a pid or tid of -1, as perf writes for a task that has exited).
  */
 struct u64map {
 	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, len; /* cap is a power of two */
+	uint32_t *vals; /* cap + 1 of them: vals[cap] is key 0's */
+	size_t cap, len; /* cap is a power of two; len counts the table's keys, not key 0 */
+	int has_zero;
 };
 void u64map_init(struct u64map *m);
 void u64map_release(struct u64map *m);

@@ -287,6 +287,10 @@ void replay_fork(struct replay *r, uint64_t time, uint32_t pid, uint32_t ppid, u
 		parent = *v - 1;
 		n = r->sofar[parent].n;
 		child = sofar_for(r, pid); /* may move the parent's entry: index it again */
+		/* a pid used again is a new process: what its last owner mapped is not
+		 * its (appended, a whole-machine recording's reused pids made these lists
+		 * grow with every owner and every parent's list: 6.4 GB for 1 GB) */
+		child->n = 0;
 		for (size_t i = 0; i < n; i++)
 			VEC_PUSH(child->evs, child->n, child->cap, r->sofar[parent].evs[i]);
 	}
@@ -322,9 +326,19 @@ int replay_find_so_far(const struct replay *r, uint32_t pid, uint64_t addr,
 void replay_exit(struct replay *r, uint64_t time, uint32_t pid, uint32_t tid)
 {
 	struct rev *e = add_ev(r, EV_EXIT, time);
+	uint32_t *v;
 
 	e->pid = pid;
 	e->tid = tid;
+	if (pid == tid && !r->advanced && (v = u64map_get(&r->sofar_index, (uint64_t)pid + 1))) {
+		/* the process is gone: its guesses are held no longer (at worst a sample
+		 * written after its exit record is not read ahead for) */
+		struct sofar_proc *p = &r->sofar[*v - 1];
+
+		free(p->evs);
+		p->evs = NULL;
+		p->n = p->cap = 0;
+	}
 }
 
 static int rev_cmp(const void *a, const void *b)
@@ -393,15 +407,14 @@ static void name_thread(struct replay *r, uint32_t tid, uint64_t time, uint32_t 
 
 static void add_map(struct replay *r, struct replay_proc *p, const struct replay_map *m)
 {
-	uint32_t *v = m->start + 1 ? u64map_get(&p->by_start, m->start + 1) : NULL;
+	uint32_t *v = u64map_get(&p->by_start, m->start + 1);
 	uint32_t prev = v ? *v : 0;
 	size_t n = p->nlive;
 
 	VEC_PUSH(p->live, p->nlive, p->live_cap, *m);
 	p->live[p->nlive - 1].id = r->nmap_ids++;
 	VEC_PUSH(p->same_prev, n, p->same_cap, prev);
-	if (m->start + 1)
-		u64map_put(&p->by_start, m->start + 1, (uint32_t)p->nlive);
+	u64map_put(&p->by_start, m->start + 1, (uint32_t)p->nlive);
 	mark_dirty(r, p);
 }
 

@@ -373,12 +373,12 @@ static const struct resolved *resolve_now(struct resolver *r, const struct sampl
 	}
 	if (!m) {
 		key = (addr ^ ((uint64_t)kernel_ctx << 63)) * 2 + (uint64_t)ret + 1;
-		v = u64map_get(&r->nomap_cache, key ? key : 1);
+		v = u64map_get(&r->nomap_cache, key);
 		if (v)
 			idx = *v;
 		else {
 			idx = resolve_new(r, NULL, 0, addr, ret, kernel_ctx);
-			u64map_put(&r->nomap_cache, key ? key : 1, idx);
+			u64map_put(&r->nomap_cache, key, idx);
 		}
 		*kept = idx;
 		return &r->res[idx];

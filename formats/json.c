@@ -21,8 +21,18 @@ void json_string_n(FILE *out, const char *str, size_t n)
 	putc('"', out);
 	while (i < n) {
 		unsigned char c = s[i];
-		size_t len, bad;
+		size_t len, bad, plain = i;
 
+		/* a run of characters written as they are, at once: a character at a time
+		 * was a sixth of -f chrome's time on a whole-machine recording */
+		while (plain < n && s[plain] >= 0x20 && s[plain] < 0x80 && s[plain] != '"' &&
+		       s[plain] != '\\')
+			plain++;
+		if (plain > i) {
+			fwrite(s + i, 1, plain - i, out);
+			i = plain;
+			continue;
+		}
 		if (c < 0x80) {
 			switch (c) {
 			case '"': fputs("\\\"", out); break;
@@ -70,18 +80,36 @@ void json_u64(FILE *out, uint64_t v)
 	fprintf(out, "%" PRIu64, v);
 }
 
+/* ns as microseconds in decimal, without trailing zeros of the fraction ("12",
+ * "12.5", "12.345"); buf has room for 25 bytes. By hand: snprintf was a tenth of
+ * -f chrome's time on a whole-machine recording. */
 static void us_text(char *buf, size_t size, uint64_t ns)
 {
-	uint64_t frac = ns % 1000;
+	char tmp[24];
+	uint64_t whole = ns / 1000;
+	unsigned frac = (unsigned)(ns % 1000), digits = 3;
+	size_t n = 0, k = 0;
 
-	if (frac == 0)
-		snprintf(buf, size, "%" PRIu64, ns / 1000);
-	else if (frac % 100 == 0)
-		snprintf(buf, size, "%" PRIu64 ".%" PRIu64, ns / 1000, frac / 100);
-	else if (frac % 10 == 0)
-		snprintf(buf, size, "%" PRIu64 ".%02" PRIu64, ns / 1000, frac / 10);
-	else
-		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64, ns / 1000, frac);
+	(void)size;
+	do {
+		tmp[k++] = (char)('0' + whole % 10);
+		whole /= 10;
+	} while (whole);
+	while (k)
+		buf[n++] = tmp[--k];
+	if (frac) {
+		while (frac % 10 == 0) {
+			frac /= 10;
+			digits--;
+		}
+		buf[n++] = '.';
+		for (unsigned d = digits; d--;) {
+			buf[n + d] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		n += digits;
+	}
+	buf[n] = 0;
 }
 
 void json_ns_as_us(FILE *out, uint64_t ns)
@@ -95,6 +123,11 @@ void json_ns_as_us(FILE *out, uint64_t ns)
 static double us_double(uint64_t ns)
 {
 	char buf[32];
+
+	/* ns exact in a double: one correctly rounded division gives the double nearest
+	 * to ns / 1000, which is what strtod gives for its decimal text */
+	if (ns < (1ULL << 53))
+		return (double)ns / 1000.0;
 
 	us_text(buf, sizeof(buf), ns);
 	return strtod(buf, NULL);

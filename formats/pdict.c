@@ -64,7 +64,7 @@ uint32_t pdict_model_str(struct pdict *w, uint32_t id)
  * once each (snprintf and the interning were a sixth of pprof_write). */
 uint32_t pdict_num(struct pdict *w, uint64_t v)
 {
-	uint32_t *known = v + 1 ? u64map_get(&w->num_index, v + 1) : NULL;
+	uint32_t *known = u64map_get(&w->num_index, v + 1);
 	char buf[24];
 	uint32_t id;
 
@@ -72,8 +72,7 @@ uint32_t pdict_num(struct pdict *w, uint64_t v)
 		return *known - 1;
 	snprintf(buf, sizeof(buf), "%" PRIu64, v);
 	id = pdict_str(w, buf);
-	if (v + 1)
-		u64map_put(&w->num_index, v + 1, id + 1);
+	u64map_put(&w->num_index, v + 1, id + 1);
 	return id;
 }
 

@@ -231,7 +231,7 @@ long frame_cache_get(const struct frame_cache *fc, uint64_t vaddr, struct dwarf_
 	if (k && fc->addrs[k - 1].vaddr == vaddr) {
 		m.i = k - 1;
 		n = fc->addrs[m.i].n;
-	} else if ((v = vaddr + 1 ? u64map_get(&fc->index, vaddr + 1) : NULL) != NULL) {
+	} else if ((v = u64map_get(&fc->index, vaddr + 1)) != NULL) {
 		m.is_new = 1;
 		m.i = *v - 1;
 		n = fc->news[m.i].n;

@@ -107,6 +107,7 @@ struct symbolizer {
 	pthread_cond_t queue_cond;
 	struct prefetch_req *queue, *objq;
 	size_t queue_head, queue_len, queue_cap, objq_head, objq_len, objq_cap;
+	int queue_woken;           /* the helper was signalled for the first request */
 	int prefetch_thread, prefetch_stop;
 	pthread_t prefetch_tid;
 	/* kernel */

@@ -138,13 +138,24 @@ void symbolizer_prefetch(struct symbolizer *s, uint32_t obj, const char *path,
 		memcpy(q.bid, build_id, build_id_size);
 	q.bidlen = build_id_size;
 	pthread_mutex_lock(&s->queue_lock);
+	/* the requests taken are dropped once they are half the queue: the queue holds
+	 * what waits, not every address asked for since the start (a whole-machine
+	 * recording asked 260,000 times, 27 MB of a 100 MB recording's peak) */
+	if (s->queue_head && s->queue_head * 2 >= s->queue_len) {
+		memmove(s->queue, s->queue + s->queue_head,
+			(s->queue_len - s->queue_head) * sizeof(*s->queue));
+		s->queue_len -= s->queue_head;
+		s->queue_head = 0;
+	}
 	VEC_PUSH(s->queue, s->queue_len, s->queue_cap, q);
 	/* woken for a batch, not for each address: where the cache answers every lookup
 	 * in a microsecond, the helper emptied the queue between two requests and slept,
 	 * and woke for the next (800 thread switches a warm dwarf run, its wall time 20%
 	 * over its CPU time); a request it does not take in time is made on this thread */
-	if (s->queue_len - s->queue_head >= PREFETCH_BATCH || s->queue_len == 1)
+	if (s->queue_len - s->queue_head >= PREFETCH_BATCH || !s->queue_woken) {
+		s->queue_woken = 1;
 		pthread_cond_signal(&s->queue_cond);
+	}
 	pthread_mutex_unlock(&s->queue_lock);
 	sym_start_helper(s);
 }
