@@ -511,8 +511,10 @@ static void count(const struct cache_ctx *c, const char *path, int64_t delta)
 	if (!known || total > c->max_size)
 		total = evict(c, top, dir, c->max_size);
 	got = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)total);
-	if (pwrite_whole(fd, buf, (size_t)got, 0) == 0)
-		(void)ftruncate(fd, got);
+	if (pwrite_whole(fd, buf, (size_t)got, 0) == 0 && ftruncate(fd, got) != 0) {
+		/* not cut to the new count: the old count's last bytes after it make it
+		 * read as unknown, and the next write counts the folders again */
+	}
 out:
 	if (fd >= 0)
 		close(fd); /* the lock with it */

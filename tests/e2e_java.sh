@@ -280,6 +280,9 @@ fi
 # there (a pid used again) is written afresh; a new dump is its user's alone (0600).
 if [ -f "$AGENT" ] && [ -f "$L/Hot.class" ] && [ "$(id -u)" = 0 ]; then
 	chmod 755 "$TMP" "$L" # the JVM run as nobody reaches the class
+	# and the agent: a copy in $TMP, for the checkout may be where nobody cannot read
+	# (/root in CI's fresh root)
+	cp "$AGENT" "$TMP/agent.so" && chmod 755 "$TMP/agent.so"
 	SH=$TMP/shared
 	mkdir -m 777 "$SH"
 	# java_planted PLANT [RUNAS...]: PLANT (a shell command; $D the dump's path to come)
@@ -288,7 +291,7 @@ if [ -f "$AGENT" ] && [ -f "$L/Hot.class" ] && [ "$(id -u)" = 0 ]; then
 	java_planted() {
 		local plant=$1
 		shift
-		AGENT_=$AGENT L_=$L sh -c 'D=$1/jit-$$.dump; eval "$2" || exit 99; shift 2
+		AGENT_=$TMP/agent.so L_=$L sh -c 'D=$1/jit-$$.dump; eval "$2" || exit 99; shift 2
 			exec "$@" java -XX:-UsePerfData -agentpath:"$AGENT_"=dir="${D%/*}" -cp "$L_" Hot 0.05' \
 			_ "$SH" "$plant" "$@" >"$TMP/plant.out" 2>"$TMP/plant.err"
 		jrc=$?
