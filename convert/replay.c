@@ -565,6 +565,18 @@ static void build_tables(struct replay_proc *p)
 	p->dirty = 0;
 }
 
+/* The replay's own state of `p`, which only its events use. */
+static void free_live(struct replay_proc *p)
+{
+	u64map_release(&p->by_start);
+	free(p->same_prev);
+	p->same_prev = NULL;
+	p->same_cap = 0;
+	free(p->live);
+	p->live = NULL;
+	p->nlive = p->live_cap = 0;
+}
+
 static void mark_dirty(struct replay *r, struct replay_proc *p)
 {
 	if (p->dirty)
@@ -573,7 +585,11 @@ static void mark_dirty(struct replay *r, struct replay_proc *p)
 	VEC_PUSH(r->dirty, r->ndirty, r->dirty_cap, p->index);
 }
 
-void replay_advance(struct replay *r, uint64_t horizon)
+/* The events up to `horizon` replayed; `last`: by replay_finish(), no event is to come,
+ * and what only the replay uses goes as soon as it is done with (the events, then
+ * each process's live maps once its tables are built: all of them beside every
+ * process's tables were the peak of a whole-machine recording's first pass). */
+static void advance_to(struct replay *r, uint64_t horizon, int last)
 {
 	size_t k = 0;
 
@@ -591,9 +607,22 @@ void replay_advance(struct replay *r, uint64_t horizon)
 		memmove(r->evs, r->evs + k, (r->nevs - k) * sizeof(*r->evs));
 		r->nevs -= k;
 	}
-	for (size_t i = 0; i < r->ndirty; i++)
+	if (last) {
+		free(r->evs);
+		r->evs = NULL;
+		r->nevs = r->evs_cap = 0;
+	}
+	for (size_t i = 0; i < r->ndirty; i++) {
 		build_tables(r->procs[r->dirty[i]]);
+		if (last)
+			free_live(r->procs[r->dirty[i]]);
+	}
 	r->ndirty = 0;
+}
+
+void replay_advance(struct replay *r, uint64_t horizon)
+{
+	advance_to(r, horizon, 0);
 }
 
 int replay_inexact(const struct replay *r)
@@ -611,23 +640,14 @@ void replay_finish(struct replay *r)
 {
 	if (r->finished)
 		return;
-	replay_advance(r, REPLAY_FOREVER);
+	advance_to(r, REPLAY_FOREVER, 1);
 	r->finished = 1;
 	free_sofar(r);
 	free(r->evs);
 	r->evs = NULL;
 	r->nevs = r->evs_cap = 0;
-	for (size_t i = 0; i < r->nprocs; i++) {
-		struct replay_proc *p = r->procs[i];
-
-		u64map_release(&p->by_start);
-		free(p->same_prev);
-		p->same_prev = NULL;
-		p->same_cap = 0;
-		free(p->live);
-		p->live = NULL;
-		p->nlive = p->live_cap = 0;
-	}
+	for (size_t i = 0; i < r->nprocs; i++)
+		free_live(r->procs[i]);
 }
 
 const struct replay_proc *replay_proc_at(const struct replay *r, uint32_t pid, uint64_t time)
