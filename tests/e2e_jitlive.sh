@@ -32,11 +32,13 @@ A=$TMP/app   # the service's working directory: its dump is written here
 W=$TMP/watch # the folder perf writes its chunks into, and the watcher watches
 mkdir -p "$A" "$W" "$TMP/got"
 cat >"$A/svc.js" <<'EOF'
-// a service whose jitdump grows: new functions made, run until compiled, dropped
+// a service whose jitdump grows: new functions made, run until compiled, dropped; for
+// SECONDS of its own CPU time (as many chunks' worth of work on a loaded machine)
 let n = 0, sink = 0
 function work (k) { let s = 0; for (let i = 0; i < k; i++) s += (i * 7) % 13; return s }
-const end = Date.now() + (+process.argv[2] || 5) * 1000
-while (Date.now() < end) {
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6 }
+const end = (+process.argv[2] || 5)
+while (cpu() < end) {
   for (let j = 0; j < 10; j++) {
     const f = new Function('x', `let t = ${n++}; for (let i = 0; i < x; i++) t = (t * 31 + i) % 1000003; return t`)
     for (let r = 0; r < 2000; r++) sink += f(50)
@@ -59,11 +61,8 @@ RPID=$!
 # node dump, its pid and its records' times set to long before this one began) beside
 # the chunks
 npid=
-for i in $(seq 100); do
-	npid=$(ls "$A" 2>/dev/null | sed -n 's/^jit-\([0-9]*\)\.dump$/\1/p')
-	[ -n "$npid" ] && break
-	sleep 0.05
-done
+node_dump() { npid=$(ls "$A" 2>/dev/null | sed -n 's/^jit-\([0-9]*\)\.dump$/\1/p'); [ -n "$npid" ]; }
+wait_for 120 node_dump
 python3 - "$TD/jit/jit-30720.dump" "$W/jit-$npid.dump" "$npid" <<'EOF'
 import struct, sys
 b = bytearray(open(sys.argv[1], 'rb').read())
@@ -77,10 +76,8 @@ open(sys.argv[2], 'wb').write(b)
 EOF
 wait $RPID
 chunks=$(ls "$W" "$W/sent" 2>/dev/null | grep -c '^perf\.data\.[0-9]*$')
-for i in $(seq 200); do
-	[ "$(ls "$W/sent" 2>/dev/null | grep -c .)" -ge "$chunks" ] && break
-	sleep 0.1
-done
+all_sent() { [ "$(ls "$W/sent" 2>/dev/null | grep -c .)" -ge "$chunks" ]; }
+wait_for 300 all_sent
 kill $WPID
 wait $WPID
 dump=$A/jit-$npid.dump
@@ -114,7 +111,7 @@ done
 # then, names no dump to prefer: the stale one beside it is taken, and changes nothing
 # there, its samples being in no JIT code.)
 mv "$W/jit-$npid.dump" "$TMP/stale.dump"
-same=0 js=0
+same=0 js=0 first=
 : >"$TMP/stale.err"
 for f in $(ls "$W/sent" | sort); do
 	"$PERFCONV" -q -i "$W/sent/$f" "${KS[@]}" --annotate -o "$TMP/truth.folded" 2>/dev/null
@@ -123,7 +120,15 @@ for f in $(ls "$W/sent" | sort); do
 	rm "$W/sent/jit-$npid.dump"
 	cmp -s "$TMP/truth.folded" "$TMP/stale.folded" && same=$((same + 1))
 	# stacks through JIT code (node 18 names its functions LazyCompile:, 20 JS:)
-	js=$((js + $(grep -c '_\[j\]' "$TMP/truth.folded")))
+	j=$(grep -c '_\[j\]' "$TMP/truth.folded")
+	js=$((js + j))
+	# the chunk in which node mapped its dump (its MMAP record), with stacks through JIT
+	# code: the one the checks below need, which is not the first chunk where node took
+	# more than a chunk's time to start (a loaded machine)
+	if [ -z "$first" ] && [ "$j" -gt 0 ] &&
+		perf script -i "$W/sent/$f" --show-mmap-events 2>/dev/null | grep -a 'PERF_RECORD_MMAP' | grep -q "jit-$npid\.dump"; then
+		first=$f
+	fi
 done
 if [ "$same" = "$sent" ] && [ "$js" -gt 0 ] && grep -q "not .*/jit-$npid.dump: .*is the file pid $npid mapped" "$TMP/stale.err"; then
 	ok "stale dump beside the chunks: not used, the one pid $npid mapped is ($same chunks as without it, $js stacks through JIT code; '$(grep -m1 "is the file" "$TMP/stale.err" | cut -c1-150)')"
@@ -132,7 +137,10 @@ else
 fi
 # where the mapped dump is gone (converted elsewhere), the stale one alone: refused for
 # its times in the chunk where node mapped its dump (a real MMAP record, with its time)
-first=$(ls "$W/sent" | sort | head -1)
+if [ -z "$first" ]; then
+	bad "no chunk holds both node's MMAP of jit-$npid.dump and stacks through JIT code: $(ls "$W/sent" | tr '\n' ' ')"
+	first=$(ls "$W/sent" | sort | head -1)
+fi
 mv "$dump" "$TMP/real.dump"
 cp "$TMP/stale.dump" "$W/sent/jit-$npid.dump"
 "$PERFCONV" -i "$W/sent/$first" "${KS[@]}" --annotate -o "$TMP/alone.folded" 2>"$TMP/alone.err"
