@@ -78,7 +78,7 @@ if [ "$(id -u)" = 0 ] && perf record -q -o "$TMP/probe.data" -e cpu-clock -- tru
 	start_receiver rid datadog
 	for c in "${R1[@]:0:2}"; do chunk "$TMP/run1/$c" "$W" "$c"; done
 	watch "$W" --to datadog --url "$URL_rid"
-	wait_for 30 holds "$W/sent" 2
+	wait_for 120 holds "$W/sent" 2
 	stop_watch
 	for c in "${R1[@]:2}"; do chunk "$TMP/run1/$c" "$W" "$c"; done
 	for c in "${R2[@]}"; do chunk "$TMP/run2/$c" "$W" "$c"; done
@@ -188,7 +188,7 @@ W=$TMP/w5
 mkdir -p "$W"
 chunk $TD/mt-g.data "$W" perf.data.2026120500000001
 watch "$W" --to pyroscope --url "$URL_big2"
-wait_for 30 holds "$W/sent" 1
+wait_for 120 holds "$W/sent" 1
 stop_watch
 if [ "$("${LOGQ[@]}" "$LOG_big2" count accepted)" = 2 ] && [ "$(accepted_sum "$LOG_big2")" = "$want" ] &&
 	[ -z "$(ls "$W/refused" 2>/dev/null)" ] && grep -q "found its profile too large (HTTP 413: fault 413): cut in two and sent again" "$W.err"; then
