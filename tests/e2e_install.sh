@@ -159,6 +159,13 @@ fi
 nchunks() { ls "$1" 2>/dev/null | grep -c '^perf\.data\.[0-9]\{8,\}$'; }
 no_chunks() { [ "$(nchunks "$1")" = 0 ]; }
 chunks_at_least() { [ "$(nchunks "$1")" -ge "$2" ]; } # DIR N
+# DIR's newest chunk is named for a centisecond that has passed: perf names the chunk it
+# ends with then for a later one (within the same, it would replace that chunk)
+past_newest() {
+	local newest
+	newest=$(ls "$1" 2>/dev/null | sed -n 's/^perf\.data\.\([0-9]\{16\}\)$/\1/p' | sort | tail -1)
+	[[ $(date +%Y%m%d%H%M%S%2N) > $newest ]]
+}
 # busy STOPFILE: a program busy until STOPFILE exists (not for a fixed time: perf may
 # take seconds to start on a loaded machine, and must still find it running); $prog
 busy() {
@@ -201,9 +208,17 @@ EOF
 	up=$(unit_cmd perfconv-upload@.service ExecStart web)
 	# ExecStart; KillSignal=SIGINT while the program still runs, once perf has named
 	# a chunk (however long it took to start); ExecStopPost
-	as_unit "$TMP/web.conf" $rec 2>"$TMP/rec.err" &
-	rpid=$!
-	wait_for 120 chunks_at_least "$S/web" 1
+	for try in 1 2 3; do
+		as_unit "$TMP/web.conf" $rec 2>"$TMP/rec.err" &
+		rpid=$!
+		wait_for 60 chunks_at_least "$S/web" 1 && break
+		[ $try = 3 ] && break
+		lost_alarm $try
+		kill -INT $rpid
+		wait $rpid
+		rm -f "$S/web"/perf.data*
+	done
+	wait_for 120 past_newest "$S/web"
 	kill -INT $rpid
 	wait $rpid
 	# perf ends by the signal it was stopped with (raised again): 130 is SIGINT's, which

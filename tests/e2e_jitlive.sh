@@ -48,15 +48,26 @@ while (cpu() < end) {
 console.log(sink)
 EOF
 
-start_receiver rcv pyroscope --save "$TMP/got"
-URL=$URL_rcv
-
-"$PERFCONV" upload --to pyroscope --url "$URL" --watch "$W" "${KS[@]}" 2>"$TMP/watch.err" &
-WPID=$!
-PIDS+=($WPID)
-(cd "$A" && exec perf record -q -k 1 -g -F 499 --switch-output=1s -o "$W/perf.data" \
-	node --perf-prof svc.js 6) >"$TMP/rec.log" 2>&1 &
-RPID=$!
+for try in 1 2 3; do
+	start_receiver rcv pyroscope --save "$TMP/got"
+	URL=$URL_rcv
+	"$PERFCONV" upload --to pyroscope --url "$URL" --watch "$W" "${KS[@]}" 2>"$TMP/watch.err" &
+	WPID=$!
+	PIDS+=($WPID)
+	(cd "$A" && exec perf record -q -k 1 -g -F 499 --switch-output=1s -o "$W/perf.data" \
+		node --perf-prof svc.js 6) >"$TMP/rec.log" 2>&1 &
+	RPID=$!
+	wait_for 60 first_chunk "$W" && break
+	[ $try = 3 ] && break
+	lost_alarm $try
+	kill -INT $RPID
+	wait $RPID
+	kill $WPID
+	wait $WPID
+	stop_receiver rcv
+	rm -rf "$A"/jit-*.dump "$A"/jit-*.dump.* "$W" "$TMP/got"
+	mkdir -p "$W" "$TMP/got"
+done
 # the stale dump: once node runs, a dump of its pid from an earlier process (the committed
 # node dump, its pid and its records' times set to long before this one began) beside
 # the chunks

@@ -148,6 +148,16 @@ bounded() {
 	case $rc in 124 | 137 | 152) return 124 ;; esac # 152: SIGXCPU
 	return $rc
 }
+# first_chunk DIR: perf record --switch-output has named a chunk in DIR (or DIR/sent).
+# perf (6.1: builtin-record.c) sets its timer before its setup and arms the switch only
+# after it, re-arming the timer at each switch: when the setup takes longer than a
+# chunk's time (1 s, on a loaded machine) the first alarm is lost and perf never
+# switches. A test that needs chunks waits for the first with this and, where perf lost
+# its alarm, says so (lost_alarm) and records again.
+first_chunk() { [ "$(ls "$1" "$1/sent" 2>/dev/null | grep -c '^perf\.data\.[0-9]\{16\}$')" -gt 0 ]; }
+lost_alarm() { # TRY
+	echo "note try $1: perf named no chunk in a minute: it lost its first alarm (perf sets it before its setup, which took longer than a chunk here, and arms the switch after); recorded again"
+}
 # watching DIR PID: PID holds DIR's lock (a watcher past its start: its signals are
 # handled, its first look is under way), as /proc/locks says
 watching() {
