@@ -68,8 +68,8 @@ done
 if [ "$(id -u)" = 0 ] && perf record -q -o "$TMP/probe.data" -e cpu-clock -- true >/dev/null 2>&1; then
 	for run in 1 2; do
 		mkdir -p "$TMP/run$run"
-		(cd "$TMP/run$run" && perf record -q -e cpu-clock -F 499 -g --switch-output=1s -o perf.data \
-			-- timeout 3.5 sh -c 'while :; do :; done' >/dev/null 2>&1)
+		record_chunks 3 "$TMP/run$run" -q -e cpu-clock -F 499 -g --switch-output=1s -o "$TMP/run$run/perf.data" \
+			-- timeout 3.5 sh -c 'while :; do :; done' >/dev/null
 		sleep 1.1 # the second run's chunk names (perf's timestamps) after the first's
 	done
 	R1=($(ls "$TMP/run1" | grep '^perf\.data\.' | sort)) R2=($(ls "$TMP/run2" | grep '^perf\.data\.' | sort))

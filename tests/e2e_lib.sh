@@ -158,6 +158,22 @@ first_chunk() { [ "$(ls "$1" "$1/sent" 2>/dev/null | grep -c '^perf\.data\.[0-9]
 lost_alarm() { # TRY
 	echo "note try $1: perf named no chunk in a minute: it lost its first alarm (perf sets it before its setup, which took longer than a chunk here, and arms the switch after); recorded again"
 }
+# record_chunks N DIR ARGS...: perf record ARGS (in the foreground, writing DIR/perf.data
+# with --switch-output; its stderr in DIR.perf.err) until it left at least N chunks in
+# DIR (or DIR/sent), recorded again where perf lost its first alarm (first_chunk), 3
+# times at most: 0 when it did
+record_chunks() {
+	local n=$1 dir=$2 try
+	shift 2
+	for try in 1 2 3; do
+		perf record "$@" 2>"$dir.perf.err"
+		# (a watcher may have moved some to sent/)
+		[ "$(ls "$dir" "$dir/sent" 2>/dev/null | grep -c '^perf\.data\.[0-9]\{16\}$')" -ge "$n" ] && return 0
+		[ $try = 3 ] && return 1
+		lost_alarm $try
+		rm -f "$dir"/perf.data*
+	done
+}
 # watching DIR PID: PID holds DIR's lock (a watcher past its start: its signals are
 # handled, its first look is under way), as /proc/locks says
 watching() {

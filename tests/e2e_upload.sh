@@ -424,8 +424,9 @@ if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2
 	"$PERFCONV" upload --to parca --url "$URL_wd" --watch "$R" --service live 2>"$TMP/watch.err" &
 	WPID=$!
 	PIDS+=("$WPID")
-	perf record -q -e cpu-clock -F 999 -g --switch-output=1s -o "$R/perf.data" -- \
-		sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done' 2>"$TMP/perf.err"
+	# (recorded again where perf lost its first alarm: the watcher sends what it left)
+	record_chunks 2 "$R" -q -e cpu-clock -F 999 -g --switch-output=1s -o "$R/perf.data" -- \
+		sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done'
 	all_out() { [ -z "$(ls "$R" | grep '^perf.data.')" ]; }
 	wait_for 120 all_out
 	kill -TERM $WPID

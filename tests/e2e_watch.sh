@@ -154,9 +154,8 @@ if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2
 	mkdir -p "$R"
 	for k in k1 nok; do
 		mkdir -p "$R/$k"
-		perf record -q $([ $k = k1 ] && echo -k 1) -e cpu-clock -F 499 -g --switch-output=1s \
-			-o "$R/$k/perf.data" -- sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done' \
-			2>"$TMP/perf.err"
+		record_chunks 2 "$R/$k" -q $([ $k = k1 ] && echo -k 1) -e cpu-clock -F 499 -g --switch-output=1s \
+			-o "$R/$k/perf.data" -- sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done'
 	done
 	CH=($(ls "$R/k1" | grep '^perf\.data\.'))
 	for be in datadog pyroscope parca; do
