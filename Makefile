@@ -103,7 +103,7 @@ OTLP_HDRS := $(OTLP_PROTOS:%=$(BUILD)/gen/%.pb-c.h)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 
-.PHONY: outputs-update all check check-busy demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti \
+.PHONY: outputs-update all check check-build check-busy demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti \
 	man install uninstall deb
 
 all: $(BIN)
@@ -231,11 +231,14 @@ layers:
 check: $(BIN) $(CHECK_BINS) $(REPLAY_BINS)
 	$(Q)$(MAKE) --no-print-directory layers unit corpus e2e
 
+# What make check runs, built (and nothing run).
+check-build: $(BIN) $(CHECK_BINS) $(REPLAY_BINS) $(JVMTI_LIB)
+
 # make check with two busy CPU loops beside it (scripts/busy.sh; BUSY_LOOPS=N for more),
-# always stopped after it: the tests wait on conditions with deadlines, never on a time
-# or an idle CPU, and hold on a machine shared with other work (issue 45.1). With
-# SANITIZE= as make check.
-check-busy:
+# started once the build is done and always stopped after it: the tests wait on
+# conditions with deadlines, never on a time or an idle CPU, and hold on a machine
+# shared with other work (issue 45.1). With SANITIZE= as make check.
+check-busy: check-build
 	$(Q)scripts/busy.sh $(MAKE) --no-print-directory check
 
 demo: $(BIN)
