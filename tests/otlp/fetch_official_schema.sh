@@ -10,8 +10,9 @@
 # moves: its version changes, and the old file leaves the mirror's pool). No Release
 # file is read, so a snapshot mirror past its Valid-Until (the archive here is one) and
 # a root without this machine's apt settings fetch it the same way. Sources, in order:
-# the Debian mirror this machine's apt sources name (by the pool path), then
-# snapshot.debian.org (by the file's SHA-1, which keeps every file Debian ever shipped).
+# the Debian mirror this machine's apt sources name and deb.debian.org (by the pool
+# path), then snapshot.debian.org (by the file's SHA-1: it keeps every file Debian ever
+# shipped, when forky has moved on and the pool no longer holds this one).
 # apt-helper (in apt, so on every Debian) downloads with apt's own proxy settings and
 # checks the hash; the hash is checked again here. The machine's apt configuration and
 # installed packages are not touched; nothing is installed. Prints the package version.
@@ -24,20 +25,27 @@ pool=pool/main/o/opentelemetry-proto/${pkg}_${version}_all.deb
 sha256=ae5604e475eeae038c5d1c396ad42dec4d992edf49c4eef9b05361af3a5b7cbb
 sha1=34cc012cfc32713ddb66172a3a77d7dc29ec633e
 
-# The configured Debian archive (deb822 .sources first, then one-line .list entries).
-uri=$({
+# The configured Debian archive (deb822 .sources first, then one-line .list entries): a
+# URI ending in /debian (not another vendor's, not -security), else the first that is
+# not -security; then Debian's own, deb.debian.org.
+uris=$({
 	grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{ for (i = 2; i <= NF; i++) print $i }'
 	grep -hsE '^deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
 		sed 's/\[[^]]*\]//' | awk '{ print $2 }'
-} | grep -E '/debian/?$' | head -n 1)
+} | grep -v -- '-security')
+uri=$(echo "$uris" | grep -E '/debian/?$' | head -n 1)
+[ -n "$uri" ] || uri=$(echo "$uris" | head -n 1)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 deb=$work/${pkg}_${version}_all.deb
 helper=/usr/lib/apt/apt-helper
 [ -x "$helper" ] || { echo "fetch_official_schema: $helper missing (Debian's apt)" >&2; exit 2; }
-tried=
-for url in ${uri:+"${uri%/}/$pool"} "https://snapshot.debian.org/file/$sha1"; do
+tried= tried_url=
+for url in ${uri:+"${uri%/}/$pool"} "http://deb.debian.org/debian/$pool" \
+	"https://snapshot.debian.org/file/$sha1"; do
+	[ "$url" = "$tried_url" ] && continue # the configured mirror was deb.debian.org
+	tried_url=$url
 	# (as root apt drops to _apt for downloads, which cannot write into $work)
 	if "$helper" -o APT::Sandbox::User=root -o Acquire::Check-Valid-Until=false -o Acquire::Retries=2 \
 		download-file "$url" "$deb" "SHA256:$sha256" >"$work/log" 2>&1 &&
