@@ -10,7 +10,10 @@
 # perf renames a finished chunk and reads the watcher's CPU time (user + system,
 # /proc/PID/stat) from before the chunk appeared until it is in sent/. Prints that
 # time as a share of the 60 s the chunk covers; the target (issue 18) is well under
-# 1% of a core. Exits 1 when it is missed.
+# 1% of a core. Then a folder of junk (issue 45.3): 2,000 chunks beyond converting (a
+# header perf could write, a conversion that fails), older than one good chunk, and a
+# new watcher: the time until the good one is in sent/, within 2 s. Exits 1 when a
+# target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PERFCONV=${PERFCONV:-$PWD/perfconv}
@@ -53,7 +56,7 @@ drop perf.data.2026010100000002
 t1=$(date +%s%N)
 c1=$(cpu $WPID)
 hz=$(getconf CLK_TCK)
-python3 - "$c0" "$c1" "$hz" "$t0" "$t1" "$idle0" "$idle1" "$samples" "$span_s" "$BACKEND" <<'EOF'
+if python3 - "$c0" "$c1" "$hz" "$t0" "$t1" "$idle0" "$idle1" "$samples" "$span_s" "$BACKEND" <<'EOF'
 import sys
 c0, c1, hz, t0, t1, i0, i1 = (float(x) for x in sys.argv[1:8])
 samples, span_s, backend = sys.argv[8].split()[0], float(sys.argv[9]), sys.argv[10]
@@ -68,3 +71,30 @@ ok = share < 1.0
 print(f"target (issue 18: well under 1% of a core): {'target met' if ok else 'target MISSED'}")
 sys.exit(0 if ok else 1)
 EOF
+then rc=0; else rc=1; fi
+kill $WPID 2>/dev/null && wait $WPID 2>/dev/null || true
+J=$T/junk
+mkdir -p "$J"
+for i in $(seq 1 2000); do cp tests/bad/attr-size.data "$J/perf.data.20260102$(printf %08d "$i")"; done
+cp testdata/mt-g.data "$T/.part" && mv "$T/.part" "$J/perf.data.2026010300000000"
+t0=$(date +%s%N)
+"$PERFCONV" upload -q --to "$BACKEND" --url "http://127.0.0.1:$(cat "$T/port")" --watch "$J" \
+	--service bench 2>"$T/junk.err" &
+WPID=$!
+for i in $(seq 6000); do [ -e "$J/sent/perf.data.2026010300000000" ] && break; sleep 0.01; done
+t1=$(date +%s%N)
+c1=$(cpu $WPID)
+if [ ! -e "$J/sent/perf.data.2026010300000000" ]; then
+	echo "watch.sh: the good chunk after 2,000 junk ones was not sent in 60 s: $(tail -2 "$T/junk.err")" >&2
+	exit 1
+fi
+python3 - "$t0" "$t1" "$c1" "$hz" <<'EOF' || rc=1
+import sys
+t0, t1, c, hz = (float(x) for x in sys.argv[1:5])
+s = (t1 - t0) / 1e9
+print(f"junk_2000_to_good_s   {s:.2f}   (watcher cpu {c / hz:.2f} s; 2,000 chunks beyond converting before one good one)")
+ok = s <= 2.0
+print(f"target (issue 45.3: the good chunk within 2 s): {'target met' if ok else 'target MISSED'}")
+sys.exit(0 if ok else 1)
+EOF
+exit $rc

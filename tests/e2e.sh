@@ -161,7 +161,8 @@ fi
 mkfifo "$TMP/fifo"
 (cat "$TMP/fifo" >"$TMP/fifo.out" &)
 "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/fifo"
-sleep 0.2
+# (cat writes what it read in its own time: waited for)
+wait_for 60 test -s "$TMP/fifo.out"
 [ -p "$TMP/fifo" ] && [ "$(wc -l <"$TMP/fifo.out")" -gt 0 ] &&
 	ok "cli: -o to a FIFO streams into it" || bad "cli: -o to a FIFO"
 

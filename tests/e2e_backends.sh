@@ -68,8 +68,8 @@ done
 if [ "$(id -u)" = 0 ] && perf record -q -o "$TMP/probe.data" -e cpu-clock -- true >/dev/null 2>&1; then
 	for run in 1 2; do
 		mkdir -p "$TMP/run$run"
-		(cd "$TMP/run$run" && perf record -q -e cpu-clock -F 499 -g --switch-output=1s -o perf.data \
-			-- timeout 3.5 sh -c 'while :; do :; done' >/dev/null 2>&1)
+		record_chunks 3 "$TMP/run$run" -q -e cpu-clock -F 499 -g --switch-output=1s -o "$TMP/run$run/perf.data" \
+			-- timeout 3.5 sh -c 'while :; do :; done' >/dev/null
 		sleep 1.1 # the second run's chunk names (perf's timestamps) after the first's
 	done
 	R1=($(ls "$TMP/run1" | grep '^perf\.data\.' | sort)) R2=($(ls "$TMP/run2" | grep '^perf\.data\.' | sort))
@@ -78,7 +78,7 @@ if [ "$(id -u)" = 0 ] && perf record -q -o "$TMP/probe.data" -e cpu-clock -- tru
 	start_receiver rid datadog
 	for c in "${R1[@]:0:2}"; do chunk "$TMP/run1/$c" "$W" "$c"; done
 	watch "$W" --to datadog --url "$URL_rid"
-	wait_for 30 holds "$W/sent" 2
+	wait_for 120 holds "$W/sent" 2
 	stop_watch
 	for c in "${R1[@]:2}"; do chunk "$TMP/run1/$c" "$W" "$c"; done
 	for c in "${R2[@]}"; do chunk "$TMP/run2/$c" "$W" "$c"; done
@@ -188,7 +188,7 @@ W=$TMP/w5
 mkdir -p "$W"
 chunk $TD/mt-g.data "$W" perf.data.2026120500000001
 watch "$W" --to pyroscope --url "$URL_big2"
-wait_for 30 holds "$W/sent" 1
+wait_for 120 holds "$W/sent" 1
 stop_watch
 if [ "$("${LOGQ[@]}" "$LOG_big2" count accepted)" = 2 ] && [ "$(accepted_sum "$LOG_big2")" = "$want" ] &&
 	[ -z "$(ls "$W/refused" 2>/dev/null)" ] && grep -q "found its profile too large (HTTP 413: fault 413): cut in two and sent again" "$W.err"; then

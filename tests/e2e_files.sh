@@ -15,7 +15,7 @@ LIBC_BID=93ac61ec5a8eb1396f9fbd350e3169a558528a40 # the libc testdata/dwarf/dw.d
 run() {
 	local name=$1 cache=$2
 	shift 2
-	PERFCONV_CACHE_DIR=$cache timeout -k 1 $LIMIT "$PERFCONV" -q "$@" 2>"$TMP/$name.err" </dev/null
+	PERFCONV_CACHE_DIR=$cache bounded $LIMIT "$PERFCONV" -q "$@" 2>"$TMP/$name.err" </dev/null
 	rc=$?
 }
 

@@ -157,6 +157,23 @@ fi
 # --- 5. the units' command lines, as systemd runs them --------------------------------
 # the chunks in a folder, as the watcher knows them (perf.data.unreadable is not one)
 nchunks() { ls "$1" 2>/dev/null | grep -c '^perf\.data\.[0-9]\{8,\}$'; }
+no_chunks() { [ "$(nchunks "$1")" = 0 ]; }
+chunks_at_least() { [ "$(nchunks "$1")" -ge "$2" ]; } # DIR N
+# DIR's newest chunk is named for a centisecond that has passed: perf names the chunk it
+# ends with then for a later one (within the same, it would replace that chunk)
+past_newest() {
+	local newest
+	newest=$(ls "$1" 2>/dev/null | sed -n 's/^perf\.data\.\([0-9]\{16\}\)$/\1/p' | sort | tail -1)
+	[[ $(date +%Y%m%d%H%M%S%2N) > $newest ]]
+}
+# busy STOPFILE: a program busy until STOPFILE exists (not for a fixed time: perf may
+# take seconds to start on a loaded machine, and must still find it running); $prog
+busy() {
+	rm -f "$1"
+	sh -c 'while [ ! -e "$1" ]; do :; done' sh "$1" &
+	prog=$!
+	echo "$prog" >"$TMP/prog.pid"
+}
 # unit_cmd UNIT KEY INSTANCE: the command line of KEY= (ExecStart, ExecStopPost), %i put in
 unit_cmd() { sed -n "s/^$2=//p" "$U/$1" | sed 's/^[-+@!:]*//; s/%i/'"$3"'/g'; }
 # as_unit CONF CMD...: CMD with the unit's environment file (KEY=VALUE lines, systemd's
@@ -170,10 +187,8 @@ as_unit() {
 if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2>/dev/null && receivers_ready; then
 	start_receiver sink pyroscope
 	S=$TMP/spool
-	# the program: busy for 4 s
-	sh -c 'end=$(($(date +%s) + 4)); while [ $(date +%s) -lt $end ]; do :; done' &
-	prog=$!
-	echo "$prog" >"$TMP/prog.pid"
+	# the program: busy until told to stop
+	busy "$TMP/stop1"
 	cat >"$TMP/web.conf" <<EOF
 # as /etc/perfconv/web.conf would say
 PERFCONV_TARGET=pidfile:$TMP/prog.pid
@@ -191,16 +206,26 @@ EOF
 	rec=$(unit_cmd perfconv-record@.service ExecStart web)
 	stop=$(unit_cmd perfconv-record@.service ExecStopPost web)
 	up=$(unit_cmd perfconv-upload@.service ExecStart web)
-	# ExecStart; KillSignal=SIGINT while the program still runs; ExecStopPost
-	as_unit "$TMP/web.conf" $rec 2>"$TMP/rec.err" &
-	rpid=$!
-	sleep 2.5
+	# ExecStart; KillSignal=SIGINT while the program still runs, once perf has named
+	# a chunk (however long it took to start); ExecStopPost
+	for try in 1 2 3; do
+		as_unit "$TMP/web.conf" $rec 2>"$TMP/rec.err" &
+		rpid=$!
+		wait_for 60 chunks_at_least "$S/web" 1 && break
+		[ $try = 3 ] && break
+		lost_alarm $try
+		kill -INT $rpid
+		wait $rpid
+		rm -f "$S/web"/perf.data*
+	done
+	wait_for 120 past_newest "$S/web"
 	kill -INT $rpid
 	wait $rpid
 	# perf ends by the signal it was stopped with (raised again): 130 is SIGINT's, which
 	# systemd counts as a clean stop
 	rrc=$?
 	(as_unit "$TMP/web.conf" $stop 2>>"$TMP/rec.err")
+	touch "$TMP/stop1"
 	wait $prog
 	chunks=$(nchunks "$S/web")
 	plain=$( [ -e "$S/web/perf.data" ] && echo "perf.data left" || echo "no perf.data left")
@@ -212,17 +237,22 @@ EOF
 	fi
 	# perf killed (systemd's SIGKILL after TimeoutStopSec, the machine's power): the
 	# perf.data it left has no header, nothing can read it; ExecStopPost says so and
-	# keeps it aside, not as a chunk the sender would fail on every hour
-	sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done' &
-	prog=$!
-	echo "$prog" >"$TMP/prog.pid"
-	as_unit "$TMP/web.conf" $rec 2>"$TMP/rec2.err" &
+	# keeps it aside, not as a chunk the sender would fail on every hour. Killed in the
+	# file perf opened at a switch (the first one has a header from the start), once it
+	# holds data, and not during the next switch: chunks of 3 s here, the kill within
+	# a moment of the first one named.
+	sed 's/^PERFCONV_CHUNK=.*/PERFCONV_CHUNK=3s/' "$TMP/web.conf" >"$TMP/web-kill.conf"
+	busy "$TMP/stop2"
+	before=$(nchunks "$S/web")
+	as_unit "$TMP/web-kill.conf" $rec 2>"$TMP/rec2.err" &
 	rpid=$!
-	sleep 1.5
+	wait_for 120 chunks_at_least "$S/web" $((before + 1))
+	wait_for 120 test -s "$S/web/perf.data"
 	kill -KILL $rpid
 	{ wait $rpid; } 2>/dev/null
 	had=$( [ -s "$S/web/perf.data" ] && echo yes)
-	(as_unit "$TMP/web.conf" $stop 2>>"$TMP/rec2.err")
+	(as_unit "$TMP/web-kill.conf" $stop 2>>"$TMP/rec2.err")
+	touch "$TMP/stop2"
 	wait $prog
 	chunks=$(nchunks "$S/web")
 	[ "$had" = yes ] && [ ! -e "$S/web/perf.data" ] && [ -s "$S/web/perf.data.unreadable" ] &&
@@ -247,7 +277,8 @@ EOF
 	as_unit "$TMP/web.conf" $up 2>"$TMP/up.err" &
 	upid=$!
 	PIDS+=("$upid")
-	wait_for 60 test "$(nchunks "$S/web")" = 0
+	# (a function: the count is taken at each try, not once)
+	wait_for 120 no_chunks "$S/web"
 	kill -TERM $upid
 	wait $upid
 	urc=$?

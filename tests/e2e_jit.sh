@@ -297,11 +297,21 @@ fi
 if [ "$(id -u)" != 0 ]; then
 	skip "forkjit running before perf record -a: needs root"
 elif [ -x "$TMP/forkjit" ]; then
-	(cd "$TMP" && exec ./forkjit 2 4 >"$TMP/pre.out" 2>&1) &
+	# (for up to 120 s, ended once recorded: on a loaded machine perf may take seconds
+	# to start, and the processes must run throughout)
+	(cd "$TMP" && exec ./forkjit 2 120 >"$TMP/pre.out" 2>&1) &
 	fj=$!
-	for _ in $(seq 50); do grep -q '^other' "$TMP/pre.out" 2>/dev/null && break; sleep 0.1; done
-	sleep 0.3
+	# the exec'd child has its own code mapped at the parent's address before perf begins
+	other_ready() {
+		local o a
+		o=$(awk '$1 == "other" { print $2 }' "$TMP/pre.out" 2>/dev/null)
+		a=$(awk '{ print $1; exit }' "/tmp/perf-$(awk '$1 == "parent" { print $2 }' "$TMP/pre.out").map" 2>/dev/null)
+		[ -n "$o" ] && [ -n "$a" ] && grep -q '^forkjit-other' "/proc/$o/cmdline" 2>/dev/null &&
+			grep -q "^0*$a-" "/proc/$o/maps" 2>/dev/null
+	}
+	wait_for 60 other_ready || bad "forkjit's exec'd child never mapped its code: $(cat "$TMP/pre.out")"
 	perf record -q -g -a -o "$TMP/pre.data" -- sleep 1 >/dev/null 2>&1
+	kill $(awk '$1 == "worker" || $1 == "other" { print $2 }' "$TMP/pre.out") 2>/dev/null
 	wait $fj
 	"$PERFCONV" -i "$TMP/pre.data" -f samples -o "$TMP/pre.samples" 2>"$TMP/pre.err"
 	awk -F'\t' '{ split($2, t, "/"); n = split($7, f, ";"); print t[1], f[n] }' "$TMP/pre.samples" |

@@ -109,7 +109,7 @@ start_receiver() {
 		--port-file "$TMP/$name.port" "$@" 2>"$TMP/$name.err" &
 	pid=$!
 	PIDS+=("$pid")
-	for i in $(seq 100); do [ -s "$TMP/$name.port" ] && break; sleep 0.05; done
+	wait_for 120 test -s "$TMP/$name.port"
 	printf -v "PID_$name" %s "$pid"
 	printf -v "LOG_$name" %s "$TMP/$name.log"
 	if [[ "$(cat "$TMP/$name.port" 2>/dev/null)" = /* ]]; then
@@ -124,12 +124,61 @@ stop_receiver() { local v="PID_$1"; kill "${!v}" 2>/dev/null; wait "${!v}" 2>/de
 chunk() { # SRC DIR NAME: copied in whole, then renamed, as perf renames a finished chunk
 	cp "$1" "$2/.part" && mv "$2/.part" "$2/$3"
 }
-# wait_for SECONDS COMMAND...: until the command succeeds; 1 when it never did
+# wait_for SECONDS COMMAND...: until the command succeeds; 1 when it never did. What a
+# test waits for is a condition (a file, a log line, a count, a process's state), never a
+# time: give it a deadline generous enough for a loaded machine (tens of seconds), as
+# it costs nothing when the condition comes at once. A command that counts must count at
+# each try: a function, or sh -c, not test "$(...)" (expanded once, before the wait).
 wait_for() {
 	local s=$1 i
 	shift
 	for i in $(seq $((s * 10))); do "$@" && return 0; sleep 0.1; done
 	return 1
+}
+# bounded SECONDS COMMAND...: COMMAND held to what SECONDS of an idle two-CPU machine
+# give it, so that a bound on a hostile input's cost holds on a loaded machine too: 2 x
+# SECONDS of CPU time (prlimit: SIGXCPU, SIGKILL a second later) and, for what blocks
+# without running (a FIFO), 12 x SECONDS of the wall clock (timeout). Its status, or
+# 124 when either ran out.
+bounded() {
+	local s=$1 rc
+	shift
+	timeout -k 1 $((12 * s)) prlimit --cpu=$((2 * s)):$((2 * s + 1)) "$@"
+	rc=$?
+	case $rc in 124 | 137 | 152) return 124 ;; esac # 152: SIGXCPU
+	return $rc
+}
+# first_chunk DIR: perf record --switch-output has named a chunk in DIR (or DIR/sent).
+# perf (6.1: builtin-record.c) sets its timer before its setup and arms the switch only
+# after it, re-arming the timer at each switch: when the setup takes longer than a
+# chunk's time (1 s, on a loaded machine) the first alarm is lost and perf never
+# switches. A test that needs chunks waits for the first with this and, where perf lost
+# its alarm, says so (lost_alarm) and records again.
+first_chunk() { [ "$(ls "$1" "$1/sent" 2>/dev/null | grep -c '^perf\.data\.[0-9]\{16\}$')" -gt 0 ]; }
+lost_alarm() { # TRY
+	echo "note try $1: perf named no chunk in a minute: it lost its first alarm (perf sets it before its setup, which took longer than a chunk here, and arms the switch after); recorded again"
+}
+# record_chunks N DIR ARGS...: perf record ARGS (in the foreground, writing DIR/perf.data
+# with --switch-output; its stderr in DIR.perf.err) until it left at least N chunks in
+# DIR (or DIR/sent), recorded again where perf lost its first alarm (first_chunk), 3
+# times at most: 0 when it did
+record_chunks() {
+	local n=$1 dir=$2 try
+	shift 2
+	for try in 1 2 3; do
+		perf record "$@" 2>"$dir.perf.err"
+		# (a watcher may have moved some to sent/)
+		[ "$(ls "$dir" "$dir/sent" 2>/dev/null | grep -c '^perf\.data\.[0-9]\{16\}$')" -ge "$n" ] && return 0
+		[ $try = 3 ] && return 1
+		lost_alarm $try
+		rm -f "$dir"/perf.data*
+	done
+}
+# watching DIR PID: PID holds DIR's lock (a watcher past its start: its signals are
+# handled, its first look is under way), as /proc/locks says
+watching() {
+	awk -v ino="$(stat -c %i "$1" 2>/dev/null)" -v pid="$2" '$2 == "FLOCK" && $5 == pid {
+		n = split($6, a, ":"); if (a[n] == ino) f = 1 } END { exit !f }' /proc/locks
 }
 count_in() { ls "$1" 2>/dev/null | grep -c '^perf\.data\.'; }
 holds() { [ "$(count_in "$1")" = "$2" ]; } # DIR N: DIR holds N chunks

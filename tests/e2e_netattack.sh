@@ -22,7 +22,7 @@ serve() {
 	python3 $NETLOG --mode "$mode" --bind "$bind" --log "$TMP/$name.log" \
 		--port-file "$TMP/$name.port" 2>"$TMP/$name.err" &
 	PIDS+=($!)
-	for i in $(seq 100); do [ -s "$TMP/$name.port" ] && break; sleep 0.05; done
+	wait_for 120 test -s "$TMP/$name.port"
 	printf -v "PORT_$name" %s "$(cat "$TMP/$name.port" 2>/dev/null)"
 	printf -v "LOG_$name" %s "$TMP/$name.log"
 }
@@ -88,7 +88,7 @@ DD_API_KEY=$KEY timeout 10 "$PERFCONV" upload -i $TD/mt-g.data "${KS[@]}" --to d
 	--url https://127.0.0.1:$PORT_rx --proxy http://127.0.0.1:$PORT_px 2>"$TMP/err" &
 UPID=$!
 PIDS+=($UPID)
-wait_for 10 has_request "$LOG_px"
+wait_for 120 has_request "$LOG_px"
 kill $UPID 2>/dev/null
 wait $UPID 2>/dev/null
 if grep -q "\"method\": \"CONNECT\", \"target\": \"127.0.0.1:$PORT_rx\"" "$LOG_px" && ! grep -qi "$KEY\|dd-api-key" "$LOG_px"; then
@@ -170,7 +170,7 @@ chunk $TD/mt-g.data "$W" perf.data.2026120500000001
 "$PERFCONV" upload --to pyroscope --url http://127.0.0.1:$PORT_cutw --watch "$W" "${KS[@]}" 2>"$TMP/w3.err" &
 WPID=$!
 PIDS+=($WPID)
-wait_for 10 test -e "$W/sent/perf.data.2026120500000001"
+wait_for 120 test -e "$W/sent/perf.data.2026120500000001"
 sleep 2 # a request sent again would come within a second (the first backoff)
 kill -TERM $WPID
 wait $WPID
@@ -189,7 +189,7 @@ chunk $TD/mt-g.data "$W" perf.data.2026120500000001
 DD_API_KEY=$KEY "$PERFCONV" upload --to datadog --url http://127.0.0.1:$PORT_dd --watch "$W" "${KS[@]}" 2>"$TMP/w4.err" &
 WPID=$!
 PIDS+=($WPID)
-if wait_for 15 has_request "$LOG_dd" && grep -q "$KEY" "$LOG_dd"; then
+if wait_for 120 has_request "$LOG_dd" && grep -q "$KEY" "$LOG_dd"; then
 	if ! grep -qa "$KEY" /proc/$WPID/environ; then
 		ok "a watcher that has sent with the key: /proc/PID/environ does not hold it"
 	else
@@ -223,7 +223,7 @@ else
 	env KEYLIKE=$KEY "${AS_NOBODY[@]}" sleep 60 &
 	CPID=$!
 	PIDS+=($CPID)
-	if wait_for 15 has_request "$LOG_dd" && grep -q "$KEY" "$LOG_dd"; then
+	if wait_for 120 has_request "$LOG_dd" && grep -q "$KEY" "$LOG_dd"; then
 		"${AS_NOBODY[@]}" cat /proc/$CPID/environ 2>/dev/null | grep -qa "$KEY" && control=1 || control=0
 		"${AS_NOBODY[@]}" sh -c 'exec 3</proc/$1/mem' sh $CPID 2>/dev/null && cmem=1 || cmem=0
 		"${AS_NOBODY[@]}" cat /proc/$WPID/environ >/dev/null 2>&1 && env_read=1 || env_read=0
@@ -261,7 +261,7 @@ s.timeout = 10
 s.handle_request()
 PY
 PIDS+=($!)
-wait_for 5 test -s "$TMP/tls.port"
+wait_for 120 test -s "$TMP/tls.port"
 SSLKEYLOGFILE=$TMP/tls.keys "$PERFCONV" upload --to pyroscope --url "https://127.0.0.1:$(cat "$TMP/tls.port")" \
 	-i $TD/mt-g.data "${KS[@]}" -q 2>"$TMP/tls.err"
 [ ! -e "$TMP/tls.keys" ] && grep -q "warning: SSLKEYLOGFILE is set: not obeyed" "$TMP/tls.err" &&

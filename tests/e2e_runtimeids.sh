@@ -39,7 +39,7 @@ sys.exit(0 if ok else 1)' "$1" "$2"; }
 # watch_until DIR N: a watcher of DIR until sent/ holds N chunks, then stopped
 watch_until() {
 	watch "$1" --to datadog --url "$URL_dd"
-	wait_for 30 holds "$1/sent" "$2"
+	wait_for 120 holds "$1/sent" "$2"
 	stop_watch
 	cat "$1.err" >>"$1.errs"
 }

@@ -41,7 +41,7 @@ serve() {
 	python3 $NETLOG --mode "$mode" --bind "$bind" --log "$TMP/$name.log" \
 		--port-file "$TMP/$name.port" "$@" 2>"$TMP/$name.err" &
 	PIDS+=($!)
-	wait_for 10 test -s "$TMP/$name.port"
+	wait_for 120 test -s "$TMP/$name.port"
 	printf -v "PORT_$name" %s "$(cat "$TMP/$name.port" 2>/dev/null)"
 	printf -v "LOG_$name" %s "$TMP/$name.log"
 }
@@ -148,7 +148,7 @@ else
 		--url https://$FAR:$PORT_tls --proxy http://127.0.0.1:$PORT_px 2>"$TMP/err" &
 	UPID=$!
 	PIDS+=($UPID)
-	wait_for 10 has_request "$LOG_px"
+	wait_for 120 has_request "$LOG_px"
 	kill $UPID 2>/dev/null
 	wait $UPID 2>/dev/null
 	if grep -q "\"method\": \"CONNECT\", \"target\": \"$FAR:$PORT_tls\"" "$LOG_px" && ! grep -q "$SECRET" "$LOG_px"; then

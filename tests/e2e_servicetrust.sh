@@ -73,7 +73,7 @@ else
 	PIDS+=("$userpid")
 	# (setpriv takes the uid before it runs sleep)
 	nobodys() { grep -q "^Uid:[[:space:]]*65534[[:space:]]65534[[:space:]]65534[[:space:]]65534$" "/proc/$1/status"; }
-	wait_for 10 nobodys "$userpid" || bad "setpriv's sleep never became nobody's"
+	wait_for 120 nobodys "$userpid" || bad "setpriv's sleep never became nobody's"
 	# the service's folder and pid file, as RuntimeDirectory= and the service make them
 	R=$TMP/run-svc
 	mkdir "$R"

@@ -169,10 +169,7 @@ if command -v debuginfod >/dev/null && command -v debuginfod-find >/dev/null; th
 	debuginfod -F "$TMP/dbg" -p $port -d "$TMP/debuginfod.sqlite" -t 0 -g 0 >"$TMP/debuginfod.log" 2>&1 &
 	DPID=$!
 	export DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$TMP/dcache DEBUGINFOD_TIMEOUT=10
-	for _ in $(seq 1 60); do
-		debuginfod-find debuginfo "$BID" >/dev/null 2>&1 && break
-		sleep 0.5
-	done
+	wait_for 120 sh -c 'debuginfod-find debuginfo "$1" >/dev/null 2>&1' sh "$BID"
 	rm -rf "$TMP/dcache"/*
 	conv "$TMP/out5" -i "$TMP/a5/shapes.data" --buildid-dir "$EMPTY"
 	unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH DEBUGINFOD_TIMEOUT

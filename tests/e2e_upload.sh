@@ -346,7 +346,7 @@ PIDS+=("$WPID")
 sleep 1
 chunk $TD/mt-k1.data perf.data.2026112910000001
 head -c 4096 $TD/shapes.data >"$W/perf.data.2026112910000002" # a copy cut short
-for i in $(seq 100); do [ -e "$W/sent/perf.data.2026112910000001" ] && break; sleep 0.1; done
+wait_for 120 test -e "$W/sent/perf.data.2026112910000001"
 if [ -e "$W/sent/perf.data.2026112910000001" ] && [ "$("${LOGQ[@]}" "$LOG_wa" count accepted)" = 1 ] &&
 	[ "$("${LOGQ[@]}" "$LOG_wa" last samples)" = "${WANT_SAMPLES[$TD/mt-k1.data]}" ]; then
 	ok "watch: a chunk that appeared while watching arrived ($("${LOGQ[@]}" "$LOG_wa" last samples) samples) and moved to sent/"
@@ -372,7 +372,8 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 "$PERFCONV" upload --to pyroscope --url "http://127.0.0.1:$port" --watch "$W" --delete-sent "${KS[@]}" 2>"$TMP/watch.err" &
 WPID=$!
 PIDS+=("$WPID")
-sleep 4
+# SIGINT once the backlog and why it grows were said (after the first failed try)
+wait_for 120 grep -q "backlog of 3 chunks (oldest perf.data.2026112911000001): the backend answered" "$TMP/watch.err"
 kill -INT $WPID
 wait $WPID
 rc=$?
@@ -386,7 +387,8 @@ start_receiver wb pyroscope --faults hang --reject-older-than 0
 "$PERFCONV" upload --to pyroscope --url "$URL_wb" --watch "$W" --delete-sent --timeout 30 "${KS[@]}" 2>"$TMP/watch.err" &
 WPID=$!
 PIDS+=("$WPID")
-for i in $(seq 50); do [ "$("${LOGQ[@]}" "$LOG_wb" count fault)" = 1 ] && break; sleep 0.1; done
+hung() { [ "$("${LOGQ[@]}" "$LOG_wb" count fault)" = 1 ]; }
+wait_for 120 hung
 kill -TERM $WPID
 wait $WPID
 rc=$?
@@ -397,7 +399,8 @@ start_receiver wc pyroscope --reject-older-than 0
 "$PERFCONV" upload -q --to pyroscope --url "$URL_wc" --watch "$W" --delete-sent "${KS[@]}" 2>"$TMP/watch.err" &
 WPID=$!
 PIDS+=("$WPID")
-for i in $(seq 100); do [ "$(ls "$W" | grep -c '^perf.data.2026')" = 0 ] && break; sleep 0.1; done
+none_left() { [ "$(ls "$W" | grep -c '^perf.data.2026')" = 0 ]; }
+wait_for 120 none_left
 kill -TERM $WPID
 wait $WPID
 got=$("${LOGQ[@]}" "$LOG_wc" count accepted)
@@ -421,9 +424,11 @@ if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2
 	"$PERFCONV" upload --to parca --url "$URL_wd" --watch "$R" --service live 2>"$TMP/watch.err" &
 	WPID=$!
 	PIDS+=("$WPID")
-	perf record -q -e cpu-clock -F 999 -g --switch-output=1s -o "$R/perf.data" -- \
-		sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done' 2>"$TMP/perf.err"
-	for i in $(seq 100); do [ -z "$(ls "$R" | grep '^perf.data.')" ] && break; sleep 0.1; done
+	# (recorded again where perf lost its first alarm: the watcher sends what it left)
+	record_chunks 2 "$R" -q -e cpu-clock -F 999 -g --switch-output=1s -o "$R/perf.data" -- \
+		sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done'
+	all_out() { [ -z "$(ls "$R" | grep '^perf.data.')" ]; }
+	wait_for 120 all_out
 	kill -TERM $WPID
 	wait $WPID
 	got=$("${LOGQ[@]}" "$LOG_wd" count accepted)

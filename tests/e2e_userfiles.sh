@@ -119,10 +119,10 @@ cp "$TMP/prog.data" "$W/.part" && mv "$W/.part" "$W/perf.data.2026120512000000"
 	--cache-dir "$TMP/cache-watch" 2>"$W.err" >/dev/null &
 WP=$!
 PIDS+=("$WP")
-wait_for 20 grep -q "not a regular file" "$W.err" 2>/dev/null
+wait_for 120 grep -q "not a regular file" "$W.err" 2>/dev/null
 said=$?
 kill -TERM "$WP" 2>/dev/null
-if [ $said = 0 ] && wait_for 5 sh -c "! kill -0 $WP 2>/dev/null"; then
+if [ $said = 0 ] && wait_for 120 sh -c "! kill -0 $WP 2>/dev/null"; then
 	wait "$WP"
 	ok "upload --watch: the chunk converted, the supplement said ($(grep -c 'not a regular file' "$W.err") time), SIGTERM ends it (status $?)"
 else
@@ -139,7 +139,7 @@ race_conv() {
 	for h in "$@"; do inj+=(-e "inject=$h:delay_enter=300000"); done
 	"${NOBODY[@]}" "${RACE[@]}" "$U" "$file:open:1:100:truncate" >"$TMP/$name.race" &
 	PIDS+=($!)
-	wait_for 5 grep -q ready "$TMP/$name.race"
+	wait_for 120 grep -q ready "$TMP/$name.race"
 	t0=$(now_ms)
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 30 \
 		strace -f -qq -o /dev/null -P "$U/$file" -e trace=mmap,pread64 "${inj[@]}" \
@@ -147,7 +147,7 @@ race_conv() {
 		"${KS[@]}" 2>"$TMP/$name.err"
 	RC=$?
 	MS=$(($(now_ms) - t0))
-	wait_for 5 grep -q "truncate $file" "$TMP/$name.race"
+	wait_for 120 grep -q "truncate $file" "$TMP/$name.race"
 }
 # the binary itself, unstripped: its symbols and DWARF
 as_nobody cp prog.full cut

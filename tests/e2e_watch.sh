@@ -57,9 +57,9 @@ W=$TMP/w2
 mkdir -p "$W"
 for i in 1 2 3 4 5; do chunk $DAMAGED "$W" "perf.data.202611291100000$i"; done
 watch "$W" --to parca --url "http://127.0.0.1:$(closed_port)" --max-backlog 3
-wait_for 20 holds "$W/dropped" 2
+wait_for 120 holds "$W/dropped" 2
 chunk $DAMAGED "$W" perf.data.2026112911000006
-wait_for 20 holds "$W/dropped" 3
+wait_for 120 holds "$W/dropped" 3
 stop_watch
 err=$W.err
 if [ "$(ls "$W/dropped" | tr '\n' ' ')" = "perf.data.2026112911000001 perf.data.2026112911000002 perf.data.2026112911000003 " ] &&
@@ -72,7 +72,7 @@ else
 	bad "--max-backlog 3: dropped/ $(ls "$W/dropped" 2>/dev/null | tr '\n' ' '), left $(ls "$W" | tr '\n' ' '): $(grep -E 'dropped|error' "$err" | head -4)"
 fi
 watch "$W" --to parca --url "http://127.0.0.1:$(closed_port)" --max-backlog 20K --delete-sent
-wait_for 20 holds "$W" 2
+wait_for 120 holds "$W" 2
 stop_watch
 [ "$(ls "$W" | grep '^perf' | tr '\n' ' ')" = "perf.data.2026112911000005 perf.data.2026112911000006 " ] &&
 	[ "$(count_in "$W/dropped")" = 3 ] &&
@@ -87,7 +87,7 @@ mkdir -p "$W"
 for i in 1 2 3 4 5; do chunk $DAMAGED "$W" "perf.data.202611291200000$i"; done
 start_receiver pa parca
 watch "$W" --to parca --url "$URL_pa" --keep-sent 20K
-wait_for 30 holds "$W" 0
+wait_for 120 holds "$W" 0
 stop_watch
 [ "$("${LOGQ[@]}" "$LOG_pa" count accepted)" = 5 ] &&
 	[ "$(ls "$W/sent" | tr '\n' ' ')" = "perf.data.2026112912000004 perf.data.2026112912000005 " ] &&
@@ -99,7 +99,7 @@ mkdir -p "$W"
 chunk $TD/mt-k1.data "$W" perf.data.2026112913000001
 chunk $DAMAGED "$W" perf.data.2026112913000002
 watch "$W" --to parca --url "$URL_pa" --keep-sent 1d --keep-sent 1G
-wait_for 30 holds "$W" 0
+wait_for 120 holds "$W" 0
 stop_watch
 [ "$("${LOGQ[@]}" "$LOG_pa" count accepted)" = 7 ] &&
 	[ "$(ls "$W/sent" | tr '\n' ' ')" = "perf.data.2026112913000002 " ] &&
@@ -154,9 +154,8 @@ if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2
 	mkdir -p "$R"
 	for k in k1 nok; do
 		mkdir -p "$R/$k"
-		perf record -q $([ $k = k1 ] && echo -k 1) -e cpu-clock -F 499 -g --switch-output=1s \
-			-o "$R/$k/perf.data" -- sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done' \
-			2>"$TMP/perf.err"
+		record_chunks 2 "$R/$k" -q $([ $k = k1 ] && echo -k 1) -e cpu-clock -F 499 -g --switch-output=1s \
+			-o "$R/$k/perf.data" -- sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done'
 	done
 	CH=($(ls "$R/k1" | grep '^perf\.data\.'))
 	for be in datadog pyroscope parca; do
@@ -169,7 +168,7 @@ if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2
 			# next run's first window starts where sent/'s newest ended
 			cp -p "$R/k1/${CH[0]}" "$W/"
 			watch "$W" --to $be --url "${!v}" --service tiled
-			wait_for 30 test -e "$W/sent/${CH[0]}"
+			wait_for 120 test -e "$W/sent/${CH[0]}"
 			stop_watch
 			for c in "${CH[@]:1}"; do cp -p "$R/k1/$c" "$W/"; done
 		else
@@ -233,7 +232,7 @@ mkdir -p "$W"
 chunk $DAMAGED "$W" perf.data.2026120504000001
 start_receiver dn pyroscope --faults 403,401,302,404 --reject-older-than 0
 watch "$W" --to pyroscope --url "$URL_dn" --retry-cap 1
-wait_for 30 test -e "$W/sent/perf.data.2026120504000001"
+wait_for 120 test -e "$W/sent/perf.data.2026120504000001"
 stop_watch
 if [ -e "$W/sent/perf.data.2026120504000001" ] && [ ! -e "$W/refused" ] &&
 	[ "$("${LOGQ[@]}" "$LOG_dn" count fault)" = 4 ] && [ "$("${LOGQ[@]}" "$LOG_dn" count accepted)" = 1 ] &&

@@ -52,13 +52,13 @@ W=$TMP/lock
 mkdir -p "$W"
 watch "$W" --to pyroscope --url "$URL_rc"
 W1=$WPID
-sleep 0.5
+wait_for 60 watching "$W" "$W1"
 "$PERFCONV" upload --watch "$W" --to pyroscope --url "$URL_rc" "${KS[@]}" 2>"$TMP/second.err" &
 P2=$!
 PIDS+=("$P2")
-if wait_for 5 sh -c "! kill -0 $P2 2>/dev/null"; then wait "$P2"; rc=$?; else rc=running; fi
+if wait_for 60 sh -c "! kill -0 $P2 2>/dev/null"; then wait "$P2"; rc=$?; else rc=running; fi
 for i in $(seq -w 1 10); do chunk $DAMAGED "$W" "perf.data.202612050000$i"; done
-wait_for 30 holds "$W/sent" 10
+wait_for 120 holds "$W/sent" 10
 n0=$(accepted "$LOG_rc")
 stop_watch
 if [ "$rc" = 1 ] && grep -q "$W: --watch: another watcher sends this folder's chunks (pid $W1, perfconv): two would send each chunk twice" "$TMP/second.err" &&
@@ -79,7 +79,7 @@ mkdir -p "$W"
 A=perf.data.2026120501000001 B=perf.data.2026120501000002 C=perf.data.2026120501000003
 "${RACE[@]}" "$W" "$A:open:1:50:fifo" "$B:access2:1:20:fifo" >"$TMP/race2.log" &
 PIDS+=($!)
-wait_for 5 grep -q ready "$TMP/race2.log"
+wait_for 120 grep -q ready "$TMP/race2.log"
 chunk $DAMAGED "$W" $A
 chunk $DAMAGED "$W" $B
 chunk $GOOD "$W" $C
@@ -88,7 +88,7 @@ STRACE -P "$W/$A" -P "$W/$B" -e trace=openat,pread64 \
 	"$PERFCONV" upload --watch "$W" --to pyroscope --url "$URL_rc" "${KS[@]}" 2>"$W.err" &
 SP=$!
 PIDS+=("$SP")
-wait_for 40 test -e "$W/sent/$C"
+wait_for 120 test -e "$W/sent/$C"
 sent_c=$?
 sleep 0.3
 if [ $sent_c = 0 ] && ended "$(tracee $SP)" 10 && wait "$SP"; then
@@ -114,7 +114,7 @@ trunc_run() {
 	mkdir -p "$w"
 	"${RACE[@]}" "$w" "$name:$rule" >"$w.race" &
 	PIDS+=($!)
-	wait_for 5 grep -q ready "$w.race"
+	wait_for 60 grep -q ready "$w.race"
 	chunk $GOOD "$w" "$name"
 	chunk $DAMAGED "$w" perf.data.2026120502000009
 	n0=$(accepted "$LOG_rc")
@@ -122,7 +122,7 @@ trunc_run() {
 		"$PERFCONV" upload --watch "$w" --to pyroscope --url "$URL_rc" "${KS[@]}" 2>"$w.err" &
 	sp=$!
 	PIDS+=("$sp")
-	wait_for 40 test -e "$w/sent/perf.data.2026120502000009"
+	wait_for 120 test -e "$w/sent/perf.data.2026120502000009"
 	sleep 0.3
 	rc=dead
 	kill -0 "$sp" 2>/dev/null && ended "$(tracee $sp)" 10 && wait "$sp" && rc=0
@@ -157,7 +157,7 @@ as_nobody ln -s /root/secret.data "$W/perf.data.2026120503000004"  # a link
 chunk $GOOD "$W" perf.data.2026120503000005
 n0=$(accepted "$LOG_rc")
 watch "$W" --to pyroscope --url "$URL_rc"
-wait_for 30 test -e "$W/sent/perf.data.2026120503000005"
+wait_for 120 test -e "$W/sent/perf.data.2026120503000005"
 stop_watch
 e=$W.err
 if [ "$(accepted "$LOG_rc")" = $((n0 + 1)) ] &&
@@ -173,7 +173,7 @@ rm -rf "$W/sent"
 ln -s "$TMP/elsewhere" "$W/sent"
 chunk $DAMAGED "$W" perf.data.2026120503000006
 watch "$W" --to pyroscope --url "$URL_rc"
-wait_for 10 grep -q "sent: not a folder" "$W.err"
+wait_for 120 grep -q "sent: not a folder" "$W.err"
 stop_watch
 [ -z "$(ls "$TMP/elsewhere")" ] && grep -q "$W/sent: not a folder (a link?): not used" "$W.err" &&
 	ok "a sent/ that is a link: nothing moved through it, said" ||
@@ -181,7 +181,7 @@ stop_watch
 rm -f "$W/sent"
 n0=$(accepted "$LOG_rc")
 watch "$W" --to pyroscope --url "$URL_rc" --trust-folder
-wait_for 30 test -e "$W/sent/perf.data.2026120503000001"
+wait_for 120 test -e "$W/sent/perf.data.2026120503000001"
 stop_watch
 [ -e "$W/sent/perf.data.2026120503000001" ] && [ ! -e "$W/sent/perf.data.2026120503000004" ] &&
 	ok "--trust-folder: another user's chunk is sent; a link still is not" ||
@@ -196,7 +196,7 @@ chunk $TD/jit/node-map.data "$W" perf.data.2026120504000001
 as_nobody sh -c 'cat >"$1"' sh "$W/perf-30787.map" <$TD/jit/perf-30787.map
 rm -rf "$TMP/got" && mkdir -p "$TMP/got"
 watch "$W" --to pyroscope --url "$URL_rc"
-wait_for 30 test -e "$W/sent/perf.data.2026120504000001"
+wait_for 120 test -e "$W/sent/perf.data.2026120504000001"
 stop_watch
 cp "$W.err" "$TMP/map.first.err"
 named_other=$(zcat "$TMP"/got/*.pb.gz 2>/dev/null | grep -a -c 'JS:\*fibonacci')
@@ -204,7 +204,7 @@ rm -f "$W/perf-30787.map" "$TMP"/got/*
 cp $TD/jit/perf-30787.map "$W/perf-30787.map"
 mv "$W/sent/perf.data.2026120504000001" "$W/perf.data.2026120504000002"
 watch "$W" --to pyroscope --url "$URL_rc"
-wait_for 30 test -e "$W/sent/perf.data.2026120504000002"
+wait_for 120 test -e "$W/sent/perf.data.2026120504000002"
 stop_watch
 named_root=$(zcat "$TMP"/got/*.pb.gz 2>/dev/null | grep -a -c 'JS:\*fibonacci')
 if [ "$named_other" = 0 ] && [ "$named_root" -gt 0 ] &&
@@ -223,7 +223,7 @@ chunk $TD/jit/node.data "$W" perf.data.2026120504100001
 as_nobody sh -c 'cat >"$1"' sh "$W/jit-30720.dump" <$TD/jit/jit-30720.dump
 rm -f "$TMP"/got/*
 watch "$W" --to pyroscope --url "$URL_rc"
-wait_for 30 test -e "$W/sent/perf.data.2026120504100001"
+wait_for 120 test -e "$W/sent/perf.data.2026120504100001"
 stop_watch
 named=$(zcat "$TMP"/got/*.pb.gz 2>/dev/null | grep -a -c 'JS:\*fibonacci')
 [ -e "$W/sent/perf.data.2026120504100001" ] && [ "$named" = 0 ] &&
@@ -241,9 +241,9 @@ mkdir -p "$W"
 chunk $GOOD "$W" perf.data.2026120505000001
 for i in 2 3 4 5 6 7; do chunk $DAMAGED "$W" "perf.data.202612050500000$i"; done
 watch "$W" --to pyroscope --url "$URL_poison" --retry-cap 2
-wait_for 20 holds "$W/sent" 6
+wait_for 120 holds "$W/sent" 6
 six=$?
-wait_for 40 test -e "$W/refused/perf.data.2026120505000001"
+wait_for 120 test -e "$W/refused/perf.data.2026120505000001"
 stop_watch
 if [ $six = 0 ] && [ -e "$W/refused/perf.data.2026120505000001" ] && [ "$(accepted "$LOG_poison")" = 6 ] &&
 	grep -q "perf.data.2026120505000001: warning: set aside after 3 failed tries (last: HTTP 500: fault fail-samples): the chunks after it go first, then it is tried again" "$W.err" &&
@@ -268,7 +268,7 @@ CP=$!
 PIDS+=("$CP")
 # counting from its first open: python's start took over the 0.3 s once slept here on a
 # loaded machine, and the watcher's first opens went uncounted (2,993 of 3,001)
-wait_for 10 grep -q ready "$TMP/opens"
+wait_for 120 grep -q ready "$TMP/opens"
 t0=$(date +%s%N)
 watch "$W" --to pyroscope --url "$URL_rc"
 wait_for 90 test -e "$W/sent/perf.data.2026120506100000"
@@ -291,7 +291,12 @@ unshare -m sh -c '
 	mount -t tmpfs -o size=4M tmpfs "$1" || exit 3
 	head -c 4000000 /dev/zero >"$1/filler"
 	cp "$2" "$1/perf.data.2026120507000001"
-	timeout -s TERM 4 "$3" upload --watch "$1" --to pyroscope --url "$4" --kallsyms "$5" 2>"$6"
+	"$3" upload --watch "$1" --to pyroscope --url "$4" --kallsyms "$5" 2>"$6" &
+	# stopped once it said so (or after 120 s), however long its start took
+	i=0
+	while [ $i -lt 1200 ] && ! grep -q "its filesystem has" "$6"; do sleep 0.1; i=$((i + 1)); done
+	kill -TERM $!
+	wait $!
 ' sh "$TMP/full" "$DAMAGED" "$PERFCONV" "$URL_rc" $TD/kallsyms.gz "$TMP/full.err" 2>"$TMP/unshare.err"
 grep -q "$TMP/full: warning: its filesystem has [0-9.]* KiB free ([0-9]%): perf record stops writing chunks when it is full; 1 chunk (7.9 KiB) waits to be sent" "$TMP/full.err" &&
 	ok "a folder whose filesystem is 97% full: said ('$(grep -o 'its filesystem.*' "$TMP/full.err")')" ||
@@ -309,11 +314,11 @@ STRACE -e trace=renameat,renameat2 -e inject=renameat,renameat2:delay_enter=3000
 	"$PERFCONV" upload --watch "$W" --to pyroscope --url "$URL_rc" "${KS[@]}" 2>"$W.err" &
 SP=$!
 PIDS+=("$SP")
-wait_for 20 sh -c "[ \$(${LOGQ[*]} $LOG_rc count accepted) -gt $n0 ]"
+wait_for 120 sh -c "[ \$(${LOGQ[*]} $LOG_rc count accepted) -gt $n0 ]"
 kill -KILL "$(tracee $SP)" 2>/dev/null
 wait "$SP" 2>/dev/null
 watch "$W" --to pyroscope --url "$URL_rc"
-wait_for 20 test -e "$W/sent/perf.data.2026120507500001"
+wait_for 120 test -e "$W/sent/perf.data.2026120507500001"
 stop_watch
 sha=$(python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]; a=[x.get("sha256") for x in r if x["outcome"]=="accepted"]; print(len(a), len(set(a)))' "$LOG_rc" "$n0")
 if [ "$sha" = "2 1" ] && grep -q '^\*\*At least once\.\*\* A chunk is marked sent' docs/UPLOADING.md &&
@@ -327,7 +332,7 @@ fi
 W=$TMP/hup
 mkdir -p "$W"
 watch "$W" --to pyroscope --url "$URL_rc"
-sleep 0.5
+wait_for 60 watching "$W" "$WPID"
 kill -HUP "$WPID"
 wait "$WPID"
 rc=$?
@@ -345,7 +350,7 @@ chunk $DAMAGED "$W" perf.data.2026120509000002
 stop_receiver rc
 start_receiver evil pyroscope --faults evil --reject-older-than 0
 watch "$W" --to pyroscope --url "$URL_evil"
-wait_for 30 test -e "$W/refused/perf.data.2026120509000002"
+wait_for 120 test -e "$W/refused/perf.data.2026120509000002"
 stop_watch
 if ! grep -q '^perfconv: fake line' "$W.err" && ! grep -q $'\e' "$W.err" &&
 	! grep -q $'\xc2\x9b' "$W.err" && ! grep -q $'\xe2\x80\xae' "$W.err" &&

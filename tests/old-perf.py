@@ -18,6 +18,13 @@
                                            names (EVENT_UPDATE, the EVENT_DESC
                                            feature), as perf 4.x's pipes were: names
                                            come from the attrs and the tracing data
+    tests/old-perf.py idle IN OUT          not an old layout: every sample of the
+                                           thread with the most samples made the
+                                           idle task's (pid and tid 0), as a
+                                           system-wide recording on a machine with an
+                                           idle CPU has them (for a test on a machine
+                                           that had none); prints that "pid/tid" and
+                                           the count
 
 File mode (the data section's records) through scripts/perfdata_rewrite.py. Records:
 u32 type, u16 misc, u16 size. MMAP2 (10): u32 pid, tid; u64 start, len, pgoff;
@@ -112,6 +119,31 @@ def kmap_zero(pd, out, stray):
         print(said[0])
 
 
+def idle(pd, out):
+    st = pd.sample_type()
+    if not st & (1 << 1):
+        raise SystemExit(f"{pd.path}: samples without a tid")
+    at = 8 + sum(8 for bit in (1 << 16, 1 << 0) if st & bit)
+    count = {}
+    for _, rtype, _, rec in pd.records():
+        if rtype == SAMPLE:
+            k = struct.unpack_from("<II", rec, at)
+            count[k] = count.get(k, 0) + 1
+    busiest = max((n, k) for k, n in count.items() if k != (0, 0))[1] if len(count) > (1 if (0, 0) in count else 0) else None
+    if busiest is None:
+        raise SystemExit(f"{pd.path}: no sample of a thread other than the idle task")
+
+    def chunks():
+        for _, rtype, _, rec in pd.records():
+            if rtype == SAMPLE and struct.unpack_from("<II", rec, at) == busiest:
+                rec = bytearray(rec)
+                struct.pack_into("<II", rec, at, 0, 0)
+                rec = bytes(rec)
+            yield rec
+    pd.write(out, chunks())
+    print("%d/%d %d" % (busiest[0], busiest[1], count[busiest]))
+
+
 def pipe_unnamed(src, out):
     buf = open(src, "rb").read()
     if buf[:8] != b"PERFILE2" or struct.unpack_from("<Q", buf, 8)[0] != 16:
@@ -146,6 +178,8 @@ def main():
             f.write(b"PERFFILE" + pd.buf[8:])
     elif what == "mmap2-early":
         mmap2_early(pd, out)
+    elif what == "idle":
+        idle(pd, out)
     elif what == "kmap-zero":
         kmap_zero(pd, out, "--stray-user" in sys.argv[4:])
     else:

@@ -142,6 +142,14 @@ int64_t mono_s(void)
 	return (int64_t)ts.tv_sec;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* "DIR/NAME", for a message: the caller frees it. */
 char *in_dir(const struct watcher *w, const char *name)
 {
@@ -154,9 +162,13 @@ char *in_dir(const struct watcher *w, const char *name)
 /*
  * Look at the folder: every chunk-named entry, oldest first, into *out (the caller frees
  * the array, not the entries), but those given up on while they are the same file. No
- * file is opened: a junk entry costs a readdir and a probe, each look. What the last
- * look knew of an entry (its failures, that it was given up on) is kept while its
- * name leads to the same inode; the rest is freed, but the chunk in flight.
+ * file is opened, and only a name new to the watcher (or leading to another inode) and
+ * one still being written are stat'ed: an entry already known costs its share of a
+ * getdents and a probe, each look, so that a look costs system calls linear in the
+ * folder's size, not in what it held before. What the last look knew of an entry (its
+ * size, failures, that it was given up on) is kept while its name leads to the same
+ * inode; the rest is freed, but the chunk in flight. (A known chunk's size is the
+ * backlog's estimate only: send_one reads the file's status on its descriptor.)
  */
 static size_t scan(struct watcher *w, struct entry ***out)
 {
@@ -193,9 +205,12 @@ static size_t scan(struct watcher *w, struct entry ***out)
 		index_put(&now, e);
 		if (e->state == E_SKIP)
 			continue;
-		if (fstatat(w->dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			continue;
-		e->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		if (!e->statted || e->state == E_WAIT) {
+			if (fstatat(w->dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			e->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+			e->statted = 1;
+		}
 		VEC_PUSH(list, n, cap, e);
 	}
 	closedir(dp);
@@ -273,9 +288,13 @@ int move_to(struct watcher *w, int sub, const char *name)
 /*
  * Keep subfolder `sub` within --keep-sent: its chunks (regular files named as perf
  * names them; nothing else is touched) deleted oldest first while they hold more than
- * keep_bytes, and those modified more than keep_age_s ago.
+ * keep_bytes, and those modified more than keep_age_s ago. `size` and `mtime` (0:
+ * unknown) are those of the chunk just moved in: the subfolder is read and stat'ed whole
+ * only when its tally from the last such look says a limit is passed, or that look is a
+ * minute old (another process may have put files there), not after every chunk sent,
+ * which made a backlog's sending quadratic in the chunks sent/ holds.
  */
-void prune(struct watcher *w, int sub)
+void prune(struct watcher *w, int sub, uint64_t size, int64_t mtime)
 {
 	int fd = w->sub[sub], dfd2;
 	DIR *dp;
@@ -284,10 +303,19 @@ void prune(struct watcher *w, int sub)
 	size_t n = 0, cap = 0, gone = 0;
 	uint64_t total = 0;
 	time_t now = time(NULL);
+	struct kept *kept = &w->kept[sub];
 	char sz[32], age[32];
 
 	if (fd < 0 || (!w->o->keep_bytes && !w->o->keep_age_s))
 		return;
+	if (kept->known && mtime > 0 && mono_s() - kept->looked < 60) {
+		kept->bytes += size;
+		if (mtime < kept->oldest)
+			kept->oldest = mtime;
+		if ((!w->o->keep_bytes || kept->bytes <= w->o->keep_bytes) &&
+		    (!w->o->keep_age_s || now - kept->oldest <= w->o->keep_age_s))
+			return;
+	}
 	dfd2 = dup(fd);
 	dp = dfd2 >= 0 ? fdopendir(dfd2) : NULL;
 	if (!dp) {
@@ -320,8 +348,16 @@ void prune(struct watcher *w, int sub)
 		if (unlinkat(fd, list[i].name, 0) == 0) {
 			total -= list[i].size;
 			gone++;
+			list[i].size = UINT64_MAX; /* gone: not the oldest kept */
 		}
 	}
+	kept->known = 1;
+	kept->looked = mono_s();
+	kept->bytes = total;
+	kept->oldest = INT64_MAX;
+	for (size_t i = 0; i < n; i++)
+		if (list[i].size != UINT64_MAX && list[i].mtime < kept->oldest)
+			kept->oldest = list[i].mtime;
 	if (gone && !w->pruned_said[sub] && !w->o->quiet) {
 		int64_t a = w->o->keep_age_s;
 
@@ -395,7 +431,7 @@ static size_t enforce_backlog(struct watcher *w, struct entry **list, size_t n, 
 		bytes -= list[i]->size;
 	}
 	if (i && !o->delete_sent)
-		prune(w, SUB_DROPPED);
+		prune(w, SUB_DROPPED, 0, 0);
 	*first = i;
 	return left;
 }
@@ -530,59 +566,79 @@ int watch_run(const struct watch_options *o, struct uploader *u, const struct wa
 	have_prev = last_sent(&w, &prev, &prev_name);
 	for (int i = 0; i < NSUB; i++)
 		if (sub_fd(&w, i, 0) >= 0)
-			prune(&w, i);
+			prune(&w, i, 0, 0);
 	while (!upload_stop_check(stop)) {
 		struct entry **list;
 		size_t n, first = 0, left, k;
-		uint64_t dropped = w.ndropped, bytes = 0;
-		int done = 0;
+		uint64_t dropped = w.ndropped, bytes = 0, gen;
+		int done = 0, moved = 0;
+		int64_t looked;
 
 		diag_tick(d);
 		n = scan(&w, &list);
+		gen = w.gen;
+		looked = mono_ms();
 		left = enforce_backlog(&w, list, n, &first);
 		if (w.ndropped != dropped)
 			have_prev = 0; /* a dropped chunk came after it */
 		for (k = first; k < n; k++)
 			bytes += list[k]->size;
 		check_space(&w, left, bytes);
-		/* oldest first; one set aside waits for the others, or for its time */
+		/* oldest first; one set aside waits for the others, or for its time. A chunk
+		 * sent or refused is struck from the list (NULL) and the next one follows
+		 * without a new look, for as long as no look was made meanwhile and the look
+		 * is younger than the poll interval: a look after each chunk read the whole
+		 * folder each time (quadratic in a backlog), and a chunk perf renames meanwhile
+		 * sorts after those of the list anyway. */
 		for (int pass = 0; pass < 2 && !done && !upload_stop_check(stop); pass++) {
 			size_t ready = 0;
 
 			for (k = first; k < n; k++)
-				ready += list[k]->state != E_SKIP && !list[k]->aside;
+				ready += list[k] && list[k]->state != E_SKIP && !list[k]->aside;
 			for (k = first; k < n && !done && !upload_stop_check(stop); k++) {
 				struct entry *e = list[k];
-				int sent_prev, others;
+				int sent_prev, others, how;
+				size_t oldest = first;
 				char *name;
 
-				if (e->state == E_SKIP || (pass == 0 && e->aside))
+				if (!e || e->state == E_SKIP || (pass == 0 && e->aside))
 					continue;
 				/* chunks that could go instead of it (counted at the look) */
 				others = ready > (e->aside ? 0u : 1u);
-				say_backlog(&w, left, list[first]->name);
+				while (!list[oldest])
+					oldest++;
+				say_backlog(&w, left, list[oldest]->name);
 				if (have_prev) {
 					/* the chunk before this one only when none left in the folder
 					 * (one not converted) lies between them */
 					have_prev = chunk_name_cmp(prev_name, e->name) < 0;
 					for (size_t m = first; m < k && have_prev; m++)
-						have_prev = chunk_name_cmp(list[m]->name, prev_name) < 0;
+						have_prev = !list[m] ||
+							    chunk_name_cmp(list[m]->name, prev_name) < 0;
 				}
 				name = xstrdup(e->name); /* send_one may free e */
-				done = send_one(&w, e, others, jobs, stop, &prev, &have_prev,
-						&sent_prev) == SEND_DONE;
+				how = send_one(&w, e, others, jobs, stop, &prev, &have_prev, &sent_prev);
 				if (sent_prev) {
 					free(prev_name);
 					prev_name = name;
 				} else {
 					free(name);
 				}
+				if (how == SEND_MOVED && w.gen == gen && mono_ms() - looked < (int64_t)poll) {
+					list[k] = NULL; /* e is out of the folder or given up on */
+					moved = 1;
+					left -= left > 0;
+					if (ready)
+						ready--;
+					continue;
+				}
+				done = how != SEND_NOTHING;
 				if (!done && e->state == E_SKIP && ready)
 					ready--;
 			}
 		}
 		free(list);
-		if (!done) {
+		if (!done && !moved) {
 			w.reported = 0;
 			w.reason[0] = '\0';
 			sleep_ms(poll, stop);

@@ -17,7 +17,9 @@ enum { SUB_SENT, SUB_REFUSED, SUB_DROPPED, NSUB };
 struct entry {
 	char *name;
 	uint64_t ino;          /* readdir's: another file under the name is another entry */
-	uint64_t size;         /* at the last look (the backlog's sum) */
+	uint64_t size;         /* when first seen, or at the last look while E_WAIT (the
+				* backlog's sum) */
+	int statted;           /* size known: a look stats it again only while E_WAIT */
 	int state;             /* E_* */
 	unsigned fails;        /* tries that failed in a way another try may mend */
 	unsigned round;        /* ... since it was last set aside */
@@ -32,6 +34,14 @@ enum {
 	E_PENDING,             /* to be sent */
 	E_WAIT,                /* still being written or copied in: looked at again */
 	E_SKIP,                /* given up on by this run while it is this file (said) */
+};
+
+/* A subfolder's chunks as its last whole look left them, plus those moved in since. */
+struct kept {
+	int known;
+	uint64_t bytes;
+	int64_t oldest;        /* the oldest one's modification time (s) */
+	int64_t looked;        /* monotonic s of that look */
 };
 
 /* Names to entries: open addressing, made anew by each look from what the last knew, so
@@ -60,6 +70,7 @@ struct watcher {
 	struct entry *inflight;   /* the chunk being sent: on_retry may drop it */
 	int inflight_dropped;
 	int pruned_said[NSUB];
+	struct kept kept[NSUB];   /* each subfolder's tally, for prune */
 	int64_t space_checked;    /* monotonic s */
 	struct runtime_ids rids;  /* Datadog's runtime-id and profile_seq of each run */
 };
@@ -71,18 +82,24 @@ char *in_dir(const struct watcher *w, const char *name);
 int sub_fd(struct watcher *w, int sub, int make);
 /* `name` moved into subfolder `sub`: 0, or -1 after saying why. */
 int move_to(struct watcher *w, int sub, const char *name);
-/* Subfolder `sub` pruned past --keep-sent. */
-void prune(struct watcher *w, int sub);
+/* Subfolder `sub` pruned past --keep-sent; `size` and `mtime` (s; 0: unknown, a whole
+ * look) of the chunk just moved in. */
+void prune(struct watcher *w, int sub, uint64_t size, int64_t mtime);
 void entry_free(struct entry *e);
 /* Between two tries of the chunk in flight: 1 when it was dropped meanwhile. */
 int between_tries(struct watcher *w, const struct upload_result *r, unsigned wait);
 void sleep_ms(unsigned ms, struct upload_stop *stop);
 
-enum { SEND_NOTHING, SEND_DONE };
+enum { SEND_NOTHING, SEND_MOVED, SEND_DONE };
 /*
  * Convert and send chunk `e`; *prev is the chunk before it (have_prev), and becomes this
- * one when it was sent or refused (then *sent_prev). SEND_NOTHING when nothing was tried,
- * else SEND_DONE (upload/watchsend.c).
+ * one when it was sent or refused (then *sent_prev). SEND_NOTHING when nothing was sent
+ * nor tried (e waits, or was given up on, a conversion that failed included) and no look
+ * was made meanwhile: the caller goes on down the same list. SEND_MOVED when it was sent
+ * or refused: it is out of the folder (or given up on), and the caller may go on down
+ * the same list unless a look was made meanwhile (w->gen moved: between tries; e may
+ * then be freed). SEND_DONE after a try that left it in the folder (set aside,
+ * dropped, stopped): the caller looks again (upload/watchsend.c).
  */
 int send_one(struct watcher *w, struct entry *e, int others, const struct watch_jobs *jobs,
 	     struct upload_stop *stop, struct watch_span *prev, int *have_prev, int *sent_prev);

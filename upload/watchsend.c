@@ -56,7 +56,7 @@ static void refused(struct watcher *w, struct entry *e, const struct upload_prof
 	if (move_to(w, SUB_REFUSED, e->name) != 0)
 		e->state = E_SKIP;
 	else
-		prune(w, SUB_REFUSED);
+		prune(w, SUB_REFUSED, 0, 0);
 }
 
 /* A chunk given up on while it is this file (`why`, said: a warning per cause). */
@@ -283,8 +283,10 @@ static int send_parts(struct watcher *w, struct entry *e, struct upload_batch *b
  * Convert and send chunk `e`, opened once (no link followed, no FIFO waited on),
  * judged and read whole from that descriptor, never opened by name again. *prev is the
  * chunk before it (have_prev), and becomes this one when it was sent or refused (then
- * *sent_prev). SEND_NOTHING when nothing was tried (gone, not finished, given up on:
- * the next chunk may go at once), else SEND_DONE (the folder is looked at again).
+ * *sent_prev). SEND_NOTHING when nothing was sent nor tried (gone, not finished, given
+ * up on, a conversion that failed: the next chunk of the same look may go at once),
+ * SEND_MOVED when it was sent or refused (and is out of the folder or given up on),
+ * else SEND_DONE (set aside, dropped, stopped: the folder is looked at again).
  */
 int send_one(struct watcher *w, struct entry *e, int others, const struct watch_jobs *jobs,
 		    struct upload_stop *stop, struct watch_span *prev, int *have_prev,
@@ -347,13 +349,16 @@ int send_one(struct watcher *w, struct entry *e, int others, const struct watch_
 	in.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 	in.owner_uid = (unsigned)st.st_uid;
 	if (jobs->make(jobs->ctx, path, &in, *have_prev ? prev : NULL, &span, &b, &job, w->d) != 0) {
+		/* nothing was sent and no look made: the next chunk of the same look follows
+		 * (a look after each, every name stat'ed again, made a folder of junk
+		 * quadratic) */
 		give_up(w, e, "not converted");
 		*have_prev = 0;
 		jobs->release(jobs->ctx, job);
 		free(buf);
 		free(path);
 		close(fd);
-		return SEND_DONE;
+		return SEND_NOTHING;
 	}
 	w->inflight = e;
 	e->inflight = 1;
@@ -379,7 +384,9 @@ int send_one(struct watcher *w, struct entry *e, int others, const struct watch_
 			if (!o->quiet)
 				diag_note(w->d, "%s: sent to %s (%s)", path, uploader_url(w->u), r.what);
 			if (!o->delete_sent)
-				prune(w, SUB_SENT);
+				prune(w, SUB_SENT, (uint64_t)st.st_size,
+				      span.end_ns > 0 ? span.end_ns / 1000000000LL :
+				      (int64_t)st.st_mtime);
 		}
 		w->reason[0] = '\0';
 		w->reason_said = 0;
@@ -402,6 +409,8 @@ int send_one(struct watcher *w, struct entry *e, int others, const struct watch_
 	free(buf);
 	close(fd);
 	free(path);
-	return SEND_DONE;
+	/* sent or refused: moved out of the folder, or given up on where it could not be */
+	return how == TRIED_SENT || how == TRIED_REFUSED || how == TRIED_FAILED ? SEND_MOVED :
+	       SEND_DONE;
 }
 
