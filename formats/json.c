@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/util.h"
 
@@ -133,6 +134,41 @@ static double us_double(uint64_t ns)
 	return strtod(buf, NULL);
 }
 
+/* The durations rounded off their exact decimal (see json_ts_dur), by their bits: few
+ * (652 distinct among 1.17 million on a whole-machine recording, 84% of its slices),
+ * and snprintf and strtod on each were a half of -f chrome's time. Per thread, as
+ * formatting may run on several. */
+#define RT_CACHE_SIZE 1024
+static _Thread_local struct rt_entry {
+	uint64_t bits;
+	char text[32];
+} rt_cache[RT_CACHE_SIZE];
+
+/* x with the fewest of 15, 16 or 17 significant digits that read back as x. */
+static void round_trip_text(char *buf, size_t size, double x)
+{
+	struct rt_entry *c;
+	uint64_t bits;
+
+	memcpy(&bits, &x, sizeof(bits));
+	c = &rt_cache[(bits ^ bits >> 29) * 0x9e3779b97f4a7c15ULL >> 54];
+	/* bits 0 is +0.0, never looked up here (a slice has a duration); an empty
+	 * text marks an unused entry anyway */
+	if (c->text[0] && c->bits == bits && size >= sizeof(c->text)) {
+		memcpy(buf, c->text, sizeof(c->text));
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	if (size >= sizeof(c->text) && strlen(buf) < sizeof(c->text)) {
+		c->bits = bits;
+		memcpy(c->text, buf, strlen(buf) + 1);
+	}
+}
+
 /* Does duration d end the slice at the end's double, from the thread's base, and
  * from the origin? Bit 1 and bit 0. volatile: the sums must be rounded to double. */
 static int dur_fits(double a, double b, double e, double d)
@@ -151,7 +187,7 @@ void json_ts_dur(FILE *out, uint64_t start_ns, uint64_t end_ns, uint64_t base_ns
 	int best_fit;
 
 	us_text(dur, sizeof(dur), end_ns - start_ns);
-	best = d = strtod(dur, NULL);
+	best = d = us_double(end_ns - start_ns); /* strtod(dur), without parsing it */
 	best_fit = dur_fits(a, b, e, d);
 	if (best_fit != 3) {
 		/* the durations each way of computing the end needs, and their neighbours */
@@ -175,13 +211,10 @@ void json_ts_dur(FILE *out, uint64_t start_ns, uint64_t end_ns, uint64_t base_ns
 				}
 			}
 		if (best != d)
-			for (int prec = 15; prec <= 17; prec++) {
-				snprintf(dur, sizeof(dur), "%.*g", prec, best);
-				if (strtod(dur, NULL) == best)
-					break;
-			}
+			round_trip_text(dur, sizeof(dur), best);
 	}
 	fputs("\"ts\":", out);
 	json_ns_as_us(out, start_ns);
-	fprintf(out, ",\"dur\":%s", dur);
+	fputs(",\"dur\":", out);
+	fputs(dur, out);
 }
