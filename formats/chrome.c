@@ -73,7 +73,8 @@ struct ct_writer {
 	struct ct_next *next;  /* second pass: a stack of candidates, common[] increasing */
 	uint64_t *at;          /* third pass: the ends of the slices opening at a sample, by depth */
 	uint32_t *path;        /* fnodes of the stack whose slices are written, root first */
-	size_t next_cap, at_cap, path_cap;
+	char *buf;             /* an event's text */
+	size_t next_cap, at_cap, path_cap, buf_cap;
 	int nevents;           /* written so far: all but the first begin with a comma */
 };
 
@@ -120,29 +121,63 @@ static void write_meta(struct ct_writer *w, const char *what, uint32_t pid, uint
 	fputs("}}", out);
 }
 
+/* Append at b[*n] `s`, `len` bytes long, as a JSON string. */
+static void put_str(char *b, size_t *n, const char *s, size_t len)
+{
+	*n += json_string_mem(b + *n, s, len);
+}
+
+/* Append at b[*n] `lit` as it is. */
+static void put_lit(char *b, size_t *n, const char *lit)
+{
+	size_t len = strlen(lit);
+
+	memcpy(b + *n, lit, len);
+	*n += len;
+}
+
+/* One event built in memory and written at once: stdio calls for each piece were a
+ * fifth of -f chrome's time on a whole-machine recording. */
 static void write_slice(struct ct_writer *w, const struct pc_thread *th, uint32_t func,
 			uint64_t start, uint64_t end, uint64_t base)
 {
 	const struct pc_function *fn = &w->v.funcs[func];
 	uint32_t url = fn->file ? fn->file : fn->module;
-	FILE *out = w->out;
+	const char *name = profile_text(w->p, fn->name);
+	const char *file = url ? profile_text(w->p, url) : "";
+	const char *module = fn->file && fn->module ? profile_text(w->p, fn->module) : NULL;
+	size_t lname = strlen(name), lfile = strlen(file), lmodule = module ? strlen(module) : 0;
+	/* the fixed text and the numbers take under 200 bytes */
+	size_t n = 0, need = 200 + JSON_TS_DUR_MAX + JSON_STRING_MAX(lname) + JSON_STRING_MAX(lfile) +
+			     JSON_STRING_MAX(lmodule);
+	char *b;
 
-	event_begin(w, "X");
-	fputs(",\"name\":", out);
-	json_string(out, profile_text(w->p, fn->name));
-	fprintf(out, ",\"cat\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",",
-		category(fn->kind), th->pid, th->tid);
-	json_ts_dur(out, start, end, base);
+	if (need > w->buf_cap)
+		grow_array((void **)&w->buf, &w->buf_cap, need, 1);
+	b = w->buf;
+	put_lit(b, &n, w->nevents++ ? ",\n{\"ph\":\"X\",\"name\":" : "\n{\"ph\":\"X\",\"name\":");
+	put_str(b, &n, name, lname);
+	put_lit(b, &n, ",\"cat\":\"");
+	put_lit(b, &n, category(fn->kind));
+	put_lit(b, &n, "\",\"pid\":");
+	n += json_u64_mem(b + n, th->pid);
+	put_lit(b, &n, ",\"tid\":");
+	n += json_u64_mem(b + n, th->tid);
+	b[n++] = ',';
+	n += json_ts_dur(b + n, start, end, base);
 	/* speedscope's file and line of the frame (see the top of this file) */
-	fputs(",\"args\":{\"url\":", out);
-	json_string(out, url ? profile_text(w->p, url) : "");
-	if (fn->line)
-		fprintf(out, ",\"line\":%" PRIu32, fn->line);
-	if (fn->file && fn->module) {
-		fputs(",\"module\":", out);
-		json_string(out, profile_text(w->p, fn->module));
+	put_lit(b, &n, ",\"args\":{\"url\":");
+	put_str(b, &n, file, lfile);
+	if (fn->line) {
+		put_lit(b, &n, ",\"line\":");
+		n += json_u64_mem(b + n, fn->line);
 	}
-	fputs("}}", out);
+	if (module) {
+		put_lit(b, &n, ",\"module\":");
+		put_str(b, &n, module, lmodule);
+	}
+	put_lit(b, &n, "}}");
+	fwrite(b, 1, n, w->out);
 }
 
 /* Fill *path with the fnodes of stack `f`, root first; returns its depth. */
@@ -398,6 +433,7 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 	free(w.next);
 	free(w.at);
 	free(w.path);
+	free(w.buf);
 	u64map_release(&named);
 	profview_release(&w.v);
 	if (err) {

@@ -14,55 +14,88 @@
 
 static const char hex[] = "0123456789abcdef";
 
-void json_string_n(FILE *out, const char *str, size_t n)
+size_t json_string_mem(char *dst, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	char *d = dst;
 	size_t i = 0;
 
-	putc('"', out);
+	*d++ = '"';
 	while (i < n) {
 		unsigned char c = s[i];
 		size_t len, bad, plain = i;
 
-		/* a run of characters written as they are, at once: a character at a time
-		 * was a sixth of -f chrome's time on a whole-machine recording */
+		/* a run of characters copied as they are, at once */
 		while (plain < n && s[plain] >= 0x20 && s[plain] < 0x80 && s[plain] != '"' &&
 		       s[plain] != '\\')
 			plain++;
 		if (plain > i) {
-			fwrite(s + i, 1, plain - i, out);
+			memcpy(d, s + i, plain - i);
+			d += plain - i;
 			i = plain;
 			continue;
 		}
 		if (c < 0x80) {
+			*d++ = '\\';
 			switch (c) {
-			case '"': fputs("\\\"", out); break;
-			case '\\': fputs("\\\\", out); break;
-			case '\b': fputs("\\b", out); break;
-			case '\f': fputs("\\f", out); break;
-			case '\n': fputs("\\n", out); break;
-			case '\r': fputs("\\r", out); break;
-			case '\t': fputs("\\t", out); break;
-			default:
-				if (c < 0x20) {
-					fputs("\\u00", out);
-					putc(hex[c >> 4], out);
-					putc(hex[c & 15], out);
-				} else {
-					putc(c, out);
-				}
+			case '"': *d++ = '"'; break;
+			case '\\': *d++ = '\\'; break;
+			case '\b': *d++ = 'b'; break;
+			case '\f': *d++ = 'f'; break;
+			case '\n': *d++ = 'n'; break;
+			case '\r': *d++ = 'r'; break;
+			case '\t': *d++ = 't'; break;
+			default: /* the other control bytes: everything else was plain */
+				memcpy(d, "u00", 3);
+				d += 3;
+				*d++ = hex[c >> 4];
+				*d++ = hex[c & 15];
 			}
 			i++;
 			continue;
 		}
 		len = utf8_seq_len(s + i, n - i, &bad);
 		if (len) {
-			fwrite(s + i, 1, len, out);
+			memcpy(d, s + i, len);
+			d += len;
 			i += len;
 		} else {
-			fputs("\xef\xbf\xbd", out); /* U+FFFD */
+			memcpy(d, "\xef\xbf\xbd", 3); /* U+FFFD */
+			d += 3;
 			i += bad;
 		}
+	}
+	*d++ = '"';
+	return (size_t)(d - dst);
+}
+
+/* Input taken at once by json_string_n(): a piece is cut before a byte that cannot
+ * continue a UTF-8 sequence (at most 4 bytes later), so that each piece reads as it
+ * would in the whole. */
+#define JSON_PIECE 2048
+
+void json_string_n(FILE *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	char buf[JSON_STRING_MAX(JSON_PIECE + 4)];
+	size_t i = 0, len;
+
+	if (n <= JSON_PIECE + 4) {
+		len = json_string_mem(buf, str, n);
+		fwrite(buf, 1, len, out);
+		return;
+	}
+	putc('"', out);
+	while (i < n) {
+		size_t end = n - i > JSON_PIECE ? i + JSON_PIECE : n;
+
+		/* past continuation bytes: after four in a row, each next one is a stray
+		 * byte of its own, as no sequence is longer */
+		for (int k = 0; k < 4 && end < n && (s[end] & 0xc0) == 0x80; k++)
+			end++;
+		len = json_string_mem(buf, str + i, end - i);
+		fwrite(buf + 1, 1, len - 2, out); /* without its quotes */
+		i = end;
 	}
 	putc('"', out);
 }
@@ -79,6 +112,20 @@ void json_string(FILE *out, const char *s)
 void json_u64(FILE *out, uint64_t v)
 {
 	fprintf(out, "%" PRIu64, v);
+}
+
+size_t json_u64_mem(char *dst, uint64_t v)
+{
+	char tmp[20];
+	size_t k = 0, n = 0;
+
+	do {
+		tmp[k++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (k)
+		dst[n++] = tmp[--k];
+	return n;
 }
 
 /* ns as microseconds in decimal, without trailing zeros of the fraction ("12",
@@ -179,9 +226,10 @@ static int dur_fits(double a, double b, double e, double d)
 	return (rel_sum == rel_end) << 1 | (abs_end == e);
 }
 
-void json_ts_dur(FILE *out, uint64_t start_ns, uint64_t end_ns, uint64_t base_ns)
+size_t json_ts_dur(char *dst, uint64_t start_ns, uint64_t end_ns, uint64_t base_ns)
 {
 	char dur[40];
+	size_t n;
 	double a = us_double(start_ns), e = us_double(end_ns), b = us_double(base_ns);
 	double d, best;
 	int best_fit;
@@ -213,8 +261,11 @@ void json_ts_dur(FILE *out, uint64_t start_ns, uint64_t end_ns, uint64_t base_ns
 		if (best != d)
 			round_trip_text(dur, sizeof(dur), best);
 	}
-	fputs("\"ts\":", out);
-	json_ns_as_us(out, start_ns);
-	fputs(",\"dur\":", out);
-	fputs(dur, out);
+	memcpy(dst, "\"ts\":", 5);
+	us_text(dst + 5, JSON_TS_DUR_MAX - 5, start_ns);
+	n = 5 + strlen(dst + 5);
+	memcpy(dst + n, ",\"dur\":", 7);
+	n += 7;
+	memcpy(dst + n, dur, strlen(dur));
+	return n + strlen(dur);
 }

@@ -111,6 +111,52 @@ static char *capture_us(uint64_t ns)
 	return buf;
 }
 
+/* Long strings are escaped in pieces: a sequence or a run of stray continuation bytes
+ * across a piece's end reads as in the whole, and the memory form is the same text. */
+START_TEST(long_string_pieces)
+{
+	for (size_t lead = 2040; lead < 2060; lead++) {
+		size_t n = 0, m = 0;
+		char *in = malloc(lead + 64), *want = malloc(3 * lead + 256), *got, *mem;
+
+		ck_assert_ptr_nonnull(in);
+		ck_assert_ptr_nonnull(want);
+		want[m++] = '"';
+		memset(in, 'a', lead);
+		memset(want + m, 'a', lead);
+		n = lead;
+		m += lead;
+		memcpy(in + n, "\xf0\x9f\x98\x80", 4); /* U+1F600 */
+		memcpy(want + m, "\xf0\x9f\x98\x80", 4);
+		n += 4;
+		m += 4;
+		for (int k = 0; k < 7; k++) { /* stray continuation bytes: one U+FFFD each */
+			in[n++] = (char)0x80;
+			memcpy(want + m, FFFD, 3);
+			m += 3;
+		}
+		memcpy(in + n, "\xe2\x82", 2); /* cut short by a quote */
+		n += 2;
+		memcpy(want + m, FFFD, 3);
+		m += 3;
+		in[n++] = '"';
+		memcpy(want + m, "\\\"\"", 3);
+		m += 3;
+		want[m] = 0;
+		got = capture_string(in, n);
+		ck_assert_str_eq(got, want);
+		mem = malloc(JSON_STRING_MAX(n) + 1);
+		ck_assert_ptr_nonnull(mem);
+		mem[json_string_mem(mem, in, n)] = 0;
+		ck_assert_str_eq(mem, want);
+		free(mem);
+		free(got);
+		free(in);
+		free(want);
+	}
+}
+END_TEST
+
 START_TEST(microseconds_exact)
 {
 	static const struct { uint64_t ns; const char *us; } cases[] = {
@@ -619,6 +665,7 @@ int main(void)
 	tcase_add_test(esc, utf8_kept);
 	tcase_add_test(esc, invalid_utf8_replaced);
 	tcase_add_test(esc, every_byte_parses);
+	tcase_add_test(esc, long_string_pieces);
 	tcase_add_test(esc, microseconds_exact);
 	suite_add_tcase(s, esc);
 	tcase_add_checked_fixture(w, setup, teardown);
