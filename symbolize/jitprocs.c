@@ -613,7 +613,7 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 	char *name;
 
 	if (p->map_later) {
-		p->map = map_index_load(p->map_later, d);
+		p->map = map_index_load_cached(p->map_later, jp->s.cache, d, NULL);
 		p->map_module = xstrdup(path_base(p->map_later));
 		free(p->map_later);
 		p->map_later = NULL;
