@@ -1,10 +1,11 @@
 #!/bin/bash
-# e2e_mapcache: a perf map beside a jitdump kept in the cache (issue 45, part 4). The
+# e2e_mapcache: perf maps kept in the cache (issue 45, part 4). The
 # Erlang recording's 0.8 MB map is read whole by the first conversion only: a second one
 # takes its lines from the cache and reads a few KB of the map (strace counts them); a
 # map that grew is read on from there, one written again is read whole, and every output
-# is that of a conversion without a cache. Everything is made here, from the committed
-# recording.
+# is that of a conversion without a cache; the same for the code table of node's map
+# (a recording whose JIT code only a perf map names). Everything is made here, from the
+# committed recordings.
 source "$(dirname "$0")/e2e_lib.sh"
 OPTS=(-q "${KS[@]}" -f folded)
 
@@ -19,6 +20,8 @@ mkdir "$W"
 cp $TD/jit/erlang.data $TD/jit/perf-30756.map "$W/"
 zcat $TD/jit/jit-30756.dump.gz >"$W/jit-30756.dump"
 MAP=$W/perf-30756.map
+REC=erlang.data
+MAPNAME=perf-30756.map
 
 # BYTES OUT: a conversion with the cache, its output in OUT; prints the bytes it read of
 # the map
@@ -30,13 +33,13 @@ bytes() {
 	# run with it)
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 		strace -ff -qq -y -e trace=read,pread64,readv,preadv,preadv2 -o "$TMP/st/t" \
-		"$PERFCONV" "${OPTS[@]}" -i "$W/erlang.data" --cache-dir "$C" -o "$1" >&2 ||
+		"$PERFCONV" "${OPTS[@]}" -i "$W/$REC" --cache-dir "$C" -o "$1" >&2 ||
 		echo "the conversion failed" >"$TMP/failed"
-	cat "$TMP"/st/t.* | awk '/perf-30756\.map>/ && $NF ~ /^[0-9]+$/ { n += $NF } END { print n + 0 }'
+	cat "$TMP"/st/t.* | awk -v m="/$MAPNAME>" 'index($0, m) && $NF ~ /^[0-9]+$/ { n += $NF } END { print n + 0 }'
 }
 # SAME WHAT OUT: OUT equals the output of a conversion without the cache
 same() {
-	"$PERFCONV" "${OPTS[@]}" -i "$W/erlang.data" --no-cache -o "$TMP/ref"
+	"$PERFCONV" "${OPTS[@]}" -i "$W/$REC" --no-cache -o "$TMP/ref"
 	if cmp -s "$TMP/ref" "$2"; then
 		ok "$1: the output is that of a conversion without the cache"
 	else
@@ -105,4 +108,39 @@ same "map written again, second conversion" "$TMP/o5"
 	bad "the conversion without strace failed"
 same "from the cache, without strace" "$TMP/o6"
 ls "$C"/jit/map-* >/dev/null 2>&1 || bad "no map entry in the cache's jit folder"
+
+# 4. a recording whose JIT code only a perf map names (node --perf-basic-prof): the
+#    map's code table kept in the cache like a jitdump's, read on, read whole again
+cp $TD/jit/node-map.data $TD/jit/perf-30787.map "$W/"
+REC=node-map.data
+MAPNAME=perf-30787.map
+MAP=$W/$MAPNAME
+size=$(stat -c %s "$MAP")
+n1=$(bytes "$TMP/n1")
+failed "node: conversion 1"
+same "node: first conversion" "$TMP/n1"
+n2=$(bytes "$TMP/n2")
+failed "node: conversion 2"
+same "node: second conversion" "$TMP/n2"
+if [ "$n1" -ge "$size" ] && [ "$n2" -lt 16384 ]; then
+	ok "node: the second conversion read $n2 bytes of the $size-byte map (the first $n1)"
+else
+	bad "node: the second conversion read $n2 bytes of the $size-byte map, the first $n1"
+fi
+sed 's/$/_grown/' "$MAP" >"$TMP/more"
+cat "$TMP/more" >>"$MAP"
+more=$(stat -c %s "$TMP/more")
+n3=$(bytes "$TMP/n3")
+failed "node: conversion 3"
+same "node: grown map" "$TMP/n3"
+grep -q '_grown' "$TMP/n3" || bad "node: grown map: none of the appended names in the output"
+[ "$n3" -lt $((more + 16384)) ] || bad "node: grown map: $n3 bytes read, $more appended to $size"
+sed 's/$/_again/' "$TMP/more" >"$MAP"
+n4=$(bytes "$TMP/n4")
+failed "node: conversion 4"
+same "node: map written again" "$TMP/n4"
+grep -q '_grown_again' "$TMP/n4" || bad "node: map written again: its names not shown"
+"$PERFCONV" "${OPTS[@]}" -i "$W/$REC" --cache-dir "$C" -o "$TMP/n5" ||
+	bad "node: the conversion without strace failed"
+same "node: from the cache, without strace" "$TMP/n5"
 finish e2e_mapcache
