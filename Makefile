@@ -167,7 +167,7 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(BUILD)/tests/testutil.o $(LIB
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
 # The corpus replayers: run each reader over every committed bad input.
-FUZZ_TARGETS := perfdata tracefmt jitdump perfmap unwind pipeline kallsyms frames debugcopy elfsyms jitcache runtimeids otlpanswer
+FUZZ_TARGETS := perfdata tracefmt jitdump perfmap unwind pipeline kallsyms frames debugcopy elfsyms jitcache mapcache runtimeids otlpanswer
 REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay_main.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)

@@ -23,6 +23,7 @@
  * SIGBUS; read, a file cut short gives less to read, which is said.
  */
 #define WINDOW ((size_t)256 << 10)
+#define SEEK_WINDOW ((size_t)4 << 10)
 /* A longer line is skipped (names are kept to far less: common/demangle.h). */
 #define LINE_MAX_BYTES ((size_t)16 << 20)
 
@@ -35,6 +36,7 @@ struct perfmap_reader {
 	size_t opened_len;     /* the size as opened */
 	char *win;             /* file bytes [win_off, win_off + win_len) */
 	size_t win_off, win_len, win_cap;
+	int sought;            /* a seek since the last read: the next window is small */
 	int cut_said;
 	size_t pos;
 	char *name;            /* the current name, NUL-terminated */
@@ -150,7 +152,12 @@ static const char *bytes_at(struct perfmap_reader *r, size_t off, size_t want, s
 			keep = r->win_off + r->win_len - off;
 			memmove(r->win, r->win + (off - r->win_off), keep);
 		}
-		target = want > WINDOW ? want : WINDOW;
+		/* a seek is mostly to read one line again (a name looked up): not a
+		 * whole window for it; reading on from there, whole windows again */
+		target = r->sought ? SEEK_WINDOW : WINDOW;
+		r->sought = 0;
+		if (want > target)
+			target = want;
 		if (target > r->len - off)
 			target = r->len - off;
 		if (target > r->win_cap)
@@ -216,6 +223,7 @@ static int parse_hex(const char **p, const char *end, uint64_t *out)
 void perfmap_reader_seek(struct perfmap_reader *r, uint64_t offset)
 {
 	r->pos = offset < r->len ? (size_t)offset : r->len;
+	r->sought = 1;
 }
 
 const struct stat *perfmap_reader_stat(const struct perfmap_reader *r)

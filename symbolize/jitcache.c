@@ -11,8 +11,9 @@
 #include "common/util.h"
 
 #define JCACHE_MAGIC "PCJITDMP"
-#define JCACHE_VERSION 4 /* 2: Julia's names shown (demangle_jit_name); 3: msig Java names;
-			  * 4: names past the demangler's bounds kept mangled */
+#define JCACHE_VERSION 5 /* 2: Julia's names shown (demangle_jit_name); 3: msig Java names;
+			  * 4: names past the demangler's bounds kept mangled; 5: perf maps' tables
+			  * too (perf_map in the key) */
 #define TAIL 4096            /* the dump's bytes checked before where the read stopped */
 
 /* An entry: this, then the table (jitcode_save) at an 8-aligned offset. */
@@ -22,7 +23,7 @@ struct jcache_header {
 	uint64_t dev, ino;
 	uint64_t version, total_size, elf_mach, pid, timestamp, flags, swapped, times_converted;
 	uint64_t time_shift, time_mult, time_zero, time_cycles, time_mask, cap_user_time_short;
-	uint64_t timeless, demangle;
+	uint64_t timeless, demangle, perf_map;
 	/* how far it was read, and the bytes before that */
 	uint64_t resume, tail_len, tail_sum;
 };
@@ -47,9 +48,10 @@ static void fill_key(struct jcache_header *h, const struct jit_store_key *k)
 	h->cap_user_time_short = (uint64_t)k->tc.cap_user_time_short;
 	h->timeless = (uint64_t)k->timeless;
 	h->demangle = (uint64_t)k->demangle;
+	h->perf_map = (uint64_t)k->perf_map;
 }
 
-/* The key's fields, from `dev` to `demangle`, as bytes: the entry's name and check. */
+/* The key's fields, from `dev` to `perf_map`, as bytes: the entry's name and check. */
 static const void *key_bytes(const struct jcache_header *h, size_t *n)
 {
 	*n = offsetof(struct jcache_header, resume) - offsetof(struct jcache_header, dev);

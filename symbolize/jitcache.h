@@ -7,6 +7,8 @@
  * longer table. An entry is for the dump's file (device, inode), header and how it was
  * read (TIME_CONV, timeless, demangled) and for its bytes up to where the read stopped
  * (the 4 KB before that point are checked): a dump rewritten or replaced is read afresh.
+ * A perf map's code table (a process no dump names) is kept the same way, its key the
+ * map's file with perf_map set and no header.
  */
 #ifndef PERFCONV_JITCACHE_H
 #define PERFCONV_JITCACHE_H

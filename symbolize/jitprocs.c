@@ -233,6 +233,54 @@ static int load_map(struct jit_procs *jp, struct jitcode *jc, const char *path, 
 }
 
 /*
+ * A perf map's table in a one-off conversion, through the cache (symbolize/jitcache.h,
+ * its key the map's device and inode): read back, and read on from where the entry's
+ * read stopped at a line's end; a map written again since (the 4 KB before that point
+ * differ) is read whole. An entry is made when every line read was whole.
+ */
+static int load_map_cached(struct jit_procs *jp, struct jp_proc *p, const char *path,
+			   struct diag *d)
+{
+	struct perfmap_reader *r = perfmap_reader_open(path, d);
+	const struct stat *st;
+	struct jit_store_key key;
+	struct stat fst;
+	uint64_t resume = 0, whole;
+	int fd;
+
+	if (!r)
+		return 0;
+	st = perfmap_reader_stat(r);
+	/* the same file again, for the cache's check of its bytes (never waiting: the
+	 * reader saw a regular file, but the name may have changed since) */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0 && (fstat(fd, &fst) != 0 || fst.st_dev != st->st_dev ||
+			fst.st_ino != st->st_ino)) {
+		close(fd);
+		fd = -1;
+	}
+	memset(&key, 0, sizeof(key));
+	key.dev = st->st_dev;
+	key.ino = st->st_ino;
+	key.demangle = jp->s.demangle;
+	key.perf_map = 1;
+	p->jc = fd >= 0 ? jitcache_open(jp->s.cache, &key, fd, st, &resume) : NULL;
+	if (!p->jc) {
+		p->jc = jitcode_new(jp->s.demangle);
+		resume = 0;
+	}
+	perfmap_reader_seek(r, resume);
+	jitcode_add_perfmap(p->jc, r);
+	whole = perfmap_reader_whole_lines(r);
+	if (fd >= 0 && whole != resume && whole == (uint64_t)st->st_size)
+		jitcache_save(jp->s.cache, &key, fd, p->jc, whole);
+	if (fd >= 0)
+		close(fd);
+	perfmap_reader_close(r);
+	return jitcode_stats(p->jc)->map_entries > 0;
+}
+
+/*
  * A watcher's perf map (--perf-basic-prof: a service appends to it for as long as it
  * runs, megabytes an hour): its table kept in the search's store from one chunk to the
  * next, and read on from where the last read stopped, at a line's end (a last line
@@ -485,6 +533,8 @@ void jit_procs_load(struct jit_procs *jp, const struct jit_search *s, struct dia
 			p->map_later = xstrdup(map);
 		} else if (map && jp->s.store) {
 			got_map = load_map_stored(jp, p, map, d, quiet);
+		} else if (map && jp->s.cache && jp->s.cache->dir && jp->s.cache->dir[0]) {
+			got_map = load_map_cached(jp, p, map, d);
 		} else if (map) {
 			p->jc = jitcode_new(jp->s.demangle);
 			got_map = load_map(jp, p->jc, map, d);
@@ -613,7 +663,7 @@ int jit_procs_fallback(struct jit_procs *jp, int idx, uint64_t addr, struct diag
 	char *name;
 
 	if (p->map_later) {
-		p->map = map_index_load(p->map_later, d);
+		p->map = map_index_load_cached(p->map_later, jp->s.cache, d, NULL);
 		p->map_module = xstrdup(path_base(p->map_later));
 		free(p->map_later);
 		p->map_later = NULL;

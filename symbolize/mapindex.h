@@ -24,6 +24,17 @@ struct map_index;
  * Free with map_index_free().
  */
 struct map_index *map_index_load(const char *path, struct diag *d);
+struct cache_ctx;
+/*
+ * map_index_load() through perfconv's cache (`cache` NULL or without a folder: none).
+ * An entry holds the sorted lines of map `path` (device, inode) read up to the end of
+ * its whole lines; it holds while the map is at least that long and its 256 bytes
+ * before that point are those read then (a map written again is read whole). A map
+ * that grew is read on from there and the entry made anew. *from (may be NULL) gets
+ * the offset the file was read from (0: read whole).
+ */
+struct map_index *map_index_load_cached(const char *path, const struct cache_ctx *cache,
+					struct diag *d, uint64_t *from);
 /*
  * The line that names `addr`: of those that cover it the latest in the file, as in perf.
  * 1 with *line filled and *e read from the file again (its name borrowed until the next

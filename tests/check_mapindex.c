@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbolize/locate.h"
 #include "symbolize/mapindex.h"
 #include "tests/testutil.h"
 
@@ -133,6 +134,94 @@ START_TEST(test_restated)
 }
 END_TEST
 
+static void put(const char *path, const char *mode, const char *text)
+{
+	FILE *f = fopen(path, mode);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	fclose(f);
+}
+
+static const char *name_of(struct map_index *m, uint64_t addr)
+{
+	struct map_line l;
+	static struct perfmap_entry e;
+
+	return map_index_lookup(m, addr, &l, &e) ? e.name : "-";
+}
+
+/* Issue 45, part 4: a map's index kept in the cache: the same map read back without
+ * reading it again, a grown one read on from where the entry stopped, one written again
+ * read whole; the names those give are those of a read without a cache. */
+START_TEST(test_cached)
+{
+	char dir[] = "/tmp/check_mapindex.XXXXXX", path[64], cmd[96];
+	struct cache_ctx cache = { 0 };
+	struct map_index *m;
+	uint64_t from = 7;
+	struct cap c;
+	const char *a = "1000 100 outer\n1040 10 inner\n";
+	const char *more = "1040 10 inner again\n3000 10 far\n";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf-7.map", dir);
+	cache.dir = dir;
+	cap_init(&c);
+	put(path, "w", a);
+	m = map_index_load_cached(path, &cache, &c.d, &from);
+	ck_assert_uint_eq(from, 0);
+	ck_assert_str_eq(name_of(m, 0x1044), "inner");
+	map_index_free(m);
+	/* again: from the cache, nothing of the map read but its last bytes */
+	m = map_index_load_cached(path, &cache, &c.d, &from);
+	ck_assert_uint_eq(from, strlen(a));
+	ck_assert_uint_eq(map_index_lines(m), 2);
+	ck_assert_str_eq(name_of(m, 0x1044), "inner");
+	ck_assert_str_eq(name_of(m, 0x1050), "outer");
+	ck_assert_str_eq(name_of(m, 0x3004), "-");
+	map_index_free(m);
+	/* grown: read on; the later line wins */
+	put(path, "a", more);
+	m = map_index_load_cached(path, &cache, &c.d, &from);
+	ck_assert_uint_eq(from, strlen(a));
+	ck_assert_str_eq(name_of(m, 0x1044), "inner again");
+	ck_assert_str_eq(name_of(m, 0x1050), "outer");
+	ck_assert_str_eq(name_of(m, 0x3004), "far");
+	ck_assert_uint_eq(map_index_lines(m), 3); /* the restated line took its place */
+	map_index_free(m);
+	m = map_index_load_cached(path, &cache, &c.d, &from);
+	ck_assert_uint_eq(from, strlen(a) + strlen(more));
+	ck_assert_str_eq(name_of(m, 0x1044), "inner again");
+	ck_assert_str_eq(name_of(m, 0x3004), "far");
+	map_index_free(m);
+	/* written again (O_TRUNC, the same file), longer than before: read whole */
+	put(path, "w", "1000 100 OUTER\n5000 10 fifth\n1040 10 other\n7000 1000 last line\n");
+	m = map_index_load_cached(path, &cache, &c.d, &from);
+	ck_assert_uint_eq(from, 0);
+	ck_assert_str_eq(name_of(m, 0x1044), "other");
+	ck_assert_str_eq(name_of(m, 0x1050), "OUTER");
+	ck_assert_str_eq(name_of(m, 0x3004), "-");
+	ck_assert_str_eq(name_of(m, 0x5004), "fifth");
+	map_index_free(m);
+	/* a last line without its newline (half written?) is read, not kept */
+	put(path, "a", "9000 10 half");
+	m = map_index_load_cached(path, &cache, &c.d, &from);
+	ck_assert_str_eq(name_of(m, 0x9004), "half");
+	map_index_free(m);
+	put(path, "a", " done\n");
+	m = map_index_load_cached(path, &cache, &c.d, &from);
+	ck_assert_uint_ne(from, 0);
+	ck_assert_str_eq(name_of(m, 0x9004), "half done");
+	ck_assert_str_eq(name_of(m, 0x5004), "fifth");
+	map_index_free(m);
+	ck_assert_uint_eq(c.d.nerrors, 0);
+	fclose(c.f);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *mapindex_suite(void)
 {
 	Suite *s = suite_create("mapindex");
@@ -140,6 +229,7 @@ static Suite *mapindex_suite(void)
 
 	tcase_add_test(tc, test_lookup);
 	tcase_add_test(tc, test_restated);
+	tcase_add_test(tc, test_cached);
 	suite_add_tcase(s, tc);
 	return s;
 }
