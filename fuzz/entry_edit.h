@@ -3,6 +3,7 @@
 #ifndef PERFCONV_FUZZ_ENTRY_EDIT_H
 #define PERFCONV_FUZZ_ENTRY_EDIT_H
 
+#include <dirent.h>
 #include <ftw.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -114,6 +115,22 @@ static inline void entry_edit(const char *path, const uint8_t *edits, size_t ned
 	if (entry_edit_write(path, buf, (size_t)len) != 0)
 		abort();
 	free(buf);
+}
+
+/* The path of the first entry (not a stamp, not hidden) in `dir`, to be freed; NULL when
+ * there is none. */
+static inline char *entry_edit_first(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	char *entry = NULL;
+
+	while (dp && !entry && (e = readdir(dp)))
+		if (e->d_name[0] != '.' && !strstr(e->d_name, ".ok"))
+			entry = xasprintf("%s/%s", dir, e->d_name);
+	if (dp)
+		closedir(dp);
+	return entry;
 }
 
 #endif

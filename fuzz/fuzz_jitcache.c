@@ -2,7 +2,6 @@
  * (symbolize/jitcache.h): the table of the input's dump saved as an entry, the entry
  * edited and sealed again (fuzz/entry_edit.h), read back in place, looked up in, and
  * read on (copied, its replay made again). */
-#include <dirent.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,16 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* the entry, edited */
 	sub = xasprintf("%s/jit", cache_dir);
-	{
-		DIR *dp = opendir(sub);
-		struct dirent *e;
-
-		while (dp && (e = readdir(dp)))
-			if (e->d_name[0] != '.' && !strstr(e->d_name, ".ok") && !entry)
-				entry = xasprintf("%s/%s", sub, e->d_name);
-		if (dp)
-			closedir(dp);
-	}
+	entry = entry_edit_first(sub);
 	free(sub);
 	if (!entry)
 		goto out;

@@ -2,7 +2,6 @@
  * (symbolize/mapindex.h): the input's map read and its entry saved, the entry edited
  * and sealed again (fuzz/entry_edit.h), read back and looked up in, then the map grown
  * and read on from the entry. */
-#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,16 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	map_index_free(m);
 
 	sub = xasprintf("%s/jit", cache_dir);
-	{
-		DIR *dp = opendir(sub);
-		struct dirent *e;
-
-		while (dp && (e = readdir(dp)))
-			if (e->d_name[0] != '.' && !strstr(e->d_name, ".ok") && !entry)
-				entry = xasprintf("%s/%s", sub, e->d_name);
-		if (dp)
-			closedir(dp);
-	}
+	entry = entry_edit_first(sub);
 	free(sub);
 	if (entry) {
 		entry_edit(entry, edits, nedits);
