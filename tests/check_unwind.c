@@ -29,7 +29,7 @@ START_TEST(test_regs_from_perf)
 	ck_assert_uint_eq(r.r[UNWIND_REG_IP], 108);
 	ck_assert_uint_eq(r.r[8], 112);  /* R8: after FLAGS, CS, SS (bits 9-11) */
 	ck_assert_uint_eq(r.r[15], 119); /* R15 */
-	ck_assert_uint_eq(r.valid, (1u << UNWIND_NREGS) - 1);
+	ck_assert_uint_eq(r.valid, (1u << UNWIND_X86_NREGS) - 1);
 	/* no SP: refused */
 	ck_assert_int_eq(unwind_regs_from_perf(&r, 0x1ff & ~(1ULL << 7), vals, 20), -1);
 	/* fewer values than bits: the missing ones are unknown, not read */
@@ -289,8 +289,12 @@ static void write_seed(const char *dir, const struct dwmaps *ms, const struct un
 	ck_assert_ptr_nonnull(f);
 	fwrite(&dw, 8, 1, f);
 	fwrite(&libc, 8, 1, f);
-	fwrite(&regs->valid, 4, 1, f);
-	fwrite(regs->r, 8, UNWIND_NREGS, f);
+	{
+		uint32_t valid = (uint32_t)regs->valid;
+
+		fwrite(&valid, 4, 1, f);
+	}
+	fwrite(regs->r, 8, UNWIND_X86_NREGS, f);
 	fwrite(s->stack_user, 1, (size_t)s->stack_user_dyn, f);
 	fclose(f);
 }
