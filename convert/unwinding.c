@@ -325,6 +325,7 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 	u->st.samples++;
 	u->st.jit_cfi_bad_samples += u->met_bad_cfi;
 	u->st.stopped[res.stop]++;
+	u->st.nocfi += res.nocfi != 0;
 	switch (res.stop) {
 	case UNWIND_STACK_SHORT:
 		if (s->stack_user_dyn < s->stack_user_size) {
@@ -456,6 +457,11 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 			  st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP], name, st->no_cfi_top,
 			  why);
 	}
+	if (st->nocfi)
+		diag_note(d, "  %" PRIu64 " samples: code without CFI stepped through by its frame "
+			  "pointer (%s): right only where that code keeps one", st->nocfi,
+			  u->arch == UNWIND_AARCH64 ? "x29's frame records; at the leaf, its caller "
+			  "from x30" : "rbp");
 	if (st->sp_zero)
 		diag_note(d, "  %" PRIu64 " samples: the recorded stack pointer is 0 (a damaged "
 			  "sample): their leaf only", st->sp_zero);

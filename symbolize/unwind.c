@@ -541,6 +541,7 @@ size_t unwind_walk(const struct unwind_regs *regs, const uint8_t *stack, size_t 
 				res->module = w.name;
 				break;
 			}
+			res->nocfi++;
 		}
 		if (tr && tr->nsteps++ < UNWIND_TRACE_STEPS) {
 			struct unwind_trace_step *ts = &tr->step[tr->nsteps - 1];

@@ -150,6 +150,8 @@ struct unwind_result {
 	const char *module;       /* UNWIND_NO_CFI: the module's name (may be NULL) */
 	int reg;                  /* UNWIND_NO_REG: the DWARF register number */
 	uint64_t stack_end;       /* sp + the copy's valid size: where the copy ends */
+	uint32_t nocfi;           /* frames stepped without CFI: by the frame pointer (x86-64's
+				     rbp, aarch64's x29 frame records), or an aarch64 leaf by x30 */
 	/* pcs[signal[i]] (i < nsignal, ascending) is a signal frame's (its CFI has the
 	 * augmentation 'S': the restorer a handler returns to) or the one after it, where
 	 * the signal interrupted its frame: an exact address like the leaf, not a return

@@ -37,6 +37,12 @@ if grep -q "unwound $n user stacks (--call-graph dwarf); 0 stopped before the th
 else
 	bad "c.data: summary: $(grep -A3 unwound "$TMP/c.err")"
 fi
+# the PLT stubs' samples (no CFI: ld writes none for .plt on aarch64)
+if grep -q "  [1-9][0-9]* samples: code without CFI stepped through by its frame pointer (x29's frame records; at the leaf, its caller from x30)" "$TMP/c.err"; then
+	ok "c.data: the summary says which stacks were stepped without CFI"
+else
+	bad "c.data: summary: $(grep -A3 unwound "$TMP/c.err")"
+fi
 # what the recordings exercise, seen in the output: a leaf whose caller is in x30 (with
 # CFI: leaf_mix; without: a PLT stub), libc's frames between qsort's caller and the
 # callback, recursion, inlined frames of an unwound return address, a JIT frame between C
