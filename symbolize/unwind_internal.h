@@ -1,5 +1,5 @@
-/* unwind_internal: what the unwinder (unwind.c) and its memo of walks (unwind_memo.c)
- * share. */
+/* unwind_internal: what the unwinder's walk (unwind.c), its CFI (unwind_cfi.c) and its
+ * memo of walks (unwind_memo.c) share. */
 #ifndef PERFCONV_UNWIND_INTERNAL_H
 #define PERFCONV_UNWIND_INTERNAL_H
 
