@@ -654,6 +654,84 @@ START_TEST(test_a64_jit_cfi)
 }
 END_TEST
 
+START_TEST(test_a64_real_samples)
+{
+	/* testdata/arm64/c.data's samples (made under qemu: testdata/arm64/README.md), each
+	 * walked to the thread's start; the memo gives what a walk gives, also when the
+	 * sample's x30 (which a leaf's step reads) is another */
+	static const char *const files[] = { "testdata/arm64/cprog",
+		"testdata/arm64/symfs/usr/lib/aarch64-linux-gnu/libc.so.6",
+		"testdata/arm64/symfs/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1" };
+	struct unwind_module *mods[3];
+	struct perf_reader *r;
+	struct perf_record rec;
+	struct dwmaps ms;
+	struct cap c;
+	struct unwind_regs_layout l;
+	struct unwind_memo *memo = unwind_memo_new();
+	uint64_t pcs[UNWIND_MAX_FRAMES], mpcs[UNWIND_MAX_FRAMES], samples = 0, complete = 0;
+	uint32_t aux = 0;
+
+	memset(&ms, 0, sizeof(ms));
+	for (int i = 0; i < 3; i++) {
+		mods[i] = unwind_module_open(top_path(files[i]), NULL);
+		ck_assert_ptr_nonnull(mods[i]);
+	}
+	cap_init(&c);
+	r = perf_reader_open(top_path("testdata/arm64/c.data"), &c.d);
+	ck_assert_ptr_nonnull(r);
+	while (perf_reader_next(r, &rec) == 1) {
+		if (rec.type == PERF_RECORD_MMAP2 && ms.n < 8) {
+			struct dwmap *m = &ms.m[ms.n++];
+			int k = strstr(rec.u.mmap.filename, "libc") ? 1 : strstr(rec.u.mmap.filename, "ld-") ? 2 : 0;
+
+			m->start = rec.u.mmap.start;
+			m->end = rec.u.mmap.start + rec.u.mmap.len;
+			m->pgoff = rec.u.mmap.pgoff;
+			m->mod = mods[k];
+			m->name = files[k];
+		}
+	}
+	ck_assert_uint_eq(ms.n, 3);
+	unwind_regs_layout_arch(&l, (1ULL << 33) - 1, UNWIND_AARCH64);
+	perf_reader_rewind(r);
+	while (perf_reader_next(r, &rec) == 1) {
+		const struct perf_sample *s = &rec.u.sample;
+		struct unwind_regs regs;
+		struct unwind_result res, mres;
+		size_t n, mn;
+
+		if (rec.type != PERF_RECORD_SAMPLE)
+			continue;
+		ck_assert_int_eq(unwind_regs_placed(&l, &regs, s->regs_user, s->nregs_user), 0);
+		for (int k = 0; k < 2; k++) {
+			n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_dw, &ms,
+					 pcs, UNWIND_MAX_FRAMES, &res);
+			for (int t = 0; t < 2; t++) {
+				mn = unwind_stack_memo(memo, 1, 1, &regs, s->stack_user,
+						       (size_t)s->stack_user_dyn, find_dw, &ms, mpcs,
+						       UNWIND_MAX_FRAMES, &mres, &aux);
+				ck_assert_uint_eq(mn, n);
+				ck_assert(memcmp(mpcs, pcs, n * sizeof(*pcs)) == 0);
+				ck_assert_int_eq(mres.stop, res.stop);
+			}
+			if (k == 0) {
+				samples++;
+				complete += res.stop == UNWIND_END && n >= 4;
+			}
+			regs.r[UNWIND_A64_LR] ^= 0x40;
+		}
+	}
+	ck_assert_uint_eq(samples, 432);
+	ck_assert_uint_eq(complete, samples);
+	ck_assert_uint_gt(unwind_memo_stats(memo)->hits, samples);
+	unwind_memo_free(memo);
+	perf_reader_close(r);
+	for (int i = 0; i < 3; i++)
+		unwind_module_free(mods[i]);
+}
+END_TEST
+
 START_TEST(test_not_elf)
 {
 	ck_assert_ptr_null(unwind_module_open(top_path("testdata/dwarf/src/dw.c"), NULL));
@@ -677,6 +755,7 @@ static Suite *unwind_suite(void)
 	tcase_add_test(tc, test_a64_regs);
 	tcase_add_test(tc, test_a64_no_cfi);
 	tcase_add_test(tc, test_a64_jit_cfi);
+	tcase_add_test(tc, test_a64_real_samples);
 	suite_add_tcase(s, tc);
 	return s;
 }
