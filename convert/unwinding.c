@@ -32,7 +32,8 @@ struct pc_memo {
 
 struct unwinding {
 	const struct perf_reader *r;
-	int other_arch;               /* the header names another architecture */
+	int arch;                     /* enum unwind_arch of the header's ARCH, -1 another */
+	const char *arch_name;        /* the header's ARCH (NULL: none, taken as x86-64) */
 	const struct replay *rp;
 	const struct strtab *strings;
 	struct symbolizer *sym;
@@ -82,9 +83,15 @@ struct unwinding *unwinding_new(const struct perf_reader *r, const struct replay
 	u = xcalloc(1, sizeof(*u));
 	u->r = r;
 	{
+		/* the recording's, not this host's: an aarch64 recording is converted
+		 * on x86-64 with its binaries from --symfs, the build-id cache or
+		 * debuginfod (perf writes uname's machine: aarch64; arm64 accepted) */
 		const char *arch = perf_reader_header(r)->arch;
 
-		u->other_arch = arch && strcmp(arch, "x86_64") != 0;
+		u->arch_name = arch;
+		u->arch = !arch || strcmp(arch, "x86_64") == 0 ? UNWIND_X86_64
+			: strcmp(arch, "aarch64") == 0 || strcmp(arch, "arm64") == 0 ? UNWIND_AARCH64
+			: -1;
 	}
 	u->rp = rp;
 	u->jits = jits;
@@ -169,7 +176,7 @@ static struct unwind_module *jit_cfi(struct unwinding *u, uint64_t pc)
 		return u->jit_mods[*v];
 	}
 	if (jitcode_unwind_info(jc, jf.code, &data, &size, &hdr)) {
-		mod = unwind_module_jit(data, size, hdr, jf.start);
+		mod = unwind_module_jit_arch(data, size, hdr, jf.start, (unsigned)u->arch);
 		refused = !mod;
 		if (refused && !u->st.jit_cfi_bad++) {
 			snprintf(u->bad_cfi_name, sizeof(u->bad_cfi_name), "%s", jf.name);
@@ -275,28 +282,29 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 				words[nw++] = a;
 		}
 	}
-	if (u->other_arch) {
-		u->st.other_arch = 1;
+	if (u->arch < 0) {
+		u->st.other_arch |= 1;
 		return 0;
 	}
 	if (s->regs_user_abi != PERF_SAMPLE_REGS_ABI_64) {
-		/* a 32-bit process: its registers are laid out otherwise */
-		u->st.other_arch = 1;
+		/* a 32-bit process (i386 on x86-64, arm on aarch64): its registers are
+		 * laid out otherwise, and its code is of another architecture */
+		u->st.other_arch |= 2;
 		return 0;
 	}
 	e = c->ev;
 	if (!u->has_layout || u->layout.mask != e->sample_regs_user) {
-		unwind_regs_layout_init(&u->layout, e->sample_regs_user);
+		unwind_regs_layout_arch(&u->layout, e->sample_regs_user, (unsigned)u->arch);
 		u->has_layout = 1;
 	}
 	if (unwind_regs_placed(&u->layout, &regs, s->regs_user, s->nregs_user) < 0) {
 		u->st.samples++;
 		u->st.stopped[UNWIND_NO_REG]++;
-		u->st.no_reg = UNWIND_REG_SP;
+		u->st.no_reg = (uint32_t)unwind_reg_sp((unsigned)u->arch);
 		return 0;
 	}
 	words[nw++] = PERF_CONTEXT_USER;
-	if (regs.r[UNWIND_REG_SP] == 0) {
+	if (regs.r[unwind_reg_sp((unsigned)u->arch)] == 0) {
 		/* no stack to walk (a damaged sample): its leaf, and said so, rather
 		 * than a walk that reads the copy from the wrong address */
 		u->st.samples++;
@@ -317,6 +325,7 @@ size_t unwinding_sample(struct unwinding *u, const struct sample_ctx *c, uint64_
 	u->st.samples++;
 	u->st.jit_cfi_bad_samples += u->met_bad_cfi;
 	u->st.stopped[res.stop]++;
+	u->st.nocfi += res.nocfi != 0;
 	switch (res.stop) {
 	case UNWIND_STACK_SHORT:
 		if (s->stack_user_dyn < s->stack_user_size) {
@@ -381,11 +390,15 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 	if (!u)
 		return;
 	st = &u->st;
-	if (st->other_arch)
-		diag_warn(d, NULL, DIAG_NO_OFFSET, "user stacks not unwound: the recording's user "
-			  "registers are not those of a 64-bit x86-64 process (another architecture, "
-			  "or a 32-bit process), and only x86-64 is supported: those samples show "
-			  "their leaf only");
+	if (st->other_arch & 1)
+		diag_warn(d, NULL, DIAG_NO_OFFSET, "user stacks not unwound: the recording's "
+			  "architecture is %s, and only x86-64 and aarch64 are unwound: those "
+			  "samples show their leaf only", u->arch_name);
+	if (st->other_arch & 2)
+		diag_warn(d, NULL, DIAG_NO_OFFSET, "user stacks not unwound: samples of 32-bit "
+			  "processes (i386, or 32-bit arm, whose code carries ARM EHABI tables "
+			  "rather than DWARF CFI), and only 64-bit x86-64 and aarch64 ones are "
+			  "unwound: those samples show their leaf only");
 	if (!st->samples)
 		return;
 	early = st->past_top + st->altstack + st->sp_zero;
@@ -444,6 +457,11 @@ void unwinding_report(const struct unwinding *u, struct diag *d)
 			  st->stopped[UNWIND_NO_CFI] + st->stopped[UNWIND_NO_MAP], name, st->no_cfi_top,
 			  why);
 	}
+	if (st->nocfi)
+		diag_note(d, "  %" PRIu64 " samples: code without CFI stepped through by its frame "
+			  "pointer (%s): right only where that code keeps one", st->nocfi,
+			  u->arch == UNWIND_AARCH64 ? "x29's frame records; at the leaf, its caller "
+			  "from x30" : "rbp");
 	if (st->sp_zero)
 		diag_note(d, "  %" PRIu64 " samples: the recorded stack pointer is 0 (a damaged "
 			  "sample): their leaf only", st->sp_zero);

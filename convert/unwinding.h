@@ -31,6 +31,8 @@ struct unwinding_stats {
 	uint32_t no_cfi_dso;
 	uint64_t no_cfi_top;
 	uint32_t no_reg;              /* UNWIND_NO_REG: the DWARF register of the last one */
+	uint64_t nocfi;               /* samples with a frame stepped without CFI (its frame
+					 pointer, or an aarch64 leaf's x30) */
 	uint64_t sp_zero;             /* samples whose recorded stack pointer is 0: not
 					 unwound, not in stopped[] */
 	int other_arch;               /* samples with registers of an architecture not handled */

@@ -2,7 +2,8 @@
  *
  * Input: u64 start of dw's text mapping, u64 start of libc's (the two modules with CFI,
  * from testdata/dwarf/dw and testdata/libc.so.6 when run from the tree's top), u32 mask
- * of valid registers, UNWIND_NREGS u64 registers (DWARF numbering), then the stack copy.
+ * of valid registers, UNWIND_X86_NREGS u64 registers (x86-64's DWARF numbering), then
+ * the stack copy.
  * The copy is given to the unwinder in a buffer of exactly its size, so that ASan sees a
  * read past it. Pcs in [0x7000, 0x9000) lie in JIT code whose UNWINDING_INFO is the
  * copy itself (.eh_frame_hdr its last 20 bytes), when that parses. The seeds in
@@ -61,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct unwind_regs regs;
 	struct unwind_result res;
 	uint64_t pcs[UNWIND_MAX_FRAMES], sum = 0;
-	const size_t head = 16 + 4 + 8 * UNWIND_NREGS;
+	const size_t head = 16 + 4 + 8 * UNWIND_X86_NREGS;
+	uint32_t valid;
 	uint8_t *stack;
 	size_t n;
 
@@ -76,8 +78,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&m.libc_start, data + 8, 8);
 	m.dw = dw;
 	m.libc = libc;
-	memcpy(&regs.valid, data + 16, 4);
-	memcpy(regs.r, data + 20, 8 * UNWIND_NREGS);
+	memset(&regs, 0, sizeof(regs));
+	memcpy(&valid, data + 16, 4);
+	regs.valid = valid;
+	memcpy(regs.r, data + 20, 8 * UNWIND_X86_NREGS);
 	stack = malloc(size - head ? size - head : 1);
 	memcpy(stack, data + head, size - head);
 	m.jit = unwind_module_jit(stack, size - head, 20, 0x7000);

@@ -10,7 +10,9 @@
  * and from nowhere else. A frame without CFI
  * is stepped through its frame pointer when that points into the copy (as perf does),
  * else the walk stops. Every step must move the stack pointer up; at most
- * UNWIND_MAX_FRAMES frames. x86-64 only.
+ * UNWIND_MAX_FRAMES frames. x86-64 and aarch64 (struct unwind_regs's arch); an aarch64
+ * leaf without CFI whose return address is still in the link register (a PLT stub, a
+ * hand-written leaf) is stepped through x30 first.
  */
 #ifndef PERFCONV_UNWIND_H
 #define PERFCONV_UNWIND_H
@@ -21,17 +23,43 @@
 #define UNWIND_MAX_FRAMES 512
 #define UNWIND_MAX_SIGNALS 8
 
+/* The architectures unwound: a walk's is its registers' (struct unwind_regs), and a
+ * module's is its ELF machine; a module of another is a module without CFI. */
+enum unwind_arch { UNWIND_X86_64 = 0, UNWIND_AARCH64 = 1 };
+
 /* DWARF register numbers of x86-64 (the System V psABI): 0 rax, 1 rdx, 2 rcx, 3 rbx,
  * 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8..15 r8..r15, 16 the return address (rip). */
-#define UNWIND_NREGS 17
+#define UNWIND_X86_NREGS 17
 #define UNWIND_REG_BP 6
 #define UNWIND_REG_SP 7
 #define UNWIND_REG_IP 16
+/* aarch64 (DWARF for the Arm 64-bit architecture): 0..30 x0..x30 (29 the frame pointer,
+ * 30 the link register, CFI's return address column), 31 sp; 32 the pc, kept apart
+ * from x30: a leaf's caller is in x30 while its pc is elsewhere. */
+#define UNWIND_A64_FP 29
+#define UNWIND_A64_LR 30
+#define UNWIND_A64_SP 31
+#define UNWIND_A64_PC 32
+#define UNWIND_NREGS 33          /* the most of any architecture */
+
+typedef uint64_t unwind_mask;    /* bit n: register n */
 
 struct unwind_regs {
 	uint64_t r[UNWIND_NREGS];
-	uint32_t valid;          /* bit n: r[n] is known */
+	unwind_mask valid;       /* bit n: r[n] is known */
+	uint8_t arch;            /* enum unwind_arch; 0 (x86-64) for a zeroed struct */
 };
+
+/* The stack pointer's and the pc's register numbers of `arch`. */
+static inline int unwind_reg_sp(unsigned arch)
+{
+	return arch == UNWIND_AARCH64 ? UNWIND_A64_SP : UNWIND_REG_SP;
+}
+
+static inline int unwind_reg_ip(unsigned arch)
+{
+	return arch == UNWIND_AARCH64 ? UNWIND_A64_PC : UNWIND_REG_IP;
+}
 
 /*
  * The registers of a sample from its REGS_USER dump: `mask` is the event's
@@ -49,13 +77,18 @@ int unwind_regs_from_perf(struct unwind_regs *out, uint64_t mask, const uint64_t
  */
 struct unwind_regs_layout {
 	uint64_t mask;
-	uint32_t valid;          /* the registers it places */
+	unwind_mask valid;       /* the registers it places */
+	uint8_t arch;
 	uint8_t n;               /* reg[0..n) at vals[at[0..n)] */
 	uint8_t reg[UNWIND_NREGS], at[UNWIND_NREGS];
 	size_t need;             /* a dump of fewer values is one cut short */
 };
 
+/* x86-64's layout of `mask`. */
 void unwind_regs_layout_init(struct unwind_regs_layout *l, uint64_t mask);
+/* The layout of `mask` in `arch`'s perf_regs numbering: aarch64's is PERF_REG_ARM64_X0
+ * ..X28, X29, LR, SP, PC (bits 0..32: DWARF's numbers, the pc in UNWIND_A64_PC). */
+void unwind_regs_layout_arch(struct unwind_regs_layout *l, uint64_t mask, unsigned arch);
 /* unwind_regs_from_perf(out, l->mask, vals, nvals), the same result and return. */
 int unwind_regs_placed(const struct unwind_regs_layout *l, struct unwind_regs *out,
 		       const uint64_t *vals, size_t nvals);
@@ -77,6 +110,9 @@ struct unwind_module *unwind_module_open(const char *file, const char *debug_fil
  */
 struct unwind_module *unwind_module_jit(const uint8_t *data, size_t size, size_t hdr_size,
 					uint64_t code_start);
+/* The same for JIT code of `arch` (x86-64's above). */
+struct unwind_module *unwind_module_jit_arch(const uint8_t *data, size_t size, size_t hdr_size,
+					     uint64_t code_start, unsigned arch);
 /* NULL-safe. */
 void unwind_module_free(struct unwind_module *m);
 /* 1 when the module has CFI of some kind. */
@@ -114,6 +150,8 @@ struct unwind_result {
 	const char *module;       /* UNWIND_NO_CFI: the module's name (may be NULL) */
 	int reg;                  /* UNWIND_NO_REG: the DWARF register number */
 	uint64_t stack_end;       /* sp + the copy's valid size: where the copy ends */
+	uint32_t nocfi;           /* frames stepped without CFI: by the frame pointer (x86-64's
+				     rbp, aarch64's x29 frame records), or an aarch64 leaf by x30 */
 	/* pcs[signal[i]] (i < nsignal, ascending) is a signal frame's (its CFI has the
 	 * augmentation 'S': the restorer a handler returns to) or the one after it, where
 	 * the signal interrupted its frame: an exact address like the leaf, not a return
@@ -124,7 +162,7 @@ struct unwind_result {
 
 /*
  * Unwind from `regs` over the stack copy stack[0..size), which holds the memory from
- * regs->r[UNWIND_REG_SP] up. Writes at most `cap` pcs. Returns res->n.
+ * regs' stack pointer (unwind_reg_sp(regs->arch)) up. Writes at most `cap` pcs. Returns res->n.
  */
 size_t unwind_stack(const struct unwind_regs *regs, const uint8_t *stack, size_t size,
 		    unwind_find_fn find, void *ctx, uint64_t *pcs, size_t cap,

@@ -1,9 +1,75 @@
-/* unwind_internal: what the unwinder (unwind.c) and its memo of walks (unwind_memo.c)
- * share. */
+/* unwind_internal: what the unwinder's walk (unwind.c), its CFI (unwind_cfi.c) and its
+ * memo of walks (unwind_memo.c) share. */
 #ifndef PERFCONV_UNWIND_INTERNAL_H
 #define PERFCONV_UNWIND_INTERNAL_H
 
 #include "symbolize/unwind.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+
+#define RBIT(r) ((unwind_mask)1 << (r))
+
+/* What the steps need to know of an architecture. */
+struct unwind_arch_regs {
+	uint8_t nregs;              /* registers 0..nregs) are tracked */
+	uint8_t sp, ip, fp;         /* the stack pointer, the pc, the frame pointer */
+	uint8_t ra;                 /* CFI's return address column: ip on x86-64, x30 on
+				       aarch64 (where the pc is a register apart) */
+};
+extern const struct unwind_arch_regs unwind_arches[2];
+
+/* 1 when `r` is a register whose value a rule may give or read in `a`. */
+static inline int unwind_reg_ok(const struct unwind_arch_regs *a, uint64_t r)
+{
+	return r < a->nregs && (r != a->ip || a->ip == a->ra);
+}
+
+/*
+ * How a step finds the caller's value of a register, compiled once per frame state
+ * from libdw's answer (dwarf_frame_register) into what compiled code uses: the value
+ * the callee has (struct cfi_plan's mask `same`), saved at CFA + off, CFA + off itself,
+ * another register. A DWARF
+ * expression is left to libdw and eval() at each step (RULE_EXPR).
+ */
+enum rule_kind { RULE_AT_CFA, RULE_CFA_PLUS, RULE_REG, RULE_EXPR };
+
+struct reg_rule {
+	uint8_t regno, kind, reg;
+	uint64_t off;
+};
+
+/* CFA = r[cfa_reg] + cfa_off, or CFA_EXPR: dwarf_frame_cfa and eval() at each step */
+#define CFA_EXPR 0xff
+
+/* A frame state (one row of a CFI table) as the steps use it. A step costs what the
+ * rules that move a register cost: the registers keeping the callee's value (most of
+ * them: rbx, rbp, r12..r15 until a prologue saves them) are a mask, copied together,
+ * and the stack pointer (always the CFA on x86-64 and aarch64) has no rule. */
+struct cfi_plan {
+	Dwarf_Frame *f;       /* libdw's, kept only when a rule is CFA_EXPR or RULE_EXPR */
+	uint64_t cfa_off;
+	uint8_t cfa_reg;
+	bool signal;          /* a signal frame: its pc is not a return address */
+	unwind_mask same;     /* bit n: register n's rule is "same value" */
+	unwind_mask set;      /* bit n: a rule sets register n (the stack pointer too) */
+	bool has_expr;        /* a rule is an expression (RULE_EXPR, or the CFA's) */
+	uint8_t nrules;
+	uint8_t nat;          /* rules[0..nat) are RULE_AT_CFA (saved registers: the most) */
+	uint8_t nsaved;       /* the first nsaved of them, the return address's after */
+	unwind_mask saved;    /* bit n: rules[0..nsaved) save register n */
+	struct reg_rule rules[]; /* the others, undefined and unknown ones left out; a
+				    rule writes only its register, and only the return
+				    address's fails a step, so their order is free */
+};
+
+
+/* The module's architecture (enum unwind_arch). */
+unsigned unwind_module_arch(const struct unwind_module *m);
+/* The CFI frame state at `vaddr`, looked up and compiled once per address; NULL when
+ * none. */
+const struct cfi_plan *unwind_frame_at(struct unwind_module *m, uint64_t vaddr);
 
 /* What a walk read that its result depends on (see struct unwind_memo). */
 #define UNWIND_TRACE_READS 64
@@ -12,8 +78,8 @@
 /* One step of a traced walk, frame k to k + 1 (for the walks from frame k on). */
 struct unwind_trace_step {
 	uint64_t sp;                /* frame k's stack pointer */
-	uint32_t used;              /* frame k's registers the step read */
-	uint32_t carried;           /* and those frame k + 1 has from it */
+	unwind_mask used;           /* frame k's registers the step read */
+	unwind_mask carried;        /* and those frame k + 1 has from it */
 	uint16_t first_read;        /* its reads: off[first_read..] */
 	uint8_t flags;              /* TRACE_* */
 };
@@ -29,12 +95,13 @@ struct unwind_trace {
 	uint64_t val[UNWIND_TRACE_READS]; /* and what they held */
 	size_t n;
 	int overflow;               /* more were read: not kept */
-	uint32_t init;              /* registers that still hold the sample's value */
-	uint32_t dep;               /* the sample's registers the walk read */
+	unwind_mask init;           /* registers that still hold the sample's value */
+	unwind_mask dep;            /* the sample's registers the walk read */
+	uint8_t arch;               /* the walk's registers' */
 	/* the steps, for walks from a frame on; nsteps past UNWIND_TRACE_STEPS: not kept */
 	struct unwind_trace_step step[UNWIND_TRACE_STEPS];
 	size_t nsteps;
-	uint32_t used;              /* the step being made's */
+	unwind_mask used;           /* the step being made's */
 	int unsure;
 	/* walks from a frame on looked up at each frame (NULL: not) */
 	struct unwind_memo *memo;

@@ -14,7 +14,8 @@
 struct memo_entry {
 	uint64_t ctx, epoch;          /* 0: empty */
 	uint64_t ip, sp, size;
-	uint32_t valid, dep;          /* the sample's registers known, and read */
+	unwind_mask valid, dep;       /* the sample's registers known, and read */
+	uint8_t arch;
 	uint64_t depval[UNWIND_NREGS];
 	uint32_t nreads, npcs;
 	uint32_t off[UNWIND_TRACE_READS];
@@ -112,7 +113,8 @@ const struct unwind_memo_stats *unwind_memo_stats(const struct unwind_memo *m)
 static struct memo_entry *memo_slot(struct unwind_memo *m, uint64_t ctx, uint64_t epoch,
 				    const struct unwind_regs *regs, size_t size)
 {
-	uint64_t h = key_hash(ctx, epoch, regs->r[UNWIND_REG_IP], regs->r[UNWIND_REG_SP], size);
+	uint64_t h = key_hash(ctx, epoch, regs->r[unwind_reg_ip(regs->arch)],
+			      regs->r[unwind_reg_sp(regs->arch)], size);
 
 	if (!m->e)
 		m->e = xcalloc(MEMO_SIZE, sizeof(*m->e));
@@ -124,14 +126,15 @@ static struct memo_entry *memo_slot(struct unwind_memo *m, uint64_t ctx, uint64_
 static int memo_holds(const struct memo_entry *e, uint64_t ctx, uint64_t epoch,
 		      const struct unwind_regs *regs, const uint8_t *stack, size_t size, size_t cap)
 {
-	uint32_t dep;
+	unwind_mask dep;
 
-	if (e->ctx != ctx || e->epoch != epoch || e->ip != regs->r[UNWIND_REG_IP] ||
-	    e->sp != regs->r[UNWIND_REG_SP] || e->size != size || e->valid != regs->valid ||
-	    e->npcs >= cap)
+	if (e->ctx != ctx || e->epoch != epoch || e->arch != regs->arch ||
+	    e->ip != regs->r[unwind_reg_ip(regs->arch)] ||
+	    e->sp != regs->r[unwind_reg_sp(regs->arch)] || e->size != size ||
+	    e->valid != regs->valid || e->npcs >= cap)
 		return 0;
 	for (dep = e->dep; dep; dep &= dep - 1) {
-		int r = __builtin_ctz(dep);
+		int r = __builtin_ctzll(dep);
 
 		if (regs->r[r] != e->depval[r])
 			return 0;
@@ -208,7 +211,7 @@ static void keep_rest(struct unwind_memo *m, const struct unwind_trace *tr, uint
 	struct kept_view v;
 	uint64_t *p;
 	struct kept *w;
-	uint32_t dep = 0;
+	unwind_mask dep = 0;
 	int unsure = 0;
 
 	if (words > RING_WORDS / 4)
@@ -241,7 +244,7 @@ static void keep_rest(struct unwind_memo *m, const struct unwind_trace *tr, uint
 
 		dep = ts->used | (dep & ts->carried);
 		unsure |= ts->flags & TRACE_UNSURE;
-		if (unsure || (dep & ~(1u << UNWIND_REG_IP | 1u << UNWIND_REG_SP)))
+		if (unsure || (dep & ~(RBIT(unwind_reg_ip(tr->arch)) | RBIT(unwind_reg_sp(tr->arch)))))
 			break;
 		e = rest_slot(m, tr->ctx, tr->epoch, pcs[k], ts->sp, ts->flags);
 		e->ctx = tr->ctx;
@@ -264,7 +267,8 @@ size_t unwind_stack_memo(struct unwind_memo *m, uint64_t ctx, uint64_t epoch,
 	struct unwind_trace *tr = &m->tr;
 	size_t n;
 
-	if (!ctx || !(regs->valid & (1u << UNWIND_REG_IP)) || !(regs->valid & (1u << UNWIND_REG_SP)))
+	if (!ctx || regs->arch > UNWIND_AARCH64 || !(regs->valid & RBIT(unwind_reg_ip(regs->arch))) ||
+	    !(regs->valid & RBIT(unwind_reg_sp(regs->arch))))
 		return unwind_walk(regs, stack, size, find, fctx, pcs, cap, res, NULL);
 	e = memo_slot(m, ctx, epoch, regs, size);
 	if (memo_holds(e, ctx, epoch, regs, stack, size, cap)) {
@@ -276,7 +280,8 @@ size_t unwind_stack_memo(struct unwind_memo *m, uint64_t ctx, uint64_t epoch,
 	}
 	tr->n = 0;
 	tr->overflow = 0;
-	tr->init = regs->valid & ((1u << UNWIND_NREGS) - 1);
+	tr->init = regs->valid & (RBIT(UNWIND_NREGS) - 1);
+	tr->arch = regs->arch;
 	tr->dep = 0;
 	tr->nsteps = 0;
 	tr->memo = m;
@@ -288,19 +293,20 @@ size_t unwind_stack_memo(struct unwind_memo *m, uint64_t ctx, uint64_t epoch,
 	if (tr->from_memo)
 		*aux = tr->aux;
 	else if (!tr->overflow && res->stop == UNWIND_END && tr->nsteps == n && n >= 2)
-		keep_rest(m, tr, regs->r[UNWIND_REG_SP], pcs, n, *aux);
+		keep_rest(m, tr, regs->r[unwind_reg_sp(regs->arch)], pcs, n, *aux);
 	/* kept unless the walk was cut short by `cap` (another call's may be larger) */
 	if (tr->overflow || n > MEMO_PCS || n >= cap || res->stop == UNWIND_LIMIT)
 		return n;
 	e->ctx = ctx;
 	e->epoch = epoch;
-	e->ip = regs->r[UNWIND_REG_IP];
-	e->sp = regs->r[UNWIND_REG_SP];
+	e->ip = regs->r[unwind_reg_ip(regs->arch)];
+	e->sp = regs->r[unwind_reg_sp(regs->arch)];
 	e->size = size;
 	e->valid = regs->valid;
+	e->arch = regs->arch;
 	e->dep = tr->dep;
-	for (uint32_t dep = tr->dep; dep; dep &= dep - 1)
-		e->depval[__builtin_ctz(dep)] = regs->r[__builtin_ctz(dep)];
+	for (unwind_mask dep = tr->dep; dep; dep &= dep - 1)
+		e->depval[__builtin_ctzll(dep)] = regs->r[__builtin_ctzll(dep)];
 	e->nreads = (uint32_t)tr->n;
 	memcpy(e->off, tr->off, tr->n * sizeof(*e->off));
 	memcpy(e->val, tr->val, tr->n * sizeof(*e->val));

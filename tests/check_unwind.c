@@ -1,6 +1,7 @@
 /* check_unwind: unit tests of the unwinder: perf's register layout, frame-pointer steps
  * over a made-up stack and what stops them, and CFI steps over the real samples of
- * testdata/dwarf/dw.data (a program built without frame pointers) giving perf's stacks. */
+ * testdata/dwarf/dw.data (a program built without frame pointers) giving perf's stacks;
+ * aarch64's registers, its leaf's x30 and frame records, its JIT CFI. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ START_TEST(test_regs_from_perf)
 	ck_assert_uint_eq(r.r[UNWIND_REG_IP], 108);
 	ck_assert_uint_eq(r.r[8], 112);  /* R8: after FLAGS, CS, SS (bits 9-11) */
 	ck_assert_uint_eq(r.r[15], 119); /* R15 */
-	ck_assert_uint_eq(r.valid, (1u << UNWIND_NREGS) - 1);
+	ck_assert_uint_eq(r.valid, (1u << UNWIND_X86_NREGS) - 1);
 	/* no SP: refused */
 	ck_assert_int_eq(unwind_regs_from_perf(&r, 0x1ff & ~(1ULL << 7), vals, 20), -1);
 	/* fewer values than bits: the missing ones are unknown, not read */
@@ -289,8 +290,12 @@ static void write_seed(const char *dir, const struct dwmaps *ms, const struct un
 	ck_assert_ptr_nonnull(f);
 	fwrite(&dw, 8, 1, f);
 	fwrite(&libc, 8, 1, f);
-	fwrite(&regs->valid, 4, 1, f);
-	fwrite(regs->r, 8, UNWIND_NREGS, f);
+	{
+		uint32_t valid = (uint32_t)regs->valid;
+
+		fwrite(&valid, 4, 1, f);
+	}
+	fwrite(regs->r, 8, UNWIND_X86_NREGS, f);
 	fwrite(s->stack_user, 1, (size_t)s->stack_user_dyn, f);
 	fclose(f);
 }
@@ -503,6 +508,230 @@ START_TEST(test_jit_cfi)
 }
 END_TEST
 
+START_TEST(test_a64_regs)
+{
+	/* perf's arm64 mask for --call-graph dwarf: X0..X28, X29, LR, SP, PC (bits 0..32),
+	 * DWARF's numbers, the pc in UNWIND_A64_PC */
+	uint64_t vals[34];
+	struct unwind_regs_layout l;
+	struct unwind_regs r;
+
+	for (int i = 0; i < 34; i++)
+		vals[i] = 100 + (uint64_t)i;
+	unwind_regs_layout_arch(&l, (1ULL << 33) - 1, UNWIND_AARCH64);
+	ck_assert_int_eq(unwind_regs_placed(&l, &r, vals, 33), 0);
+	ck_assert_int_eq(r.arch, UNWIND_AARCH64);
+	ck_assert_uint_eq(r.r[UNWIND_A64_FP], 129);
+	ck_assert_uint_eq(r.r[UNWIND_A64_LR], 130);
+	ck_assert_uint_eq(r.r[UNWIND_A64_SP], 131);
+	ck_assert_uint_eq(r.r[UNWIND_A64_PC], 132);
+	ck_assert(r.valid == (1ULL << 33) - 1);
+	/* VG (bit 46, SVE) after them: a value of its own, ignored */
+	unwind_regs_layout_arch(&l, ((1ULL << 33) - 1) | 1ULL << 46, UNWIND_AARCH64);
+	ck_assert_int_eq(unwind_regs_placed(&l, &r, vals, 34), 0);
+	ck_assert_uint_eq(r.r[UNWIND_A64_PC], 132);
+	/* no pc: refused */
+	unwind_regs_layout_arch(&l, (1ULL << 32) - 1, UNWIND_AARCH64);
+	ck_assert_int_eq(unwind_regs_placed(&l, &r, vals, 32), -1);
+}
+END_TEST
+
+static int find_none(void *ctx, uint64_t pc, struct unwind_where *w)
+{
+	(void)ctx;
+	(void)pc;
+	w->mod = NULL;
+	w->name = "nocfi";
+	return 1;
+}
+
+START_TEST(test_a64_no_cfi)
+{
+	/* code without CFI: the leaf's caller from x30 when x29's record does not hold it
+	 * (a PLT stub), then the x29 chain of frame records ([x29] the caller's x29,
+	 * [x29 + 8] its x30) */
+	uint64_t st[16] = { 0 }, pcs[8];
+	struct unwind_regs r;
+	struct unwind_result res;
+
+	st[2] = 0x10030;  /* record at sp + 0x10: the next record */
+	st[3] = 0x3000;   /* and the return address there */
+	memset(&r, 0, sizeof(r));
+	r.arch = UNWIND_AARCH64;
+	r.r[UNWIND_A64_PC] = 0x1000;
+	r.r[UNWIND_A64_LR] = 0x2000;
+	r.r[UNWIND_A64_SP] = 0x10000;
+	r.r[UNWIND_A64_FP] = 0x10010;
+	r.valid = 1ULL << UNWIND_A64_PC | 1ULL << UNWIND_A64_LR | 1ULL << UNWIND_A64_SP |
+		  1ULL << UNWIND_A64_FP;
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_none, NULL, pcs, 8,
+				       &res), 3);
+	ck_assert_uint_eq(pcs[1], 0x2000);
+	ck_assert_uint_eq(pcs[2], 0x3000);
+	ck_assert_int_eq(res.stop, UNWIND_END);
+	/* x30 is the record's return address: the leaf made its record, x29 is its own */
+	r.r[UNWIND_A64_LR] = 0x3000;
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_none, NULL, pcs, 8,
+				       &res), 2);
+	ck_assert_uint_eq(pcs[1], 0x3000);
+	/* a signed return address (pointer authentication) is stripped */
+	r.r[UNWIND_A64_LR] = 0x2000 | 0x7fULL << 48;
+	ck_assert_uint_eq(unwind_stack(&r, (const uint8_t *)st, sizeof(st), find_none, NULL, pcs, 8,
+				       &res), 3);
+	ck_assert_uint_eq(pcs[1], 0x2000);
+}
+END_TEST
+
+static int find_jit64(void *ctx, uint64_t pc, struct unwind_where *w)
+{
+	const uint64_t *range = ((void **)ctx)[1];
+
+	w->mod = ((void **)ctx)[0];
+	w->bias = 0;
+	w->name = "[JIT]";
+	return pc >= range[0] && pc < range[1];
+}
+
+START_TEST(test_a64_jit_cfi)
+{
+	/* testdata/arm64/jit-4242.dump: jit_loop's UNWINDING_INFO, then its code load */
+	FILE *f = fopen(top_path("testdata/arm64/jit-4242.dump"), "rb");
+	uint8_t d[512], st[64] = { 0 };
+	size_t n, q = 40, uw = 0, uw_size = 0, hdr = 0;
+	uint64_t range[2] = { 0, 0 }, pcs[8], v;
+	void *ctx[2];
+	struct unwind_module *m;
+	struct unwind_regs r;
+	struct unwind_result res;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(d, 1, sizeof(d), f);
+	fclose(f);
+	while (q + 16 <= n) {
+		uint32_t id, size;
+
+		memcpy(&id, d + q, 4);
+		memcpy(&size, d + q + 4, 4);
+		if (id == 4) {
+			memcpy(&v, d + q + 16, 8);
+			uw_size = (size_t)v;
+			memcpy(&v, d + q + 24, 8);
+			hdr = (size_t)v;
+			uw = q + 40;
+		} else if (id == 0) {
+			memcpy(&range[0], d + q + 32, 8);
+			memcpy(&v, d + q + 40, 8);
+			range[1] = range[0] + v;
+		}
+		q += size;
+	}
+	ck_assert_uint_gt(uw, 0);
+	ck_assert_uint_eq(range[1] - range[0], 68);
+	m = unwind_module_jit_arch(d + uw, uw_size, hdr, range[0], UNWIND_AARCH64);
+	ck_assert_ptr_nonnull(m);
+	ctx[0] = m;
+	ctx[1] = range;
+	memset(&r, 0, sizeof(r));
+	r.arch = UNWIND_AARCH64;
+	r.valid = 1ULL << UNWIND_A64_PC | 1ULL << UNWIND_A64_LR | 1ULL << UNWIND_A64_SP |
+		  1ULL << UNWIND_A64_FP;
+	r.r[UNWIND_A64_SP] = 0x10000;
+	r.r[UNWIND_A64_FP] = 0x20000; /* a caller's record, out of the copy */
+	r.r[UNWIND_A64_LR] = 0x7777;
+	/* after sub sp, sp, #48: the CFA is sp + 48, the return address still in x30 */
+	r.r[UNWIND_A64_PC] = range[0] + 4;
+	ck_assert_uint_ge(unwind_stack(&r, st, sizeof(st), find_jit64, ctx, pcs, 8, &res), 2);
+	ck_assert_uint_eq(pcs[1], 0x7777);
+	/* after the blr: x30 saved at CFA - 24, the caller's sp the CFA (x30 points back
+	 * into the function: without the CFI no step is made) */
+	v = 0x8888;
+	memcpy(st + 24, &v, 8);
+	r.r[UNWIND_A64_PC] = range[0] + 36;
+	r.r[UNWIND_A64_LR] = range[0] + 36;
+	ck_assert_uint_ge(unwind_stack(&r, st, sizeof(st), find_jit64, ctx, pcs, 8, &res), 2);
+	ck_assert_uint_eq(pcs[1], 0x8888);
+	unwind_module_free(m);
+}
+END_TEST
+
+START_TEST(test_a64_real_samples)
+{
+	/* testdata/arm64/c.data's samples (made under qemu: testdata/arm64/README.md), each
+	 * walked to the thread's start; the memo gives what a walk gives, also when the
+	 * sample's x30 (which a leaf's step reads) is another */
+	static const char *const files[] = { "testdata/arm64/cprog",
+		"testdata/arm64/symfs/usr/lib/aarch64-linux-gnu/libc.so.6",
+		"testdata/arm64/symfs/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1" };
+	struct unwind_module *mods[3];
+	struct perf_reader *r;
+	struct perf_record rec;
+	struct dwmaps ms;
+	struct cap c;
+	struct unwind_regs_layout l;
+	struct unwind_memo *memo = unwind_memo_new();
+	uint64_t pcs[UNWIND_MAX_FRAMES], mpcs[UNWIND_MAX_FRAMES], samples = 0, complete = 0;
+	uint32_t aux = 0;
+
+	memset(&ms, 0, sizeof(ms));
+	for (int i = 0; i < 3; i++) {
+		mods[i] = unwind_module_open(top_path(files[i]), NULL);
+		ck_assert_ptr_nonnull(mods[i]);
+	}
+	cap_init(&c);
+	r = perf_reader_open(top_path("testdata/arm64/c.data"), &c.d);
+	ck_assert_ptr_nonnull(r);
+	while (perf_reader_next(r, &rec) == 1) {
+		if (rec.type == PERF_RECORD_MMAP2 && ms.n < 8) {
+			struct dwmap *m = &ms.m[ms.n++];
+			int k = strstr(rec.u.mmap.filename, "libc") ? 1 : strstr(rec.u.mmap.filename, "ld-") ? 2 : 0;
+
+			m->start = rec.u.mmap.start;
+			m->end = rec.u.mmap.start + rec.u.mmap.len;
+			m->pgoff = rec.u.mmap.pgoff;
+			m->mod = mods[k];
+			m->name = files[k];
+		}
+	}
+	ck_assert_uint_eq(ms.n, 3);
+	unwind_regs_layout_arch(&l, (1ULL << 33) - 1, UNWIND_AARCH64);
+	perf_reader_rewind(r);
+	while (perf_reader_next(r, &rec) == 1) {
+		const struct perf_sample *s = &rec.u.sample;
+		struct unwind_regs regs;
+		struct unwind_result res, mres;
+		size_t n, mn;
+
+		if (rec.type != PERF_RECORD_SAMPLE)
+			continue;
+		ck_assert_int_eq(unwind_regs_placed(&l, &regs, s->regs_user, s->nregs_user), 0);
+		for (int k = 0; k < 2; k++) {
+			n = unwind_stack(&regs, s->stack_user, (size_t)s->stack_user_dyn, find_dw, &ms,
+					 pcs, UNWIND_MAX_FRAMES, &res);
+			for (int t = 0; t < 2; t++) {
+				mn = unwind_stack_memo(memo, 1, 1, &regs, s->stack_user,
+						       (size_t)s->stack_user_dyn, find_dw, &ms, mpcs,
+						       UNWIND_MAX_FRAMES, &mres, &aux);
+				ck_assert_uint_eq(mn, n);
+				ck_assert(memcmp(mpcs, pcs, n * sizeof(*pcs)) == 0);
+				ck_assert_int_eq(mres.stop, res.stop);
+			}
+			if (k == 0) {
+				samples++;
+				complete += res.stop == UNWIND_END && n >= 4;
+			}
+			regs.r[UNWIND_A64_LR] ^= 0x40;
+		}
+	}
+	ck_assert_uint_eq(samples, 432);
+	ck_assert_uint_eq(complete, samples);
+	ck_assert_uint_gt(unwind_memo_stats(memo)->hits, samples);
+	unwind_memo_free(memo);
+	perf_reader_close(r);
+	for (int i = 0; i < 3; i++)
+		unwind_module_free(mods[i]);
+}
+END_TEST
+
 START_TEST(test_not_elf)
 {
 	ck_assert_ptr_null(unwind_module_open(top_path("testdata/dwarf/src/dw.c"), NULL));
@@ -523,6 +752,10 @@ static Suite *unwind_suite(void)
 	tcase_add_test(tc, test_real_samples);
 	tcase_add_test(tc, test_jit_cfi);
 	tcase_add_test(tc, test_not_elf);
+	tcase_add_test(tc, test_a64_regs);
+	tcase_add_test(tc, test_a64_no_cfi);
+	tcase_add_test(tc, test_a64_jit_cfi);
+	tcase_add_test(tc, test_a64_real_samples);
 	suite_add_tcase(s, tc);
 	return s;
 }
