@@ -214,6 +214,7 @@ void perf_reader_rewind(struct perf_reader *r)
 	r->prev_skip = r->skip_type;
 	r->prev_skip_from = r->skip_from;
 	r->finished = 0;
+	r->sp_pending = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
 	start_file(r, 0);
 }
@@ -231,9 +232,11 @@ static struct perf_reader *reader_new(const char *name, struct diag *d)
 	r->cc = malloc(REC_MAX);
 	r->br = malloc(REC_MAX);
 	r->str = malloc(REC_MAX + 1);
+	r->sp_chain = malloc(REC_MAX);
+	r->sp_user = malloc(REC_MAX);
 	r->dcap = DBUF_CHUNK + REC_MAX;
 	r->dbuf = malloc(r->dcap);
-	if (r->path && r->cc && r->br && r->str && r->dbuf)
+	if (r->path && r->cc && r->br && r->str && r->sp_chain && r->sp_user && r->dbuf)
 		return r;
 	perf_reader_close(r);
 nomem:
@@ -361,6 +364,8 @@ void perf_reader_close(struct perf_reader *r)
 	free(r->cc);
 	free(r->br);
 	free(r->str);
+	free(r->sp_chain);
+	free(r->sp_user);
 	free(r->path);
 	free(r);
 }

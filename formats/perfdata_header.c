@@ -325,16 +325,18 @@ static int read_file_header(struct perf_reader *r, struct pd_file *f, uint64_t h
 
 		if (sz == 0)
 			sz = ATTR_SIZE_VER0;
-		if ((uint64_t)sz + 16 != attr_size) {
-			diag_error(r->d, f->path, off, "attr %llu: attr.size %u + 16 does not match "
+		/* the ids section is the entry's last 16 bytes: simpleperf pads each entry to
+		 * attr_size after an attr.size that is smaller (perf reads the same way) */
+		if ((uint64_t)sz + 16 > attr_size) {
+			diag_error(r->d, f->path, off, "attr %llu: attr.size %u + 16 is more than "
 				   "attr_size %llu", (unsigned long long)n, sz,
 				   (unsigned long long)attr_size);
 			return -1;
 		}
-		io = ld64(p + off + sz, sw);
-		is = ld64(p + off + sz + 8, sw);
+		io = ld64(p + off + attr_size - 16, sw);
+		is = ld64(p + off + attr_size - 8, sw);
 		if (io > f->size || is > f->size - io || is % 8) {
-			diag_error(r->d, f->path, off + sz, "attr %llu: ids section 0x%llx+%llu "
+			diag_error(r->d, f->path, off + attr_size - 16, "attr %llu: ids section 0x%llx+%llu "
 				   "lies outside the file (%zu bytes)", (unsigned long long)n,
 				   (unsigned long long)io, (unsigned long long)is, f->size);
 			return -1;

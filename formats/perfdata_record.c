@@ -542,6 +542,13 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 	default:
 		break;
 	}
+	if (pd_type_simpleperf(type)) {
+		/* a size past 65535 (misc: its high half) is no CALLCHAIN; inside
+		 * compressed data only `size` bytes were framed */
+		if (!misc)
+			pd_sp_record(r, p, size);
+		return 0;
+	}
 	if (!pd_type_known(type)) {
 		r->stats.skipped_unknown++;
 		return 0;
@@ -559,6 +566,8 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 
 	if (type == PERF_RECORD_SAMPLE) {
 		ret = decode_sample(r, p, size, off, rec);
+		if (ret == 1 && r->sp_pending)
+			pd_sp_join(r, rec);
 		if (ret == 1)
 			r->stats.records++;
 		return ret;
