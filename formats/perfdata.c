@@ -322,6 +322,11 @@ const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r)
 	return &r->stats;
 }
 
+const struct sp_info *perf_reader_simpleperf(const struct perf_reader *r)
+{
+	return r->sp.nfiles || r->sp.nmeta ? &r->sp : NULL;
+}
+
 const void *perf_reader_tracing_data(const struct perf_reader *r, size_t *len)
 {
 	*len = r->tracing_len;
@@ -364,6 +369,7 @@ void perf_reader_close(struct perf_reader *r)
 	free(r->cc);
 	free(r->br);
 	free(r->str);
+	sp_info_release(&r->sp);
 	free(r->sp_chain);
 	free(r->sp_user);
 	free(r->path);

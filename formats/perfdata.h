@@ -267,6 +267,12 @@ const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r);
  * *len 0) when the recording has none. */
 const void *perf_reader_tracing_data(const struct perf_reader *r, size_t *len);
 
+struct sp_info;
+/* What simpleperf's own features (formats/simpleperf.h: FILE/FILE2 symbol tables,
+ * META_INFO) say, or NULL when the recording has none. Borrowed until
+ * perf_reader_close(). */
+const struct sp_info *perf_reader_simpleperf(const struct perf_reader *r);
+
 /* NULL-safe. */
 void perf_reader_close(struct perf_reader *r);
 

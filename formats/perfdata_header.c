@@ -23,6 +23,10 @@ static const char *feat_name(unsigned feat)
 
 	if (feat < sizeof(names) / sizeof(names[0]) && names[feat])
 		return names[feat];
+	if (feat == SP_FEAT_FILE || feat == SP_FEAT_FILE2)
+		return feat == SP_FEAT_FILE ? "FILE (simpleperf)" : "FILE2 (simpleperf)";
+	if (feat == SP_FEAT_META_INFO)
+		return "META_INFO (simpleperf)";
 	return "unknown";
 }
 
@@ -264,6 +268,11 @@ static int process_feature(struct perf_reader *r, unsigned feat, const uint8_t *
 			pos += sz;
 		}
 		return 0;
+	case SP_FEAT_FILE:
+	case SP_FEAT_FILE2:
+		return sp_read_files(&r->sp, p, len, r->swapped, feat == SP_FEAT_FILE2);
+	case SP_FEAT_META_INFO:
+		return sp_read_meta(&r->sp, p, len);
 	default:
 		return 0;
 	}
@@ -400,6 +409,7 @@ static int read_file_header(struct perf_reader *r, struct pd_file *f, uint64_t h
 				  feat_name(bit));
 		fo += 16;
 	}
+	sp_info_finish(&r->sp);
 	return 0;
 }
 

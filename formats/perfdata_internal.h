@@ -23,6 +23,7 @@
 #include "common/bytes.h"
 #include "common/diag.h"
 #include "formats/perfdata.h"
+#include "formats/simpleperf.h"
 
 #define FILE_HEADER_SIZE 104
 #define FILE_HEADER_SIZE_NOFEAT 72 /* before the features bitmap existed */
@@ -105,6 +106,7 @@ struct perf_reader {
 	size_t nevtypes;
 	int ready;              /* events indexed (pd_finish_events): trailers have a size */
 	uint64_t dir_version;   /* feature DIR_FORMAT (0: absent) */
+	struct sp_info sp;      /* simpleperf's features FILE, FILE2, META_INFO */
 	const uint8_t *tracing; /* the tracing data, borrowed from the input, or NULL */
 	size_t tracing_len;
 	struct perf_reader_stats stats;
@@ -305,6 +307,11 @@ void pd_sp_record(struct perf_reader *r, const uint8_t *p, uint64_t ext);
  * came before it and its own callchain has no user part, the record's user stack is
  * joined to it (what simpleperf's record -g writes when its joiner is on). */
 void pd_sp_join(struct perf_reader *r, struct perf_record *rec);
+/* A mapping of simpleperf's JIT symbol file ("perf.data_jit_app_cache:15480-17544",
+ * "..._jit_zygote_cache:..."): one method a mapping, whose symbol in FILE/FILE2 is at
+ * the code's address, so the reader gives it pgoff = start (simpleperf's
+ * JITDebugReader::IsPathInJITSymFile). */
+int pd_sp_jit_path(const char *name);
 
 /* ---- perfdata_stream.c: framing, resync, decompression, pages ---- */
 

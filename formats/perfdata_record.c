@@ -635,6 +635,8 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 			}
 		}
 		m->filename = rec_str(r, p + fn, body - fn);
+		if (r->sp.nfiles && pd_sp_jit_path(m->filename))
+			m->pgoff = m->start; /* its symbols are at the code's addresses */
 		break;
 	}
 	case PERF_RECORD_COMM:

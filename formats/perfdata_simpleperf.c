@@ -79,3 +79,8 @@ void pd_sp_join(struct perf_reader *r, struct perf_record *rec)
 	s->callchain = r->sp_chain;
 	s->nr_callchain = n + 1 + r->sp_nuser;
 }
+
+int pd_sp_jit_path(const char *name)
+{
+	return name && (strstr(name, "_jit_app_cache:") || strstr(name, "_jit_zygote_cache:"));
+}

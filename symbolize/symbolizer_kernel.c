@@ -302,6 +302,12 @@ int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_
 {
 	struct ksym k;
 
+	/* the recording's own kernel table (simpleperf): its kernel, whatever runs here */
+	if (sp_syms_has_kernel(s->embedded)) {
+		if (module)
+			*module = NULL;
+		return sp_syms_kernel(s->embedded, addr, out);
+	}
 	if (!s->kernel_tried) {
 		s->kernel_tried = 1;
 		sym_load_kernel(s, build_id, build_id_size);

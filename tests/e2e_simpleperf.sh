@@ -54,4 +54,63 @@ else
 	bad "perf_with_arm_regs: $(head -2 "$TMP/perf_with_arm_regs.err")"
 fi
 
+# 3. Names from the recording's own symbol tables (its FILE/FILE2 features): binaries,
+#    dex files (an interpreted frame's address is its dex pc, looked up as it is), JIT
+#    regions, the kernel; none of the phone's files is here.
+#    a. report_sample.py's golden (simpleperf's report_sample_test): every sample, and
+#       the golden's named frames among ours in order (simpleperf hides ART's
+#       interpreter frames; names it left mangled are not counted)
+"$PERFCONV" -i $S/perf_display_bitmaps.data -f samples -o "$TMP/db.samples" 2>"$TMP/db.err"
+if python3 tests/simpleperf_compare.py --script $S/perf_display_bitmaps.perf-script.xz \
+	"$TMP/db.samples" --min-percent 99.9 >"$TMP/db.cmp" 2>&1; then
+	ok "perf_display_bitmaps: $(tail -1 "$TMP/db.cmp" | sed 's/^simpleperf_compare: //')"
+else
+	bad "perf_display_bitmaps: $(tail -1 "$TMP/db.cmp")"
+	head -5 "$TMP/db.cmp"
+fi
+#    b. stackcollapse.py's golden (simpleperf's stackcollapse_test, --jit): each name's
+#       weight, JIT code (MainActivity$1.run, Thread.sleep) and ART's libraries among
+#       them; but for two names simpleperf's ART view changes: it merges an OSR'd
+#       method's JIT frame into its interpreted caller, and ends stacks at the Java frame
+"$PERFCONV" -i $S/perf_with_jit_symbol.data --weight period -o "$TMP/jit.folded" 2>"$TMP/jit.err"
+if python3 tests/simpleperf_compare.py $S/perf_with_jit_symbol.foldedstack "$TMP/jit.folded" \
+	--min 6 --except 'com.android.simpleperf.debuggable.MainActivity$1.run' \
+	--except 'art::Monitor::Wait' >"$TMP/jit.cmp" 2>&1 &&
+   grep -q 'MainActivity\$1.run' "$TMP/jit.folded"; then
+	ok "perf_with_jit_symbol: $(tail -1 "$TMP/jit.cmp" | sed 's/^simpleperf_compare: //')"
+else
+	bad "perf_with_jit_symbol: $(tail -3 "$TMP/jit.cmp")"
+fi
+#    c. the same names in every output format (upload sends the pprof)
+for fmt in pprof speedscope otlp chrome svg; do
+	"$PERFCONV" -i $S/perf_with_jit_symbol.data -f $fmt -o "$TMP/jit.$fmt" 2>/dev/null
+	if { zcat "$TMP/jit.$fmt" 2>/dev/null || cat "$TMP/jit.$fmt"; } |
+	   grep -a -q 'com.android.simpleperf.debuggable.MainActivity\$1.run'; then
+		ok "perf_with_jit_symbol -f $fmt: the JIT method named"
+	else
+		bad "perf_with_jit_symbol -f $fmt: no MainActivity\$1.run"
+	fi
+done
+#    d. the recording's table before a binary found beside it by name: /data/t2 with
+#       its build id taken out of the recording (a copy), and another program as ./t2
+mkdir -p "$TMP/t2"
+python3 - $S/perf_with_symbols.data "$TMP/t2/perf.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off, size = struct.unpack_from('<QQ', b, 40)
+o, n = struct.unpack_from('<QQ', b, off + size)  # BUILD_ID: the first feature
+i = b.find(b'/data/t2', o, o + n)
+b[i:i + 8] = b'/data/xx'
+open(sys.argv[2], 'wb').write(b)
+PY
+cp $TD/mt "$TMP/t2/t2"
+"$PERFCONV" -i "$TMP/t2/perf.data" -o "$TMP/t2.folded" 2>"$TMP/t2.err"
+if [ "$(awk '$1 == "t2;main" { print $2 }' "$TMP/t2.folded")" = 572 ] &&
+   [ "$(awk '$1 == "t2;func2" { print $2 }' "$TMP/t2.folded")" = 360 ] &&
+   ! grep -q 'not verified' "$TMP/t2.err"; then
+	ok "perf_with_symbols: main 572, func2 360 from the recording, not from ./t2"
+else
+	bad "perf_with_symbols: $(sort -k2 -n "$TMP/t2.folded" | tail -2 | tr '\n' ' ') $(grep -m1 verified "$TMP/t2.err")"
+fi
+
 finish e2e_simpleperf
