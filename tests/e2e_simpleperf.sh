@@ -113,4 +113,51 @@ else
 	bad "perf_with_symbols: $(sort -k2 -n "$TMP/t2.folded" | tail -2 | tr '\n' ' ') $(grep -m1 verified "$TMP/t2.err")"
 fi
 
+# 4. Event names from META_INFO's event_type_info (report_lib_test's
+#    test_event_name_from_meta_info), and --trace-offcpu recordings read as simpleperf
+#    reads them (report_lib_test's test_set_trace_offcpu_mode): no tracing data, so a
+#    sched:sched_switch sample is its thread's switch-out and the thread's next sample
+#    (or switch-in) ends it
+"$PERFCONV" info -i $S/perf_with_tracepoint_event.data >"$TMP/tp.info" 2>&1
+if grep -q '^  sched:sched_switch ' "$TMP/tp.info" && grep -q '^  cpu-cycles' "$TMP/tp.info"; then
+	ok "perf_with_tracepoint_event: events sched:sched_switch and cpu-cycles"
+else
+	bad "perf_with_tracepoint_event: events $(grep -A2 '^events' "$TMP/tp.info" | tail -2 | tr -s ' ' | tr '\n' ' ')"
+fi
+V2=$S/perf_with_trace_offcpu_v2.data
+"$PERFCONV" -i $V2 --weight period -o "$TMP/on.folded" 2>"$TMP/on.err"
+"$PERFCONV" -i $V2 --time offcpu --weight period -o "$TMP/off.folded" 2>"$TMP/off.err"
+"$PERFCONV" -i $V2 --time wall --weight period -o "$TMP/wall.folded" 2>"$TMP/wall.err"
+on=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/on.folded")
+off=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/off.folded")
+wall=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/wall.folded")
+if grep -q 'counting cpu-clock:u' "$TMP/on.err" && [ "$on" = 52000000 ]; then
+	ok "perf_with_trace_offcpu_v2: on-CPU cpu-clock:u 52000000 ns, as simpleperf"
+else
+	bad "perf_with_trace_offcpu_v2: on-CPU $on ns ($(tail -1 "$TMP/on.err"))"
+fi
+if grep -q 'off-CPU: 91 intervals' "$TMP/off.err" && [ "$off" = 344124304 ]; then
+	ok "perf_with_trace_offcpu_v2: off-CPU 91 intervals, 344124304 ns, as simpleperf"
+else
+	bad "perf_with_trace_offcpu_v2: off-CPU $off ns: $(grep -m1 'off-CPU\|switch' "$TMP/off.err")"
+fi
+# report_lib_test's test_offcpu: over 30% of the time in __epoll_pwait (names from FILE2)
+if [ "$wall" = 396124304 ] &&
+   awk '/__epoll_pwait/ { s += $NF } { t += $NF } END { exit !(t && s / t > 0.30) }' "$TMP/wall.folded"; then
+	ok "perf_with_trace_offcpu_v2: wall 396124304 ns, over 30% in __epoll_pwait"
+else
+	bad "perf_with_trace_offcpu_v2: wall $wall ns"
+fi
+# the first --trace-offcpu format (cpu-cycles beside the tracepoint; cmd_report_test's
+# report_offcpu_time): its 99 sched:sched_switch samples are off-CPU time, not "no
+# scheduler switches"; SleepFunction (the program's sleeping loop) holds most of it
+V1=$S/perf_with_trace_offcpu.data
+"$PERFCONV" -i $V1 --time offcpu --weight period -o "$TMP/off1.folded" 2>"$TMP/off1.err"
+if grep -q 'off-CPU: 96 intervals' "$TMP/off1.err" &&
+   awk '/SleepFunction/ { s += $NF } { t += $NF } END { exit !(t && s / t > 0.9) }' "$TMP/off1.folded"; then
+	ok "perf_with_trace_offcpu: $(grep -o 'off-CPU: [0-9]* intervals, [0-9.]* s' "$TMP/off1.err"), in SleepFunction"
+else
+	bad "perf_with_trace_offcpu: $(grep -m1 'off-CPU\|switches' "$TMP/off1.err")"
+fi
+
 finish e2e_simpleperf
