@@ -120,6 +120,12 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 				r->finished = 1;
 				/* unknown types, once, after the first pass */
 				if (r->seq > r->warned_seq && !r->warned_seq &&
+				    r->stats.aux_records)
+					diag_warn(r->d, r->path, DIAG_NO_OFFSET, "hardware trace "
+						  "(AUX area: ETM, Intel PT; %llu bytes) not decoded: "
+						  "the profile holds the recording's samples only",
+						  (unsigned long long)r->stats.aux_bytes);
+				if (r->seq > r->warned_seq && !r->warned_seq &&
 				    r->stats.skipped_unknown)
 					diag_warn(r->d, r->path, r->stats.first_unknown - 1,
 						  "%llu records of unknown type skipped, the first "

@@ -204,6 +204,9 @@ struct perf_reader_stats {
 	uint64_t lost_samples;     /* sum of LOST_SAMPLES */
 	uint64_t truncated_bytes;  /* bytes after the cut of a truncated data section */
 	uint64_t compressed_records;
+	uint64_t aux_records;      /* AUX, AUXTRACE_INFO and AUXTRACE: hardware trace
+				      (ETM, Intel PT), not decoded */
+	uint64_t aux_bytes;        /* the trace bytes AUXTRACE records carry */
 };
 
 struct perf_reader;

@@ -542,6 +542,12 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 	default:
 		break;
 	}
+	if (type == PERF_RECORD_AUX || type == PERF_RECORD_AUXTRACE_INFO ||
+	    type == PERF_RECORD_AUXTRACE) {
+		r->stats.aux_records++;
+		if (type == PERF_RECORD_AUXTRACE && size >= 16)
+			r->stats.aux_bytes += ld64(p + 8, sw);
+	}
 	if (pd_type_simpleperf(type)) {
 		/* a size past 65535 (misc: its high half) is no CALLCHAIN; inside
 		 * compressed data only `size` bytes were framed */

@@ -160,4 +160,13 @@ else
 	bad "perf_with_trace_offcpu: $(grep -m1 'off-CPU\|switches' "$TMP/off1.err")"
 fi
 
+# 5. ETM (CoreSight) trace: said not decoded, in one line, not an empty profile in silence
+"$PERFCONV" -i $S/perf_etm.data -o "$TMP/etm.folded" 2>"$TMP/etm.err"
+if [ "$(grep -c 'not decoded' "$TMP/etm.err")" = 1 ] &&
+   grep -q 'hardware trace (AUX area: ETM, Intel PT; 384 bytes) not decoded' "$TMP/etm.err"; then
+	ok "perf_etm: $(grep -o 'hardware trace.*' "$TMP/etm.err")"
+else
+	bad "perf_etm: the ETM trace not said: $(head -2 "$TMP/etm.err")"
+fi
+
 finish e2e_simpleperf
