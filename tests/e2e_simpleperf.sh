@@ -20,7 +20,8 @@ samples() { # NAME: the samples of its folded output
 
 # 1. simpleperf's record types: no "damaged record", no sample lost, no unknown type
 for t in perf_with_callchain_record:21 perf_with_big_trace_data:0 \
-	 perf_with_tracepoint_event:45 perf_test_max_stack_and_percent_limit:121; do
+	 perf_with_tracepoint_event:45 perf_test_max_stack_and_percent_limit:121 \
+	 perf_with_add_counter:12; do
 	n=${t%:*}
 	want=${t#*:}
 	if ! convert $n; then
