@@ -356,10 +356,18 @@ struct obj_slot *sym_new_slot(void)
 static void locate(struct symbolizer *s, uint32_t obj, const char *path, const uint8_t *build_id,
 		   size_t build_id_size, struct sym_location *out)
 {
-	struct obj_slot *slot = sym_new_slot();
+	struct obj_slot *slot;
 	const char *f;
 
 	memset(out, 0, sizeof(*out));
+	if (sp_syms_covers(s->embedded, path)) {
+		/* named from the recording's own table: no file of it is looked for */
+		snprintf(out->found, sizeof(out->found), "the recording's symbol table "
+			 "(simpleperf's FILE feature)");
+		out->symbols = "the symbols its samples hit";
+		return;
+	}
+	slot = sym_new_slot();
 	slot->trace = out;
 	pthread_mutex_lock(&s->objs_lock);
 	if (obj < s->nfids && s->has_fid[obj]) {

@@ -326,12 +326,16 @@ int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_
 
 const char *symbolizer_kernel_source(struct symbolizer *s)
 {
+	if (sp_syms_has_kernel(s->embedded))
+		return "the recording's symbol table (simpleperf's FILE feature)";
 	sym_kernel_ready(s);
 	return s->kernel_source[0] ? s->kernel_source : NULL;
 }
 
 const char *symbolizer_kernel_unverified(struct symbolizer *s)
 {
+	if (sp_syms_has_kernel(s->embedded))
+		return NULL;
 	sym_kernel_ready(s);
 	return s->ksyms ? s->kernel_unverified : NULL;
 }

@@ -113,6 +113,14 @@ if [ "$(awk '$1 == "t2;main" { print $2 }' "$TMP/t2.folded")" = 572 ] &&
 else
 	bad "perf_with_symbols: $(sort -k2 -n "$TMP/t2.folded" | tail -2 | tr '\n' ' ') $(grep -m1 verified "$TMP/t2.err")"
 fi
+#    e. perfconv info says where the names come from: the recording, not a file
+"$PERFCONV" info -i $S/perf_display_bitmaps.data >"$TMP/db.info" 2>&1
+if grep -q "^kernel symbols: the recording's symbol table" "$TMP/db.info" &&
+   grep -A1 'bionic/libc.so \[user\]' "$TMP/db.info" | grep -q "found: the recording's symbol table"; then
+	ok "perf_display_bitmaps: info names the recording's tables for libc.so and the kernel"
+else
+	bad "perf_display_bitmaps: info: $(grep -A1 'bionic/libc.so \[user\]' "$TMP/db.info" | tail -1)"
+fi
 
 # 4. Event names from META_INFO's event_type_info (report_lib_test's
 #    test_event_name_from_meta_info), and --trace-offcpu recordings read as simpleperf
