@@ -376,6 +376,7 @@ void perf_reader_close(struct perf_reader *r)
 	free(r->br);
 	free(r->str);
 	sp_info_release(&r->sp);
+	free(r->sp_tracing);
 	free(r->sp_chain);
 	free(r->sp_user);
 	free(r->path);

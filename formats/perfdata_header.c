@@ -410,6 +410,8 @@ static int read_file_header(struct perf_reader *r, struct pd_file *f, uint64_t h
 		fo += 16;
 	}
 	sp_info_finish(&r->sp);
+	if (!r->tracing && (r->sp.nfiles || r->sp.nmeta))
+		pd_sp_find_tracing(r, f);
 	return 0;
 }
 

@@ -157,6 +157,7 @@ struct perf_reader {
 	uint64_t sp_nuser, sp_time;
 	uint32_t sp_pid, sp_tid;
 	int sp_pending;
+	uint8_t *sp_tracing;    /* simpleperf's tracing data joined from SPLIT records */
 	char *str;              /* REC_MAX + 1 bytes */
 };
 
@@ -312,6 +313,11 @@ void pd_sp_join(struct perf_reader *r, struct perf_record *rec);
  * the code's address, so the reader gives it pgoff = start (simpleperf's
  * JITDebugReader::IsPathInJITSymFile). */
 int pd_sp_jit_path(const char *name);
+/* A simpleperf recording's tracing data, which it writes as a record (TRACING_DATA
+ * 32777 or 66 with the data inside, SPLIT when large) among the first of the data
+ * section, not as a feature: r->tracing set when found before the first sample (a
+ * joined SPLIT copied to r->sp_tracing). */
+void pd_sp_find_tracing(struct perf_reader *r, const struct pd_file *f);
 
 /* ---- perfdata_stream.c: framing, resync, decompression, pages ---- */
 

@@ -9,6 +9,7 @@
 
 #include "common/bytes.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* File format of CALLCHAIN (written before its sample by `simpleperf record -g` while
@@ -83,4 +84,76 @@ void pd_sp_join(struct perf_reader *r, struct perf_record *rec)
 int pd_sp_jit_path(const char *name)
 {
 	return name && (strstr(name, "_jit_app_cache:") || strstr(name, "_jit_zygote_cache:"));
+}
+
+/* Records looked at for the tracing data before the first sample: simpleperf writes it
+ * among the first records of the data section. */
+#define TRACING_SCAN_MAX 4096
+
+/* File format of simpleperf's TRACING_DATA (32777, and 66 as it writes it):
+ *	u32 data_size; u8 data[data_size]; padding to 64 bytes. */
+static void take_tracing(struct perf_reader *r, const uint8_t *p, uint64_t size)
+{
+	uint64_t n;
+
+	if (size < 12)
+		return;
+	n = ld32(p + 8, r->swapped);
+	if (n <= size - 12 && n) {
+		r->tracing = p + 12;
+		r->tracing_len = (size_t)n;
+	}
+}
+
+void pd_sp_find_tracing(struct perf_reader *r, const struct pd_file *f)
+{
+	const uint8_t *p = f->base;
+	uint64_t pos = f->start;
+	int sw = r->swapped;
+
+	for (int k = 0; k < TRACING_SCAN_MAX && !r->tracing && f->end - pos >= 8; k++) {
+		uint32_t type = ld32(p + pos, sw);
+		uint64_t ext = pd_rec_extent(p + pos, ld16(p + pos + 6, sw), sw, f->end - pos);
+
+		if (ext < 8 || ext > f->end - pos || type == PERF_RECORD_SAMPLE)
+			return;
+		if (type == SP_RECORD_TRACING_DATA ||
+		    (type == PERF_RECORD_HEADER_TRACING_DATA && ext == ld16(p + pos + 6, sw))) {
+			take_tracing(r, p + pos, ext);
+		} else if (type == SP_RECORD_SPLIT) {
+			/* the pieces' bodies joined are one record, to SPLIT_END */
+			uint64_t q = pos, len = 0;
+			uint8_t *joined;
+
+			while (f->end - q >= 8 && ld32(p + q, sw) == SP_RECORD_SPLIT) {
+				uint64_t e = pd_rec_extent(p + q, ld16(p + q + 6, sw), sw, f->end - q);
+
+				if (e < 8 || e > f->end - q)
+					return;
+				len += e - 8;
+				q += e;
+			}
+			if (f->end - q < 8 || ld32(p + q, sw) != SP_RECORD_SPLIT_END || len < 12 ||
+			    !(joined = malloc(len)))
+				return;
+			len = 0;
+			for (uint64_t at = pos; at < q;) {
+				uint64_t e = pd_rec_extent(p + at, ld16(p + at + 6, sw), sw, f->end - at);
+
+				memcpy(joined + len, p + at + 8, e - 8);
+				len += e - 8;
+				at += e;
+			}
+			if (ld32(joined, sw) == SP_RECORD_TRACING_DATA) {
+				take_tracing(r, joined, len);
+				if (r->tracing) {
+					r->sp_tracing = joined;
+					return;
+				}
+			}
+			free(joined);
+			ext = q - pos;
+		}
+		pos += ext;
+	}
 }

@@ -48,6 +48,19 @@ else
 	bad "perf_with_callchain_record: the user stacks are cut"
 fi
 
+# 1b. its tracing data, a record (not a feature): TRACING_DATA as SPLIT pieces joined
+#     (perf_with_big_trace_data: its 200 tracepoints named from it), or type 66 with
+#     the data inside (perf_with_tracepoint_event: sched_switch's fields read from it)
+"$PERFCONV" info -i $S/perf_with_big_trace_data.data >"$TMP/big.info" 2>&1
+"$PERFCONV" -i $S/perf_with_tracepoint_event.data --time offcpu -o /dev/null 2>"$TMP/tpoff.err"
+if grep -q '^  asoc:snd_soc_bias_level_done ' "$TMP/big.info" &&
+   [ "$(grep -c '^  [a-z0-9_]*:[a-z0-9_]* ' "$TMP/big.info")" -ge 200 ] &&
+   ! grep -q 'without the recording.s tracing data' "$TMP/tpoff.err"; then
+	ok "perf_with_big_trace_data: 200 tracepoints named from its SPLIT tracing data; perf_with_tracepoint_event's read"
+else
+	bad "tracing data: $(grep -A1 '^events' "$TMP/big.info" | tail -1) $(grep -m1 tracing "$TMP/tpoff.err")"
+fi
+
 # 2. attr entries padded to attr_size (ids at attr_size - 16): read as perf reads them
 if convert perf_with_arm_regs && [ "$(samples perf_with_arm_regs)" = 1 ]; then
 	ok "perf_with_arm_regs: attr_size 144 after attr.size 120 accepted, 1 sample"
