@@ -282,7 +282,9 @@ FUZZ_KEEP_MAX := 8192
 # small programs and their debug files (10 to 27 KB): a debug copy is at most 256
 # times its file
 FUZZ_MAX_LEN_ELF := 65536
-FUZZ_SEEDS_perfdata := testdata/mt-threads.data/data tests/hostile/*.data
+# simpleperf's ETM recording whole: fuzz/cut.py does not cut AUXTRACE data
+FUZZ_SEEDS_perfdata := testdata/mt-threads.data/data tests/hostile/*.data \
+	testdata/simpleperf/perf_etm.data
 FUZZ_SEEDS_jitdump := testdata/jit/*.dump testdata/java/*.dump
 FUZZ_SEEDS_perfmap := testdata/jit/*.map
 # The recordings are seeds cut to their other records and 200 samples at most (40 KB:
@@ -298,7 +300,8 @@ fuzz-seeds: | $(DEPS_MK)
 			perfmap) s="$(FUZZ_SEEDS_perfmap)";; esac; \
 		for f in $$s; do [ -f "$$f" ] && cp -n "$$f" build-fuzz/corpus-$$t/seed-$$(echo $$f | tr / _); done; \
 	done; true
-	$(Q)for f in testdata/*.data testdata/jit/*.data testdata/java/*.data testdata/lbr/*.data; do [ -f "$$f" ] || continue; \
+	$(Q)for f in testdata/*.data testdata/jit/*.data testdata/java/*.data testdata/lbr/*.data \
+		$(filter-out %/perf_etm.data,$(wildcard testdata/simpleperf/*.data)); do [ -f "$$f" ] || continue; \
 		python3 fuzz/cut.py $(FUZZ_CUT) $$f build-fuzz/corpus-perfdata/cut-$$(echo $$f | tr / _) || exit 1; \
 	done
 	$(Q)for d in testdata/jit testdata/java; do \

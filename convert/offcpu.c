@@ -32,6 +32,7 @@ struct sw_ev {
 	uint16_t event;      /* EV_ONCPU: its event */
 	uint8_t type, state; /* EV_OUT: enum pc_state */
 	uint8_t has_stack, wanted;
+	uint8_t running;     /* EV_IN: a sample of the thread, no switch-in seen */
 };
 
 struct th {
@@ -48,6 +49,9 @@ struct th {
 struct offcpu {
 	int on;                       /* the recording has switches: tracepoint or records */
 	int has_tp;                   /* the recording samples sched:sched_switch */
+	int sp;                       /* simpleperf's --trace-offcpu: a sample of sp_id is
+					 its thread's switch-out, its next sample the in */
+	uint64_t sp_id;
 	const struct sched_switch_fmt *fmt;
 	struct sched_switch_fmt fmt_store;
 	int off_event, wall_event;    /* profile events, -1 until the first switch */
@@ -221,7 +225,7 @@ static void apply(struct offcpu *o, struct conversion *c, const struct sw_ev *e)
 		if (!t->out) {
 			/* a second sight of a switch-in, or the thread was off the CPU when
 			 * the recording began (counted if it is one of the recording's) */
-			t->began_off |= !t->seen;
+			t->began_off |= !t->seen && !e->running;
 			t->seen = 1;
 			break;
 		}
@@ -280,9 +284,17 @@ static void *offcpu_start(struct conversion *c)
 	u64map_init(&o->thread_index);
 	/* a --threads directory is read file by file: its rounds say nothing across them */
 	o->ordered_whole = perf_reader_header(r)->directory;
-	if (sched_switch_format(r, c->opt->input, &o->fmt_store, c->s->d)) {
+	switch (sched_switch_format(r, c->opt->input, &o->fmt_store, c->s->d)) {
+	case 1:
 		o->fmt = &o->fmt_store;
 		o->has_tp = 1;
+		break;
+	case 2:
+		o->sp_id = o->fmt_store.id;
+		o->sp = o->has_tp = 1;
+		break;
+	default:
+		break;
 	}
 	o->on = o->has_tp || c->s->ds.switch_records;
 	if (o->on) {
@@ -375,6 +387,22 @@ static void offcpu_record(void *state, struct conversion *c, const struct sample
 		queue(o, &e);
 		return;
 	}
+	if (o->sp) {
+		/* the thread runs: whatever switch-out of it came before is over */
+		e.type = EV_IN;
+		e.running = 1;
+		queue(o, &e);
+		e.running = 0;
+		if (x->ev && x->ev->type == PERF_TYPE_TRACEPOINT && x->ev->config == o->sp_id) {
+			e.type = EV_OUT;
+			e.state = PC_STATE_NONE; /* prev_state needs the tracing data */
+			e.stack = conversion_stack(c, x);
+			e.has_stack = 1;
+			e.wanted = (uint8_t)session_wanted(c->s, e.pid, e.tid, e.comm);
+			queue(o, &e);
+			return;
+		}
+	}
 	if (!is_cpu_clock(x))
 		return;
 	e.type = EV_ONCPU;
@@ -413,8 +441,10 @@ static void offcpu_report(void *state, struct conversion *c, struct diag *d)
 					      n ? ", " : "", pc_state_name((enum pc_state)s),
 					      (double)o->by_state[s] / 1e9);
 	diag_note(d, "off-CPU: %" PRIu64 " intervals, %.3f s (%s), from %s", o->intervals,
-		  (double)o->off_ns / 1e9, n ? states : "none",
-		  o->has_tp ? "sched:sched_switch" : "PERF_RECORD_SWITCH (--switch-events)");
+		  (double)o->off_ns / 1e9, n ? states : o->sp ? "states not recorded" : "none",
+		  o->sp ? "sched:sched_switch (simpleperf --trace-offcpu: each to its thread's "
+		  "next sample)" : o->has_tp ? "sched:sched_switch" :
+		  "PERF_RECORD_SWITCH (--switch-events)");
 	if (o->cut_start || o->cut_end)
 		diag_note(d, "  not counted: the time before the first switch-in of %" PRIu64
 			  " threads (new, or off the CPU when the recording began) and after the "

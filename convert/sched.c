@@ -3,11 +3,15 @@
 
 #include <string.h>
 
+#include "formats/simpleperf.h"
+
 int sched_switch_format(const struct perf_reader *r, const char *input,
 			struct sched_switch_fmt *f, struct diag *d)
 {
 	const struct perf_event_desc *e = NULL;
 	const struct tracefmt_event *te;
+	const struct sp_info *sp;
+	const char *v;
 	const void *data;
 	size_t len;
 
@@ -22,6 +26,11 @@ int sched_switch_format(const struct perf_reader *r, const char *input,
 	if (!e)
 		return 0;
 	data = perf_reader_tracing_data(r, &len);
+	if (!data && (sp = perf_reader_simpleperf(r)) &&
+	    (v = sp_info_meta(sp, "trace_offcpu")) && strcmp(v, "true") == 0) {
+		f->id = e->config;
+		return 2;
+	}
 	f->t = data ? tracefmt_parse(data, len, input, d) : NULL;
 	te = f->t ? tracefmt_find(f->t, e->config) : NULL;
 	if (te && strcmp(te->system, "sched") == 0 && strcmp(te->name, "sched_switch") == 0) {

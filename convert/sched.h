@@ -27,6 +27,10 @@ struct sched_switch {
  * Does the recording sample sched:sched_switch, with the format its tracing data
  * gives? 1 and *f filled (release it with sched_switch_release), else 0; a
  * recording that samples it without a usable format is warned about through `d`.
+ * 2 (f->id the event's config, no fields) for a recording of simpleperf's
+ * --trace-offcpu, which has no tracing data: each sample of the tracepoint is its own
+ * thread's switch-out, and the thread's next sample or switch-in ends it (simpleperf's
+ * report_lib_interface.cpp, ProcessSampleRecord).
  */
 int sched_switch_format(const struct perf_reader *r, const char *input,
 			struct sched_switch_fmt *f, struct diag *d);

@@ -23,6 +23,7 @@ int session_open(struct session *s, const struct session_options *o, struct prof
 	s->jits = jit_procs_new(&p->strings);
 	recording_read(s->r, p, &s->facts);
 	symbolizer_kernel_release(s->sym, perf_reader_header(s->r)->osrelease);
+	symbolizer_embedded(s->sym, perf_reader_simpleperf(s->r));
 	return 0;
 }
 

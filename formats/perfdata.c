@@ -120,6 +120,12 @@ int perf_reader_next(struct perf_reader *r, struct perf_record *rec)
 				r->finished = 1;
 				/* unknown types, once, after the first pass */
 				if (r->seq > r->warned_seq && !r->warned_seq &&
+				    r->stats.aux_records)
+					diag_warn(r->d, r->path, DIAG_NO_OFFSET, "hardware trace "
+						  "(AUX area: ETM, Intel PT; %llu bytes) not decoded: "
+						  "the profile holds the recording's samples only",
+						  (unsigned long long)r->stats.aux_bytes);
+				if (r->seq > r->warned_seq && !r->warned_seq &&
 				    r->stats.skipped_unknown)
 					diag_warn(r->d, r->path, r->stats.first_unknown - 1,
 						  "%llu records of unknown type skipped, the first "
@@ -214,6 +220,7 @@ void perf_reader_rewind(struct perf_reader *r)
 	r->prev_skip = r->skip_type;
 	r->prev_skip_from = r->skip_from;
 	r->finished = 0;
+	r->sp_pending = 0;
 	memset(&r->stats, 0, sizeof(r->stats));
 	start_file(r, 0);
 }
@@ -231,9 +238,11 @@ static struct perf_reader *reader_new(const char *name, struct diag *d)
 	r->cc = malloc(REC_MAX);
 	r->br = malloc(REC_MAX);
 	r->str = malloc(REC_MAX + 1);
+	r->sp_chain = malloc(REC_MAX);
+	r->sp_user = malloc(REC_MAX);
 	r->dcap = DBUF_CHUNK + REC_MAX;
 	r->dbuf = malloc(r->dcap);
-	if (r->path && r->cc && r->br && r->str && r->dbuf)
+	if (r->path && r->cc && r->br && r->str && r->sp_chain && r->sp_user && r->dbuf)
 		return r;
 	perf_reader_close(r);
 nomem:
@@ -319,6 +328,11 @@ const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r)
 	return &r->stats;
 }
 
+const struct sp_info *perf_reader_simpleperf(const struct perf_reader *r)
+{
+	return r->sp.nfiles || r->sp.nmeta ? &r->sp : NULL;
+}
+
 const void *perf_reader_tracing_data(const struct perf_reader *r, size_t *len)
 {
 	*len = r->tracing_len;
@@ -361,6 +375,10 @@ void perf_reader_close(struct perf_reader *r)
 	free(r->cc);
 	free(r->br);
 	free(r->str);
+	sp_info_release(&r->sp);
+	free(r->sp_tracing);
+	free(r->sp_chain);
+	free(r->sp_user);
 	free(r->path);
 	free(r);
 }

@@ -204,6 +204,9 @@ struct perf_reader_stats {
 	uint64_t lost_samples;     /* sum of LOST_SAMPLES */
 	uint64_t truncated_bytes;  /* bytes after the cut of a truncated data section */
 	uint64_t compressed_records;
+	uint64_t aux_records;      /* AUX, AUXTRACE_INFO and AUXTRACE: hardware trace
+				      (ETM, Intel PT), not decoded */
+	uint64_t aux_bytes;        /* the trace bytes AUXTRACE records carry */
 };
 
 struct perf_reader;
@@ -266,6 +269,12 @@ const struct perf_reader_stats *perf_reader_stats(const struct perf_reader *r);
  * formats of its tracepoint events. Borrowed until perf_reader_close(); NULL (and
  * *len 0) when the recording has none. */
 const void *perf_reader_tracing_data(const struct perf_reader *r, size_t *len);
+
+struct sp_info;
+/* What simpleperf's own features (formats/simpleperf.h: FILE/FILE2 symbol tables,
+ * META_INFO) say, or NULL when the recording has none. Borrowed until
+ * perf_reader_close(). */
+const struct sp_info *perf_reader_simpleperf(const struct perf_reader *r);
 
 /* NULL-safe. */
 void perf_reader_close(struct perf_reader *r);

@@ -287,8 +287,46 @@ static char *tracing_name(struct perf_reader *r, struct tracefmt **tf, int *trie
 	return strdup(buf);
 }
 
+/*
+ * The name simpleperf gives event `e` in META_INFO's event_type_info, or NULL: lines
+ * "NAME,TYPE,CONFIG" (decimal), e.g. "cpu-clock,1,0\nsched:sched_switch,2,91". A
+ * tracepoint's name is whole; another's gets the modifiers perf would show (from the
+ * synthesized name: "cpu-clock:u").
+ */
+static char *meta_name(const struct perf_reader *r, const struct pd_event *e)
+{
+	const char *info = sp_info_meta(&r->sp, "event_type_info"), *line, *end;
+
+	for (line = info; line && *line; line = *end ? end + 1 : end) {
+		unsigned long long type, config;
+		const char *c1, *c2;
+		char *stop, out[192];
+		const char *mods;
+		int n;
+
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		c2 = memrchr(line, ',', (size_t)(end - line));
+		c1 = c2 ? memrchr(line, ',', (size_t)(c2 - line)) : NULL;
+		if (!c1 || c1 == line || c1 - line > 128)
+			continue;
+		type = strtoull(c1 + 1, &stop, 10);
+		if (stop != c2)
+			continue;
+		config = strtoull(c2 + 1, &stop, 10);
+		if (stop != end || type != e->d.type || config != e->d.config)
+			continue;
+		mods = e->d.type == PERF_TYPE_TRACEPOINT || !e->synth ? NULL : strchr(e->synth, ':');
+		n = snprintf(out, sizeof(out), "%.*s%s", (int)(c1 - line), line, mods ? mods : "");
+		return n > 0 ? strdup(out) : NULL;
+	}
+	return NULL;
+}
+
 /* Events the recording does not name get the name of their type in the recording
- * (old perf's event types, the tracing data), else perf's generic names. */
+ * (old perf's event types, simpleperf's META_INFO, the tracing data), else perf's
+ * generic names. */
 void pd_name_events(struct perf_reader *r)
 {
 	struct tracefmt *tf = NULL;
@@ -297,6 +335,9 @@ void pd_name_events(struct perf_reader *r)
 
 	for (i = 0; i < r->nev; i++) {
 		struct pd_event *e = &r->ev[i];
+
+		if (!e->d.name && r->sp.nmeta)
+			e->d.name = meta_name(r, e);
 
 		if (!e->d.name && e->d.type == PERF_TYPE_TRACEPOINT)
 			for (j = 0; j < r->nevtypes; j++)

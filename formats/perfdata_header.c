@@ -23,6 +23,10 @@ static const char *feat_name(unsigned feat)
 
 	if (feat < sizeof(names) / sizeof(names[0]) && names[feat])
 		return names[feat];
+	if (feat == SP_FEAT_FILE || feat == SP_FEAT_FILE2)
+		return feat == SP_FEAT_FILE ? "FILE (simpleperf)" : "FILE2 (simpleperf)";
+	if (feat == SP_FEAT_META_INFO)
+		return "META_INFO (simpleperf)";
 	return "unknown";
 }
 
@@ -264,6 +268,11 @@ static int process_feature(struct perf_reader *r, unsigned feat, const uint8_t *
 			pos += sz;
 		}
 		return 0;
+	case SP_FEAT_FILE:
+	case SP_FEAT_FILE2:
+		return sp_read_files(&r->sp, p, len, r->swapped, feat == SP_FEAT_FILE2);
+	case SP_FEAT_META_INFO:
+		return sp_read_meta(&r->sp, p, len);
 	default:
 		return 0;
 	}
@@ -325,16 +334,18 @@ static int read_file_header(struct perf_reader *r, struct pd_file *f, uint64_t h
 
 		if (sz == 0)
 			sz = ATTR_SIZE_VER0;
-		if ((uint64_t)sz + 16 != attr_size) {
-			diag_error(r->d, f->path, off, "attr %llu: attr.size %u + 16 does not match "
+		/* the ids section is the entry's last 16 bytes: simpleperf pads each entry to
+		 * attr_size after an attr.size that is smaller (perf reads the same way) */
+		if ((uint64_t)sz + 16 > attr_size) {
+			diag_error(r->d, f->path, off, "attr %llu: attr.size %u + 16 is more than "
 				   "attr_size %llu", (unsigned long long)n, sz,
 				   (unsigned long long)attr_size);
 			return -1;
 		}
-		io = ld64(p + off + sz, sw);
-		is = ld64(p + off + sz + 8, sw);
+		io = ld64(p + off + attr_size - 16, sw);
+		is = ld64(p + off + attr_size - 8, sw);
 		if (io > f->size || is > f->size - io || is % 8) {
-			diag_error(r->d, f->path, off + sz, "attr %llu: ids section 0x%llx+%llu "
+			diag_error(r->d, f->path, off + attr_size - 16, "attr %llu: ids section 0x%llx+%llu "
 				   "lies outside the file (%zu bytes)", (unsigned long long)n,
 				   (unsigned long long)io, (unsigned long long)is, f->size);
 			return -1;
@@ -398,6 +409,9 @@ static int read_file_header(struct perf_reader *r, struct pd_file *f, uint64_t h
 				  feat_name(bit));
 		fo += 16;
 	}
+	sp_info_finish(&r->sp);
+	if (!r->tracing && (r->sp.nfiles || r->sp.nmeta))
+		pd_sp_find_tracing(r, f);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  *	perfdata_record.c	one record's bytes decoded into a struct perf_record
  *	perfdata_stream.c	framing: plausible headers, resync, zstd, pages let go
  *	perfdata.c		iteration, passes, open and close
+ *	perfdata_simpleperf.c	simpleperf's own record types (>= 32768)
  * Every size is checked against the bytes left before anything is read.
  */
 #ifndef PERFCONV_PERFDATA_INTERNAL_H
@@ -22,6 +23,7 @@
 #include "common/bytes.h"
 #include "common/diag.h"
 #include "formats/perfdata.h"
+#include "formats/simpleperf.h"
 
 #define FILE_HEADER_SIZE 104
 #define FILE_HEADER_SIZE_NOFEAT 72 /* before the features bitmap existed */
@@ -30,6 +32,19 @@
 #define REC_MAX 65536
 #define DBUF_CHUNK (1u << 20)
 #define MAX_FILES 4096
+
+/* simpleperf's record types (AOSP system/extras, simpleperf/record.h): its header is
+ * { u32 type; u16 size1; u16 size0; }, the size (size1 << 16 | size0) with its high
+ * half where perf has misc. Records over 65535 bytes are written as SPLIT pieces (of
+ * any size, not whole u64 words) ended by a SPLIT_END. */
+#define SP_RECORD_KERNEL_SYMBOL 32769
+#define SP_RECORD_SPLIT 32772
+#define SP_RECORD_SPLIT_END 32773
+#define SP_RECORD_EVENT_ID 32774
+#define SP_RECORD_CALLCHAIN 32775
+#define SP_RECORD_TRACING_DATA 32777
+#define SP_RECORD_FIRST SP_RECORD_KERNEL_SYMBOL
+#define SP_RECORD_LAST 32778 /* DEBUG */
 
 /* The identity fields a sample_id_all trailer can hold. */
 #define S_TRAILER (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
@@ -91,6 +106,7 @@ struct perf_reader {
 	size_t nevtypes;
 	int ready;              /* events indexed (pd_finish_events): trailers have a size */
 	uint64_t dir_version;   /* feature DIR_FORMAT (0: absent) */
+	struct sp_info sp;      /* simpleperf's features FILE, FILE2, META_INFO */
 	const uint8_t *tracing; /* the tracing data, borrowed from the input, or NULL */
 	size_t tracing_len;
 	struct perf_reader_stats stats;
@@ -134,16 +150,31 @@ struct perf_reader {
 	struct perf_branch_entry *br; /* REC_MAX bytes: a sample's branch entries, when
 				   they must be swapped or aligned */
 	uint64_t regs_user[64]; /* a sample's REGS_USER values, in host byte order */
+	/* simpleperf's CALLCHAIN record (its joined user stack) waiting for the sample
+	 * of the same pid, tid and time that follows it */
+	uint64_t *sp_chain;     /* REC_MAX / 8 entries: the sample's chain, joined */
+	uint64_t *sp_user;      /* REC_MAX / 8 entries: the record's user ips */
+	uint64_t sp_nuser, sp_time;
+	uint32_t sp_pid, sp_tid;
+	int sp_pending;
+	uint8_t *sp_tracing;    /* simpleperf's tracing data joined from SPLIT records */
 	char *str;              /* REC_MAX + 1 bytes */
 };
 
 /* ---- framing helpers, on every record's path ---- */
 
-/* A record type this reader knows (the kernel's 1-21, perf's 64-83). */
+/* One of simpleperf's record types. */
+static inline int pd_type_simpleperf(uint32_t type)
+{
+	return type >= SP_RECORD_FIRST && type <= SP_RECORD_LAST;
+}
+
+/* A record type this reader knows (the kernel's 1-21, perf's 64-83, simpleperf's). */
 static inline int pd_type_known(uint32_t type)
 {
 	return (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID) ||
-	       (type >= PERF_RECORD_HEADER_ATTR && type <= PERF_RECORD_COMPRESSED2);
+	       (type >= PERF_RECORD_HEADER_ATTR && type <= PERF_RECORD_COMPRESSED2) ||
+	       pd_type_simpleperf(type);
 }
 
 /* Fixed part of the records we decode, header included. */
@@ -173,10 +204,19 @@ static inline uint64_t pd_rec_extent(const uint8_t *p, uint16_t size, int sw, ui
 
 	/* the length field after the header is read only when the header's size says
 	 * it is there and the bytes are: a size past them is cut short anyway */
+	if (pd_type_simpleperf(type))
+		return (uint64_t)ld16(p + 4, sw) << 16 | size;
 	if (size > avail)
 		return size;
-	if (type == PERF_RECORD_HEADER_TRACING_DATA && size >= 12)
-		return size + (((uint64_t)ld32(p + 8, sw) + 7) & ~7ULL);
+	if (type == PERF_RECORD_HEADER_TRACING_DATA && size >= 12) {
+		uint64_t n = ld32(p + 8, sw);
+
+		/* simpleperf writes the data inside the record (aligned to 64), perf after
+		 * a record of 16 bytes */
+		if (n <= (uint64_t)size - 12 && size > 16)
+			return size;
+		return size + ((n + 7) & ~7ULL);
+	}
 	if (type == PERF_RECORD_AUXTRACE && size >= 16) {
 		uint64_t n = ld64(p + 8, sw);
 
@@ -255,6 +295,29 @@ int pd_rec_consistent(const struct perf_reader *r, const uint8_t *p, uint16_t si
  * returned, 0 when consumed or skipped, -1 on error. */
 int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t off,
 	      struct perf_record *rec);
+
+/* ---- perfdata_simpleperf.c: simpleperf's records ---- */
+
+/* Is simpleperf's record at p, of `ext` bytes, whole by its own counts? */
+int pd_sp_consistent(const struct perf_reader *r, const uint8_t *p, uint64_t ext);
+/* Take simpleperf's record at p (`ext` bytes): a CALLCHAIN is kept for its sample,
+ * the rest are passed over (their content is in the features or of no use here).
+ * Never returned as a record. */
+void pd_sp_record(struct perf_reader *r, const uint8_t *p, uint64_t ext);
+/* The sample just decoded into *rec: when a CALLCHAIN record of its pid, tid and time
+ * came before it and its own callchain has no user part, the record's user stack is
+ * joined to it (what simpleperf's record -g writes when its joiner is on). */
+void pd_sp_join(struct perf_reader *r, struct perf_record *rec);
+/* A mapping of simpleperf's JIT symbol file ("perf.data_jit_app_cache:15480-17544",
+ * "..._jit_zygote_cache:..."): one method a mapping, whose symbol in FILE/FILE2 is at
+ * the code's address, so the reader gives it pgoff = start (simpleperf's
+ * JITDebugReader::IsPathInJITSymFile). */
+int pd_sp_jit_path(const char *name);
+/* A simpleperf recording's tracing data, which it writes as a record (TRACING_DATA
+ * 32777 or 66 with the data inside, SPLIT when large) among the first of the data
+ * section, not as a feature: r->tracing set when found before the first sample (a
+ * joined SPLIT copied to r->sp_tracing). */
+void pd_sp_find_tracing(struct perf_reader *r, const struct pd_file *f);
 
 /* ---- perfdata_stream.c: framing, resync, decompression, pages ---- */
 

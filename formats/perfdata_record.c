@@ -542,6 +542,19 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 	default:
 		break;
 	}
+	if (type == PERF_RECORD_AUX || type == PERF_RECORD_AUXTRACE_INFO ||
+	    type == PERF_RECORD_AUXTRACE) {
+		r->stats.aux_records++;
+		if (type == PERF_RECORD_AUXTRACE && size >= 16)
+			r->stats.aux_bytes += ld64(p + 8, sw);
+	}
+	if (pd_type_simpleperf(type)) {
+		/* a size past 65535 (misc: its high half) is no CALLCHAIN; inside
+		 * compressed data only `size` bytes were framed */
+		if (!misc)
+			pd_sp_record(r, p, size);
+		return 0;
+	}
 	if (!pd_type_known(type)) {
 		r->stats.skipped_unknown++;
 		return 0;
@@ -559,6 +572,8 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 
 	if (type == PERF_RECORD_SAMPLE) {
 		ret = decode_sample(r, p, size, off, rec);
+		if (ret == 1 && r->sp_pending)
+			pd_sp_join(r, rec);
 		if (ret == 1)
 			r->stats.records++;
 		return ret;
@@ -626,6 +641,8 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 			}
 		}
 		m->filename = rec_str(r, p + fn, body - fn);
+		if (r->sp.nfiles && pd_sp_jit_path(m->filename))
+			m->pgoff = m->start; /* its symbols are at the code's addresses */
 		break;
 	}
 	case PERF_RECORD_COMM:

@@ -43,6 +43,8 @@ int pd_header_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
 		/* samples have no counts to check here (pd_decode checks each field) */
 		return type == PERF_RECORD_SAMPLE || pd_rec_consistent(r, p, size);
 	}
+	if (pd_type_simpleperf(type))
+		return pd_sp_consistent(r, p, pd_rec_extent(p, size, r->swapped, rem));
 	if (type < PERF_RECORD_HEADER_ATTR || type > PERF_RECORD_COMPRESSED2)
 		return 0;
 	return pd_rec_consistent(r, p, size);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "formats/perfdata.h"
+#include "formats/simpleperf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,6 +48,7 @@ static uint64_t touch(const struct perf_record *rec)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct perf_header_info *h;
+	const struct sp_info *sp;
 	struct perf_record rec;
 	struct perf_reader *r;
 	struct diag d;
@@ -75,6 +77,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sum += strlen(e->name);
 		for (j = 0; j < e->nids; j++)
 			sum += e->ids[j];
+	}
+	/* simpleperf's features: every string, and a lookup in each table */
+	if ((sp = perf_reader_simpleperf(r))) {
+		for (i = 0; i < sp->nfiles; i++) {
+			const struct sp_file *f = &sp->files[i];
+			const struct sp_symbol *y;
+
+			sum += strlen(f->path) + (sp_info_file(sp, f->path) == f);
+			for (j = 0; j < f->nsyms; j++)
+				sum += strlen(f->syms[j].name) + f->syms[j].len;
+			if (f->nsyms && (y = sp_file_symbol(f, sp_file_vaddr(f, f->syms[0].vaddr))))
+				sum += y->vaddr;
+		}
+		for (i = 0; i < sp->nmeta; i++)
+			sum += strlen(sp->meta[i].key) + strlen(sp->meta[i].value);
 	}
 	/* as the pipeline reads: process state without samples, then everything */
 	for (pass = 0; pass < 2; pass++) {

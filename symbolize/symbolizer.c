@@ -153,11 +153,18 @@ const struct cache_ctx *symbolizer_cache(const struct symbolizer *s)
 	return &s->cache;
 }
 
+void symbolizer_embedded(struct symbolizer *s, const struct sp_info *si)
+{
+	sp_syms_free(s->embedded);
+	s->embedded = sp_syms_new(si, s->opt.demangle);
+}
+
 void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
 	symbolizer_quiesce(s);
+	sp_syms_free(s->embedded);
 	/* the entries still being written may have something to say of the cache */
 	later_wait(s->cache.later);
 	for (size_t i = 0; i < s->ndamaged; i++)
@@ -349,10 +356,18 @@ struct obj_slot *sym_new_slot(void)
 static void locate(struct symbolizer *s, uint32_t obj, const char *path, const uint8_t *build_id,
 		   size_t build_id_size, struct sym_location *out)
 {
-	struct obj_slot *slot = sym_new_slot();
+	struct obj_slot *slot;
 	const char *f;
 
 	memset(out, 0, sizeof(*out));
+	if (sp_syms_covers(s->embedded, path)) {
+		/* named from the recording's own table: no file of it is looked for */
+		snprintf(out->found, sizeof(out->found), "the recording's symbol table "
+			 "(simpleperf's FILE feature)");
+		out->symbols = "the symbols its samples hit";
+		return;
+	}
+	slot = sym_new_slot();
 	slot->trace = out;
 	pthread_mutex_lock(&s->objs_lock);
 	if (obj < s->nfids && s->has_fid[obj]) {
@@ -430,7 +445,7 @@ const char *symbolizer_unverified(struct symbolizer *s, uint32_t obj, const char
 	if (!slot)
 		return NULL;
 	pthread_mutex_lock(&slot->lock);
-	if (slot->tried && slot->elf && slot->unverified) {
+	if (slot->tried && slot->elf && slot->unverified && !slot->embedded) {
 		why = slot->unverified;
 		if (file)
 			*file = elf_obj_file(slot->elf);
@@ -677,7 +692,21 @@ size_t symbolizer_native(struct symbolizer *s, uint32_t obj, const char *path,
 	const struct sym_result *r;
 	size_t n = 0;
 	long idx;
+	int covered;
 
+	/* the recording's own table first: made with the binaries the samples hit, where
+	 * a file found here by name may be another build */
+	if (s->embedded && cap) {
+		int hit = sp_syms_native(s->embedded, path, offset, ret, out, &covered);
+
+		if (covered) {
+			slot = sym_slot_for(s, obj, path, build_id, build_id_size);
+			pthread_mutex_lock(&slot->lock);
+			slot->embedded = 1;
+			pthread_mutex_unlock(&slot->lock);
+			return hit ? 1 : 0;
+		}
+	}
 	/* the first user frame asked for: the kernel's symbols, if they still wait for a
 	 * free thread, are loaded here first (they are needed next, for the kernel
 	 * frames), while the helper thread goes on with the objects it was given (a
@@ -753,7 +782,7 @@ enum sym_obj_problem symbolizer_problem(struct symbolizer *s, uint32_t obj)
 	if (!slot)
 		return SYM_OBJ_FINE;
 	pthread_mutex_lock(&slot->lock);
-	p = slot->tried ? slot->problem : SYM_OBJ_FINE;
+	p = slot->tried && !slot->embedded ? slot->problem : SYM_OBJ_FINE;
 	pthread_mutex_unlock(&slot->lock);
 	return p;
 }

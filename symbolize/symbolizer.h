@@ -48,6 +48,12 @@ void symbolizer_quiesce(struct symbolizer *s);
  * while the run goes on): for a caller that leaves it to the process's exit unfreed. */
 void symbolizer_wait_writes(struct symbolizer *s);
 void symbolizer_free(struct symbolizer *s);
+struct sp_info;
+/* The symbol tables the recording carries (simpleperf's FILE/FILE2 features,
+ * formats/simpleperf.h; NULL: none), borrowed until symbolizer_free(): asked first
+ * by symbolizer_native() and symbolizer_kernel(); a file they have symbols for is not
+ * looked for on disk. Call before the first of those. */
+void symbolizer_embedded(struct symbolizer *s, const struct sp_info *si);
 struct cache_ctx;
 /* The cache it reads and writes (--cache-dir), for other users of it in the run (the JIT
  * dumps' tables): its entries are written on the same thread and waited for alike. */

@@ -24,6 +24,7 @@
 #include "symbolize/framecache.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/locate.h"
+#include "symbolize/spsyms.h"
 #include "symbolize/symbolizer.h"
 
 #define MAX_FRAMES 64   /* frames kept per address: inlined calls, then the function */
@@ -68,6 +69,8 @@ struct obj_slot {
 	struct sym_file_id fid;    /* what the recording says of the file (has_fid) */
 	int has_fid;
 	const char *unverified;    /* the file used could not be checked: why (static) */
+	int embedded;              /* named from the recording's own table: no file of it
+				      is looked for, none is unverified or missing */
 };
 
 /* An address the prefetch thread is to symbolize, or (`preload`) an object to load. */
@@ -83,6 +86,8 @@ struct prefetch_req {
 
 struct symbolizer {
 	struct sym_options opt;
+	struct sp_syms *embedded;  /* the recording's own symbol tables (simpleperf), asked
+				      first; NULL: none */
 	struct loc_places places;  /* where files are looked for, from opt */
 	struct cache_ctx cache;    /* opt.cache_dir, damaged entries told to queue_damaged */
 	struct diag *diag;

@@ -302,6 +302,12 @@ int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_
 {
 	struct ksym k;
 
+	/* the recording's own kernel table (simpleperf): its kernel, whatever runs here */
+	if (sp_syms_has_kernel(s->embedded)) {
+		if (module)
+			*module = NULL;
+		return sp_syms_kernel(s->embedded, addr, out);
+	}
 	if (!s->kernel_tried) {
 		s->kernel_tried = 1;
 		sym_load_kernel(s, build_id, build_id_size);
@@ -320,12 +326,16 @@ int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_
 
 const char *symbolizer_kernel_source(struct symbolizer *s)
 {
+	if (sp_syms_has_kernel(s->embedded))
+		return "the recording's symbol table (simpleperf's FILE feature)";
 	sym_kernel_ready(s);
 	return s->kernel_source[0] ? s->kernel_source : NULL;
 }
 
 const char *symbolizer_kernel_unverified(struct symbolizer *s)
 {
+	if (sp_syms_has_kernel(s->embedded))
+		return NULL;
 	sym_kernel_ready(s);
 	return s->ksyms ? s->kernel_unverified : NULL;
 }

@@ -127,6 +127,8 @@ void symbolizer_prefetch(struct symbolizer *s, uint32_t obj, const char *path,
 
 	if (build_id_size > sizeof(q.bid) || s->prefetch_stop)
 		return;
+	if (sp_syms_covers(s->embedded, path))
+		return; /* named from the recording's table, no file to load */
 	if (done_here(s, obj, path, build_id, build_id_size, offset, ret))
 		return;
 	memset(&q, 0, sizeof(q));
@@ -199,6 +201,8 @@ void symbolizer_preload(struct symbolizer *s, const struct sym_object *objs, siz
 
 		if (o->build_id_size > sizeof(slot->preload_bid))
 			continue;
+		if (sp_syms_covers(s->embedded, o->path))
+			continue; /* named from the recording's table */
 		slot = sym_new_slot();
 		slot->preload_path = o->path;
 		if (o->build_id_size)

@@ -571,6 +571,9 @@ static void put_trailer(struct buf *b, uint64_t id)
  * test says otherwise. */
 static uint64_t synth_branch_type = 1ULL << 17;
 
+/* Samples whose callchain has the kernel's part alone (simpleperf's test). */
+static int synth_kernel_cc;
+
 /* A sample with every field; `nr_cc` overrides the callchain length to damage it. */
 static void put_sample(struct buf *b, uint64_t id, uint64_t nr_cc)
 {
@@ -588,8 +591,12 @@ static void put_sample(struct buf *b, uint64_t id, uint64_t nr_cc)
 	p64(b, 2); p64(b, 10); p64(b, 9);   /* READ: group of 2, enabled, running */
 	p64(b, 1); p64(b, 7); p64(b, 0);
 	p64(b, 2); p64(b, 8); p64(b, 0);
-	p64(b, nr_cc);                      /* CALLCHAIN */
-	p64(b, PERF_CONTEXT_USER); p64(b, 0x401000); p64(b, 0x402000);
+	if (synth_kernel_cc) {              /* CALLCHAIN: the kernel's part only */
+		p64(b, 2); p64(b, PERF_CONTEXT_KERNEL); p64(b, 0xffffffff81000000ULL);
+	} else {
+		p64(b, nr_cc);
+		p64(b, PERF_CONTEXT_USER); p64(b, 0x401000); p64(b, 0x402000);
+	}
 	p32(b, 12); put(b, "rawdata12345", 12);   /* RAW */
 	p64(b, 2);                          /* BRANCH_STACK: nr, hw_idx, entries */
 	if (synth_branch_type & (1ULL << 17))
@@ -884,6 +891,76 @@ START_TEST(test_branch_stack_without_hw_idx)
 		cap_release(&c);
 	}
 	synth_branch_type = 1ULL << 17;
+}
+END_TEST
+
+/* simpleperf's records: SPLIT pieces of 13 and 8 bytes (so the records after them are
+ * not 8-aligned), and CALLCHAIN records (original, then joined) before the sample of
+ * the same pid, tid and time. */
+static void simpleperf_records(struct buf *b)
+{
+	size_t at;
+
+	at = rec_begin(b, 32772, 0);        /* SPLIT */
+	put(b, "12345", 5);
+	rec_end(b, at);
+	at = rec_begin(b, 32773, 0);        /* SPLIT_END */
+	rec_end(b, at);
+	for (uint64_t type = 0; type <= 2; type += 2) {
+		at = rec_begin(b, 32775, 0); /* CALLCHAIN */
+		p32(b, 100); p32(b, 101);
+		p64(b, type);
+		p64(b, 123456789);           /* the sample's time */
+		p64(b, 2);
+		p64(b, 0x7001 + type); p64(b, 0x7002);    /* ips */
+		p64(b, 0x9000); p64(b, 0x9008);           /* sps */
+		rec_end(b, at);
+	}
+	put_sample(b, 8, 3);
+	put_sample(b, 7, 3);                 /* no CALLCHAIN before it */
+}
+
+/*
+ * simpleperf's record types are framed by their size, whatever it is, and never taken
+ * for damage; its joined CALLCHAIN gives the user stack to the sample after it when
+ * that sample has none.
+ */
+START_TEST(test_simpleperf_records)
+{
+	static struct buf b;
+
+	synth_kernel_cc = 1;
+	for (int be = 0; be < 2; be++) {
+		struct perf_reader *r;
+		struct perf_record rec;
+		const struct perf_sample *s = &rec.u.sample;
+		struct cap c;
+		int n = 0;
+
+		build_file(&b, be, simpleperf_records);
+		cap_init(&c);
+		r = perf_reader_open_mem(b.p, b.len, "simpleperf.data", &c.d);
+		ck_assert_msg(r != NULL, "%s", c.d.last_error);
+		while (perf_reader_next(r, &rec) == 1) {
+			ck_assert_uint_eq(rec.type, PERF_RECORD_SAMPLE);
+			if (n++ == 0) {
+				ck_assert_uint_eq(s->nr_callchain, 5);
+				ck_assert_uint_eq(s->callchain[1], 0xffffffff81000000ULL);
+				ck_assert_uint_eq(s->callchain[2], PERF_CONTEXT_USER);
+				ck_assert_uint_eq(s->callchain[3], 0x7003); /* the joined one */
+				ck_assert_uint_eq(s->callchain[4], 0x7002);
+			} else {
+				ck_assert_uint_eq(s->nr_callchain, 2);
+			}
+		}
+		ck_assert_int_eq(n, 2);
+		ck_assert_uint_eq(c.d.nwarnings, 0);
+		ck_assert_uint_eq(perf_reader_stats(r)->skipped_bad, 0);
+		ck_assert_uint_eq(perf_reader_stats(r)->skipped_unknown, 0);
+		perf_reader_close(r);
+		cap_release(&c);
+	}
+	synth_kernel_cc = 0;
 }
 END_TEST
 
@@ -1611,6 +1688,7 @@ static Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_reuse_said_first);
 	tcase_add_test(tc, test_size_damage);
 	tcase_add_test(tc, test_time_conv);
+	tcase_add_test(tc, test_simpleperf_records);
 	suite_add_tcase(s, tc);
 	return s;
 }

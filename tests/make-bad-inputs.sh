@@ -105,7 +105,7 @@ write('size-zero', bytes(b), 'offset 0x%x: warning: %s: damaged record (size 0):
 
 b = bytearray(src)
 struct.pack_into('<I', b, attrs_off + 4, attr_sz + 8)
-write('attr-size', bytes(b), 'offset 0x%x: attr 0: attr.size %d + 16 does not match '
+write('attr-size', bytes(b), 'offset 0x%x: attr 0: attr.size %d + 16 is more than '
       'attr_size %d' % (attrs_off, attr_sz + 8, attr_size))
 
 b = bytearray(src)
