@@ -233,6 +233,24 @@ static int load_map(struct jit_procs *jp, struct jitcode *jc, const char *path, 
 }
 
 /*
+ * The map the reader has open (status `st`), opened again for the cache's check of its
+ * bytes: a descriptor, or -1 when the name is now another file's. Never waiting: the
+ * reader saw a regular file, but the name may have changed since.
+ */
+static int open_again(const char *path, const struct stat *st)
+{
+	struct stat fst;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd >= 0 && (fstat(fd, &fst) != 0 || fst.st_dev != st->st_dev ||
+			fst.st_ino != st->st_ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
  * A perf map's table in a one-off conversion, through the cache (symbolize/jitcache.h,
  * its key the map's device and inode): read back, and read on from where the entry's
  * read stopped at a line's end; a map written again since (the 4 KB before that point
@@ -244,21 +262,13 @@ static int load_map_cached(struct jit_procs *jp, struct jp_proc *p, const char *
 	struct perfmap_reader *r = perfmap_reader_open(path, d);
 	const struct stat *st;
 	struct jit_store_key key;
-	struct stat fst;
 	uint64_t resume = 0, whole;
 	int fd;
 
 	if (!r)
 		return 0;
 	st = perfmap_reader_stat(r);
-	/* the same file again, for the cache's check of its bytes (never waiting: the
-	 * reader saw a regular file, but the name may have changed since) */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd >= 0 && (fstat(fd, &fst) != 0 || fst.st_dev != st->st_dev ||
-			fst.st_ino != st->st_ino)) {
-		close(fd);
-		fd = -1;
-	}
+	fd = open_again(path, st);
 	memset(&key, 0, sizeof(key));
 	key.dev = st->st_dev;
 	key.ino = st->st_ino;
@@ -287,7 +297,10 @@ static int load_map_cached(struct jit_procs *jp, struct jp_proc *p, const char *
  * without its newline waits for the next chunk): a chunk reads what was appended
  * since, not the whole file again. A file rewritten since (perf-map-agent writes its
  * whole map again; another process's with that pid), told by the bytes before that
- * point, is read whole. The table is the store's (p->jc_stored).
+ * point, is read whole. The table is the store's (p->jc_stored). It is kept in the
+ * cache as well, as a one-off conversion keeps it (the same entry), each time it grew:
+ * a watcher started again (a reboot, an upgrade) reads on from there, where it read
+ * the whole map before.
  */
 static int load_map_stored(struct jit_procs *jp, struct jp_proc *p, const char *path,
 			   struct diag *d, int quiet)
@@ -297,6 +310,7 @@ static int load_map_stored(struct jit_procs *jp, struct jp_proc *p, const char *
 	struct jit_store_key key;
 	struct jitcode *jc;
 	uint64_t resume = 0, check = 0, end, before;
+	int fd = -1;
 
 	if (!r)
 		return 0;
@@ -316,6 +330,17 @@ static int load_map_stored(struct jit_procs *jp, struct jp_proc *p, const char *
 		jitcode_free(jc);
 		jc = NULL;
 	}
+	if (jp->s.cache && jp->s.cache->dir && jp->s.cache->dir[0])
+		fd = open_again(path, st);
+	if (!jc && fd >= 0) {
+		/* the entry ends at a line's end the map had then: past the whole lines it
+		 * has now, the map is another */
+		jc = jitcache_open(jp->s.cache, &key, fd, st, &resume);
+		if (jc && resume > end) {
+			jitcode_free(jc);
+			jc = NULL;
+		}
+	}
 	if (!jc) {
 		jc = jitcode_new(jp->s.demangle);
 		resume = 0;
@@ -329,6 +354,11 @@ static int load_map_stored(struct jit_procs *jp, struct jp_proc *p, const char *
 			  " new entries", p->pid, path, resume,
 			  jitcode_stats(jc)->map_entries - before);
 	jitcode_finish(jc);
+	if (fd >= 0) {
+		if (end != resume)
+			jitcache_save(jp->s.cache, &key, fd, jc, end);
+		close(fd);
+	}
 	jit_store_put(jp->s.store, &key, jc, end, perfmap_reader_digest(r, end));
 	perfmap_reader_close(r);
 	p->jc = jc;

@@ -4,9 +4,12 @@
 # takes its lines from the cache and reads a few KB of the map (strace counts them); a
 # map that grew is read on from there, one written again is read whole, and every output
 # is that of a conversion without a cache; the same for the code table of node's map
-# (a recording whose JIT code only a perf map names). Everything is made here, from the
+# (a recording whose JIT code only a perf map names). The watcher keeps that table in
+# the cache too: a watcher started again reads a few KB of the map for its first chunk,
+# not the whole map (strace counts what it reads). Everything is made here, from the
 # committed recordings.
 source "$(dirname "$0")/e2e_lib.sh"
+at_exit() { kill_pids; }
 OPTS=(-q "${KS[@]}" -f folded)
 
 if ! command -v strace >/dev/null; then
@@ -143,4 +146,69 @@ grep -q '_grown_again' "$TMP/n4" || bad "node: map written again: its names not 
 "$PERFCONV" "${OPTS[@]}" -i "$W/$REC" --cache-dir "$C" -o "$TMP/n5" ||
 	bad "node: the conversion without strace failed"
 same "node: from the cache, without strace" "$TMP/n5"
+
+# 5. the watcher (upload --watch): node's recording as a chunk, its map beside it. A
+#    first watcher reads the map whole; one started after it (a reboot, an upgrade)
+#    reads on from the cache's entry the first kept, a few KB of the map
+if ! receivers_ready; then
+	finish e2e_mapcache
+	exit $?
+fi
+R=$TMP/watched
+mkdir "$R"
+cp $TD/jit/perf-30787.map "$R/"
+size=$(stat -c %s "$R/perf-30787.map")
+mkdir "$TMP/saved"
+start_receiver py pyroscope --reject-older-than 0 --save "$TMP/saved"
+# WATCHED N: a watcher under strace (with the cache $TMP/wcache) until chunk N, node's
+# recording, is sent; prints the bytes of the map it read
+watched() {
+	local spid wpid
+	rm -rf "$TMP/ws"
+	mkdir "$TMP/ws"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -ff -qq -y -e trace=read,pread64,readv,preadv,preadv2 -o "$TMP/ws/t" \
+		"$PERFCONV" upload --watch "$R" "${KS[@]}" --cache-dir "$TMP/wcache" --to pyroscope \
+		--url "$URL_py" --service node 2>"$R.err$1" &
+	spid=$!
+	PIDS+=("$spid")
+	chunk $TD/jit/node-map.data "$R" "perf.data.202612071900000$1"
+	wait_for 120 test -e "$R/sent/perf.data.202612071900000$1" ||
+		echo "chunk $1 not sent in 120 s: $(tail -3 "$R.err$1")" >"$TMP/failed"
+	wpid=$(cat "/proc/$spid/task/$spid/children" 2>/dev/null)
+	[ -z "$wpid" ] || kill -TERM $wpid
+	wait "$spid" || echo "the watcher of chunk $1 ended with status $?" >"$TMP/failed"
+	cat "$TMP"/ws/t.* | awk -v m="/perf-30787.map>" 'index($0, m) && $NF ~ /^[0-9]+$/ { n += $NF } END { print n + 0 }'
+}
+w1=$(watched 1)
+failed "watcher 1"
+w2=$(watched 2)
+failed "watcher 2"
+if [ "$w1" -ge "$size" ] && [ "$w2" -lt 16384 ]; then
+	ok "watcher started again: read $w2 bytes of the $size-byte map (the first watcher $w1)"
+else
+	bad "watcher started again: read $w2 bytes of the $size-byte map, the first watcher $w1: not from the cache"
+fi
+ls "$TMP/wcache"/jit/* >/dev/null 2>&1 || bad "the watcher left no entry in the cache's jit folder"
+# the same chunk twice: the same names (the profiles' string tables), those of the map
+# among them
+names() { zcat "$TMP/saved/$1.pb.gz" | strings -n 6 | sort -u; }
+if [ -s "$TMP/saved/2.pb.gz" ] && cmp -s <(names 1) <(names 2) &&
+	names 2 | grep -q "JS:\*fibonacci"; then
+	ok "watcher started again: the chunk's names those the first watcher gave, the map's among them"
+else
+	bad "watcher started again: other names than the first watcher's: $(diff <(names 1) <(names 2) | head -5 | tr '\n' ' ')"
+fi
+# grown while no watcher ran: the next reads on from the cache's entry, the appended
+# lines only, and shows their names
+sed 's/$/_grown/' "$R/perf-30787.map" >"$TMP/more"
+cat "$TMP/more" >>"$R/perf-30787.map"
+more=$(stat -c %s "$TMP/more")
+w3=$(watched 3)
+failed "watcher 3"
+if [ "$w3" -lt $((more + 16384)) ] && names 3 | grep -q "fibonacci.*_grown"; then
+	ok "watcher started again, the map grown: read on ($w3 bytes read, $more appended to $size), the new names shown"
+else
+	bad "watcher started again, the map grown: $w3 bytes read ($more appended to $size), names: $(names 3 | grep -c _grown) grown"
+fi
 finish e2e_mapcache
