@@ -21,9 +21,12 @@
 #                             units and their scripts, the JVMTI agent when built,
 #                             under DESTDIR and PREFIX (/usr/local); make uninstall
 #   make deb                  the Debian package, in build/deb/ (debian/, dpkg-buildpackage,
-#                             lintian)
+#                             lintian); DEB_ARCH=arm64 cross-builds it (scripts/arm64-ci.sh)
 
 CC ?= cc
+# a cross build names its tools (scripts/arm64-ci.sh: aarch64-linux-gnu-pkg-config; AR,
+# CC as make knows them)
+PKG_CONFIG ?= pkg-config
 SANITIZE ?=
 FUZZ_SECONDS ?= 60
 
@@ -114,12 +117,12 @@ INSTALL_DEPS ?= ./scripts/install-deps.sh
 $(DEPS_MK): scripts/install-deps.sh Makefile
 	@mkdir -p $(dir $@)
 	$(Q)$(INSTALL_DEPS)
-	$(Q)cflags=$$(pkg-config --cflags $(PKGS) $(HEADER_PKGS)) && \
-		static=$$(pkg-config --static --libs-only-l $(STATIC_PKGS) | \
+	$(Q)cflags=$$($(PKG_CONFIG) --cflags $(PKGS) $(HEADER_PKGS)) && \
+		static=$$($(PKG_CONFIG) --static --libs-only-l $(STATIC_PKGS) | \
 			tr ' ' '\n' | grep -v -x -e -lpthread -e -lm -e -ldl | tr '\n' ' ') && \
-		libs=$$(pkg-config --libs libcjson) && \
-		dynamic=$$(pkg-config --libs $(STATIC_PKGS)) && \
-		check=$$(pkg-config --libs check libcjson) && \
+		libs=$$($(PKG_CONFIG) --libs libcjson) && \
+		dynamic=$$($(PKG_CONFIG) --libs $(STATIC_PKGS)) && \
+		check=$$($(PKG_CONFIG) --libs check libcjson) && \
 		printf 'PKG_CFLAGS := %s\nPKG_STATIC_LIBS := %s\nPKG_LIBS := %s\nPKG_DYNAMIC_LIBS := %s\nCHECK_LIBS := %s\n' \
 			"$$cflags" "$$static" "$$libs" "$$dynamic" "$$check" >$@.tmp && mv $@.tmp $@
 
@@ -155,7 +158,7 @@ $(BUILD)/formats/pprof.o $(BUILD)/formats/pprof_sample.o $(BUILD)/tests/check_pp
 $(BUILD)/formats/otlp.o $(BUILD)/upload/otlp.o $(BUILD)/tests/check_otlp.o: $(OTLP_HDRS)
 
 $(LIB): $(LIB_OBJS)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(BIN): $(MAIN_SRCS:%.c=$(BUILD)/%.o) $(LIB)
 	@echo "  LD $@"
@@ -172,9 +175,13 @@ REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay_main.o $(LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
-unit: $(CHECK_BINS)
-	$(Q)fail=0; for t in $(CHECK_BINS); do \
-		CK_DEFAULT_TIMEOUT=120 PERFCONV_TOP=$(CURDIR) $$t || fail=1; done; exit $$fail
+# UNIT_RUN: what runs each suite (an emulator for a cross build: qemu-aarch64-static);
+# UNIT_SUITES: which (default all)
+UNIT_RUN ?=
+UNIT_SUITES ?= $(CHECK_SUITES)
+unit: $(UNIT_SUITES:%=$(BUILD)/tests/check_%)
+	$(Q)fail=0; for t in $^; do \
+		CK_DEFAULT_TIMEOUT=120 PERFCONV_TOP=$(CURDIR) $(UNIT_RUN) $$t || fail=1; done; exit $$fail
 
 corpus: $(REPLAY_BINS)
 	$(Q)for t in $(FUZZ_TARGETS); do \
@@ -385,15 +392,19 @@ install: $(BIN) $(MAN_PAGES)
 # The Debian package (debian/), built with Debian's tools from a copy of the tracked
 # files in build/deb/ (dpkg-buildpackage writes beside the source tree): build/deb/*.deb,
 # then lintian. Build-Depends are installed first (apt-get build-dep).
+# DEB_ARCH=arm64 cross-builds for that architecture (its Build-Depends :arm64, the tools
+# the build runs :native; scripts/arm64-ci.sh).
 DEB_VERSION = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
+DEB_ARCH ?=
+DEB_AFLAG := $(if $(DEB_ARCH),-a$(DEB_ARCH))
 deb:
 	$(Q)command -v dpkg-buildpackage >/dev/null && command -v lintian >/dev/null || \
 		./scripts/install-deps.sh
-	$(Q)mkdir -p build && apt-get build-dep -y -q ./ >build/deb-build-dep.log 2>&1 || { cat build/deb-build-dep.log; exit 1; }
+	$(Q)mkdir -p build && apt-get build-dep -y -q $(DEB_AFLAG) ./ >build/deb-build-dep.log 2>&1 || { cat build/deb-build-dep.log; exit 1; }
 	$(Q)rm -rf build/deb && mkdir -p build/deb/src
 	$(Q)git ls-files -z | grep -zv '^testdata/\|^tests/corpus/\|^bench/' | \
 		xargs -0 tar -c | tar -x -C build/deb/src
-	$(Q)cd build/deb/src && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+	$(Q)cd build/deb/src && dpkg-buildpackage $(DEB_AFLAG) -us -uc -b >../build.log 2>&1 || \
 		{ tail -40 ../build.log; exit 1; }
 	$(Q)lintian --fail-on error build/deb/*.changes >build/deb/lintian.log 2>&1; rc=$$?; \
 		cat build/deb/lintian.log; exit $$rc
@@ -405,6 +416,6 @@ uninstall:
 		$(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
-	rm -rf build build-san build-fuzz perfconv
+	rm -rf build build-san build-fuzz build-arm64 perfconv
 
 -include $(shell find build build-san build-fuzz/obj -name '*.d' 2>/dev/null)

@@ -52,9 +52,13 @@ const uint64_t *lbr_sample(struct lbr *l, const struct sample_ctx *c, size_t *nw
 			l->st.no_user++;
 			return NULL;
 		}
-		/* the kernel stores the interrupted user address first, then walks the
-		 * frame pointers: only that first address is kept */
-		if (user + 1 < s->nr_callchain && s->callchain[user + 1] < PERF_CONTEXT_MAX) {
+		/* taken in the kernel, the user leaf is the address the kernel stored first
+		 * in the user part (the walk of frame pointers after it is left out); taken
+		 * in user space, the ip is the leaf: with a precise event (PEBS,
+		 * precise_ip 3) it is the sampled instruction, while the callchain is taken
+		 * later, at the interrupt, a few instructions on or in another function */
+		if (!has_leaf && user + 1 < s->nr_callchain &&
+		    s->callchain[user + 1] < PERF_CONTEXT_MAX) {
 			leaf = s->callchain[user + 1];
 			has_leaf = 1;
 		}

@@ -39,8 +39,10 @@ void lbr_free(struct lbr *l);
  * callchain's part before its PERF_CONTEXT_USER marker (the kernel's) as recorded,
  * then the user part made from the LBR call stack instead of the callchain's
  * frame-pointer walk (garbage in code without frame pointers): the interrupted user
- * address as the leaf (the callchain's first user address; the sample's ip when the
- * callchain holds none), then each entry's `from`, innermost first. A `from` is the
+ * address as the leaf (a sample taken in user space: its ip, which a precise event
+ * records at the sampled instruction while the callchain is taken later; taken in
+ * the kernel: the callchain's first user address), then each entry's `from`,
+ * innermost first. A `from` is the
  * call instruction itself, not a return address, so each is written after a context
  * marker of its own: exact, looked up as it is (not at address - 1).
  *

@@ -5,11 +5,7 @@
  * DW_AT_call_line naming where it was inlined; the line table gives the line of the
  * innermost one. The same walk eu-addr2line -i does.
  *
- * A function without a linkage name (a template instantiated with a lambda's type, a
- * lambda's operator() inlined, a static function GCC gives none) is named by its
- * DW_AT_name with its scope before it, as KDAB's perfparser names it: the names of
- * the namespaces, classes and functions its declaration is nested in (section 2.13:
- * DW_AT_abstract_origin and DW_AT_specification lead from an instance to it).
+ * A function without a linkage name is named by symbolize/dwarfinfo_names.c.
  */
 #include "symbolize/dwarfinfo.h"
 
@@ -27,69 +23,8 @@
 #include "common/util.h"
 #include "symbolize/altlink.h"
 #include "symbolize/debugcopy.h"
+#include "symbolize/dwarfinfo_internal.h"
 #include "symbolize/locate.h"
-
-/* A function, an inlined call or a scope (namespace, class, struct, union) of a CU. */
-struct die_node {
-	Dwarf_Die die;
-	int32_t parent;          /* index of the enclosing function or inlined call, -1 none */
-	uint32_t depth;          /* in the DIE tree */
-	int tag;                 /* DW_TAG_subprogram, DW_TAG_inlined_subroutine, or a scope's */
-	int32_t scope;           /* index of the enclosing namespace, class, struct, union or
-				  * function (a local class's), -1 none: the name's scope */
-};
-
-/* An address range of a DIE, in the CU's addresses (module address - bias). */
-struct die_range {
-	Dwarf_Addr lo, hi;
-	uint32_t node;           /* its die_node */
-};
-
-/*
- * Per compilation unit: where its functions and inlined calls are, so that an address
- * outside every inlined call needs only the line table, and one inside gets its chain
- * of calls from the nodes' parents (no dwarf_getscopes walk of the unit).
- */
-struct cu_index {
-	struct die_node *nodes;          /* in DIE order: by ascending offset */
-	struct die_range *inl, *subs;    /* sorted by lo */
-	Dwarf_Addr *inl_maxhi, *subs_maxhi; /* max hi of [0..i] */
-	size_t nnodes, ninl, nsubs;
-};
-
-/* A unit's address range from .debug_aranges (DWARF addresses, hi exclusive). */
-struct cu_arange {
-	Dwarf_Addr lo, hi;
-	Dwarf_Off cu;         /* offset of the unit's header in .debug_info */
-};
-
-struct dwarf_info {
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	Dwarf_Addr elf_bias;  /* module address = link-time vaddr + elf_bias */
-	Dwarf *dw;
-	Dwarf_Addr dw_bias;   /* module address = DWARF address + dw_bias */
-	/* .debug_aranges read here (libdw's reading sorts it with qsort, and was the
-	 * largest single cost of symbolizing libc); own_ar -1 when it could not be,
-	 * and libdw's lookups are used */
-	int own_ar;
-	struct cu_arange *ar;
-	size_t nar;
-	struct u64map cu_ids; /* CU DIE offset + 1 -> cus index */
-	struct cu_index **cus; /* each allocated alone: a name's scope in another unit
-				* indexes that unit while the caller holds its own */
-	size_t ncus, cus_cap;
-	/* qualified names of functions without a linkage name, and of their scopes,
-	 * made once per declaration: its DIE offset + 1 -> names id */
-	struct u64map qnames;
-	struct strtab names;
-	/* libdw keeps pointers to these: one set per handle, no state shared */
-	Dwfl_Callbacks callbacks;
-	char *debuginfo_path; /* always NULL: libdw's default search path */
-	struct find_hint hint;
-	struct alt_file alt;  /* the dwz supplement set (symbolize/altlink.h) */
-	char *problem;        /* what to say of the files read, or NULL */
-};
 
 struct dwarf_info *dwarf_info_open(const char *path, const char *debug_file,
 				   const struct cache_ctx *cache)
@@ -445,7 +380,7 @@ static Dwarf_Addr *prefix_max(const struct die_range *v, size_t n)
 	return m;
 }
 
-static const struct cu_index *cu_index_for(struct dwarf_info *d, Dwarf_Die *cu)
+const struct cu_index *dwarfinfo_cu_index(struct dwarf_info *d, Dwarf_Die *cu)
 {
 	uint64_t key = dwarf_dieoffset(cu) + 1;
 	uint32_t *v = u64map_get(&d->cu_ids, key);
@@ -509,288 +444,6 @@ static const struct die_range *holding(const struct die_range *v, const Dwarf_Ad
 	return NULL;
 }
 
-/* A name being put together. */
-struct namebuf {
-	char *p;
-	size_t len, cap;
-};
-
-static void nb_add(struct namebuf *b, const char *s)
-{
-	size_t n = strlen(s);
-
-	b->p = xgrow(b->p, &b->cap, b->len + n + 1, 1);
-	memcpy(b->p + b->len, s, n + 1);
-	b->len += n;
-}
-
-/* Scopes followed at most, and links from an instance to its declaration. */
-#define MAX_SCOPES 32
-#define MAX_ORIGINS 8
-
-/*
- * The declaration `die` is an instance of: through DW_AT_abstract_origin (an inlined
- * call, a concrete out-of-line copy) and DW_AT_specification (a definition outside its
- * class or namespace), whose parents are the function's scope.
- */
-static void decl_of(Dwarf_Die *die)
-{
-	for (int i = 0; i < MAX_ORIGINS; i++) {
-		Dwarf_Attribute attr;
-		Dwarf_Die next;
-
-		if (!dwarf_attr(die, DW_AT_abstract_origin, &attr) &&
-		    !dwarf_attr(die, DW_AT_specification, &attr))
-			return;
-		if (!dwarf_formref_die(&attr, &next))
-			return;
-		*die = next;
-	}
-}
-
-/* The node of `die` in its unit's index (made now if it is not yet), -1 when it is in
- * none: another file's DIE (dwz's, a .dwo's), or a type unit's, whose offsets are in
- * .debug_types in DWARF 4 and would be taken for .debug_info's in the maps keyed by
- * offset. */
-static int32_t node_of(struct dwarf_info *d, Dwarf_Die *die, const struct cu_index **xp)
-{
-	Dwarf_Die cumem;
-	const struct cu_index *x;
-	Dwarf_Off off = dwarf_dieoffset(die);
-	size_t lo = 0, hi;
-
-	if (!die->cu || dwarf_cu_getdwarf(die->cu) != d->dw ||
-	    !dwarf_diecu(die, &cumem, NULL, NULL) ||
-	    (dwarf_tag(&cumem) != DW_TAG_compile_unit && dwarf_tag(&cumem) != DW_TAG_partial_unit))
-		return -1;
-	x = cu_index_for(d, &cumem);
-	hi = x->nnodes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		Dwarf_Off o = dwarf_dieoffset((Dwarf_Die *)&x->nodes[mid].die);
-
-		if (o == off) {
-			*xp = x;
-			return (int32_t)mid;
-		}
-		if (o < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-static const char *qualified(struct dwarf_info *d, const struct cu_index *x, int32_t i,
-			     int level);
-
-/*
- * The name of type `t` as GCC writes a type in DW_AT_name (const int&, long unsigned
- * int), into `b`; -1 for a type it does not spell here.
- */
-static int type_name(struct dwarf_info *d, Dwarf_Die *t, struct namebuf *b, int level)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Die inner;
-	const struct cu_index *x;
-	const char *name;
-	int tag = dwarf_tag(t), itag;
-	int32_t j;
-
-	if (level > MAX_SCOPES)
-		return -1;
-	switch (tag) {
-	case DW_TAG_base_type:
-	case DW_TAG_typedef:
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type:
-	case DW_TAG_enumeration_type:
-		j = node_of(d, t, &x);
-		name = j >= 0 ? qualified(d, x, j, level + 1) : dwarf_diename(t);
-		if (!name)
-			return -1;
-		nb_add(b, name);
-		return 0;
-	case DW_TAG_pointer_type:
-	case DW_TAG_reference_type:
-	case DW_TAG_rvalue_reference_type:
-	case DW_TAG_const_type:
-	case DW_TAG_volatile_type:
-		break;
-	default:
-		return -1;
-	}
-	if (!dwarf_attr(t, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &inner)) {
-		if (tag != DW_TAG_pointer_type && tag != DW_TAG_const_type)
-			return -1;
-		nb_add(b, tag == DW_TAG_pointer_type ? "void*" : "const void");
-		return 0;
-	}
-	itag = dwarf_tag(&inner);
-	if ((tag == DW_TAG_const_type || tag == DW_TAG_volatile_type) &&
-	    itag != DW_TAG_pointer_type && itag != DW_TAG_reference_type &&
-	    itag != DW_TAG_rvalue_reference_type)
-		nb_add(b, tag == DW_TAG_const_type ? "const " : "volatile ");
-	if (type_name(d, &inner, b, level + 1) != 0)
-		return -1;
-	switch (tag) {
-	case DW_TAG_pointer_type:
-		nb_add(b, "*");
-		break;
-	case DW_TAG_reference_type:
-		nb_add(b, "&");
-		break;
-	case DW_TAG_rvalue_reference_type:
-		nb_add(b, "&&");
-		break;
-	default:
-		if (itag == DW_TAG_pointer_type || itag == DW_TAG_reference_type ||
-		    itag == DW_TAG_rvalue_reference_type)
-			nb_add(b, tag == DW_TAG_const_type ? " const" : " volatile");
-	}
-	return 0;
-}
-
-/*
- * An unnamed class, struct or union, as GCC writes it in DW_AT_name: a lambda's
- * closure type (an operator(), or a constructor called "<lambda>") as
- * "<lambda(int, int)>", the parameters its operator() takes, else "<unnamed struct>".
- */
-static void unnamed_class(struct dwarf_info *d, Dwarf_Die *die, int level, struct namebuf *b)
-{
-	Dwarf_Die child, op, param;
-	int lambda = 0, have_op = 0, first = 1;
-	size_t lambda_at;
-
-	if (dwarf_child(die, &child) == 0)
-		do {
-			const char *n = dwarf_tag(&child) == DW_TAG_subprogram ?
-						dwarf_diename(&child) : NULL;
-
-			if (n && strcmp(n, "<lambda>") == 0)
-				lambda = 1;
-			if (n && !have_op && strcmp(n, "operator()") == 0) {
-				op = child;
-				have_op = 1;
-			}
-		} while (dwarf_siblingof(&child, &child) == 0);
-	if (!lambda && !have_op) {
-		nb_add(b, dwarf_tag(die) == DW_TAG_union_type ? "<unnamed union>" :
-			  dwarf_tag(die) == DW_TAG_class_type ? "<unnamed class>" :
-								 "<unnamed struct>");
-		return;
-	}
-	nb_add(b, "<lambda");
-	lambda_at = b->len;
-	if (!have_op) {
-		nb_add(b, ">");
-		return;
-	}
-	nb_add(b, "(");
-	if (dwarf_child(&op, &param) == 0)
-		do {
-			Dwarf_Attribute attr;
-			Dwarf_Die t;
-
-			if (dwarf_tag(&param) != DW_TAG_formal_parameter ||
-			    dwarf_hasattr(&param, DW_AT_artificial))
-				continue;
-			if (!first)
-				nb_add(b, ", ");
-			if (!dwarf_attr(&param, DW_AT_type, &attr) ||
-			    !dwarf_formref_die(&attr, &t) || type_name(d, &t, b, level + 1) != 0) {
-				/* a type not spelt here: the lambda without its parameters */
-				b->len = lambda_at;
-				nb_add(b, ">");
-				return;
-			}
-			first = 0;
-		} while (dwarf_siblingof(&param, &param) == 0);
-	nb_add(b, ")>");
-}
-
-/*
- * The qualified name of node `i` of `x` as DWARF spells it: the names of its
- * scopes, outermost first, and its own, "::" between. An instance is named by its
- * declaration. NULL when it has no name. Made once per DIE (interned, remembered by
- * its offset).
- */
-static const char *qualified(struct dwarf_info *d, const struct cu_index *x, int32_t i,
-			     int level)
-{
-	Dwarf_Die die = x->nodes[i].die, decl = die;
-	uint64_t key = dwarf_dieoffset(&die) + 1;
-	uint32_t *v = u64map_get(&d->qnames, key);
-	struct namebuf b = { NULL, 0, 0 };
-	const char *name = NULL, *scope = NULL;
-	int tag = x->nodes[i].tag;
-	uint32_t id;
-
-	if (v)
-		return *v ? strtab_str(&d->names, *v - 1) : NULL;
-	if (level > MAX_SCOPES)
-		return dwarf_diename(&die);
-	decl_of(&decl);
-	if (dwarf_dieoffset(&decl) != dwarf_dieoffset(&die)) {
-		const struct cu_index *xd;
-		int32_t j = node_of(d, &decl, &xd);
-
-		name = j >= 0 ? qualified(d, xd, j, level + 1) : dwarf_diename(&decl);
-		u64map_put(&d->qnames, key, name ? strtab_intern(&d->names, name) + 1 : 0);
-		return name;
-	}
-	if (x->nodes[i].scope >= 0)
-		scope = qualified(d, x, x->nodes[i].scope, level + 1);
-	if (scope) {
-		nb_add(&b, scope);
-		nb_add(&b, "::");
-	}
-	name = dwarf_diename(&die);
-	if (name)
-		nb_add(&b, name);
-	else if (tag == DW_TAG_namespace)
-		nb_add(&b, "(anonymous namespace)");
-	else if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-		unnamed_class(d, &die, level, &b);
-	if (name || (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)) {
-		id = strtab_intern(&d->names, b.p);
-		name = strtab_str(&d->names, id);
-		u64map_put(&d->qnames, key, id + 1);
-	} else {
-		u64map_put(&d->qnames, key, 0);
-	}
-	free(b.p);
-	return name;
-}
-
-/*
- * A function's name: its linkage name where DWARF has one (the demangler gives its
- * scope), else DW_AT_name with the scope of its declaration before it.
- */
-static const char *die_name(struct dwarf_info *d, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Die decl = *die;
-	const struct cu_index *x;
-	const char *name;
-	int32_t j;
-
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr)) {
-		name = dwarf_formstring(&attr);
-		if (name)
-			return name;
-	}
-	decl_of(&decl);
-	j = node_of(d, &decl, &x);
-	if (j >= 0 && (name = qualified(d, x, j, 0)) != NULL)
-		return name;
-	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
-		return dwarf_formstring(&attr);
-	return NULL;
-}
-
 static const char *call_file(Dwarf_Die *cu, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
@@ -838,7 +491,7 @@ static size_t inline_chain(struct dwarf_info *d, const struct cu_index *x, Dwarf
 
 		if (i != in && dwarf_haspc(&die, pc) <= 0)
 			return 0;
-		out[n].name = die_name(d, &die);
+		out[n].name = dwarfinfo_die_name(d, &die);
 		out[n].file = file;
 		out[n].line = lineno > 0 ? (uint32_t)lineno : 0;
 		out[n].column = col > 0 ? (uint32_t)col : 0;
@@ -880,7 +533,7 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t vaddr, struct dwarf_fram
 		if (line)
 			file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
 	}
-	x = cu_index_for(d, cu);
+	x = dwarfinfo_cu_index(d, cu);
 	pc = addr - bias;
 	if (!holding(x->inl, x->inl_maxhi, x->ninl, pc)) {
 		/* in no inlined call: one frame, its function and the line table's line */
@@ -891,7 +544,7 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t vaddr, struct dwarf_fram
 			return 0;
 		if (sub)
 			die = x->nodes[sub->node].die;
-		out[0].name = sub ? die_name(d, &die) : NULL;
+		out[0].name = sub ? dwarfinfo_die_name(d, &die) : NULL;
 		out[0].file = file;
 		out[0].line = lineno > 0 ? (uint32_t)lineno : 0;
 		out[0].column = col > 0 ? (uint32_t)col : 0;
@@ -916,7 +569,7 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t vaddr, struct dwarf_fram
 			scopes = NULL;
 			nscopes = tag == DW_TAG_subprogram ? 0 : dwarf_getscopes_die(&inner, &scopes);
 			if (nscopes <= 0) {
-				out[n].name = die_name(d, &inner);
+				out[n].name = dwarfinfo_die_name(d, &inner);
 				out[n].file = file;
 				out[n].line = lineno > 0 ? (uint32_t)lineno : 0;
 				out[n].column = col > 0 ? (uint32_t)col : 0;
@@ -932,7 +585,7 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t vaddr, struct dwarf_fram
 
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		out[n].name = die_name(d, s);
+		out[n].name = dwarfinfo_die_name(d, s);
 		out[n].file = file;
 		out[n].line = lineno > 0 ? (uint32_t)lineno : 0;
 		out[n].column = col > 0 ? (uint32_t)col : 0;

@@ -15,8 +15,9 @@
  * NUL-terminated, the last byte a NUL.
  */
 #define FCACHE_MAGIC "PCFRAME"
-#define FCACHE_VERSION 3 /* 2: a function without a linkage name has its scope (issue 34); 3: a
-			   dwz supplement read (inlined frames were lost) */
+#define FCACHE_VERSION 4 /* 2: a function without a linkage name has its scope (issue 34); 3: a
+			   dwz supplement read (inlined frames were lost); 4: a function-local
+			   scope with its parameters (issue 48) */
 
 struct fc_header {
 	struct cache_head head;

@@ -112,13 +112,16 @@ START_TEST(edges)
 	ck_assert_int_eq(memcmp(w, kchain, 3 * 8), 0);
 	check_user_part(w, nw, 3, 0x401010, e, 2);
 
-	/* an empty LBR: the leaf alone */
+	/* taken in user space, an empty LBR: the leaf alone, the sample's ip (a precise
+	 * event's exact instruction), not the callchain's first user address (taken
+	 * later, at the interrupt) */
 	rec.cpumode = PERF_RECORD_MISC_USER;
+	s->ip = 0x401018;
 	s->callchain = kchain + 3;
 	s->nr_callchain = 4;
 	s->nr_branches = 0;
 	w = lbr_sample(l, &x, &nw);
-	check_user_part(w, nw, 0, 0x401010, e, 0);
+	check_user_part(w, nw, 0, 0x401018, e, 0);
 	ck_assert_uint_eq(lbr_stats(l)->by_depth[0], 1);
 
 	/* no callchain: the sample's ip is the leaf */

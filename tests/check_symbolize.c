@@ -247,8 +247,10 @@ START_TEST(inlined_names_without_linkage_name_have_their_scope)
 			ck_assert_str_ne(f[i].name, "operator()");
 			ck_assert_str_ne(f[i].name, "twist");
 			seen_twist |= strcmp(f[i].name, "(anonymous namespace)::Outer::Inner::twist") == 0;
-			seen_lambda |= strcmp(f[i].name,
-					      "scoped_loop::<lambda(unsigned int)>::operator()") == 0;
+			/* the function a lambda is in spelt with its parameters, as in the
+			 * template arguments of apply_all's name (issue 48) */
+			seen_lambda |= strcmp(f[i].name, "scoped_loop(unsigned int)::"
+							 "<lambda(unsigned int)>::operator()") == 0;
 			/* a template in the global namespace has no scope to add */
 			seen_apply |= strcmp(f[i].name, "apply_all<scoped_loop(unsigned int)::"
 							"<lambda(unsigned int)> >") == 0;
@@ -384,6 +386,8 @@ START_TEST(cached_prefetch_needs_no_thread)
 	uint64_t start, size, far, fsize;
 	char *file, *debug;
 	size_t checked = 0;
+	/* the threads before: 1, or 2 under qemu-user, whose thread of its own is counted */
+	size_t before = threads_now();
 
 	ck_assert_ptr_nonnull(mkdtemp(cache));
 	ck_assert(nm_symbol("hot_loop", &start, &size));
@@ -402,14 +406,14 @@ START_TEST(cached_prefetch_needs_no_thread)
 	symbolizer_free(first);
 	first = new_symbolizer(1, 1);
 	second = symbolizer_new(&o, &d);
-	ck_assert_uint_eq(threads_now(), 1);
+	ck_assert_uint_eq(threads_now(), before);
 	/* the object found first, as the unwinder finds it for its CFI */
 	ck_assert(symbolizer_object_files(second, 7, bin, NULL, 0, &file, &debug));
 	free(file);
 	free(debug);
 	for (uint64_t a = start; a < start + size; a += 2)
 		symbolizer_prefetch(second, 7, bin, NULL, 0, file_offset(a), 0);
-	ck_assert_uint_eq(threads_now(), 1);
+	ck_assert_uint_eq(threads_now(), before);
 	for (uint64_t a = start; a < start + size; a += 2) {
 		struct sym_frame f[16], g[16];
 		size_t n = symbolizer_native(first, 7, bin, NULL, 0, file_offset(a), 0, f, 16);
@@ -427,7 +431,7 @@ START_TEST(cached_prefetch_needs_no_thread)
 	ck_assert_uint_gt(checked, 10);
 	/* an address no run asked for: its DWARF is to be read, on the helper thread */
 	symbolizer_prefetch(second, 7, bin, NULL, 0, file_offset(far), 0);
-	ck_assert_uint_eq(threads_now(), 2);
+	ck_assert_uint_eq(threads_now(), before + 1);
 	symbolizer_free(second);
 	symbolizer_free(first);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", cache);

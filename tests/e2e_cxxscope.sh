@@ -3,7 +3,9 @@
 # testdata/cxxscope, recorded with frame pointers and with --call-graph dwarf. GCC writes
 # no DW_AT_linkage_name for templates instantiated with a lambda's type (std::sort's and
 # std::generate_n's, std::thread's _Invoker, std::function's __invoke_r) nor for a
-# lambda's operator() inlined; perfconv names them with their declaration's scope.
+# lambda's operator() inlined; perfconv names them with their declaration's scope, a
+# function-local one spelt as GCC spells it in the template arguments around it: the
+# function with its parameters, a lambda's body as its closure type (issue 48).
 #  - every frame of the binary, inlined ones too, against llvm-symbolizer --inlines at
 #    the same address (tests/llvmsym_compare.py lists the spellings allowed to differ),
 #    and not one bare operator() or template without its scope;
@@ -53,14 +55,14 @@ while IFS= read -r want; do
 	fi
 done <<'NAMES'
 std::generate_n<std::back_insert_iterator<std::vector<int> >, long unsigned int, fill_and_sort(std::vector<int>&, unsigned int&, long unsigned int)::<lambda()> >
-fill_and_sort::<lambda()>::operator()
+fill_and_sort(std::vector<int>&, unsigned int&, long unsigned int)::<lambda()>::operator()
 std::sort<__gnu_cxx::__normal_iterator<int*, std::vector<int> >, fill_and_sort(std::vector<int>&, unsigned int&, long unsigned int)::<lambda(int, int)> >
-fill_and_sort::<lambda(int, int)>::operator()
+fill_and_sort(std::vector<int>&, unsigned int&, long unsigned int)::<lambda(int, int)>::operator()
 std::thread::_Invoker<std::tuple<main(int, char**)::<lambda()> > >::_M_invoke<0>
-main::<lambda()>::operator()
-main::<lambda()>::operator()::<lambda(long unsigned int)>::operator()
+main(int, char**)::<lambda()>::operator()
+main(int, char**)::<lambda()>::<lambda(long unsigned int)>::operator()
 std::__invoke_r<long unsigned int, main(int, char**)::<lambda(long unsigned int)>&, long unsigned int>
-main::<lambda(long unsigned int)>::operator()
+main(int, char**)::<lambda(long unsigned int)>::operator()
 (anonymous namespace)::Mixer::Step::twist
 outer::inner::Widget::work(unsigned long) const::{lambda(unsigned long, unsigned long)#1}::operator()
 NAMES

@@ -26,7 +26,8 @@ allowed, and nothing else:
      and every parameter list. GCC's clone suffixes ([clone .constprop.0]) go too.
   2. A function without a linkage name: llvm-symbolizer writes its DW_AT_name alone
      (`operator()`, `generate_n<...>`); perfconv writes the same DW_AT_name after
-     its declaration's scope (`fill_and_sort::<lambda()>::operator()`,
+     its declaration's scope (`fill_and_sort(std::vector<int>&, unsigned int&, long
+     unsigned int)::<lambda()>::operator()`,
      `std::generate_n<...>`). The frame matches when perfconv's name is SCOPE::NAME
      with NAME llvm-symbolizer's and SCOPE not empty.
 
