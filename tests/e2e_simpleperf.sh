@@ -84,16 +84,26 @@ else
 fi
 #    b. stackcollapse.py's golden (simpleperf's stackcollapse_test, --jit): each name's
 #       weight, JIT code (MainActivity$1.run, Thread.sleep) and ART's libraries among
-#       them; but for two names simpleperf's ART view changes: it merges an OSR'd
-#       method's JIT frame into its interpreted caller, and ends stacks at the Java frame
+#       them, with ART's frames as simpleperf's report shows them: the runtime's frames
+#       between Java frames hidden (art::Monitor::Wait, the JNI method a trampoline
+#       calls, kept), an OSR'd method's JIT frame merged into its interpreted one
+#       (stackcollapse.py leaves each sample's own frame out: --no-leaf)
 "$PERFCONV" -i $S/perf_with_jit_symbol.data --weight period -o "$TMP/jit.folded" 2>"$TMP/jit.err"
 if python3 tests/simpleperf_compare.py $S/perf_with_jit_symbol.foldedstack "$TMP/jit.folded" \
-	--min 6 --except 'com.android.simpleperf.debuggable.MainActivity$1.run' \
-	--except 'art::Monitor::Wait' >"$TMP/jit.cmp" 2>&1 &&
-   grep -q 'MainActivity\$1.run' "$TMP/jit.folded"; then
-	ok "perf_with_jit_symbol: $(tail -1 "$TMP/jit.cmp" | sed 's/^simpleperf_compare: //')"
+	--min 8 --no-leaf >"$TMP/jit.cmp" 2>&1 &&
+   grep -q 'MainActivity\$1.run' "$TMP/jit.folded" &&
+   ! grep -q 'art_quick_osr_stub\|MterpInvokeInterface\|art_jni_trampoline' "$TMP/jit.folded"; then
+	ok "perf_with_jit_symbol: $(tail -1 "$TMP/jit.cmp" | sed 's/^simpleperf_compare: //'), ART's frames hidden"
 else
 	bad "perf_with_jit_symbol: $(tail -3 "$TMP/jit.cmp")"
+fi
+#       --show-art-frames keeps them (simpleperf's report --show-art-frames)
+"$PERFCONV" -i $S/perf_with_jit_symbol.data --show-art-frames -o "$TMP/jitart.folded" 2>"$TMP/jitart.err"
+if grep -q 'MterpInvokeInterface;com.android.simpleperf.debuggable.MainActivity\$1.run;.*art_quick_osr_stub;com.android.simpleperf.debuggable.MainActivity\$1.run' "$TMP/jitart.folded" &&
+   grep -q 'art_jni_trampoline;art::Monitor::Wait' "$TMP/jitart.folded"; then
+	ok "perf_with_jit_symbol --show-art-frames: the interpreter's and the OSR's frames kept"
+else
+	bad "perf_with_jit_symbol --show-art-frames: $(head -2 "$TMP/jitart.err")"
 fi
 #    c. the same names in every output format (upload sends the pprof)
 for fmt in pprof speedscope otlp chrome svg; do
