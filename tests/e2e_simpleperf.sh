@@ -181,15 +181,21 @@ else
 	bad "perf_with_trace_offcpu_v2: wall $wall ns"
 fi
 # the first --trace-offcpu format (cpu-cycles beside the tracepoint; cmd_report_test's
-# report_offcpu_time): its 99 sched:sched_switch samples are off-CPU time, not "no
-# scheduler switches"; SleepFunction (the program's sleeping loop) holds most of it
+# report_offcpu_time): simpleperf's report weighs every sample, the tracepoint's and
+# cpu-cycles', by the time to its thread's next sample in the file's order (1 ns when
+# that is not later): "Time in ns", which --time wall gives; SleepFunction (the
+# program's sleeping loop) is 38.76% of it (report --children); its 99 sched_switch
+# samples are off-CPU time, not "no scheduler switches"
 V1=$S/perf_with_trace_offcpu.data
 "$PERFCONV" -i $V1 --time offcpu --weight period -o "$TMP/off1.folded" 2>"$TMP/off1.err"
-if grep -q 'off-CPU: 96 intervals' "$TMP/off1.err" &&
-   awk '/SleepFunction/ { s += $NF } { t += $NF } END { exit !(t && s / t > 0.9) }' "$TMP/off1.folded"; then
-	ok "perf_with_trace_offcpu: $(grep -o 'off-CPU: [0-9]* intervals, [0-9.]* s' "$TMP/off1.err"), in SleepFunction"
+"$PERFCONV" -i $V1 --time wall --weight period -o "$TMP/wall1.folded" 2>"$TMP/wall1.err"
+pct=$(awk '/SleepFunction/ { s += $NF } { t += $NF } END { if (t) printf "%.2f%% of %d ns", 100 * s / t, t }' "$TMP/wall1.folded")
+if grep -q 'off-CPU: 97 intervals' "$TMP/off1.err" &&
+   awk '/SleepFunction/ { s += $NF } { t += $NF } END { exit !(t && s / t > 0.9) }' "$TMP/off1.folded" &&
+   [ "$pct" = "38.76% of 1850302402 ns" ]; then
+	ok "perf_with_trace_offcpu: $(grep -o 'off-CPU: [0-9]* intervals, [0-9.]* s' "$TMP/off1.err"); wall: SleepFunction $pct, as simpleperf"
 else
-	bad "perf_with_trace_offcpu: $(grep -m1 'off-CPU\|switches' "$TMP/off1.err")"
+	bad "perf_with_trace_offcpu: wall: SleepFunction ${pct:-nothing}, simpleperf 38.76% of 1850302402 ns; $(grep -m1 'off-CPU\|switches' "$TMP/off1.err")"
 fi
 
 # 5. ETM (CoreSight) trace: said not decoded, in one line, not an empty profile in silence
