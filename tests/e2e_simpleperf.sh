@@ -145,6 +145,33 @@ else
 	bad "perf_display_bitmaps: info: $(grep -A1 'bionic/libc.so \[user\]' "$TMP/db.info" | tail -1)"
 fi
 
+#    f. the kernel's names from simpleperf's KERNEL_SYMBOL record (its copy of
+#       /proc/kallsyms) when FILE has no kernel entry: perf_with_tracepoint_event with
+#       its kernel entry moved into such a record (tests/simpleperf_craft.py) converts
+#       as the original does
+python3 tests/simpleperf_craft.py kallsyms $S/perf_with_tracepoint_event.data "$TMP/ks.data"
+"$PERFCONV" -i $S/perf_with_tracepoint_event.data --event cpu-cycles -o "$TMP/tp.folded" 2>/dev/null
+"$PERFCONV" -i "$TMP/ks.data" --event cpu-cycles -o "$TMP/ks.folded" 2>"$TMP/ks.err"
+if [ -s "$TMP/tp.folded" ] && cmp -s "$TMP/tp.folded" "$TMP/ks.folded" &&
+   grep -q ';__clean_dcache_area_pou ' "$TMP/ks.folded"; then
+	ok "KERNEL_SYMBOL: the kernel's names from the record, as from FILE ($(grep -c . "$TMP/ks.folded") stacks alike)"
+else
+	bad "KERNEL_SYMBOL: $(grep -c 'kallsyms\]+' "$TMP/ks.folded") kernel frames unnamed; $(head -1 "$TMP/ks.err")"
+fi
+#    g. a kernel module's frame from FILE's entry of it (type 1, DSO_KERNEL_MODULE):
+#       vaddr = address - mapping start - memory offset + min_vaddr; the sample's ip moved
+#       into the first module's mapping, which the entry names crafted_module_fn
+mod=$(python3 tests/simpleperf_craft.py module $S/perf_with_tracepoint_event.data "$TMP/mod.data")
+"$PERFCONV" -i "$TMP/mod.data" --event cpu-cycles -f pprof -o "$TMP/mod.pb.gz" 2>/dev/null
+"$PERFCONV" -i "$TMP/mod.data" --event cpu-cycles -o "$TMP/mod.folded" 2>"$TMP/mod.err"
+if [ "$mod" = /vendor/lib/modules/htc_battery.ko ] &&
+   grep -q '^simpleperf;crafted_module_fn 1$' "$TMP/mod.folded" &&
+   zcat "$TMP/mod.pb.gz" | grep -a -q 'htc_battery'; then
+	ok "kernel module: htc_battery.ko+0x100 named crafted_module_fn from FILE's module entry"
+else
+	bad "kernel module: $(grep -m1 'htc_battery\|crafted' "$TMP/mod.folded" || head -1 "$TMP/mod.err")"
+fi
+
 # 4. Event names from META_INFO's event_type_info (report_lib_test's
 #    test_event_name_from_meta_info), and --trace-offcpu recordings read as simpleperf
 #    reads them (report_lib_test's test_set_trace_offcpu_mode): no tracing data, so a
