@@ -5,7 +5,9 @@ its test recordings do not hold, made by rewriting its data section and features
 usage: simpleperf_craft.py kallsyms IN OUT: FILE's kernel entry taken out, and its
 symbols written as a KERNEL_SYMBOL record (type 32769: u32 size, /proc/kallsyms text,
 padding to 8) first in the data section, as `simpleperf record` writes the kernel's
-symbols when it cannot dump them (kernel names then come from that record only).
+symbols when it cannot dump them (kernel names then come from that record only); the
+record is filled to 131076 bytes with symbols at address 0 (not taken), its size's high
+half in the header's misc and the low half (4) below a header's size.
 
 simpleperf_craft.py module IN OUT: the first kernel sample's ip moved into the first
 kernel module's mapping (0x100 into it), and a FILE entry of type 1 (DSO_KERNEL_MODULE)
@@ -76,10 +78,18 @@ def kallsyms(b):
         else:
             keep += raw
     feats[fi] = (FILE, bytes(keep))
+    # over 64 KB, its size's high half in the header's misc (131076: a low half of 4,
+    # under a header's 8 bytes): symbols at address 0, which are not taken, fill it
+    want = 0x20004 - 12
+    pad = 0
+    while len(text) < want - 64:
+        text += '0000000000000000 t pad_%d\n' % pad
+        pad += 1
+    text += '0000000000000000 t ' + 'x' * (want - len(text) - 20) + '\n'
     t = text.encode()
-    t += b'\0' * (-len(t) % 8)
-    rec = struct.pack('<IHHI', 32769, 0, 8 + 4 + len(t), len(text)) + t
-    assert len(rec) < 65536
+    assert len(t) == want
+    size = 8 + 4 + len(t)
+    rec = struct.pack('<IHHI', 32769, size >> 16, size & 0xffff, len(t)) + t
     return build(b, do, rec + data, feats)
 
 
