@@ -9,7 +9,8 @@
  * perf orders them, so memory follows the threads and one round of records, not the
  * switches. Intervals cut by the recording's start or end, or spanning lost events,
  * are counted, not invented. Wall time is each thread's on-CPU samples (a CPU clock
- * event's periods) plus its off-CPU intervals.
+ * event's periods) plus its off-CPU intervals; in simpleperf's first --trace-offcpu
+ * form, each sample's time to its thread's next one (timed_sample).
  */
 #include "convert/kinds.h"
 
