@@ -5,7 +5,7 @@
 # `perfconv info --help` and `perfconv diff --help`.
 
 _perfconv_convert_opts='--input --output --format --quiet --symfs --kallsyms --buildid-dir
-	--no-demangle --no-inline --no-symbols --cache-dir --cache-size --no-cache --jit-dir --pid --tid
+	--no-demangle --no-inline --no-symbols --show-art-frames --cache-dir --cache-size --no-cache --jit-dir --pid --tid
 	--comm --event --time --weight --with-pid --with-tid --annotate --srcline --cpu-label
 	--title --inverted --width --minwidth --for --service --label --start-time --help
 	--version'

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "formats/timeline.h"
 
@@ -53,6 +54,23 @@ void fixups_name_kernel(struct resolver *res, struct profile *p, struct symboliz
 
 		if (f->func)
 			continue; /* the same frame pending twice */
+		/* a module the recording has a table of (simpleperf): named from it */
+		if (f->mapping &&
+		    symbolizer_kernel_module(sym, profile_text(p, p->mappings[f->mapping].file),
+					     f->addr - p->mappings[f->mapping].start, &sf)) {
+			const char *path = profile_text(p, p->mappings[f->mapping].file);
+			const char *base = strrchr(path, '/');
+			size_t len = strlen(base = base ? base + 1 : path);
+
+			if (len > 3 && strcmp(base + len - 3, ".ko") == 0)
+				len -= 3;
+			snprintf(buf, sizeof(buf), "[%.*s]", (int)(len < 400 ? len : 400), base);
+			f->symbolized = 1;
+			f->func = profile_str(p, sf.name);
+			f->system_name = profile_str(p, sf.system_name);
+			f->module = profile_str(p, buf);
+			continue;
+		}
 		if (symbolizer_kernel(sym, f->addr, kernel_bid, kernel_bid_size, &sf, &kmod)) {
 			f->symbolized = 1;
 			f->func = profile_str(p, sf.name);

@@ -56,6 +56,9 @@ static void usage(FILE *f)
 		"      --no-inline       no frames for inlined calls (a function's line is then\n"
 		"                        the call it inlined)\n"
 		"      --no-symbols      no symbolization: every frame as module+0xoffset\n"
+		"      --show-art-frames an Android app's recording by simpleperf: keep the ART\n"
+		"                        runtime's frames between Java frames (hidden by default,\n"
+		"                        as simpleperf's report hides them)\n"
 		"      --cache-dir DIR   keep decompressed copies of compressed debug files,\n"
 		"                        parsed symbol tables and jitdump tables here (default\n"
 		"                        $PERFCONV_CACHE_DIR, else $XDG_CACHE_HOME/perfconv,\n"
@@ -486,6 +489,7 @@ int convert_option(struct cli *c, int opt, const char *arg)
 	case OPT_NO_DEMANGLE: c->co.sym.demangle = 0; break;
 	case OPT_NO_SYMBOLS: c->co.no_symbols = 1; break;
 	case OPT_NO_INLINE: c->co.sym.inline_frames = 0; break;
+	case OPT_SHOW_ART_FRAMES: c->co.show_art_frames = 1; break;
 	case OPT_EVENT: c->event = arg; break;
 	case OPT_TIME:
 		if (strcmp(arg, "oncpu") && strcmp(arg, "offcpu") && strcmp(arg, "wall"))

@@ -33,6 +33,7 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_NO_SYMBOLS,
 	OPT_NO_INLINE,
+	OPT_SHOW_ART_FRAMES,
 	OPT_EVENT,
 	OPT_TIME,
 	OPT_SRCLINE,
@@ -91,6 +92,7 @@ enum {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, \
 	{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS }, \
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE }, \
+	{ "show-art-frames", no_argument, NULL, OPT_SHOW_ART_FRAMES }, \
 	{ "event", required_argument, NULL, OPT_EVENT }, \
 	{ "time", required_argument, NULL, OPT_TIME }, \
 	{ "srcline", no_argument, NULL, OPT_SRCLINE }, \

@@ -9,7 +9,8 @@
  * perf orders them, so memory follows the threads and one round of records, not the
  * switches. Intervals cut by the recording's start or end, or spanning lost events,
  * are counted, not invented. Wall time is each thread's on-CPU samples (a CPU clock
- * event's periods) plus its off-CPU intervals.
+ * event's periods) plus its off-CPU intervals; in simpleperf's first --trace-offcpu
+ * form, each sample's time to its thread's next one (timed_sample).
  */
 #include "convert/kinds.h"
 
@@ -44,6 +45,8 @@ struct th {
 	struct sw_ev at;     /* the switch-out */
 	uint32_t last_stack; /* its latest on-CPU sample's stack, for outs without one */
 	int has_last;
+	struct sw_ev prev;   /* sp_timed: its latest sample (EV_OUT or EV_ONCPU), unweighed */
+	int has_prev;
 };
 
 struct offcpu {
@@ -52,6 +55,8 @@ struct offcpu {
 	int sp;                       /* simpleperf's --trace-offcpu: a sample of sp_id is
 					 its thread's switch-out, its next sample the in */
 	uint64_t sp_id;
+	int sp_timed;                 /* sp, its first form: every sample weighed in file
+					 order by the time to its thread's next sample */
 	const struct sched_switch_fmt *fmt;
 	struct sched_switch_fmt fmt_store;
 	int off_event, wall_event;    /* profile events, -1 until the first switch */
@@ -292,6 +297,15 @@ static void *offcpu_start(struct conversion *c)
 	case 2:
 		o->sp_id = o->fmt_store.id;
 		o->sp = o->has_tp = 1;
+		/* cpu-cycles beside the tracepoint, no CPU clock: simpleperf's first form */
+		for (size_t i = 0; i < perf_reader_nevents(r); i++) {
+			const struct perf_event_desc *ev = perf_reader_event(r, i);
+
+			o->sp_timed |= ev->type != PERF_TYPE_TRACEPOINT &&
+				       !(ev->type == PERF_TYPE_SOFTWARE &&
+					 (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+					  ev->config == PERF_COUNT_SW_TASK_CLOCK));
+		}
 		break;
 	default:
 		break;
@@ -308,6 +322,42 @@ static int is_cpu_clock(const struct sample_ctx *x)
 {
 	return x->ev && x->ev->type == PERF_TYPE_SOFTWARE &&
 	       (x->ev->config == PERF_COUNT_SW_CPU_CLOCK || x->ev->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * A sample of simpleperf's first --trace-offcpu form (sp_timed): its report weighs
+ * every sample by the time to its thread's next sample, taken in the file's order, 1
+ * ns when that one is not later, and the thread's last sample by nothing
+ * (cmd_report.cpp, TimestampSampleTreeBuilder). A sched:sched_switch sample's time is
+ * off-CPU, another's on-CPU; both are wall time (its report's "Time in ns").
+ */
+static void timed_sample(struct offcpu *o, struct conversion *c, const struct sample_ctx *x,
+			 struct sw_ev *e)
+{
+	struct th *t = thread_of(o, e->pid, e->tid);
+
+	if (t->has_prev && t->prev.wanted) {
+		const struct sw_ev *pv = &t->prev;
+		uint64_t ns = e->time > pv->time ? e->time - pv->time : 1;
+
+		add(c, o->wall_event, pv, pv->time, ns, pv->state, pv->stack);
+		if (pv->type == EV_OUT) {
+			add(c, o->off_event, pv, pv->time, ns, pv->state, pv->stack);
+			o->intervals++;
+			o->off_ns += ns;
+			o->by_state[pv->state < PC_NSTATES ? pv->state : PC_STATE_OTHER] += ns;
+		} else {
+			o->wall_samples++;
+		}
+	}
+	e->type = x->ev->type == PERF_TYPE_TRACEPOINT && x->ev->config == o->sp_id ? EV_OUT
+										 : EV_ONCPU;
+	e->state = PC_STATE_NONE;
+	e->stack = conversion_stack(c, x);
+	e->has_stack = 1;
+	e->wanted = (uint8_t)session_wanted(c->s, e->pid, e->tid, e->comm);
+	t->prev = *e;
+	t->has_prev = t->seen = 1;
 }
 
 static void offcpu_record(void *state, struct conversion *c, const struct sample_ctx *x)
@@ -387,6 +437,11 @@ static void offcpu_record(void *state, struct conversion *c, const struct sample
 		queue(o, &e);
 		return;
 	}
+	if (o->sp_timed) {
+		if (x->ev && rec->sid.has_tid && rec->sid.has_time)
+			timed_sample(o, c, x, &e);
+		return;
+	}
 	if (o->sp) {
 		/* the thread runs: whatever switch-out of it came before is over */
 		e.type = EV_IN;
@@ -420,7 +475,9 @@ static void offcpu_finish(void *state, struct conversion *c)
 
 	flush_until(o, c, UINT64_MAX);
 	for (size_t i = 0; i < o->nthreads; i++) {
-		o->cut_end += o->threads[i].out && o->threads[i].at.wanted;
+		o->cut_end += (o->threads[i].out && o->threads[i].at.wanted) ||
+			      (o->threads[i].has_prev && o->threads[i].prev.type == EV_OUT &&
+			       o->threads[i].prev.wanted);
 		o->cut_start += o->threads[i].began_off && o->threads[i].wanted;
 	}
 }

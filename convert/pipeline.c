@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "convert/artframes.h"
 #include "convert/fixups.h"
 #include "convert/kinds.h"
 #include "convert/lbr.h"
@@ -292,6 +293,10 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	session_stop_prefetch(&s);
 	if (rc.defer_kernel)
 		fixups_name_kernel(res, p, s.sym, s.facts.kernel_bid, s.facts.kernel_bid_size);
+	/* as simpleperf's report shows an Android app's stacks: its Java frames without the
+	 * runtime's between them */
+	if (!o->no_symbols && !o->show_art_frames && perf_reader_simpleperf(s.r))
+		artframes_hide(p, perf_reader_simpleperf(s.r));
 	fixups_mapping_flags(p, o->sym.inline_frames && !o->no_symbols);
 	if (!p->aggregate || p->timeline)
 		fixups_thread_names(p, s.rp);

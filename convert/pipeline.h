@@ -32,6 +32,7 @@ struct convert_options {
 	unsigned jit_owner_uid;
 	struct sym_options sym;
 	int no_symbols;           /* raw addresses only: module+0xoffset for every frame */
+	int show_art_frames;      /* a simpleperf recording's ART frames kept (convert/artframes.h) */
 	uint32_t *pids, *tids;    /* filters (empty: all) */
 	size_t npids, ntids;
 	char **comms;

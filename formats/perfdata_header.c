@@ -410,7 +410,7 @@ static int read_file_header(struct perf_reader *r, struct pd_file *f, uint64_t h
 		fo += 16;
 	}
 	sp_info_finish(&r->sp);
-	if (!r->tracing && (r->sp.nfiles || r->sp.nmeta))
+	if ((!r->tracing || !sp_info_kernel(&r->sp)) && (r->sp.nfiles || r->sp.nmeta))
 		pd_sp_find_tracing(r, f);
 	return 0;
 }

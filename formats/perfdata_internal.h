@@ -316,7 +316,8 @@ int pd_sp_jit_path(const char *name);
 /* A simpleperf recording's tracing data, which it writes as a record (TRACING_DATA
  * 32777 or 66 with the data inside, SPLIT when large) among the first of the data
  * section, not as a feature: r->tracing set when found before the first sample (a
- * joined SPLIT copied to r->sp_tracing). */
+ * joined SPLIT copied to r->sp_tracing). Its KERNEL_SYMBOL record likewise (SPLIT
+ * when large): the kernel's table in r->sp when its features hold none. */
 void pd_sp_find_tracing(struct perf_reader *r, const struct pd_file *f);
 
 /* ---- perfdata_stream.c: framing, resync, decompression, pages ---- */

@@ -86,8 +86,8 @@ int pd_sp_jit_path(const char *name)
 	return name && (strstr(name, "_jit_app_cache:") || strstr(name, "_jit_zygote_cache:"));
 }
 
-/* Records looked at for the tracing data before the first sample: simpleperf writes it
- * among the first records of the data section. */
+/* Records looked at for the tracing data and kernel symbols before the first sample:
+ * simpleperf writes them among the first records of the data section. */
 #define TRACING_SCAN_MAX 4096
 
 /* File format of simpleperf's TRACING_DATA (32777, and 66 as it writes it):
@@ -105,21 +105,41 @@ static void take_tracing(struct perf_reader *r, const uint8_t *p, uint64_t size)
 	}
 }
 
+/* File format of KERNEL_SYMBOL (32769), simpleperf's copy of /proc/kallsyms:
+ *	u32 kallsyms_size; char kallsyms[kallsyms_size]; padding to 8 bytes.
+ * Its text is the kernel's table when FILE/FILE2 has none; 1 when it was looked at. */
+static int take_kallsyms(struct perf_reader *r, const uint8_t *p, uint64_t size)
+{
+	uint64_t n;
+
+	if (size < 12)
+		return 1;
+	n = ld32(p + 8, r->swapped);
+	/* out of memory: the recording is read without those names */
+	if (n <= size - 12 && n && sp_read_kallsyms(&r->sp, (const char *)p + 12, (size_t)n) > 0)
+		sp_info_finish(&r->sp);
+	return 1;
+}
+
 void pd_sp_find_tracing(struct perf_reader *r, const struct pd_file *f)
 {
 	const uint8_t *p = f->base;
 	uint64_t pos = f->start;
-	int sw = r->swapped;
+	int sw = r->swapped, ksyms_done = sp_info_kernel(&r->sp) != NULL;
 
-	for (int k = 0; k < TRACING_SCAN_MAX && !r->tracing && f->end - pos >= 8; k++) {
+	for (int k = 0; k < TRACING_SCAN_MAX && (!r->tracing || !ksyms_done) && f->end - pos >= 8;
+	     k++) {
 		uint32_t type = ld32(p + pos, sw);
 		uint64_t ext = pd_rec_extent(p + pos, ld16(p + pos + 6, sw), sw, f->end - pos);
 
 		if (ext < 8 || ext > f->end - pos || type == PERF_RECORD_SAMPLE)
 			return;
-		if (type == SP_RECORD_TRACING_DATA ||
-		    (type == PERF_RECORD_HEADER_TRACING_DATA && ext == ld16(p + pos + 6, sw))) {
+		if ((type == SP_RECORD_TRACING_DATA ||
+		     (type == PERF_RECORD_HEADER_TRACING_DATA && ext == ld16(p + pos + 6, sw))) &&
+		    !r->tracing) {
 			take_tracing(r, p + pos, ext);
+		} else if (type == SP_RECORD_KERNEL_SYMBOL && !ksyms_done) {
+			ksyms_done = take_kallsyms(r, p + pos, ext);
 		} else if (type == SP_RECORD_SPLIT) {
 			/* the pieces' bodies joined are one record, to SPLIT_END */
 			uint64_t q = pos, len = 0;
@@ -144,12 +164,14 @@ void pd_sp_find_tracing(struct perf_reader *r, const struct pd_file *f)
 				len += e - 8;
 				at += e;
 			}
-			if (ld32(joined, sw) == SP_RECORD_TRACING_DATA) {
+			if (ld32(joined, sw) == SP_RECORD_TRACING_DATA && !r->tracing) {
 				take_tracing(r, joined, len);
 				if (r->tracing) {
 					r->sp_tracing = joined;
-					return;
+					joined = NULL;
 				}
+			} else if (ld32(joined, sw) == SP_RECORD_KERNEL_SYMBOL && !ksyms_done) {
+				ksyms_done = take_kallsyms(r, joined, len);
 			}
 			free(joined);
 			ext = q - pos;

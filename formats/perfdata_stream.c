@@ -32,7 +32,9 @@ int pd_header_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
 		return 0;
 	type = ld32(p, r->swapped);
 	size = ld16(p + 6, r->swapped);
-	if (size < 8 || pd_rec_extent(p, size, r->swapped, rem) > rem)
+	/* simpleperf's sizes over 64 KB have any low half (131075: 3), their extent counts */
+	if ((pd_type_simpleperf(type) ? pd_rec_extent(p, size, r->swapped, rem) : size) < 8 ||
+	    pd_rec_extent(p, size, r->swapped, rem) > rem)
 		return 0;
 	if (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID) {
 		if (size % 8 || size < pd_rec_min(type))

@@ -250,34 +250,10 @@ void profile_add_sample(struct profile *p, const struct pc_sample *s)
 		p->last_time = s->time;
 }
 
-void profile_expand_frames(struct profile *p, const uint32_t *first, const uint32_t *count,
-			   const uint32_t *pool, size_t covered)
+/* After the nodes were rebuilt (old node k is now to[k]): the samples follow, those of
+ * the timeline too, and aggregated samples that became twins are merged. Frees `to`. */
+static void follow_nodes(struct profile *p, uint32_t *to, size_t nold)
 {
-	struct pc_node *old = p->nodes, root = { 0, 0, 0 };
-	size_t nold = p->nnodes;
-	uint32_t *to = xmalloc((nold ? nold : 1) * sizeof(*to));
-
-	p->nodes = NULL;
-	p->nnodes = p->nodes_cap = 0;
-	u64map_release(&p->node_index);
-	u64map_init(&p->node_index);
-	/* as many nodes at least as before: made at once, not grown step by step */
-	u64map_reserve(&p->node_index, nold);
-	grow_array((void **)&p->nodes, &p->nodes_cap, nold, sizeof(*p->nodes));
-	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, root);
-	to[0] = 0;
-	/* a node's parent was made before it: its new id is known */
-	for (size_t k = 1; k < nold; k++) {
-		uint32_t at = to[old[k].parent], fr = old[k].frame;
-
-		if (fr < covered && count[fr])
-			for (uint32_t j = count[fr]; j-- > 0;)
-				at = profile_node(p, at, pool[first[fr] + j]);
-		else
-			at = profile_node(p, at, fr);
-		to[k] = at;
-	}
-	free(old);
 	for (size_t i = 0; i < p->nsamples; i++)
 		p->samples[i].stack = to[p->samples[i].stack];
 	if (p->timeline)
@@ -305,6 +281,75 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 		free(into);
 		free(was);
 	}
+}
+
+/* The nodes emptied for a rebuild, the old ones handed back (*nold of them). */
+static struct pc_node *take_nodes(struct profile *p, size_t *nold)
+{
+	struct pc_node *old = p->nodes, root = { 0, 0, 0 };
+
+	*nold = p->nnodes;
+	p->nodes = NULL;
+	p->nnodes = p->nodes_cap = 0;
+	u64map_release(&p->node_index);
+	u64map_init(&p->node_index);
+	/* as many nodes at least as before: made at once, not grown step by step */
+	u64map_reserve(&p->node_index, *nold);
+	grow_array((void **)&p->nodes, &p->nodes_cap, *nold, sizeof(*p->nodes));
+	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, root);
+	return old;
+}
+
+void profile_expand_frames(struct profile *p, const uint32_t *first, const uint32_t *count,
+			   const uint32_t *pool, size_t covered)
+{
+	size_t nold;
+	struct pc_node *old = take_nodes(p, &nold);
+	uint32_t *to = xmalloc((nold ? nold : 1) * sizeof(*to));
+
+	to[0] = 0;
+	/* a node's parent was made before it: its new id is known */
+	for (size_t k = 1; k < nold; k++) {
+		uint32_t at = to[old[k].parent], fr = old[k].frame;
+
+		if (fr < covered && count[fr])
+			for (uint32_t j = count[fr]; j-- > 0;)
+				at = profile_node(p, at, pool[first[fr] + j]);
+		else
+			at = profile_node(p, at, fr);
+		to[k] = at;
+	}
+	free(old);
+	follow_nodes(p, to, nold);
+}
+
+void profile_rewrite_stacks(struct profile *p,
+			    size_t (*fn)(void *arg, uint32_t *frames, size_t n), void *arg)
+{
+	size_t nold, cap = 0;
+	struct pc_node *old = take_nodes(p, &nold);
+	uint32_t *to = xmalloc((nold ? nold : 1) * sizeof(*to)), *buf = NULL;
+
+	to[0] = 0;
+	for (size_t k = 1; k < nold; k++) {
+		size_t n = old[k].depth, m;
+		uint32_t at = 0, j = (uint32_t)k;
+
+		if (n > cap) {
+			cap = n * 2;
+			buf = xrealloc(buf, cap * sizeof(*buf));
+		}
+		/* leaf first, from the old tree (its nodes are intact until freed) */
+		for (size_t i = 0; i < n; i++, j = old[j].parent)
+			buf[i] = old[j].frame;
+		m = fn(arg, buf, n);
+		while (m-- > 0)
+			at = profile_node(p, at, buf[m]);
+		to[k] = at;
+	}
+	free(buf);
+	free(old);
+	follow_nodes(p, to, nold);
 }
 
 void profile_sort_samples(struct profile *p)

@@ -214,6 +214,14 @@ void profile_reindex_frames(struct profile *p);
  */
 void profile_expand_frames(struct profile *p, const uint32_t *first, const uint32_t *count,
 			   const uint32_t *pool, size_t covered);
+/*
+ * Rewrite every stack whole: fn gets a node's frames (leaf first, n of them) and
+ * writes the frames it becomes over them (leaf first), returning how many (<= n). As
+ * profile_expand_frames, the nodes are rebuilt and the samples follow. For changes a
+ * frame's neighbours decide (convert/artframes.c); each node costs its depth.
+ */
+void profile_rewrite_stacks(struct profile *p,
+			    size_t (*fn)(void *arg, uint32_t *frames, size_t n), void *arg);
 /* Intern the node for `frame` under `parent` (0 = root). */
 uint32_t profile_node(struct profile *p, uint32_t parent, uint32_t frame);
 /* Intern a mapping by all its fields. */

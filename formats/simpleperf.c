@@ -294,6 +294,56 @@ int sp_read_meta(struct sp_info *si, const uint8_t *p, size_t len)
 	return 0;
 }
 
+int sp_read_kallsyms(struct sp_info *si, const char *text, size_t len)
+{
+	struct sp_file *f;
+	size_t cap = 0, pos = 0;
+
+	for (size_t i = 0; i < si->nfiles; i++)
+		if (si->files[i].type == SP_DSO_KERNEL && si->files[i].nsyms)
+			return 0;
+	if (!(f = new_file(si)) || !(f->path = strdup("[kernel.kallsyms]"))) {
+		if (f)
+			si->nfiles--;
+		return -1;
+	}
+	f->type = SP_DSO_KERNEL;
+	while (pos < len) {
+		const char *line = text + pos, *nl = memchr(line, '\n', len - pos), *p, *name;
+		size_t n = nl ? (size_t)(nl - line) : len - pos, k;
+		uint64_t addr = 0;
+		int digits = 0;
+
+		pos += n + 1;
+		for (p = line; p < line + n && digits < 17; p++, digits++) {
+			int v = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ?
+				*p - 'a' + 10 : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+
+			if (v < 0)
+				break;
+			addr = addr << 4 | (uint64_t)v;
+		}
+		/* "ADDR T NAME": one type letter between single spaces */
+		if (!digits || digits > 16 || line + n - p < 4 || p[0] != ' ' || p[2] != ' ' ||
+		    !strchr("TtWw", p[1]) || !p[1] || !addr)
+			continue;
+		name = p + 3;
+		for (k = 0; name + k < line + n && name[k] != '\t' && name[k] != ' '; k++)
+			;
+		if (!k || k > NAME_MAX_LEN)
+			continue;
+		if (add_symbol(f, &cap, addr, 0, strndup(name, k)) < 0)
+			return -1;
+	}
+	if (!f->nsyms) {
+		free(f->syms);
+		free(f->path);
+		si->nfiles--;
+		return 0;
+	}
+	return 1;
+}
+
 static int cmp_file(const void *a, const void *b)
 {
 	return strcmp(((const struct sp_file *)a)->path, ((const struct sp_file *)b)->path);

@@ -63,6 +63,14 @@ struct sp_info {
 int sp_read_files(struct sp_info *si, const uint8_t *p, size_t len, int swapped, int v2);
 /* Feature META_INFO: NUL-terminated key and value strings in turn. 0 or -1. */
 int sp_read_meta(struct sp_info *si, const uint8_t *p, size_t len);
+/*
+ * simpleperf's KERNEL_SYMBOL record's text (its copy of /proc/kallsyms: "ADDR TYPE NAME"
+ * lines, a module's symbols followed by "\t[MODULE]") as the kernel's table, when the
+ * features gave none with symbols: its text symbols (T, t, W, w) at non-zero
+ * addresses, each reaching to the next (simpleperf's KernelDso). 1 when taken, 0 when
+ * not needed or holding no symbol, -1 out of memory. Call sp_info_finish() after.
+ */
+int sp_read_kallsyms(struct sp_info *si, const char *text, size_t len);
 /* Sort what was read (after the last sp_read_*). */
 void sp_info_finish(struct sp_info *si);
 

@@ -98,6 +98,20 @@ int sp_syms_kernel(struct sp_syms *s, uint64_t addr, struct sym_frame *out)
 	return frame_of(s, s->kernel, sym, out);
 }
 
+int sp_syms_module(struct sp_syms *s, const char *path, uint64_t offset, struct sym_frame *out)
+{
+	const struct sp_file *f;
+	const struct sp_symbol *sym;
+	uint64_t va;
+
+	if (!s || !path || !(f = sp_info_file(s->si, path)) || f->type != SP_DSO_KERNEL_MODULE ||
+	    !f->nsyms)
+		return 0;
+	va = offset - (f->has_offset ? f->offset_of_min_vaddr : 0) + f->min_vaddr;
+	sym = sp_file_symbol(f, va);
+	return sym ? frame_of(s, f, sym, out) : 0;
+}
+
 int sp_syms_has_kernel(const struct sp_syms *s)
 {
 	return s && s->kernel;

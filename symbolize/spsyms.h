@@ -29,6 +29,12 @@ int sp_syms_native(struct sp_syms *s, const char *path, uint64_t offset, int ret
 int sp_syms_covers(const struct sp_syms *s, const char *path);
 /* Kernel address `addr` from the recording's kernel table: 1 and *out, or 0. */
 int sp_syms_kernel(struct sp_syms *s, uint64_t addr, struct sym_frame *out);
+/*
+ * Kernel module `path` (as its mapping names it), `offset` bytes into its mapping: 1
+ * and *out when the recording's table has a symbol there (simpleperf's
+ * KernelModuleDso: vaddr = offset - memory offset of min_vaddr + min_vaddr), else 0.
+ */
+int sp_syms_module(struct sp_syms *s, const char *path, uint64_t offset, struct sym_frame *out);
 /* Does the recording carry the kernel's symbols? */
 int sp_syms_has_kernel(const struct sp_syms *s);
 

@@ -194,6 +194,14 @@ int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_
 		      size_t build_id_size, struct sym_frame *out, const char **module);
 
 /*
+ * Kernel module code `offset` bytes into the mapping of module `path` (as the
+ * recording names it): 1 and *out from the recording's own table of that module
+ * (symbolizer_embedded), 0 when it has none there (then symbolizer_kernel by address).
+ */
+int symbolizer_kernel_module(struct symbolizer *s, const char *path, uint64_t offset,
+			     struct sym_frame *out);
+
+/*
  * Start loading the kernel symbols for the recorded kernel (same choice of source as
  * symbolizer_kernel) on a second thread, so that it overlaps reading the recording.
  * The first symbolizer_kernel() call waits for it.

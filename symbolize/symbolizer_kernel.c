@@ -324,10 +324,16 @@ int symbolizer_kernel(struct symbolizer *s, uint64_t addr, const uint8_t *build_
 	return 1;
 }
 
+int symbolizer_kernel_module(struct symbolizer *s, const char *path, uint64_t offset,
+			     struct sym_frame *out)
+{
+	return sp_syms_module(s->embedded, path, offset, out);
+}
+
 const char *symbolizer_kernel_source(struct symbolizer *s)
 {
 	if (sp_syms_has_kernel(s->embedded))
-		return "the recording's symbol table (simpleperf's FILE feature)";
+		return "the recording's symbol table (simpleperf's FILE feature or KERNEL_SYMBOL record)";
 	sym_kernel_ready(s);
 	return s->kernel_source[0] ? s->kernel_source : NULL;
 }

@@ -493,7 +493,7 @@ static void save_synth(const char *name, const void *p, size_t len)
 }
 
 struct buf {
-	uint8_t p[8192];
+	uint8_t p[256 * 1024]; /* room for a record over 64 KB (test_simpleperf_big_record) */
 	size_t len;
 	int be;
 };
@@ -961,6 +961,93 @@ START_TEST(test_simpleperf_records)
 		cap_release(&c);
 	}
 	synth_kernel_cc = 0;
+}
+END_TEST
+
+/* Big simpleperf records: its record sizes are u32, the high half where perf has misc
+ * (record.h's perf_event_header of its own types): 70003 bytes (not whole words, so
+ * the samples after it are unaligned), then 131075, each before a sample. */
+static void simpleperf_big_records(struct buf *b)
+{
+	static const uint32_t sizes[] = { 70003, 131075 };
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t at = rec_begin(b, 32776, 0); /* UNWINDING_RESULT: passed over */
+
+		while (b->len - at < sizes[i]) {
+			uint8_t fill[4096];
+			size_t n = sizes[i] - (b->len - at);
+
+			memset(fill, 0x5a, sizeof(fill)); /* no header to resync on */
+			put(b, fill, n < sizeof(fill) ? n : sizeof(fill));
+		}
+		patch16(b, at + 4, sizes[i] >> 16);
+		patch16(b, at + 6, sizes[i] & 0xffff);
+		put_sample(b, 8, 3);
+	}
+}
+
+/*
+ * A simpleperf record over 64 KB, its size's high half in the header's misc, is framed
+ * by its whole size, from memory and through a pipe (the reader's streaming buffer),
+ * in both byte orders: both samples after such records read, nothing taken for damage.
+ */
+START_TEST(test_simpleperf_big_record)
+{
+	static struct buf b;
+
+	for (int be = 0; be < 2; be++) {
+		for (int piped = 0; piped < 2; piped++) {
+			struct perf_reader *r;
+			struct perf_record rec;
+			struct cap c;
+			int n = 0, fds[2] = { -1, -1 };
+			pid_t pid = -1;
+
+			build_file(&b, be, simpleperf_big_records);
+			ck_assert_uint_gt(b.len, 200000);
+			cap_init(&c);
+			if (piped) {
+				ck_assert_int_eq(pipe(fds), 0);
+				pid = fork();
+				ck_assert_int_ge(pid, 0);
+				if (pid == 0) {
+					size_t off = 0;
+
+					close(fds[0]);
+					while (off < b.len) {
+						ssize_t w = write(fds[1], b.p + off, b.len - off > 4000 ?
+								  4000 : b.len - off);
+
+						if (w <= 0)
+							_exit(1);
+						off += (size_t)w;
+					}
+					_exit(0);
+				}
+				close(fds[1]);
+				ck_assert_int_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+				close(fds[0]);
+				r = perf_reader_open("-", &c.d);
+			} else {
+				r = perf_reader_open_mem(b.p, b.len, "big.data", &c.d);
+			}
+			ck_assert_msg(r != NULL, "%s", c.d.last_error);
+			while (perf_reader_next(r, &rec) == 1) {
+				ck_assert_uint_eq(rec.type, PERF_RECORD_SAMPLE);
+				ck_assert_uint_eq(rec.u.sample.nr_callchain, 3);
+				n++;
+			}
+			ck_assert_msg(c.d.nwarnings == 0, "be %d piped %d: %s", be, piped, cap_text(&c));
+			ck_assert_int_eq(n, 2);
+			ck_assert_uint_eq(perf_reader_stats(r)->skipped_bad, 0);
+			ck_assert_uint_eq(perf_reader_stats(r)->skipped_unknown, 0);
+			perf_reader_close(r);
+			cap_release(&c);
+			if (pid > 0)
+				waitpid(pid, NULL, 0);
+		}
+	}
 }
 END_TEST
 
@@ -1689,6 +1776,7 @@ static Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_size_damage);
 	tcase_add_test(tc, test_time_conv);
 	tcase_add_test(tc, test_simpleperf_records);
+	tcase_add_test(tc, test_simpleperf_big_record);
 	suite_add_tcase(s, tc);
 	return s;
 }

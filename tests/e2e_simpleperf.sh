@@ -84,16 +84,26 @@ else
 fi
 #    b. stackcollapse.py's golden (simpleperf's stackcollapse_test, --jit): each name's
 #       weight, JIT code (MainActivity$1.run, Thread.sleep) and ART's libraries among
-#       them; but for two names simpleperf's ART view changes: it merges an OSR'd
-#       method's JIT frame into its interpreted caller, and ends stacks at the Java frame
+#       them, with ART's frames as simpleperf's report shows them: the runtime's frames
+#       between Java frames hidden (art::Monitor::Wait, the JNI method a trampoline
+#       calls, kept), an OSR'd method's JIT frame merged into its interpreted one
+#       (stackcollapse.py leaves each sample's own frame out: --no-leaf)
 "$PERFCONV" -i $S/perf_with_jit_symbol.data --weight period -o "$TMP/jit.folded" 2>"$TMP/jit.err"
 if python3 tests/simpleperf_compare.py $S/perf_with_jit_symbol.foldedstack "$TMP/jit.folded" \
-	--min 6 --except 'com.android.simpleperf.debuggable.MainActivity$1.run' \
-	--except 'art::Monitor::Wait' >"$TMP/jit.cmp" 2>&1 &&
-   grep -q 'MainActivity\$1.run' "$TMP/jit.folded"; then
-	ok "perf_with_jit_symbol: $(tail -1 "$TMP/jit.cmp" | sed 's/^simpleperf_compare: //')"
+	--min 8 --no-leaf >"$TMP/jit.cmp" 2>&1 &&
+   grep -q 'MainActivity\$1.run' "$TMP/jit.folded" &&
+   ! grep -q 'art_quick_osr_stub\|MterpInvokeInterface\|art_jni_trampoline' "$TMP/jit.folded"; then
+	ok "perf_with_jit_symbol: $(tail -1 "$TMP/jit.cmp" | sed 's/^simpleperf_compare: //'), ART's frames hidden"
 else
 	bad "perf_with_jit_symbol: $(tail -3 "$TMP/jit.cmp")"
+fi
+#       --show-art-frames keeps them (simpleperf's report --show-art-frames)
+"$PERFCONV" -i $S/perf_with_jit_symbol.data --show-art-frames -o "$TMP/jitart.folded" 2>"$TMP/jitart.err"
+if grep -q 'MterpInvokeInterface;com.android.simpleperf.debuggable.MainActivity\$1.run;.*art_quick_osr_stub;com.android.simpleperf.debuggable.MainActivity\$1.run' "$TMP/jitart.folded" &&
+   grep -q 'art_jni_trampoline;art::Monitor::Wait' "$TMP/jitart.folded"; then
+	ok "perf_with_jit_symbol --show-art-frames: the interpreter's and the OSR's frames kept"
+else
+	bad "perf_with_jit_symbol --show-art-frames: $(head -2 "$TMP/jitart.err")"
 fi
 #    c. the same names in every output format (upload sends the pprof)
 for fmt in pprof speedscope otlp chrome svg; do
@@ -135,6 +145,34 @@ else
 	bad "perf_display_bitmaps: info: $(grep -A1 'bionic/libc.so \[user\]' "$TMP/db.info" | tail -1)"
 fi
 
+#    f. the kernel's names from simpleperf's KERNEL_SYMBOL record (its copy of
+#       /proc/kallsyms) when FILE has no kernel entry: perf_with_tracepoint_event with
+#       its kernel entry moved into such a record (tests/simpleperf_craft.py) converts
+#       as the original does; the record is 131076 bytes, its size's high half in misc
+#       and its low half 4: framed by its whole size, not taken for damage
+python3 tests/simpleperf_craft.py kallsyms $S/perf_with_tracepoint_event.data "$TMP/ks.data"
+"$PERFCONV" -i $S/perf_with_tracepoint_event.data --event cpu-cycles -o "$TMP/tp.folded" 2>/dev/null
+"$PERFCONV" -i "$TMP/ks.data" --event cpu-cycles -o "$TMP/ks.folded" 2>"$TMP/ks.err"
+if [ -s "$TMP/tp.folded" ] && cmp -s "$TMP/tp.folded" "$TMP/ks.folded" &&
+   grep -q ';__clean_dcache_area_pou ' "$TMP/ks.folded" && ! grep -q damaged "$TMP/ks.err"; then
+	ok "KERNEL_SYMBOL: the kernel's names from the record of 131076 bytes, as from FILE ($(grep -c . "$TMP/ks.folded") stacks alike)"
+else
+	bad "KERNEL_SYMBOL: $(grep -c 'kallsyms\]+' "$TMP/ks.folded") kernel frames unnamed; $(grep -m1 damaged "$TMP/ks.err" || head -1 "$TMP/ks.err")"
+fi
+#    g. a kernel module's frame from FILE's entry of it (type 1, DSO_KERNEL_MODULE):
+#       vaddr = address - mapping start - memory offset + min_vaddr; the sample's ip moved
+#       into the first module's mapping, which the entry names crafted_module_fn
+mod=$(python3 tests/simpleperf_craft.py module $S/perf_with_tracepoint_event.data "$TMP/mod.data")
+"$PERFCONV" -i "$TMP/mod.data" --event cpu-cycles -f pprof -o "$TMP/mod.pb.gz" 2>/dev/null
+"$PERFCONV" -i "$TMP/mod.data" --event cpu-cycles -o "$TMP/mod.folded" 2>"$TMP/mod.err"
+if [ "$mod" = /vendor/lib/modules/htc_battery.ko ] &&
+   grep -q '^simpleperf;crafted_module_fn 1$' "$TMP/mod.folded" &&
+   zcat "$TMP/mod.pb.gz" | grep -a -q 'htc_battery'; then
+	ok "kernel module: htc_battery.ko+0x100 named crafted_module_fn from FILE's module entry"
+else
+	bad "kernel module: $(grep -m1 'htc_battery\|crafted' "$TMP/mod.folded" || head -1 "$TMP/mod.err")"
+fi
+
 # 4. Event names from META_INFO's event_type_info (report_lib_test's
 #    test_event_name_from_meta_info), and --trace-offcpu recordings read as simpleperf
 #    reads them (report_lib_test's test_set_trace_offcpu_mode): no tracing data, so a
@@ -171,15 +209,21 @@ else
 	bad "perf_with_trace_offcpu_v2: wall $wall ns"
 fi
 # the first --trace-offcpu format (cpu-cycles beside the tracepoint; cmd_report_test's
-# report_offcpu_time): its 99 sched:sched_switch samples are off-CPU time, not "no
-# scheduler switches"; SleepFunction (the program's sleeping loop) holds most of it
+# report_offcpu_time): simpleperf's report weighs every sample, the tracepoint's and
+# cpu-cycles', by the time to its thread's next sample in the file's order (1 ns when
+# that is not later): "Time in ns", which --time wall gives; SleepFunction (the
+# program's sleeping loop) is 38.76% of it (report --children); its 99 sched_switch
+# samples are off-CPU time, not "no scheduler switches"
 V1=$S/perf_with_trace_offcpu.data
 "$PERFCONV" -i $V1 --time offcpu --weight period -o "$TMP/off1.folded" 2>"$TMP/off1.err"
-if grep -q 'off-CPU: 96 intervals' "$TMP/off1.err" &&
-   awk '/SleepFunction/ { s += $NF } { t += $NF } END { exit !(t && s / t > 0.9) }' "$TMP/off1.folded"; then
-	ok "perf_with_trace_offcpu: $(grep -o 'off-CPU: [0-9]* intervals, [0-9.]* s' "$TMP/off1.err"), in SleepFunction"
+"$PERFCONV" -i $V1 --time wall --weight period -o "$TMP/wall1.folded" 2>"$TMP/wall1.err"
+pct=$(awk '/SleepFunction/ { s += $NF } { t += $NF } END { if (t) printf "%.2f%% of %d ns", 100 * s / t, t }' "$TMP/wall1.folded")
+if grep -q 'off-CPU: 97 intervals' "$TMP/off1.err" &&
+   awk '/SleepFunction/ { s += $NF } { t += $NF } END { exit !(t && s / t > 0.9) }' "$TMP/off1.folded" &&
+   [ "$pct" = "38.76% of 1850302402 ns" ]; then
+	ok "perf_with_trace_offcpu: $(grep -o 'off-CPU: [0-9]* intervals, [0-9.]* s' "$TMP/off1.err"); wall: SleepFunction $pct, as simpleperf"
 else
-	bad "perf_with_trace_offcpu: $(grep -m1 'off-CPU\|switches' "$TMP/off1.err")"
+	bad "perf_with_trace_offcpu: wall: SleepFunction ${pct:-nothing}, simpleperf 38.76% of 1850302402 ns; $(grep -m1 'off-CPU\|switches' "$TMP/off1.err")"
 fi
 
 # 5. ETM (CoreSight) trace: said not decoded, in one line, not an empty profile in silence

@@ -2,12 +2,13 @@
 """simpleperf_compare: the names of simpleperf's golden folded stacks (its stackcollapse.py
 output) against perfconv's folded output of the same recording: for each function the
 golden names, the weight of the stacks it is in (once a stack), which must be equal.
-simpleperf hides ART's interpreter frames and keeps C++ parameter lists; neither changes
-a name's inclusive weight once the parameter lists are dropped.
+simpleperf keeps C++ parameter lists, which are dropped before names are compared.
 
-usage: simpleperf_compare.py GOLDEN OURS [--min N] [--except NAME]...: exit 0 when
-every name of the golden that is not "unknown" (nor excepted) has the same weight in
-both (at least N names).
+usage: simpleperf_compare.py GOLDEN OURS [--min N] [--except NAME]... [--no-leaf]: exit
+0 when every name of the golden that is not "unknown" (nor excepted) has the same weight
+in both (at least N names). --no-leaf: our stacks' leaf frames are left out, as
+stackcollapse.py leaves them out (it joins report_lib's callchain, which holds the
+callers of the sample's own frame, not the frame itself).
 
 simpleperf_compare.py --script GOLDEN.perf-script(.xz) OURS.samples --min-percent P:
 simpleperf's `report_sample.py` output (a header line per sample: comm, pid/tid, cpu,
@@ -20,10 +21,11 @@ import re
 import sys
 
 
-def names(line):
+def names(line, no_leaf=False):
     stack, _, w = line.rstrip('\n').rpartition(' ')
     out = set()
-    for f in stack.split(';')[1:]:  # the first is the thread's name
+    frames = stack.split(';')[1:]  # the first is the thread's name
+    for f in frames[:-1] if no_leaf else frames:
         f = re.sub(r'_\[[jki]\]$', '', f)
         keep = strip_params(f)
         if keep and keep != 'unknown':
@@ -31,12 +33,12 @@ def names(line):
     return out, int(w)
 
 
-def weights(path):
+def weights(path, no_leaf=False):
     w = {}
     for line in open(path):
         if not line.strip():
             continue
-        ns, n = names(line)
+        ns, n = names(line, no_leaf)
         for x in ns:
             w[x] = w.get(x, 0) + n
     return w
@@ -135,12 +137,15 @@ def main():
         i = args.index('--except')
         excepted.add(args[i + 1])
         del args[i:i + 2]
+    no_leaf = '--no-leaf' in args
+    if no_leaf:
+        args.remove('--no-leaf')
     need = 1
     if '--min' in args:
         i = args.index('--min')
         need = int(args[i + 1])
         del args[i:i + 2]
-    golden, ours = weights(args[0]), weights(args[1])
+    golden, ours = weights(args[0]), weights(args[1], no_leaf)
     for k in excepted:
         golden.pop(k, None)
     bad = [(k, v, ours.get(k, 0)) for k, v in sorted(golden.items()) if ours.get(k, 0) != v]
