@@ -4,8 +4,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "formats/timeline.h"
+
+/* Read past in a rebuild before it is freed: its pages given back a megabyte at a time. */
+#define DROP_STEP (1u << 20)
+
+/*
+ * The pages wholly within bytes [from, to) of the allocation at `base` given back to
+ * the kernel: a table read once from the front while its replacement grows (a 1 GB
+ * whole-machine recording's stack nodes, 120 MB) then costs what is left of it. The
+ * pages hold nothing more to read; the allocation is freed as usual afterwards (the
+ * page holding malloc's header, just before `base`, is never among them). Returns
+ * where the next call's `from` is: the end of the pages given back.
+ */
+static size_t drop_read(const void *base, size_t from, size_t to)
+{
+	long ps = sysconf(_SC_PAGESIZE); /* once a megabyte */
+	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+	uintptr_t a = (uintptr_t)base + from, b = (uintptr_t)base + to;
+
+	a = (a + page - 1) & ~(page - 1);
+	b &= ~(page - 1);
+	if (a >= b)
+		return from;
+	(void)madvise((void *)a, b - a, MADV_DONTNEED);
+	return (size_t)(b - (uintptr_t)base);
+}
 
 const char *pc_unit_name(enum pc_unit u)
 {
@@ -254,7 +281,7 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 			   const uint32_t *pool, size_t covered)
 {
 	struct pc_node *old = p->nodes, root = { 0, 0, 0 };
-	size_t nold = p->nnodes;
+	size_t nold = p->nnodes, dropped = 0;
 	uint32_t *to = xmalloc((nold ? nold : 1) * sizeof(*to));
 
 	p->nodes = NULL;
@@ -276,6 +303,8 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 		else
 			at = profile_node(p, at, fr);
 		to[k] = at;
+		if ((k + 1) * sizeof(*old) - dropped >= DROP_STEP)
+			dropped = drop_read(old, dropped, (k + 1) * sizeof(*old));
 	}
 	free(old);
 	for (size_t i = 0; i < p->nsamples; i++)
@@ -292,6 +321,7 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 		p->samples = NULL;
 		p->nsamples = p->samples_cap = 0;
 		id_index_release(&p->sample_index);
+		dropped = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct pc_sample *t = sample_slot(p, &was[i]);
 
@@ -299,6 +329,8 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 			t->period += was[i].period;
 			if (into)
 				into[i] = (uint32_t)(t - p->samples);
+			if ((i + 1) * sizeof(*was) - dropped >= DROP_STEP)
+				dropped = drop_read(was, dropped, (i + 1) * sizeof(*was));
 		}
 		if (into)
 			timeline_merge_aggregates(p->timeline, into, n);
