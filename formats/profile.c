@@ -74,7 +74,6 @@ void profile_init(struct profile *p)
 
 	memset(p, 0, sizeof(*p));
 	strtab_init(&p->strings);
-	u64map_init(&p->node_index);
 	u64map_init(&p->mapping_index);
 	u64map_init(&p->thread_names);
 	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, root);
@@ -100,7 +99,7 @@ void profile_release(struct profile *p)
 	free(p->events);
 	id_index_release(&p->frame_index);
 	id_index_release(&p->sample_index);
-	u64map_release(&p->node_index);
+	id_index_release(&p->node_index);
 	u64map_release(&p->mapping_index);
 	u64map_release(&p->thread_names);
 	memset(p, 0, sizeof(*p));
@@ -152,19 +151,37 @@ uint32_t profile_frame(struct profile *p, const struct pc_frame *in)
 	return (uint32_t)p->nframes - 1;
 }
 
+static uint64_t node_hash(uint32_t parent, uint32_t frame)
+{
+	return hash_u64(((uint64_t)parent << 32 | frame) + 1);
+}
+
+static uint64_t node_hash_at(const void *items, size_t id)
+{
+	const struct pc_node *n = &((const struct pc_node *)items)[id];
+
+	return node_hash(n->parent, n->frame);
+}
+
 uint32_t profile_node(struct profile *p, uint32_t parent, uint32_t frame)
 {
-	uint64_t key = (((uint64_t)parent << 32) | frame) + 1; /* never 0 */
-	uint32_t *v = u64map_get(&p->node_index, key);
+	struct id_index *x = &p->node_index;
 	struct pc_node n;
+	size_t i;
 
-	if (v)
-		return *v;
+	id_index_reserve(x, p->nnodes, node_hash_at, p->nodes);
+	/* the root (id 0) is in the index too, and is no one's child */
+	for (i = node_hash(parent, frame) & (x->nslots - 1); x->slots[i]; i = (i + 1) & (x->nslots - 1)) {
+		uint32_t id = x->slots[i] - 1;
+
+		if (id && p->nodes[id].parent == parent && p->nodes[id].frame == frame)
+			return id;
+	}
 	n.parent = parent;
 	n.frame = frame;
 	n.depth = p->nodes[parent].depth + 1;
 	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, n);
-	u64map_put(&p->node_index, key, (uint32_t)p->nnodes - 1);
+	x->slots[i] = (uint32_t)p->nnodes;
 	return (uint32_t)p->nnodes - 1;
 }
 
@@ -286,10 +303,13 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 
 	p->nodes = NULL;
 	p->nnodes = p->nodes_cap = 0;
-	u64map_release(&p->node_index);
-	u64map_init(&p->node_index);
-	/* as many nodes at least as before: made at once, not grown step by step */
-	u64map_reserve(&p->node_index, nold);
+	id_index_release(&p->node_index);
+	/* as many nodes at least as before: made at once, not grown step by step (it
+	 * grows when half full) */
+	p->node_index.nslots = 1024;
+	while ((nold + 1) * 2 >= p->node_index.nslots)
+		p->node_index.nslots *= 2;
+	p->node_index.slots = xcalloc(p->node_index.nslots, sizeof(*p->node_index.slots));
 	grow_array((void **)&p->nodes, &p->nodes_cap, nold, sizeof(*p->nodes));
 	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, root);
 	to[0] = 0;
