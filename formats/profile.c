@@ -362,7 +362,7 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 void profile_sort_samples(struct profile *p)
 {
 	struct sort_pair *keys, *tmp;
-	struct pc_sample *sorted;
+	struct pc_sample held;
 	size_t i;
 
 	/* already in order is common (pipe mode, one CPU) */
@@ -379,13 +379,27 @@ void profile_sort_samples(struct profile *p)
 	}
 	sort_pairs(keys, tmp, p->nsamples);
 	free(tmp);
-	sorted = xmalloc(p->nsamples * sizeof(*sorted));
-	for (i = 0; i < p->nsamples; i++)
-		sorted[i] = p->samples[keys[i].val];
+	/* moved in place along the permutation's cycles, not copied into a sorted array
+	 * beside them: a whole-machine recording's 6.5 million samples are 312 MB */
+	for (i = 0; i < p->nsamples; i++) {
+		size_t j = i;
+
+		if (keys[i].val == i)
+			continue;
+		held = p->samples[i];
+		for (;;) {
+			size_t k = (size_t)keys[j].val;
+
+			keys[j].val = j;
+			if (k == i) {
+				p->samples[j] = held;
+				break;
+			}
+			p->samples[j] = p->samples[k];
+			j = k;
+		}
+	}
 	free(keys);
-	free(p->samples);
-	p->samples = sorted;
-	p->samples_cap = p->nsamples;
 }
 
 size_t profile_stack(const struct profile *p, uint32_t node, uint32_t *out, size_t cap)
