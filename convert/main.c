@@ -21,6 +21,9 @@
 #include "formats/pprof.h"
 #include "symbolize/cachedir.h"
 
+/* Frames and stack nodes past which a conversion's session is freed before writing
+ * (one program's recordings make tens of thousands; a machine's, millions). */
+#define CONVERT_FREE_BEFORE_WRITING 500000
 
 static const struct option long_options[] = {
 	CONVERT_OPTIONS
@@ -593,6 +596,12 @@ int convert_one(struct cli *c, const struct output_format *of, struct profile *p
 		c->wo.weight_period = of->weight_period;
 	if (c->ninputs < 2 && convert_read(&c->co, p, &st, d, &c->later) != 0)
 		return 1;
+	/* A profile this large is a whole-machine recording's: its session (every
+	 * process's tables, the resolver's caches: 600 MB of a 1 GB recording's) is let
+	 * go of before the writer allocates beside it, not left to the exit, whose 1 ms
+	 * of saved freeing counts only for small ones. */
+	if (p->nframes + p->nnodes > CONVERT_FREE_BEFORE_WRITING)
+		convert_done(&c->later);
 	/* several inputs: each converted alone, then added under a frame naming it */
 	for (size_t i = 0; c->ninputs > 1 && i < c->ninputs; i++) {
 		struct profile one;

@@ -4,8 +4,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "formats/timeline.h"
+
+/* Read past in a rebuild before it is freed: its pages given back a megabyte at a time. */
+#define DROP_STEP (1u << 20)
+
+/*
+ * The pages wholly within bytes [from, to) of the allocation at `base` given back to
+ * the kernel: a table read once from the front while its replacement grows (a 1 GB
+ * whole-machine recording's stack nodes, 120 MB) then costs what is left of it. The
+ * pages hold nothing more to read; the allocation is freed as usual afterwards (the
+ * page holding malloc's header, just before `base`, is never among them). Returns
+ * where the next call's `from` is: the end of the pages given back.
+ */
+static size_t drop_read(const void *base, size_t from, size_t to)
+{
+	long ps = sysconf(_SC_PAGESIZE); /* once a megabyte */
+	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+	uintptr_t a = (uintptr_t)base + from, b = (uintptr_t)base + to;
+
+	a = (a + page - 1) & ~(page - 1);
+	b &= ~(page - 1);
+	if (a >= b)
+		return from;
+	(void)madvise((void *)a, b - a, MADV_DONTNEED);
+	return (size_t)(b - (uintptr_t)base);
+}
 
 const char *pc_unit_name(enum pc_unit u)
 {
@@ -47,7 +74,6 @@ void profile_init(struct profile *p)
 
 	memset(p, 0, sizeof(*p));
 	strtab_init(&p->strings);
-	u64map_init(&p->node_index);
 	u64map_init(&p->mapping_index);
 	u64map_init(&p->thread_names);
 	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, root);
@@ -73,7 +99,7 @@ void profile_release(struct profile *p)
 	free(p->events);
 	id_index_release(&p->frame_index);
 	id_index_release(&p->sample_index);
-	u64map_release(&p->node_index);
+	id_index_release(&p->node_index);
 	u64map_release(&p->mapping_index);
 	u64map_release(&p->thread_names);
 	memset(p, 0, sizeof(*p));
@@ -125,19 +151,37 @@ uint32_t profile_frame(struct profile *p, const struct pc_frame *in)
 	return (uint32_t)p->nframes - 1;
 }
 
+static uint64_t node_hash(uint32_t parent, uint32_t frame)
+{
+	return hash_u64(((uint64_t)parent << 32 | frame) + 1);
+}
+
+static uint64_t node_hash_at(const void *items, size_t id)
+{
+	const struct pc_node *n = &((const struct pc_node *)items)[id];
+
+	return node_hash(n->parent, n->frame);
+}
+
 uint32_t profile_node(struct profile *p, uint32_t parent, uint32_t frame)
 {
-	uint64_t key = (((uint64_t)parent << 32) | frame) + 1; /* never 0 */
-	uint32_t *v = u64map_get(&p->node_index, key);
+	struct id_index *x = &p->node_index;
 	struct pc_node n;
+	size_t i;
 
-	if (v)
-		return *v;
+	id_index_reserve(x, p->nnodes, node_hash_at, p->nodes);
+	/* the root (id 0) is in the index too, and is no one's child */
+	for (i = node_hash(parent, frame) & (x->nslots - 1); x->slots[i]; i = (i + 1) & (x->nslots - 1)) {
+		uint32_t id = x->slots[i] - 1;
+
+		if (id && p->nodes[id].parent == parent && p->nodes[id].frame == frame)
+			return id;
+	}
 	n.parent = parent;
 	n.frame = frame;
 	n.depth = p->nodes[parent].depth + 1;
 	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, n);
-	u64map_put(&p->node_index, key, (uint32_t)p->nnodes - 1);
+	x->slots[i] = (uint32_t)p->nnodes;
 	return (uint32_t)p->nnodes - 1;
 }
 
@@ -254,6 +298,8 @@ void profile_add_sample(struct profile *p, const struct pc_sample *s)
  * the timeline too, and aggregated samples that became twins are merged. Frees `to`. */
 static void follow_nodes(struct profile *p, uint32_t *to, size_t nold)
 {
+	size_t dropped = 0;
+
 	for (size_t i = 0; i < p->nsamples; i++)
 		p->samples[i].stack = to[p->samples[i].stack];
 	if (p->timeline)
@@ -268,6 +314,7 @@ static void follow_nodes(struct profile *p, uint32_t *to, size_t nold)
 		p->samples = NULL;
 		p->nsamples = p->samples_cap = 0;
 		id_index_release(&p->sample_index);
+		dropped = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct pc_sample *t = sample_slot(p, &was[i]);
 
@@ -275,6 +322,8 @@ static void follow_nodes(struct profile *p, uint32_t *to, size_t nold)
 			t->period += was[i].period;
 			if (into)
 				into[i] = (uint32_t)(t - p->samples);
+			if ((i + 1) * sizeof(*was) - dropped >= DROP_STEP)
+				dropped = drop_read(was, dropped, (i + 1) * sizeof(*was));
 		}
 		if (into)
 			timeline_merge_aggregates(p->timeline, into, n);
@@ -291,10 +340,13 @@ static struct pc_node *take_nodes(struct profile *p, size_t *nold)
 	*nold = p->nnodes;
 	p->nodes = NULL;
 	p->nnodes = p->nodes_cap = 0;
-	u64map_release(&p->node_index);
-	u64map_init(&p->node_index);
-	/* as many nodes at least as before: made at once, not grown step by step */
-	u64map_reserve(&p->node_index, *nold);
+	id_index_release(&p->node_index);
+	/* as many nodes at least as before: made at once, not grown step by step (it
+	 * grows when half full) */
+	p->node_index.nslots = 1024;
+	while ((*nold + 1) * 2 >= p->node_index.nslots)
+		p->node_index.nslots *= 2;
+	p->node_index.slots = xcalloc(p->node_index.nslots, sizeof(*p->node_index.slots));
 	grow_array((void **)&p->nodes, &p->nodes_cap, *nold, sizeof(*p->nodes));
 	VEC_PUSH(p->nodes, p->nnodes, p->nodes_cap, root);
 	return old;
@@ -303,7 +355,7 @@ static struct pc_node *take_nodes(struct profile *p, size_t *nold)
 void profile_expand_frames(struct profile *p, const uint32_t *first, const uint32_t *count,
 			   const uint32_t *pool, size_t covered)
 {
-	size_t nold;
+	size_t nold, dropped = 0;
 	struct pc_node *old = take_nodes(p, &nold);
 	uint32_t *to = xmalloc((nold ? nold : 1) * sizeof(*to));
 
@@ -318,6 +370,8 @@ void profile_expand_frames(struct profile *p, const uint32_t *first, const uint3
 		else
 			at = profile_node(p, at, fr);
 		to[k] = at;
+		if ((k + 1) * sizeof(*old) - dropped >= DROP_STEP)
+			dropped = drop_read(old, dropped, (k + 1) * sizeof(*old));
 	}
 	free(old);
 	follow_nodes(p, to, nold);
@@ -355,7 +409,7 @@ void profile_rewrite_stacks(struct profile *p,
 void profile_sort_samples(struct profile *p)
 {
 	struct sort_pair *keys, *tmp;
-	struct pc_sample *sorted;
+	struct pc_sample held;
 	size_t i;
 
 	/* already in order is common (pipe mode, one CPU) */
@@ -372,13 +426,27 @@ void profile_sort_samples(struct profile *p)
 	}
 	sort_pairs(keys, tmp, p->nsamples);
 	free(tmp);
-	sorted = xmalloc(p->nsamples * sizeof(*sorted));
-	for (i = 0; i < p->nsamples; i++)
-		sorted[i] = p->samples[keys[i].val];
+	/* moved in place along the permutation's cycles, not copied into a sorted array
+	 * beside them: a whole-machine recording's 6.5 million samples are 312 MB */
+	for (i = 0; i < p->nsamples; i++) {
+		size_t j = i;
+
+		if (keys[i].val == i)
+			continue;
+		held = p->samples[i];
+		for (;;) {
+			size_t k = (size_t)keys[j].val;
+
+			keys[j].val = j;
+			if (k == i) {
+				p->samples[j] = held;
+				break;
+			}
+			p->samples[j] = p->samples[k];
+			j = k;
+		}
+	}
 	free(keys);
-	free(p->samples);
-	p->samples = sorted;
-	p->samples_cap = p->nsamples;
 }
 
 size_t profile_stack(const struct profile *p, uint32_t node, uint32_t *out, size_t cap)

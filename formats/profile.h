@@ -177,7 +177,8 @@ struct profile {
 	/* interning state */
 	struct id_index frame_index;
 	struct id_index sample_index;
-	struct u64map node_index;
+	struct id_index node_index; /* by (parent, frame); 4 bytes a slot, not a u64map's 12:
+				       a machine's recording makes tens of millions of nodes */
 	struct u64map mapping_index;
 };
 
