@@ -15,7 +15,6 @@
 #include "common/version.h"
 #include "convert/info.h"
 #include "convert/labels.h"
-#include "convert/merge.h"
 #include "convert/output.h"
 #include "convert/pipeline.h"
 #include "formats/pprof.h"
@@ -228,81 +227,6 @@ static char *default_cache_dir(void)
 	return dir;
 }
 
-/* Does `name` name event `e`? "cpu-clock" names "cpu-clock:pppH" too. */
-static int event_matches(const struct profile *p, const struct pc_event *e, const char *name)
-{
-	const char *full = profile_text(p, e->name);
-	size_t len = strlen(name);
-
-	return strcmp(full, name) == 0 || (strncmp(full, name, len) == 0 && full[len] == ':');
-}
-
-/*
- * The event a writer shows: the one --event names, or for a format that shows one
- * event (folded, speedscope, chrome) of a recording with several events the first
- * that has samples (summing page faults with CPU samples would mean nothing).
- */
-int choose_event(const struct profile *p, const struct output_format *of,
-			const char *name, struct write_options *wo, int quiet, struct diag *d)
-{
-	size_t with_samples = 0, any = 0;
-
-	if (name) {
-		for (size_t i = 0; i < p->nevents; i++)
-			if (event_matches(p, &p->events[i], name)) {
-				wo->event = (int)i;
-				return 0;
-			}
-		diag_error(d, NULL, DIAG_NO_OFFSET, "no event '%s' in the recording; it has:", name);
-		for (size_t i = 0; i < p->nevents; i++)
-			diag_note(d, "  %s", profile_text(p, p->events[i].name));
-		return -1;
-	}
-	/* the events perf sampled count: off-CPU and wall time are asked for with --time */
-	for (size_t i = 0; i < p->nevents; i++) {
-		any += p->events[i].nsamples > 0;
-		with_samples += p->events[i].nsamples > 0 && p->events[i].time == PC_TIME_SAMPLED;
-	}
-	if (any < 2 || !of->one_event)
-		return 0;
-	for (size_t i = 0; i < p->nevents; i++)
-		if (p->events[i].nsamples && p->events[i].time == PC_TIME_SAMPLED) {
-			wo->event = (int)i;
-			if (!quiet && with_samples > 1)
-				diag_note(d, "%zu events recorded; counting %s (choose with --event%s)",
-					  with_samples, profile_text(p, p->events[i].name),
-					  any > with_samples ? ", or --time oncpu|offcpu|wall" : "");
-			return 0;
-		}
-	return 0;
-}
-
-/* --time: the event of that time, made from the recording's scheduler switches or
- * (oncpu) its CPU clock. 0, or -1 after saying what the recording lacks. */
-int choose_time(const struct profile *p, const char *kind, struct write_options *wo,
-		       struct diag *d)
-{
-	enum pc_time want = strcmp(kind, "wall") == 0 ? PC_TIME_WALL
-			    : strcmp(kind, "offcpu") == 0 ? PC_TIME_OFFCPU : PC_TIME_SAMPLED;
-
-	for (size_t i = 0; i < p->nevents; i++) {
-		const struct pc_event *e = &p->events[i];
-
-		if (e->time == want && (want != PC_TIME_SAMPLED || e->is_clock)) {
-			wo->event = (int)i;
-			return 0;
-		}
-	}
-	if (want == PC_TIME_SAMPLED)
-		diag_error(d, NULL, DIAG_NO_OFFSET, "--time oncpu: the recording has no CPU clock "
-			   "event (cpu-clock, task-clock) to count time on the CPU with");
-	else
-		diag_error(d, NULL, DIAG_NO_OFFSET, "--time %s: the recording has no scheduler "
-			   "switches; record with -e sched:sched_switch -g (and -e cpu-clock for "
-			   "wall time), or with --switch-events", kind);
-	return -1;
-}
-
 static void info_usage(FILE *f)
 {
 	fprintf(f,
@@ -449,26 +373,15 @@ static int info_main(int argc, char **argv)
 void cli_init(struct cli *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->wo.event = -1;
-	c->co.input = "perf.data";
-	c->co.sym.demangle = 1;
-	c->co.sym.inline_frames = 1;
-	c->where.sym = &c->co.sym;
+	conversion_init(&c->cv);
+	c->where.sym = &c->cv.co.sym;
 	c->output = "-";
-	c->pprof_for = -1;
 }
 
 void cli_release(struct cli *c)
 {
-	convert_exit(&c->later);
+	conversion_release(&c->cv);
 	where_release(&c->where);
-	meta_options_release(&c->meta);
-	free(c->inputs);
-	free(c->co.pids);
-	free(c->co.tids);
-	for (size_t i = 0; i < c->co.ncomms; i++)
-		free(c->co.comms[i]);
-	free(c->co.comms);
 }
 
 int convert_option(struct cli *c, int opt, const char *arg)
@@ -477,53 +390,53 @@ int convert_option(struct cli *c, int opt, const char *arg)
 
 	switch (opt) {
 	case 'i':
-		c->co.input = arg;
-		VEC_PUSH(c->inputs, c->ninputs, c->inputs_cap, arg);
+		c->cv.co.input = arg;
+		VEC_PUSH(c->cv.inputs, c->cv.ninputs, c->cv.inputs_cap, arg);
 		break;
 	case 'o': c->output = arg; break;
 	case 'f': c->format = arg; break;
-	case 'q': c->co.quiet = 1; break;
-	case OPT_NO_DEMANGLE: c->co.sym.demangle = 0; break;
-	case OPT_NO_SYMBOLS: c->co.no_symbols = 1; break;
-	case OPT_NO_INLINE: c->co.sym.inline_frames = 0; break;
-	case OPT_EVENT: c->event = arg; break;
+	case 'q': c->cv.co.quiet = 1; break;
+	case OPT_NO_DEMANGLE: c->cv.co.sym.demangle = 0; break;
+	case OPT_NO_SYMBOLS: c->cv.co.no_symbols = 1; break;
+	case OPT_NO_INLINE: c->cv.co.sym.inline_frames = 0; break;
+	case OPT_EVENT: c->cv.event = arg; break;
 	case OPT_TIME:
 		if (strcmp(arg, "oncpu") && strcmp(arg, "offcpu") && strcmp(arg, "wall"))
 			return bad_usage("--time takes oncpu, offcpu or wall", arg);
-		c->time = arg;
+		c->cv.time = arg;
 		break;
 	case OPT_PID:
-		if (parse_u32_list(arg, &c->co.pids, &c->co.npids))
+		if (parse_u32_list(arg, &c->cv.co.pids, &c->cv.co.npids))
 			return bad_usage("--pid takes a comma-separated list of numbers", arg);
 		break;
 	case OPT_TID:
-		if (parse_u32_list(arg, &c->co.tids, &c->co.ntids))
+		if (parse_u32_list(arg, &c->cv.co.tids, &c->cv.co.ntids))
 			return bad_usage("--tid takes a comma-separated list of numbers", arg);
 		break;
-	case OPT_COMM: parse_str_list(arg, &c->co.comms, &c->co.ncomms); break;
+	case OPT_COMM: parse_str_list(arg, &c->cv.co.comms, &c->cv.co.ncomms); break;
 	case OPT_WEIGHT:
 		if (strcmp(arg, "samples") == 0)
-			c->wo.weight_period = 0;
+			c->cv.wo.weight_period = 0;
 		else if (strcmp(arg, "period") == 0)
-			c->wo.weight_period = 1;
+			c->cv.wo.weight_period = 1;
 		else
 			return bad_usage("--weight takes samples or period", arg);
-		c->weight_set = 1;
+		c->cv.weight_set = 1;
 		break;
-	case OPT_WITH_PID: c->wo.with_pid = 1; break;
-	case OPT_WITH_TID: c->wo.with_tid = 1; break;
-	case OPT_ANNOTATE: c->wo.annotate = 1; break;
-	case OPT_SRCLINE: c->wo.srcline = 1; break;
-	case OPT_CPU_LABEL: c->wo.cpu_label = 1; break;
-	case OPT_TITLE: c->wo.title = arg; break;
-	case OPT_INVERTED: c->wo.inverted = 1; break;
+	case OPT_WITH_PID: c->cv.wo.with_pid = 1; break;
+	case OPT_WITH_TID: c->cv.wo.with_tid = 1; break;
+	case OPT_ANNOTATE: c->cv.wo.annotate = 1; break;
+	case OPT_SRCLINE: c->cv.wo.srcline = 1; break;
+	case OPT_CPU_LABEL: c->cv.wo.cpu_label = 1; break;
+	case OPT_TITLE: c->cv.wo.title = arg; break;
+	case OPT_INVERTED: c->cv.wo.inverted = 1; break;
 	case OPT_WIDTH: {
 		char *end;
 		unsigned long v = strtoul(arg, &end, 10);
 
 		if (*end || end == arg || v < 100 || v > 100000)
 			return bad_usage("--width takes a number of pixels, 100 to 100000", arg);
-		c->wo.width = (unsigned)v;
+		c->cv.wo.width = (unsigned)v;
 		break;
 	}
 	case OPT_MINWIDTH: {
@@ -532,27 +445,27 @@ int convert_option(struct cli *c, int opt, const char *arg)
 
 		if (*end || end == arg || !(v >= 0) || v > 1000)
 			return bad_usage("--minwidth takes a number of pixels, 0 to 1000", arg);
-		c->wo.minwidth = v > 0 ? v : 1e-9;
+		c->cv.wo.minwidth = v > 0 ? v : 1e-9;
 		break;
 	}
 	case OPT_FOR:
-		c->pprof_for = pprof_for_by_name(arg);
-		if (c->pprof_for < 0)
+		c->cv.pprof_for = pprof_for_by_name(arg);
+		if (c->cv.pprof_for < 0)
 			return bad_usage("--for takes datadog, pyroscope, parca or go", arg);
 		break;
 	case OPT_SERVICE:
-		if (meta_set_service(&c->meta, arg, &why) != 0)
+		if (meta_set_service(&c->cv.meta, arg, &why) != 0)
 			return bad_usage(why, arg);
 		break;
 	case OPT_LABEL:
-		if (meta_add_label(&c->meta, arg, &why) != 0)
+		if (meta_add_label(&c->cv.meta, arg, &why) != 0)
 			return bad_usage(why, arg);
 		break;
 	case OPT_START_TIME:
-		if (meta_parse_time(arg, &c->meta.start_time) != 0)
+		if (meta_parse_time(arg, &c->cv.meta.start_time) != 0)
 			return bad_usage("--start-time takes RFC 3339 (2026-05-01T12:00:00Z) or Unix seconds",
 					 arg);
-		c->meta.start_time_set = 1;
+		c->cv.meta.start_time_set = 1;
 		break;
 	default:
 		switch (where_option(&c->where, opt, arg)) {
@@ -566,91 +479,18 @@ int convert_option(struct cli *c, int opt, const char *arg)
 
 int cli_finish(struct cli *c, struct diag *d)
 {
-	c->co.jit_dirs = c->where.jit_dirs;
-	c->co.njit_dirs = c->where.njit_dirs;
+	c->cv.co.jit_dirs = c->where.jit_dirs;
+	c->cv.co.njit_dirs = c->where.njit_dirs;
 	return where_finish(&c->where, d);
-}
-
-int convert_one(struct cli *c, const struct output_format *of, struct profile *p,
-		       struct profile_meta *m, struct diag *d)
-{
-	struct convert_stats st;
-
-	output_shape_profile(of, p);
-	/* Datadog's Timeline: each sample's time kept (as libdatadog keeps timed samples
-	 * apart); an upload to Pyroscope keeps its seconds, to be cut in time if over its
-	 * limits (upload/uploadparts.h) */
-	if ((c->pprof_for == PPROF_FOR_DATADOG && strcmp(of->name, "pprof") == 0) ||
-	    strcmp(of->name, "otlp") == 0)
-		p->aggregate_ns = 1;
-	else if (c->pprof_for == PPROF_FOR_PYROSCOPE && c->upload)
-		p->aggregate_ns = 1000000000ULL;
-	if (!c->weight_set)
-		c->wo.weight_period = of->weight_period;
-	if (c->ninputs < 2 && convert_read(&c->co, p, &st, d, &c->later) != 0)
-		return 1;
-	/* several inputs: each converted alone, then added under a frame naming it */
-	for (size_t i = 0; c->ninputs > 1 && i < c->ninputs; i++) {
-		struct profile one;
-		char *label;
-		int bad;
-
-		profile_init(&one);
-		one.aggregate = p->aggregate;
-		one.aggregate_ns = p->aggregate_ns;
-		c->co.input = c->inputs[i];
-		if (!c->co.quiet)
-			diag_note(d, "%s:", c->inputs[i]);
-		bad = convert_read(&c->co, &one, &st, d, &c->later) != 0;
-		label = merge_label(&one, c->inputs[i]);
-		if (!bad)
-			merge_profile(p, &one, label);
-		free(label);
-		profile_release(&one);
-		if (bad)
-			return 1;
-	}
-	if (c->ninputs > 1 && !p->aggregate)
-		profile_sort_samples(p);
-	c->wo.event = -1;
-	if (c->time) {
-		if (choose_time(p, c->time, &c->wo, d) != 0)
-			return 1;
-		if (!c->weight_set)
-			c->wo.weight_period = 1;
-	} else if (choose_event(p, of, c->event, &c->wo, c->co.quiet, d) != 0) {
-		return 1;
-	}
-	memset(m, 0, sizeof(*m));
-	c->wo.pprof_for = c->pprof_for > 0 ? c->pprof_for : 0;
-	if (c->pprof_for > 0 || c->meta.start_time_set || c->meta.service || c->meta.nlabels ||
-	    strcmp(of->name, "otlp") == 0) {
-		profile_meta_make(&c->meta, p, c->co.input, c->co.quiet || c->pprof_for <= 0, m, d);
-		if (c->pprof_for > 0 || c->meta.start_time_set || strcmp(of->name, "otlp") == 0)
-			c->wo.time_nanos = m->start_ns;
-		/* a sample's wall-clock time: its time after the first sample's, from the
-		 * profile's start */
-		c->wo.wall_offset = p->has_time && p->first_time_set ?
-				    m->start_ns - (int64_t)p->first_time : 0;
-		c->wo.timestamps = c->pprof_for == PPROF_FOR_DATADOG && p->has_time &&
-				   p->first_time_set;
-		/* a plain pprof file gets the labels asked for; a shaped one also the
-		 * recording's host and kernel; an upload sends them as the backend's
-		 * labels or tags instead (Parca would rename a sample label that is
-		 * also a series label to exported_KEY) */
-		c->wo.labels = c->upload && strcmp(of->name, "otlp") != 0 ? NULL : m->labels;
-		c->wo.nlabels = !c->wo.labels ? 0 : c->pprof_for > 0 ? m->nlabels : m->nuser;
-	}
-	return 0;
 }
 
 /* The output is none of the inputs: 0, or -1 after saying so. */
 static int output_check_inputs(const struct cli *c, struct diag *d)
 {
-	for (size_t i = 0; i < c->ninputs; i++)
-		if (output_check_not_input(c->output, c->inputs[i], d) != 0)
+	for (size_t i = 0; i < c->cv.ninputs; i++)
+		if (output_check_not_input(c->output, c->cv.inputs[i], d) != 0)
 			return -1;
-	return c->ninputs ? 0 : output_check_not_input(c->output, c->co.input, d);
+	return c->cv.ninputs ? 0 : output_check_not_input(c->output, c->cv.co.input, d);
 }
 
 /*
@@ -710,8 +550,8 @@ int convert_main(int argc, char **argv)
 	}
 	/* inputs may also follow the options, as pprof and speedscope take them */
 	for (; optind < argc; optind++) {
-		c.co.input = argv[optind];
-		VEC_PUSH(c.inputs, c.ninputs, c.inputs_cap, argv[optind]);
+		c.cv.co.input = argv[optind];
+		VEC_PUSH(c.cv.inputs, c.cv.ninputs, c.cv.inputs_cap, argv[optind]);
 	}
 	if (c.format) {
 		of = output_by_name(c.format);
@@ -739,11 +579,11 @@ int convert_main(int argc, char **argv)
 		return bad_usage("pprof and otlp are protobuf, not for a terminal: give -o FILE "
 				 "or send standard output elsewhere", NULL);
 	}
-	if (c.pprof_for > 0 && strcmp(of->name, "pprof") != 0) {
+	if (c.cv.pprof_for > 0 && strcmp(of->name, "pprof") != 0) {
 		cli_release(&c);
 		return bad_usage("--for is for pprof output", NULL);
 	}
-	if ((c.meta.service || c.meta.nlabels || c.meta.start_time_set) &&
+	if ((c.cv.meta.service || c.cv.meta.nlabels || c.cv.meta.start_time_set) &&
 	    strcmp(of->name, "pprof") != 0 && strcmp(of->name, "otlp") != 0) {
 		cli_release(&c);
 		return bad_usage("--service, --label and --start-time are for pprof and otlp output",
@@ -755,9 +595,9 @@ int convert_main(int argc, char **argv)
 		rc = 1;
 	else if (output_check_inputs(&c, &d) != 0 || output_check_writable(c.output, &d) != 0)
 		rc = 1;
-	else if (convert_one(&c, of, &p, &m, &d) != 0)
+	else if (convert_one(&c.cv, of, &p, &m, &d) != 0)
 		rc = 1;
-	else if ((w = output_write(of, &p, &c.wo, c.output, &d)) != 0)
+	else if ((w = output_write(of, &p, &c.cv.wo, c.output, &d)) != 0)
 		rc = w > 0 ? 128 + SIGPIPE : 1; /* the shell's status of a process SIGPIPE ended */
 	profile_meta_release(&m);
 	profile_release(&p);

@@ -125,10 +125,10 @@ static int convert_sides(struct cli *c, const struct output_format *of, struct p
 	output_shape_profile(of, p);
 	for (int k = 0; k < 2; k++) {
 		output_shape_profile(of, &side[k]);
-		c->co.input = c->inputs[k];
-		if (!c->co.quiet)
-			diag_note(d, "%s (%s):", c->inputs[k], k ? "new" : "base");
-		if (convert_read(&c->co, &side[k], &st, d, &c->later) != 0)
+		c->cv.co.input = c->cv.inputs[k];
+		if (!c->cv.co.quiet)
+			diag_note(d, "%s (%s):", c->cv.inputs[k], k ? "new" : "base");
+		if (convert_read(&c->cv.co, &side[k], &st, d, &c->cv.later) != 0)
 			return 1;
 		merge_side(p, &side[k], k ? PC_SIDE_NEW : PC_SIDE_BASE);
 	}
@@ -149,20 +149,20 @@ static int diff_scale(struct cli *c, const struct output_format *of, const struc
 	const struct pc_event *eb = NULL, *en = NULL;
 	char rb[48] = "", rn[48] = "";
 
-	c->wo.event = -1;
-	if (c->time) {
-		if (choose_time(p, c->time, &c->wo, d) != 0)
+	c->cv.wo.event = -1;
+	if (c->cv.time) {
+		if (choose_time(p, c->cv.time, &c->cv.wo, d) != 0)
 			return 1;
-		if (!c->weight_set)
-			c->wo.weight_period = 1;
-	} else if (choose_event(p, of, c->event, &c->wo, c->co.quiet, d) != 0) {
+		if (!c->cv.weight_set)
+			c->cv.wo.weight_period = 1;
+	} else if (choose_event(p, of, c->cv.event, &c->cv.wo, c->cv.co.quiet, d) != 0) {
 		return 1;
-	} else if (!c->weight_set) {
-		c->wo.weight_period = of->weight_period;
+	} else if (!c->cv.weight_set) {
+		c->cv.wo.weight_period = of->weight_period;
 	}
 	/* the event the scale is of: the one shown, else (pprof: every event) the first
 	 * with samples */
-	ev = c->wo.event;
+	ev = c->cv.wo.event;
 	for (size_t i = 0; ev < 0 && i < p->nevents; i++)
 		if (p->events[i].nsamples)
 			ev = (int)i;
@@ -179,35 +179,35 @@ static int diff_scale(struct cli *c, const struct output_format *of, const struc
 		rate_text(en, rn, sizeof(rn));
 	/* samples of a clock at different rates stand for different times: compared by
 	 * their periods, nanoseconds, they compare */
-	if (!c->weight_set && !c->wo.weight_period && eb && en && eb->is_clock && en->is_clock &&
+	if (!c->cv.weight_set && !c->cv.wo.weight_period && eb && en && eb->is_clock && en->is_clock &&
 	    (eb->freq != en->freq || eb->sample_period != en->sample_period)) {
-		c->wo.weight_period = 1;
-		if (!c->co.quiet)
+		c->cv.wo.weight_period = 1;
+		if (!c->cv.co.quiet)
 			diag_note(d, "%s at %s in BASE and %s in NEW: compared by period (ns)",
 				  evname, rb, rn);
 	}
 	side_totals(p, ev, base, new);
 	if (!(base[0] > 0) || !(new[0] > 0)) {
-		diag_error(d, c->inputs[base[0] > 0 ? 1 : 0], DIAG_NO_OFFSET,
+		diag_error(d, c->cv.inputs[base[0] > 0 ? 1 : 0], DIAG_NO_OFFSET,
 			   "no samples of %s to compare", evname);
 		return 1;
 	}
 	wd->scale[0] = absolute ? 1.0 : new[0] / base[0];
 	wd->scale[1] = absolute || !(base[1] > 0) ? 1.0 : new[1] / base[1];
-	if (!c->co.quiet) {
-		int w = c->wo.weight_period;
+	if (!c->cv.co.quiet) {
+		int w = c->cv.wo.weight_period;
 		const char *unit = w ? (profile_event_unit(p, ev) == PC_UNIT_NANOSECONDS ? "ns"
 					: pc_unit_name(profile_event_unit(p, ev)))
 				     : "samples";
 
 		if (absolute)
 			diag_note(d, "base: %s: %.0f %s of %s, as recorded (--absolute)",
-				  c->inputs[0], base[w], unit, evname);
+				  c->cv.inputs[0], base[w], unit, evname);
 		else
 			diag_note(d, "base: %s: %.0f %s of %s, scaled by %.6g to NEW's total "
 				  "(each stack's share of BASE times NEW's total)",
-				  c->inputs[0], base[w], unit, evname, wd->scale[w]);
-		diag_note(d, "new: %s: %.0f %s of %s, as recorded", c->inputs[1], new[w], unit,
+				  c->cv.inputs[0], base[w], unit, evname, wd->scale[w]);
+		diag_note(d, "new: %s: %.0f %s of %s, as recorded", c->cv.inputs[1], new[w], unit,
 			  evname);
 	}
 	return 0;
@@ -218,8 +218,8 @@ static int diff_scale(struct cli *c, const struct output_format *of, const struc
 static int inputs_exist(const struct cli *c, struct diag *d)
 {
 	for (size_t k = 0; k < 2; k++)
-		if (strcmp(c->inputs[k], "-") != 0 && access(c->inputs[k], R_OK) != 0) {
-			diag_error(d, c->inputs[k], DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
+		if (strcmp(c->cv.inputs[k], "-") != 0 && access(c->cv.inputs[k], R_OK) != 0) {
+			diag_error(d, c->cv.inputs[k], DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
 			return -1;
 		}
 	return 0;
@@ -278,16 +278,16 @@ int diff_main(int argc, char **argv)
 		}
 	}
 	for (; optind < argc; optind++)
-		VEC_PUSH(c.inputs, c.ninputs, c.inputs_cap, argv[optind]);
-	if (c.ninputs != 2) {
+		VEC_PUSH(c.cv.inputs, c.cv.ninputs, c.cv.inputs_cap, argv[optind]);
+	if (c.cv.ninputs != 2) {
 		cli_release(&c);
 		return bad_usage("diff takes two recordings, BASE and NEW", NULL);
 	}
-	if (strcmp(c.inputs[0], "-") == 0 && strcmp(c.inputs[1], "-") == 0) {
+	if (strcmp(c.cv.inputs[0], "-") == 0 && strcmp(c.cv.inputs[1], "-") == 0) {
 		cli_release(&c);
 		return bad_usage("only one side can be read from standard input", NULL);
 	}
-	if (c.pprof_for > 0 || c.meta.service || c.meta.nlabels || c.meta.start_time_set) {
+	if (c.cv.pprof_for > 0 || c.cv.meta.service || c.cv.meta.nlabels || c.cv.meta.start_time_set) {
 		cli_release(&c);
 		return bad_usage("--for, --service, --label and --start-time are not for diff", NULL);
 	}
@@ -304,14 +304,14 @@ int diff_main(int argc, char **argv)
 		cli_release(&c);
 		return bad_usage("pprof is protobuf, not for a terminal: give -o FILE", NULL);
 	}
-	wd.base_name = c.inputs[0];
-	wd.new_name = c.inputs[1];
+	wd.base_name = c.cv.inputs[0];
+	wd.new_name = c.cv.inputs[1];
 	profile_init(&p);
 	profile_init(&side[0]);
 	profile_init(&side[1]);
 	if (inputs_exist(&c, &d) != 0 || cli_finish(&c, &d) != 0 ||
-	    output_check_not_input(c.output, c.inputs[0], &d) != 0 ||
-	    output_check_not_input(c.output, c.inputs[1], &d) != 0 ||
+	    output_check_not_input(c.output, c.cv.inputs[0], &d) != 0 ||
+	    output_check_not_input(c.output, c.cv.inputs[1], &d) != 0 ||
 	    output_check_writable(c.output, &d) != 0)
 		rc = 1;
 	else if (convert_sides(&c, of, &p, side, &d) != 0)
@@ -323,8 +323,8 @@ int diff_main(int argc, char **argv)
 		profile_release(&side[1]);
 		profile_init(&side[0]);
 		profile_init(&side[1]);
-		c.wo.diff = &wd;
-		if ((w = output_write(of, &p, &c.wo, c.output, &d)) != 0)
+		c.cv.wo.diff = &wd;
+		if ((w = output_write(of, &p, &c.cv.wo, c.output, &d)) != 0)
 			rc = w > 0 ? 128 + SIGPIPE : 1;
 	}
 	profile_release(&side[0]);

@@ -14,10 +14,7 @@
 #include <stddef.h>
 
 #include "common/diag.h"
-#include "convert/labels.h"
-#include "convert/output.h"
-#include "convert/pipeline.h"
-#include "formats/profile.h"
+#include "convert/conversion.h"
 
 enum {
 	OPT_SYMFS = 256,
@@ -127,20 +124,12 @@ int where_option(struct where_opts *w, int c, const char *arg);
 int where_finish(struct where_opts *w, struct diag *d);
 void where_release(struct where_opts *w);
 
-/* A command line of `perfconv` or `perfconv upload`: the conversion's options. */
+/* A command line of `perfconv`, `perfconv diff` or `perfconv upload`: the conversion
+ * it asks for, where files are, and what it writes. */
 struct cli {
-	struct convert_options co;
-	struct write_options wo;
+	struct conversion cv;
 	struct where_opts where;
-	struct meta_options meta;
-	const char *output, *format, *event;
-	const char *time;         /* --time: oncpu, offcpu or wall */
-	const char **inputs;      /* -i, in order: several are merged (perfconv only) */
-	size_t ninputs, inputs_cap;
-	int weight_set;
-	int pprof_for;            /* -1: no --for */
-	int upload;               /* the labels go to the backend's own, not on samples */
-	struct convert_later later; /* the last conversion's leftovers, left to the exit */
+	const char *output, *format;
 };
 
 void cli_init(struct cli *c);
@@ -152,14 +141,6 @@ void cli_release(struct cli *c);
 int convert_option(struct cli *c, int opt, const char *arg);
 /* The options that apply to every input, checked once: 0, or -1 after saying why. */
 int cli_finish(struct cli *c, struct diag *d);
-/*
- * Convert c->co.input (or each of c->inputs, merged) into `p` (initialized by the
- * caller) for format `of`: the event chosen, and for a pprof shaped for a backend or
- * given a time or labels, its facts in `m` and c->wo set to write them (pointing into
- * `m`). 0, or 1 (bad input).
- */
-int convert_one(struct cli *c, const struct output_format *of, struct profile *p,
-		struct profile_meta *m, struct diag *d);
 /* "perfconv: MSG 'ARG'" and the hint to --help: returns 2, the usage exit code. */
 int bad_usage(const char *msg, const char *arg);
 /*
@@ -169,17 +150,6 @@ int bad_usage(const char *msg, const char *arg);
  */
 int getopt_error(int opt, char **argv);
 
-/*
- * The event shown (wo->event): the one `name` names, else for a format of one event
- * (of->one_event) the first sampled one with samples, said when there were several.
- * 0, or -1 after saying that no event has that name.
- */
-int choose_event(const struct profile *p, const struct output_format *of,
-		 const char *name, struct write_options *wo, int quiet, struct diag *d);
-/* --time KIND (oncpu, offcpu, wall): its event into wo->event. 0, or -1 after saying
- * what the recording lacks. */
-int choose_time(const struct profile *p, const char *kind, struct write_options *wo,
-		struct diag *d);
 /* perfconv diff ARGS (argv[0] "diff"): its exit code (convert/main_diff.c). */
 int diff_main(int argc, char **argv);
 

@@ -136,8 +136,8 @@ static void job_free(void *ctx, void *job)
 	if (!j)
 		return;
 	/* a watcher keeps nothing of a chunk once it is sent but its JIT dumps' tables */
-	if (x && x->c->co.jit_store)
-		convert_done(&x->c->later);
+	if (x && x->c->cv.co.jit_store)
+		convert_done(&x->c->cv.later);
 	upload_cut_release(&j->cut);
 	free(j->ups);
 	profile_meta_release(&j->m);
@@ -238,15 +238,15 @@ static void chunk_window(struct upload_ctx *x, struct job *j, const struct watch
 		j->m.start_ns += shift;
 		span->start_ns += shift;
 		span->end_ns += shift;
-		x->c->wo.wall_offset += shift;
+		x->c->cv.wo.wall_offset += shift;
 	}
 	if (span->first_clock) {
 		span->offset = span->start_ns - (int64_t)span->first_clock;
 		span->has_offset = 1;
 	}
 	start = watch_window_start(prev, span);
-	x->c->wo.time_nanos = start;
-	x->c->wo.duration_nanos = span->end_ns - start;
+	x->c->cv.wo.time_nanos = start;
+	x->c->cv.wo.duration_nanos = span->end_ns - start;
 }
 
 /* Convert `input` into a job ready to send: 0, or -1 after saying why. A watched chunk
@@ -264,17 +264,17 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 
 	*out = NULL;
 	profile_init(&j->p);
-	x->c->co.input = input;
+	x->c->cv.co.input = input;
 	if (in) {
-		x->c->co.input_mem = in->data;
-		x->c->co.input_len = in->len;
-		x->c->co.input_mtime_ns = in->mtime_ns;
-		x->c->co.jit_check_owner = !x->trust_folder;
-		x->c->co.jit_owner_uid = in->owner_uid;
+		x->c->cv.co.input_mem = in->data;
+		x->c->cv.co.input_len = in->len;
+		x->c->cv.co.input_mtime_ns = in->mtime_ns;
+		x->c->cv.co.jit_check_owner = !x->trust_folder;
+		x->c->cv.co.jit_owner_uid = in->owner_uid;
 	}
-	rc = convert_one(x->c, x->of, &j->p, &j->m, d);
-	x->c->co.input_mem = NULL;
-	x->c->co.input_len = 0;
+	rc = convert_one(&x->c->cv, x->of, &j->p, &j->m, d);
+	x->c->cv.co.input_mem = NULL;
+	x->c->cv.co.input_len = 0;
 	if (rc == 0 && !span) {
 		/* which perf record wrote it, as the watcher tells for a chunk */
 		struct stat st;
@@ -291,7 +291,7 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	}
 	if (span)
 		chunk_window(x, j, prev, span);
-	j->wo = x->c->wo;
+	j->wo = x->c->cv.wo;
 	j->wo.stats = NULL;
 	profile_name(&j->p, j->wo.event, j->name, sizeof(j->name));
 	runtimes_of(&j->p, j->runtimes, sizeof(j->runtimes));
@@ -301,11 +301,11 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	up->start_ns = j->m.start_ns;
 	up->duration_ns = j->m.duration_ns;
 	if (span) {
-		up->start_ns = x->c->wo.time_nanos;
+		up->start_ns = x->c->cv.wo.time_nanos;
 		up->duration_ns = span->end_ns - up->start_ns;
 		up->window = 1;
 	}
-	up->service = x->c->meta.service;
+	up->service = x->c->cv.meta.service;
 	up->labels = j->m.labels;
 	up->nlabels = j->m.nlabels;
 	up->host = j->m.host;
@@ -314,7 +314,7 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	up->runtimes = j->runtimes;
 	up->arch = j->p.arch ? profile_text(&j->p, j->p.arch) : NULL;
 	up->seq = -1;
-	x->c->wo.duration_nanos = 0;
+	x->c->cv.wo.duration_nanos = 0;
 	lim = *uploader_limits(x->u);
 	j->wr.write = x->of->write == pprof_write ? NULL : x->of->write;
 	j->wr.gzip = j->wr.write != NULL;
@@ -437,7 +437,7 @@ static int send_part(void *ctx, struct upload_batch *b, size_t k, struct upload_
 	struct input_send *s = ctx;
 	struct upload_profile *up = &b->parts[k];
 	struct retry_say rs = { up, s->d };
-	int quiet = s->x->c->co.quiet;
+	int quiet = s->x->c->cv.co.quiet;
 	char part[64];
 
 	if (s->dry_run) {
@@ -629,7 +629,7 @@ int upload_main(int argc, char **argv)
 			       "with --watch", NULL);
 		goto out;
 	}
-	if (wopt.dir && c.meta.start_time_set) {
+	if (wopt.dir && c.cv.meta.start_time_set) {
 		rc = bad_usage("--start-time is one recording's start: each chunk of --watch has "
 			       "its own", NULL);
 		goto out;
@@ -640,9 +640,9 @@ int upload_main(int argc, char **argv)
 	}
 	if (!ninputs)
 		VEC_PUSH(inputs, ninputs, inputs_cap, "perf.data");
-	c.pprof_for = backend_pprof_for(uo.backend);
-	c.upload = 1;
-	uo.quiet = c.co.quiet;
+	c.cv.pprof_for = backend_pprof_for(uo.backend);
+	c.cv.upload = 1;
+	uo.quiet = c.cv.co.quiet;
 	if (cli_finish(&c, &d) != 0 || !(u = uploader_new(&uo, &d))) {
 		rc = 1;
 		goto out;
@@ -663,17 +663,17 @@ int upload_main(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-		wopt.quiet = c.co.quiet;
+		wopt.quiet = c.cv.co.quiet;
 		/* one summary a chunk would be noise: errors and warnings still print */
-		c.co.quiet = 1;
+		c.cv.co.quiet = 1;
 		/* the service's JIT dumps read on from chunk to chunk, not read whole each time */
-		c.co.jit_store = jit_store_new();
+		c.cv.co.jit_store = jit_store_new();
 		if (!uo.quiet)
 			diag_note(&d, "watching %s: each finished chunk to %s", wopt.dir, uploader_url(u));
 		rc = watch_run(&wopt, u, &jobs, &stop, &d) ? 1 : 0;
-		convert_done(&c.later); /* before the tables it borrowed from the store go */
-		jit_store_free(c.co.jit_store);
-		c.co.jit_store = NULL;
+		convert_done(&c.cv.later); /* before the tables it borrowed from the store go */
+		jit_store_free(c.cv.co.jit_store);
+		c.cv.co.jit_store = NULL;
 		/* a hangup is not a reload: nothing is read again, so it is said what to do */
 		if (stop.signo == SIGHUP)
 			diag_note(&d, "stopped watching %s on SIGHUP: perfconv re-reads no configuration; "
