@@ -12,9 +12,11 @@ of lower ones:
   2 formats/    readers (bytes in, records out), the profile model, writers (the
                 model in, a file out): codecs that know nothing of symbols
   3 symbolize/  addresses to frames: native, kernel, JIT, unwinding, finding files
-  4 convert/    the session and its passes, the output table, the command line
+  4 convert/    the session and its passes, the output table, a command's conversion
   5 upload/     the backends (one file each, none including another's), the transport,
-                retries and the watcher, and perfconv upload's command line
+                retries and the watcher
+  6 cli/        every command line (convert, info, diff, upload, watch) and the one
+                main(): nothing below it knows argv
 
 A backend's file (BACKEND_FILES) includes no other backend's: each is reached through
 upload/backend.h.
@@ -26,7 +28,8 @@ import shutil
 import sys
 import tempfile
 
-LAYERS = [(1, "common"), (2, "formats"), (3, "symbolize"), (4, "convert"), (5, "upload")]
+LAYERS = [(1, "common"), (2, "formats"), (3, "symbolize"), (4, "convert"), (5, "upload"),
+          (6, "cli")]
 # each backend's request, one file apiece, behind one interface
 BACKEND_FILES = ["upload/datadog", "upload/pyroscope", "upload/parca", "upload/otlp"]
 SOURCE_DIRS = [name for _, name in LAYERS]
@@ -176,7 +179,9 @@ def self_test():
         ("formats/folded.h", "int folded_frobnicate(const char *s);\n", "does not define"),
         ("convert/summary.c", "/* padding */\n" * 1200, "split it by job"),
         ("convert/stacks.c", '#include "upload/upload.h"\n', "of a higher layer"),
-        ("convert/main.c", '#include "upload/main_upload.h"\n', "of a higher layer"),
+        ("convert/session.c", '#include "upload/watch.h"\n', "of a higher layer"),
+        ("upload/watch.c", '#include "cli/upload.h"\n', "of a higher layer"),
+        ("convert/pipeline.c", '#include "cli/upload.h"\n', "of a higher layer"),
         ("upload/pyroscope.c", '#include "upload/datadog.c"\n', "another backend's"),
         ("upload/parca.c", '#include "upload/pyroscope.c"\n', "another backend's"),
         ("formats/perfdata_internal.h", "int pd_frobnicate(void);\n", "does not define"),

@@ -1,7 +1,6 @@
-/* main_upload: perfconv upload, each input converted and sent to a backend. */
+/* uploadrun: perfconv upload's run, each input converted and sent to a backend, or a
+ * --switch-output folder watched. */
 #include "upload/main_upload.h"
-
-#include "convert/main_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,70 +23,6 @@
 #include "symbolize/jitstore.h"
 #include "formats/pprof.h"
 
-static void upload_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: perfconv upload --to datadog|pyroscope|parca|otlp [--url URL] [-i FILE]...\n"
-		"                       [--service NAME] [--label KEY=VALUE]... [options]\n"
-		"       perfconv upload --to ... --watch DIR [--delete-sent] [--max-backlog N|SIZE]\n"
-		"                       [--keep-sent SIZE|AGE]\n"
-		"\n"
-		"Convert each input to pprof shaped for the backend (--for) and send it: one\n"
-		"profile per input. Takes every conversion option of perfconv (perfconv --help).\n"
-		"\n"
-		"      --to BACKEND      datadog: the agent's /profiling/v1/input (default\n"
-		"                        http://localhost:8126, $DD_TRACE_AGENT_URL (unix:// too),\n"
-		"                        $DD_AGENT_HOST and $DD_TRACE_AGENT_PORT), or with an API\n"
-		"                        key the intake of $DD_SITE (default datadoghq.com);\n"
-		"                        pyroscope: /ingest (default http://localhost:4040);\n"
-		"                        parca: /profiles/writeraw (default http://localhost:7070);\n"
-		"                        otlp: OpenTelemetry profiles, OTLP/HTTP protobuf to\n"
-		"                        /v1development/profiles (default http://localhost:4318,\n"
-		"                        $OTEL_EXPORTER_OTLP_ENDPOINT, or as it is\n"
-		"                        $OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT): a Collector,\n"
-		"                        Pyroscope...\n"
-		"      --url URL         where the backend (or agent) is, without a path\n"
-		"      --tenant ID       pyroscope: X-Scope-OrgID\n"
-		"      --header NAME=VALUE  otlp: a header of every request (also\n"
-		"                        $OTEL_EXPORTER_OTLP_HEADERS, ..._PROFILES_HEADERS: k=v,k=v;\n"
-		"                        tokens go there, not on the command line)\n"
-		"      --api-key-file FILE  datadog intake: the API key, its first line (else\n"
-		"                        $DD_API_KEY; never on the command line)\n"
-		"      --allow-http      send over http:// to a host not on loopback (never\n"
-		"                        with a secret: an API key, OTLP headers)\n"
-		"      --proxy URL       send through this proxy (http:// or https://, no user or\n"
-		"                        password): an https:// URL through a CONNECT tunnel;\n"
-		"                        an http:// URL only with both on loopback, or with\n"
-		"                        --allow-http and no secret. No other proxy is used:\n"
-		"                        http_proxy, HTTPS_PROXY, ALL_PROXY are not read\n"
-		"      --dry-run         say what would be sent, send nothing; with -o PREFIX\n"
-		"                        also write the bodies to PREFIX.* files\n"
-		"      --timeout SECONDS one request's limit (default 60)\n"
-		"      --retry-cap SECONDS  the longest wait between tries (default 300)\n"
-		"      --watch DIR       send each chunk `perf record --switch-output` finishes\n"
-		"                        in DIR, oldest first, until SIGINT or SIGTERM; a chunk\n"
-		"                        sent (a 2xx) is moved to DIR/sent/, one refused to\n"
-		"                        DIR/refused/; each profile spans its chunk's window,\n"
-		"                        from the end of the chunk before it to its own\n"
-		"      --delete-sent     with --watch: delete a sent chunk instead, and a\n"
-		"                        dropped one\n"
-		"      --max-backlog N|SIZE  with --watch: past N unsent chunks (500) or SIZE of\n"
-		"                        them (512M, 1G: K, M, G, T), the oldest are moved to\n"
-		"                        DIR/dropped/, each said (default 1G; 0: no limit)\n"
-		"      --keep-sent SIZE|AGE  with --watch: sent/, refused/ and dropped/ each\n"
-		"                        pruned, oldest first, past SIZE (1G) or AGE (90s, 30m,\n"
-		"                        12h, 7d, 2w); give it twice for both; `all` keeps\n"
-		"                        every chunk (default 1G)\n"
-		"      --trust-folder    with --watch: send chunks of any owner, mode or number\n"
-		"                        of links, and use JIT files beside them of any owner\n"
-		"                        (by default: perfconv's user's or root's, writable by\n"
-		"                        no one else; docs/UPLOADING.md: Security)\n"
-		"  -h, --help            this text\n"
-		"\n"
-		"Exit status: 0 every profile sent (or watching stopped), 1 one was refused or\n"
-		"could not be sent, or an input is bad, 2 usage.\n");
-}
-
 /* What an upload of one input holds until it is sent. */
 struct job {
 	struct profile p;
@@ -102,7 +37,8 @@ struct job {
 };
 
 struct upload_ctx {
-	struct cli *c;
+	struct conversion *cv;
+	const char *dry_prefix;    /* --dry-run -o PREFIX, or NULL */
 	struct uploader *u;
 	const struct output_format *of;
 	int backend;
@@ -136,8 +72,8 @@ static void job_free(void *ctx, void *job)
 	if (!j)
 		return;
 	/* a watcher keeps nothing of a chunk once it is sent but its JIT dumps' tables */
-	if (x && x->c->cv.co.jit_store)
-		convert_done(&x->c->cv.later);
+	if (x && x->cv->co.jit_store)
+		convert_done(&x->cv->later);
 	upload_cut_release(&j->cut);
 	free(j->ups);
 	profile_meta_release(&j->m);
@@ -238,15 +174,15 @@ static void chunk_window(struct upload_ctx *x, struct job *j, const struct watch
 		j->m.start_ns += shift;
 		span->start_ns += shift;
 		span->end_ns += shift;
-		x->c->cv.wo.wall_offset += shift;
+		x->cv->wo.wall_offset += shift;
 	}
 	if (span->first_clock) {
 		span->offset = span->start_ns - (int64_t)span->first_clock;
 		span->has_offset = 1;
 	}
 	start = watch_window_start(prev, span);
-	x->c->cv.wo.time_nanos = start;
-	x->c->cv.wo.duration_nanos = span->end_ns - start;
+	x->cv->wo.time_nanos = start;
+	x->cv->wo.duration_nanos = span->end_ns - start;
 }
 
 /* Convert `input` into a job ready to send: 0, or -1 after saying why. A watched chunk
@@ -264,17 +200,17 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 
 	*out = NULL;
 	profile_init(&j->p);
-	x->c->cv.co.input = input;
+	x->cv->co.input = input;
 	if (in) {
-		x->c->cv.co.input_mem = in->data;
-		x->c->cv.co.input_len = in->len;
-		x->c->cv.co.input_mtime_ns = in->mtime_ns;
-		x->c->cv.co.jit_check_owner = !x->trust_folder;
-		x->c->cv.co.jit_owner_uid = in->owner_uid;
+		x->cv->co.input_mem = in->data;
+		x->cv->co.input_len = in->len;
+		x->cv->co.input_mtime_ns = in->mtime_ns;
+		x->cv->co.jit_check_owner = !x->trust_folder;
+		x->cv->co.jit_owner_uid = in->owner_uid;
 	}
-	rc = convert_one(&x->c->cv, x->of, &j->p, &j->m, d);
-	x->c->cv.co.input_mem = NULL;
-	x->c->cv.co.input_len = 0;
+	rc = convert_one(x->cv, x->of, &j->p, &j->m, d);
+	x->cv->co.input_mem = NULL;
+	x->cv->co.input_len = 0;
 	if (rc == 0 && !span) {
 		/* which perf record wrote it, as the watcher tells for a chunk */
 		struct stat st;
@@ -291,7 +227,7 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	}
 	if (span)
 		chunk_window(x, j, prev, span);
-	j->wo = x->c->cv.wo;
+	j->wo = x->cv->wo;
 	j->wo.stats = NULL;
 	profile_name(&j->p, j->wo.event, j->name, sizeof(j->name));
 	runtimes_of(&j->p, j->runtimes, sizeof(j->runtimes));
@@ -301,11 +237,11 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	up->start_ns = j->m.start_ns;
 	up->duration_ns = j->m.duration_ns;
 	if (span) {
-		up->start_ns = x->c->cv.wo.time_nanos;
+		up->start_ns = x->cv->wo.time_nanos;
 		up->duration_ns = span->end_ns - up->start_ns;
 		up->window = 1;
 	}
-	up->service = x->c->cv.meta.service;
+	up->service = x->cv->meta.service;
 	up->labels = j->m.labels;
 	up->nlabels = j->m.nlabels;
 	up->host = j->m.host;
@@ -314,7 +250,7 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	up->runtimes = j->runtimes;
 	up->arch = j->p.arch ? profile_text(&j->p, j->p.arch) : NULL;
 	up->seq = -1;
-	x->c->cv.wo.duration_nanos = 0;
+	x->cv->wo.duration_nanos = 0;
 	lim = *uploader_limits(x->u);
 	j->wr.write = x->of->write == pprof_write ? NULL : x->of->write;
 	j->wr.gzip = j->wr.write != NULL;
@@ -397,15 +333,15 @@ static void part_text(char *buf, size_t cap, const struct upload_batch *b, size_
 
 /* --dry-run of one profile: what would be sent, and with -o its bodies in files named
  * after it (PREFIX, PREFIX.INPUT with several inputs, .partK for a part). 0, or -1. */
-static int dry_run_one(struct uploader *u, const struct upload_profile *up, const struct cli *c,
+static int dry_run_one(struct uploader *u, const struct upload_profile *up, const char *output,
 		       size_t input, size_t part, struct diag *d)
 {
 	char *prefix = NULL;
 	int rc = 0;
 
-	if (c->output) {
-		prefix = xmalloc(strlen(c->output) + 48);
-		strcpy(prefix, c->output);
+	if (output) {
+		prefix = xmalloc(strlen(output) + 48);
+		strcpy(prefix, output);
 		if (input)
 			sprintf(prefix + strlen(prefix), ".%zu", input);
 		if (part)
@@ -437,12 +373,12 @@ static int send_part(void *ctx, struct upload_batch *b, size_t k, struct upload_
 	struct input_send *s = ctx;
 	struct upload_profile *up = &b->parts[k];
 	struct retry_say rs = { up, s->d };
-	int quiet = s->x->c->cv.co.quiet;
+	int quiet = s->x->cv->co.quiet;
 	char part[64];
 
 	if (s->dry_run) {
 		/* a part that cannot be written does not keep the next from being */
-		if (dry_run_one(s->x->u, up, s->x->c, s->input_no, b->n > 1 ? k + 1 : 0, s->d) != 0)
+		if (dry_run_one(s->x->u, up, s->x->dry_prefix, s->input_no, b->n > 1 ? k + 1 : 0, s->d) != 0)
 			s->failed = 1;
 		return 0;
 	}
@@ -469,240 +405,68 @@ static int halve_part(void *ctx, struct upload_batch *b, size_t k, const struct 
 	return 0;
 }
 
-int upload_main(int argc, char **argv)
+/* --watch: each chunk the folder's perf record finishes, sent until a signal stops it. */
+static int watch_folder(struct upload_ctx *x, const struct upload_options *uo,
+			struct watch_options *wopt, struct diag *d)
 {
-	static const struct option own[] = {
-		{ "to", required_argument, NULL, OPT_TO },
-		{ "url", required_argument, NULL, OPT_URL },
-		{ "tenant", required_argument, NULL, OPT_TENANT },
-		{ "api-key-file", required_argument, NULL, OPT_API_KEY_FILE },
-		{ "allow-http", no_argument, NULL, OPT_ALLOW_HTTP },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "watch", required_argument, NULL, OPT_WATCH },
-		{ "delete-sent", no_argument, NULL, OPT_DELETE_SENT },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "retry-cap", required_argument, NULL, OPT_RETRY_CAP },
-		{ "max-backlog", required_argument, NULL, OPT_MAX_BACKLOG },
-		{ "keep-sent", required_argument, NULL, OPT_KEEP_SENT },
-		{ "trust-folder", no_argument, NULL, OPT_TRUST_FOLDER },
-		{ "proxy", required_argument, NULL, OPT_PROXY },
-		{ "header", required_argument, NULL, OPT_HEADER },
-	};
-	static const struct option conv[] = { CONVERT_OPTIONS };
-	struct option opts[sizeof(own) / sizeof(own[0]) + sizeof(conv) / sizeof(conv[0]) + 1];
-	struct upload_options uo;
-	struct watch_options wopt;
-	struct upload_ctx x;
-	struct cli c;
-	struct diag d;
-	struct uploader *u = NULL;
+	struct watch_jobs jobs = { job_make_span, job_halve, job_free, x };
+	struct upload_stop stop;
+	int rc;
+
+	if (upload_stop_init(&stop) != 0) {
+		diag_error(d, NULL, DIAG_NO_OFFSET, "cannot take SIGINT and SIGTERM: %s",
+			   strerror(errno));
+		return 1;
+	}
+	wopt->quiet = x->cv->co.quiet;
+	/* one summary a chunk would be noise: errors and warnings still print */
+	x->cv->co.quiet = 1;
+	/* the service's JIT dumps read on from chunk to chunk, not read whole each time */
+	x->cv->co.jit_store = jit_store_new();
+	if (!uo->quiet)
+		diag_note(d, "watching %s: each finished chunk to %s", wopt->dir, uploader_url(x->u));
+	rc = watch_run(wopt, x->u, &jobs, &stop, d) ? 1 : 0;
+	convert_done(&x->cv->later); /* before the tables it borrowed from the store go */
+	jit_store_free(x->cv->co.jit_store);
+	x->cv->co.jit_store = NULL;
+	/* a hangup is not a reload: nothing is read again, so it is said what to do */
+	if (stop.signo == SIGHUP)
+		diag_note(d, "stopped watching %s on SIGHUP: perfconv re-reads no configuration; "
+			  "start it again to change it (its systemd unit restarts it)", wopt->dir);
+	else if (!uo->quiet)
+		diag_note(d, "stopped watching %s", wopt->dir);
+	upload_stop_release(&stop);
+	return rc;
+}
+
+/* Each input converted and sent (or with --dry-run, written): 0, or 1 when one failed. */
+static int send_inputs(struct upload_ctx *x, const struct upload_run_options *ro,
+		       struct diag *d)
+{
 	struct runtime_ids rids;
-	const char **inputs = NULL, **headers = NULL;
-	size_t ninputs = 0, inputs_cap = 0, headers_cap = 0;
-	int opt, w, rc = 0, dry_run = 0, backlog_set = 0, keep_set = 0;
+	int rc = 0;
 
-	memcpy(opts, own, sizeof(own));
-	memcpy(opts + sizeof(own) / sizeof(own[0]), conv, sizeof(conv));
-	memset(&opts[sizeof(opts) / sizeof(opts[0]) - 1], 0, sizeof(opts[0]));
-	memset(&uo, 0, sizeof(uo));
-	memset(&wopt, 0, sizeof(wopt));
-	wopt.max_bytes = WATCH_MAX_BACKLOG_DEFAULT;
-	wopt.keep_bytes = WATCH_KEEP_DEFAULT;
-	cli_init(&c);
-	c.output = NULL;
-	diag_init(&d);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:f:qh", opts, NULL)) != -1) {
-		char *end;
-		unsigned long v;
-
-		switch (opt) {
-		case '?':
-		case ':':
-			rc = getopt_error(opt, argv);
-			goto out;
-		case 'h':
-			upload_usage(stdout);
-			goto out;
-		case 'i': VEC_PUSH(inputs, ninputs, inputs_cap, optarg); continue;
-		case 'f':
-			rc = bad_usage("perfconv upload sends pprof: no -f", optarg);
-			goto out;
-		case OPT_FOR:
-			rc = bad_usage("perfconv upload shapes the pprof for --to's backend: no --for", NULL);
-			goto out;
-		case OPT_TO:
-			uo.backend = backend_by_name(optarg);
-			if (!uo.backend) {
-				rc = bad_usage("--to takes datadog, pyroscope, parca or otlp", optarg);
-				goto out;
-			}
-			continue;
-		case OPT_URL: uo.url = optarg; continue;
-		case OPT_PROXY: uo.proxy = optarg; continue;
-		case OPT_HEADER: VEC_PUSH(headers, uo.nheaders, headers_cap, optarg); continue;
-		case OPT_TENANT: uo.tenant = optarg; continue;
-		case OPT_API_KEY_FILE:
-			/* getopt takes a prefix: "--api-key KEY" must not pass for a file name
-			 * (the key would then be shown in an error) */
-			if (strncmp(argv[optind - 1], "--api-key-file", 14) != 0 &&
-			    strncmp(argv[optind - 2 >= 0 ? optind - 2 : 0], "--api-key-file", 14) != 0) {
-				rc = bad_usage("the API key comes from DD_API_KEY or --api-key-file FILE, "
-					       "never the command line", NULL);
-				goto out;
-			}
-			uo.api_key_file = optarg;
-			continue;
-		case OPT_ALLOW_HTTP: uo.allow_http = 1; continue;
-		case OPT_DRY_RUN: dry_run = 1; continue;
-		case OPT_WATCH: wopt.dir = optarg; continue;
-		case OPT_DELETE_SENT: wopt.delete_sent = 1; continue;
-		case OPT_TRUST_FOLDER: wopt.trust_folder = 1; continue;
-		case OPT_MAX_BACKLOG:
-			if (watch_parse_backlog(optarg, &wopt.max_chunks, &wopt.max_bytes) != 0) {
-				rc = bad_usage("--max-backlog takes a number of chunks (500), a size "
-					       "(512M, 1G) or 0", optarg);
-				goto out;
-			}
-			backlog_set = 1;
-			continue;
-		case OPT_KEEP_SENT: {
-			uint64_t bytes = 0;
-			int64_t age = 0;
-
-			if (watch_parse_keep(optarg, &bytes, &age) != 0) {
-				rc = bad_usage("--keep-sent takes a size (1G, 512M), an age (7d, 12h, "
-					       "30m) or all", optarg);
-				goto out;
-			}
-			/* given, it replaces the default; a size and an age both hold */
-			if (!keep_set++)
-				wopt.keep_bytes = 0;
-			if (strcmp(optarg, "all") == 0) {
-				wopt.keep_bytes = 0;
-				wopt.keep_age_s = 0;
-			} else if (bytes) {
-				wopt.keep_bytes = bytes;
-			} else {
-				wopt.keep_age_s = age;
-			}
-			continue;
-		}
-		case OPT_TIMEOUT:
-		case OPT_RETRY_CAP:
-			v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || v == 0 || v > 86400) {
-				rc = bad_usage("takes a number of seconds, 1 to 86400", optarg);
-				goto out;
-			}
-			if (opt == OPT_TIMEOUT)
-				uo.timeout_s = (long)v;
-			else
-				uo.retry_cap_s = (unsigned)v;
-			continue;
-		}
-		if ((w = convert_option(&c, opt, optarg)) != 0) {
-			rc = w == 2 ? 2 : bad_usage("unknown option", NULL);
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		rc = bad_usage("unexpected argument", argv[optind]);
-		goto out;
-	}
-	if (!uo.backend) {
-		rc = bad_usage("perfconv upload needs --to datadog|pyroscope|parca|otlp", NULL);
-		goto out;
-	}
-	if (uo.nheaders && uo.backend != BACKEND_OTLP) {
-		rc = bad_usage("--header goes with --to otlp", NULL);
-		goto out;
-	}
-	uo.headers = headers;
-	if (wopt.dir && (ninputs || dry_run)) {
-		rc = bad_usage("--watch takes its inputs from DIR: no -i or --dry-run", NULL);
-		goto out;
-	}
-	if ((wopt.delete_sent || backlog_set || keep_set || wopt.trust_folder) && !wopt.dir) {
-		rc = bad_usage("--delete-sent, --max-backlog, --keep-sent and --trust-folder go "
-			       "with --watch", NULL);
-		goto out;
-	}
-	if (wopt.dir && c.cv.meta.start_time_set) {
-		rc = bad_usage("--start-time is one recording's start: each chunk of --watch has "
-			       "its own", NULL);
-		goto out;
-	}
-	if (c.output && !dry_run) {
-		rc = bad_usage("perfconv upload writes no file: -o goes with --dry-run", NULL);
-		goto out;
-	}
-	if (!ninputs)
-		VEC_PUSH(inputs, ninputs, inputs_cap, "perf.data");
-	c.cv.pprof_for = backend_pprof_for(uo.backend);
-	c.cv.upload = 1;
-	uo.quiet = c.cv.co.quiet;
-	if (cli_finish(&c, &d) != 0 || !(u = uploader_new(&uo, &d))) {
-		rc = 1;
-		goto out;
-	}
-	x.c = &c;
-	x.u = u;
-	x.of = output_by_name(backend_of(uo.backend)->format);
-	x.backend = uo.backend;
-	x.trust_folder = wopt.trust_folder;
-	wopt.retry_cap_s = uo.retry_cap_s;
-	if (wopt.dir) {
-		struct watch_jobs jobs = { job_make_span, job_halve, job_free, &x };
-		struct upload_stop stop;
-
-		if (upload_stop_init(&stop) != 0) {
-			diag_error(&d, NULL, DIAG_NO_OFFSET, "cannot take SIGINT and SIGTERM: %s",
-				   strerror(errno));
-			rc = 1;
-			goto out;
-		}
-		wopt.quiet = c.cv.co.quiet;
-		/* one summary a chunk would be noise: errors and warnings still print */
-		c.cv.co.quiet = 1;
-		/* the service's JIT dumps read on from chunk to chunk, not read whole each time */
-		c.cv.co.jit_store = jit_store_new();
-		if (!uo.quiet)
-			diag_note(&d, "watching %s: each finished chunk to %s", wopt.dir, uploader_url(u));
-		rc = watch_run(&wopt, u, &jobs, &stop, &d) ? 1 : 0;
-		convert_done(&c.cv.later); /* before the tables it borrowed from the store go */
-		jit_store_free(c.cv.co.jit_store);
-		c.cv.co.jit_store = NULL;
-		/* a hangup is not a reload: nothing is read again, so it is said what to do */
-		if (stop.signo == SIGHUP)
-			diag_note(&d, "stopped watching %s on SIGHUP: perfconv re-reads no configuration; "
-				  "start it again to change it (its systemd unit restarts it)", wopt.dir);
-		else if (!uo.quiet)
-			diag_note(&d, "stopped watching %s", wopt.dir);
-		upload_stop_release(&stop);
-		goto out;
-	}
 	runtime_ids_init(&rids, -1);
-	for (size_t i = 0; i < ninputs; i++) {
+	for (size_t i = 0; i < ro->ninputs; i++) {
 		struct upload_batch b;
 		struct upload_result r;
-		struct input_send s = { &x, NULL, inputs[i], ninputs > 1 ? i + 1 : 0, dry_run, &d, 0 };
+		struct input_send s = { x, NULL, ro->inputs[i], ro->ninputs > 1 ? i + 1 : 0,
+					ro->dry_run, d, 0 };
 		const struct upload_batch_ops ops = { send_part, halve_part, &s };
 		size_t last = 0;
 
-		if (job_make(&x, inputs[i], &b, &s.job, &d) != 0) {
+		if (job_make(x, ro->inputs[i], &b, &s.job, d) != 0) {
 			rc = 1;
 			continue;
 		}
 		if (b.said[0])
-			diag_warn(&d, inputs[i], DIAG_NO_OFFSET, "%s", b.said);
+			diag_warn(d, ro->inputs[i], DIAG_NO_OFFSET, "%s", b.said);
 		if (upload_send_batch(&b, &rids, &ops, NULL, &last, &r) != 0) {
 			char part[64];
 
 			part_text(part, sizeof(part), &b, last);
-			diag_error(&d, inputs[i], DIAG_NO_OFFSET, "%s %s%s: %s",
-				   backend_name(uo.backend),
+			diag_error(d, ro->inputs[i], DIAG_NO_OFFSET, "%s %s%s: %s",
+				   backend_name(x->backend),
 				   r.outcome == UPLOAD_REFUSED ? "refused the profile" :
 				   r.outcome == UPLOAD_DENIED ? "turned the request down" :
 				   "could not be reached", part, r.what);
@@ -712,11 +476,25 @@ int upload_main(int argc, char **argv)
 			rc = 1;
 		job_free(NULL, s.job);
 	}
-out:
-	diag_release(&d);
+	return rc;
+}
+
+int upload_run(struct conversion *cv, const struct upload_run_options *ro, struct diag *d)
+{
+	struct upload_ctx x;
+	struct uploader *u = uploader_new(ro->uo, d);
+	int rc;
+
+	if (!u)
+		return 1;
+	x.cv = cv;
+	x.dry_prefix = ro->dry_prefix;
+	x.u = u;
+	x.of = output_by_name(backend_of(ro->uo->backend)->format);
+	x.backend = ro->uo->backend;
+	x.trust_folder = ro->wopt->trust_folder;
+	ro->wopt->retry_cap_s = ro->uo->retry_cap_s;
+	rc = ro->wopt->dir ? watch_folder(&x, ro->uo, ro->wopt, d) : send_inputs(&x, ro, d);
 	uploader_free(u);
-	free(inputs);
-	free(headers);
-	cli_release(&c);
 	return rc;
 }

@@ -1,9 +1,9 @@
-/* main: perfconv's entry. `perfconv upload` is this layer's; everything else, a
- * conversion or `perfconv info`, is convert/'s. */
+/* main: perfconv's entry. `perfconv upload` is cli/upload.c's; everything else, a
+ * conversion, `perfconv info` or `perfconv diff`, convert_main's. */
 #include <string.h>
 
 #include "convert/main_internal.h"
-#include "upload/main_upload.h"
+#include "cli/upload.h"
 
 int main(int argc, char **argv)
 {
