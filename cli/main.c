@@ -2,7 +2,7 @@
  * conversion, `perfconv info` or `perfconv diff`, convert_main's. */
 #include <string.h>
 
-#include "convert/main_internal.h"
+#include "cli/convert.h"
 #include "cli/upload.h"
 
 int main(int argc, char **argv)

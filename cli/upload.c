@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "convert/main_internal.h"
+#include "cli/convert.h"
 #include "upload/backend.h"
-#include "upload/main_upload.h"
+#include "upload/uploadrun.h"
 #include "upload/watchopts.h"
 
 static void upload_usage(FILE *f)

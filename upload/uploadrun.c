@@ -1,6 +1,6 @@
 /* uploadrun: perfconv upload's run, each input converted and sent to a backend, or a
  * --switch-output folder watched. */
-#include "upload/main_upload.h"
+#include "upload/uploadrun.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "convert/main_internal.h"
+#include "cli/convert.h"
+#include "cli/diff.h"
 #include "common/diag.h"
 #include "common/util.h"
 #include "common/version.h"

@@ -1,14 +1,16 @@
-/* main_internal: what the parts of perfconv's command line share; not for callers.
+/* convert: perfconv's command line, and what its other commands share of it; not for
+ * callers.
  *
  * The command line is split by subcommand:
- *	main.c		perfconv (convert), perfconv info, and the options they share
- *	main_diff.c	perfconv diff: two recordings converted alike, one differential
+ *	main.c		the one main(): which command argv[1] names
+ *	convert.c	perfconv (convert), perfconv info, and the options they share
+ *	diff.c		perfconv diff: two recordings converted alike, one differential
  *			profile
- *	upload/main_upload.c	perfconv upload: convert each input and send it (the layer
- *			above, which uses these)
+ *	upload.c	perfconv upload: each input converted and sent, or a folder
+ *			watched (upload/uploadrun.h runs it)
  */
-#ifndef PERFCONV_MAIN_INTERNAL_H
-#define PERFCONV_MAIN_INTERNAL_H
+#ifndef PERFCONV_CLI_CONVERT_H
+#define PERFCONV_CLI_CONVERT_H
 
 #include <getopt.h>
 #include <stddef.h>
@@ -150,12 +152,8 @@ int bad_usage(const char *msg, const char *arg);
  */
 int getopt_error(int opt, char **argv);
 
-/* perfconv diff ARGS (argv[0] "diff"): its exit code (convert/main_diff.c). */
-int diff_main(int argc, char **argv);
-
-/* perfconv upload ARGS (argv[0] "upload"): its exit code. */
 /* `perfconv` and `perfconv info` (argv[1] "info"): the program's main but for `perfconv
- * upload`, which the layer above (upload/main.c) takes first. */
+ * upload`, which main() (cli/main.c) takes first. */
 int convert_main(int argc, char **argv);
 
 #endif

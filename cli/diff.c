@@ -1,4 +1,4 @@
-/* main_diff: perfconv diff BASE NEW, two recordings converted alike into one
+/* diff: perfconv diff BASE NEW, two recordings converted alike into one
  * differential profile (issue 36).
  *
  * Each side is converted by the same pipeline and options as `perfconv` would convert
@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "convert/main_internal.h"
+#include "cli/diff.h"
+
+#include "cli/convert.h"
 #include "convert/merge.h"
 #include "formats/difftop.h"
 
