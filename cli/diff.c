@@ -15,7 +15,7 @@
 
 #include "cli/diff.h"
 
-#include "cli/convert.h"
+#include "cli/options.h"
 #include "convert/merge.h"
 #include "formats/difftop.h"
 
@@ -227,111 +227,108 @@ static int inputs_exist(const struct cli *c, struct diag *d)
 	return 0;
 }
 
+/* What perfconv diff's own options fill. */
+struct diff_cli {
+	struct cli c;
+	struct write_diff wd;
+	int absolute;
+};
+
+/* diff's options: its own, and a conversion's but -i and --version. */
+static int diff_take(void *ctx, int id, const char *arg, char **argv)
+{
+	struct diff_cli *dc = ctx;
+
+	(void)argv;
+	switch (id) {
+	case 'i': return bad_usage("diff takes BASE and NEW as arguments, not -i", arg);
+	case OPT_ABSOLUTE: dc->absolute = 1; return 0;
+	case OPT_DIFF_TOP: {
+		char *end;
+		unsigned long v = strtoul(arg, &end, 10);
+
+		if (*end || end == arg || v > 1000000)
+			return bad_usage("--top takes a number of functions (0: all)", arg);
+		dc->wd.top = (unsigned)v;
+		return 0;
+	}
+	case OPT_VERSION: return bad_usage("--version is perfconv's, not diff's", NULL);
+	default: return convert_option(&dc->c, id, arg);
+	}
+}
+
 int diff_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CONVERT_OPTIONS
-		{ "absolute", no_argument, NULL, OPT_ABSOLUTE },
-		{ "top", required_argument, NULL, OPT_DIFF_TOP },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct cli c;
+	struct diff_cli dc;
+	const struct cli_parse cp = { CMD_DIFF, diff_usage, 0, diff_take, &dc };
+	struct cli *const c = &dc.c;
 	struct profile p, side[2];
-	struct write_diff wd;
 	struct diag d;
 	const struct output_format *of = NULL;
-	int opt, rc = 0, w, absolute = 0;
+	int rc = 0, w;
 
-	cli_init(&c);
+	cli_init(c);
 	diag_init(&d);
-	memset(&wd, 0, sizeof(wd));
-	wd.top = 20;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:f:qh", opts, NULL)) != -1) {
-		if (opt == '?' || opt == ':') {
-			cli_release(&c);
-			return getopt_error(opt, argv);
-		}
-		if (opt == 'h') {
-			diff_usage(stdout);
-			cli_release(&c);
-			return 0;
-		}
-		w = 0;
-		if (opt == 'i')
-			w = bad_usage("diff takes BASE and NEW as arguments, not -i", optarg);
-		else if (opt == OPT_ABSOLUTE)
-			absolute = 1;
-		else if (opt == OPT_DIFF_TOP) {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || v > 1000000)
-				w = bad_usage("--top takes a number of functions (0: all)", optarg);
-			wd.top = (unsigned)v;
-		} else if (opt == OPT_VERSION)
-			w = bad_usage("--version is perfconv's, not diff's", NULL);
-		else if ((w = convert_option(&c, opt, optarg)) == 1)
-			w = bad_usage("unknown option", NULL);
-		if (w) {
-			cli_release(&c);
-			return 2;
-		}
-	}
-	for (; optind < argc; optind++)
-		VEC_PUSH(c.cv.inputs, c.cv.ninputs, c.cv.inputs_cap, argv[optind]);
-	if (c.cv.ninputs != 2) {
-		cli_release(&c);
-		return bad_usage("diff takes two recordings, BASE and NEW", NULL);
-	}
-	if (strcmp(c.cv.inputs[0], "-") == 0 && strcmp(c.cv.inputs[1], "-") == 0) {
-		cli_release(&c);
-		return bad_usage("only one side can be read from standard input", NULL);
-	}
-	if (c.cv.pprof_for > 0 || c.cv.meta.service || c.cv.meta.nlabels || c.cv.meta.start_time_set) {
-		cli_release(&c);
-		return bad_usage("--for, --service, --label and --start-time are not for diff", NULL);
-	}
-	if (c.format && !(of = diff_format_by_name(c.format))) {
-		cli_release(&c);
-		return bad_usage("diff writes folded, top, pprof or svg", c.format);
-	}
-	if (!of && strcmp(c.output, "-") != 0)
-		of = diff_format_by_path(c.output);
-	if (!of)
-		of = strcmp(c.output, "-") == 0 && isatty(STDOUT_FILENO) ? &top_format
-									 : output_by_name("folded");
-	if (strcmp(c.output, "-") == 0 && isatty(STDOUT_FILENO) && strcmp(of->name, "pprof") == 0) {
-		cli_release(&c);
-		return bad_usage("pprof is protobuf, not for a terminal: give -o FILE", NULL);
-	}
-	wd.base_name = c.cv.inputs[0];
-	wd.new_name = c.cv.inputs[1];
+	memset(&dc.wd, 0, sizeof(dc.wd));
+	dc.wd.top = 20;
+	dc.absolute = 0;
 	profile_init(&p);
 	profile_init(&side[0]);
 	profile_init(&side[1]);
-	if (inputs_exist(&c, &d) != 0 || cli_finish(&c, &d) != 0 ||
-	    output_check_not_input(c.output, c.cv.inputs[0], &d) != 0 ||
-	    output_check_not_input(c.output, c.cv.inputs[1], &d) != 0 ||
-	    output_check_writable(c.output, &d) != 0)
+	if (cli_parse(&cp, argc, argv, &rc) != 0)
+		goto out;
+	for (; optind < argc; optind++)
+		VEC_PUSH(c->cv.inputs, c->cv.ninputs, c->cv.inputs_cap, argv[optind]);
+	if (c->cv.ninputs != 2) {
+		rc = bad_usage("diff takes two recordings, BASE and NEW", NULL);
+		goto out;
+	}
+	if (strcmp(c->cv.inputs[0], "-") == 0 && strcmp(c->cv.inputs[1], "-") == 0) {
+		rc = bad_usage("only one side can be read from standard input", NULL);
+		goto out;
+	}
+	if (c->cv.pprof_for > 0 || c->cv.meta.service || c->cv.meta.nlabels ||
+	    c->cv.meta.start_time_set) {
+		rc = bad_usage("--for, --service, --label and --start-time are not for diff", NULL);
+		goto out;
+	}
+	if (c->format && !(of = diff_format_by_name(c->format))) {
+		rc = bad_usage("diff writes folded, top, pprof or svg", c->format);
+		goto out;
+	}
+	if (!of && strcmp(c->output, "-") != 0)
+		of = diff_format_by_path(c->output);
+	if (!of)
+		of = strcmp(c->output, "-") == 0 && isatty(STDOUT_FILENO) ? &top_format
+									  : output_by_name("folded");
+	if (strcmp(c->output, "-") == 0 && isatty(STDOUT_FILENO) && strcmp(of->name, "pprof") == 0) {
+		rc = bad_usage("pprof is protobuf, not for a terminal: give -o FILE", NULL);
+		goto out;
+	}
+	dc.wd.base_name = c->cv.inputs[0];
+	dc.wd.new_name = c->cv.inputs[1];
+	if (inputs_exist(c, &d) != 0 || cli_finish(c, &d) != 0 ||
+	    output_check_not_input(c->output, c->cv.inputs[0], &d) != 0 ||
+	    output_check_not_input(c->output, c->cv.inputs[1], &d) != 0 ||
+	    output_check_writable(c->output, &d) != 0)
 		rc = 1;
-	else if (convert_sides(&c, of, &p, side, &d) != 0)
+	else if (convert_sides(c, of, &p, side, &d) != 0)
 		rc = 1;
-	else if (diff_scale(&c, of, &p, side, absolute, &wd, &d) != 0)
+	else if (diff_scale(c, of, &p, side, dc.absolute, &dc.wd, &d) != 0)
 		rc = 1;
 	if (rc == 0) {
 		profile_release(&side[0]);
 		profile_release(&side[1]);
 		profile_init(&side[0]);
 		profile_init(&side[1]);
-		c.cv.wo.diff = &wd;
-		if ((w = output_write(of, &p, &c.cv.wo, c.output, &d)) != 0)
+		c->cv.wo.diff = &dc.wd;
+		if ((w = output_write(of, &p, &c->cv.wo, c->output, &d)) != 0)
 			rc = w > 0 ? 128 + SIGPIPE : 1;
 	}
+out:
 	profile_release(&side[0]);
 	profile_release(&side[1]);
 	profile_release(&p);
-	cli_release(&c);
+	cli_release(c);
 	return rc;
 }

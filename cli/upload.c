@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "cli/convert.h"
+#include "cli/options.h"
 #include "upload/backend.h"
 #include "upload/uploadrun.h"
 #include "upload/watchopts.h"
@@ -75,191 +75,152 @@ static void upload_usage(FILE *f)
 		"could not be sent, or an input is bad, 2 usage.\n");
 }
 
-int upload_main(int argc, char **argv)
-{
-	static const struct option own[] = {
-		{ "to", required_argument, NULL, OPT_TO },
-		{ "url", required_argument, NULL, OPT_URL },
-		{ "tenant", required_argument, NULL, OPT_TENANT },
-		{ "api-key-file", required_argument, NULL, OPT_API_KEY_FILE },
-		{ "allow-http", no_argument, NULL, OPT_ALLOW_HTTP },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "watch", required_argument, NULL, OPT_WATCH },
-		{ "delete-sent", no_argument, NULL, OPT_DELETE_SENT },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "retry-cap", required_argument, NULL, OPT_RETRY_CAP },
-		{ "max-backlog", required_argument, NULL, OPT_MAX_BACKLOG },
-		{ "keep-sent", required_argument, NULL, OPT_KEEP_SENT },
-		{ "trust-folder", no_argument, NULL, OPT_TRUST_FOLDER },
-		{ "proxy", required_argument, NULL, OPT_PROXY },
-		{ "header", required_argument, NULL, OPT_HEADER },
-	};
-	static const struct option conv[] = { CONVERT_OPTIONS };
-	struct option opts[sizeof(own) / sizeof(own[0]) + sizeof(conv) / sizeof(conv[0]) + 1];
+/* What perfconv upload's options fill. */
+struct upload_cli {
+	struct cli c;
 	struct upload_options uo;
 	struct watch_options wopt;
-	struct cli c;
+	const char **inputs, **headers;
+	size_t ninputs, inputs_cap, headers_cap;
+	int dry_run, backlog_set, keep_set;
+};
+
+/* --keep-sent: given, it replaces the default; a size and an age both hold. 0, or 2. */
+static int keep_sent(struct upload_cli *uc, const char *arg)
+{
+	uint64_t bytes = 0;
+	int64_t age = 0;
+
+	if (watch_parse_keep(arg, &bytes, &age) != 0)
+		return bad_usage("--keep-sent takes a size (1G, 512M), an age (7d, 12h, 30m) or all",
+				 arg);
+	if (!uc->keep_set++)
+		uc->wopt.keep_bytes = 0;
+	if (strcmp(arg, "all") == 0) {
+		uc->wopt.keep_bytes = 0;
+		uc->wopt.keep_age_s = 0;
+	} else if (bytes) {
+		uc->wopt.keep_bytes = bytes;
+	} else {
+		uc->wopt.keep_age_s = age;
+	}
+	return 0;
+}
+
+/* upload's options: its own, and a conversion's but -f and --for. */
+static int upload_take(void *ctx, int id, const char *arg, char **argv)
+{
+	struct upload_cli *uc = ctx;
+	char *end;
+	unsigned long v;
+
+	switch (id) {
+	case 'i': VEC_PUSH(uc->inputs, uc->ninputs, uc->inputs_cap, arg); return 0;
+	case 'f': return bad_usage("perfconv upload sends pprof: no -f", arg);
+	case OPT_FOR:
+		return bad_usage("perfconv upload shapes the pprof for --to's backend: no --for", NULL);
+	case OPT_TO:
+		uc->uo.backend = backend_by_name(arg);
+		if (!uc->uo.backend)
+			return bad_usage("--to takes datadog, pyroscope, parca or otlp", arg);
+		return 0;
+	case OPT_URL: uc->uo.url = arg; return 0;
+	case OPT_PROXY: uc->uo.proxy = arg; return 0;
+	case OPT_HEADER: VEC_PUSH(uc->headers, uc->uo.nheaders, uc->headers_cap, arg); return 0;
+	case OPT_TENANT: uc->uo.tenant = arg; return 0;
+	case OPT_API_KEY_FILE:
+		/* getopt takes a prefix: "--api-key KEY" must not pass for a file name (the
+		 * key would then be shown in an error) */
+		if (strncmp(argv[optind - 1], "--api-key-file", 14) != 0 &&
+		    strncmp(argv[optind - 2 >= 0 ? optind - 2 : 0], "--api-key-file", 14) != 0)
+			return bad_usage("the API key comes from DD_API_KEY or --api-key-file FILE, "
+					 "never the command line", NULL);
+		uc->uo.api_key_file = arg;
+		return 0;
+	case OPT_ALLOW_HTTP: uc->uo.allow_http = 1; return 0;
+	case OPT_DRY_RUN: uc->dry_run = 1; return 0;
+	case OPT_WATCH: uc->wopt.dir = arg; return 0;
+	case OPT_DELETE_SENT: uc->wopt.delete_sent = 1; return 0;
+	case OPT_TRUST_FOLDER: uc->wopt.trust_folder = 1; return 0;
+	case OPT_MAX_BACKLOG:
+		if (watch_parse_backlog(arg, &uc->wopt.max_chunks, &uc->wopt.max_bytes) != 0)
+			return bad_usage("--max-backlog takes a number of chunks (500), a size "
+					 "(512M, 1G) or 0", arg);
+		uc->backlog_set = 1;
+		return 0;
+	case OPT_KEEP_SENT: return keep_sent(uc, arg);
+	case OPT_TIMEOUT:
+	case OPT_RETRY_CAP:
+		v = strtoul(arg, &end, 10);
+		if (*end || end == arg || v == 0 || v > 86400)
+			return bad_usage("takes a number of seconds, 1 to 86400", arg);
+		if (id == OPT_TIMEOUT)
+			uc->uo.timeout_s = (long)v;
+		else
+			uc->uo.retry_cap_s = (unsigned)v;
+		return 0;
+	default: return convert_option(&uc->c, id, arg);
+	}
+}
+
+/* The options that go together, after all are read: 0, or 2 after saying which do not. */
+static int upload_check(struct upload_cli *uc, int argc, char **argv)
+{
+	const struct watch_options *w = &uc->wopt;
+
+	if (optind < argc)
+		return bad_usage("unexpected argument", argv[optind]);
+	if (!uc->uo.backend)
+		return bad_usage("perfconv upload needs --to datadog|pyroscope|parca|otlp", NULL);
+	if (uc->uo.nheaders && uc->uo.backend != BACKEND_OTLP)
+		return bad_usage("--header goes with --to otlp", NULL);
+	if (w->dir && (uc->ninputs || uc->dry_run))
+		return bad_usage("--watch takes its inputs from DIR: no -i or --dry-run", NULL);
+	if ((w->delete_sent || uc->backlog_set || uc->keep_set || w->trust_folder) && !w->dir)
+		return bad_usage("--delete-sent, --max-backlog, --keep-sent and --trust-folder go "
+				 "with --watch", NULL);
+	if (w->dir && uc->c.cv.meta.start_time_set)
+		return bad_usage("--start-time is one recording's start: each chunk of --watch has "
+				 "its own", NULL);
+	if (uc->c.output && !uc->dry_run)
+		return bad_usage("perfconv upload writes no file: -o goes with --dry-run", NULL);
+	return 0;
+}
+
+int upload_main(int argc, char **argv)
+{
+	struct upload_cli uc;
+	const struct cli_parse cp = { CMD_UPLOAD, upload_usage, 0, upload_take, &uc };
+	struct cli *const c = &uc.c;
 	struct diag d;
-	const char **inputs = NULL, **headers = NULL;
-	size_t ninputs = 0, inputs_cap = 0, headers_cap = 0;
-	int opt, w, rc = 0, dry_run = 0, backlog_set = 0, keep_set = 0;
+	int rc = 0;
 
-	memcpy(opts, own, sizeof(own));
-	memcpy(opts + sizeof(own) / sizeof(own[0]), conv, sizeof(conv));
-	memset(&opts[sizeof(opts) / sizeof(opts[0]) - 1], 0, sizeof(opts[0]));
-	memset(&uo, 0, sizeof(uo));
-	memset(&wopt, 0, sizeof(wopt));
-	wopt.max_bytes = WATCH_MAX_BACKLOG_DEFAULT;
-	wopt.keep_bytes = WATCH_KEEP_DEFAULT;
-	cli_init(&c);
-	c.output = NULL;
+	memset(&uc, 0, sizeof(uc));
+	uc.wopt.max_bytes = WATCH_MAX_BACKLOG_DEFAULT;
+	uc.wopt.keep_bytes = WATCH_KEEP_DEFAULT;
+	cli_init(c);
+	c->output = NULL;
 	diag_init(&d);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:f:qh", opts, NULL)) != -1) {
-		char *end;
-		unsigned long v;
-
-		switch (opt) {
-		case '?':
-		case ':':
-			rc = getopt_error(opt, argv);
-			goto out;
-		case 'h':
-			upload_usage(stdout);
-			goto out;
-		case 'i': VEC_PUSH(inputs, ninputs, inputs_cap, optarg); continue;
-		case 'f':
-			rc = bad_usage("perfconv upload sends pprof: no -f", optarg);
-			goto out;
-		case OPT_FOR:
-			rc = bad_usage("perfconv upload shapes the pprof for --to's backend: no --for", NULL);
-			goto out;
-		case OPT_TO:
-			uo.backend = backend_by_name(optarg);
-			if (!uo.backend) {
-				rc = bad_usage("--to takes datadog, pyroscope, parca or otlp", optarg);
-				goto out;
-			}
-			continue;
-		case OPT_URL: uo.url = optarg; continue;
-		case OPT_PROXY: uo.proxy = optarg; continue;
-		case OPT_HEADER: VEC_PUSH(headers, uo.nheaders, headers_cap, optarg); continue;
-		case OPT_TENANT: uo.tenant = optarg; continue;
-		case OPT_API_KEY_FILE:
-			/* getopt takes a prefix: "--api-key KEY" must not pass for a file name
-			 * (the key would then be shown in an error) */
-			if (strncmp(argv[optind - 1], "--api-key-file", 14) != 0 &&
-			    strncmp(argv[optind - 2 >= 0 ? optind - 2 : 0], "--api-key-file", 14) != 0) {
-				rc = bad_usage("the API key comes from DD_API_KEY or --api-key-file FILE, "
-					       "never the command line", NULL);
-				goto out;
-			}
-			uo.api_key_file = optarg;
-			continue;
-		case OPT_ALLOW_HTTP: uo.allow_http = 1; continue;
-		case OPT_DRY_RUN: dry_run = 1; continue;
-		case OPT_WATCH: wopt.dir = optarg; continue;
-		case OPT_DELETE_SENT: wopt.delete_sent = 1; continue;
-		case OPT_TRUST_FOLDER: wopt.trust_folder = 1; continue;
-		case OPT_MAX_BACKLOG:
-			if (watch_parse_backlog(optarg, &wopt.max_chunks, &wopt.max_bytes) != 0) {
-				rc = bad_usage("--max-backlog takes a number of chunks (500), a size "
-					       "(512M, 1G) or 0", optarg);
-				goto out;
-			}
-			backlog_set = 1;
-			continue;
-		case OPT_KEEP_SENT: {
-			uint64_t bytes = 0;
-			int64_t age = 0;
-
-			if (watch_parse_keep(optarg, &bytes, &age) != 0) {
-				rc = bad_usage("--keep-sent takes a size (1G, 512M), an age (7d, 12h, "
-					       "30m) or all", optarg);
-				goto out;
-			}
-			/* given, it replaces the default; a size and an age both hold */
-			if (!keep_set++)
-				wopt.keep_bytes = 0;
-			if (strcmp(optarg, "all") == 0) {
-				wopt.keep_bytes = 0;
-				wopt.keep_age_s = 0;
-			} else if (bytes) {
-				wopt.keep_bytes = bytes;
-			} else {
-				wopt.keep_age_s = age;
-			}
-			continue;
-		}
-		case OPT_TIMEOUT:
-		case OPT_RETRY_CAP:
-			v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || v == 0 || v > 86400) {
-				rc = bad_usage("takes a number of seconds, 1 to 86400", optarg);
-				goto out;
-			}
-			if (opt == OPT_TIMEOUT)
-				uo.timeout_s = (long)v;
-			else
-				uo.retry_cap_s = (unsigned)v;
-			continue;
-		}
-		if ((w = convert_option(&c, opt, optarg)) != 0) {
-			rc = w == 2 ? 2 : bad_usage("unknown option", NULL);
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		rc = bad_usage("unexpected argument", argv[optind]);
+	if (cli_parse(&cp, argc, argv, &rc) != 0 || (rc = upload_check(&uc, argc, argv)) != 0)
 		goto out;
-	}
-	if (!uo.backend) {
-		rc = bad_usage("perfconv upload needs --to datadog|pyroscope|parca|otlp", NULL);
-		goto out;
-	}
-	if (uo.nheaders && uo.backend != BACKEND_OTLP) {
-		rc = bad_usage("--header goes with --to otlp", NULL);
-		goto out;
-	}
-	uo.headers = headers;
-	if (wopt.dir && (ninputs || dry_run)) {
-		rc = bad_usage("--watch takes its inputs from DIR: no -i or --dry-run", NULL);
-		goto out;
-	}
-	if ((wopt.delete_sent || backlog_set || keep_set || wopt.trust_folder) && !wopt.dir) {
-		rc = bad_usage("--delete-sent, --max-backlog, --keep-sent and --trust-folder go "
-			       "with --watch", NULL);
-		goto out;
-	}
-	if (wopt.dir && c.cv.meta.start_time_set) {
-		rc = bad_usage("--start-time is one recording's start: each chunk of --watch has "
-			       "its own", NULL);
-		goto out;
-	}
-	if (c.output && !dry_run) {
-		rc = bad_usage("perfconv upload writes no file: -o goes with --dry-run", NULL);
-		goto out;
-	}
-	if (!ninputs)
-		VEC_PUSH(inputs, ninputs, inputs_cap, "perf.data");
-	c.cv.pprof_for = backend_pprof_for(uo.backend);
-	c.cv.upload = 1;
-	uo.quiet = c.cv.co.quiet;
-	if (cli_finish(&c, &d) != 0) {
+	uc.uo.headers = uc.headers;
+	if (!uc.ninputs)
+		VEC_PUSH(uc.inputs, uc.ninputs, uc.inputs_cap, "perf.data");
+	c->cv.pprof_for = backend_pprof_for(uc.uo.backend);
+	c->cv.upload = 1;
+	uc.uo.quiet = c->cv.co.quiet;
+	if (cli_finish(c, &d) != 0) {
 		rc = 1;
-		goto out;
-	}
-	{
-		const struct upload_run_options ro = { &uo, &wopt, inputs, ninputs, dry_run,
-						       c.output };
+	} else {
+		const struct upload_run_options ro = { &uc.uo, &uc.wopt, uc.inputs, uc.ninputs,
+						       uc.dry_run, c->output };
 
-		rc = upload_run(&c.cv, &ro, &d);
+		rc = upload_run(&c->cv, &ro, &d);
 	}
 out:
 	diag_release(&d);
-	free(inputs);
-	free(headers);
-	cli_release(&c);
+	free(uc.inputs);
+	free(uc.headers);
+	cli_release(c);
 	return rc;
 }
