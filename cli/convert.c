@@ -18,6 +18,8 @@
 
 static void usage(FILE *f)
 {
+	char shapes[128];
+
 	fprintf(f,
 		"usage: perfconv [-i perf.data]... [-o OUTPUT] [-f FORMAT] [options] [perf.data...]\n"
 		"       perfconv info [-i perf.data] [--json]   (perfconv info --help)\n"
@@ -96,8 +98,10 @@ static void usage(FILE *f)
 		"                        weight staying in their callers' (default 0.1; 0 draws\n"
 		"                        every frame); the file says how many were left out\n"
 		"\n"
-		"pprof for a backend (docs/BACKENDS.md; perfconv upload --help sends it):\n"
-		"      --for datadog|pyroscope|parca|go\n"
+		"pprof for a backend (docs/BACKENDS.md; perfconv upload --help sends it):\n");
+	cli_shape_list(shapes, sizeof(shapes), "|", "|");
+	fprintf(f, "      --for %s\n", shapes);
+	fprintf(f,
 		"                        shape the pprof for it: its sample type and label names,\n"
 		"                        no frame it would drop, time_nanos always set (perf's\n"
 		"                        clock data, else the file's time less the recording's\n"
@@ -113,6 +117,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; output_formats[i]; i++) {
 		const struct output_format *of = output_formats[i];
 
+		if (of->flags & OF_DIFF_ONLY)
+			continue;
 		fprintf(f, "  %-10s %s (", of->name, of->help);
 		for (size_t j = 0; of->suffixes[j]; j++)
 			fprintf(f, "%s%s", j ? ", " : "", of->suffixes[j]);
@@ -136,6 +142,33 @@ static int output_check_inputs(const struct cli *c, struct diag *d)
 		if (output_check_not_input(c->output, c->cv.inputs[i], d) != 0)
 			return -1;
 	return c->cv.ninputs ? 0 : output_check_not_input(c->output, c->cv.co.input, d);
+}
+
+/* The options given go with format `of` (its row's flags): 0, or 2 after saying why not. */
+static int format_fits(const struct cli *c, const struct output_format *of)
+{
+	char names[128], msg[256];
+	size_t n;
+
+	if (strcmp(c->output, "-") == 0 && isatty(STDOUT_FILENO) && (of->flags & OF_PROTOBUF)) {
+		n = cli_format_list(names, sizeof(names), OF_PROTOBUF, OF_DIFF_ONLY, " and ");
+		snprintf(msg, sizeof(msg), "%s %s protobuf, not for a terminal: give -o FILE or send "
+			 "standard output elsewhere", names, n > 1 ? "are" : "is");
+		return bad_usage(msg, NULL);
+	}
+	if (c->cv.pprof_for > 0 && !(of->flags & OF_SHAPED)) {
+		cli_format_list(names, sizeof(names), OF_SHAPED, OF_DIFF_ONLY, " and ");
+		snprintf(msg, sizeof(msg), "--for is for %s output", names);
+		return bad_usage(msg, NULL);
+	}
+	if ((c->cv.meta.service || c->cv.meta.nlabels || c->cv.meta.start_time_set) &&
+	    !(of->flags & OF_META)) {
+		cli_format_list(names, sizeof(names), OF_META, OF_DIFF_ONLY, " and ");
+		snprintf(msg, sizeof(msg), "--service, --label and --start-time are for %s output",
+			 names);
+		return bad_usage(msg, NULL);
+	}
+	return 0;
 }
 
 /* perfconv's options: the conversion's. */
@@ -186,22 +219,8 @@ int convert_main(int argc, char **argv)
 		if (!of)
 			of = output_by_name("folded");
 	}
-	if (strcmp(c.output, "-") == 0 && isatty(STDOUT_FILENO) &&
-	    (strcmp(of->name, "pprof") == 0 || strcmp(of->name, "otlp") == 0)) {
-		rc = bad_usage("pprof and otlp are protobuf, not for a terminal: give -o FILE "
-			       "or send standard output elsewhere", NULL);
+	if ((rc = format_fits(&c, of)) != 0)
 		goto out;
-	}
-	if (c.cv.pprof_for > 0 && strcmp(of->name, "pprof") != 0) {
-		rc = bad_usage("--for is for pprof output", NULL);
-		goto out;
-	}
-	if ((c.cv.meta.service || c.cv.meta.nlabels || c.cv.meta.start_time_set) &&
-	    strcmp(of->name, "pprof") != 0 && strcmp(of->name, "otlp") != 0) {
-		rc = bad_usage("--service, --label and --start-time are for pprof and otlp output",
-			       NULL);
-		goto out;
-	}
 	if (cli_finish(&c, &d) != 0)
 		rc = 1;
 	else if (output_check_inputs(&c, &d) != 0 || output_check_writable(c.output, &d) != 0)

@@ -17,39 +17,34 @@
 
 #include "cli/options.h"
 #include "convert/merge.h"
-#include "formats/difftop.h"
 
-static const struct output_format top_format = {
-	"top", { ".top", ".top.txt", NULL }, difftop_write,
-	"the functions whose self and total shares changed most, as text", 0, 1, 1, 0,
-};
-
-/* The formats a differential profile is written in. */
-static const char *const diff_formats[] = { "folded", "top", "pprof", "svg", NULL };
-
+/* A format of a differential profile (OF_DIFF) named `name`, or NULL. */
 static const struct output_format *diff_format_by_name(const char *name)
 {
-	if (strcmp(name, "top") == 0)
-		return &top_format;
-	for (size_t i = 0; diff_formats[i]; i++)
-		if (strcmp(diff_formats[i], name) == 0)
-			return output_by_name(name);
+	for (size_t i = 0; output_formats[i]; i++)
+		if ((output_formats[i]->flags & OF_DIFF) && strcmp(output_formats[i]->name, name) == 0)
+			return output_formats[i];
 	return NULL;
 }
 
+/* The format of a differential profile whose suffix ends `path`, or NULL: diff's own
+ * first (".top.txt" before folded's ".txt"). */
 static const struct output_format *diff_format_by_path(const char *path)
 {
 	size_t len = strlen(path);
 	const struct output_format *of;
 
-	for (size_t j = 0; top_format.suffixes[j]; j++) {
-		size_t sl = strlen(top_format.suffixes[j]);
+	for (size_t i = 0; output_formats[i]; i++) {
+		of = output_formats[i];
+		for (size_t j = 0; (of->flags & OF_DIFF_ONLY) && of->suffixes[j]; j++) {
+			size_t sl = strlen(of->suffixes[j]);
 
-		if (len > sl && strcmp(path + len - sl, top_format.suffixes[j]) == 0)
-			return &top_format;
+			if (len > sl && strcmp(path + len - sl, of->suffixes[j]) == 0)
+				return of;
+		}
 	}
 	of = output_by_path(path);
-	return of && diff_format_by_name(of->name) ? of : NULL;
+	return of && (of->flags & OF_DIFF) ? of : NULL;
 }
 
 static void diff_usage(FILE *f)
@@ -293,16 +288,25 @@ int diff_main(int argc, char **argv)
 		goto out;
 	}
 	if (c->format && !(of = diff_format_by_name(c->format))) {
-		rc = bad_usage("diff writes folded, top, pprof or svg", c->format);
+		char names[128], msg[256];
+
+		cli_format_list(names, sizeof(names), OF_DIFF, 0, " or ");
+		snprintf(msg, sizeof(msg), "diff writes %s", names);
+		rc = bad_usage(msg, c->format);
 		goto out;
 	}
 	if (!of && strcmp(c->output, "-") != 0)
 		of = diff_format_by_path(c->output);
 	if (!of)
-		of = strcmp(c->output, "-") == 0 && isatty(STDOUT_FILENO) ? &top_format
-									  : output_by_name("folded");
-	if (strcmp(c->output, "-") == 0 && isatty(STDOUT_FILENO) && strcmp(of->name, "pprof") == 0) {
-		rc = bad_usage("pprof is protobuf, not for a terminal: give -o FILE", NULL);
+		of = diff_format_by_name(strcmp(c->output, "-") == 0 && isatty(STDOUT_FILENO) ?
+					 "top" : "folded");
+	if (strcmp(c->output, "-") == 0 && isatty(STDOUT_FILENO) && (of->flags & OF_PROTOBUF)) {
+		char names[128], msg[256];
+		size_t n = cli_format_list(names, sizeof(names), OF_DIFF | OF_PROTOBUF, 0, " and ");
+
+		snprintf(msg, sizeof(msg), "%s %s protobuf, not for a terminal: give -o FILE", names,
+			 n > 1 ? "are" : "is");
+		rc = bad_usage(msg, NULL);
 		goto out;
 	}
 	dc.wd.base_name = c->cv.inputs[0];

@@ -127,6 +127,37 @@ static int is_dir(const char *path, struct diag *d)
 	return 1;
 }
 
+size_t cli_format_list(char *buf, size_t cap, unsigned want, unsigned not, const char *last)
+{
+	size_t n = 0, k = 0, len = 0;
+
+	for (size_t i = 0; output_formats[i]; i++)
+		n += (output_formats[i]->flags & want) == want && !(output_formats[i]->flags & not);
+	buf[0] = '\0';
+	for (size_t i = 0; output_formats[i] && len < cap; i++) {
+		const struct output_format *of = output_formats[i];
+
+		if ((of->flags & want) != want || (of->flags & not))
+			continue;
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", !k ? "" : k + 1 < n ? ", " : last,
+					of->name);
+		k++;
+	}
+	return n;
+}
+
+void cli_shape_list(char *buf, size_t cap, const char *sep, const char *last)
+{
+	size_t n = 1, len = 0;
+
+	while (pprof_for_name((int)n)[0])
+		n++;
+	buf[0] = '\0';
+	for (size_t i = 1; i < n && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i == 1 ? "" : i + 1 < n ? sep : last,
+					pprof_for_name((int)i));
+}
+
 int bad_usage(const char *msg, const char *arg)
 {
 	fprintf(stderr, "perfconv: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
@@ -298,8 +329,13 @@ int convert_option(struct cli *c, int opt, const char *arg)
 	}
 	case OPT_FOR:
 		c->cv.pprof_for = pprof_for_by_name(arg);
-		if (c->cv.pprof_for < 0)
-			return bad_usage("--for takes datadog, pyroscope, parca or go", arg);
+		if (c->cv.pprof_for < 0) {
+			char names[128], msg[160];
+
+			cli_shape_list(names, sizeof(names), ", ", " or ");
+			snprintf(msg, sizeof(msg), "--for takes %s", names);
+			return bad_usage(msg, arg);
+		}
 		break;
 	case OPT_SERVICE:
 		if (meta_set_service(&c->cv.meta, arg, &why) != 0)

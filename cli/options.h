@@ -146,6 +146,14 @@ void cli_release(struct cli *c);
 int convert_option(struct cli *c, int opt, const char *arg);
 /* The options that apply to every input, checked once: 0, or -1 after saying why. */
 int cli_finish(struct cli *c, struct diag *d);
+/*
+ * The names of the formats whose flags hold all of `want` and none of `not` (OF_),
+ * in the table's order, into buf[0..cap): "a, b and c" with `last` " and " (or
+ * " or "). Returns how many.
+ */
+size_t cli_format_list(char *buf, size_t cap, unsigned want, unsigned not, const char *last);
+/* --for's words (formats/pprof.h's shapes) into buf[0..cap), as cli_format_list. */
+void cli_shape_list(char *buf, size_t cap, const char *sep, const char *last);
 /* "perfconv: MSG 'ARG'" and the hint to --help: returns 2, the usage exit code. */
 int bad_usage(const char *msg, const char *arg);
 

@@ -13,8 +13,11 @@
 
 static void upload_usage(FILE *f)
 {
+	char names[128];
+
+	backend_names(names, sizeof(names), "|", "|", 0);
+	fprintf(f, "usage: perfconv upload --to %s [--url URL] [-i FILE]...\n", names);
 	fprintf(f,
-		"usage: perfconv upload --to datadog|pyroscope|parca|otlp [--url URL] [-i FILE]...\n"
 		"                       [--service NAME] [--label KEY=VALUE]... [options]\n"
 		"       perfconv upload --to ... --watch DIR [--delete-sent] [--max-backlog N|SIZE]\n"
 		"                       [--keep-sent SIZE|AGE]\n"
@@ -121,8 +124,13 @@ static int upload_take(void *ctx, int id, const char *arg, char **argv)
 		return bad_usage("perfconv upload shapes the pprof for --to's backend: no --for", NULL);
 	case OPT_TO:
 		uc->uo.backend = backend_by_name(arg);
-		if (!uc->uo.backend)
-			return bad_usage("--to takes datadog, pyroscope, parca or otlp", arg);
+		if (!uc->uo.backend) {
+			char names[128], msg[160];
+
+			backend_names(names, sizeof(names), ", ", " or ", 0);
+			snprintf(msg, sizeof(msg), "--to takes %s", names);
+			return bad_usage(msg, arg);
+		}
 		return 0;
 	case OPT_URL: uc->uo.url = arg; return 0;
 	case OPT_PROXY: uc->uo.proxy = arg; return 0;
@@ -167,13 +175,20 @@ static int upload_take(void *ctx, int id, const char *arg, char **argv)
 static int upload_check(struct upload_cli *uc, int argc, char **argv)
 {
 	const struct watch_options *w = &uc->wopt;
+	char names[128], msg[160];
 
 	if (optind < argc)
 		return bad_usage("unexpected argument", argv[optind]);
-	if (!uc->uo.backend)
-		return bad_usage("perfconv upload needs --to datadog|pyroscope|parca|otlp", NULL);
-	if (uc->uo.nheaders && uc->uo.backend != BACKEND_OTLP)
-		return bad_usage("--header goes with --to otlp", NULL);
+	if (!uc->uo.backend) {
+		backend_names(names, sizeof(names), "|", "|", 0);
+		snprintf(msg, sizeof(msg), "perfconv upload needs --to %s", names);
+		return bad_usage(msg, NULL);
+	}
+	if (uc->uo.nheaders && !backend_of(uc->uo.backend)->headers) {
+		backend_names(names, sizeof(names), ", ", " or ", 1);
+		snprintf(msg, sizeof(msg), "--header goes with --to %s", names);
+		return bad_usage(msg, NULL);
+	}
 	if (w->dir && (uc->ninputs || uc->dry_run))
 		return bad_usage("--watch takes its inputs from DIR: no -i or --dry-run", NULL);
 	if ((w->delete_sent || uc->backlog_set || uc->keep_set || w->trust_folder) && !w->dir)

@@ -113,8 +113,8 @@ int convert_one(struct conversion *cv, const struct output_format *of, struct pr
 	/* Datadog's Timeline: each sample's time kept (as libdatadog keeps timed samples
 	 * apart); an upload to Pyroscope keeps its seconds, to be cut in time if over its
 	 * limits (upload/uploadparts.h) */
-	if ((cv->pprof_for == PPROF_FOR_DATADOG && strcmp(of->name, "pprof") == 0) ||
-	    strcmp(of->name, "otlp") == 0)
+	if ((cv->pprof_for == PPROF_FOR_DATADOG && (of->flags & OF_SHAPED)) ||
+	    (of->flags & OF_SAMPLE_TIMES))
 		p->aggregate_ns = 1;
 	else if (cv->pprof_for == PPROF_FOR_PYROSCOPE && cv->upload)
 		p->aggregate_ns = 1000000000ULL;
@@ -157,9 +157,9 @@ int convert_one(struct conversion *cv, const struct output_format *of, struct pr
 	memset(m, 0, sizeof(*m));
 	cv->wo.pprof_for = cv->pprof_for > 0 ? cv->pprof_for : 0;
 	if (cv->pprof_for > 0 || cv->meta.start_time_set || cv->meta.service || cv->meta.nlabels ||
-	    strcmp(of->name, "otlp") == 0) {
+	    (of->flags & OF_OWN_META)) {
 		profile_meta_make(&cv->meta, p, cv->co.input, cv->co.quiet || cv->pprof_for <= 0, m, d);
-		if (cv->pprof_for > 0 || cv->meta.start_time_set || strcmp(of->name, "otlp") == 0)
+		if (cv->pprof_for > 0 || cv->meta.start_time_set || (of->flags & OF_OWN_META))
 			cv->wo.time_nanos = m->start_ns;
 		/* a sample's wall-clock time: its time after the first sample's, from the
 		 * profile's start */
@@ -171,7 +171,7 @@ int convert_one(struct conversion *cv, const struct output_format *of, struct pr
 		 * recording's host and kernel; an upload sends them as the backend's
 		 * labels or tags instead (Parca would rename a sample label that is
 		 * also a series label to exported_KEY) */
-		cv->wo.labels = cv->upload && strcmp(of->name, "otlp") != 0 ? NULL : m->labels;
+		cv->wo.labels = cv->upload && !(of->flags & OF_OWN_META) ? NULL : m->labels;
 		cv->wo.nlabels = !cv->wo.labels ? 0 : cv->pprof_for > 0 ? m->nlabels : m->nuser;
 	}
 	return 0;
