@@ -144,6 +144,27 @@ static int output_check_inputs(const struct cli *c, struct diag *d)
 	return c->cv.ninputs ? 0 : output_check_not_input(c->output, c->cv.co.input, d);
 }
 
+/* Without -f or a suffix of its own: a conversion's format. */
+#define DEFAULT_FORMAT "folded"
+
+/* Each other format's first suffix, "X is NAME, Y NAME2, ...": what -o could have ended
+ * with. */
+static void suffix_hint(char *buf, size_t cap)
+{
+	size_t len = 0, k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; output_formats[i] && len < cap; i++) {
+		const struct output_format *of = output_formats[i];
+
+		if ((of->flags & OF_DIFF_ONLY) || strcmp(of->name, DEFAULT_FORMAT) == 0)
+			continue;
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s %s%s", k ? ", " : "",
+					of->suffixes[0], k ? "" : "is ", of->name);
+		k++;
+	}
+}
+
 /* The options given go with format `of` (its row's flags): 0, or 2 after saying why not. */
 static int format_fits(const struct cli *c, const struct output_format *of)
 {
@@ -211,13 +232,15 @@ int convert_main(int argc, char **argv)
 		}
 	} else {
 		of = strcmp(c.output, "-") ? output_by_path(c.output) : NULL;
-		if (!of && strcmp(c.output, "-") != 0 && is_file_or_new(c.output))
+		if (!of && strcmp(c.output, "-") != 0 && is_file_or_new(c.output)) {
+			char hint[256];
+
+			suffix_hint(hint, sizeof(hint));
 			diag_warn(&d, c.output, DIAG_NO_OFFSET, "no format has its suffix: writing "
-				  "folded (-f chooses; "
-				  ".pb.gz is pprof, .speedscope.json speedscope, .trace.json chrome, "
-				  ".svg svg, .otlp.pb otlp)");
+				  "%s (-f chooses; %s)", DEFAULT_FORMAT, hint);
+		}
 		if (!of)
-			of = output_by_name("folded");
+			of = output_by_name(DEFAULT_FORMAT);
 	}
 	if ((rc = format_fits(&c, of)) != 0)
 		goto out;
