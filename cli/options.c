@@ -15,16 +15,18 @@
 
 /* The options of a conversion: perfconv's, and every other command's but info's. */
 #define CONV (CMD_CONVERT | CMD_DIFF | CMD_UPLOAD)
+/* -i, --help and where files are: every command's */
+#define ALL (CONV | CMD_INFO)
 
 const struct cli_option cli_options[] = {
-	{ "input", required_argument, 'i', CMD_CONVERT | CMD_INFO | CMD_DIFF | CMD_UPLOAD },
+	{ "input", required_argument, 'i', ALL },
 	{ "output", required_argument, 'o', CONV },
 	{ "format", required_argument, 'f', CONV },
 	{ "quiet", no_argument, 'q', CONV },
-	{ "help", no_argument, 'h', CMD_CONVERT | CMD_INFO | CMD_DIFF | CMD_UPLOAD },
-	{ "symfs", required_argument, OPT_SYMFS, CMD_CONVERT | CMD_INFO | CMD_DIFF | CMD_UPLOAD },
-	{ "kallsyms", required_argument, OPT_KALLSYMS, CMD_CONVERT | CMD_INFO | CMD_DIFF | CMD_UPLOAD },
-	{ "buildid-dir", required_argument, OPT_BUILDID_DIR, CMD_CONVERT | CMD_INFO | CMD_DIFF | CMD_UPLOAD },
+	{ "help", no_argument, 'h', ALL },
+	{ "symfs", required_argument, OPT_SYMFS, ALL },
+	{ "kallsyms", required_argument, OPT_KALLSYMS, ALL },
+	{ "buildid-dir", required_argument, OPT_BUILDID_DIR, ALL },
 	{ "pid", required_argument, OPT_PID, CONV },
 	{ "tid", required_argument, OPT_TID, CONV },
 	{ "comm", required_argument, OPT_COMM, CONV },
@@ -38,10 +40,10 @@ const struct cli_option cli_options[] = {
 	{ "event", required_argument, OPT_EVENT, CONV },
 	{ "time", required_argument, OPT_TIME, CONV },
 	{ "srcline", no_argument, OPT_SRCLINE, CONV },
-	{ "cache-dir", required_argument, OPT_CACHE_DIR, CMD_CONVERT | CMD_INFO | CMD_DIFF | CMD_UPLOAD },
-	{ "jit-dir", required_argument, OPT_JIT_DIR, CMD_CONVERT | CMD_INFO | CMD_DIFF | CMD_UPLOAD },
-	{ "no-cache", no_argument, OPT_NO_CACHE, CMD_CONVERT | CMD_INFO | CMD_DIFF | CMD_UPLOAD },
-	{ "cache-size", required_argument, OPT_CACHE_SIZE, CMD_CONVERT | CMD_INFO | CMD_DIFF | CMD_UPLOAD },
+	{ "cache-dir", required_argument, OPT_CACHE_DIR, ALL },
+	{ "jit-dir", required_argument, OPT_JIT_DIR, ALL },
+	{ "no-cache", no_argument, OPT_NO_CACHE, ALL },
+	{ "cache-size", required_argument, OPT_CACHE_SIZE, ALL },
 	{ "cpu-label", no_argument, OPT_CPU_LABEL, CONV },
 	{ "version", no_argument, OPT_VERSION, CONV },
 	{ "title", required_argument, OPT_TITLE, CONV },

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/util.h"
 #include "cli/options.h"
+#include "common/util.h"
 #include "upload/backend.h"
 #include "upload/uploadrun.h"
 #include "upload/watchopts.h"
