@@ -175,7 +175,8 @@ int bad_usage(const char *msg, const char *arg)
 static int getopt_error(int opt, char **argv)
 {
 	char shortopt[3] = { '-', (char)optopt, 0 };
-	const char *what = optopt ? shortopt : argv[optind - 1];
+	/* a long option's optopt is its id, no letter: its word is the one named */
+	const char *what = optopt > 0 && optopt < OPT_SYMFS ? shortopt : argv[optind - 1];
 
 	return bad_usage(opt == ':' ? "option needs an argument" : "unknown option", what);
 }
