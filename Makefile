@@ -84,12 +84,11 @@ else
 Q := @
 endif
 
-# The library: every source of the five layers but the command line (convert/main*.c,
-# upload/main*.c),
-# so tests and fuzzers link the same code (tests/check_layers.py holds each file to its
+# The library: every source of the five layers below the command line (cli/), so that
+# tests and fuzzers link the same code (tests/check_layers.py holds each file to its
 # folder's layer).
-MAIN_SRCS := $(wildcard convert/main*.c upload/main*.c)
-LIB_SRCS := $(filter-out $(MAIN_SRCS),$(wildcard common/*.c formats/*.c symbolize/*.c convert/*.c upload/*.c))
+MAIN_SRCS := $(wildcard cli/*.c)
+LIB_SRCS := $(wildcard common/*.c formats/*.c symbolize/*.c convert/*.c upload/*.c)
 
 # Found by their names: tests/e2e*.sh (e2e_lib.sh is what they share) and one Check
 # suite per module, tests/check_NAME.c.

@@ -12,6 +12,7 @@
 
 #include "common/mapfile.h"
 #include "formats/chrome.h"
+#include "formats/difftop.h"
 #include "formats/folded.h"
 #include "formats/otlp.h"
 #include "formats/pprof.h"
@@ -22,40 +23,50 @@
 static const struct output_format folded = {
 	"folded", { ".folded", ".collapsed", ".txt", NULL }, folded_write,
 	"collapsed stacks, one line per unique stack (stackcollapse-perf.pl)", 0, 1, 1, 0,
+	OF_DIFF,
+};
+/* a differential profile's text: perfconv diff's alone */
+static const struct output_format top = {
+	"top", { ".top", ".top.txt", NULL }, difftop_write,
+	"the functions whose self and total shares changed most, as text", 0, 1, 1, 0,
+	OF_DIFF | OF_DIFF_ONLY,
 };
 static const struct output_format samples = {
 	"samples", { ".samples", NULL }, samples_write,
 	"one line per sample in time order: comm, pid/tid, cpu, time, event, period, stack",
-	0, 0, 0, 0,
+	0, 0, 0, 0, 0,
 };
 /* ".json" alone names neither: speedscope and Chrome traces are both JSON */
 static const struct output_format speedscope = {
 	"speedscope", { ".speedscope.json", ".speedscope", NULL }, speedscope_write,
-	"speedscope JSON, one sampled profile per thread, weights in periods", 1, 1, 0, 1,
+	"speedscope JSON, one sampled profile per thread, weights in periods", 1, 1, 0, 1, 0,
 };
 static const struct output_format chrome = {
 	"chrome", { ".trace.json", ".chrome.json", NULL }, chrome_write,
 	"Chrome Trace Event JSON (Perfetto UI, chrome://tracing), per-thread timelines",
-	1, 1, 0, 1,
+	1, 1, 0, 1, 0,
 };
 
 static const struct output_format pprof = {
 	"pprof", { ".pb.gz", ".pprof", NULL }, pprof_write,
 	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope", 0, 0, 1, 0,
+	OF_PROTOBUF | OF_SHAPED | OF_META | OF_DIFF,
 };
 
 static const struct output_format otlp = {
 	"otlp", { ".otlp.pb", ".otlp", NULL }, otlp_write,
 	"OpenTelemetry profiles: OTLP/HTTP's ExportProfilesServiceRequest, protobuf (alpha)",
-	0, 0, 1, 0,
+	0, 0, 1, 0, OF_PROTOBUF | OF_META | OF_OWN_META | OF_SAMPLE_TIMES,
 };
 
 static const struct output_format svg = {
 	"svg", { ".svg", NULL }, svg_write,
 	"interactive flame graph, one self-contained SVG file (zoom, search)", 0, 1, 1, 0,
+	OF_DIFF,
 };
 
-const struct output_format *const output_formats[] = { &folded, &samples, &pprof,
+/* top after folded: perfconv diff names its formats in this order */
+const struct output_format *const output_formats[] = { &folded, &top, &samples, &pprof,
 						       &speedscope, &chrome, &svg, &otlp, NULL };
 
 void output_shape_profile(const struct output_format *f, struct profile *p)
@@ -68,7 +79,8 @@ void output_shape_profile(const struct output_format *f, struct profile *p)
 const struct output_format *output_by_name(const char *name)
 {
 	for (size_t i = 0; output_formats[i]; i++)
-		if (strcmp(output_formats[i]->name, name) == 0)
+		if (!(output_formats[i]->flags & OF_DIFF_ONLY) &&
+		    strcmp(output_formats[i]->name, name) == 0)
 			return output_formats[i];
 	return NULL;
 }
@@ -78,7 +90,8 @@ const struct output_format *output_by_path(const char *path)
 	size_t len = strlen(path);
 
 	for (size_t i = 0; output_formats[i]; i++)
-		for (size_t j = 0; output_formats[i]->suffixes[j]; j++) {
+		for (size_t j = 0; !(output_formats[i]->flags & OF_DIFF_ONLY) &&
+				   output_formats[i]->suffixes[j]; j++) {
 			const char *suf = output_formats[i]->suffixes[j];
 			size_t sl = strlen(suf);
 
@@ -206,7 +219,9 @@ void output_format_names(char *buf, size_t size)
 
 	buf[0] = 0;
 	for (size_t i = 0; output_formats[i] && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", output_formats[i]->name);
+		if (!(output_formats[i]->flags & OF_DIFF_ONLY))
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "",
+					      output_formats[i]->name);
 }
 
 int output_check_not_input(const char *path, const char *input, struct diag *d)

@@ -5,6 +5,19 @@
 #include "common/diag.h"
 #include "formats/writer.h"
 
+/* What a format's row says beyond its writer: struct output_format's flags. */
+enum {
+	OF_PROTOBUF = 1 << 0,     /* binary: not written to a terminal */
+	OF_SHAPED = 1 << 1,       /* --for shapes it for a backend (pprof) */
+	OF_META = 1 << 2,         /* takes --service, --label and --start-time */
+	/* always carries the recording's start, host and labels, in its own body even
+	 * when uploaded (OTLP's resource), never as a backend's tags */
+	OF_OWN_META = 1 << 3,
+	OF_SAMPLE_TIMES = 1 << 4, /* each sample's time kept: aggregated within an instant only */
+	OF_DIFF = 1 << 5,         /* perfconv diff writes it */
+	OF_DIFF_ONLY = 1 << 6,    /* perfconv diff's alone: no conversion finds it */
+};
+
 struct output_format {
 	const char *name;
 	const char *suffixes[4];  /* NULL-terminated; matched at the end of -o's path */
@@ -15,17 +28,19 @@ struct output_format {
 	int totals_only;          /* shows no times: samples may be aggregated as they come */
 	int timeline;             /* draws each thread's samples in time order, which the
 				     profile then keeps in bounded memory (p->timeline) */
+	unsigned flags;           /* OF_ */
 };
 
 /* Before samples are added: how `p` keeps them for format `f` (aggregated for a
  * format of totals, each in a timeline for one that draws timelines). */
 void output_shape_profile(const struct output_format *f, struct profile *p);
 
-/* Every format, NULL-terminated. */
+/* Every format, NULL-terminated: perfconv --help lists them in this order. */
 extern const struct output_format *const output_formats[];
 
+/* A conversion's format (none OF_DIFF_ONLY) named `name`, or NULL. */
 const struct output_format *output_by_name(const char *name);
-/* The format whose suffix ends `path`, or NULL. */
+/* The conversion's format whose suffix ends `path`, or NULL. */
 const struct output_format *output_by_path(const char *path);
 
 /*
@@ -55,7 +70,8 @@ int output_check_not_input(const char *path, const char *input, struct diag *d);
  */
 int output_check_writable(const char *path, struct diag *d);
 
-/* The formats' names into buf[0..size), "folded, samples, pprof, ...", NUL-terminated. */
+/* A conversion's formats' names into buf[0..size), "folded, samples, pprof, ...",
+ * NUL-terminated. */
 void output_format_names(char *buf, size_t size);
 
 #endif

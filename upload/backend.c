@@ -9,22 +9,22 @@
 
 #define DEFAULT_SERVICE "perfconv"
 
-static const struct backend_ops *const all[] = { &backend_datadog, &backend_pyroscope,
-						 &backend_parca, &backend_otlp };
+const struct backend_ops *const backends[] = { &backend_datadog, &backend_pyroscope,
+					       &backend_parca, &backend_otlp, NULL };
 
 const struct backend_ops *backend_of(int backend)
 {
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (all[i]->id == backend)
-			return all[i];
+	for (size_t i = 0; backends[i]; i++)
+		if (backends[i]->id == backend)
+			return backends[i];
 	return NULL;
 }
 
 int backend_by_name(const char *name)
 {
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (strcmp(all[i]->name, name) == 0)
-			return all[i]->id;
+	for (size_t i = 0; backends[i]; i++)
+		if (strcmp(backends[i]->name, name) == 0)
+			return backends[i]->id;
 	return 0;
 }
 
@@ -33,6 +33,22 @@ const char *backend_name(int backend)
 	const struct backend_ops *b = backend_of(backend);
 
 	return b ? b->name : "";
+}
+
+void backend_names(char *buf, size_t cap, const char *sep, const char *last, int headers_only)
+{
+	size_t n = 0, k = 0, len = 0;
+
+	for (size_t i = 0; backends[i]; i++)
+		n += !headers_only || backends[i]->headers;
+	buf[0] = '\0';
+	for (size_t i = 0; backends[i] && len < cap; i++) {
+		if (headers_only && !backends[i]->headers)
+			continue;
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", !k ? "" : k + 1 < n ? sep : last,
+					backends[i]->name);
+		k++;
+	}
 }
 
 int backend_pprof_for(int backend)

@@ -85,15 +85,21 @@ struct backend_ops {
 		       const char *body, size_t len, struct upload_result *r);
 	struct upload_limits limits;
 	const char *age_limit;     /* as backend.h's uploader_age_limit says it, or NULL */
+	int headers;               /* its requests carry the user's headers (--header) */
 };
 
 extern const struct backend_ops backend_datadog, backend_pyroscope, backend_parca, backend_otlp;
+/* Every backend, NULL-terminated: --to's words, in the order its help lists them. */
+extern const struct backend_ops *const backends[];
 
 /* The backend of id `backend` (enum backend), or NULL. */
 const struct backend_ops *backend_of(int backend);
 /* The backend `name` names ("datadog", "pyroscope", "parca"), or 0. */
 int backend_by_name(const char *name);
 const char *backend_name(int backend);
+/* The names of the backends (those with `headers` set, when headers_only) into
+ * buf[0..cap): "a, b or c" with `sep` ", " and `last` " or ", or "a|b|c". */
+void backend_names(char *buf, size_t cap, const char *sep, const char *last, int headers_only);
 /* The pprof flavour (enum pprof_for) an upload to `backend` is written in. */
 int backend_pprof_for(int backend);
 

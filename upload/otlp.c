@@ -315,4 +315,5 @@ const struct backend_ops backend_otlp = {
 	.answer = otlp_answer,
 	/* the protocol: a client SHOULD hold a request to 64 MiB before compression */
 	.limits = { 64ULL << 20, 0, "OTLP's 64 MiB a request", NULL },
+	.headers = 1,
 };

@@ -1,4 +1,4 @@
-/* main_diff: perfconv diff BASE NEW, two recordings converted alike into one
+/* diff: perfconv diff BASE NEW, two recordings converted alike into one
  * differential profile (issue 36).
  *
  * Each side is converted by the same pipeline and options as `perfconv` would convert
@@ -13,41 +13,38 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "convert/main_internal.h"
+#include "cli/diff.h"
+
+#include "cli/options.h"
 #include "convert/merge.h"
-#include "formats/difftop.h"
 
-static const struct output_format top_format = {
-	"top", { ".top", ".top.txt", NULL }, difftop_write,
-	"the functions whose self and total shares changed most, as text", 0, 1, 1, 0,
-};
-
-/* The formats a differential profile is written in. */
-static const char *const diff_formats[] = { "folded", "top", "pprof", "svg", NULL };
-
+/* A format of a differential profile (OF_DIFF) named `name`, or NULL. */
 static const struct output_format *diff_format_by_name(const char *name)
 {
-	if (strcmp(name, "top") == 0)
-		return &top_format;
-	for (size_t i = 0; diff_formats[i]; i++)
-		if (strcmp(diff_formats[i], name) == 0)
-			return output_by_name(name);
+	for (size_t i = 0; output_formats[i]; i++)
+		if ((output_formats[i]->flags & OF_DIFF) && strcmp(output_formats[i]->name, name) == 0)
+			return output_formats[i];
 	return NULL;
 }
 
+/* The format of a differential profile whose suffix ends `path`, or NULL: diff's own
+ * first (".top.txt" before folded's ".txt"). */
 static const struct output_format *diff_format_by_path(const char *path)
 {
 	size_t len = strlen(path);
 	const struct output_format *of;
 
-	for (size_t j = 0; top_format.suffixes[j]; j++) {
-		size_t sl = strlen(top_format.suffixes[j]);
+	for (size_t i = 0; output_formats[i]; i++) {
+		of = output_formats[i];
+		for (size_t j = 0; (of->flags & OF_DIFF_ONLY) && of->suffixes[j]; j++) {
+			size_t sl = strlen(of->suffixes[j]);
 
-		if (len > sl && strcmp(path + len - sl, top_format.suffixes[j]) == 0)
-			return &top_format;
+			if (len > sl && strcmp(path + len - sl, of->suffixes[j]) == 0)
+				return of;
+		}
 	}
 	of = output_by_path(path);
-	return of && diff_format_by_name(of->name) ? of : NULL;
+	return of && (of->flags & OF_DIFF) ? of : NULL;
 }
 
 static void diff_usage(FILE *f)
@@ -125,10 +122,10 @@ static int convert_sides(struct cli *c, const struct output_format *of, struct p
 	output_shape_profile(of, p);
 	for (int k = 0; k < 2; k++) {
 		output_shape_profile(of, &side[k]);
-		c->co.input = c->inputs[k];
-		if (!c->co.quiet)
-			diag_note(d, "%s (%s):", c->inputs[k], k ? "new" : "base");
-		if (convert_read(&c->co, &side[k], &st, d, &c->later) != 0)
+		c->cv.co.input = c->cv.inputs[k];
+		if (!c->cv.co.quiet)
+			diag_note(d, "%s (%s):", c->cv.inputs[k], k ? "new" : "base");
+		if (convert_read(&c->cv.co, &side[k], &st, d, &c->cv.later) != 0)
 			return 1;
 		merge_side(p, &side[k], k ? PC_SIDE_NEW : PC_SIDE_BASE);
 	}
@@ -149,20 +146,20 @@ static int diff_scale(struct cli *c, const struct output_format *of, const struc
 	const struct pc_event *eb = NULL, *en = NULL;
 	char rb[48] = "", rn[48] = "";
 
-	c->wo.event = -1;
-	if (c->time) {
-		if (choose_time(p, c->time, &c->wo, d) != 0)
+	c->cv.wo.event = -1;
+	if (c->cv.time) {
+		if (choose_time(p, c->cv.time, &c->cv.wo, d) != 0)
 			return 1;
-		if (!c->weight_set)
-			c->wo.weight_period = 1;
-	} else if (choose_event(p, of, c->event, &c->wo, c->co.quiet, d) != 0) {
+		if (!c->cv.weight_set)
+			c->cv.wo.weight_period = 1;
+	} else if (choose_event(p, of, c->cv.event, &c->cv.wo, c->cv.co.quiet, d) != 0) {
 		return 1;
-	} else if (!c->weight_set) {
-		c->wo.weight_period = of->weight_period;
+	} else if (!c->cv.weight_set) {
+		c->cv.wo.weight_period = of->weight_period;
 	}
 	/* the event the scale is of: the one shown, else (pprof: every event) the first
 	 * with samples */
-	ev = c->wo.event;
+	ev = c->cv.wo.event;
 	for (size_t i = 0; ev < 0 && i < p->nevents; i++)
 		if (p->events[i].nsamples)
 			ev = (int)i;
@@ -179,35 +176,35 @@ static int diff_scale(struct cli *c, const struct output_format *of, const struc
 		rate_text(en, rn, sizeof(rn));
 	/* samples of a clock at different rates stand for different times: compared by
 	 * their periods, nanoseconds, they compare */
-	if (!c->weight_set && !c->wo.weight_period && eb && en && eb->is_clock && en->is_clock &&
+	if (!c->cv.weight_set && !c->cv.wo.weight_period && eb && en && eb->is_clock && en->is_clock &&
 	    (eb->freq != en->freq || eb->sample_period != en->sample_period)) {
-		c->wo.weight_period = 1;
-		if (!c->co.quiet)
+		c->cv.wo.weight_period = 1;
+		if (!c->cv.co.quiet)
 			diag_note(d, "%s at %s in BASE and %s in NEW: compared by period (ns)",
 				  evname, rb, rn);
 	}
 	side_totals(p, ev, base, new);
 	if (!(base[0] > 0) || !(new[0] > 0)) {
-		diag_error(d, c->inputs[base[0] > 0 ? 1 : 0], DIAG_NO_OFFSET,
+		diag_error(d, c->cv.inputs[base[0] > 0 ? 1 : 0], DIAG_NO_OFFSET,
 			   "no samples of %s to compare", evname);
 		return 1;
 	}
 	wd->scale[0] = absolute ? 1.0 : new[0] / base[0];
 	wd->scale[1] = absolute || !(base[1] > 0) ? 1.0 : new[1] / base[1];
-	if (!c->co.quiet) {
-		int w = c->wo.weight_period;
+	if (!c->cv.co.quiet) {
+		int w = c->cv.wo.weight_period;
 		const char *unit = w ? (profile_event_unit(p, ev) == PC_UNIT_NANOSECONDS ? "ns"
 					: pc_unit_name(profile_event_unit(p, ev)))
 				     : "samples";
 
 		if (absolute)
 			diag_note(d, "base: %s: %.0f %s of %s, as recorded (--absolute)",
-				  c->inputs[0], base[w], unit, evname);
+				  c->cv.inputs[0], base[w], unit, evname);
 		else
 			diag_note(d, "base: %s: %.0f %s of %s, scaled by %.6g to NEW's total "
 				  "(each stack's share of BASE times NEW's total)",
-				  c->inputs[0], base[w], unit, evname, wd->scale[w]);
-		diag_note(d, "new: %s: %.0f %s of %s, as recorded", c->inputs[1], new[w], unit,
+				  c->cv.inputs[0], base[w], unit, evname, wd->scale[w]);
+		diag_note(d, "new: %s: %.0f %s of %s, as recorded", c->cv.inputs[1], new[w], unit,
 			  evname);
 	}
 	return 0;
@@ -218,118 +215,124 @@ static int diff_scale(struct cli *c, const struct output_format *of, const struc
 static int inputs_exist(const struct cli *c, struct diag *d)
 {
 	for (size_t k = 0; k < 2; k++)
-		if (strcmp(c->inputs[k], "-") != 0 && access(c->inputs[k], R_OK) != 0) {
-			diag_error(d, c->inputs[k], DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
+		if (strcmp(c->cv.inputs[k], "-") != 0 && access(c->cv.inputs[k], R_OK) != 0) {
+			diag_error(d, c->cv.inputs[k], DIAG_NO_OFFSET, "cannot open: %s", strerror(errno));
 			return -1;
 		}
 	return 0;
 }
 
+/* What perfconv diff's own options fill. */
+struct diff_cli {
+	struct cli c;
+	struct write_diff wd;
+	int absolute;
+};
+
+/* diff's options: its own, and a conversion's but -i and --version. */
+static int diff_take(void *ctx, int id, const char *arg, char **argv)
+{
+	struct diff_cli *dc = ctx;
+
+	(void)argv;
+	switch (id) {
+	case 'i': return bad_usage("diff takes BASE and NEW as arguments, not -i", arg);
+	case OPT_ABSOLUTE: dc->absolute = 1; return 0;
+	case OPT_DIFF_TOP: {
+		char *end;
+		unsigned long v = strtoul(arg, &end, 10);
+
+		if (*end || end == arg || v > 1000000)
+			return bad_usage("--top takes a number of functions (0: all)", arg);
+		dc->wd.top = (unsigned)v;
+		return 0;
+	}
+	case OPT_VERSION: return bad_usage("--version is perfconv's, not diff's", NULL);
+	default: return convert_option(&dc->c, id, arg);
+	}
+}
+
 int diff_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CONVERT_OPTIONS
-		{ "absolute", no_argument, NULL, OPT_ABSOLUTE },
-		{ "top", required_argument, NULL, OPT_DIFF_TOP },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct cli c;
+	struct diff_cli dc;
+	const struct cli_parse cp = { CMD_DIFF, diff_usage, 0, diff_take, &dc };
+	struct cli *const c = &dc.c;
 	struct profile p, side[2];
-	struct write_diff wd;
 	struct diag d;
 	const struct output_format *of = NULL;
-	int opt, rc = 0, w, absolute = 0;
+	int rc = 0, w;
 
-	cli_init(&c);
+	cli_init(c);
 	diag_init(&d);
-	memset(&wd, 0, sizeof(wd));
-	wd.top = 20;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:f:qh", opts, NULL)) != -1) {
-		if (opt == '?' || opt == ':') {
-			cli_release(&c);
-			return getopt_error(opt, argv);
-		}
-		if (opt == 'h') {
-			diff_usage(stdout);
-			cli_release(&c);
-			return 0;
-		}
-		w = 0;
-		if (opt == 'i')
-			w = bad_usage("diff takes BASE and NEW as arguments, not -i", optarg);
-		else if (opt == OPT_ABSOLUTE)
-			absolute = 1;
-		else if (opt == OPT_DIFF_TOP) {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || v > 1000000)
-				w = bad_usage("--top takes a number of functions (0: all)", optarg);
-			wd.top = (unsigned)v;
-		} else if (opt == OPT_VERSION)
-			w = bad_usage("--version is perfconv's, not diff's", NULL);
-		else if ((w = convert_option(&c, opt, optarg)) == 1)
-			w = bad_usage("unknown option", NULL);
-		if (w) {
-			cli_release(&c);
-			return 2;
-		}
-	}
-	for (; optind < argc; optind++)
-		VEC_PUSH(c.inputs, c.ninputs, c.inputs_cap, argv[optind]);
-	if (c.ninputs != 2) {
-		cli_release(&c);
-		return bad_usage("diff takes two recordings, BASE and NEW", NULL);
-	}
-	if (strcmp(c.inputs[0], "-") == 0 && strcmp(c.inputs[1], "-") == 0) {
-		cli_release(&c);
-		return bad_usage("only one side can be read from standard input", NULL);
-	}
-	if (c.pprof_for > 0 || c.meta.service || c.meta.nlabels || c.meta.start_time_set) {
-		cli_release(&c);
-		return bad_usage("--for, --service, --label and --start-time are not for diff", NULL);
-	}
-	if (c.format && !(of = diff_format_by_name(c.format))) {
-		cli_release(&c);
-		return bad_usage("diff writes folded, top, pprof or svg", c.format);
-	}
-	if (!of && strcmp(c.output, "-") != 0)
-		of = diff_format_by_path(c.output);
-	if (!of)
-		of = strcmp(c.output, "-") == 0 && isatty(STDOUT_FILENO) ? &top_format
-									 : output_by_name("folded");
-	if (strcmp(c.output, "-") == 0 && isatty(STDOUT_FILENO) && strcmp(of->name, "pprof") == 0) {
-		cli_release(&c);
-		return bad_usage("pprof is protobuf, not for a terminal: give -o FILE", NULL);
-	}
-	wd.base_name = c.inputs[0];
-	wd.new_name = c.inputs[1];
+	memset(&dc.wd, 0, sizeof(dc.wd));
+	dc.wd.top = 20;
+	dc.absolute = 0;
 	profile_init(&p);
 	profile_init(&side[0]);
 	profile_init(&side[1]);
-	if (inputs_exist(&c, &d) != 0 || cli_finish(&c, &d) != 0 ||
-	    output_check_not_input(c.output, c.inputs[0], &d) != 0 ||
-	    output_check_not_input(c.output, c.inputs[1], &d) != 0 ||
-	    output_check_writable(c.output, &d) != 0)
+	if (cli_parse(&cp, argc, argv, &rc) != 0)
+		goto out;
+	for (; optind < argc; optind++)
+		VEC_PUSH(c->cv.inputs, c->cv.ninputs, c->cv.inputs_cap, argv[optind]);
+	if (c->cv.ninputs != 2) {
+		rc = bad_usage("diff takes two recordings, BASE and NEW", NULL);
+		goto out;
+	}
+	if (strcmp(c->cv.inputs[0], "-") == 0 && strcmp(c->cv.inputs[1], "-") == 0) {
+		rc = bad_usage("only one side can be read from standard input", NULL);
+		goto out;
+	}
+	if (c->cv.pprof_for > 0 || c->cv.meta.service || c->cv.meta.nlabels ||
+	    c->cv.meta.start_time_set) {
+		rc = bad_usage("--for, --service, --label and --start-time are not for diff", NULL);
+		goto out;
+	}
+	if (c->format && !(of = diff_format_by_name(c->format))) {
+		char names[128], msg[256];
+
+		cli_format_list(names, sizeof(names), OF_DIFF, 0, " or ");
+		snprintf(msg, sizeof(msg), "diff writes %s", names);
+		rc = bad_usage(msg, c->format);
+		goto out;
+	}
+	if (!of && strcmp(c->output, "-") != 0)
+		of = diff_format_by_path(c->output);
+	if (!of)
+		of = diff_format_by_name(strcmp(c->output, "-") == 0 && isatty(STDOUT_FILENO) ?
+					 "top" : "folded");
+	if (strcmp(c->output, "-") == 0 && isatty(STDOUT_FILENO) && (of->flags & OF_PROTOBUF)) {
+		char names[128], msg[256];
+		size_t n = cli_format_list(names, sizeof(names), OF_DIFF | OF_PROTOBUF, 0, " and ");
+
+		snprintf(msg, sizeof(msg), "%s %s protobuf, not for a terminal: give -o FILE", names,
+			 n > 1 ? "are" : "is");
+		rc = bad_usage(msg, NULL);
+		goto out;
+	}
+	dc.wd.base_name = c->cv.inputs[0];
+	dc.wd.new_name = c->cv.inputs[1];
+	if (inputs_exist(c, &d) != 0 || cli_finish(c, &d) != 0 ||
+	    output_check_not_input(c->output, c->cv.inputs[0], &d) != 0 ||
+	    output_check_not_input(c->output, c->cv.inputs[1], &d) != 0 ||
+	    output_check_writable(c->output, &d) != 0)
 		rc = 1;
-	else if (convert_sides(&c, of, &p, side, &d) != 0)
+	else if (convert_sides(c, of, &p, side, &d) != 0)
 		rc = 1;
-	else if (diff_scale(&c, of, &p, side, absolute, &wd, &d) != 0)
+	else if (diff_scale(c, of, &p, side, dc.absolute, &dc.wd, &d) != 0)
 		rc = 1;
 	if (rc == 0) {
 		profile_release(&side[0]);
 		profile_release(&side[1]);
 		profile_init(&side[0]);
 		profile_init(&side[1]);
-		c.wo.diff = &wd;
-		if ((w = output_write(of, &p, &c.wo, c.output, &d)) != 0)
+		c->cv.wo.diff = &dc.wd;
+		if ((w = output_write(of, &p, &c->cv.wo, c->output, &d)) != 0)
 			rc = w > 0 ? 128 + SIGPIPE : 1;
 	}
+out:
 	profile_release(&side[0]);
 	profile_release(&side[1]);
 	profile_release(&p);
-	cli_release(&c);
+	cli_release(c);
 	return rc;
 }

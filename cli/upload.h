@@ -1,6 +1,6 @@
-/* main_upload: perfconv upload's command line. */
-#ifndef PERFCONV_MAIN_UPLOAD_H
-#define PERFCONV_MAIN_UPLOAD_H
+/* upload: perfconv upload's command line. */
+#ifndef PERFCONV_CLI_UPLOAD_H
+#define PERFCONV_CLI_UPLOAD_H
 
 /* `perfconv upload ARGS` (argv[0] "upload"): the exit status. */
 int upload_main(int argc, char **argv);
