@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "formats/timeline.h"
 
@@ -19,15 +20,20 @@ void fixups_expand_user(struct resolver *res, struct profile *p, const struct re
 
 	for (size_t i = nu; i-- > 0;) {
 		const struct user_pending *u = &up[i];
-		const struct replay_dso *dso = replay_dso_get(rp, u->m.dso);
+		const struct replay_dso *dso = replay_dso_get(rp, u->dso);
 		struct sym_frame sf[RESOLVE_MAX_INLINE];
 		uint32_t ids[RESOLVE_MAX_INLINE], k;
+		struct replay_map m; /* what resolver_intern() reads of it */
 		size_t n;
 
-		n = symbolizer_native(sym, u->m.dso, profile_text(p, dso->path), dso->build_id,
-				      dso->build_id_size, resolve_user_offset(&u->m, u->addr), u->ret,
+		memset(&m, 0, sizeof(m));
+		m.start = u->start;
+		m.pgoff = u->pgoff;
+		m.dso = u->dso;
+		n = symbolizer_native(sym, u->dso, profile_text(p, dso->path), dso->build_id,
+				      dso->build_id_size, resolve_user_offset(&m, u->addr), (int)u->ret,
 				      sf, RESOLVE_MAX_INLINE);
-		k = resolver_intern(res, &u->m, u->mapping, u->addr, 0, sf, n, NULL, ids);
+		k = resolver_intern(res, &m, u->mapping, u->addr, 0, sf, n, NULL, ids);
 		first[u->frame] = (uint32_t)npool;
 		count[u->frame] = k;
 		for (uint32_t j = 0; j < k; j++)

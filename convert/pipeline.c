@@ -292,6 +292,7 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	session_stop_prefetch(&s);
 	if (rc.defer_kernel)
 		fixups_name_kernel(res, p, s.sym, s.facts.kernel_bid, s.facts.kernel_bid_size);
+	resolver_trim(res);
 	fixups_mapping_flags(p, o->sym.inline_frames && !o->no_symbols);
 	if (!p->aggregate || p->timeline)
 		fixups_thread_names(p, s.rp);

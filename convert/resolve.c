@@ -90,6 +90,39 @@ void resolver_free(struct resolver *r)
 	free(r);
 }
 
+void resolver_trim(struct resolver *r)
+{
+	u64map_release(&r->map_ids);
+	u64map_release(&r->addr_cache);
+	u64map_release(&r->nomap_cache);
+	u64map_init(&r->map_ids);
+	u64map_init(&r->addr_cache);
+	u64map_init(&r->nomap_cache);
+	free(r->res);
+	free(r->pool);
+	free(r->kpending);
+	free(r->upending);
+	r->res = NULL;
+	r->pool = r->kpending = NULL;
+	r->upending = NULL;
+	r->nres = r->res_cap = r->npool = r->pool_cap = 0;
+	r->nkpending = r->kpending_cap = r->nupending = r->upending_cap = 0;
+	for (size_t i = 0; i < r->njit_cache; i++) {
+		u64map_release(&r->jit_cache[i]);
+		u64map_release(&r->jit_names[i]);
+	}
+	free(r->jit_cache);
+	free(r->jit_names);
+	free(r->jit_named);
+	r->jit_cache = r->jit_names = NULL;
+	r->jit_named = NULL;
+	r->njit_cache = r->njit_named = r->jit_named_cap = 0;
+	u64map_release(&r->sym_strs);
+	u64map_init(&r->sym_strs);
+	free(r->memo);
+	r->memo = NULL;
+}
+
 const char *resolve_module_name(const char *path)
 {
 	return path[0] == '[' ? path : path_base(path);
@@ -250,7 +283,8 @@ static uint32_t resolve_new(struct resolver *r, const struct replay_map *m, uint
 	if (!kernel && dso && r->c.defer_user) {
 		/* a placeholder until fixups_expand_user(): no name yet, and `line`
 		 * telling a return address from a leaf at the same address */
-		struct user_pending u = { *m, addr, 0, mapping, ret };
+		struct user_pending u = { addr, m->start, m->pgoff, m->dso, 0, mapping,
+					  (uint32_t)ret };
 
 		f.line = ret ? 1 : 0;
 		u.frame = ids[0] = profile_frame(p, &f);

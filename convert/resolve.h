@@ -40,6 +40,13 @@ struct resolver;
 struct resolver *resolver_new(const struct resolver_config *c);
 /* NULL-safe. */
 void resolver_free(struct resolver *r);
+/*
+ * Once the addresses are resolved and the pending frames done (fixups): what only
+ * resolving uses is freed (per address of every process of a whole-machine
+ * recording, hundreds of megabytes, which the writers would run beside), and
+ * resolver_mapping_dso() alone is to be called after.
+ */
+void resolver_trim(struct resolver *r);
 
 /*
  * The frames of `addr` in the process of sample `c` at its time, innermost first:
@@ -53,12 +60,15 @@ void resolver_free(struct resolver *r);
 const uint32_t *resolver_frames(struct resolver *r, const struct sample_ctx *c, uint64_t addr,
 				int ret, int kernel, uint32_t *n);
 
-/* A user address left as a placeholder frame (defer_user). */
+/* A user address left as a placeholder frame (defer_user): one per frame of a
+ * whole-machine recording's every process, so only what expanding it reads of its
+ * mapping, not a copy of the replay's (which may move, or be released). */
 struct user_pending {
-	struct replay_map m;          /* a copy: the replay's may move (replay_advance) */
 	uint64_t addr;
+	uint64_t start, pgoff;        /* of its mapping (replay_map) */
+	uint32_t dso;
 	uint32_t frame, mapping;
-	int ret;
+	uint32_t ret;
 };
 const struct user_pending *resolver_user_pending(const struct resolver *r, size_t *n);
 /* Kernel frames interned by address (defer_kernel); a frame may be listed twice. */
