@@ -39,6 +39,9 @@ void fixups_expand_user(struct resolver *res, struct profile *p, const struct re
 		for (uint32_t j = 0; j < k; j++)
 			VEC_PUSH(pool, npool, pool_cap, ids[j]);
 	}
+	/* gone before the frames are expanded beside them (84 MB of a 1 GB whole-machine
+	 * recording's) */
+	resolver_user_pending_done(res);
 	profile_expand_frames(p, first, count, pool, covered);
 	free(first);
 	free(count);

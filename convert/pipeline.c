@@ -281,6 +281,8 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 		if (sample_kinds[i]->finish)
 			sample_kinds[i]->finish(ps.state[i], &ps.c);
 	stacks_forget_raw(ps.c.stacks);
+	resolver_trim(res);
+	session_forget_processes(&s);
 	if (!st->samples && st->samples_filtered) {
 		nothing_matched(&ps.c, d);
 		goto out;
@@ -292,7 +294,6 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	session_stop_prefetch(&s);
 	if (rc.defer_kernel)
 		fixups_name_kernel(res, p, s.sym, s.facts.kernel_bid, s.facts.kernel_bid_size);
-	resolver_trim(res);
 	fixups_mapping_flags(p, o->sym.inline_frames && !o->no_symbols);
 	if (!p->aggregate || p->timeline)
 		fixups_thread_names(p, s.rp);

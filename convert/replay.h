@@ -113,6 +113,10 @@ void replay_finish(struct replay *r);
 void replay_note(struct replay *r, uint32_t pid, uint64_t time, uint64_t index);
 void replay_note_unknown(struct replay *r);
 size_t replay_release(struct replay *r, uint64_t index);
+/* After the last lookup of a process (pass 2 over): every process freed, and
+ * replay_proc_at() answers NULL; dsos and thread names remain. Returns about how many
+ * bytes were freed. */
+size_t replay_forget_processes(struct replay *r);
 /* Lookups (replay_proc_at) that found a released process: 0 unless a record was not
  * told to replay_note(). */
 uint64_t replay_late(const struct replay *r);

@@ -187,3 +187,33 @@ uint64_t replay_late(const struct replay *r)
 {
 	return r->late;
 }
+
+size_t replay_forget_processes(struct replay *r)
+{
+	size_t freed = 0;
+
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct replay_proc *p = r->procs[i];
+
+		freed += sizeof(*p) + p->nmaps * (sizeof(*p->maps) + sizeof(*p->maxend) +
+						  sizeof(*p->run_first)) +
+			 p->nchanges * sizeof(*p->changes);
+		free(p->maps);
+		free(p->maxend);
+		free(p->run_first);
+		free(p->changes);
+		free(p->live);
+		free(p->same_prev);
+		u64map_release(&p->by_start);
+		free(p);
+	}
+	free(r->procs);
+	r->procs = NULL;
+	r->nprocs = r->procs_cap = 0;
+	u64map_release(&r->proc_index);
+	u64map_init(&r->proc_index);
+	free(r->rel);
+	r->rel = NULL;
+	r->nrel = r->rel_cap = r->rel_head = 0;
+	return freed;
+}

@@ -100,13 +100,9 @@ void resolver_trim(struct resolver *r)
 	u64map_init(&r->nomap_cache);
 	free(r->res);
 	free(r->pool);
-	free(r->kpending);
-	free(r->upending);
 	r->res = NULL;
-	r->pool = r->kpending = NULL;
-	r->upending = NULL;
+	r->pool = NULL;
 	r->nres = r->res_cap = r->npool = r->pool_cap = 0;
-	r->nkpending = r->kpending_cap = r->nupending = r->upending_cap = 0;
 	for (size_t i = 0; i < r->njit_cache; i++) {
 		u64map_release(&r->jit_cache[i]);
 		u64map_release(&r->jit_names[i]);
@@ -117,10 +113,15 @@ void resolver_trim(struct resolver *r)
 	r->jit_cache = r->jit_names = NULL;
 	r->jit_named = NULL;
 	r->njit_cache = r->njit_named = r->jit_named_cap = 0;
-	u64map_release(&r->sym_strs);
-	u64map_init(&r->sym_strs);
 	free(r->memo);
 	r->memo = NULL;
+}
+
+void resolver_user_pending_done(struct resolver *r)
+{
+	free(r->upending);
+	r->upending = NULL;
+	r->nupending = r->upending_cap = 0;
 }
 
 const char *resolve_module_name(const char *path)

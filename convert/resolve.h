@@ -41,10 +41,10 @@ struct resolver *resolver_new(const struct resolver_config *c);
 /* NULL-safe. */
 void resolver_free(struct resolver *r);
 /*
- * Once the addresses are resolved and the pending frames done (fixups): what only
- * resolving uses is freed (per address of every process of a whole-machine
- * recording, hundreds of megabytes, which the writers would run beside), and
- * resolver_mapping_dso() alone is to be called after.
+ * After the last resolver_frames() (pass 2 over): what only resolving addresses uses
+ * is freed, its caches by address of every process of a whole-machine recording,
+ * 160 MB of a 1 GB one's, which expanding the frames would run beside; the pending
+ * frames and resolver_intern() remain.
  */
 void resolver_trim(struct resolver *r);
 
@@ -71,6 +71,8 @@ struct user_pending {
 	uint32_t ret;
 };
 const struct user_pending *resolver_user_pending(const struct resolver *r, size_t *n);
+/* Those done with (fixups_expand_user): freed. */
+void resolver_user_pending_done(struct resolver *r);
 /* Kernel frames interned by address (defer_kernel); a frame may be listed twice. */
 const uint32_t *resolver_kernel_pending(const struct resolver *r, size_t *n);
 

@@ -182,6 +182,14 @@ static void trim_after(size_t *unreturned, size_t freed)
 #endif
 }
 
+void session_forget_processes(struct session *s)
+{
+	size_t unreturned = TRIM_STEP - 1;
+
+	s->user_memo.valid = s->kernel_memo.valid = 0;
+	trim_after(&unreturned, replay_forget_processes(s->rp));
+}
+
 int session_pass2(struct session *s, int (*wants)(uint32_t type), session_record_fn fn,
 		  void *arg)
 {

@@ -467,6 +467,23 @@ START_TEST(release_nothing_when_a_record_is_unknown)
 }
 END_TEST
 
+/* After pass 2 the processes go; the objects and the threads' names stay. */
+START_TEST(forget_processes_keeps_names)
+{
+	uint32_t a = replay_dso(r, "/a", NULL, 0, 0);
+
+	replay_fork(r, 10, 600, 1, 600, 1);
+	replay_comm(r, 11, 600, 600, "worker", 0);
+	replay_mmap(r, 12, 600, 0x1000, 0x1000, 0, a);
+	replay_finish(r);
+	ck_assert_str_eq(dso_path(replay_find(r, 600, 20, 0x1800)), "/a");
+	ck_assert_uint_gt(replay_forget_processes(r), 0);
+	ck_assert_ptr_null(replay_proc_at(r, 600, 20));
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_last_name(r, 600, 600, 20)), "worker");
+	ck_assert_str_eq(strtab_str(&strings, replay_dso_get(r, a)->path), "/a");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("replay");
@@ -491,6 +508,7 @@ int main(void)
 	tcase_add_test(tc, release_threads_of_exited_main_thread);
 	tcase_add_test(tc, release_fork_child_of_exited_parent);
 	tcase_add_test(tc, release_nothing_when_a_record_is_unknown);
+	tcase_add_test(tc, forget_processes_keeps_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile");
 	tcase_add_checked_fixture(tc, setup, teardown);
