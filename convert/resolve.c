@@ -284,8 +284,7 @@ static uint32_t resolve_new(struct resolver *r, const struct replay_map *m, uint
 	if (!kernel && dso && r->c.defer_user) {
 		/* a placeholder until fixups_expand_user(): no name yet, and `line`
 		 * telling a return address from a leaf at the same address */
-		struct user_pending u = { addr, m->start, m->pgoff, m->dso, 0, mapping,
-					  (uint32_t)ret };
+		struct user_pending u = { 0, m->dso };
 
 		f.line = ret ? 1 : 0;
 		u.frame = ids[0] = profile_frame(p, &f);

@@ -61,14 +61,12 @@ const uint32_t *resolver_frames(struct resolver *r, const struct sample_ctx *c, 
 				int ret, int kernel, uint32_t *n);
 
 /* A user address left as a placeholder frame (defer_user): one per frame of a
- * whole-machine recording's every process, so only what expanding it reads of its
- * mapping, not a copy of the replay's (which may move, or be released). */
+ * whole-machine recording's every process, so no more than the frame (its address,
+ * profile mapping, and `line` 1 for a return address) and the dso, which the profile
+ * mapping does not tell (files of one name told apart by inode share it). */
 struct user_pending {
-	uint64_t addr;
-	uint64_t start, pgoff;        /* of its mapping (replay_map) */
+	uint32_t frame;
 	uint32_t dso;
-	uint32_t frame, mapping;
-	uint32_t ret;
 };
 const struct user_pending *resolver_user_pending(const struct resolver *r, size_t *n);
 /* Those done with (fixups_expand_user): freed. */
