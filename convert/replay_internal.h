@@ -116,7 +116,9 @@ struct replay {
 	size_t nuses, uses_cap;
 	struct u64map uses_index;  /* pid + 1 -> uses index + 1 */
 	int noted;                 /* replay_note() was called */
-	int unknown;               /* a record asks for a process it could not tell */
+	uint64_t forks, moves;     /* forks told, and the moves their lists took */
+	int unknown;               /* a record asks for a process it could not tell, or
+				      forks came too far out of order: none released */
 	struct release *rel;       /* by last, from rel_head on still held */
 	size_t nrel, rel_cap, rel_head;
 	uint64_t late;             /* lookups that found a process released */

@@ -41,7 +41,7 @@ void replay_note(struct replay *r, uint32_t pid, uint64_t time, uint64_t index)
 
 	if (r->advanced)
 		r->unknown = 1; /* one pass: the records before were not told */
-	if (r->advanced || pid == REPLAY_KERNEL_PID)
+	if (r->unknown || pid == REPLAY_KERNEL_PID)
 		return; /* the kernel's mappings are held to the end */
 	r->noted = 1;
 	u = uses_for(r, pid);
@@ -55,16 +55,35 @@ void replay_note(struct replay *r, uint32_t pid, uint64_t time, uint64_t index)
 void replay_note_unknown(struct replay *r)
 {
 	r->unknown = 1;
+	replay_free_uses(r);
 }
+
+/* Forks a pid's list took out of time order cost a move of the later ones each: past
+ * this many moves a fork, on average, the recording is not a machine's (a hostile
+ * one's forks in reverse order would move them all each time) and every process is
+ * kept, rather than the time spent. */
+#define MOVES_PER_FORK 64
 
 void replay_uses_fork(struct replay *r, uint32_t pid, uint64_t time)
 {
-	struct pid_uses *u = uses_for(r, pid);
-	size_t k = uses_count_le(u, time);
-	struct use_gen g = { time, k ? u->g[k - 1].last : u->before };
+	struct pid_uses *u;
+	size_t k;
+	struct use_gen g;
 
+	if (r->unknown)
+		return;
+	u = uses_for(r, pid);
+	k = uses_count_le(u, time);
+	g.start = time;
+	g.last = k ? u->g[k - 1].last : u->before;
+	r->forks++;
 	VEC_PUSH(u->g, u->n, u->cap, g);
 	if (k + 1 < u->n) {
+		r->moves += u->n - 1 - k;
+		if (r->moves > (r->forks + 1024) * MOVES_PER_FORK) {
+			replay_note_unknown(r);
+			return;
+		}
 		memmove(u->g + k + 1, u->g + k, (u->n - 1 - k) * sizeof(*u->g));
 		u->g[k] = g;
 	}

@@ -484,6 +484,26 @@ START_TEST(forget_processes_keeps_names)
 }
 END_TEST
 
+/* A pid's forks written in reverse time order would move its list of processes once
+ * each (quadratic): past a bound nothing is released instead, and the answers hold. */
+START_TEST(release_reverse_forks_bounded)
+{
+	uint32_t a = replay_dso(r, "/a", NULL, 0, 0);
+	const uint64_t n = 200000;
+
+	replay_mmap(r, 1, 1, 0x1000, 0x1000, 0, a);
+	for (uint64_t i = 0; i < n; i++) {
+		replay_fork(r, 10 * (n - i), 700, 1, 700, 1);
+		replay_note(r, 700, 10 * (n - i) + 5, i + 2);
+	}
+	replay_finish(r);
+	ck_assert_uint_eq(replay_release(r, n + 2), 0);
+	ck_assert_str_eq(dso_path(replay_find(r, 700, 10 * n + 5, 0x1800)), "/a");
+	ck_assert_str_eq(dso_path(replay_find(r, 700, 15, 0x1800)), "/a");
+	ck_assert_uint_eq(replay_late(r), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("replay");
@@ -514,6 +534,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 5);
 	tcase_add_test(tc, many_unmaps_linear);
+	tcase_add_test(tc, release_reverse_forks_bounded);
 	suite_add_tcase(s, tc);
 	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
