@@ -184,7 +184,7 @@ static void trim_after(size_t *unreturned, size_t freed)
 
 void session_forget_processes(struct session *s)
 {
-	size_t unreturned = TRIM_STEP - 1;
+	size_t unreturned = 0; /* a small recording's few processes: no trim */
 
 	s->user_memo.valid = s->kernel_memo.valid = 0;
 	trim_after(&unreturned, replay_forget_processes(s->rp));
