@@ -113,6 +113,8 @@ void replay_finish(struct replay *r);
 void replay_note(struct replay *r, uint32_t pid, uint64_t time, uint64_t index);
 void replay_note_unknown(struct replay *r);
 size_t replay_release(struct replay *r, uint64_t index);
+/* About how many bytes replay_release() will free in all (0: nothing is released). */
+size_t replay_releasable_bytes(const struct replay *r);
 /* After the last lookup of a process (pass 2 over): every process freed, and
  * replay_proc_at() answers NULL; dsos and thread names remain. Returns about how many
  * bytes were freed. */

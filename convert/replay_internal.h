@@ -122,6 +122,7 @@ struct replay {
 	struct release *rel;       /* by last, from rel_head on still held */
 	size_t nrel, rel_cap, rel_head;
 	uint64_t late;             /* lookups that found a process released */
+	size_t held;               /* bytes of the tables replay_release() will free */
 };
 
 /* ---- replay_release.c ---- */

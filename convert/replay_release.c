@@ -98,6 +98,18 @@ static int release_cmp(const void *a, const void *b)
 	return (x->proc > y->proc) - (x->proc < y->proc);
 }
 
+/* What the tables of `p` take. */
+static size_t proc_bytes(const struct replay_proc *p)
+{
+	return p->nmaps * (sizeof(*p->maps) + sizeof(*p->maxend) + sizeof(*p->run_first)) +
+	       p->nchanges * sizeof(*p->changes);
+}
+
+size_t replay_releasable_bytes(const struct replay *r)
+{
+	return r->held;
+}
+
 /* Does [a, b) meet [c, d)? An end of REPLAY_FOREVER is past every time. */
 static int spans_meet(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
@@ -167,6 +179,8 @@ void replay_schedule_releases(struct replay *r)
 			}
 			schedule_pid(r, chain, n, w ? &r->uses[*w - 1] : NULL);
 		}
+		for (size_t i = 0; i < r->nrel; i++)
+			r->held += proc_bytes(r->procs[r->rel[i].proc]);
 		if (r->nrel > 1)
 			qsort(r->rel, r->nrel, sizeof(*r->rel), release_cmp);
 	}
@@ -181,8 +195,7 @@ size_t replay_release(struct replay *r, uint64_t index)
 	for (; r->rel_head < r->nrel && r->rel[r->rel_head].last < index; r->rel_head++) {
 		struct replay_proc *p = r->procs[r->rel[r->rel_head].proc];
 
-		k += p->nmaps * (sizeof(*p->maps) + sizeof(*p->maxend) + sizeof(*p->run_first)) +
-		     p->nchanges * sizeof(*p->changes) + 1;
+		k += proc_bytes(p) + 1;
 		free(p->maps);
 		free(p->maxend);
 		free(p->run_first);
@@ -214,9 +227,7 @@ size_t replay_forget_processes(struct replay *r)
 	for (size_t i = 0; i < r->nprocs; i++) {
 		struct replay_proc *p = r->procs[i];
 
-		freed += sizeof(*p) + p->nmaps * (sizeof(*p->maps) + sizeof(*p->maxend) +
-						  sizeof(*p->run_first)) +
-			 p->nchanges * sizeof(*p->changes);
+		freed += sizeof(*p) + proc_bytes(p);
 		free(p->maps);
 		free(p->maxend);
 		free(p->run_first);
