@@ -185,7 +185,9 @@ static void trim_after(size_t *unreturned, size_t freed, size_t step)
 
 void session_forget_processes(struct session *s)
 {
-	size_t unreturned = 0; /* a small recording's few processes: no trim */
+	/* after pass 2 the heap's holes are given back, before the frames are expanded and
+	 * written (48 MB of wm100.data's pass 1), unless the recording is a small one */
+	size_t unreturned = replay_releasable_bytes(s->rp);
 
 	s->user_memo.valid = s->kernel_memo.valid = 0;
 	trim_after(&unreturned, replay_forget_processes(s->rp), TRIM_STEP);
