@@ -193,6 +193,9 @@ void dispatch_record(struct dispatch *d, const struct perf_record *rec)
 		d->have_times = 1;
 	}
 
+	/* a record pass 2 may look its process up for (replay_release) */
+	if (rec->sid.has_tid)
+		replay_note(d->rp, rec->sid.pid, t, rec->index);
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -257,17 +260,31 @@ void dispatch_end(struct dispatch *d)
 	d->ntasks = d->tasks_cap = 0;
 }
 
+/* A sample not decoded in pass 1: its process is asked for in pass 2. */
+static void on_skipped_sample(void *arg, uint64_t index, const struct perf_sample_id *sid)
+{
+	struct dispatch *d = arg;
+
+	if (!sid)
+		replay_note_unknown(d->rp);
+	else if (sid->has_tid)
+		replay_note(d->rp, sid->pid,
+			    !d->facts->has_time ? index : sid->has_time ? sid->time : 0, index);
+}
+
 int dispatch_pass(struct dispatch *d)
 {
 	struct perf_record rec;
 	int ret;
 
 	/* samples are for pass 2: not even decoded here, but for the first ones, which
-	 * the symbolizer reads ahead */
+	 * the symbolizer reads ahead; their pid and time are read, for replay_release */
+	perf_reader_on_skipped_sample(d->r, on_skipped_sample, d);
 	if (!d->ra)
 		perf_reader_skip_type(d->r, PERF_RECORD_SAMPLE);
 	while ((ret = perf_reader_next(d->r, &rec)) == 1)
 		dispatch_record(d, &rec);
+	perf_reader_on_skipped_sample(d->r, NULL, NULL);
 	dispatch_end(d);
 	return ret;
 }

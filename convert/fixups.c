@@ -20,20 +20,33 @@ void fixups_expand_user(struct resolver *res, struct profile *p, const struct re
 
 	for (size_t i = nu; i-- > 0;) {
 		const struct user_pending *u = &up[i];
-		const struct replay_dso *dso = replay_dso_get(rp, u->m.dso);
+		const struct replay_dso *dso = replay_dso_get(rp, u->dso);
+		const struct pc_frame *f = &p->frames[u->frame];
+		const struct pc_mapping *pm = &p->mappings[f->mapping];
 		struct sym_frame sf[RESOLVE_MAX_INLINE];
 		uint32_t ids[RESOLVE_MAX_INLINE], k;
+		struct replay_map m; /* what resolver_intern() reads of it */
+		uint64_t addr = f->addr;
+		uint32_t mapping = f->mapping;
+		int ret = f->line != 0;
 		size_t n;
 
-		n = symbolizer_native(sym, u->m.dso, profile_text(p, dso->path), dso->build_id,
-				      dso->build_id_size, resolve_user_offset(&u->m, u->addr), u->ret,
-				      sf, RESOLVE_MAX_INLINE);
-		k = resolver_intern(res, &u->m, u->mapping, u->addr, 0, sf, n, NULL, ids);
+		memset(&m, 0, sizeof(m));
+		m.start = pm->start;
+		m.pgoff = pm->offset;
+		m.dso = u->dso;
+		n = symbolizer_native(sym, u->dso, profile_text(p, dso->path), dso->build_id,
+				      dso->build_id_size, resolve_user_offset(&m, addr), ret, sf,
+				      RESOLVE_MAX_INLINE);
+		/* addr and mapping copied out: interning may move the frames f is in */
+		k = resolver_intern(res, &m, mapping, addr, 0, sf, n, NULL, ids);
 		first[u->frame] = (uint32_t)npool;
 		count[u->frame] = k;
 		for (uint32_t j = 0; j < k; j++)
 			VEC_PUSH(pool, npool, pool_cap, ids[j]);
 	}
+	/* gone before the frames are expanded beside them */
+	resolver_user_pending_done(res);
 	profile_expand_frames(p, first, count, pool, covered);
 	free(first);
 	free(count);

@@ -18,6 +18,7 @@
  */
 void fixups_expand_user(struct resolver *res, struct profile *p, const struct replay *rp,
 			struct symbolizer *sym);
+/* (and the resolver's pending frames freed: resolver_user_pending_done) */
 
 /* Name the kernel frames the resolver interned by address (defer_kernel), now that
  * kernel symbols have loaded; what kallsyms does not name becomes module+0xoffset. */

@@ -282,6 +282,8 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 		if (sample_kinds[i]->finish)
 			sample_kinds[i]->finish(ps.state[i], &ps.c);
 	stacks_forget_raw(ps.c.stacks);
+	resolver_trim(res);
+	session_forget_processes(&s);
 	if (!st->samples && st->samples_filtered) {
 		nothing_matched(&ps.c, d);
 		goto out;

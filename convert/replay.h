@@ -97,6 +97,33 @@ int replay_find_so_far(const struct replay *r, uint32_t pid, uint64_t addr,
 void replay_finish(struct replay *r);
 
 /*
+ * Releasing each process's tables once no record still to come asks for it, so that
+ * the second pass over a whole-machine recording holds what is live rather than every
+ * process the recording had. Pass 1 tells every record that pass 2 will look a
+ * process up for: replay_note() with its pid, its time (as the lookup will be given)
+ * and its index (perf_record.index, the same in both passes); replay_note_unknown()
+ * for one whose pid or time cannot be read, which keeps every process. Forks are
+ * told as they are (replay_fork), so that a reused pid is another process. Then in
+ * pass 2, before the record of index `index`, replay_release() frees the tables of the
+ * processes no record from there on asks for (their replay_proc stays, with no
+ * mappings), and says about how many bytes it freed (0: none; else a caller's memo
+ * of a process may be stale). Without
+ * replay_note() before replay_finish(), or after replay_advance(), nothing is freed.
+ */
+void replay_note(struct replay *r, uint32_t pid, uint64_t time, uint64_t index);
+void replay_note_unknown(struct replay *r);
+size_t replay_release(struct replay *r, uint64_t index);
+/* About how many bytes replay_release() will free in all (0: nothing is released). */
+size_t replay_releasable_bytes(const struct replay *r);
+/* After the last lookup of a process (pass 2 over): every process freed, and
+ * replay_proc_at() answers NULL; dsos and thread names remain. Returns about how many
+ * bytes were freed. */
+size_t replay_forget_processes(struct replay *r);
+/* Lookups (replay_proc_at) that found a released process: 0 unless a record was not
+ * told to replay_note(). */
+uint64_t replay_late(const struct replay *r);
+
+/*
  * One pass instead of two: replay the events recorded so far up to `horizon` (a time
  * no record still to come is earlier than, as perf's rounds tell it), so that the
  * lookups below answer for times up to it as the finished replay will. Processes

@@ -6,10 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A resolved address: a run of frame ids in the pool, innermost first. */
+/* A resolved address: a run of frame ids in the pool, innermost first. Its handle is
+ * its index in res, or for one frame (nearly all: every placeholder and kernel frame),
+ * RES_ONE | the frame's id with nothing in res or the pool. */
 struct resolved {
 	uint32_t first, n;
 };
+#define RES_ONE 0x80000000u
 
 struct resolver {
 	struct resolver_config c;
@@ -38,6 +41,7 @@ struct resolver {
 	struct jit_named { uint32_t func, system_name; } *jit_named;
 	size_t njit_named, jit_named_cap;
 	struct res_memo *memo;        /* RES_MEMO_SIZE entries, made on first use */
+	uint32_t one;                 /* resolver_frames()'s answer of one frame */
 };
 
 /*
@@ -50,7 +54,7 @@ struct resolver {
 struct res_memo {
 	uint64_t addr, user_epoch, kernel_epoch;
 	uint32_t flags;               /* 0: empty; else 4 | kernel context << 1 | return */
-	uint32_t idx;                 /* in res */
+	uint32_t idx;                 /* its handle */
 };
 #define RES_MEMO_SIZE 4096 /* a power of two */
 
@@ -88,6 +92,40 @@ void resolver_free(struct resolver *r)
 	u64map_release(&r->sym_strs);
 	free(r->memo);
 	free(r);
+}
+
+void resolver_trim(struct resolver *r)
+{
+	u64map_release(&r->map_ids);
+	u64map_release(&r->addr_cache);
+	u64map_release(&r->nomap_cache);
+	u64map_init(&r->map_ids);
+	u64map_init(&r->addr_cache);
+	u64map_init(&r->nomap_cache);
+	free(r->res);
+	free(r->pool);
+	r->res = NULL;
+	r->pool = NULL;
+	r->nres = r->res_cap = r->npool = r->pool_cap = 0;
+	for (size_t i = 0; i < r->njit_cache; i++) {
+		u64map_release(&r->jit_cache[i]);
+		u64map_release(&r->jit_names[i]);
+	}
+	free(r->jit_cache);
+	free(r->jit_names);
+	free(r->jit_named);
+	r->jit_cache = r->jit_names = NULL;
+	r->jit_named = NULL;
+	r->njit_cache = r->njit_named = r->jit_named_cap = 0;
+	free(r->memo);
+	r->memo = NULL;
+}
+
+void resolver_user_pending_done(struct resolver *r)
+{
+	free(r->upending);
+	r->upending = NULL;
+	r->nupending = r->upending_cap = 0;
 }
 
 const char *resolve_module_name(const char *path)
@@ -138,6 +176,8 @@ static uint32_t new_resolved(struct resolver *r, const uint32_t *frames, uint32_
 {
 	struct resolved x;
 
+	if (n == 1 && frames[0] < RES_ONE - 1) /* (not UINT32_MAX: "none" to resolve()) */
+		return RES_ONE | frames[0];
 	x.first = (uint32_t)r->npool;
 	x.n = n;
 	for (uint32_t i = 0; i < n; i++)
@@ -250,7 +290,7 @@ static uint32_t resolve_new(struct resolver *r, const struct replay_map *m, uint
 	if (!kernel && dso && r->c.defer_user) {
 		/* a placeholder until fixups_expand_user(): no name yet, and `line`
 		 * telling a return address from a leaf at the same address */
-		struct user_pending u = { *m, addr, 0, mapping, ret };
+		struct user_pending u = { 0, m->dso };
 
 		f.line = ret ? 1 : 0;
 		u.frame = ids[0] = profile_frame(p, &f);
@@ -273,12 +313,12 @@ static uint32_t resolve_new(struct resolver *r, const struct replay_map *m, uint
 	return new_resolved(r, ids, resolver_intern(r, m, mapping, addr, kernel, sf, n, kmod, ids));
 }
 
-/* JIT code at `addr` in process table `t` at `time`: its frame, or NULL when the
- * table has no code there then. `m`: the anonymous mapping around it, or NULL; with
+/* JIT code at `addr` in process table `t` at `time`: 1 and its handle in *out, or 0
+ * when the table has no code there then. `m`: the anonymous mapping around it, or NULL; with
  * `in_file`, `m` is a file's mapping, and only code a jitdump loaded counts (V8's
  * builtins, in node's own text), as perf inject --jit maps it over the file. */
-static const struct resolved *resolve_jit(struct resolver *r, int t, const struct replay_map *m,
-					  uint64_t addr, int ret, uint64_t time, int in_file)
+static int resolve_jit(struct resolver *r, int t, const struct replay_map *m, uint64_t addr,
+		       int ret, uint64_t time, int in_file, uint32_t *out)
 {
 	struct jitcode_frame jf;
 	struct pc_frame f;
@@ -297,10 +337,10 @@ static const struct resolved *resolve_jit(struct resolver *r, int t, const struc
 	}
 	if (!jitcode_lookup(jit_procs_table(r->c.jits, t), time, at, &jf)) {
 		if (in_file || !jit_procs_fallback(r->c.jits, t, at, r->c.d, &jf, &module))
-			return NULL;
+			return 0;
 		fallback = 1ULL << 63;
 	} else if (in_file && jf.from_map) {
-		return NULL;
+		return 0;
 	}
 	if (in_file)
 		m = NULL;
@@ -308,8 +348,10 @@ static const struct resolved *resolve_jit(struct resolver *r, int t, const struc
 	if (off < (1ULL << 30)) {
 		key = ((((uint64_t)jf.code << 32) | (off << 1) | (uint64_t)ret) + 1) | fallback;
 		v = u64map_get(&r->jit_cache[t], key);
-		if (v)
-			return &r->res[*v];
+		if (v) {
+			*out = *v;
+			return 1;
+		}
 	}
 	memset(&pm, 0, sizeof(pm));
 	pm.start = m ? m->start : jf.start;
@@ -342,14 +384,15 @@ static const struct resolved *resolve_jit(struct resolver *r, int t, const struc
 	idx = new_resolved(r, &id, 1);
 	if (key)
 		u64map_put(&r->jit_cache[t], key, idx);
-	return &r->res[idx];
+	*out = idx;
+	return 1;
 }
 
 /* The resolved frames of one address, from the cache or symbolized now. */
-/* resolve() without its memo: *kept is set to the index in res when the answer is one
- * every later call in the same epochs would give (left alone otherwise). */
-static const struct resolved *resolve_now(struct resolver *r, const struct sample_ctx *c,
-					  uint64_t addr, int ret, int kernel_ctx, uint32_t *kept)
+/* resolve() without its memo: *kept is set to the handle when the answer is one every
+ * later call in the same epochs would give (left alone otherwise). */
+static uint32_t resolve_now(struct resolver *r, const struct sample_ctx *c, uint64_t addr,
+			    int ret, int kernel_ctx, uint32_t *kept)
 {
 	const struct replay_map *m;
 	uint32_t mapping = 0, *v, idx;
@@ -365,10 +408,9 @@ static const struct resolved *resolve_now(struct resolver *r, const struct sampl
 	}
 	if (!kernel_ctx && !r->c.no_symbols && c->jit_table >= 0) {
 		int in_file = m && !replay_dso_get(r->c.rp, m->dso)->anonymous;
-		const struct resolved *x = resolve_jit(r, c->jit_table, m, addr, ret, c->time,
-						       in_file);
+		uint32_t x;
 
-		if (x)
+		if (resolve_jit(r, c->jit_table, m, addr, ret, c->time, in_file, &x))
 			return x;
 	}
 	if (!m) {
@@ -381,7 +423,7 @@ static const struct resolved *resolve_now(struct resolver *r, const struct sampl
 			u64map_put(&r->nomap_cache, key, idx);
 		}
 		*kept = idx;
-		return &r->res[idx];
+		return idx;
 	}
 	mapping = mapping_for(r, m);
 	{
@@ -401,14 +443,14 @@ static const struct resolved *resolve_now(struct resolver *r, const struct sampl
 			idx = resolve_new(r, m, mapping, addr, ret, kernel_ctx);
 		}
 	}
-	return &r->res[idx];
+	return idx;
 }
 
-static const struct resolved *resolve(struct resolver *r, const struct sample_ctx *c,
-				      uint64_t addr, int ret, int kernel_ctx)
+static uint32_t resolve(struct resolver *r, const struct sample_ctx *c, uint64_t addr, int ret,
+			int kernel_ctx)
 {
 	uint32_t flags = 4u | (uint32_t)!!kernel_ctx << 1 | (uint32_t)!!ret, kept = UINT32_MAX;
-	const struct resolved *x;
+	uint32_t x;
 	struct res_memo *e;
 	uint64_t h;
 
@@ -420,7 +462,7 @@ static const struct resolved *resolve(struct resolver *r, const struct sample_ct
 	e = &r->memo[h & (RES_MEMO_SIZE - 1)];
 	if (e->addr == addr && e->flags == flags && e->user_epoch == c->user_epoch &&
 	    e->kernel_epoch == c->kernel_epoch)
-		return &r->res[e->idx];
+		return e->idx;
 	x = resolve_now(r, c, addr, ret, kernel_ctx, &kept);
 	if (kept != UINT32_MAX) {
 		e->addr = addr;
@@ -435,10 +477,15 @@ static const struct resolved *resolve(struct resolver *r, const struct sample_ct
 const uint32_t *resolver_frames(struct resolver *r, const struct sample_ctx *c, uint64_t addr,
 				int ret, int kernel, uint32_t *n)
 {
-	const struct resolved *x = resolve(r, c, addr, ret, kernel);
+	uint32_t h = resolve(r, c, addr, ret, kernel);
 
-	*n = x->n;
-	return r->pool + x->first;
+	if (h & RES_ONE) {
+		r->one = h & ~RES_ONE;
+		*n = 1;
+		return &r->one;
+	}
+	*n = r->res[h].n;
+	return r->pool + r->res[h].first;
 }
 
 const struct user_pending *resolver_user_pending(const struct resolver *r, size_t *n)

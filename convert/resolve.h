@@ -40,6 +40,13 @@ struct resolver;
 struct resolver *resolver_new(const struct resolver_config *c);
 /* NULL-safe. */
 void resolver_free(struct resolver *r);
+/*
+ * After the last resolver_frames() (pass 2 over): what only resolving addresses uses
+ * is freed, its caches by address of every process of a whole-machine recording,
+ * 160 MB of a 1 GB one's, which expanding the frames would run beside; the pending
+ * frames and resolver_intern() remain.
+ */
+void resolver_trim(struct resolver *r);
 
 /*
  * The frames of `addr` in the process of sample `c` at its time, innermost first:
@@ -53,14 +60,17 @@ void resolver_free(struct resolver *r);
 const uint32_t *resolver_frames(struct resolver *r, const struct sample_ctx *c, uint64_t addr,
 				int ret, int kernel, uint32_t *n);
 
-/* A user address left as a placeholder frame (defer_user). */
+/* A user address left as a placeholder frame (defer_user): one per frame of a
+ * whole-machine recording's every process, so no more than the frame (its address,
+ * profile mapping, and `line` 1 for a return address) and the dso, which the profile
+ * mapping does not tell (files of one name told apart by inode share it). */
 struct user_pending {
-	struct replay_map m;          /* a copy: the replay's may move (replay_advance) */
-	uint64_t addr;
-	uint32_t frame, mapping;
-	int ret;
+	uint32_t frame;
+	uint32_t dso;
 };
 const struct user_pending *resolver_user_pending(const struct resolver *r, size_t *n);
+/* Those done with (fixups_expand_user): freed. */
+void resolver_user_pending_done(struct resolver *r);
 /* Kernel frames interned by address (defer_kernel); a frame may be listed twice. */
 const uint32_t *resolver_kernel_pending(const struct resolver *r, size_t *n);
 

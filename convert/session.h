@@ -111,10 +111,15 @@ typedef void (*session_record_fn)(void *arg, const struct sample_ctx *c);
 /*
  * Pass 2: from the first record again, every record whose type `wants` returns 1
  * for goes to `fn` with its context (others are read and passed over). 0 at the
- * end, -1 on an error the reader reported.
+ * end, -1 on an error the reader reported. A process's mappings are freed as soon as
+ * no record still to come asks for it (replay_release), as pass 1 told.
  */
 int session_pass2(struct session *s, int (*wants)(uint32_t type), session_record_fn fn,
 		  void *arg);
+
+/* After pass 2 (or the one pass): the replay's processes freed (replay_forget_processes)
+ * and their pages given back; the records' contexts ask for none any more. */
+void session_forget_processes(struct session *s);
 
 /*
  * Pass 1 and pass 2 in one (a zstd-compressed recording decoded once): each record of

@@ -61,7 +61,25 @@ static int skipped(struct perf_reader *r, const uint8_t *p)
 {
 	r->cur_type = ld32(p, r->swapped);
 	r->index++;
-	return r->skip_type && r->cur_type == r->skip_type;
+	if (!r->skip_type || r->cur_type != r->skip_type)
+		return 0;
+	if (r->skipped_sample && r->cur_type == PERF_RECORD_SAMPLE) {
+		struct perf_sample_id sid;
+
+		r->skipped_sample(r->skipped_arg, r->index,
+				  pd_sample_identity(r, p, ld16(p + 6, r->swapped), &sid) ? &sid
+											    : NULL);
+	}
+	return 1;
+}
+
+void perf_reader_on_skipped_sample(struct perf_reader *r,
+				   void (*fn)(void *arg, uint64_t index,
+					      const struct perf_sample_id *sid),
+				   void *arg)
+{
+	r->skipped_sample = fn;
+	r->skipped_arg = arg;
 }
 
 void perf_reader_skip_type(struct perf_reader *r, uint32_t type)

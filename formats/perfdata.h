@@ -256,6 +256,16 @@ int perf_reader_inflated(const struct perf_reader *r, const void *p, size_t n);
  * none). Damage in them is then warned about in the next pass that decodes them.
  */
 void perf_reader_skip_type(struct perf_reader *r, uint32_t type);
+/*
+ * For each sample skipped so, fn(arg, index, sid): its index (as perf_record.index)
+ * and its pid, tid and time as decoding it would give them (has_tid, has_time), read
+ * from its first fields alone; sid NULL when its bytes cannot say (then decoding it
+ * may fail too, or not). NULL: none.
+ */
+void perf_reader_on_skipped_sample(struct perf_reader *r,
+				   void (*fn)(void *arg, uint64_t index,
+					      const struct perf_sample_id *sid),
+				   void *arg);
 
 /* Start again from the first record (for a second pass). */
 void perf_reader_rewind(struct perf_reader *r);

@@ -145,6 +145,9 @@ struct perf_reader {
 	/* called before a range of dbuf is written over or moved (or NULL) */
 	void (*reuse)(void *, const void *, const void *);
 	void *reuse_arg;
+	/* told the identity of each sample skipped (skip_type), or NULL */
+	void (*skipped_sample)(void *, uint64_t, const struct perf_sample_id *);
+	void *skipped_arg;
 
 	uint64_t *cc;           /* REC_MAX / 8 entries */
 	struct perf_branch_entry *br; /* REC_MAX bytes: a sample's branch entries, when
@@ -295,6 +298,10 @@ int pd_rec_consistent(const struct perf_reader *r, const uint8_t *p, uint16_t si
  * returned, 0 when consumed or skipped, -1 on error. */
 int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t off,
 	      struct perf_record *rec);
+/* The pid, tid and time of the sample record at p as pd_decode() would find them
+ * (the fields before the rest of the sample): 1, or 0 when its bytes cannot say. */
+int pd_sample_identity(const struct perf_reader *r, const uint8_t *p, uint16_t size,
+		       struct perf_sample_id *sid);
 
 /* ---- perfdata_simpleperf.c: simpleperf's records ---- */
 

@@ -160,6 +160,44 @@ static const char *rec_str(struct perf_reader *r, const uint8_t *p, size_t len)
 	return r->str;
 }
 
+
+int pd_sample_identity(const struct perf_reader *r, const uint8_t *p, uint16_t size,
+		       struct perf_sample_id *sid)
+{
+	const uint8_t *q = p + 8, *end = p + size;
+	uint64_t st;
+	int ev = 0;
+
+	memset(sid, 0, sizeof(*sid));
+	if (size < 8)
+		return 0;
+	if (r->nev > 1 && r->id_pos >= 0) {
+		if ((size_t)size < 16 + 8 * (size_t)r->id_pos)
+			return 0;
+		ev = event_of_id(r, ld64(p + 8 + 8 * r->id_pos, r->swapped));
+		if (ev < 0)
+			return 0;
+	}
+	st = r->ev[ev].d.sample_type;
+	/* the fields before TID and TIME, as decode_sample() reads them */
+	q += 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP));
+	if (st & PERF_SAMPLE_TID) {
+		if (end - q < 8)
+			return 0;
+		sid->pid = ld32(q, r->swapped);
+		sid->tid = ld32(q + 4, r->swapped);
+		sid->has_tid = 1;
+		q += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		if (end - q < 8)
+			return 0;
+		sid->time = ld64(q, r->swapped);
+		sid->has_time = 1;
+	}
+	return 1;
+}
+
 /*
  * File format (PERF_RECORD_SAMPLE, each field present when its sample_type bit is):
  *	u64 id;			IDENTIFIER

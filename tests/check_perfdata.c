@@ -1100,6 +1100,70 @@ START_TEST(test_skip_type_two_passes)
 }
 END_TEST
 
+/* A skipped sample's identity, as pass 1 is told it, is what decoding it gives. */
+struct told {
+	uint64_t index[8];
+	struct perf_sample_id sid[8];
+	int n, unreadable;
+};
+
+static void tell(void *arg, uint64_t index, const struct perf_sample_id *sid)
+{
+	struct told *t = arg;
+
+	if (!sid) {
+		t->unreadable++;
+		return;
+	}
+	ck_assert_int_lt(t->n, 8);
+	t->index[t->n] = index;
+	t->sid[t->n++] = *sid;
+}
+
+START_TEST(test_skipped_sample_identity)
+{
+	static struct buf b;
+	struct perf_reader *r;
+	struct perf_record rec;
+	struct cap c;
+	struct told t;
+	int decoded = 0;
+
+	memset(&t, 0, sizeof(t));
+	build_file(&b, 0, synth_records);
+	cap_init(&c);
+	r = perf_reader_open_mem(b.p, b.len, "synth.data", &c.d);
+	ck_assert_msg(r != NULL, "%s", c.d.last_error);
+	perf_reader_on_skipped_sample(r, tell, &t);
+	perf_reader_skip_type(r, PERF_RECORD_SAMPLE);
+	while (perf_reader_next(r, &rec) == 1)
+		;
+	ck_assert_int_eq(t.n, 2); /* the damaged one too: its first fields are whole */
+	ck_assert_int_eq(t.unreadable, 0);
+	perf_reader_on_skipped_sample(r, NULL, NULL);
+	perf_reader_rewind(r);
+	perf_reader_skip_type(r, 0);
+	while (perf_reader_next(r, &rec) == 1) {
+		int k;
+
+		if (rec.type != PERF_RECORD_SAMPLE)
+			continue;
+		for (k = 0; k < t.n && t.index[k] != rec.index; k++)
+			;
+		ck_assert_int_lt(k, t.n);
+		ck_assert(rec.sid.has_tid && t.sid[k].has_tid);
+		ck_assert_uint_eq(t.sid[k].pid, rec.sid.pid);
+		ck_assert_uint_eq(t.sid[k].tid, rec.sid.tid);
+		ck_assert_uint_eq(t.sid[k].has_time, rec.sid.has_time);
+		ck_assert_uint_eq(t.sid[k].time, rec.sid.time);
+		decoded++;
+	}
+	ck_assert_int_eq(decoded, 1);
+	perf_reader_close(r);
+	cap_release(&c);
+}
+END_TEST
+
 /* Samples decoded before the skip began were warned about then: not again. */
 START_TEST(test_skip_type_from_midway)
 {
@@ -1767,6 +1831,7 @@ static Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_synthetic_both_orders);
 	tcase_add_test(tc, test_skip_type_two_passes);
+	tcase_add_test(tc, test_skipped_sample_identity);
 	tcase_add_test(tc, test_skip_type_from_midway);
 	tcase_add_test(tc, test_compressed_straddle);
 	tcase_add_test(tc, test_compressed_skippable);

@@ -1,6 +1,7 @@
 /* check_replay: time-correct process state, whatever the order of records. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "convert/replay.h"
 #include "tests/testutil.h"
@@ -305,6 +306,204 @@ START_TEST(advance_process_after_asked_is_inexact)
 }
 END_TEST
 
+/*
+ * Releasing processes in pass 2 (replay_note, replay_release): a recording as its
+ * records come in the file, each with its index (its place, from 1). Pass 1 replays
+ * them and notes each sample; pass 2 goes through them again in file order, releasing
+ * before each record what no record from it on asks for, and each sample must find
+ * the object it names (NULL: none). Times are not in file order: perf writes each
+ * CPU's buffer in turn, so a record may come after a later one of another CPU.
+ */
+struct wrec {
+	char kind;            /* 'f' fork, 'm' mmap, 'e' exit, 's' sample */
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t ppid;        /* fork: the parent (ptid the same) */
+	const char *path;     /* mmap: the object mapped at 0x1000; sample: the one found */
+};
+
+/* Pass 1 and pass 2 over w[0..n); how many processes were released on the way (those
+ * released at the end not counted). */
+static size_t replay_twice(const struct wrec *w, size_t n)
+{
+	size_t released = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct wrec *x = &w[i];
+
+		switch (x->kind) {
+		case 'f':
+			replay_fork(r, x->time, x->pid, x->ppid, x->tid, x->ppid);
+			break;
+		case 'm':
+			replay_mmap(r, x->time, x->pid, 0x1000, 0x1000, 0,
+				    replay_dso(r, x->path, NULL, 0, 0));
+			break;
+		case 'e':
+			replay_exit(r, x->time, x->pid, x->tid);
+			break;
+		default:
+			replay_note(r, x->pid, x->time, i + 1);
+			break;
+		}
+	}
+	replay_finish(r);
+	for (size_t i = 0; i < n; i++) {
+		const struct wrec *x = &w[i];
+
+		released += replay_release(r, i + 1) != 0;
+		if (x->kind == 's')
+			ck_assert_msg(strcmp(dso_path(replay_find(r, x->pid, x->time, 0x1800)),
+					     x->path ? x->path : "(none)") == 0,
+				      "record %zu (pid %u at %llu): %s, not %s", i + 1, x->pid,
+				      (unsigned long long)x->time,
+				      dso_path(replay_find(r, x->pid, x->time, 0x1800)),
+				      x->path ? x->path : "(none)");
+	}
+	ck_assert_uint_eq(replay_late(r), 0);
+	return released;
+}
+
+/* pid 100 runs /a, exits, and a new process takes the pid: a sample of the old one
+ * written after the new one's fork (from another CPU's buffer) still finds /a, and
+ * the new one's sample written before its fork finds /b. */
+START_TEST(release_pid_reused_after_exit)
+{
+	static const struct wrec w[] = {
+		{ 'f', 100, 100, 10, 1, NULL },
+		{ 'm', 100, 100, 11, 0, "/a" },
+		{ 's', 100, 100, 20, 0, "/a" },
+		{ 'e', 100, 100, 30, 0, NULL },
+		{ 's', 100, 100, 45, 0, "/b" },    /* the new process's, before its fork */
+		{ 'f', 100, 100, 40, 1, NULL },
+		{ 'm', 100, 100, 41, 0, "/b" },
+		{ 's', 100, 100, 25, 0, "/a" },    /* the old one's, late */
+		{ 's', 1, 1, 60, 0, NULL },
+		{ 's', 1, 1, 61, 0, NULL },
+	};
+
+	/* the two processes of pid 100 go once their last samples are read (and pid 1,
+	 * which has none), before the end */
+	ck_assert_uint_ge(replay_twice(w, sizeof(w) / sizeof(w[0])), 2);
+}
+END_TEST
+
+/* A sample within the reorder window after its process's EXIT: written after the
+ * exit record, at a time before it, or after it (the exit's own last moments). */
+START_TEST(release_sample_after_exit_record)
+{
+	static const struct wrec w[] = {
+		{ 'f', 200, 200, 10, 1, NULL },
+		{ 'm', 200, 200, 11, 0, "/a" },
+		{ 'e', 200, 200, 30, 0, NULL },
+		{ 's', 300, 300, 31, 0, NULL },
+		{ 's', 200, 200, 28, 0, "/a" },
+		{ 's', 300, 300, 32, 0, NULL },
+		{ 's', 200, 200, 33, 0, "/a" },
+		{ 's', 300, 300, 34, 0, NULL },
+	};
+
+	ck_assert_uint_ge(replay_twice(w, sizeof(w) / sizeof(w[0])), 1);
+}
+END_TEST
+
+/* The main thread of process 300 exits; its other thread runs on, its samples (pid
+ * 300, tid 301) still the process's. */
+START_TEST(release_threads_of_exited_main_thread)
+{
+	static const struct wrec w[] = {
+		{ 'f', 300, 300, 10, 1, NULL },
+		{ 'm', 300, 300, 11, 0, "/a" },
+		{ 'f', 300, 301, 12, 300, NULL },
+		{ 's', 300, 300, 20, 0, "/a" },
+		{ 'e', 300, 300, 30, 0, NULL },
+		{ 's', 300, 301, 40, 0, "/a" },
+		{ 's', 9, 9, 41, 0, NULL },
+		{ 's', 300, 301, 50, 0, "/a" },
+		{ 'e', 300, 301, 60, 0, NULL },
+		{ 's', 9, 9, 61, 0, NULL },
+		{ 's', 9, 9, 62, 0, NULL },
+	};
+
+	ck_assert_uint_ge(replay_twice(w, sizeof(w) / sizeof(w[0])), 1);
+}
+END_TEST
+
+/* A child forked before its parent exits runs the parent's mappings after the
+ * parent is gone; its first sample is timed before its FORK record (which perf
+ * writes at the end of the fork, the child already running on another CPU) and
+ * read after the parent's every record. */
+START_TEST(release_fork_child_of_exited_parent)
+{
+	static const struct wrec w[] = {
+		{ 'f', 400, 400, 10, 1, NULL },
+		{ 'm', 400, 400, 11, 0, "/a" },
+		{ 's', 400, 400, 15, 0, "/a" },
+		{ 'f', 401, 401, 20, 400, NULL },
+		{ 'e', 400, 400, 30, 0, NULL },
+		{ 's', 9, 9, 31, 0, NULL },
+		{ 's', 401, 401, 19, 0, "/a" },
+		{ 's', 9, 9, 51, 0, NULL },
+		{ 's', 9, 9, 52, 0, NULL },
+	};
+
+	/* the parent, then the child */
+	ck_assert_uint_ge(replay_twice(w, sizeof(w) / sizeof(w[0])), 2);
+}
+END_TEST
+
+/* A record whose pid cannot be read keeps every process to the end. */
+START_TEST(release_nothing_when_a_record_is_unknown)
+{
+	static const struct wrec w[] = {
+		{ 'f', 500, 500, 10, 1, NULL },
+		{ 'm', 500, 500, 11, 0, "/a" },
+		{ 's', 500, 500, 20, 0, "/a" },
+		{ 's', 9, 9, 31, 0, NULL },
+	};
+
+	replay_note_unknown(r);
+	ck_assert_uint_eq(replay_twice(w, sizeof(w) / sizeof(w[0])), 0);
+}
+END_TEST
+
+/* After pass 2 the processes go; the objects and the threads' names stay. */
+START_TEST(forget_processes_keeps_names)
+{
+	uint32_t a = replay_dso(r, "/a", NULL, 0, 0);
+
+	replay_fork(r, 10, 600, 1, 600, 1);
+	replay_comm(r, 11, 600, 600, "worker", 0);
+	replay_mmap(r, 12, 600, 0x1000, 0x1000, 0, a);
+	replay_finish(r);
+	ck_assert_str_eq(dso_path(replay_find(r, 600, 20, 0x1800)), "/a");
+	ck_assert_uint_gt(replay_forget_processes(r), 0);
+	ck_assert_ptr_null(replay_proc_at(r, 600, 20));
+	ck_assert_str_eq(strtab_str(&strings, replay_thread_last_name(r, 600, 600, 20)), "worker");
+	ck_assert_str_eq(strtab_str(&strings, replay_dso_get(r, a)->path), "/a");
+}
+END_TEST
+
+/* A pid's forks written in reverse time order would move its list of processes once
+ * each (quadratic): past a bound nothing is released instead, and the answers hold. */
+START_TEST(release_reverse_forks_bounded)
+{
+	uint32_t a = replay_dso(r, "/a", NULL, 0, 0);
+	const uint64_t n = 200000;
+
+	replay_mmap(r, 1, 1, 0x1000, 0x1000, 0, a);
+	for (uint64_t i = 0; i < n; i++) {
+		replay_fork(r, 10 * (n - i), 700, 1, 700, 1);
+		replay_note(r, 700, 10 * (n - i) + 5, i + 2);
+	}
+	replay_finish(r);
+	ck_assert_uint_eq(replay_release(r, n + 2), 0);
+	ck_assert_str_eq(dso_path(replay_find(r, 700, 10 * n + 5, 0x1800)), "/a");
+	ck_assert_str_eq(dso_path(replay_find(r, 700, 15, 0x1800)), "/a");
+	ck_assert_uint_eq(replay_late(r), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("replay");
@@ -324,11 +523,18 @@ int main(void)
 	tcase_add_test(tc, advance_late_event_is_inexact);
 	tcase_add_test(tc, advance_unknown_process_or_name_is_inexact);
 	tcase_add_test(tc, advance_process_after_asked_is_inexact);
+	tcase_add_test(tc, release_pid_reused_after_exit);
+	tcase_add_test(tc, release_sample_after_exit_record);
+	tcase_add_test(tc, release_threads_of_exited_main_thread);
+	tcase_add_test(tc, release_fork_child_of_exited_parent);
+	tcase_add_test(tc, release_nothing_when_a_record_is_unknown);
+	tcase_add_test(tc, forget_processes_keeps_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 5);
 	tcase_add_test(tc, many_unmaps_linear);
+	tcase_add_test(tc, release_reverse_forks_bounded);
 	suite_add_tcase(s, tc);
 	failed = run_suite(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
