@@ -47,7 +47,7 @@ finish() {
 }
 # shellcheck disable=SC2154 # rc is the trap's own
 trap 'rc=$?; finish; [ $fail -eq 0 ] && [ $rc -eq 0 ]; exit $?' EXIT
-trap 'exit 130' INT TERM
+trap 'echo "booted: interrupted"; exit 130' INT TERM
 
 command -v systemd-nspawn >/dev/null || apt-get install -y -q systemd-container >/dev/null
 # the receiver's pprof decoder (tests/browser's npm packages)
