@@ -202,11 +202,12 @@ else
 fi
 
 # --- a quiet minute's journal ------------------------------------------------------------
-# steady state, 60 s measured: each unit at most one line a chunk (5 s chunks: 12)
+# steady state, 60 s measured: each unit at most one line a chunk (5 s chunks: 12, and
+# one more for a chunk at each end of the window, whose seconds are whole)
 since=$(date +%s)
 sleep 60
 until=$(date +%s)
-bound=$(((until - since) / 5))
+bound=$(((until - since) / 5 + 1))
 quiet=1
 for u in record upload; do
 	n=$(journal "perfconv-$u@web" --since "@$since" --until "@$until" | wc -l)
