@@ -102,7 +102,7 @@ if ! boot_ct; then
 fi
 took "booted: $(in_ct systemctl --version | head -1), $(in_ct perf version)" $t
 
-# receiver [--port N...]: the receiver started as a service of the container's
+# receiver: the receiver started as a service of the container's, on 127.0.0.1:4040
 receiver() {
 	rm -f "$B/receiver.port"
 	in_ct systemd-run --quiet --collect --unit=booted-receiver -p WorkingDirectory=/root/booted \
@@ -148,26 +148,28 @@ else
 fi
 took "recipe" $t
 
-# --- both units active -----------------------------------------------------------------
+# --- both units active, and profiles with samples at the receiver ----------------------
+# active, and still so with no restart once two profiles have come (a unit whose process
+# fails is active a moment between its restarts)
 both_active() { [ "$(units_state)" = "active active" ]; }
-if wait_until 20 both_active; then
-	ok "perfconv-record@web and perfconv-upload@web active"
-else
-	bad "the units after the recipe: $(units_state) (record, upload): $(in_ct systemctl status --no-pager -n 0 perfconv-record@web perfconv-upload@web | grep -E 'Active:|Process:' | tr -s ' ' | tr '\n' '|')"
-	say_journal
-fi
-
-# --- profiles with samples at the receiver ---------------------------------------------
+restarts() { in_ct systemctl show -P NRestarts perfconv-record@web perfconv-upload@web | grep . | tr '\n' ' ' | sed 's/ $//'; }
+wait_until 20 both_active
+act_at=$SECONDS
 t=$SECONDS
 got_samples() { profiles && [ "$with_samples" -ge "$1" ]; }
-if wait_until 60 got_samples 2; then
+if wait_until 60 got_samples 2; then flowing=1; else flowing=0; fi
+if both_active && [ "$(restarts)" = "0 0" ]; then
+	ok "perfconv-record@web and perfconv-upload@web active, and $((SECONDS - act_at)) s later still, never restarted"
+else
+	bad "the units after the recipe: $(units_state) (record, upload), restarts $(restarts): $(in_ct systemctl status --no-pager -n 0 perfconv-record@web perfconv-upload@web | grep -E 'Active:|Process:' | tr -s ' ' | tr '\n' '|')"
+	say_journal
+fi
+if [ $flowing = 1 ]; then
 	ok "profiles with samples at the receiver: $accepted accepted, $with_samples with samples ($samples samples), $refused refused, $((SECONDS - t)) s after the recipe"
-	flowing=1
 else
 	profiles
 	bad "no 2 profiles with samples at the receiver within 60 s: $PROFILES"
 	say_journal
-	flowing=0
 fi
 
 # --- kernel frames named ----------------------------------------------------------------
