@@ -164,6 +164,15 @@ else
 	bad "the units after the recipe: $(units_state) (record, upload), restarts $(restarts): $(in_ct systemctl status --no-pager -n 0 perfconv-record@web perfconv-upload@web | grep -E 'Active:|Process:' | tr -s ' ' | tr '\n' '|')"
 	say_journal
 fi
+# the hardening as the running systemd scores it (issue 44, acceptance 2)
+for u in upload:2.5 record:4.5; do
+	score=$(in_ct systemd-analyze security --no-pager "perfconv-${u%%:*}@web.service" 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+	if [ -n "$score" ] && awk -v s="$score" -v m="${u#*:}" 'BEGIN { exit !(s <= m) }'; then
+		ok "systemd-analyze security perfconv-${u%%:*}@web: $score (at most ${u#*:})"
+	else
+		bad "systemd-analyze security perfconv-${u%%:*}@web: ${score:-no score} (at most ${u#*:})"
+	fi
+done
 if [ $flowing = 1 ]; then
 	ok "profiles with samples at the receiver: $accepted accepted, $with_samples with samples ($samples samples), $refused refused, $((SECONDS - t)) s after the recipe"
 else
@@ -186,6 +195,7 @@ fi
 # --- the target restarted ----------------------------------------------------------------
 t=$SECONDS
 restart_at=$(date +%s)
+record_restarts=$(in_ct systemctl show -P NRestarts perfconv-record@web)
 in_ct systemctl restart web.service
 # the chunks begun after the restart: two with samples within 60 s. One empty between
 # is allowed: the chunk perf, still on the deleted control group, recorded before the
@@ -199,14 +209,27 @@ elif ! wait_until 60 after_restart; then
 elif [ "$empty" -gt 1 ]; then
 	bad "after web.service restarted: $empty empty profiles before samples came back (perf left on the old cgroup for $empty chunks): $PROFILES"
 	say_journal
+elif [ "$(in_ct systemctl show -P NRestarts perfconv-record@web)" != "$record_restarts" ]; then
+	bad "after web.service restarted: perfconv-record@web was restarted by systemd ($record_restarts, now $(in_ct systemctl show -P NRestarts perfconv-record@web) restarts), not following its target"
+	say_journal
 else
-	ok "after web.service restarted: $with_samples profiles with samples ($samples) of chunks begun since, $empty empty between, within $((SECONDS - t)) s"
+	ok "after web.service restarted: $with_samples profiles with samples ($samples) of chunks begun since, $empty empty between, within $((SECONDS - t)) s, the recorder not restarted; said: $(journal perfconv-record@web --since "@$restart_at" | grep -m1 -i 'again\|restart' | cut -c1-120)"
 fi
 
 # --- a quiet minute's journal ------------------------------------------------------------
 # steady state, 60 s measured: each unit at most one line a chunk (5 s chunks: 12, and
 # one more for a chunk at each end of the window, whose seconds are whole)
+# In the same minute, instances of their own (their journals apart from web's): webb,
+# mistyped (no webb.conf), and gone, whose target (gone.service) is not running; its
+# sender points where nothing listens, so that nothing of it reaches the receiver.
+in_ct sed -e 's|^PERFCONV_TARGET=.*|PERFCONV_TARGET=unit:gone.service|' -e 's|^PERFCONV_URL=.*|PERFCONV_URL=http://127.0.0.1:4041|' \
+	/etc/perfconv/web.conf >"$ROOT/etc/perfconv/gone.conf"
+chmod 600 "$ROOT/etc/perfconv/gone.conf"
+cp "$ROOT/etc/perfconv/web.key" "$ROOT/etc/perfconv/gone.key"
 since=$(date +%s)
+in_ct systemctl start perfconv-record@webb >"$WORK/webb.log" 2>&1
+webb_rc=$?
+in_ct systemctl start perfconv-record@gone >"$WORK/gone.log" 2>&1
 sleep 60
 until=$(date +%s)
 bound=$(((until - since) / 5 + 1))
@@ -221,6 +244,33 @@ for u in record upload; do
 	fi
 done
 [ $quiet = 1 ] && ok "the journal of a quiet minute: each unit within one line a chunk ($bound)"
+# a mistyped instance: refused at once, said, not started again every 10 s
+webb_state=$(in_ct systemctl is-failed perfconv-record@webb)
+webb_restarts=$(in_ct systemctl show -P NRestarts perfconv-record@webb)
+webb_said=$(journal perfconv-record@webb | grep -m1 'webb.conf')
+if [ $webb_rc != 0 ] && [ "$webb_state" = failed ] && [ "$webb_restarts" = 0 ] && [ -n "$webb_said" ]; then
+	ok "a mistyped instance (perfconv-record@webb): systemctl start failed, the unit failed, not restarted in 60 s; said: $webb_said"
+else
+	bad "a mistyped instance (perfconv-record@webb): systemctl start exit $webb_rc, $webb_state, $webb_restarts restarts in 60 s, said: '${webb_said:-nothing of webb.conf}' ($(journal perfconv-record@webb | tail -2 | tr '\n' '|'))"
+fi
+# a target not running: waited for, said at growing intervals (a few lines a minute, not
+# an error every 10 s); once it runs, perf records it
+n=$(journal perfconv-record@gone --since "@$since" --until "@$until" | wc -l)
+if [ "$n" -le 5 ] && [ "$(in_ct systemctl is-active perfconv-record@gone)" = active ]; then
+	in_ct systemd-run --quiet --unit=gone.service sleep infinity
+	gone_perf() { ct_pids | while read -r p; do tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo; done | grep -q '^perf record.*gone\.service'; }
+	if wait_until 30 gone_perf; then
+		ok "a target not running (perfconv-record@gone, unit:gone.service): waited for, $n journal lines in $((until - since)) s; perf on it within 30 s of its start"
+	else
+		bad "a target not running (perfconv-record@gone): no perf record on gone.service within 30 s of its start: $(journal perfconv-record@gone -n 3 | tr '\n' '|')"
+	fi
+	in_ct systemctl stop gone.service
+else
+	bad "a target not running (perfconv-record@gone, unit:gone.service): $n journal lines in $((until - since)) s (at most 5), the unit $(in_ct systemctl is-active perfconv-record@gone); the most frequent: $(journal perfconv-record@gone --since "@$since" --until "@$until" | sed 's/[0-9]\+/N/g' | sort | uniq -c | sort -rn | head -3 | tr -s ' ' | tr '\n' '|')"
+fi
+in_ct systemctl stop perfconv-record@gone perfconv-upload@gone
+in_ct systemctl reset-failed 'perfconv-*@webb.service' 'perfconv-*@gone.service' 2>/dev/null
+rm -f "$ROOT/etc/perfconv/gone.conf" "$ROOT/etc/perfconv/gone.key"
 
 # --- the receiver down and back: nothing lost -----------------------------------------
 t=$SECONDS
@@ -254,6 +304,7 @@ accounted() {
 if [ $flowing = 0 ]; then
 	bad "the receiver down and back: not checked, no profile reached the receiver before"
 else
+	down_epoch=$(date +%s)
 	in_ct systemctl stop booted-receiver
 	down_at=$SECONDS
 	two_waiting() { [ "$(pending)" -ge 2 ]; }
@@ -261,6 +312,15 @@ else
 		bad "the receiver down: no 2 chunks waiting in the spool within 30 s ($(pending)): $(ls "$SPOOL" 2>&1 | tr '\n' ' ')"
 	fi
 	waiting=$(pending)
+	# what the sender said of it: nothing answered, not an answer
+	said_down() { journal perfconv-upload@web --since "@$down_epoch" | grep -Eqi '4040|answer|connect'; }
+	wait_until 20 said_down
+	down_said=$(journal perfconv-upload@web --since "@$down_epoch" | grep -Ei -m1 '4040|answer|connect')
+	if [ -n "$down_said" ] && ! journal perfconv-upload@web --since "@$down_epoch" | grep -qi 'answered[^.]*couldn.t connect'; then
+		ok "the receiver down, said as nothing answering: $down_said"
+	else
+		bad "the receiver down, said: '${down_said:-nothing within 20 s}' (a connection refused is not the backend answering)"
+	fi
 	receiver || bad "the receiver did not start again on 127.0.0.1:4040"
 	down_s=$((SECONDS - down_at))
 	if wait_until 120 accounted; then
@@ -270,6 +330,23 @@ else
 		say_journal
 	fi
 fi
+
+# --- the key, as the man page says: through LoadCredential= -------------------------------
+key=booted-key-$$-$RANDOM
+printf '%s\n' "$key" >"$ROOT/etc/perfconv/web.key"
+in_ct systemctl restart perfconv-upload@web
+upid=$(in_ct systemctl show -P MainPID perfconv-upload@web)
+# its pid in the container; here, the one of the container's whose pid there is that
+hpid=$(for p in $(ct_pids); do [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$p/status" 2>/dev/null)" = "$upid" ] && echo "$p"; done | head -1)
+cmd=$(tr '\0' ' ' <"/proc/${hpid:-0}/cmdline" 2>/dev/null)
+if [[ $cmd == *"--api-key-file /run/credentials/perfconv-upload@web.service/"* ]] &&
+	! grep -qa "$key" "/proc/$hpid/cmdline" "/proc/$hpid/environ"; then
+	ok "the key through LoadCredential=: --api-key-file /run/credentials/perfconv-upload@web.service/..., not on its command line nor in its environment"
+else
+	bad "the key through LoadCredential= (man perfconv-upload): the sender runs '${cmd:-no process (pid $upid)}'"
+fi
+: >"$ROOT/etc/perfconv/web.key"
+in_ct systemctl restart perfconv-upload@web
 
 # --- apt-get purge with the services running ---------------------------------------------
 t=$SECONDS
