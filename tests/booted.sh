@@ -12,12 +12,17 @@
 # for Pyroscope on 127.0.0.1:4040, and the README's recipe for a fleet -- the sh block
 # under its "fleet recipe" marker, extracted here, run as written -- installs DEB and
 # enables perfconv-record@web and perfconv-upload@web. Then, each a named ok/FAIL line:
-# both units active; profiles with samples at the receiver; kernel frames named; after
-# web.service restarts, profiles with samples still; the journal of a quiet minute at
-# most one line per chunk for each unit; the receiver down and back, every chunk's
-# samples at the receiver; `apt-get purge` with both running leaves no process, no unit,
-# no enable link. Chunks of 5 s (PERFCONV_CHUNK, set by tests/booted/editor with the
-# edit the recipe names), so that all of it takes a few minutes.
+# both units active (and never restarted); their systemd-analyze security scores;
+# profiles with samples at the receiver; kernel frames named; after web.service
+# restarts, profiles with samples still (the recorder following it, not restarted);
+# the journal of a quiet minute at most one line a chunk for each unit; in that
+# minute, a mistyped instance failed and not restarted, and a target not running
+# waited for quietly, then recorded; the receiver down (said as nothing answering) and
+# back, every chunk's samples at the receiver; the key through LoadCredential=;
+# `apt-get purge` with both running leaves no process, no unit, no enable link
+# (tests/booted/CHECKS.md: what the units branch asked of it). Chunks of 5 s
+# (PERFCONV_CHUNK, set by tests/booted/editor with the edit the recipe names), so that
+# all of it takes a few minutes.
 # BOOTED_ROOT_TAR=FILE.tar: the root unpacked from FILE (made there by .ci/mmdebstrap
 # when missing) instead of made anew: for runs by hand, not CI's.
 # Waits are on conditions with deadlines; the quiet minute is a measured window. The
