@@ -140,7 +140,7 @@ conf() { # NAME TARGET [MORE...]: $C/NAME.conf
 	chmod 600 "$C/$n.conf"
 }
 # a mistyped instance: its configuration is not there, said, exit 2
-conf web pid:1
+conf web pid:2147483600
 out=$( (as_unit "$C/web.conf" sh $rec webb) 2>&1)
 rc=$?
 up=$( (as_unit "$C/web.conf" sh dist/perfconv-upload webb) 2>&1)
