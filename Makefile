@@ -22,6 +22,9 @@
 #                             under DESTDIR and PREFIX (/usr/local); make uninstall
 #   make deb                  the Debian package, in build/deb/ (debian/, dpkg-buildpackage,
 #                             lintian); DEB_ARCH=arm64 cross-builds it (scripts/arm64-ci.sh)
+#   make check-booted         that package in a Debian 12 booted under systemd (root:
+#                             mmdebstrap, systemd-nspawn): the README's fleet recipe
+#                             and the units' checks (tests/booted.sh, a few minutes)
 
 CC ?= cc
 # a cross build names its tools (scripts/arm64-ci.sh: aarch64-linux-gnu-pkg-config; AR,
@@ -105,7 +108,7 @@ OTLP_HDRS := $(OTLP_PROTOS:%=$(BUILD)/gen/%.pb-c.h)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 LIB := $(BUILD)/libperfconv.a
 
-.PHONY: outputs-update all check check-build check-busy demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti \
+.PHONY: outputs-update all check check-build check-busy check-booted demo fuzz fuzz-seeds fuzz-keep bench clean deps unit e2e corpus layers jvmti \
 	man install uninstall deb
 
 all: $(BIN)
@@ -408,6 +411,11 @@ deb:
 	$(Q)lintian --fail-on error build/deb/*.changes >build/deb/lintian.log 2>&1; rc=$$?; \
 		cat build/deb/lintian.log; exit $$rc
 	@echo "deb: $$(ls build/deb/*.deb)"
+
+# The package in a Debian 12 root made for the run and booted under its own systemd, as
+# CI's stage does after the fresh root's (tests/booted.sh; the root is removed after).
+check-booted: deb
+	$(Q)bash tests/booted.sh "$$(mktemp -d /var/tmp/perfconv-booted.XXXXXX)" "$$(ls build/deb/perfconv_*.deb)"
 
 uninstall:
 	rm -f $(INSTALLED:%=$(DESTDIR)%)

@@ -168,6 +168,26 @@ static void session_options_of(const struct convert_options *o, struct session_o
 }
 
 /*
+ * For the watcher (no summary a chunk), kernel frames left unnamed are still said,
+ * with why (no CAP_SYSLOG, /proc/kallsyms hidden, another kernel's): a warning, which
+ * the watcher says once per cause an hour.
+ */
+static void say_kernel_unnamed(const struct profile *p, struct symbolizer *sym,
+			       const char *input, struct diag *d)
+{
+	const char *why;
+
+	for (size_t i = 0; i < p->nframes; i++) {
+		if (p->frames[i].kind != FRAME_KERNEL || p->frames[i].symbolized)
+			continue;
+		why = symbolizer_kernel_source(sym);
+		diag_warn(d, input, DIAG_NO_OFFSET, "kernel frames cannot be named: %s",
+			  why ? why : "no kernel symbols");
+		return;
+	}
+}
+
+/*
  * One conversion: two passes, or with `fused` one (session_fused) when the recording
  * is compressed (or `fused` is FUSED_ALWAYS). 0, -1 after an error, 1 when the one
  * pass could not be made exact: what it made is to be thrown away.
@@ -315,6 +335,8 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	si.quiet = o->quiet;
 	si.no_symbols = o->no_symbols;
 	summary_report(&si, st, d);
+	if (o->warn_kernel_unnamed && !o->no_symbols)
+		say_kernel_unnamed(p, s.sym, o->input, d);
 	/* one in a hundred at least: a lone one is rather a frame-pointer walk through
 	 * garbage, which the kernel stops there too */
 	if (!o->quiet && stacks_at_kernel_limit(ps.c.stacks) &&

@@ -43,6 +43,9 @@ struct convert_options {
 	/* A watcher's JIT dumps, kept from one chunk to the next (symbolize/jitstore.h), or
 	 * NULL: each conversion then reads its dumps whole. */
 	struct jit_store *jit_store;
+	/* kernel frames left unnamed said as a warning, with why, even when quiet (the
+	 * watcher, which prints no summary a chunk) */
+	int warn_kernel_unnamed;
 };
 
 /* What a conversion left to free (its session, the symbolizer's tables, libdw's

@@ -380,6 +380,79 @@ too_long:
 	return -1;
 }
 
+/* An integer from the first line of FILE, or -1. */
+static long read_long(const char *file)
+{
+	FILE *f = fopen(file, "re");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Whether this process has CAP_SYSLOG (34) in its effective set: -1 when unknown. */
+static int have_cap_syslog(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long eff;
+	int have = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			have = (eff >> 34) & 1;
+	fclose(f);
+	return have;
+}
+
+/*
+ * Why `path`'s addresses all read as zero, or why it is empty: the kernel shows them
+ * (kallsyms_show_value) to a reader with CAP_SYSLOG when kernel.kptr_restrict is 0 or
+ * 1, to every reader when it is 0 and perf_event_paranoid is at most 1, and to none
+ * when it is 2; systemd's ProtectKernelTunables= puts an empty file over it and
+ * ProtectKernelLogs= takes CAP_SYSLOG away. Said of the running kernel's file only;
+ * a saved copy was made by whoever saved it.
+ */
+static void zero_cause(const char *path, int empty, char *buf, size_t n)
+{
+	long kr, pp;
+	int cap;
+
+	if (strcmp(path, "/proc/kallsyms") != 0) {
+		snprintf(buf, n, "%s", empty ? "no kernel text symbols"
+				     : "every symbol address is zero (it was saved by a process "
+				       "that could not read them: one without CAP_SYSLOG, or under "
+				       "kernel.kptr_restrict=2)");
+		return;
+	}
+	if (empty) {
+		snprintf(buf, n, "empty: hidden from this process (a systemd unit's "
+			 "ProtectKernelTunables=yes puts an empty file over it)");
+		return;
+	}
+	kr = read_long("/proc/sys/kernel/kptr_restrict");
+	pp = read_long("/proc/sys/kernel/perf_event_paranoid");
+	cap = have_cap_syslog();
+	if (kr >= 2)
+		snprintf(buf, n, "every symbol address is zero: kernel.kptr_restrict is %ld, "
+			 "which hides them from root too", kr);
+	else if (cap == 0)
+		snprintf(buf, n, "every symbol address is zero: this process lacks CAP_SYSLOG, "
+			 "which kernel.kptr_restrict=%ld (perf_event_paranoid=%ld) requires to "
+			 "read them (systemd's ProtectKernelLogs=yes, or a "
+			 "CapabilityBoundingSet= without it, takes it away)", kr, pp);
+	else
+		snprintf(buf, n, "every symbol address is zero (kernel.kptr_restrict=%ld, "
+			 "perf_event_paranoid=%ld, CAP_SYSLOG %s: in a user namespace?)", kr, pp,
+			 cap == 1 ? "held" : "unknown");
+}
+
 struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 {
 	struct kparse kp = { .last_module = NO_MODULE };
@@ -396,10 +469,12 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 	rc = read_lines(path, &kp, err, errlen);
 	if (rc == 0 && kp.too_large)
 		set_err(err, errlen, "\"%s\": too large for a kallsyms file", path);
-	else if (rc == 0 && kp.nonzero == 0)
-		set_err(err, errlen, "\"%s\": %s", path,
-			kp.n ? "every symbol address is zero (kernel.kptr_restrict hides them)"
-			     : "no kernel text symbols");
+	else if (rc == 0 && kp.nonzero == 0) {
+		char why[400];
+
+		zero_cause(path, kp.n == 0, why, sizeof(why));
+		set_err(err, errlen, "\"%s\": %s", path, why);
+	}
 	if (rc != 0 || kp.too_large || kp.nonzero == 0) {
 		free(kp.v);
 		free(kp.arena);

@@ -147,6 +147,34 @@ static int same_release(struct symbolizer *s)
 	return 0;
 }
 
+/*
+ * A recording that names no kernel build id (perf record --switch-output writes none):
+ * the kallsyms saved for its kernel's release in the build-id folder,
+ * [kernel.kallsyms]/release-RELEASE/kallsyms, as perfconv-record saves it for the
+ * sender, whose unit can read neither /proc/kallsyms nor its addresses. Matched by
+ * release only, as /proc/kallsyms would be. 1 when it gave symbols.
+ */
+static int saved_by_release(struct symbolizer *s)
+{
+	char err[512], *path;
+
+	if (!s->places.buildid_dir || !s->kernel_release[0] || strchr(s->kernel_release, '/') ||
+	    strcmp(s->kernel_release, "..") == 0)
+		return 0;
+	path = xasprintf("%s/[kernel.kallsyms]/release-%s/kallsyms", s->places.buildid_dir,
+			 s->kernel_release);
+	if (access(path, F_OK) == 0) {
+		s->ksyms = load_kallsyms(s, path, NULL, 0, err, sizeof(err));
+		snprintf(s->kernel_source, sizeof(s->kernel_source), "%s%s%s", path,
+			 s->ksyms ? "" : ": ", s->ksyms ? "" : err);
+		if (s->ksyms)
+			s->kernel_unverified = "matched by release only: the recording names no "
+					       "kernel build id";
+	}
+	free(path);
+	return s->ksyms != NULL;
+}
+
 /* Runs on the prefetch thread or the main one: touches only the kernel fields. The
  * places of locate's table in turn, until one gives symbols. */
 void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
@@ -156,7 +184,7 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 	uint8_t live[64];
 	size_t nlive = kernel_live_build_id(live, sizeof(live));
 	int same = nlive == bidlen && memcmp(live, bid, nlive) == 0;
-	char err[256];
+	char err[512];
 
 	locate_list(&s->places, LOC_KALLSYMS, &q, &places);
 	for (size_t i = 0; i < places.n; i++) {
@@ -181,6 +209,8 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 			continue;
 		}
 		if (c->flags & LOC_F_SAME_KERNEL) {
+			if (!bidlen && saved_by_release(s))
+				break;
 			/* it changes as modules load: only the core kernel's part cached */
 			if (bidlen && !same) {
 				snprintf(s->kernel_source, sizeof(s->kernel_source),

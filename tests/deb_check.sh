@@ -6,7 +6,9 @@
 # bytes as the build's, `man perfconv` and the completion work, systemd-analyze
 # verifies its units and none is enabled; /etc/perfconv is there, root's alone, and the
 # README's and the man page's recipes for an instance run in it as written; `apt-get
-# purge` leaves none of its files, nothing its services made, and no /etc/perfconv. Run as root on a machine where perfconv is not installed.
+# purge` leaves none of its files, nothing its services made, no /etc/perfconv, and no
+# enable link of an instance (its prerm). Run as root on a machine where perfconv is
+# not installed.
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0
@@ -96,6 +98,14 @@ loud=$(upload_unit)
 	bad "the installed perfconv-upload: at 0600 said '$quiet'; at 0644 '$loud'"
 enabled=$(find /etc/systemd/system -name 'perfconv*' 2>/dev/null)
 [ -z "$enabled" ] && ok "no unit enabled or started by the install" || bad "units enabled: $enabled"
+# the spool the units write: shipped (their ReadWritePaths= needs it), root's alone
+st=$(stat -c '%U:%G %a' /var/spool/perfconv 2>/dev/null)
+[ "$st" = "root:root 700" ] && grep -qx /var/spool/perfconv "$TMP/files" &&
+	ok "/var/spool/perfconv: in the package, root:root 0700" || bad "/var/spool/perfconv: '${st:-not there}'"
+# an instance of each enabled as the recipe enables them (no systemd runs here: the
+# links alone; the booted stage sees the services stopped): the purge leaves none
+systemctl enable perfconv-record@web perfconv-upload@web >"$TMP/enable.log" 2>&1
+nlinks=$(find /etc/systemd/system -name 'perfconv-*@web.service' | wc -l)
 
 # what the services make, for the purge to take away
 mkdir -p /var/spool/perfconv/web/sent /var/cache/perfconv/symbols
@@ -103,11 +113,12 @@ touch /var/spool/perfconv/web/perf.data.2026120508000000 /var/cache/perfconv/sym
 if apt-get purge -y -q perfconv >"$TMP/purge.log" 2>&1; then
 	left=$(while read -r f; do [ -e "$f" ] && [ ! -d "$f" ] && echo "$f"; done <"$TMP/files")
 	leftdirs=$(while read -r f; do case $f in /usr/libexec/perfconv | /usr/lib/perfconv | /usr/share/doc/perfconv*) [ -e "$f" ] && echo "$f";; esac; done <"$TMP/files")
+	links=$(find /etc/systemd/system -name 'perfconv-*@*.service' 2>/dev/null)
 	if [ -z "$left$leftdirs" ] && [ ! -e /var/spool/perfconv ] && [ ! -e /var/cache/perfconv ] && [ ! -e /etc/perfconv ] && ! command -v perfconv >/dev/null &&
-		! dpkg-query -W perfconv >/dev/null 2>&1; then
-		ok "apt-get purge perfconv: none of its $(grep -c . "$TMP/files") paths left, nor the spool and cache its services made, nor /etc/perfconv with the instance's configuration and key"
+		! dpkg-query -W perfconv >/dev/null 2>&1 && [ "$nlinks" -ge 2 ] && [ -z "$links" ]; then
+		ok "apt-get purge perfconv: none of its $(grep -c . "$TMP/files") paths left, nor the spool and cache its services made, nor /etc/perfconv with the instance's configuration and key, nor the $nlinks enable links of the instances (prerm)"
 	else
-		bad "after purge: files $left $leftdirs; spool $(ls -d /var/spool/perfconv 2>/dev/null); cache $(ls -d /var/cache/perfconv 2>/dev/null); $(ls -d /etc/perfconv 2>/dev/null)"
+		bad "after purge: files $left $leftdirs; spool $(ls -d /var/spool/perfconv 2>/dev/null); cache $(ls -d /var/cache/perfconv 2>/dev/null); $(ls -d /etc/perfconv 2>/dev/null); enable links before $nlinks ($(cat "$TMP/enable.log")), after: $links"
 	fi
 else
 	bad "apt-get purge: $(tail -5 "$TMP/purge.log")"

@@ -177,12 +177,13 @@ busy() {
 # unit_cmd UNIT KEY INSTANCE: the command line of KEY= (ExecStart, ExecStopPost), %i put in
 unit_cmd() { sed -n "s/^$2=//p" "$U/$1" | sed 's/^[-+@!:]*//; s/%i/'"$3"'/g'; }
 # as_unit CONF CMD...: CMD with the unit's environment file (KEY=VALUE lines, systemd's
-# quotes) and nothing else of this shell's but PATH. It execs: run it with & (the job's
-# pid is then the command's, as systemd's main pid) or in ( ).
+# quotes) and nothing else of this shell's but PATH, SIGINT as systemd leaves it (a
+# background job's is ignored, and the recorder's script stops perf on it). It execs:
+# run it with & (the job's pid is then the command's, as systemd's main pid) or in ( ).
 as_unit() {
 	local conf=$1
 	shift
-	exec env -i PATH="$PATH" bash -c 'set -a; source "$1"; set +a; shift; exec "$@"' _ "$conf" "$@"
+	exec env -i --default-signal=INT PATH="$PATH" bash -c 'set -a; source "$1"; set +a; shift; exec "$@"' _ "$conf" "$@"
 }
 if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2>/dev/null && receivers_ready; then
 	start_receiver sink pyroscope
@@ -197,6 +198,7 @@ PERFCONV_JIT=yes
 PERFCONV_FREQUENCY=499
 PERFCONV_CHUNK=1s
 PERFCONV_SPOOL=$S
+PERFCONV_CONFDIR=$TMP
 PERFCONV_BACKEND=pyroscope
 PERFCONV_URL=$URL_sink
 PERFCONV_LABELS="env=test team=perf"
@@ -248,7 +250,8 @@ EOF
 	rpid=$!
 	wait_for 120 chunks_at_least "$S/web" $((before + 1))
 	wait_for 120 test -s "$S/web/perf.data"
-	kill -KILL $rpid
+	# (the script and perf, as systemd kills every process of the unit)
+	kill -KILL $rpid $(pgrep -P $rpid -x perf)
 	{ wait $rpid; } 2>/dev/null
 	had=$( [ -s "$S/web/perf.data" ] && echo yes)
 	(as_unit "$TMP/web-kill.conf" $stop 2>>"$TMP/rec2.err")
@@ -294,7 +297,8 @@ EOF
 		bad "perfconv-upload@web: exit $urc, $sent of $chunks sent, $acc accepted, $got samples of $recorded, labels $labels: $(ls -R "$S/web" | tr "\n" " ") $(grep -v "sent to" "$TMP/up.err" | tail -5)"
 	fi
 	# what is not right is said before anything runs
-	echo 'PERFCONV_BACKEND=pyroscope' >"$TMP/bad.conf"
+	printf '%s\n' PERFCONV_BACKEND=pyroscope "PERFCONV_CONFDIR=$TMP" >"$TMP/bad.conf"
+	cp "$TMP/bad.conf" "$TMP/web.conf"
 	out=$( (as_unit "$TMP/bad.conf" "$P/libexec/perfconv/perfconv-record" ../etc) 2>&1); r1=$?
 	out2=$( (as_unit "$TMP/bad.conf" "$P/libexec/perfconv/perfconv-record" web) 2>&1); r2=$?
 	[ $r1 = 2 ] && [ $r2 = 2 ] && [[ $out == *'instance "../etc": only'* ]] && [[ $out2 == *'PERFCONV_TARGET is not set'* ]] &&

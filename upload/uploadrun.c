@@ -227,6 +227,13 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	}
 	if (span)
 		chunk_window(x, j, prev, span);
+	/* a chunk of the watcher with nothing in it is sent (its window tiles time), and
+	 * said: a backend shows an empty profile as a service that did nothing */
+	if (span && j->p.nsamples == 0)
+		diag_warn(d, input, DIAG_NO_OFFSET, "no samples in it: perf recorded nothing of "
+			  "its target over the chunk (not running; or perf record -G left on a "
+			  "control group that was deleted when its unit restarted: perfconv-record@ "
+			  "follows the new one, a perf run by hand does not)");
 	j->wo = x->cv->wo;
 	j->wo.stats = NULL;
 	profile_name(&j->p, j->wo.event, j->name, sizeof(j->name));
@@ -423,6 +430,8 @@ static int watch_folder(struct upload_ctx *x, const struct upload_options *uo,
 	x->cv->co.quiet = 1;
 	/* the service's JIT dumps read on from chunk to chunk, not read whole each time */
 	x->cv->co.jit_store = jit_store_new();
+	/* nor one of kernel frames it could not name: said as a warning, with why */
+	x->cv->co.warn_kernel_unnamed = 1;
 	if (!uo->quiet)
 		diag_note(d, "watching %s: each finished chunk to %s", wopt->dir, uploader_url(x->u));
 	rc = watch_run(wopt, x->u, &jobs, &stop, d) ? 1 : 0;

@@ -443,8 +443,13 @@ int between_tries(struct watcher *w, const struct upload_result *r, unsigned wai
 	struct entry **list;
 	size_t n, first, left;
 
-	snprintf(w->reason, sizeof(w->reason), "the backend answered %s; trying again in %u s",
-		 r->what, wait);
+	/* no status: nothing answered (no connection, no answer), which is not an answer */
+	if (r->status)
+		snprintf(w->reason, sizeof(w->reason), "the backend answered %s; trying again "
+			 "in %u s", r->what, wait);
+	else
+		snprintf(w->reason, sizeof(w->reason), "nothing answered at %s (%s); trying "
+			 "again in %u s", uploader_url(w->u), r->what, wait);
 	diag_tick(w->d);
 	n = scan(w, &list);
 	left = enforce_backlog(w, list, n, &first);

@@ -5,7 +5,7 @@
 // it refused. It is not the backend: a rule not in rules.mjs is not checked.
 //
 //   node tests/receivers/receiver.mjs --backend datadog|pyroscope|parca|otlp --log FILE
-//        [--port-file FILE | --unix PATH] [--api-key-file FILE] [--faults LIST]
+//        [--port-file FILE [--port N] | --unix PATH] [--api-key-file FILE] [--faults LIST]
 //        [--reject-older-than SECONDS] [--reject-newer-than SECONDS] [--save DIR]
 //
 // --faults: what the first requests get, in order, comma-separated: `reset` (the
@@ -22,6 +22,8 @@
 // an hour, which Pyroscope itself would refuse) must.
 // --save: (pyroscope) each pprof accepted is also written to DIR/N.pb.gz (N: the
 // request's number), for tests that compare what arrived with what perfconv writes.
+// --port: the port to listen on (default: one the system chooses), for a test that stops
+// the receiver and starts it again where its client already points (tests/booted.sh).
 // Listens on 127.0.0.1 only (or a Unix socket). Stops on SIGTERM.
 import { createServer } from 'node:http'
 import { appendFileSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs'
@@ -310,5 +312,5 @@ if (args.unix) {
   try { unlinkSync(args.unix) } catch {}
   server.listen(args.unix, () => { if (args['port-file']) writeFileSync(args['port-file'], args.unix) })
 } else {
-  server.listen(0, '127.0.0.1', () => writeFileSync(args['port-file'], String(server.address().port)))
+  server.listen(Number(args.port ?? 0), '127.0.0.1', () => writeFileSync(args['port-file'], String(server.address().port)))
 }
