@@ -15,6 +15,8 @@ source "$(dirname "$0")/e2e_lib.sh"
 at_exit() {
 	touch "$TMP/stop" 2>/dev/null
 	kill_pids
+	# the busy loop gone from the cgroup before the cgroup is
+	[ -z "${bpid:-}" ] || wait "$bpid" 2>/dev/null
 	[ -z "${CGD:-}" ] || rmdir "$CGD" 2>/dev/null
 }
 PIDS=()

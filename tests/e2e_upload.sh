@@ -374,7 +374,7 @@ WPID=$!
 PIDS+=("$WPID")
 # SIGINT once the backlog and why it grows were said (after the first failed try):
 # nothing answered, which is not said as the backend's answer (issue 44, item 5)
-down="backlog of 3 chunks (oldest perf.data.2026112911000001): nothing answered at http://127.0.0.1:$port (Couldn't connect to server)"
+down="backlog of 3 chunks (oldest perf.data.2026112911000001): nothing answered at http://127.0.0.1:$port/ingest (Couldn't connect to server)"
 wait_for 120 grep -qF "$down" "$TMP/watch.err"
 kill -INT $WPID
 wait $WPID
