@@ -266,7 +266,7 @@ fi
 n=$(journal perfconv-record@gone --since "@$since" --until "@$until" | wc -l)
 if [ "$n" -le 6 ] && [ "$(in_ct systemctl is-active perfconv-record@gone)" = active ]; then
 	in_ct systemd-run --quiet --unit=gone.service sleep infinity
-	gone_perf() { ct_pids | while read -r p; do tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo; done | grep -q '^perf record.*gone\.service'; }
+	gone_perf() { ct_pids | while read -r p; do tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline"; echo; done | grep -q '^perf record.*gone\.service'; }
 	if wait_until 30 gone_perf; then
 		ok "a target not running (perfconv-record@gone, unit:gone.service): waited for, $n journal lines in $((until - since)) s; perf on it within 30 s of its start"
 	else
@@ -365,7 +365,7 @@ else
 	bad "apt-get purge perfconv: $(tail -5 "$WORK/purge.log")"
 fi
 procs=$(for p in $(ct_pids); do
-	c=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)
+	c=$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")
 	case $c in *perfconv* | perf\ *) echo "$p: $c" ;; esac
 done)
 units=$(in_ct systemctl list-units --all --plain --no-legend 'perfconv*' | tr -s ' ' | tr '\n' '|')
