@@ -74,23 +74,11 @@ void resolver_free(struct resolver *r)
 {
 	if (!r)
 		return;
-	u64map_release(&r->map_ids);
-	u64map_release(&r->addr_cache);
-	u64map_release(&r->nomap_cache);
-	free(r->res);
-	free(r->pool);
+	resolver_trim(r); /* the caches by address, the JIT names, the memo */
 	free(r->mapping_dso);
 	free(r->kpending);
 	free(r->upending);
-	for (size_t i = 0; i < r->njit_cache; i++) {
-		u64map_release(&r->jit_cache[i]);
-		u64map_release(&r->jit_names[i]);
-	}
-	free(r->jit_cache);
-	free(r->jit_names);
-	free(r->jit_named);
 	u64map_release(&r->sym_strs);
-	free(r->memo);
 	free(r);
 }
 
