@@ -172,6 +172,8 @@ if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2
 	done
 	CG=perfconv-e2e-units-$$
 	CGD=$m/$CG
+	[ -e "$m/cgroup.procs" ] ||
+		bad "no control group hierarchy mounted at /sys/fs/cgroup (a chroot? mount -t cgroup2 cgroup2 /sys/fs/cgroup): the cgroup target's checks cannot run"
 	mkdir "$CGD"
 	busy() { # a loop in the cgroup until $TMP/stop exists
 		rm -f "$TMP/stop"
