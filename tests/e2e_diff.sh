@@ -178,12 +178,15 @@ EOF
 grep -q '^same' "$TMP/dfn.out" &&
 	ok "by share: every line difffolded.pl -n's of the two folded outputs, BASE within 1 (rounded where it cuts; $(cat "$TMP/dfn.out") lines)" ||
 	bad "by share: not difffolded.pl -n's lines: $(cat "$TMP/dfn.out")"
-for fw in work_same:1 work_double:2; do
-	f=${fw%:*} w=${fw#*:}
-	ratio_ok "$TMP/a.folded" "$f" "$w" 0.15 &&
-		ok "--absolute, same rounds and rate: $f's samples NEW/BASE $(ratio_of "$TMP/a.folded" "$f"), the costs' $w within 15% (run against run: see below)" ||
-		bad "--absolute: $f's ratio $(ratio_of "$TMP/a.folded" "$f"), want $w within 15%"
-done
+# run against run the machine's speed varies (see below): across the two runs time holds
+# roughly (work_same's NEW/BASE about 1), within them exactly (work_double's over
+# work_same's 2, as the costs say); a 15% bound across runs failed beside two busy loops
+# under the sanitizer build (0.849)
+rr=$(weights "$TMP/a.folded" | awk '$1 == "work_same" && $2 > 0 { s = $3 / $2 } $1 == "work_double" && $2 > 0 { d = $3 / $2 } END { printf "%.3f %.3f", s ? d / s : -1, s }')
+read -r rdd rs <<<"$rr"
+awk -v r="$rdd" -v s="$rs" 'BEGIN { exit !(r > 2 * 0.95 && r < 2 * 1.05 && s > 0.7 && s < 1.3) }' &&
+	ok "--absolute, same rounds and rate: work_same's samples NEW/BASE $rs (1 by the costs, within 30% run against run), work_double's over it $rdd (2 within 5%)" ||
+	bad "--absolute: work_same's ratio $rs (want about 1), work_double's over it $rdd (want 2 within 5%)"
 # another rate: by period, each line BASE's and NEW2's own folded periods
 "$PERFCONV" diff -q --absolute "$B" "$N2" -o "$TMP/a2.folded"
 "$PERFCONV" -q -i "$B" --weight period -o "$TMP/bp.folded"
