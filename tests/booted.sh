@@ -235,6 +235,8 @@ since=$(date +%s)
 in_ct systemctl start perfconv-record@webb >"$WORK/webb.log" 2>&1
 webb_rc=$?
 in_ct systemctl start perfconv-record@gone >"$WORK/gone.log" 2>&1
+# the window itself is what is measured (lines per elapsed second, the bound from the
+# seconds that really passed), not a wait for a state: no condition can end it sooner
 sleep 60
 until=$(date +%s)
 bound=$(((until - since) / 5 + 1))
