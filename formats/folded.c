@@ -8,6 +8,7 @@
 #include "formats/folded.h"
 
 #include "common/strbuf.h"
+#include "common/writeend.h"
 #include "formats/frametext.h"
 
 #include <errno.h>
@@ -293,9 +294,5 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 	free(sbufs.keys);
 	u64map_release(&sbufs.key_index);
 	strbuf_release(&sbufs.field);
-	if (ret == 0 && ferror(out))
-		ret = -1;
-	if (ret && !errno)
-		errno = EIO;
-	return ret;
+	return write_end(out, ret);
 }

@@ -15,6 +15,7 @@
 
 #include "common/gzout.h"
 #include "common/perf_abi.h"
+#include "common/writeend.h"
 #include "formats/pdict.h"
 #include "formats/pprof_sample.h"
 #include "profile.pb-c.h"
@@ -715,9 +716,5 @@ int pprof_write(const struct profile *p, const struct write_options *o, FILE *ou
 	free(col_of);
 	free(w.maps);
 	pdict_release(&w.d);
-	if (ret == 0 && ferror(out))
-		ret = -1;
-	if (ret && !errno)
-		errno = EIO;
-	return ret;
+	return write_end(out, ret);
 }
