@@ -11,32 +11,36 @@
 #include "upload/uploadrun.h"
 #include "upload/watchopts.h"
 
+/* --to's paragraph: each backend's row's, in the table's order. */
+static void to_usage(FILE *f)
+{
+	const char *indent = "      --to BACKEND      ";
+
+	for (size_t i = 0; backends[i]; i++)
+		for (const char *s = backends[i]->usage; *s;) {
+			size_t n = strcspn(s, "\n");
+
+			fprintf(f, "%s%.*s\n", indent, (int)n, s);
+			indent = "                        ";
+			s += n + (s[n] == '\n');
+		}
+}
+
 static void upload_usage(FILE *f)
 {
 	char names[128];
 
 	backend_names(names, sizeof(names), "|", "|", 0);
 	fprintf(f, "usage: perfconv upload --to %s [--url URL] [-i FILE]...\n", names);
-	fprintf(f,
-		"                       [--service NAME] [--label KEY=VALUE]... [options]\n"
+	fputs("                       [--service NAME] [--label KEY=VALUE]... [options]\n"
 		"       perfconv upload --to ... --watch DIR [--delete-sent] [--max-backlog N|SIZE]\n"
 		"                       [--keep-sent SIZE|AGE]\n"
 		"\n"
 		"Convert each input to pprof shaped for the backend (--for) and send it: one\n"
 		"profile per input. Takes every conversion option of perfconv (perfconv --help).\n"
-		"\n"
-		"      --to BACKEND      datadog: the agent's /profiling/v1/input (default\n"
-		"                        http://localhost:8126, $DD_TRACE_AGENT_URL (unix:// too),\n"
-		"                        $DD_AGENT_HOST and $DD_TRACE_AGENT_PORT), or with an API\n"
-		"                        key the intake of $DD_SITE (default datadoghq.com);\n"
-		"                        pyroscope: /ingest (default http://localhost:4040);\n"
-		"                        parca: /profiles/writeraw (default http://localhost:7070);\n"
-		"                        otlp: OpenTelemetry profiles, OTLP/HTTP protobuf to\n"
-		"                        /v1development/profiles (default http://localhost:4318,\n"
-		"                        $OTEL_EXPORTER_OTLP_ENDPOINT, or as it is\n"
-		"                        $OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT): a Collector,\n"
-		"                        Pyroscope...\n"
-		"      --url URL         where the backend (or agent) is, without a path\n"
+		"\n", f);
+	to_usage(f);
+	fputs("      --url URL         where the backend (or agent) is, without a path\n"
 		"      --tenant ID       pyroscope: X-Scope-OrgID\n"
 		"      --header NAME=VALUE  otlp: a header of every request (also\n"
 		"                        $OTEL_EXPORTER_OTLP_HEADERS, ..._PROFILES_HEADERS: k=v,k=v;\n"
@@ -75,7 +79,7 @@ static void upload_usage(FILE *f)
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 every profile sent (or watching stopped), 1 one was refused or\n"
-		"could not be sent, or an input is bad, 2 usage.\n");
+		"could not be sent, or an input is bad, 2 usage.\n", f);
 }
 
 /* What perfconv upload's options fill. */

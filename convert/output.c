@@ -50,7 +50,7 @@ static const struct output_format chrome = {
 static const struct output_format pprof = {
 	"pprof", { ".pb.gz", ".pprof", NULL }, pprof_write,
 	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope", 0, 0, 1, 0,
-	OF_PROTOBUF | OF_SHAPED | OF_META | OF_DIFF,
+	OF_PROTOBUF | OF_SHAPED | OF_META | OF_DIFF | OF_GZIPPED,
 };
 
 static const struct output_format otlp = {

@@ -16,6 +16,7 @@ enum {
 	OF_SAMPLE_TIMES = 1 << 4, /* each sample's time kept: aggregated within an instant only */
 	OF_DIFF = 1 << 5,         /* perfconv diff writes it */
 	OF_DIFF_ONLY = 1 << 6,    /* perfconv diff's alone: no conversion finds it */
+	OF_GZIPPED = 1 << 7,      /* its writer gzips what it writes: uploaded as written */
 };
 
 struct output_format {

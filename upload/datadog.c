@@ -153,6 +153,11 @@ static void dd_request(const struct backend_ctx *c, const struct upload_profile 
 const struct backend_ops backend_datadog = {
 	.id = BACKEND_DATADOG,
 	.name = "datadog",
+	.default_url = DD_AGENT_DEFAULT,
+	.usage = "datadog: the agent's /profiling/v1/input (default\n"
+		 DD_AGENT_DEFAULT ", $DD_TRACE_AGENT_URL (unix:// too),\n"
+		 "$DD_AGENT_HOST and $DD_TRACE_AGENT_PORT), or with an API\n"
+		 "key the intake of $DD_SITE (default datadoghq.com);",
 	.format = "pprof",
 	.pprof_for = PPROF_FOR_DATADOG,
 	.keeps_key = 1,

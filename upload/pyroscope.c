@@ -110,6 +110,8 @@ static void py_answer(const struct backend_ctx *c, const struct upload_profile *
 const struct backend_ops backend_pyroscope = {
 	.id = BACKEND_PYROSCOPE,
 	.name = "pyroscope",
+	.default_url = PYROSCOPE_DEFAULT,
+	.usage = "pyroscope: /ingest (default " PYROSCOPE_DEFAULT ");",
 	.format = "pprof",
 	.pprof_for = PPROF_FOR_PYROSCOPE,
 	.endpoint = py_endpoint,
