@@ -196,7 +196,7 @@ static int format_fits(const struct cli *c, const struct output_format *of)
 }
 
 /* perfconv's options: the conversion's. */
-static int convert_take(void *ctx, int id, const char *arg, char **argv)
+static enum opt_take convert_take(void *ctx, int id, const char *arg, char **argv)
 {
 	(void)argv;
 	return convert_option(ctx, id, arg);
@@ -216,7 +216,7 @@ int convert_main(int argc, char **argv)
 	diag_init(&d);
 	profile_init(&p);
 	memset(&m, 0, sizeof(m));
-	if (cli_parse(&cp, argc, argv, &rc) != 0)
+	if (cli_parse(&cp, argc, argv, &rc) != CLI_PARSED)
 		goto out;
 	/* inputs may also follow the options, as pprof and speedscope take them */
 	for (; optind < argc; optind++) {
@@ -253,8 +253,9 @@ int convert_main(int argc, char **argv)
 		rc = 1;
 	else if (convert_one(&c.cv, of, &p, &m, &d) != 0)
 		rc = 1;
-	else if ((w = output_write(of, &p, &c.cv.wo, c.output, &d)) != 0)
-		rc = w > 0 ? 128 + SIGPIPE : 1; /* the shell's status of a process SIGPIPE ended */
+	else if ((w = output_write(of, &p, &c.cv.wo, c.output, &d)) != OUTPUT_WRITTEN)
+		/* a broken pipe: the shell's status of a process SIGPIPE ended */
+		rc = w == OUTPUT_BROKEN_PIPE ? 128 + SIGPIPE : 1;
 out:
 	profile_meta_release(&m);
 	profile_release(&p);

@@ -113,7 +113,8 @@ static void side_totals(const struct profile *p, int ev, double base[2], double 
 	}
 }
 
-/* Convert both sides into `p` (initialized), each marked with its side. 0, or 1. */
+/* Convert both sides into `p` (initialized), each marked with its side. 0, or -1
+ * after saying why. */
 static int convert_sides(struct cli *c, const struct output_format *of, struct profile *p,
 			 struct profile side[2], struct diag *d)
 {
@@ -126,7 +127,7 @@ static int convert_sides(struct cli *c, const struct output_format *of, struct p
 		if (!c->cv.co.quiet)
 			diag_note(d, "%s (%s):", c->cv.inputs[k], k ? "new" : "base");
 		if (convert_read(&c->cv.co, &side[k], &st, d, &c->cv.later) != 0)
-			return 1;
+			return -1;
 		merge_side(p, &side[k], k ? PC_SIDE_NEW : PC_SIDE_BASE);
 	}
 	return 0;
@@ -134,7 +135,7 @@ static int convert_sides(struct cli *c, const struct output_format *of, struct p
 
 /*
  * The event and weight shown, and how BASE is scaled (wd->scale), said in one line
- * per side unless quiet. 0, or 1 when a side has nothing to compare.
+ * per side unless quiet. 0, or -1 after saying that a side has nothing to compare.
  */
 static int diff_scale(struct cli *c, const struct output_format *of, const struct profile *p,
 		      const struct profile side[2], int absolute, struct write_diff *wd,
@@ -149,11 +150,11 @@ static int diff_scale(struct cli *c, const struct output_format *of, const struc
 	c->cv.wo.event = -1;
 	if (c->cv.time) {
 		if (choose_time(p, c->cv.time, &c->cv.wo, d) != 0)
-			return 1;
+			return -1;
 		if (!c->cv.weight_set)
 			c->cv.wo.weight_period = 1;
 	} else if (choose_event(p, of, c->cv.event, &c->cv.wo, c->cv.co.quiet, d) != 0) {
-		return 1;
+		return -1;
 	} else if (!c->cv.weight_set) {
 		c->cv.wo.weight_period = of->weight_period;
 	}
@@ -165,7 +166,7 @@ static int diff_scale(struct cli *c, const struct output_format *of, const struc
 			ev = (int)i;
 	if (ev < 0) {
 		diag_error(d, NULL, DIAG_NO_OFFSET, "no samples in either recording");
-		return 1;
+		return -1;
 	}
 	evname = profile_text(p, p->events[ev].name);
 	eb = event_named(&side[0], p, p->events[ev].name);
@@ -187,7 +188,7 @@ static int diff_scale(struct cli *c, const struct output_format *of, const struc
 	if (!(base[0] > 0) || !(new[0] > 0)) {
 		diag_error(d, c->cv.inputs[base[0] > 0 ? 1 : 0], DIAG_NO_OFFSET,
 			   "no samples of %s to compare", evname);
-		return 1;
+		return -1;
 	}
 	wd->scale[0] = absolute ? 1.0 : new[0] / base[0];
 	wd->scale[1] = absolute || !(base[1] > 0) ? 1.0 : new[1] / base[1];
@@ -230,24 +231,24 @@ struct diff_cli {
 };
 
 /* diff's options: its own, and a conversion's but -i and --version. */
-static int diff_take(void *ctx, int id, const char *arg, char **argv)
+static enum opt_take diff_take(void *ctx, int id, const char *arg, char **argv)
 {
 	struct diff_cli *dc = ctx;
 
 	(void)argv;
 	switch (id) {
-	case 'i': return bad_usage("diff takes BASE and NEW as arguments, not -i", arg);
-	case OPT_ABSOLUTE: dc->absolute = 1; return 0;
+	case 'i': return take_bad("diff takes BASE and NEW as arguments, not -i", arg);
+	case OPT_ABSOLUTE: dc->absolute = 1; return TAKE_OK;
 	case OPT_DIFF_TOP: {
 		char *end;
 		unsigned long v = strtoul(arg, &end, 10);
 
 		if (*end || end == arg || v > 1000000)
-			return bad_usage("--top takes a number of functions (0: all)", arg);
+			return take_bad("--top takes a number of functions (0: all)", arg);
 		dc->wd.top = (unsigned)v;
-		return 0;
+		return TAKE_OK;
 	}
-	case OPT_VERSION: return bad_usage("--version is perfconv's, not diff's", NULL);
+	case OPT_VERSION: return take_bad("--version is perfconv's, not diff's", NULL);
 	default: return convert_option(&dc->c, id, arg);
 	}
 }
@@ -270,7 +271,7 @@ int diff_main(int argc, char **argv)
 	profile_init(&p);
 	profile_init(&side[0]);
 	profile_init(&side[1]);
-	if (cli_parse(&cp, argc, argv, &rc) != 0)
+	if (cli_parse(&cp, argc, argv, &rc) != CLI_PARSED)
 		goto out;
 	for (; optind < argc; optind++)
 		VEC_PUSH(c->cv.inputs, c->cv.ninputs, c->cv.inputs_cap, argv[optind]);
@@ -326,8 +327,8 @@ int diff_main(int argc, char **argv)
 		profile_init(&side[0]);
 		profile_init(&side[1]);
 		c->cv.wo.diff = &dc.wd;
-		if ((w = output_write(of, &p, &c->cv.wo, c->output, &d)) != 0)
-			rc = w > 0 ? 128 + SIGPIPE : 1;
+		if ((w = output_write(of, &p, &c->cv.wo, c->output, &d)) != OUTPUT_WRITTEN)
+			rc = w == OUTPUT_BROKEN_PIPE ? 128 + SIGPIPE : 1;
 	}
 out:
 	profile_release(&side[0]);

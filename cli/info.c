@@ -36,29 +36,24 @@ struct info_cli {
 	int have_input;
 };
 
-static int info_take(void *ctx, int id, const char *arg, char **argv)
+static enum opt_take info_take(void *ctx, int id, const char *arg, char **argv)
 {
 	struct info_cli *ic = ctx;
 
 	(void)argv;
 	switch (id) {
-	case 'i': ic->io.input = arg; ic->have_input = 1; return 0;
-	case OPT_JSON: ic->io.json = 1; return 0;
+	case 'i': ic->io.input = arg; ic->have_input = 1; return TAKE_OK;
+	case OPT_JSON: ic->io.json = 1; return TAKE_OK;
 	case OPT_INFO_TOP: {
 		char *end;
 		unsigned long v = strtoul(arg, &end, 10);
 
 		if (*end || end == arg || v == 0 || v > 1000000)
-			return bad_usage("--top takes a positive number", arg);
+			return take_bad("--top takes a positive number", arg);
 		ic->io.top = v;
-		return 0;
+		return TAKE_OK;
 	}
-	default:
-		switch (where_option(&ic->w, id, arg)) {
-		case 1: return 0;
-		case 2: return 2;
-		default: return 1;
-		}
+	default: return where_option(&ic->w, id, arg);
 	}
 }
 
@@ -76,7 +71,7 @@ int info_main(int argc, char **argv)
 	ic.io.sym.demangle = 1;
 	ic.io.sym.inline_frames = 1;
 	diag_init(&d);
-	if (cli_parse(&cp, argc, argv, &rc) != 0)
+	if (cli_parse(&cp, argc, argv, &rc) != CLI_PARSED)
 		goto out;
 	/* the recording may follow the options, as it may for a conversion: one */
 	if (optind < argc && !ic.have_input) {

@@ -204,28 +204,28 @@ static char *default_cache_dir(void)
 	return dir;
 }
 
-int where_option(struct where_opts *w, int c, const char *arg)
+enum opt_take where_option(struct where_opts *w, int c, const char *arg)
 {
 	switch (c) {
-	case OPT_SYMFS: w->sym->symfs = arg; return 1;
-	case OPT_KALLSYMS: w->sym->kallsyms = arg; return 1;
-	case OPT_BUILDID_DIR: w->sym->buildid_dir = arg; return 1;
-	case OPT_CACHE_DIR: w->cache_dir = arg; return 1;
-	case OPT_JIT_DIR: VEC_PUSH(w->jit_dirs, w->njit_dirs, w->jit_dirs_cap, arg); return 1;
-	case OPT_NO_CACHE: w->no_cache = 1; return 1;
+	case OPT_SYMFS: w->sym->symfs = arg; return TAKE_OK;
+	case OPT_KALLSYMS: w->sym->kallsyms = arg; return TAKE_OK;
+	case OPT_BUILDID_DIR: w->sym->buildid_dir = arg; return TAKE_OK;
+	case OPT_CACHE_DIR: w->cache_dir = arg; return TAKE_OK;
+	case OPT_JIT_DIR: VEC_PUSH(w->jit_dirs, w->njit_dirs, w->jit_dirs_cap, arg); return TAKE_OK;
+	case OPT_NO_CACHE: w->no_cache = 1; return TAKE_OK;
 	case OPT_CACHE_SIZE: {
 		int unit;
 
 		if (parse_size(arg, &w->sym->cache_size, &unit) != 0)
-			return bad_usage("--cache-size takes a size (512M, 1G: K, M, G or T), or 0 for "
+			return take_bad("--cache-size takes a size (512M, 1G: K, M, G or T), or 0 for "
 					 "no limit", arg);
 		/* no limit: still counted, so that a later run with one finds the count */
 		if (!w->sym->cache_size)
 			w->sym->cache_size = UINT64_MAX;
 		w->cache_size_set = 1;
-		return 1;
+		return TAKE_OK;
 	}
-	default: return 0;
+	default: return TAKE_NOT_MINE;
 	}
 }
 
@@ -267,7 +267,7 @@ void cli_release(struct cli *c)
 	where_release(&c->where);
 }
 
-int convert_option(struct cli *c, int opt, const char *arg)
+enum opt_take convert_option(struct cli *c, int opt, const char *arg)
 {
 	const char *why;
 
@@ -286,16 +286,16 @@ int convert_option(struct cli *c, int opt, const char *arg)
 	case OPT_EVENT: c->cv.event = arg; break;
 	case OPT_TIME:
 		if (strcmp(arg, "oncpu") && strcmp(arg, "offcpu") && strcmp(arg, "wall"))
-			return bad_usage("--time takes oncpu, offcpu or wall", arg);
+			return take_bad("--time takes oncpu, offcpu or wall", arg);
 		c->cv.time = arg;
 		break;
 	case OPT_PID:
 		if (parse_u32_list(arg, &c->cv.co.pids, &c->cv.co.npids))
-			return bad_usage("--pid takes a comma-separated list of numbers", arg);
+			return take_bad("--pid takes a comma-separated list of numbers", arg);
 		break;
 	case OPT_TID:
 		if (parse_u32_list(arg, &c->cv.co.tids, &c->cv.co.ntids))
-			return bad_usage("--tid takes a comma-separated list of numbers", arg);
+			return take_bad("--tid takes a comma-separated list of numbers", arg);
 		break;
 	case OPT_COMM: parse_str_list(arg, &c->cv.co.comms, &c->cv.co.ncomms); break;
 	case OPT_WEIGHT:
@@ -304,7 +304,7 @@ int convert_option(struct cli *c, int opt, const char *arg)
 		else if (strcmp(arg, "period") == 0)
 			c->cv.wo.weight_period = 1;
 		else
-			return bad_usage("--weight takes samples or period", arg);
+			return take_bad("--weight takes samples or period", arg);
 		c->cv.weight_set = 1;
 		break;
 	case OPT_WITH_PID: c->cv.wo.with_pid = 1; break;
@@ -319,7 +319,7 @@ int convert_option(struct cli *c, int opt, const char *arg)
 		unsigned long v = strtoul(arg, &end, 10);
 
 		if (*end || end == arg || v < 100 || v > 100000)
-			return bad_usage("--width takes a number of pixels, 100 to 100000", arg);
+			return take_bad("--width takes a number of pixels, 100 to 100000", arg);
 		c->cv.wo.width = (unsigned)v;
 		break;
 	}
@@ -328,7 +328,7 @@ int convert_option(struct cli *c, int opt, const char *arg)
 		double v = strtod(arg, &end);
 
 		if (*end || end == arg || !(v >= 0) || v > 1000)
-			return bad_usage("--minwidth takes a number of pixels, 0 to 1000", arg);
+			return take_bad("--minwidth takes a number of pixels, 0 to 1000", arg);
 		c->cv.wo.minwidth = v > 0 ? v : 1e-9;
 		break;
 	}
@@ -339,31 +339,27 @@ int convert_option(struct cli *c, int opt, const char *arg)
 
 			cli_shape_list(names, sizeof(names), ", ", " or ");
 			snprintf(msg, sizeof(msg), "--for takes %s", names);
-			return bad_usage(msg, arg);
+			return take_bad(msg, arg);
 		}
 		break;
 	case OPT_SERVICE:
 		if (meta_set_service(&c->cv.meta, arg, &why) != 0)
-			return bad_usage(why, arg);
+			return take_bad(why, arg);
 		break;
 	case OPT_LABEL:
 		if (meta_add_label(&c->cv.meta, arg, &why) != 0)
-			return bad_usage(why, arg);
+			return take_bad(why, arg);
 		break;
 	case OPT_START_TIME:
 		if (meta_parse_time(arg, &c->cv.meta.start_time) != 0)
-			return bad_usage("--start-time takes RFC 3339 (2026-05-01T12:00:00Z) or Unix seconds",
+			return take_bad("--start-time takes RFC 3339 (2026-05-01T12:00:00Z) or Unix seconds",
 					 arg);
 		c->cv.meta.start_time_set = 1;
 		break;
 	default:
-		switch (where_option(&c->where, opt, arg)) {
-		case 1: return 0;
-		case 2: return 2;
-		default: return 1;
-		}
+		return where_option(&c->where, opt, arg);
 	}
-	return 0;
+	return TAKE_OK;
 }
 
 int cli_finish(struct cli *c, struct diag *d)
@@ -374,7 +370,7 @@ int cli_finish(struct cli *c, struct diag *d)
 }
 
 
-int cli_parse(const struct cli_parse *cp, int argc, char **argv, int *status)
+enum cli_parsed cli_parse(const struct cli_parse *cp, int argc, char **argv, int *status)
 {
 	struct option longs[NOPTIONS + 1];
 	char shorts[2 * NOPTIONS + 2] = ":";
@@ -400,22 +396,22 @@ int cli_parse(const struct cli_parse *cp, int argc, char **argv, int *status)
 	while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
 			*status = getopt_error(opt, argv);
-			return 1;
+			return CLI_RETURN;
 		}
 		if (opt == 'h') {
 			cp->usage(stdout);
 			*status = 0;
-			return 1;
+			return CLI_RETURN;
 		}
 		if (opt == OPT_VERSION && cp->version) {
 			printf("perfconv %s\n", PERFCONV_VERSION);
 			*status = 0;
-			return 1;
+			return CLI_RETURN;
 		}
-		if ((w = cp->take(cp->ctx, opt, optarg, argv)) != 0) {
-			*status = w == 2 ? 2 : bad_usage("unknown option", NULL);
-			return 1;
+		if ((w = cp->take(cp->ctx, opt, optarg, argv)) != TAKE_OK) {
+			*status = w == TAKE_BAD ? 2 : bad_usage("unknown option", NULL);
+			return CLI_RETURN;
 		}
 	}
-	return 0;
+	return CLI_PARSED;
 }

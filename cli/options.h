@@ -91,26 +91,34 @@ struct cli_option {
 /* Every option, NULL-terminated. */
 extern const struct cli_option cli_options[];
 
+/* What an option's taker (a command's `take`, convert_option, where_option) made of
+ * the option it was given. */
+enum opt_take {
+	TAKE_OK = 0,   /* its own: taken */
+	TAKE_NOT_MINE, /* not one of its options (the caller's own, or unknown) */
+	TAKE_BAD,      /* its own, with a bad value: said (usage) */
+};
+
 /* One command's parse. */
 struct cli_parse {
 	unsigned command;         /* a CMD_ bit: its rows */
 	void (*usage)(FILE *f);   /* --help's text */
 	int version;              /* --version prints perfconv's version */
-	/*
-	 * The command's option `id` (its argument `arg`; argv for the words around it):
-	 * 0; 1 when it is not one (said as an unknown option); 2 after saying why it is
-	 * bad (usage).
-	 */
-	int (*take)(void *ctx, int id, const char *arg, char **argv);
+	/* The command's option `id` (its argument `arg`; argv for the words around it);
+	 * TAKE_NOT_MINE is said as an unknown option. */
+	enum opt_take (*take)(void *ctx, int id, const char *arg, char **argv);
 	void *ctx;
 };
 
-/*
- * Parse argv's options (argv[0] the command's name). 0: parsed, the operands from
- * argv[optind] on. 1: the command is to return *status now (0 after --help or
- * --version, 2 after saying what is wrong with the command line).
- */
-int cli_parse(const struct cli_parse *cp, int argc, char **argv, int *status);
+/* What cli_parse() leaves the command to do. */
+enum cli_parsed {
+	CLI_PARSED = 0, /* go on: the operands are from argv[optind] on */
+	CLI_RETURN,     /* return *status now: 0 after --help or --version, 2 after saying
+			   what is wrong with the command line */
+};
+
+/* Parse argv's options (argv[0] the command's name). */
+enum cli_parsed cli_parse(const struct cli_parse *cp, int argc, char **argv, int *status);
 
 /* The options that say where files are: the same for a conversion and for info. */
 struct where_opts {
@@ -123,8 +131,8 @@ struct where_opts {
 	int cache_size_set; /* --cache-size given: else CACHE_SIZE_DEFAULT */
 };
 
-/* Take option `c` if it is one of them: 1, else 0; 2 for a bad value, said (usage). */
-int where_option(struct where_opts *w, int c, const char *arg);
+/* Take option `c` if it is one of them. */
+enum opt_take where_option(struct where_opts *w, int c, const char *arg);
 /* After the options: the cache directory chosen, each --jit-dir checked. 0, or -1 after
  * saying what is wrong through `d`. */
 int where_finish(struct where_opts *w, struct diag *d);
@@ -140,11 +148,8 @@ struct cli {
 
 void cli_init(struct cli *c);
 void cli_release(struct cli *c);
-/*
- * Take conversion option `opt`: 0; 1 when it is not one (the caller's own, or
- * unknown); 2 after saying why its argument is bad (usage).
- */
-int convert_option(struct cli *c, int opt, const char *arg);
+/* Take conversion option `opt` (TAKE_NOT_MINE: the caller's own, or unknown). */
+enum opt_take convert_option(struct cli *c, int opt, const char *arg);
 /* The options that apply to every input, checked once: 0, or -1 after saying why. */
 int cli_finish(struct cli *c, struct diag *d);
 /*
@@ -157,5 +162,11 @@ size_t cli_format_list(char *buf, size_t cap, unsigned want, unsigned not, const
 void cli_shape_list(char *buf, size_t cap, const char *sep, const char *last);
 /* "perfconv: MSG 'ARG'" and the hint to --help: returns 2, the usage exit code. */
 int bad_usage(const char *msg, const char *arg);
+/* The same, for an option's taker: TAKE_BAD. */
+static inline enum opt_take take_bad(const char *msg, const char *arg)
+{
+	bad_usage(msg, arg);
+	return TAKE_BAD;
+}
 
 #endif

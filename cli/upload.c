@@ -11,32 +11,36 @@
 #include "upload/uploadrun.h"
 #include "upload/watchopts.h"
 
+/* --to's paragraph: each backend's row's, in the table's order. */
+static void to_usage(FILE *f)
+{
+	const char *indent = "      --to BACKEND      ";
+
+	for (size_t i = 0; backends[i]; i++)
+		for (const char *s = backends[i]->usage; *s;) {
+			size_t n = strcspn(s, "\n");
+
+			fprintf(f, "%s%.*s\n", indent, (int)n, s);
+			indent = "                        ";
+			s += n + (s[n] == '\n');
+		}
+}
+
 static void upload_usage(FILE *f)
 {
 	char names[128];
 
 	backend_names(names, sizeof(names), "|", "|", 0);
 	fprintf(f, "usage: perfconv upload --to %s [--url URL] [-i FILE]...\n", names);
-	fprintf(f,
-		"                       [--service NAME] [--label KEY=VALUE]... [options]\n"
+	fputs("                       [--service NAME] [--label KEY=VALUE]... [options]\n"
 		"       perfconv upload --to ... --watch DIR [--delete-sent] [--max-backlog N|SIZE]\n"
 		"                       [--keep-sent SIZE|AGE]\n"
 		"\n"
 		"Convert each input to pprof shaped for the backend (--for) and send it: one\n"
 		"profile per input. Takes every conversion option of perfconv (perfconv --help).\n"
-		"\n"
-		"      --to BACKEND      datadog: the agent's /profiling/v1/input (default\n"
-		"                        http://localhost:8126, $DD_TRACE_AGENT_URL (unix:// too),\n"
-		"                        $DD_AGENT_HOST and $DD_TRACE_AGENT_PORT), or with an API\n"
-		"                        key the intake of $DD_SITE (default datadoghq.com);\n"
-		"                        pyroscope: /ingest (default http://localhost:4040);\n"
-		"                        parca: /profiles/writeraw (default http://localhost:7070);\n"
-		"                        otlp: OpenTelemetry profiles, OTLP/HTTP protobuf to\n"
-		"                        /v1development/profiles (default http://localhost:4318,\n"
-		"                        $OTEL_EXPORTER_OTLP_ENDPOINT, or as it is\n"
-		"                        $OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT): a Collector,\n"
-		"                        Pyroscope...\n"
-		"      --url URL         where the backend (or agent) is, without a path\n"
+		"\n", f);
+	to_usage(f);
+	fputs("      --url URL         where the backend (or agent) is, without a path\n"
 		"      --tenant ID       pyroscope: X-Scope-OrgID\n"
 		"      --header NAME=VALUE  otlp: a header of every request (also\n"
 		"                        $OTEL_EXPORTER_OTLP_HEADERS, ..._PROFILES_HEADERS: k=v,k=v;\n"
@@ -75,7 +79,7 @@ static void upload_usage(FILE *f)
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 every profile sent (or watching stopped), 1 one was refused or\n"
-		"could not be sent, or an input is bad, 2 usage.\n");
+		"could not be sent, or an input is bad, 2 usage.\n", f);
 }
 
 /* What perfconv upload's options fill. */
@@ -88,14 +92,14 @@ struct upload_cli {
 	int dry_run, backlog_set, keep_set;
 };
 
-/* --keep-sent: given, it replaces the default; a size and an age both hold. 0, or 2. */
-static int keep_sent(struct upload_cli *uc, const char *arg)
+/* --keep-sent: given, it replaces the default; a size and an age both hold. */
+static enum opt_take keep_sent(struct upload_cli *uc, const char *arg)
 {
 	uint64_t bytes = 0;
 	int64_t age = 0;
 
 	if (watch_parse_keep(arg, &bytes, &age) != 0)
-		return bad_usage("--keep-sent takes a size (1G, 512M), an age (7d, 12h, 30m) or all",
+		return take_bad("--keep-sent takes a size (1G, 512M), an age (7d, 12h, 30m) or all",
 				 arg);
 	if (!uc->keep_set++)
 		uc->wopt.keep_bytes = 0;
@@ -107,21 +111,21 @@ static int keep_sent(struct upload_cli *uc, const char *arg)
 	} else {
 		uc->wopt.keep_age_s = age;
 	}
-	return 0;
+	return TAKE_OK;
 }
 
 /* upload's options: its own, and a conversion's but -f and --for. */
-static int upload_take(void *ctx, int id, const char *arg, char **argv)
+static enum opt_take upload_take(void *ctx, int id, const char *arg, char **argv)
 {
 	struct upload_cli *uc = ctx;
 	char *end;
 	unsigned long v;
 
 	switch (id) {
-	case 'i': VEC_PUSH(uc->inputs, uc->ninputs, uc->inputs_cap, arg); return 0;
-	case 'f': return bad_usage("perfconv upload sends pprof: no -f", arg);
+	case 'i': VEC_PUSH(uc->inputs, uc->ninputs, uc->inputs_cap, arg); return TAKE_OK;
+	case 'f': return take_bad("perfconv upload sends pprof: no -f", arg);
 	case OPT_FOR:
-		return bad_usage("perfconv upload shapes the pprof for --to's backend: no --for", NULL);
+		return take_bad("perfconv upload shapes the pprof for --to's backend: no --for", NULL);
 	case OPT_TO:
 		uc->uo.backend = backend_by_name(arg);
 		if (!uc->uo.backend) {
@@ -129,44 +133,44 @@ static int upload_take(void *ctx, int id, const char *arg, char **argv)
 
 			backend_names(names, sizeof(names), ", ", " or ", 0);
 			snprintf(msg, sizeof(msg), "--to takes %s", names);
-			return bad_usage(msg, arg);
+			return take_bad(msg, arg);
 		}
-		return 0;
-	case OPT_URL: uc->uo.url = arg; return 0;
-	case OPT_PROXY: uc->uo.proxy = arg; return 0;
-	case OPT_HEADER: VEC_PUSH(uc->headers, uc->uo.nheaders, uc->headers_cap, arg); return 0;
-	case OPT_TENANT: uc->uo.tenant = arg; return 0;
+		return TAKE_OK;
+	case OPT_URL: uc->uo.url = arg; return TAKE_OK;
+	case OPT_PROXY: uc->uo.proxy = arg; return TAKE_OK;
+	case OPT_HEADER: VEC_PUSH(uc->headers, uc->uo.nheaders, uc->headers_cap, arg); return TAKE_OK;
+	case OPT_TENANT: uc->uo.tenant = arg; return TAKE_OK;
 	case OPT_API_KEY_FILE:
 		/* getopt takes a prefix: "--api-key KEY" must not pass for a file name (the
 		 * key would then be shown in an error) */
 		if (strncmp(argv[optind - 1], "--api-key-file", 14) != 0 &&
 		    strncmp(argv[optind - 2 >= 0 ? optind - 2 : 0], "--api-key-file", 14) != 0)
-			return bad_usage("the API key comes from DD_API_KEY or --api-key-file FILE, "
+			return take_bad("the API key comes from DD_API_KEY or --api-key-file FILE, "
 					 "never the command line", NULL);
 		uc->uo.api_key_file = arg;
-		return 0;
-	case OPT_ALLOW_HTTP: uc->uo.allow_http = 1; return 0;
-	case OPT_DRY_RUN: uc->dry_run = 1; return 0;
-	case OPT_WATCH: uc->wopt.dir = arg; return 0;
-	case OPT_DELETE_SENT: uc->wopt.delete_sent = 1; return 0;
-	case OPT_TRUST_FOLDER: uc->wopt.trust_folder = 1; return 0;
+		return TAKE_OK;
+	case OPT_ALLOW_HTTP: uc->uo.allow_http = 1; return TAKE_OK;
+	case OPT_DRY_RUN: uc->dry_run = 1; return TAKE_OK;
+	case OPT_WATCH: uc->wopt.dir = arg; return TAKE_OK;
+	case OPT_DELETE_SENT: uc->wopt.delete_sent = 1; return TAKE_OK;
+	case OPT_TRUST_FOLDER: uc->wopt.trust_folder = 1; return TAKE_OK;
 	case OPT_MAX_BACKLOG:
 		if (watch_parse_backlog(arg, &uc->wopt.max_chunks, &uc->wopt.max_bytes) != 0)
-			return bad_usage("--max-backlog takes a number of chunks (500), a size "
+			return take_bad("--max-backlog takes a number of chunks (500), a size "
 					 "(512M, 1G) or 0", arg);
 		uc->backlog_set = 1;
-		return 0;
+		return TAKE_OK;
 	case OPT_KEEP_SENT: return keep_sent(uc, arg);
 	case OPT_TIMEOUT:
 	case OPT_RETRY_CAP:
 		v = strtoul(arg, &end, 10);
 		if (*end || end == arg || v == 0 || v > 86400)
-			return bad_usage("takes a number of seconds, 1 to 86400", arg);
+			return take_bad("takes a number of seconds, 1 to 86400", arg);
 		if (id == OPT_TIMEOUT)
 			uc->uo.timeout_s = (long)v;
 		else
 			uc->uo.retry_cap_s = (unsigned)v;
-		return 0;
+		return TAKE_OK;
 	default: return convert_option(&uc->c, id, arg);
 	}
 }
@@ -216,7 +220,8 @@ int upload_main(int argc, char **argv)
 	cli_init(c);
 	c->output = NULL;
 	diag_init(&d);
-	if (cli_parse(&cp, argc, argv, &rc) != 0 || (rc = upload_check(&uc, argc, argv)) != 0)
+	if (cli_parse(&cp, argc, argv, &rc) != CLI_PARSED ||
+	    (rc = upload_check(&uc, argc, argv)) != 0)
 		goto out;
 	uc.uo.headers = uc.headers;
 	if (!uc.ninputs)

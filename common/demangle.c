@@ -7,31 +7,12 @@
 #include <libiberty/demangle.h>
 
 #include "common/cpulimit.h"
+#include "common/strbuf.h"
 #include "common/util.h"
-
-/* A growing string. */
-struct dbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void db_add(struct dbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap)
-		grow_array((void **)&b->s, &b->cap, b->len + n + 1, 1);
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void db_str(struct dbuf *b, const char *s)
-{
-	db_add(b, s, strlen(s));
-}
 
 /* The Java type of the field descriptor at *p (JVMS 4.3.2), advancing *p past it: 1,
  * or 0 when it is not one. A class's '/' become '.'. */
-static int java_type(const char **p, struct dbuf *b, int allow_void)
+static int java_type(const char **p, struct strbuf *b, int allow_void)
 {
 	static const char *const base[][2] = {
 		{ "B", "byte" }, { "C", "char" }, { "D", "double" }, { "F", "float" },
@@ -53,7 +34,7 @@ static int java_type(const char **p, struct dbuf *b, int allow_void)
 		for (const char *c = s + 1; c < end; c++) {
 			if (*c == '(' || *c == ')' || *c == '[')
 				return 0;
-			db_add(b, *c == '/' ? "." : c, 1);
+			strbuf_add(b, *c == '/' ? "." : c, 1);
 		}
 		s = end + 1;
 	} else {
@@ -64,11 +45,11 @@ static int java_type(const char **p, struct dbuf *b, int allow_void)
 				break;
 		if (i == sizeof(base) / sizeof(base[0]) || (*s == 'V' && (!allow_void || dims)))
 			return 0;
-		db_str(b, base[i][1]);
+		strbuf_addstr(b, base[i][1]);
 		s++;
 	}
 	while (dims--)
-		db_str(b, "[]");
+		strbuf_addstr(b, "[]");
 	*p = s;
 	return 1;
 }
@@ -83,7 +64,7 @@ static int java_type(const char **p, struct dbuf *b, int allow_void)
  */
 static char *java_demangle(const char *name)
 {
-	struct dbuf b = { NULL, 0, 0 };
+	struct strbuf b = STRBUF_INIT;
 	const char *p = name, *semi, *open, *method;
 	int first = 1;
 
@@ -100,13 +81,13 @@ static char *java_demangle(const char *name)
 			return NULL;
 	if (!java_type(&p, &b, 0) || p != semi + 1)
 		goto bad;
-	db_str(&b, ".");
-	db_add(&b, method, (size_t)(open - method));
-	db_str(&b, "(");
+	strbuf_addstr(&b, ".");
+	strbuf_add(&b, method, (size_t)(open - method));
+	strbuf_addstr(&b, "(");
 	p = open + 1;
 	while (*p && *p != ')') {
 		if (!first)
-			db_str(&b, ", ");
+			strbuf_addstr(&b, ", ");
 		first = 0;
 		if (!java_type(&p, &b, 0))
 			goto bad;
@@ -114,18 +95,18 @@ static char *java_demangle(const char *name)
 	if (*p != ')')
 		goto bad;
 	p++;
-	db_str(&b, ")");
+	strbuf_addstr(&b, ")");
 	{
-		struct dbuf ret = { NULL, 0, 0 };
+		struct strbuf ret = STRBUF_INIT;
 		int ok = java_type(&p, &ret, 1) && *p == '\0';
 
-		free(ret.s);
+		strbuf_release(&ret);
 		if (!ok)
 			goto bad;
 	}
-	return b.s;
+	return strbuf_detach(&b);
 bad:
-	free(b.s);
+	strbuf_release(&b);
 	return NULL;
 }
 
@@ -163,7 +144,7 @@ static int may_hold_punycode(const char *name)
 struct run {
 	const char *name;
 	int options, rust;
-	struct dbuf out;
+	struct strbuf out;
 	size_t seen;   /* bytes the demangler gave, those past the bound included */
 	int ok;
 };
@@ -175,14 +156,12 @@ static void on_output(const char *s, size_t n, void *opaque)
 	r->seen += n;
 	if (r->out.len + n > DEMANGLE_OUT_MAX)
 		cpulimit_stop();
-	if (r->out.len + n + 1 > r->out.cap) {
+	if (n > strbuf_avail(&r->out)) {
 		cpulimit_hold();
-		grow_array((void **)&r->out.s, &r->out.cap, r->out.len + n + 1, 1);
+		strbuf_grow(&r->out, n);
 		cpulimit_release();
 	}
-	memcpy(r->out.s + r->out.len, s, n);
-	r->out.len += n;
-	r->out.s[r->out.len] = '\0';
+	strbuf_add(&r->out, s, n);
 }
 
 /* Runs under cpulimit_run(): libiberty's callback demanglers allocate nothing (their
@@ -219,17 +198,15 @@ static char *bounded(const char *name, int options, int rust, struct demangle_bu
 	r.options = options;
 	r.rust = rust;
 	/* room for most names' output: no hold (no malloc) while the demangler runs */
-	r.out.cap = 4 * len + 256;
-	r.out.s = xmalloc(r.out.cap);
-	r.out.s[0] = '\0';
+	strbuf_init(&r.out, 4 * len + 256);
 	res = cpulimit_run(run_demangler, &r, ns);
 	if (res == CPULIMIT_NO_TIMER && len <= DEMANGLE_UNTIMED_MAX)
 		res = cpulimit_run(run_demangler, &r, 0);
 	if (b)
 		b->last_seen = r.seen;
 	if (res == CPULIMIT_DONE && r.ok)
-		return r.out.s;
-	free(r.out.s);
+		return strbuf_detach(&r.out);
+	strbuf_release(&r.out);
 	if (b) {
 		if (res == CPULIMIT_STOPPED)
 			b->too_long++;
@@ -252,15 +229,15 @@ static char *native_demangle(const char *name, struct demangle_budget *b)
 		/* a PLT entry (elfsyms names them NAME@plt): libiberty drops the suffix,
 		 * perf shows it after the demangled name */
 		char *base = xstrndup(name, len - sl), *d = native_demangle(base, b);
-		struct dbuf buf = { NULL, 0, 0 };
+		struct strbuf buf = STRBUF_INIT;
 
 		free(base);
 		if (!d)
 			return NULL;
-		db_str(&buf, d);
-		db_str(&buf, plt);
+		strbuf_addstr(&buf, d);
+		strbuf_addstr(&buf, plt);
 		free(d);
-		return buf.s;
+		return strbuf_detach(&buf);
 	}
 	return demangle_auto(name, b);
 }
@@ -317,12 +294,12 @@ char *demangle_name(const char *name, struct demangle_budget *b)
 		char *inner = native_demangle(sep + 2, b);
 
 		if (inner) {
-			struct dbuf buf = { NULL, 0, 0 };
+			struct strbuf buf = STRBUF_INIT;
 
-			db_add(&buf, name, (size_t)(sep - name) + 2);
-			db_str(&buf, inner);
+			strbuf_add(&buf, name, (size_t)(sep - name) + 2);
+			strbuf_addstr(&buf, inner);
 			free(inner);
-			return buf.s;
+			return strbuf_detach(&buf);
 		}
 	}
 	return NULL;

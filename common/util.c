@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void out_of_memory(size_t n)
+void xalloc_failed(size_t n)
 {
 	fprintf(stderr, "perfconv: out of memory allocating %zu bytes\n", n);
 	abort();
@@ -22,7 +22,7 @@ void *xmalloc(size_t n)
 	void *p = malloc(n ? n : 1);
 
 	if (!p)
-		out_of_memory(n);
+		xalloc_failed(n);
 	return p;
 }
 
@@ -31,7 +31,7 @@ void *xcalloc(size_t n, size_t size)
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
 	if (!p)
-		out_of_memory(n * size);
+		xalloc_failed(n * size);
 	return p;
 }
 
@@ -40,7 +40,7 @@ void *xrealloc(void *p, size_t n)
 	void *q = realloc(p, n ? n : 1);
 
 	if (!q)
-		out_of_memory(n);
+		xalloc_failed(n);
 	return q;
 }
 
@@ -67,7 +67,7 @@ void grow_array(void **arr, size_t *cap, size_t need, size_t size)
 	while (c < need)
 		c *= 2;
 	if (c > SIZE_MAX / size)
-		out_of_memory(SIZE_MAX);
+		xalloc_failed(SIZE_MAX);
 	*arr = xrealloc(*arr, c * size);
 	*cap = c;
 }
@@ -583,7 +583,7 @@ void *xmalloc_written(size_t n)
 	if (n < HUGE_PAGE)
 		return xmalloc(n);
 	if (posix_memalign(&p, HUGE_PAGE, n) != 0)
-		out_of_memory(n);
+		xalloc_failed(n);
 #ifdef MADV_HUGEPAGE
 	(void)madvise(p, n / HUGE_PAGE * HUGE_PAGE, MADV_HUGEPAGE);
 #endif

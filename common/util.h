@@ -13,6 +13,9 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* What they do when it fails: "perfconv: out of memory allocating N bytes" on stderr,
+ * then abort(). */
+__attribute__((noreturn)) void xalloc_failed(size_t n);
 
 /* Grow `*arr` (of `*cap` elements of `size` bytes) to hold at least `need`. */
 void grow_array(void **arr, size_t *cap, size_t need, size_t size);

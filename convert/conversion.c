@@ -125,7 +125,7 @@ int convert_one(struct conversion *cv, const struct output_format *of, struct pr
 	if (!cv->weight_set)
 		cv->wo.weight_period = of->weight_period;
 	if (cv->ninputs < 2 && convert_read(&cv->co, p, &st, d, &cv->later) != 0)
-		return 1;
+		return -1;
 	/* A profile this large is a whole-machine recording's: its session (every
 	 * process's tables, the resolver's caches: 600 MB of a 1 GB recording's) is let
 	 * go of before the writer allocates beside it, not left to the exit, whose 1 ms
@@ -151,18 +151,18 @@ int convert_one(struct conversion *cv, const struct output_format *of, struct pr
 		free(label);
 		profile_release(&one);
 		if (bad)
-			return 1;
+			return -1;
 	}
 	if (cv->ninputs > 1 && !p->aggregate)
 		profile_sort_samples(p);
 	cv->wo.event = -1;
 	if (cv->time) {
 		if (choose_time(p, cv->time, &cv->wo, d) != 0)
-			return 1;
+			return -1;
 		if (!cv->weight_set)
 			cv->wo.weight_period = 1;
 	} else if (choose_event(p, of, cv->event, &cv->wo, cv->co.quiet, d) != 0) {
-		return 1;
+		return -1;
 	}
 	memset(m, 0, sizeof(*m));
 	cv->wo.pprof_for = cv->pprof_for > 0 ? cv->pprof_for : 0;

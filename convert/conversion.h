@@ -35,7 +35,8 @@ void conversion_release(struct conversion *cv);
  * Convert cv->co.input (or each of cv->inputs, merged) into `p` (initialized by the
  * caller) for format `of`: the event chosen, and for a pprof shaped for a backend or
  * given a time or labels, its facts in `m` and cv->wo set to write them (pointing into
- * `m`). 0, or 1 (bad input).
+ * `m`). 0, or -1 after saying why (the input could not be read or holds no such
+ * event or time).
  */
 int convert_one(struct conversion *cv, const struct output_format *of, struct profile *p,
 		struct profile_meta *m, struct diag *d);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "common/version.h"
+#include "common/writeend.h"
 #include "convert/lbr.h"
 #include "convert/recording.h"
 #include "convert/replay.h"
@@ -621,7 +622,7 @@ int info_run(const struct info_options *o, FILE *out, struct diag *d)
 		print_text(root, out);
 	}
 	cJSON_Delete(root);
-	if (fflush(out) != 0 || ferror(out)) {
+	if (write_end(out, fflush(out) == 0 ? 0 : -1) != 0) {
 		/* the reader went away (| head): nothing to say, as for a conversion */
 		if (errno != EPIPE)
 			diag_error(d, "standard output", DIAG_NO_OFFSET, "write failed: %s",

@@ -50,7 +50,7 @@ static const struct output_format chrome = {
 static const struct output_format pprof = {
 	"pprof", { ".pb.gz", ".pprof", NULL }, pprof_write,
 	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope", 0, 0, 1, 0,
-	OF_PROTOBUF | OF_SHAPED | OF_META | OF_DIFF,
+	OF_PROTOBUF | OF_SHAPED | OF_META | OF_DIFF | OF_GZIPPED,
 };
 
 static const struct output_format otlp = {
@@ -101,8 +101,8 @@ const struct output_format *output_by_path(const char *path)
 	return NULL;
 }
 
-int output_write(const struct output_format *f, const struct profile *p,
-		 const struct write_options *o, const char *path, struct diag *d)
+enum output_result output_write(const struct output_format *f, const struct profile *p,
+				const struct write_options *o, const char *path, struct diag *d)
 {
 	struct atomic_file af;
 	struct stat st;
@@ -112,12 +112,12 @@ int output_write(const struct output_format *f, const struct profile *p,
 	if (strcmp(path, "-") == 0) {
 		if (f->write(p, o, stdout) != 0 || fflush(stdout) != 0) {
 			if (errno == EPIPE)
-				return 1;
+				return OUTPUT_BROKEN_PIPE;
 			diag_error(d, "standard output", DIAG_NO_OFFSET, "write failed: %s",
 				   strerror(errno));
-			return -1;
+			return OUTPUT_FAILED;
 		}
-		return 0;
+		return OUTPUT_WRITTEN;
 	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/*
@@ -130,16 +130,16 @@ int output_write(const struct output_format *f, const struct profile *p,
 			if (out)
 				fclose(out);
 			if (err == EPIPE)
-				return 1;
+				return OUTPUT_BROKEN_PIPE;
 			diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s", strerror(err));
-			return -1;
+			return OUTPUT_FAILED;
 		}
 		if (fclose(out) != 0) {
 			diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s",
 				   strerror(errno));
-			return -1;
+			return OUTPUT_FAILED;
 		}
-		return 0;
+		return OUTPUT_WRITTEN;
 	}
 	{
 		/* an output file is as readable as any other the user makes */
@@ -149,7 +149,7 @@ int output_write(const struct output_format *f, const struct profile *p,
 		if (atomic_file_open(&af, path, 0666 & ~mask, ATOMIC_FOLLOW_LINKS) != 0) {
 			diag_error(d, path, DIAG_NO_OFFSET, "cannot create output: %s",
 				   strerror(errno));
-			return -1;
+			return OUTPUT_FAILED;
 		}
 	}
 	fd = dup(af.fd);
@@ -173,11 +173,11 @@ int output_write(const struct output_format *f, const struct profile *p,
 		err = errno;
 		goto fail;
 	}
-	return 0;
+	return OUTPUT_WRITTEN;
 fail:
 	atomic_file_abort(&af);
 	diag_error(d, path, DIAG_NO_OFFSET, "cannot write output: %s", strerror(err));
-	return -1;
+	return OUTPUT_FAILED;
 }
 
 int output_check_writable(const char *path, struct diag *d)

@@ -16,6 +16,7 @@ enum {
 	OF_SAMPLE_TIMES = 1 << 4, /* each sample's time kept: aggregated within an instant only */
 	OF_DIFF = 1 << 5,         /* perfconv diff writes it */
 	OF_DIFF_ONLY = 1 << 6,    /* perfconv diff's alone: no conversion finds it */
+	OF_GZIPPED = 1 << 7,      /* its writer gzips what it writes: uploaded as written */
 };
 
 struct output_format {
@@ -43,17 +44,25 @@ const struct output_format *output_by_name(const char *name);
 /* The conversion's format whose suffix ends `path`, or NULL. */
 const struct output_format *output_by_path(const char *path);
 
+/* How output_write() went. */
+enum output_result {
+	OUTPUT_FAILED = -1,      /* said through `d` */
+	OUTPUT_WRITTEN = 0,
+	/* the reader of standard output or of a FIFO went away (EPIPE): nothing to say,
+	 * as `| head` expects; the command's status is SIGPIPE's (which must be ignored
+	 * for this) */
+	OUTPUT_BROKEN_PIPE = 1,
+};
+
 /*
  * Write `p` in format `f` to `path` ("-" for standard output). A regular file is
  * written as an atomic_file (common/mapfile.h): a failed or killed conversion leaves
  * no partial file and the old one in place; a `path` that is a symbolic link stays
  * one, its target written. Anything else that exists (a device such as /dev/null, a
- * FIFO) is written in place. Returns 0; 1 when the reader of standard
- * output or of a FIFO went away (EPIPE: nothing to report, as `| head` does; SIGPIPE
- * must be ignored for this); or -1 after reporting through `d`.
+ * FIFO) is written in place.
  */
-int output_write(const struct output_format *f, const struct profile *p,
-		 const struct write_options *o, const char *path, struct diag *d);
+enum output_result output_write(const struct output_format *f, const struct profile *p,
+				const struct write_options *o, const char *path, struct diag *d);
 
 /*
  * Before converting: 0 when writing `path` cannot destroy the input `input` (a file,

@@ -37,6 +37,7 @@
 
 #include "common/spool.h"
 #include "common/version.h"
+#include "common/writeend.h"
 #include "formats/profview.h"
 #include "formats/json.h"
 
@@ -570,10 +571,5 @@ int chrome_write(const struct profile *p, const struct write_options *o, FILE *o
 		errno = err;
 		return -1;
 	}
-	if (ferror(out)) {
-		if (!errno)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	return write_end(out, 0);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/writeend.h"
 #include "formats/frametext.h"
 
 struct fn {
@@ -126,9 +127,5 @@ int difftop_write(const struct profile *p, const struct write_options *o, FILE *
 	free(rank);
 	free(frames);
 	free(text);
-	if (ret == 0 && ferror(out))
-		ret = -1;
-	if (ret && !errno)
-		errno = EIO;
-	return ret;
+	return write_end(out, ret);
 }

@@ -7,6 +7,8 @@
  */
 #include "formats/folded.h"
 
+#include "common/strbuf.h"
+#include "common/writeend.h"
 #include "formats/frametext.h"
 
 #include <errno.h>
@@ -90,25 +92,6 @@ static int line_cmp(const void *a, const void *b, void *arg)
 	}
 }
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap)
-		grow_array((void **)&b->s, &b->cap, b->len + n + 1, 1);
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
 static const char *suffix_for(const struct pc_frame *f)
 {
 	switch (f->kind) {
@@ -135,7 +118,7 @@ struct stack_bufs {
 	struct field_key *keys;
 	size_t nkeys, keys_cap;
 	struct u64map key_index; /* hash of a field_key -> its index in keys */
-	struct sbuf field;
+	struct strbuf field;
 };
 
 /* The id of frame `fi`'s text: whole (names cut at 4 KB made two long names one),
@@ -166,10 +149,10 @@ static uint32_t frame_field(const struct profile *p, uint32_t fi, const struct w
 	if (v) {
 		k.text = sb->keys[*v].text;
 	} else {
-		sb->field.len = 0;
-		sb_str(&sb->field, frame_text_all(p, f, o, &sb->text, &sb->text_cap));
+		strbuf_reset(&sb->field);
+		strbuf_addstr(&sb->field, frame_text_all(p, f, o, &sb->text, &sb->text_cap));
 		if (o->annotate)
-			sb_str(&sb->field, suffix_for(f));
+			strbuf_addstr(&sb->field, suffix_for(f));
 		k.text = strtab_intern_n(&ls->texts, sb->field.s, sb->field.len);
 		VEC_PUSH(sb->keys, sb->nkeys, sb->keys_cap, k);
 		u64map_put(&sb->key_index, key, (uint32_t)sb->nkeys - 1);
@@ -310,10 +293,6 @@ int folded_write(const struct profile *p, const struct write_options *o, FILE *o
 	free(sbufs.frame_text);
 	free(sbufs.keys);
 	u64map_release(&sbufs.key_index);
-	free(sbufs.field.s);
-	if (ret == 0 && ferror(out))
-		ret = -1;
-	if (ret && !errno)
-		errno = EIO;
-	return ret;
+	strbuf_release(&sbufs.field);
+	return write_end(out, ret);
 }

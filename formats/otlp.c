@@ -8,6 +8,7 @@
 
 #include "common/util.h"
 #include "common/version.h"
+#include "common/writeend.h"
 #include "formats/pdict.h"
 #include "otlp_profiles.pb-c.h"
 
@@ -601,7 +602,5 @@ int otlp_write(const struct profile *p, const struct write_options *o, FILE *out
 	u64map_release(&w.attr_index);
 	u64map_release(&comms);
 	pdict_release(&w.d);
-	if (ret && !errno)
-		errno = EIO;
-	return ret;
+	return write_end(out, ret);
 }

@@ -1,6 +1,7 @@
 /* samples: one line per sample in time order, for reading and diffing. */
 #include "formats/samples.h"
 
+#include "common/writeend.h"
 #include "formats/frametext.h"
 
 #include <errno.h>
@@ -41,10 +42,5 @@ int samples_write(const struct profile *p, const struct write_options *o, FILE *
 	}
 	free(frames);
 	free(text);
-	if (ferror(out)) {
-		if (!errno)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	return write_end(out, 0);
 }

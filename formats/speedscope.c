@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/version.h"
+#include "common/writeend.h"
 #include "formats/profview.h"
 #include "formats/json.h"
 
@@ -203,10 +204,5 @@ int speedscope_write(const struct profile *p, const struct write_options *o, FIL
 		return -1;
 	}
 	profview_release(&w.v);
-	if (ferror(out)) {
-		if (!errno)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	return write_end(out, 0);
 }

@@ -7,6 +7,7 @@
 #include "formats/svg.h"
 
 #include "common/version.h"
+#include "common/writeend.h"
 #include "formats/frametext.h"
 
 #include <errno.h>
@@ -660,9 +661,5 @@ int svg_write(const struct profile *p, const struct write_options *o, FILE *out)
 
 	free(L.subtree);
 	tree_release(&t);
-	if (ferror(out))
-		ret = -1;
-	if (ret && !errno)
-		errno = EIO;
-	return ret;
+	return write_end(out, ret);
 }

@@ -14,23 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strbuf.h"
 #include "common/util.h"
 #include "symbolize/dwarfinfo_internal.h"
-
-/* A name being put together. */
-struct namebuf {
-	char *p;
-	size_t len, cap;
-};
-
-static void nb_add(struct namebuf *b, const char *s)
-{
-	size_t n = strlen(s);
-
-	b->p = xgrow(b->p, &b->cap, b->len + n + 1, 1);
-	memcpy(b->p + b->len, s, n + 1);
-	b->len += n;
-}
 
 /* Scopes followed at most, and links from an instance to its declaration. */
 #define MAX_SCOPES 32
@@ -94,7 +80,7 @@ static const char *qualified(struct dwarf_info *d, const struct cu_index *x, int
 static const char *signature(struct dwarf_info *d, const struct cu_index *x, int32_t i,
 			     int level);
 
-static int type_name(struct dwarf_info *d, Dwarf_Die *t, struct namebuf *b, int level);
+static int type_name(struct dwarf_info *d, Dwarf_Die *t, struct strbuf *b, int level);
 
 /*
  * Class template instance `t`, whose qualified name is `name`, without its trailing
@@ -104,7 +90,7 @@ static int type_name(struct dwarf_info *d, Dwarf_Die *t, struct namebuf *b, int 
  * was) when it has none such, or an argument before them is not a type spelt here.
  */
 static int without_defaults(struct dwarf_info *d, Dwarf_Die *t, const char *name,
-			    struct namebuf *b, int level)
+			    struct strbuf *b, int level)
 {
 	const char *dn = dwarf_diename(t), *lt = dn ? strchr(dn, '<') : NULL;
 	size_t at = b->len, nlen = strlen(name), keep;
@@ -116,10 +102,7 @@ static int without_defaults(struct dwarf_info *d, Dwarf_Die *t, const char *name
 	if (!lt || nlen < strlen(dn) || dwarf_child(t, &c) != 0)
 		return -1;
 	keep = nlen - strlen(dn) + (size_t)(lt - dn) + 1;
-	b->p = xgrow(b->p, &b->cap, b->len + keep + 1, 1);
-	memcpy(b->p + b->len, name, keep);
-	b->len += keep;
-	b->p[b->len] = '\0';
+	strbuf_add(b, name, keep);
 	do {
 		int tag = dwarf_tag(&c);
 
@@ -129,19 +112,17 @@ static int without_defaults(struct dwarf_info *d, Dwarf_Die *t, const char *name
 		    flag)
 			break;
 		if (!first)
-			nb_add(b, ", ");
+			strbuf_addstr(b, ", ");
 		if (tag != DW_TAG_template_type_parameter || !dwarf_attr(&c, DW_AT_type, &attr) ||
 		    !dwarf_formref_die(&attr, &ty) || type_name(d, &ty, b, level + 1) != 0)
 			break;
 		first = 0;
 	} while (dwarf_siblingof(&c, &c) == 0);
 	if (!flag) {
-		b->len = at;
-		if (b->p)
-			b->p[at] = '\0';
+		strbuf_setlen(b, at);
 		return -1;
 	}
-	nb_add(b, b->p[b->len - 1] == '>' ? " >" : ">");
+	strbuf_addstr(b, b->s[b->len - 1] == '>' ? " >" : ">");
 	return 0;
 }
 
@@ -149,7 +130,7 @@ static int without_defaults(struct dwarf_info *d, Dwarf_Die *t, const char *name
  * The name of type `t` as GCC writes a type in DW_AT_name (const int&, long unsigned
  * int), into `b`; -1 for a type it does not spell here.
  */
-static int type_name(struct dwarf_info *d, Dwarf_Die *t, struct namebuf *b, int level)
+static int type_name(struct dwarf_info *d, Dwarf_Die *t, struct strbuf *b, int level)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Die inner;
@@ -174,7 +155,7 @@ static int type_name(struct dwarf_info *d, Dwarf_Die *t, struct namebuf *b, int 
 		if (tag != DW_TAG_base_type && tag != DW_TAG_typedef &&
 		    without_defaults(d, t, name, b, level) == 0)
 			return 0;
-		nb_add(b, name);
+		strbuf_addstr(b, name);
 		return 0;
 	case DW_TAG_pointer_type:
 	case DW_TAG_reference_type:
@@ -188,30 +169,30 @@ static int type_name(struct dwarf_info *d, Dwarf_Die *t, struct namebuf *b, int 
 	if (!dwarf_attr(t, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &inner)) {
 		if (tag != DW_TAG_pointer_type && tag != DW_TAG_const_type)
 			return -1;
-		nb_add(b, tag == DW_TAG_pointer_type ? "void*" : "const void");
+		strbuf_addstr(b, tag == DW_TAG_pointer_type ? "void*" : "const void");
 		return 0;
 	}
 	itag = dwarf_tag(&inner);
 	if ((tag == DW_TAG_const_type || tag == DW_TAG_volatile_type) &&
 	    itag != DW_TAG_pointer_type && itag != DW_TAG_reference_type &&
 	    itag != DW_TAG_rvalue_reference_type)
-		nb_add(b, tag == DW_TAG_const_type ? "const " : "volatile ");
+		strbuf_addstr(b, tag == DW_TAG_const_type ? "const " : "volatile ");
 	if (type_name(d, &inner, b, level + 1) != 0)
 		return -1;
 	switch (tag) {
 	case DW_TAG_pointer_type:
-		nb_add(b, "*");
+		strbuf_addstr(b, "*");
 		break;
 	case DW_TAG_reference_type:
-		nb_add(b, "&");
+		strbuf_addstr(b, "&");
 		break;
 	case DW_TAG_rvalue_reference_type:
-		nb_add(b, "&&");
+		strbuf_addstr(b, "&&");
 		break;
 	default:
 		if (itag == DW_TAG_pointer_type || itag == DW_TAG_reference_type ||
 		    itag == DW_TAG_rvalue_reference_type)
-			nb_add(b, tag == DW_TAG_const_type ? " const" : " volatile");
+			strbuf_addstr(b, tag == DW_TAG_const_type ? " const" : " volatile");
 	}
 	return 0;
 }
@@ -221,7 +202,7 @@ static int type_name(struct dwarf_info *d, Dwarf_Die *t, struct namebuf *b, int 
  * closure type (an operator(), or a constructor called "<lambda>") as
  * "<lambda(int, int)>", the parameters its operator() takes, else "<unnamed struct>".
  */
-static void unnamed_class(struct dwarf_info *d, Dwarf_Die *die, int level, struct namebuf *b)
+static void unnamed_class(struct dwarf_info *d, Dwarf_Die *die, int level, struct strbuf *b)
 {
 	Dwarf_Die child, op, param;
 	int lambda = 0, have_op = 0, first = 1;
@@ -240,18 +221,18 @@ static void unnamed_class(struct dwarf_info *d, Dwarf_Die *die, int level, struc
 			}
 		} while (dwarf_siblingof(&child, &child) == 0);
 	if (!lambda && !have_op) {
-		nb_add(b, dwarf_tag(die) == DW_TAG_union_type ? "<unnamed union>" :
-			  dwarf_tag(die) == DW_TAG_class_type ? "<unnamed class>" :
-								 "<unnamed struct>");
+		strbuf_addstr(b, dwarf_tag(die) == DW_TAG_union_type ? "<unnamed union>"
+				 : dwarf_tag(die) == DW_TAG_class_type ? "<unnamed class>"
+									: "<unnamed struct>");
 		return;
 	}
-	nb_add(b, "<lambda");
+	strbuf_addstr(b, "<lambda");
 	lambda_at = b->len;
 	if (!have_op) {
-		nb_add(b, ">");
+		strbuf_addstr(b, ">");
 		return;
 	}
-	nb_add(b, "(");
+	strbuf_addstr(b, "(");
 	if (dwarf_child(&op, &param) == 0)
 		do {
 			Dwarf_Attribute attr;
@@ -261,17 +242,17 @@ static void unnamed_class(struct dwarf_info *d, Dwarf_Die *die, int level, struc
 			    dwarf_hasattr(&param, DW_AT_artificial))
 				continue;
 			if (!first)
-				nb_add(b, ", ");
+				strbuf_addstr(b, ", ");
 			if (!dwarf_attr(&param, DW_AT_type, &attr) ||
 			    !dwarf_formref_die(&attr, &t) || type_name(d, &t, b, level + 1) != 0) {
 				/* a type not spelt here: the lambda without its parameters */
-				b->len = lambda_at;
-				nb_add(b, ">");
+				strbuf_setlen(b, lambda_at);
+				strbuf_addstr(b, ">");
 				return;
 			}
 			first = 0;
 		} while (dwarf_siblingof(&param, &param) == 0);
-	nb_add(b, ")>");
+	strbuf_addstr(b, ")>");
 }
 
 /* Whether `this` of type `t` points to a const object: a const member function's. */
@@ -310,7 +291,7 @@ static const char *signature(struct dwarf_info *d, const struct cu_index *x, int
 	uint64_t key = (dwarf_dieoffset(&decl) + 1) | (1ULL << 63);
 	uint32_t *v = u64map_get(&d->qnames, key);
 	const char *name;
-	struct namebuf b = { NULL, 0, 0 };
+	struct strbuf b = STRBUF_INIT;
 	int first = 1, is_const = 0, ok = 1;
 	uint32_t id;
 	size_t n;
@@ -325,17 +306,16 @@ static const char *signature(struct dwarf_info *d, const struct cu_index *x, int
 	n = strlen(name);
 	if (n > 14 && strcmp(name + n - 14, ")>::operator()") == 0 && strstr(name, "::<lambda")) {
 		/* a lambda's body is spelt as its closure type */
-		nb_add(&b, name);
-		b.len = n - 12;
-		b.p[b.len] = '\0';
-		id = strtab_intern(&d->names, b.p);
+		strbuf_addstr(&b, name);
+		strbuf_setlen(&b, n - 12);
+		id = strtab_intern(&d->names, b.s);
 		u64map_put(&d->qnames, key, id + 1);
-		free(b.p);
+		strbuf_release(&b);
 		return strtab_str(&d->names, id);
 	}
 	decl_of(&decl);
-	nb_add(&b, name);
-	nb_add(&b, "(");
+	strbuf_addstr(&b, name);
+	strbuf_addstr(&b, "(");
 	if (dwarf_child(&decl, &p) == 0)
 		do {
 			Dwarf_Attribute attr;
@@ -350,17 +330,17 @@ static const char *signature(struct dwarf_info *d, const struct cu_index *x, int
 				continue;
 			}
 			if (!first)
-				nb_add(&b, ", ");
+				strbuf_addstr(&b, ", ");
 			first = 0;
 			if (tag == DW_TAG_unspecified_parameters)
-				nb_add(&b, "...");
+				strbuf_addstr(&b, "...");
 			else if (!have || type_name(d, &t, &b, level + 1) != 0)
 				ok = 0;
 		} while (ok && dwarf_siblingof(&p, &p) == 0);
-	nb_add(&b, is_const ? ") const" : ")");
-	id = strtab_intern(&d->names, ok ? b.p : name);
+	strbuf_addstr(&b, is_const ? ") const" : ")");
+	id = strtab_intern(&d->names, ok ? b.s : name);
 	u64map_put(&d->qnames, key, id + 1);
-	free(b.p);
+	strbuf_release(&b);
 	return strtab_str(&d->names, id);
 }
 
@@ -376,7 +356,7 @@ static const char *qualified(struct dwarf_info *d, const struct cu_index *x, int
 	Dwarf_Die die = x->nodes[i].die, decl = die;
 	uint64_t key = dwarf_dieoffset(&die) + 1;
 	uint32_t *v = u64map_get(&d->qnames, key);
-	struct namebuf b = { NULL, 0, 0 };
+	struct strbuf b = STRBUF_INIT;
 	const char *name = NULL, *scope = NULL;
 	int tag = x->nodes[i].tag;
 	uint32_t id;
@@ -399,24 +379,24 @@ static const char *qualified(struct dwarf_info *d, const struct cu_index *x, int
 				? signature(d, x, x->nodes[i].scope, level + 1)
 				: qualified(d, x, x->nodes[i].scope, level + 1);
 	if (scope) {
-		nb_add(&b, scope);
-		nb_add(&b, "::");
+		strbuf_addstr(&b, scope);
+		strbuf_addstr(&b, "::");
 	}
 	name = dwarf_diename(&die);
 	if (name)
-		nb_add(&b, name);
+		strbuf_addstr(&b, name);
 	else if (tag == DW_TAG_namespace)
-		nb_add(&b, "(anonymous namespace)");
+		strbuf_addstr(&b, "(anonymous namespace)");
 	else if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 		unnamed_class(d, &die, level, &b);
 	if (name || (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)) {
-		id = strtab_intern(&d->names, b.p);
+		id = strtab_intern(&d->names, b.s);
 		name = strtab_str(&d->names, id);
 		u64map_put(&d->qnames, key, id + 1);
 	} else {
 		u64map_put(&d->qnames, key, 0);
 	}
-	free(b.p);
+	strbuf_release(&b);
 	return name;
 }
 

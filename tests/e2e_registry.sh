@@ -22,6 +22,11 @@ words() {
 man_items() {
 	awk -v s="# $2" '$0 == s { f = 1; next } f && /^# / { f = 0 } f && /^\*[a-z0-9-]+\*$/ { gsub(/\*/, ""); print }' "$1"
 }
+# man_item PAGE SECTION NAME: the text of item *NAME* of the page's section
+man_item() {
+	awk -v s="# $2" -v i="*$3*" '$0 == s { f = 1; next } f && /^# / { f = 0 }
+		f && /^\*[a-z0-9-]+\*$/ { in_item = ($0 == i); next } f && in_item' "$1"
+}
 # comp_list VAR: a list of the completion's, one a line
 comp_list() {
 	(source "$COMP" && eval "echo \$$1") | tr ' ' '\n' | grep .
@@ -72,6 +77,17 @@ check() {
 	m=$(for b in $backends; do "$bin" upload --help | grep -q "^  .*\b$b: " || echo "$b"; done)
 	[ -z "$m" ] && echo "ok   upload --help: --to says where each backend's requests go" ||
 		{ echo "FAIL upload --help: --to says nothing of $(echo $m)"; n=$((n + 1)); }
+	# each backend's default URL, where a --dry-run says its request goes (the
+	# environment's words unset), in its item of the man page's BACKENDS
+	m=$(for b in $backends; do
+		url=$(env -u DD_TRACE_AGENT_URL -u DD_AGENT_HOST -u DD_TRACE_AGENT_PORT \
+			-u OTEL_EXPORTER_OTLP_ENDPOINT -u OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT \
+			"$bin" upload --to "$b" --dry-run -q -i $TD/mt-g.data "${KS[@]}" 2>&1 |
+			grep -o 'https\?://[^ /]*' | head -1)
+		man_item $MANUP BACKENDS "$b" | grep -qF "_${url}_" || echo "$b (${url:-no URL said})"
+	done)
+	[ -z "$m" ] && echo "ok   man perfconv-upload BACKENDS: each backend's default URL" ||
+		{ echo "FAIL man perfconv-upload BACKENDS: the default URL of $(echo $m)"; n=$((n + 1)); }
 	m=$(missing "$shapes" "$(comp_words '^[[:space:]]*--for)')")
 	[ -z "$m" ] && echo "ok   completion after --for: every shape ($(echo $shapes))" ||
 		{ echo "FAIL completion after --for: no $m"; n=$((n + 1)); }
@@ -92,15 +108,15 @@ done <<<"$out"
 # backend, a shape), which no doc has: every check must fail
 cat >"$TMP/plus-one" <<EOF
 #!/bin/bash
-"$PERFCONV" "\$@" > >(sed -E 's/^(  otlp .*)$/\1\n  frob       a format no doc has (.frob)/') \
-	2> >(sed -E 's/(takes|writes) ([a-z, ]*) or ([a-z]+)/\1 \2, \3 or frob/; s/(chooses; .*)\)$/\1, .frob frob)/' >&2)
+"$PERFCONV" "\$@" > >(sed -E 's/^(  otlp .*)$/\1\n  frob       a format no doc has (.frob)/; s|localhost:4040|localhost:4041|') \
+	2> >(sed -E 's/(takes|writes) ([a-z, ]*) or ([a-z]+)/\1 \2, \3 or frob/; s/(chooses; .*)\)$/\1, .frob frob)/; s|localhost:4040|localhost:4041|' >&2)
 EOF
 chmod +x "$TMP/plus-one"
 out=$(check "$TMP/plus-one")
 want=$(grep -c "frob" <<<"$out")
 nfail=$(grep -c "^FAIL" <<<"$out")
-[ "$nfail" -ge 7 ] && [ "$want" -ge 7 ] &&
-	ok "self-test: a row more in each table fails $nfail checks (completion and man pages of formats, diff's, backends, shapes)" ||
+[ "$nfail" -ge 8 ] && [ "$want" -ge 7 ] && grep -q "^FAIL .*default URL of pyroscope" <<<"$out" &&
+	ok "self-test: a row more in each table, and a backend's default URL changed, fail $nfail checks (completion and man pages of formats, diff's, backends, shapes, URLs)" ||
 	bad "self-test: a row more should fail the checks: $out"
 
 finish e2e-registry

@@ -48,6 +48,11 @@ struct backend_ctx {
 struct backend_ops {
 	int id;                    /* enum backend */
 	const char *name;          /* --to's word */
+	const char *default_url;   /* where its requests go without --url or the
+				      environment's word */
+	/* its paragraph of upload --help's --to (lines split by '\n', the default URL
+	 * in it): where its requests go, from what */
+	const char *usage;
 	int pprof_for;             /* the pprof's shape (enum pprof_for, formats/pprof.h) */
 	const char *format;        /* the output format its profiles are written in ("pprof",
 				      "otlp"); gzipped either way */

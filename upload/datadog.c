@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strbuf.h"
 #include "common/util.h"
 #include "common/version.h"
 #include "convert/labels.h"
@@ -57,19 +58,15 @@ static char *dd_event(const struct upload_profile *p)
 	cJSON *ev = cJSON_CreateObject(), *att = cJSON_AddArrayToObject(ev, "attachments");
 	cJSON *info, *platform, *profiler;
 	char start[40], end[40], tag[512], val[256];
-	size_t cap = 1024, len = 0;
-	char *tags = xmalloc(cap), *out;
+	struct strbuf tags = STRBUF_INIT;
+	char *out;
 
 	cJSON_AddItemToArray(att, cJSON_CreateString("profile.pprof"));
-	tags[0] = '\0';
 #define TAG(k, v)                                                                       \
 	do {                                                                            \
 		upload_tag_value(val, sizeof(val), (v));                                      \
-		snprintf(tag, sizeof(tag), "%s%s:%s", len ? "," : "", (k), val);       \
-		if (len + strlen(tag) + 1 > cap)                                        \
-			grow_array((void **)&tags, &cap, len + strlen(tag) + 1, 1);     \
-		strcpy(tags + len, tag);                                                \
-		len += strlen(tag);                                                     \
+		snprintf(tag, sizeof(tag), "%s%s:%s", tags.len ? "," : "", (k), val);  \
+		strbuf_addstr(&tags, tag);                                              \
 	} while (0)
 	TAG("service", upload_service(p));
 	for (size_t i = 0; i < p->nlabels; i++)
@@ -112,7 +109,7 @@ static char *dd_event(const struct upload_profile *p)
 		TAG("runtime_platform", triple);
 	}
 #undef TAG
-	cJSON_AddStringToObject(ev, "tags_profiler", tags);
+	cJSON_AddStringToObject(ev, "tags_profiler", tags.s);
 	meta_rfc3339(p->start_ns, start, sizeof(start));
 	meta_rfc3339(p->start_ns + p->duration_ns, end, sizeof(end));
 	cJSON_AddStringToObject(ev, "start", start);
@@ -131,7 +128,7 @@ static char *dd_event(const struct upload_profile *p)
 	cJSON_AddStringToObject(profiler, "version", PERFCONV_VERSION);
 	out = cJSON_PrintUnformatted(ev);
 	cJSON_Delete(ev);
-	free(tags);
+	strbuf_release(&tags);
 	return out;
 }
 
@@ -156,6 +153,11 @@ static void dd_request(const struct backend_ctx *c, const struct upload_profile 
 const struct backend_ops backend_datadog = {
 	.id = BACKEND_DATADOG,
 	.name = "datadog",
+	.default_url = DD_AGENT_DEFAULT,
+	.usage = "datadog: the agent's /profiling/v1/input (default\n"
+		 DD_AGENT_DEFAULT ", $DD_TRACE_AGENT_URL (unix:// too),\n"
+		 "$DD_AGENT_HOST and $DD_TRACE_AGENT_PORT), or with an API\n"
+		 "key the intake of $DD_SITE (default datadoghq.com);",
 	.format = "pprof",
 	.pprof_for = PPROF_FOR_DATADOG,
 	.keeps_key = 1,

@@ -305,6 +305,12 @@ static void otlp_answer(const struct backend_ctx *c, const struct upload_profile
 const struct backend_ops backend_otlp = {
 	.id = BACKEND_OTLP,
 	.name = "otlp",
+	.default_url = OTLP_DEFAULT,
+	.usage = "otlp: OpenTelemetry profiles, OTLP/HTTP protobuf to\n"
+		 "/v1development/profiles (default " OTLP_DEFAULT ",\n"
+		 "$OTEL_EXPORTER_OTLP_ENDPOINT, or as it is\n"
+		 "$OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT): a Collector,\n"
+		 "Pyroscope...",
 	.format = "otlp",
 	.pprof_for = PPROF_FOR_NONE,
 	.endpoint = otlp_endpoint,

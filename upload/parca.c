@@ -87,6 +87,8 @@ static void parca_request(const struct backend_ctx *c, const struct upload_profi
 const struct backend_ops backend_parca = {
 	.id = BACKEND_PARCA,
 	.name = "parca",
+	.default_url = PARCA_DEFAULT,
+	.usage = "parca: /profiles/writeraw (default " PARCA_DEFAULT ");",
 	.format = "pprof",
 	.pprof_for = PPROF_FOR_PARCA,
 	.endpoint = parca_endpoint,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/strbuf.h"
 #include "common/util.h"
 #include "formats/pprof.h"
 #include "upload/backend.h"
@@ -24,8 +25,8 @@ static void py_endpoint(const struct upload_options *o, int key, char *buf, size
 /* Pyroscope's /ingest query: name=SERVICE{k=v,...}&from=&until=&format=pprof. */
 static char *pyroscope_url(const struct backend_ctx *c, const struct upload_profile *p)
 {
-	size_t cap = 1024, len;
-	char *name = xmalloc(cap), *esc, *url, val[256];
+	struct strbuf name = STRBUF_INIT;
+	char *esc, *url, val[256];
 	int64_t end = p->start_ns + p->duration_ns;
 	/* a window's ends rounded alike, so that the next window's from is this until (the
 	 * handler reads both and checks neither: a window within one second has from ==
@@ -33,28 +34,21 @@ static char *pyroscope_url(const struct backend_ctx *c, const struct upload_prof
 	int64_t from = (p->start_ns + (p->window ? 500000000LL : 0)) / 1000000000LL;
 	int64_t until = (end + (p->window ? 500000000LL : 999999999LL)) / 1000000000LL;
 
-	snprintf(name, cap, "%s{", upload_service(p));
-	len = strlen(name);
+	strbuf_addf(&name, "%s{", upload_service(p));
 	for (size_t i = 0; i < p->nlabels; i++) {
-		size_t need;
-
 		if (strcmp(p->labels[i].key, "service") == 0)
 			continue;
 		upload_tag_value(val, sizeof(val), p->labels[i].value);
-		need = len + strlen(p->labels[i].key) + strlen(val) + 4;
-		if (need > cap)
-			grow_array((void **)&name, &cap, need, 1);
-		len += (size_t)sprintf(name + len, "%s%s=%s", name[len - 1] == '{' ? "" : ",",
-				       p->labels[i].key, val);
+		strbuf_addf(&name, "%s%s=%s", name.s[name.len - 1] == '{' ? "" : ",",
+			    p->labels[i].key, val);
 	}
-	name[len++] = '}';
-	name[len] = '\0';
-	esc = upload_url_escape(name);
+	strbuf_addch(&name, '}');
+	esc = upload_url_escape(name.s);
 	url = xmalloc(strlen(c->url) + strlen(esc) + 128);
 	sprintf(url, "%s?name=%s&from=%lld&until=%lld&format=pprof&spyName=perfconv", c->url, esc,
 		(long long)from, (long long)(until > from || p->window ? until : from + 1));
 	free(esc);
-	free(name);
+	strbuf_release(&name);
 	return url;
 }
 
@@ -116,6 +110,8 @@ static void py_answer(const struct backend_ctx *c, const struct upload_profile *
 const struct backend_ops backend_pyroscope = {
 	.id = BACKEND_PYROSCOPE,
 	.name = "pyroscope",
+	.default_url = PYROSCOPE_DEFAULT,
+	.usage = "pyroscope: /ingest (default " PYROSCOPE_DEFAULT ");",
 	.format = "pprof",
 	.pprof_for = PPROF_FOR_PYROSCOPE,
 	.endpoint = py_endpoint,

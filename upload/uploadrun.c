@@ -21,7 +21,6 @@
 #include "upload/watchfile.h"
 #include "upload/watchopts.h"
 #include "symbolize/jitstore.h"
-#include "formats/pprof.h"
 
 /* What an upload of one input holds until it is sent. */
 struct job {
@@ -259,8 +258,8 @@ static int job_make_span(void *ctx, const char *input, const struct watch_input 
 	up->seq = -1;
 	x->cv->wo.duration_nanos = 0;
 	lim = *uploader_limits(x->u);
-	j->wr.write = x->of->write == pprof_write ? NULL : x->of->write;
-	j->wr.gzip = j->wr.write != NULL;
+	j->wr.write = x->of->write;
+	j->wr.gzip = !(x->of->flags & OF_GZIPPED);
 	if (upload_cut_make(&j->p, &j->wo, &j->wr, &lim, up->start_ns,
 			    up->start_ns + up->duration_ns, j->wo.wall_offset, &j->cut) != 0) {
 		diag_error(d, input, DIAG_NO_OFFSET, "cannot write its profile: %s", strerror(errno));
