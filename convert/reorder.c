@@ -148,22 +148,6 @@ static void ring_room(struct reorder *q)
 	free(old);
 }
 
-/* The string a record borrows, or NULL. */
-static const char **borrowed_string(struct perf_record *rec)
-{
-	switch (rec->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		return &rec->u.mmap.filename;
-	case PERF_RECORD_COMM:
-		return &rec->u.comm.comm;
-	case PERF_RECORD_KSYMBOL:
-		return &rec->u.ksymbol.name;
-	default:
-		return NULL;
-	}
-}
-
 /* The bytes a sample's copies take (its stack's unless borrowed). */
 static size_t sample_bytes(const struct perf_sample *x, int borrowed)
 {
@@ -207,7 +191,7 @@ void reorder_hold(struct reorder *q, const struct perf_record *rec, uint64_t tim
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		borrowed = stack_borrowed && x->stack_user && x->stack_user_dyn;
 		need = sample_bytes(x, borrowed);
-	} else if ((str = borrowed_string(&hp->rec)) != NULL) {
+	} else if ((str = perf_record_string(&hp->rec)) != NULL) {
 		if (*str)
 			need = strlen(*str) + 1;
 		else
