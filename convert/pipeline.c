@@ -142,31 +142,6 @@ static void nothing_matched(struct conversion *c, struct diag *d)
 		diag_note(d, "  ... and %zu more (perfconv info lists threads too)", c->nfiltered - top);
 }
 
-static void session_options_of(const struct convert_options *o, struct session_options *so)
-{
-	memset(so, 0, sizeof(*so));
-	so->input = o->input;
-	so->input_mem = o->input_mem;
-	so->input_len = o->input_len;
-	so->input_mtime_ns = o->input_mtime_ns;
-	so->jit_check_owner = o->jit_check_owner;
-	so->jit_owner_uid = o->jit_owner_uid;
-	so->sym = o->sym;
-	so->no_symbols = o->no_symbols;
-	so->readahead = 1;
-	so->load_jit = 1;
-	so->quiet = o->quiet;
-	so->jit_dirs = o->jit_dirs;
-	so->njit_dirs = o->njit_dirs;
-	so->jit_store = o->jit_store;
-	so->pids = o->pids;
-	so->npids = o->npids;
-	so->tids = o->tids;
-	so->ntids = o->ntids;
-	so->comms = o->comms;
-	so->ncomms = o->ncomms;
-}
-
 /*
  * For the watcher (no summary a chunk), kernel frames left unnamed are still said,
  * with why (no CAP_SYSLOG, /proc/kallsyms hidden, another kernel's): a warning, which
@@ -192,7 +167,7 @@ static void say_kernel_unnamed(const struct profile *p, struct symbolizer *sym,
  * is compressed (or `fused` is FUSED_ALWAYS). 0, -1 after an error, 1 when the one
  * pass could not be made exact: what it made is to be thrown away.
  */
-static int convert_once(const struct convert_options *o, struct profile *p,
+static int convert_once(const struct session_options *o, struct profile *p,
 			struct convert_stats *st, struct diag *d, struct convert_later *later,
 			int fused, const char **why)
 {
@@ -200,7 +175,7 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	char *said = NULL;
 	size_t nsaid = 0;
 	FILE *f = NULL;
-	struct session_options so;
+	struct session_options so = *o;
 	struct session s;
 	struct resolver_config rc;
 	struct pass2 ps;
@@ -213,7 +188,7 @@ static int convert_once(const struct convert_options *o, struct profile *p,
 	convert_done(later); /* the last conversion's leftovers: one at a time */
 	memset(st, 0, sizeof(*st));
 	memset(&ps, 0, sizeof(ps));
-	session_options_of(o, &so);
+	so.readahead = so.load_jit = 1;
 	/*
 	 * One pass, its messages kept: when it cannot be exact (session_fused: also when
 	 * the reader or JIT loading said something, which two passes say in another
@@ -377,7 +352,7 @@ out:
 /* PERFCONV_FUSED: "0" two passes always, "1" one pass tried on every recording,
  * "only" that and no second try (an error instead: for tests); else one pass for
  * compressed recordings. */
-static int fused_mode(const struct convert_options *o, int *only)
+static int fused_mode(const struct session_options *o, int *only)
 {
 	const char *e = getenv("PERFCONV_FUSED");
 
@@ -406,7 +381,7 @@ static void profile_reset(struct profile *p)
 		profile_keep_timeline(p);
 }
 
-int convert_read(const struct convert_options *o, struct profile *p, struct convert_stats *st,
+int convert_read(const struct session_options *o, struct profile *p, struct convert_stats *st,
 		 struct diag *d, struct convert_later *later)
 {
 	int only, mode = fused_mode(o, &only), ret;
