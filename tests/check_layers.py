@@ -49,7 +49,6 @@ LONG_FUNCTIONS = {
     "formats/pprof.c:pprof_write",
     "formats/otlp.c:otlp_write",
     "formats/otlp.c:fill_dictionary",
-    "upload/upload.c:uploader_send",
 }
 # Files whose mutable static state is what a signal handler reaches: it has no other way
 # to its thread's context. Each says why.
