@@ -402,21 +402,21 @@ static const char *sample_tail(struct sample_cur *c, struct perf_sample *s)
 static const char *sample_body(struct perf_reader *r, struct sample_cur *c,
 			       struct perf_sample *s)
 {
-	const char *what = NULL;
+	const char *what;
 
-	if (!what && (c->st & PERF_SAMPLE_READ))
-		what = sample_read(c);
-	if (!what && (c->st & PERF_SAMPLE_CALLCHAIN))
-		what = sample_callchain(r, c, s);
-	if (!what && (c->st & PERF_SAMPLE_RAW))
-		what = sample_raw(c, s);
-	if (!what && (c->st & PERF_SAMPLE_BRANCH_STACK))
-		what = sample_branches(r, c, s);
-	if (!what && (c->st & PERF_SAMPLE_REGS_USER))
-		what = sample_regs_user(r, c, s);
-	if (!what && (c->st & PERF_SAMPLE_STACK_USER))
-		what = sample_stack_user(c, s);
-	return what;
+	if ((c->st & PERF_SAMPLE_READ) && (what = sample_read(c)) != NULL)
+		return what;
+	if ((c->st & PERF_SAMPLE_CALLCHAIN) && (what = sample_callchain(r, c, s)) != NULL)
+		return what;
+	if ((c->st & PERF_SAMPLE_RAW) && (what = sample_raw(c, s)) != NULL)
+		return what;
+	if ((c->st & PERF_SAMPLE_BRANCH_STACK) && (what = sample_branches(r, c, s)) != NULL)
+		return what;
+	if ((c->st & PERF_SAMPLE_REGS_USER) && (what = sample_regs_user(r, c, s)) != NULL)
+		return what;
+	if ((c->st & PERF_SAMPLE_STACK_USER) && (what = sample_stack_user(c, s)) != NULL)
+		return what;
+	return NULL;
 }
 
 static int decode_sample(struct perf_reader *r, const uint8_t *p, uint16_t size,
@@ -553,7 +553,8 @@ int pd_decode(struct perf_reader *r, const uint8_t *p, uint16_t size, uint64_t o
 	const struct pd_rec_type *t = type < PERF_RECORD_TYPES ? &pd_rec_types[type] : NULL;
 	int ret;
 
-	if (passed_over(r, t, type, p, size, misc))
+	/* a sample, most records, is never passed over */
+	if (type != PERF_RECORD_SAMPLE && passed_over(r, t, type, p, size, misc))
 		return 0;
 	memset(rec, 0, sizeof(*rec));
 	rec->type = type;
