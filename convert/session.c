@@ -1,14 +1,14 @@
 /* session: one recording opened for reading, with the state every pass shares. */
 #include "convert/session.h"
 
-#include "convert/reorder.h"
-
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+
+#include "convert/reorder.h"
 
 int session_open(struct session *s, const struct session_options *o, struct profile *p,
 		 struct diag *d)
