@@ -190,7 +190,8 @@ enum {
 struct pd_rec_type {
 	const char *name;   /* "PERF_RECORD_MMAP", ...; NULL: a type this reader does not know */
 	uint16_t min_body;  /* the decoded fields' size after the 8-byte header (pd_rec_min) */
-	/* how the record's own counts agree with its size, trailer excluded: */
+	/* how the record's own counts agree with its size, trailer excluded (one of the
+	 * three, or none: anything goes): */
 	uint16_t fixed;     /* its fields are this many bytes (0: not fixed) */
 	uint16_t str;       /* a NUL-terminated string padded to 8 starts here and ends it */
 	/* counts of its own: 1 or 0, or -1 after setting *fixed (the trailer then checked) */

@@ -468,17 +468,18 @@ int pd_rec_consistent(const struct perf_reader *r, const uint8_t *p, uint16_t si
 		return 1;
 	t = &pd_rec_types[type];
 	fixed = t->fixed;
-	str = t->str == PD_STR_MMAP2 ? pd_mmap2_name_at(r, p, size) : t->str;
-	if (t->counts && (v = t->counts(r, p, size, &fixed)) >= 0)
-		return v;
-	if (!fixed && !str)
-		return 1;
-	if (str) {
-		const uint8_t *nul = size > str ? memchr(p + str, 0, size - str) : NULL;
+	if (t->str) {
+		const uint8_t *nul;
 
+		str = t->str == PD_STR_MMAP2 ? pd_mmap2_name_at(r, p, size) : t->str;
+		nul = size > str ? memchr(p + str, 0, size - str) : NULL;
 		if (!nul)
 			return size < str + 8; /* a smaller one pd_decode() reports */
 		fixed = str + (((size_t)(nul - p) - str + 8) & ~(size_t)7);
+	} else if (t->counts && (v = t->counts(r, p, size, &fixed)) >= 0) {
+		return v;
+	} else if (!fixed) {
+		return 1;
 	}
 	if (!r->ready) /* the header is being read: the trailer's size is not known yet,
 			  but it holds at most six u64 fields */
