@@ -14,7 +14,7 @@
 #include "formats/profile.h"
 
 struct conversion {
-	struct convert_options co;
+	struct session_options co;
 	struct write_options wo;
 	struct meta_options meta;
 	const char *event;        /* --event: NULL for the format's choice */

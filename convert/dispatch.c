@@ -113,8 +113,9 @@ static void on_ksymbol(struct dispatch *d, const struct perf_record *rec, uint64
 	replay_mmap(d->rp, time, REPLAY_KERNEL_PID, k->addr, k->len, 0, dso);
 }
 
-static void on_time_conv(struct dispatch *d, const struct perf_record *rec)
+static void on_time_conv(struct dispatch *d, const struct perf_record *rec, uint64_t time)
 {
+	(void)time;
 	d->time_conv.time_shift = (uint16_t)rec->u.time_conv.time_shift;
 	d->time_conv.time_mult = (uint32_t)rec->u.time_conv.time_mult;
 	d->time_conv.time_zero = rec->u.time_conv.time_zero;
@@ -181,6 +182,77 @@ static void ns_pids(struct dispatch *d, struct ns_task *v, size_t n)
 	free(ns);
 }
 
+static void on_comm(struct dispatch *d, const struct perf_record *rec, uint64_t time)
+{
+	const struct perf_comm_rec *c = &rec->u.comm;
+
+	replay_comm(d->rp, time, c->pid, c->tid, c->comm, c->exec);
+	jit_procs_seen(d->jits, c->pid);
+	if (c->pid == c->tid)
+		jit_procs_named(d->jits, c->pid, c->comm);
+	if (c->exec && c->pid == c->tid)
+		jit_procs_execed(d->jits, c->pid);
+}
+
+static void on_fork(struct dispatch *d, const struct perf_record *rec, uint64_t time)
+{
+	const struct perf_fork_rec *f = &rec->u.fork;
+
+	replay_fork(d->rp, f->time ? f->time : time, f->pid, f->ppid, f->tid, f->ptid);
+	if (f->pid == f->tid && !f->synthesized)
+		jit_procs_began(d->jits, f->pid);
+	if (f->pid == f->tid)
+		jit_procs_forked(d->jits, f->pid, f->ppid, f->synthesized);
+}
+
+static void on_exit_rec(struct dispatch *d, const struct perf_record *rec, uint64_t time)
+{
+	replay_exit(d->rp, time, rec->u.fork.pid, rec->u.fork.tid);
+	if (rec->u.fork.pid == rec->u.fork.tid)
+		jit_procs_exited(d->jits, rec->u.fork.pid);
+}
+
+static void on_sample(struct dispatch *d, const struct perf_record *rec, uint64_t time)
+{
+	(void)time;
+	if (d->ra && !readahead_sample(d->ra, rec))
+		perf_reader_skip_type(d->r, PERF_RECORD_SAMPLE);
+}
+
+static void on_switch(struct dispatch *d, const struct perf_record *rec, uint64_t time)
+{
+	(void)rec, (void)time;
+	d->switch_records = 1;
+}
+
+static void on_namespaces(struct dispatch *d, const struct perf_record *rec, uint64_t time)
+{
+	const struct perf_namespaces_rec *n = &rec->u.namespaces;
+
+	if (n->pid_ns_ino && rec->sid.has_time) {
+		struct ns_task k = { time, n->pid_ns_dev, n->pid_ns_ino, n->pid, n->tid };
+
+		VEC_PUSH(d->tasks, d->ntasks, d->tasks_cap, k);
+	}
+}
+
+/* What pass 1 does with each record type (perf's struct perf_tool, one member a type),
+ * indexed as the reader's table is (formats/perfdata_types.c); NULL: nothing. */
+static void (*const on_record[PERF_RECORD_TYPES])(struct dispatch *, const struct perf_record *,
+						   uint64_t) = {
+	[PERF_RECORD_MMAP] = on_mmap,
+	[PERF_RECORD_MMAP2] = on_mmap,
+	[PERF_RECORD_KSYMBOL] = on_ksymbol,
+	[PERF_RECORD_COMM] = on_comm,
+	[PERF_RECORD_TIME_CONV] = on_time_conv,
+	[PERF_RECORD_FORK] = on_fork,
+	[PERF_RECORD_SAMPLE] = on_sample,
+	[PERF_RECORD_EXIT] = on_exit_rec,
+	[PERF_RECORD_SWITCH] = on_switch,
+	[PERF_RECORD_SWITCH_CPU_WIDE] = on_switch,
+	[PERF_RECORD_NAMESPACES] = on_namespaces,
+};
+
 void dispatch_record(struct dispatch *d, const struct perf_record *rec)
 {
 	uint64_t t = recording_time(d->facts, rec);
@@ -196,60 +268,8 @@ void dispatch_record(struct dispatch *d, const struct perf_record *rec)
 	/* a record pass 2 may look its process up for (replay_release) */
 	if (rec->sid.has_tid)
 		replay_note(d->rp, rec->sid.pid, t, rec->index);
-	switch (rec->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		on_mmap(d, rec, t);
-		break;
-	case PERF_RECORD_KSYMBOL:
-		on_ksymbol(d, rec, t);
-		break;
-	case PERF_RECORD_COMM:
-		replay_comm(d->rp, t, rec->u.comm.pid, rec->u.comm.tid, rec->u.comm.comm,
-			    rec->u.comm.exec);
-		jit_procs_seen(d->jits, rec->u.comm.pid);
-		if (rec->u.comm.pid == rec->u.comm.tid)
-			jit_procs_named(d->jits, rec->u.comm.pid, rec->u.comm.comm);
-		if (rec->u.comm.exec && rec->u.comm.pid == rec->u.comm.tid)
-			jit_procs_execed(d->jits, rec->u.comm.pid);
-		break;
-	case PERF_RECORD_TIME_CONV:
-		on_time_conv(d, rec);
-		break;
-	case PERF_RECORD_FORK:
-		replay_fork(d->rp, rec->u.fork.time ? rec->u.fork.time : t, rec->u.fork.pid,
-			    rec->u.fork.ppid, rec->u.fork.tid, rec->u.fork.ptid);
-		if (rec->u.fork.pid == rec->u.fork.tid && !rec->u.fork.synthesized)
-			jit_procs_began(d->jits, rec->u.fork.pid);
-		if (rec->u.fork.pid == rec->u.fork.tid)
-			jit_procs_forked(d->jits, rec->u.fork.pid, rec->u.fork.ppid,
-					 rec->u.fork.synthesized);
-		break;
-	case PERF_RECORD_SAMPLE:
-		if (d->ra && !readahead_sample(d->ra, rec))
-			perf_reader_skip_type(d->r, PERF_RECORD_SAMPLE);
-		break;
-	case PERF_RECORD_EXIT:
-		replay_exit(d->rp, t, rec->u.fork.pid, rec->u.fork.tid);
-		if (rec->u.fork.pid == rec->u.fork.tid)
-			jit_procs_exited(d->jits, rec->u.fork.pid);
-		break;
-	case PERF_RECORD_SWITCH:
-	case PERF_RECORD_SWITCH_CPU_WIDE:
-		d->switch_records = 1;
-		break;
-	case PERF_RECORD_NAMESPACES:
-		if (rec->u.namespaces.pid_ns_ino && rec->sid.has_time) {
-			struct ns_task k = { t, rec->u.namespaces.pid_ns_dev,
-					     rec->u.namespaces.pid_ns_ino,
-					     rec->u.namespaces.pid, rec->u.namespaces.tid };
-
-			VEC_PUSH(d->tasks, d->ntasks, d->tasks_cap, k);
-		}
-		break;
-	default:
-		break;
-	}
+	if (rec->type < PERF_RECORD_TYPES && on_record[rec->type])
+		on_record[rec->type](d, rec, t);
 }
 
 void dispatch_end(struct dispatch *d)

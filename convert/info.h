@@ -9,7 +9,7 @@
 #include "symbolize/symbolizer.h"
 
 struct info_options {
-	const char *input;           /* as convert_options.input */
+	const char *input;           /* as session_options.input */
 	struct sym_options sym;      /* where binaries and kernel symbols are looked for */
 	const char *const *jit_dirs; /* --jit-dir */
 	size_t njit_dirs;

@@ -17,7 +17,7 @@
 
 /* What a kind's handler works with: one conversion's objects. */
 struct conversion {
-	const struct convert_options *opt;
+	const struct session_options *opt;
 	struct session *s;
 	struct profile *p;
 	struct convert_stats *st;

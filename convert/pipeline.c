@@ -142,31 +142,6 @@ static void nothing_matched(struct conversion *c, struct diag *d)
 		diag_note(d, "  ... and %zu more (perfconv info lists threads too)", c->nfiltered - top);
 }
 
-static void session_options_of(const struct convert_options *o, struct session_options *so)
-{
-	memset(so, 0, sizeof(*so));
-	so->input = o->input;
-	so->input_mem = o->input_mem;
-	so->input_len = o->input_len;
-	so->input_mtime_ns = o->input_mtime_ns;
-	so->jit_check_owner = o->jit_check_owner;
-	so->jit_owner_uid = o->jit_owner_uid;
-	so->sym = o->sym;
-	so->no_symbols = o->no_symbols;
-	so->readahead = 1;
-	so->load_jit = 1;
-	so->quiet = o->quiet;
-	so->jit_dirs = o->jit_dirs;
-	so->njit_dirs = o->njit_dirs;
-	so->jit_store = o->jit_store;
-	so->pids = o->pids;
-	so->npids = o->npids;
-	so->tids = o->tids;
-	so->ntids = o->ntids;
-	so->comms = o->comms;
-	so->ncomms = o->ncomms;
-}
-
 /*
  * For the watcher (no summary a chunk), kernel frames left unnamed are still said,
  * with why (no CAP_SYSLOG, /proc/kallsyms hidden, another kernel's): a warning, which
@@ -187,197 +162,262 @@ static void say_kernel_unnamed(const struct profile *p, struct symbolizer *sym,
 	}
 }
 
-/*
- * One conversion: two passes, or with `fused` one (session_fused) when the recording
- * is compressed (or `fused` is FUSED_ALWAYS). 0, -1 after an error, 1 when the one
- * pass could not be made exact: what it made is to be thrown away.
- */
-static int convert_once(const struct convert_options *o, struct profile *p,
-			struct convert_stats *st, struct diag *d, struct convert_later *later,
-			int fused, const char **why)
-{
-	struct diag saved = *d;
-	char *said = NULL;
-	size_t nsaid = 0;
-	FILE *f = NULL;
-	struct session_options so;
+/* One conversion's state, from its session opened to what it left to free. */
+struct once {
+	const struct session_options *o;
+	struct profile *p;
+	struct convert_stats *st;
+	struct diag *d;
+	/* the one pass's messages, kept until it is known to be exact (f non-NULL) */
+	struct diag saved;
+	char *said;
+	size_t nsaid;
+	FILE *f;
 	struct session s;
 	struct resolver_config rc;
 	struct pass2 ps;
-	struct resolver *res = NULL;
-	struct unwinding *uw = NULL;
-	struct lbr *lbr = NULL;
-	struct summary_input si;
-	int ret = -1;
+	struct resolver *res;
+	struct unwinding *uw;
+	struct lbr *lbr;
+};
 
-	convert_done(later); /* the last conversion's leftovers: one at a time */
-	memset(st, 0, sizeof(*st));
-	memset(&ps, 0, sizeof(ps));
-	session_options_of(o, &so);
-	/*
-	 * One pass, its messages kept: when it cannot be exact (session_fused: also when
-	 * the reader or JIT loading said something, which two passes say in another
-	 * order) the conversion is done again with two passes and what was kept is
-	 * dropped; else what the handlers said is said, as two passes would.
-	 */
-	if (fused && (f = open_memstream(&said, &nsaid)) != NULL)
-		d->out = f;
+/* What the one pass kept is said now, in the order two passes say it. */
+static void say_kept(struct once *x)
+{
+	fclose(x->f);
+	x->f = NULL;
+	x->d->out = x->saved.out;
+	fwrite(x->said, 1, x->nsaid, x->d->out ? x->d->out : stderr);
+	free(x->said);
+}
+
+/*
+ * The session opened, and the mode decided: one pass (x->f kept for its messages) or
+ * two (pass 1 run). 0; -1 after an error; 1 when the one pass cannot be tried (*why).
+ * One pass, its messages kept: when it cannot be exact (session_fused: also when the
+ * reader or JIT loading said something, which two passes say in another order) the
+ * conversion is done again with two passes and what was kept is dropped; else what
+ * the handlers said is said, as two passes would.
+ */
+static int once_open(struct once *x, int fused, const char **why)
+{
+	struct session_options so = *x->o;
+
+	so.readahead = so.load_jit = 1;
+	if (fused && (x->f = open_memstream(&x->said, &x->nsaid)) != NULL)
+		x->d->out = x->f;
 	else
 		fused = FUSED_NEVER;
-	if (session_open(&s, &so, p, d) < 0) {
-		if (f) {
-			fclose(f);
-			free(said);
-			*d = saved;
+	if (session_open(&x->s, &so, x->p, x->d) < 0) {
+		if (x->f) {
+			fclose(x->f);
+			free(x->said);
+			x->f = NULL;
+			*x->d = x->saved;
 			*why = "the recording could not be opened";
 			return 1;
 		}
 		return -1;
 	}
-	if (fused == FUSED_COMPRESSED && !perf_reader_header(s.r)->compressed)
+	if (fused == FUSED_COMPRESSED && !perf_reader_header(x->s.r)->compressed)
 		fused = FUSED_NEVER;
-	if (fused && !session_fused_possible(&s)) {
+	if (fused && !session_fused_possible(&x->s)) {
 		if (fused == FUSED_ONLY) {
 			*why = "a --threads directory or --jit-dir";
-			ret = 1;
-			goto out;
+			return 2;
 		}
 		fused = FUSED_NEVER;
 	}
-	if (f && fused)
-		session_fused_start(&s);
-	if (f && !fused) { /* two passes after all: what was said is said */
-		fclose(f);
-		f = NULL;
-		d->out = saved.out;
-		fwrite(said, 1, nsaid, d->out ? d->out : stderr);
-		free(said);
-	}
-	if (!f && session_pass1(&s) < 0)
-		goto out;
+	if (x->f && fused)
+		session_fused_start(&x->s);
+	if (x->f && !fused) /* two passes after all: what was said is said */
+		say_kept(x);
+	if (!x->f && session_pass1(&x->s) < 0)
+		return 3;
+	return 0;
+}
 
-	/* pass 2: records into stacks, by kind */
-	memset(&rc, 0, sizeof(rc));
-	rc.p = p;
-	rc.rp = s.rp;
-	rc.sym = s.sym;
-	rc.jits = s.jits;
-	rc.d = d;
-	rc.no_symbols = o->no_symbols;
-	rc.kernel_bid = s.facts.kernel_bid;
-	rc.kernel_bid_size = s.facts.kernel_bid_size;
-	rc.defer_kernel = !o->no_symbols && s.facts.records_kernel;
-	rc.defer_user = !o->no_symbols;
-	res = resolver_new(&rc);
+/* Pass 2's resolver, unwinder, LBR reader, stacks and kinds, started. */
+static void pass2_start(struct once *x)
+{
+	struct session *s = &x->s;
+	struct pass2 *ps = &x->ps;
+
+	memset(&x->rc, 0, sizeof(x->rc));
+	x->rc.p = x->p;
+	x->rc.rp = s->rp;
+	x->rc.sym = s->sym;
+	x->rc.jits = s->jits;
+	x->rc.d = x->d;
+	x->rc.no_symbols = x->o->no_symbols;
+	x->rc.kernel_bid = s->facts.kernel_bid;
+	x->rc.kernel_bid_size = s->facts.kernel_bid_size;
+	x->rc.defer_kernel = !x->o->no_symbols && s->facts.records_kernel;
+	x->rc.defer_user = !x->o->no_symbols;
+	x->res = resolver_new(&x->rc);
 	/* unwinding needs the binaries' CFI, not their names: --no-symbols unwinds too */
-	uw = unwinding_new(s.r, s.rp, &p->strings, s.sym, s.jits, d);
-	lbr = lbr_new(s.r);
-	ps.c.opt = o;
-	ps.c.s = &s;
-	ps.c.p = p;
-	ps.c.st = st;
-	ps.c.stacks = stacks_new(p, s.rp, res, s.jits, uw, lbr);
-	u64map_init(&ps.c.filtered_index);
-	for (; sample_kinds[ps.nkinds] && ps.nkinds < MAX_KINDS; ps.nkinds++)
-		if (sample_kinds[ps.nkinds]->start)
-			ps.state[ps.nkinds] = sample_kinds[ps.nkinds]->start(&ps.c);
-	if (f) {
-		int inexact = session_fused(&s, record_type_wanted, on_record, &ps);
+	x->uw = unwinding_new(s->r, s->rp, &x->p->strings, s->sym, s->jits, x->d);
+	x->lbr = lbr_new(s->r);
+	ps->c.opt = x->o;
+	ps->c.s = s;
+	ps->c.p = x->p;
+	ps->c.st = x->st;
+	ps->c.stacks = stacks_new(x->p, s->rp, x->res, s->jits, x->uw, x->lbr);
+	u64map_init(&ps->c.filtered_index);
+	for (; sample_kinds[ps->nkinds] && ps->nkinds < MAX_KINDS; ps->nkinds++)
+		if (sample_kinds[ps->nkinds]->start)
+			ps->state[ps->nkinds] = sample_kinds[ps->nkinds]->start(&ps->c);
+}
 
-		if (inexact) {
-			*why = s.fused_why;
-			ret = 1; /* still kept: what freeing the session says too */
-			goto out;
+/* Pass 2 (or the one pass): 0, -1 on a reader's error, 1 when the one pass was not
+ * exact (*why). */
+static int pass2_run(struct once *x, const char **why)
+{
+	if (x->f) {
+		if (session_fused(&x->s, record_type_wanted, on_record, &x->ps)) {
+			*why = x->s.fused_why;
+			return 1; /* still kept: what freeing the session says too */
 		}
-		/* what the handlers said, in the order two passes say it */
-		fclose(f);
-		f = NULL;
-		d->out = saved.out;
-		fwrite(said, 1, nsaid, d->out ? d->out : stderr);
-		free(said);
-	} else if (session_pass2(&s, record_type_wanted, on_record, &ps) < 0) {
-		goto out;
+		say_kept(x);
+		return 0;
 	}
-	for (size_t i = 0; i < ps.nkinds; i++)
-		if (sample_kinds[i]->finish)
-			sample_kinds[i]->finish(ps.state[i], &ps.c);
-	stacks_forget_raw(ps.c.stacks);
-	resolver_trim(res);
-	session_forget_processes(&s);
-	if (!st->samples && st->samples_filtered) {
-		nothing_matched(&ps.c, d);
-		goto out;
-	}
+	return session_pass2(&x->s, record_type_wanted, on_record, &x->ps) < 0 ? -1 : 0;
+}
 
-	/* what pass 2 left for later */
-	if (rc.defer_user)
-		fixups_expand_user(res, p, s.rp, s.sym);
-	session_stop_prefetch(&s);
-	if (rc.defer_kernel)
-		fixups_name_kernel(res, p, s.sym, s.facts.kernel_bid, s.facts.kernel_bid_size);
+/* What pass 2 left for later: the kinds finished, the frames expanded and named, the
+ * threads named, the samples sorted. -1 when the filters let no sample through. */
+static int pass2_finish(struct once *x)
+{
+	const struct session_options *o = x->o;
+	struct session *s = &x->s;
+
+	for (size_t i = 0; i < x->ps.nkinds; i++)
+		if (sample_kinds[i]->finish)
+			sample_kinds[i]->finish(x->ps.state[i], &x->ps.c);
+	stacks_forget_raw(x->ps.c.stacks);
+	resolver_trim(x->res);
+	session_forget_processes(s);
+	if (!x->st->samples && x->st->samples_filtered) {
+		nothing_matched(&x->ps.c, x->d);
+		return -1;
+	}
+	if (x->rc.defer_user)
+		fixups_expand_user(x->res, x->p, s->rp, s->sym);
+	session_stop_prefetch(s);
+	if (x->rc.defer_kernel)
+		fixups_name_kernel(x->res, x->p, s->sym, s->facts.kernel_bid,
+				   s->facts.kernel_bid_size);
 	/* as simpleperf's report shows an Android app's stacks: its Java frames without the
 	 * runtime's between them */
-	if (!o->no_symbols && !o->show_art_frames && perf_reader_simpleperf(s.r))
-		artframes_hide(p, perf_reader_simpleperf(s.r));
-	fixups_mapping_flags(p, o->sym.inline_frames && !o->no_symbols);
-	if (!p->aggregate || p->timeline)
-		fixups_thread_names(p, s.rp);
-	if (!p->aggregate)
-		profile_sort_samples(p);
+	if (!o->no_symbols && !o->show_art_frames && perf_reader_simpleperf(s->r))
+		artframes_hide(x->p, perf_reader_simpleperf(s->r));
+	fixups_mapping_flags(x->p, o->sym.inline_frames && !o->no_symbols);
+	if (!x->p->aggregate || x->p->timeline)
+		fixups_thread_names(x->p, s->rp);
+	if (!x->p->aggregate)
+		profile_sort_samples(x->p);
+	return 0;
+}
+
+/* The closing summary and the notes of each part. */
+static void once_report(struct once *x)
+{
+	const struct session_options *o = x->o;
+	struct stack_builder *stacks = x->ps.c.stacks;
+	struct summary_input si;
+	struct diag *d = x->d;
 
 	memset(&si, 0, sizeof(si));
-	si.r = s.r;
-	si.p = p;
-	si.rp = s.rp;
-	si.jits = s.jits;
-	si.res = res;
-	si.sym = s.sym;
+	si.r = x->s.r;
+	si.p = x->p;
+	si.rp = x->s.rp;
+	si.jits = x->s.jits;
+	si.res = x->res;
+	si.sym = x->s.sym;
 	si.quiet = o->quiet;
 	si.no_symbols = o->no_symbols;
-	summary_report(&si, st, d);
+	summary_report(&si, x->st, d);
 	if (o->warn_kernel_unnamed && !o->no_symbols)
-		say_kernel_unnamed(p, s.sym, o->input, d);
+		say_kernel_unnamed(x->p, x->s.sym, o->input, d);
+	if (o->quiet)
+		return;
 	/* one in a hundred at least: a lone one is rather a frame-pointer walk through
 	 * garbage, which the kernel stops there too */
-	if (!o->quiet && stacks_at_kernel_limit(ps.c.stacks) &&
-	    stacks_at_kernel_limit(ps.c.stacks) * 100 >= st->samples)
+	if (stacks_at_kernel_limit(stacks) && stacks_at_kernel_limit(stacks) * 100 >= x->st->samples)
 		diag_note(d, "%" PRIu64 " samples have callchains of %d addresses, the kernel's limit "
 			  "(kernel.perf_event_max_stack): their outermost frames are cut; raise it "
 			  "(sysctl -w kernel.perf_event_max_stack=1024) and record again",
-			  stacks_at_kernel_limit(ps.c.stacks), STACKS_KERNEL_LIMIT);
-	if (!o->quiet && stacks_kernel_leaf_added(ps.c.stacks))
+			  stacks_at_kernel_limit(stacks), STACKS_KERNEL_LIMIT);
+	if (stacks_kernel_leaf_added(stacks))
 		diag_note(d, "%" PRIu64 " samples were taken in the kernel with user-space callchains "
 			  "only (--user-callchains): their kernel frame is the sampled address alone",
-			  stacks_kernel_leaf_added(ps.c.stacks));
-	if (!o->quiet) {
-		unwinding_report(uw, d);
-		lbr_report(lbr, d);
-	}
-	for (size_t i = 0; i < ps.nkinds && !o->quiet; i++)
+			  stacks_kernel_leaf_added(stacks));
+	unwinding_report(x->uw, d);
+	lbr_report(x->lbr, d);
+	for (size_t i = 0; i < x->ps.nkinds; i++)
 		if (sample_kinds[i]->report)
-			sample_kinds[i]->report(ps.state[i], &ps.c, d);
-	ret = 0;
-out:
-	for (size_t i = 0; i < ps.nkinds; i++)
+			sample_kinds[i]->report(x->ps.state[i], &x->ps.c, d);
+}
+
+/* Pass 2's parts freed; the session, resolver and unwinder left to `later` (or freed
+ * now when the one pass is to be thrown away); the kept messages dropped. */
+static void once_release(struct once *x, struct convert_later *later, int ret)
+{
+	for (size_t i = 0; i < x->ps.nkinds; i++)
 		if (sample_kinds[i]->free)
-			sample_kinds[i]->free(ps.state[i]);
-	stacks_free(ps.c.stacks);
-	lbr_free(lbr);
-	u64map_release(&ps.c.filtered_index);
-	free(ps.c.filtered);
-	free_later(ret == 1 ? NULL : later, &s, res, uw);
-	if (f) {
-		fclose(f);
-		free(said);
-		*d = saved;
+			sample_kinds[i]->free(x->ps.state[i]);
+	stacks_free(x->ps.c.stacks);
+	lbr_free(x->lbr);
+	u64map_release(&x->ps.c.filtered_index);
+	free(x->ps.c.filtered);
+	free_later(ret == 1 ? NULL : later, &x->s, x->res, x->uw);
+	if (x->f) {
+		fclose(x->f);
+		free(x->said);
+		*x->d = x->saved;
 	}
+}
+
+/*
+ * One conversion: two passes, or with `fused` one (session_fused) when the recording
+ * is compressed (or `fused` is FUSED_ALWAYS). 0, -1 after an error, 1 when the one
+ * pass could not be made exact: what it made is to be thrown away.
+ */
+static int convert_once(const struct session_options *o, struct profile *p,
+			struct convert_stats *st, struct diag *d, struct convert_later *later,
+			int fused, const char **why)
+{
+	struct once x;
+	int ret;
+
+	convert_done(later); /* the last conversion's leftovers: one at a time */
+	memset(&x, 0, sizeof(x));
+	memset(st, 0, sizeof(*st));
+	x.o = o;
+	x.p = p;
+	x.st = st;
+	x.d = d;
+	x.saved = *d;
+	ret = once_open(&x, fused, why);
+	if (ret == 1 || ret == -1)
+		return ret; /* no session */
+	if (ret != 0) {
+		ret = ret == 2 ? 1 : -1;
+		goto out;
+	}
+	pass2_start(&x);
+	ret = pass2_run(&x, why);
+	if (ret == 0 && (ret = pass2_finish(&x)) == 0)
+		once_report(&x);
+out:
+	once_release(&x, later, ret);
 	return ret;
 }
 
 /* PERFCONV_FUSED: "0" two passes always, "1" one pass tried on every recording,
  * "only" that and no second try (an error instead: for tests); else one pass for
  * compressed recordings. */
-static int fused_mode(const struct convert_options *o, int *only)
+static int fused_mode(const struct session_options *o, int *only)
 {
 	const char *e = getenv("PERFCONV_FUSED");
 
@@ -406,7 +446,7 @@ static void profile_reset(struct profile *p)
 		profile_keep_timeline(p);
 }
 
-int convert_read(const struct convert_options *o, struct profile *p, struct convert_stats *st,
+int convert_read(const struct session_options *o, struct profile *p, struct convert_stats *st,
 		 struct diag *d, struct convert_later *later)
 {
 	int only, mode = fused_mode(o, &only), ret;

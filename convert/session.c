@@ -8,6 +8,8 @@
 #include <malloc.h>
 #endif
 
+#include "convert/reorder.h"
+
 int session_open(struct session *s, const struct session_options *o, struct profile *p,
 		 struct diag *d)
 {
@@ -222,292 +224,24 @@ int session_pass2(struct session *s, int (*wants)(uint32_t type), session_record
 
 /* ---- one pass ---- */
 
-/* A record of interest kept until the replay can answer for its time, with copies of
- * the bytes it borrowed from the reader; but a sample's stack copy inflated from
- * compressed data is copied only if the reader is about to write over it before the
- * sample is drained. The reader writes its buffer from the start again a block at a
- * time and says which range each block may write over, so a stack is copied only if
- * it is still held about a buffer's length (a megabyte) of records later
- * (bench/work/dwarf.data, -z --call-graph dwarf: copying every stack was 5% of the
- * CPU time; copying all those held when the reader went back to its buffer's start,
- * 4,368 of 11,818, was 4%; a larger buffer, copying fewer, was slower: 2 to 4 MB more
- * to fault in and out of the caches). */
-struct held {
-	struct perf_record rec;
-	uint64_t time;
-	void *data;
-	size_t bytes, cap;
-	int block;            /* its copy's block in fused.blocks, or -1 */
-};
-
-/* Copied stacks side by side: they are drained in about the order they are copied,
- * so a block is free again once its last one is, and is kept for the next copies. */
-struct stack_block {
-	uint8_t *p;
-	size_t cap, used;
-	size_t live;          /* held samples whose stack is in it */
-};
-
-/* A copy's buffer, kept for the next record once its own is handed over (a malloc
- * and a free a sample were 2% of the instructions). */
-struct spare {
-	void *p;
-	size_t cap;
-};
-
-struct fused {
-	/* a ring: the records of sequence numbers [head, n) are held, in file order, the
-	 * one of number i at v[i & (cap - 1)] (cap a power of two) */
-	struct held *v;
-	size_t head, n, cap;
-	size_t bytes;         /* their copies' */
-	struct spare *spares;
-	size_t nspares, spares_cap;
-	/* the held stacks that point into the reader's buffer, in file order (p NULL:
-	 * copied since) */
-	struct borrow {
-		const uint8_t *p;
-		size_t len, seq;  /* seq: the record's sequence number */
-	} *bv;
-	size_t bv_head, bv_n, bv_cap;
-	struct stack_block *blocks;
-	size_t nblocks, blocks_cap, last_block;
-};
-
-#define SPARES_MAX 1024
-
-static void *buffer(struct fused *f, size_t need, size_t *cap)
-{
-	while (f->nspares) {
-		struct spare sp = f->spares[--f->nspares];
-
-		if (sp.cap >= need) {
-			*cap = sp.cap;
-			return sp.p;
-		}
-		free(sp.p);
-	}
-	/* a power of two: a stack copy's size varies by sample */
-	for (*cap = 256; *cap < need; *cap *= 2)
-		;
-	return xmalloc(*cap);
-}
-
-static void unbuffer(struct fused *f, void *p, size_t cap)
-{
-	struct spare sp = { p, cap };
-
-	if (!p)
-		return;
-	if (f->nspares >= SPARES_MAX) {
-		free(p);
-		return;
-	}
-	VEC_PUSH(f->spares, f->nspares, f->spares_cap, sp);
-}
-
 /* A round's records held (two rounds, as perf orders them) take some megabytes; this
  * many are not a recording with rounds. */
 #define HELD_MAX ((size_t)64 << 20)
 
-static void *take(uint8_t **at, const void *src, size_t len)
+/* The one pass's deliver callback: a record the replay can now answer for. */
+struct fused_deliver {
+	struct session *s;
+	session_record_fn fn;
+	void *arg;
+};
+
+static void deliver(void *arg, const struct perf_record *rec)
 {
-	void *dst = *at;
-
-	if (len)
-		memcpy(dst, src, len);
-	*at += align8(len);
-	return dst;
-}
-
-static struct held *held_at(const struct fused *f, size_t seq)
-{
-	return &f->v[seq & (f->cap - 1)];
-}
-
-/* Room for one more held record: the ring doubled when full, its records moved to
- * where their numbers fall in the larger one. */
-static void ring_room(struct fused *f)
-{
-	struct held *old = f->v;
-	size_t ocap = f->cap;
-
-	if (f->n - f->head < f->cap)
-		return;
-	f->cap = ocap ? 2 * ocap : 64;
-	f->v = xmalloc(f->cap * sizeof(*f->v));
-	for (size_t i = f->head; i < f->n; i++)
-		f->v[i & (f->cap - 1)] = old[i & (ocap - 1)];
-	free(old);
-}
-
-static void hold(struct fused *f, const struct perf_reader *r, const struct perf_record *rec,
-		 uint64_t time)
-{
-	struct held *hp;
-	const struct perf_sample *x = &rec->u.sample;
-	const char *str = NULL;
-	size_t need = 0;
-	uint8_t *at;
-	int borrowed = 0;
-
-	/* made where it is kept (a record is about 300 bytes), not copied in */
-	ring_room(f);
-	hp = held_at(f, f->n);
-	hp->block = -1;
-	hp->rec = *rec;
-	hp->rec.raw = NULL; /* no handler reads the bytes as written */
-	hp->time = time;
-	switch (rec->type) {
-	case PERF_RECORD_SAMPLE:
-		borrowed = x->stack_user && x->stack_user_dyn &&
-			   perf_reader_inflated(r, x->stack_user, (size_t)x->stack_user_dyn);
-		need = align8(x->nr_callchain * 8) + align8(x->raw_size) +
-		       align8((size_t)x->nregs_user * 8) +
-		       (size_t)x->nr_branches * sizeof(*x->branches) +
-		       (borrowed ? 0 : align8((size_t)x->stack_user_dyn));
-		break;
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		str = rec->u.mmap.filename;
-		break;
-	case PERF_RECORD_COMM:
-		str = rec->u.comm.comm;
-		break;
-	case PERF_RECORD_KSYMBOL:
-		str = rec->u.ksymbol.name;
-		break;
-	default:
-		break;
-	}
-	if (str)
-		need = strlen(str) + 1;
-	hp->cap = 0;
-	hp->data = at = need ? buffer(f, need, &hp->cap) : NULL;
-	hp->bytes = need;
-	if (rec->type == PERF_RECORD_SAMPLE) {
-		struct perf_sample *y = &hp->rec.u.sample;
-
-		/* the stack's bytes past dyn are not valid, and not read */
-		y->callchain = x->callchain ? take(&at, x->callchain, x->nr_callchain * 8) : NULL;
-		y->regs_user = x->regs_user ? take(&at, x->regs_user, (size_t)x->nregs_user * 8)
-					    : NULL;
-		y->raw = x->raw ? take(&at, x->raw, x->raw_size) : NULL;
-		y->branches = x->branches ? take(&at, x->branches,
-						 (size_t)x->nr_branches * sizeof(*x->branches))
-					  : NULL;
-		if (!borrowed)
-			y->stack_user = x->stack_user ? take(&at, x->stack_user,
-							     (size_t)x->stack_user_dyn)
-						      : NULL;
-	} else if (str) {
-		const char *copy = take(&at, str, need);
-
-		if (rec->type == PERF_RECORD_COMM)
-			hp->rec.u.comm.comm = copy;
-		else if (rec->type == PERF_RECORD_KSYMBOL)
-			hp->rec.u.ksymbol.name = copy;
-		else
-			hp->rec.u.mmap.filename = copy;
-	}
-	/* counted as copied (the limit of what may be held does not depend on when) */
-	if (borrowed) {
-		struct borrow bw = { x->stack_user, (size_t)x->stack_user_dyn, f->n };
-
-		hp->bytes += align8((size_t)x->stack_user_dyn);
-		VEC_PUSH(f->bv, f->bv_n, f->bv_cap, bw);
-	}
-	f->bytes += hp->bytes;
-	f->n++;
-}
-
-/* a block's size in steps of 1 MB (its pages made as they are written): one grown is
- * one moved, a TLB flush of the other core while the symbolizer's thread lives */
-#define BLOCK_STEP ((size_t)1 << 20)
-
-/* A block with `need` bytes free after its stacks: the last one used if it has them. */
-static int free_block(struct fused *f, size_t need)
-{
-	struct stack_block nb = { NULL, 0, 0, 0 };
-	size_t i;
-
-	if (f->nblocks && f->blocks[f->last_block].cap - f->blocks[f->last_block].used >= need)
-		return (int)f->last_block;
-	for (i = 0; i < f->nblocks; i++)
-		if (!f->blocks[i].live && f->blocks[i].cap >= need)
-			break;
-	if (i == f->nblocks) {
-		for (i = 0; i < f->nblocks && f->blocks[i].live; i++)
-			;
-		if (i == f->nblocks)
-			VEC_PUSH(f->blocks, f->nblocks, f->blocks_cap, nb);
-		f->blocks[i].cap = (need + BLOCK_STEP - 1) / BLOCK_STEP * BLOCK_STEP;
-		f->blocks[i].p = xrealloc(f->blocks[i].p, f->blocks[i].cap);
-	}
-	f->blocks[i].used = 0;
-	f->last_block = i;
-	return (int)i;
-}
-
-/* The reader is about to write over [lo, hi) of its buffer: the borrowed stacks there
- * are copied now (f->bv lists them, a few tens, where the held records with the rest
- * are a few hundred bytes each). */
-static void unborrow(void *arg, const void *lo, const void *hi)
-{
-	struct fused *f = arg;
-	size_t need = 0;
-	struct stack_block *blk;
-	int b;
-
-	for (size_t j = f->bv_head; j < f->bv_n; j++) {
-		const struct borrow *bw = &f->bv[j];
-
-		if (bw->p && bw->p < (const uint8_t *)hi && bw->p + bw->len > (const uint8_t *)lo)
-			need += align8(bw->len);
-	}
-	if (!need)
-		return;
-	b = free_block(f, need);
-	blk = &f->blocks[b];
-	for (size_t j = f->bv_head; j < f->bv_n; j++) {
-		struct borrow *bw = &f->bv[j];
-		struct held *h;
-
-		if (!bw->p || bw->p >= (const uint8_t *)hi || bw->p + bw->len <= (const uint8_t *)lo)
-			continue;
-		h = held_at(f, bw->seq);
-		memcpy(blk->p + blk->used, bw->p, bw->len);
-		h->rec.u.sample.stack_user = blk->p + blk->used;
-		blk->used += align8(bw->len);
-		h->block = b;
-		blk->live++;
-		bw->p = NULL;
-	}
-}
-
-/* The records held, in file order, up to the first one after `horizon`. */
-static void drain(struct session *s, struct fused *f, uint64_t horizon, session_record_fn fn,
-		  void *arg)
-{
+	struct fused_deliver *fd = arg;
 	struct sample_ctx c;
 
-	while (f->head < f->n && held_at(f, f->head)->time <= horizon) {
-		struct held *h = held_at(f, f->head++);
-
-		build_ctx(s, &h->rec, &c);
-		fn(arg, &c);
-		unbuffer(f, h->data, h->cap);
-		if (h->block >= 0 && --f->blocks[h->block].live == 0)
-			f->blocks[h->block].used = 0;
-		f->bytes -= h->bytes;
-	}
-	while (f->bv_head < f->bv_n && f->bv[f->bv_head].seq < f->head)
-		f->bv_head++;
-	if (f->bv_head > 64 && f->bv_head * 2 > f->bv_n) {
-		memmove(f->bv, f->bv + f->bv_head, (f->bv_n - f->bv_head) * sizeof(*f->bv));
-		f->bv_n -= f->bv_head;
-		f->bv_head = 0;
-	}
+	build_ctx(fd->s, rec, &c);
+	fd->fn(fd->arg, &c);
 }
 
 /* Freed when the symbolizer's thread has stopped (session_stop_prefetch): the large
@@ -519,6 +253,11 @@ static void free_later(struct session *s, void *p)
 		VEC_PUSH(s->later, s->nlater, s->later_cap, p);
 }
 
+static void free_later_cb(void *arg, void *p)
+{
+	free_later(((struct fused_deliver *)arg)->s, p);
+}
+
 static void free_now(struct session *s)
 {
 	for (size_t i = 0; i < s->nlater; i++)
@@ -526,20 +265,6 @@ static void free_now(struct session *s)
 	free(s->later);
 	s->later = NULL;
 	s->nlater = s->later_cap = 0;
-}
-
-static void release_fused(struct session *s, struct fused *f)
-{
-	for (size_t i = f->head; i < f->n; i++)
-		free(held_at(f, i)->data);
-	for (size_t i = 0; i < f->nblocks; i++)
-		free_later(s, f->blocks[i].p);
-	free(f->blocks);
-	for (size_t i = 0; i < f->nspares; i++)
-		free(f->spares[i].p);
-	free(f->spares);
-	free(f->bv);
-	free_later(s, f->v);
 }
 
 /* The replay moved on: the memos' spans were told without what is to come. */
@@ -562,17 +287,28 @@ void session_fused_start(struct session *s)
 	s->ds.switch_records = s->fused_switches;
 }
 
+/* A sample's user stack inflated into the reader's buffer: held where it is until the
+ * reader is about to write over it (reorder_unborrow). */
+static int stack_borrowed(const struct session *s, const struct perf_record *rec)
+{
+	const struct perf_sample *x = &rec->u.sample;
+
+	return rec->type == PERF_RECORD_SAMPLE && x->stack_user && x->stack_user_dyn &&
+	       perf_reader_inflated(s->r, x->stack_user, (size_t)x->stack_user_dyn);
+}
+
 int session_fused(struct session *s, int (*wants)(uint32_t type), session_record_fn fn,
 		  void *arg)
 {
 	struct perf_record rec;
-	struct fused f;
-	uint64_t round_max = 0, horizon = 0;
-	int ret, rounds = 0, exact = 0, switches = 0;
+	struct fused_deliver fd = { s, fn, arg };
+	struct reorder_ops ops = { deliver, free_later_cb, &fd };
+	struct reorder *q = reorder_new(&ops);
+	uint64_t horizon;
+	int ret, exact = 0, switches = 0;
 	unsigned jit_said;
 
-	memset(&f, 0, sizeof(f));
-	perf_reader_on_reuse(s->r, unborrow, &f);
+	perf_reader_on_reuse(s->r, reorder_unborrow, q);
 	s->ds.r = s->r;
 	s->ds.facts = &s->facts;
 	s->ds.rp = s->rp;
@@ -612,31 +348,23 @@ int session_fused(struct session *s, int (*wants)(uint32_t type), session_record
 		if (!s->facts.has_time) {
 			/* times are positions: every record before this one is in */
 			advance(s, t);
-			drain(s, &f, t, fn, arg);
-			if (wants(rec.type)) {
-				struct sample_ctx c;
-
-				build_ctx(s, &rec, &c);
-				fn(arg, &c);
-			}
+			reorder_flush(q, t);
+			if (wants(rec.type))
+				deliver(&fd, &rec);
 		} else {
 			if (wants(rec.type))
-				hold(&f, s->r, &rec, t);
-			if (rec.sid.has_time && t > round_max)
-				round_max = t;
-			if (rec.type == PERF_RECORD_FINISHED_ROUND) {
-				/* perf's rule: what came before the last round's end is
-				 * all there is up to its largest time */
-				if (rounds++) {
-					advance(s, horizon);
-					drain(s, &f, horizon, fn, arg);
-				}
-				horizon = round_max;
+				reorder_hold(q, &rec, t, stack_borrowed(s, &rec));
+			if (rec.sid.has_time)
+				reorder_seen(q, t);
+			if (rec.type == PERF_RECORD_FINISHED_ROUND &&
+			    reorder_round_end(q, &horizon)) {
+				advance(s, horizon);
+				reorder_flush(q, horizon);
 			}
 		}
-		if (replay_inexact(s->rp) || f.bytes > HELD_MAX) {
-			s->fused_why = f.bytes > HELD_MAX ? "too many records held (no rounds)"
-							   : "a record late for its round";
+		if (replay_inexact(s->rp) || reorder_bytes(q) > HELD_MAX) {
+			s->fused_why = reorder_bytes(q) > HELD_MAX ? "too many records held (no rounds)"
+								   : "a record late for its round";
 			goto out;
 		}
 	}
@@ -665,11 +393,11 @@ int session_fused(struct session *s, int (*wants)(uint32_t type), session_record
 		s->fused_why = "JIT code";
 		goto out;
 	}
-	drain(s, &f, REPLAY_FOREVER, fn, arg);
+	reorder_flush(q, REPLAY_FOREVER);
 	exact = 1;
 out:
 	perf_reader_on_reuse(s->r, NULL, NULL);
-	release_fused(s, &f);
+	reorder_free(q);
 	return exact ? 0 : 1;
 }
 

@@ -23,26 +23,46 @@
 #include "symbolize/jitprocs.h"
 #include "symbolize/symbolizer.h"
 
+/*
+ * The options of one conversion (convert_read, convert/pipeline.h) and of the session
+ * it opens; `perfconv info` opens one with its own. The strings and arrays are the
+ * caller's and must outlive the session.
+ */
 struct session_options {
 	const char *input;        /* path, a --threads directory, or "-" */
-	const void *input_mem;    /* its bytes, read by the caller (convert_options) */
+	/* The input's bytes, read by the caller (a watched chunk, read whole from the one
+	 * descriptor it was checked on): read from here, never opened by name; `input`
+	 * then only names it (messages, the folder of its JIT files). NULL: open input. */
+	const void *input_mem;
 	size_t input_len;
-	int64_t input_mtime_ns;
-	int jit_check_owner;      /* convert_options' */
+	int64_t input_mtime_ns;   /* with input_mem: the file's modification time */
+	/* JIT files beside the input or in /tmp used only when owned by jit_owner_uid or
+	 * root (struct jit_search's check_owner: a watcher's untrusted folder) */
+	int jit_check_owner;
 	unsigned jit_owner_uid;
 	struct sym_options sym;   /* input_dir NULL: the folder beside the input */
-	int no_symbols;           /* nothing is symbolized: no kernel symbols, no JIT files */
+	/* nothing is symbolized: no kernel symbols, no JIT files; raw addresses only,
+	 * module+0xoffset for every frame */
+	int no_symbols;
+	/* a conversion sets these two itself (convert_read): */
 	int readahead;            /* symbolize the first samples' addresses during pass 1 */
 	int load_jit;             /* read the JIT dumps and maps after pass 1 */
-	int quiet;                /* JIT loading says nothing but warnings */
+	int quiet;                /* no closing summary; JIT loading says nothing but warnings */
 	const char *const *jit_dirs; /* --jit-dir: searched for jit-PID.dump, perf-PID.map */
 	size_t njit_dirs;
-	struct jit_store *jit_store; /* a long-lived session's dumps, read on (or NULL) */
+	/* A watcher's JIT dumps, kept from one chunk to the next (symbolize/jitstore.h), or
+	 * NULL: each conversion then reads its dumps whole. */
+	struct jit_store *jit_store;
 	/* filters (empty: all), as perf report takes them */
-	const uint32_t *pids, *tids;
+	uint32_t *pids, *tids;
 	size_t npids, ntids;
-	char *const *comms;
+	char **comms;
 	size_t ncomms;
+	/* the conversion's, after the passes: */
+	int show_art_frames;      /* a simpleperf recording's ART frames kept (convert/artframes.h) */
+	/* kernel frames left unnamed said as a warning, with why, even when quiet (the
+	 * watcher, which prints no summary a chunk) */
+	int warn_kernel_unnamed;
 };
 
 /* The time-dependent lookups of one process: the last answer and the times it holds for. */

@@ -192,6 +192,11 @@ struct perf_record {
 	const void *raw;        /* borrowed: the record's bytes as in the file */
 };
 
+/* The member of rec->u that borrows a string from the reader (MMAP's and MMAP2's
+ * filename, COMM's comm, KSYMBOL's name), NULL for a type that borrows none: a caller
+ * that keeps the record past the next read copies it there. */
+const char **perf_record_string(struct perf_record *rec);
+
 /* What the reader skipped or could not read, for the closing summary. */
 struct perf_reader_stats {
 	uint64_t records;          /* records returned */

@@ -37,10 +37,12 @@ int pd_header_ok(const struct perf_reader *r, const uint8_t *p, uint64_t rem)
 	    pd_rec_extent(p, size, r->swapped, rem) > rem)
 		return 0;
 	if (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_AUX_OUTPUT_HW_ID) {
-		if (size % 8 || size < pd_rec_min(type))
+		unsigned min = pd_rec_min(type);
+
+		if (size % 8 || size < min)
 			return 0;
 		if ((type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
-		     type == PERF_RECORD_COMM) && size > pd_rec_min(type) + REC_NAME_MAX)
+		     type == PERF_RECORD_COMM) && size > min + REC_NAME_MAX)
 			return 0;
 		/* samples have no counts to check here (pd_decode checks each field) */
 		return type == PERF_RECORD_SAMPLE || pd_rec_consistent(r, p, size);

@@ -51,7 +51,7 @@ static void cleanup(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *devnull;
-	struct convert_options co;
+	struct session_options co;
 	struct convert_stats st;
 	struct profile p;
 	struct diag d;

@@ -17,7 +17,7 @@
  * and the index are made again over what the table holds. jitcode_prune() drops what
  * no lookup at or after a time can meet, so that the table holds the live code, not
  * the history; perf map lines written over are dropped as they come
- * (drop_replaced_maps()), which needs no time.
+ * (jitcode_drop_replaced_maps()), which needs no time.
  *
  * The parts (jitcode_internal.h): this file, the table and its records; jitcode_index.c,
  * the replay and the time index; jitcode_lookup.c; jitcode_prune.c; jitcode_saved.c.
@@ -45,13 +45,13 @@ static uint32_t add_name_n(struct jitcode *jc, const char *name, size_t len)
 	return off;
 }
 
-uint32_t add_name(struct jitcode *jc, const char *name)
+uint32_t jitcode_add_name(struct jitcode *jc, const char *name)
 {
 	return add_name_n(jc, name, strlen(name));
 }
 
 /* A file name's offset, the same for the same name (0 for ""). */
-uint32_t file_n(struct jitcode *jc, const char *s, size_t len)
+uint32_t jitcode_file_n(struct jitcode *jc, const char *s, size_t len)
 {
 	uint64_t key = hash_bytes(s, len) | 1;
 	uint32_t *v, off;
@@ -86,11 +86,11 @@ struct jitcode *jitcode_new(int demangle)
 	jc->stats.line_offset = JITCODE_ELF_HEADER_OFFSET;
 	jc->first_load = FOREVER;
 	u64map_init(&jc->files);
-	add_name(jc, ""); /* offset 0 */
+	jitcode_add_name(jc, ""); /* offset 0 */
 	return jc;
 }
 
-void index_release(struct jc_index *x)
+void jitcode_index_release(struct jc_index *x)
 {
 	free(x->bounds);
 	free(x->first);
@@ -115,8 +115,8 @@ void jitcode_free(struct jitcode *jc)
 	free(jc->moves);
 	free(jc->unwind);
 	u64map_release(&jc->files);
-	index_release(&jc->dead);
-	index_release(&jc->mapped);
+	jitcode_index_release(&jc->dead);
+	jitcode_index_release(&jc->mapped);
 	free(jc->lv.v);
 	free(jc->live_start);
 	free(jc->live_id);
@@ -224,7 +224,7 @@ size_t jitcode_name_file(const char *name, const char **file)
 /* Records come after jitcode_finish(): the next finish takes them in. */
 static void reopen(struct jitcode *jc)
 {
-	thaw(jc);
+	jitcode_thaw(jc);
 	jc->finished = 0;
 }
 
@@ -276,7 +276,7 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 			 * points at the very bytes before it, which are not compared again */
 			if (e->file != last_file &&
 			    (!jc->last_file || strcmp(e->file, text(jc, jc->last_file)) != 0))
-				jc->last_file = file_n(jc, e->file, strlen(e->file));
+				jc->last_file = jitcode_file_n(jc, e->file, strlen(e->file));
 			last_file = e->file;
 			l.file = jc->last_file;
 		}
@@ -284,7 +284,7 @@ void jitcode_add_debug(struct jitcode *jc, uint64_t code_addr,
 	}
 }
 
-uint32_t new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint64_t t0,
+uint32_t jitcode_new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint64_t t0,
 		  uint32_t seq, int kind)
 {
 	struct jc_code c;
@@ -314,7 +314,7 @@ static void set_names(struct jitcode *jc, struct jc_code *c, const char *name)
 		char *d = demangle_jit_name(jc->names + c->raw, &jc->dm);
 
 		if (d) {
-			c->name = add_name(jc, d);
+			c->name = jitcode_add_name(jc, d);
 			free(d);
 		}
 		jc->stats.names_kept += demangle_kept(&jc->dm) - kept;
@@ -353,7 +353,7 @@ static void claim_lines(struct jitcode *jc, uint32_t ci, const char *name)
 	struct jc_code *c = &jc->codes[ci];
 	const char *nf = NULL;
 	size_t nflen = jitcode_name_file(name, &nf), i;
-	uint32_t nfid = nflen ? file_n(jc, nf, nflen) : 0;
+	uint32_t nfid = nflen ? jitcode_file_n(jc, nf, nflen) : 0;
 
 	c->lines_first = (uint32_t)jc->pend_first;
 	c->nlines = (uint32_t)(jc->nlines - jc->pend_first);
@@ -401,7 +401,7 @@ void jitcode_add_load(struct jitcode *jc, uint64_t time, uint64_t code_addr, uin
 
 	reopen(jc);
 	time = check_time(jc, time);
-	ci = new_code(jc, code_addr, size, jc->stats.timeless ? jc->seq : time, jc->seq, KIND_LOAD);
+	ci = jitcode_new_code(jc, code_addr, size, jc->stats.timeless ? jc->seq : time, jc->seq, KIND_LOAD);
 	jc->seq++;
 	set_names(jc, &jc->codes[ci], name);
 	if (jc->unwind_pending) {
@@ -490,7 +490,7 @@ void jitcode_add_map_entry(struct jitcode *jc, uint64_t start, uint64_t size, co
 	uint32_t ci;
 
 	reopen(jc);
-	ci = new_code(jc, start, size, 0, jc->seq++, KIND_MAP);
+	ci = jitcode_new_code(jc, start, size, 0, jc->seq++, KIND_MAP);
 	jc->last_load = ci + 1;
 	set_names(jc, &jc->codes[ci], name);
 	jc->stats.map_entries++;
@@ -499,7 +499,7 @@ void jitcode_add_map_entry(struct jitcode *jc, uint64_t start, uint64_t size, co
 	 * go once a batch as large as the table has come, so that a table read on for
 	 * months holds the live ranges, not the map's history, for a finish per batch */
 	if (++jc->maps_unchecked >= MAP_BATCH && 2 * jc->maps_unchecked >= jc->ncodes)
-		drop_replaced_maps(jc);
+		jitcode_drop_replaced_maps(jc);
 }
 
 /* Room for as much as a dump of this size can hold, so that the tables are never
@@ -525,7 +525,7 @@ uint64_t jitcode_add_dump(struct jitcode *jc, struct jitdump_reader *r, uint32_t
 	while (jitdump_reader_next(r, &rec) == 1) {
 		/* a table read from the cache is copied only when the dump brings more */
 		if (first) {
-			thaw(jc);
+			jitcode_thaw(jc);
 			reserve(jc, r);
 			first = 0;
 		}

@@ -65,21 +65,21 @@ static uint32_t live_pop_max(struct live *lv, uint32_t *t)
 }
 
 /* Put node `n` into `t`, where no start equals its own: a leaf rotated up. */
-uint32_t live_add(struct live *lv, uint32_t t, uint32_t n)
+uint32_t jitcode_live_add(struct live *lv, uint32_t t, uint32_t n)
 {
 	uint32_t c;
 
 	if (!t)
 		return n;
 	if (lv->v[n].start < lv->v[t].start) {
-		c = lv->v[t].left = live_add(lv, lv->v[t].left, n);
+		c = lv->v[t].left = jitcode_live_add(lv, lv->v[t].left, n);
 		if (lv->v[c].prio > lv->v[t].prio) {
 			lv->v[t].left = lv->v[c].right;
 			lv->v[c].right = t;
 			return c;
 		}
 	} else {
-		c = lv->v[t].right = live_add(lv, lv->v[t].right, n);
+		c = lv->v[t].right = jitcode_live_add(lv, lv->v[t].right, n);
 		if (lv->v[c].prio > lv->v[t].prio) {
 			lv->v[t].right = lv->v[c].left;
 			lv->v[c].left = t;
@@ -122,7 +122,7 @@ static void live_insert(struct jitcode *jc, struct live *lv, uint32_t ci, uint64
 		}
 	}
 	if ((!pred || code_end(&jc->codes[pred - 1]) <= s) && (!succ || lv->v[succ].start >= e)) {
-		lv->root = live_add(lv, lv->root, n);
+		lv->root = jitcode_live_add(lv, lv->root, n);
 		return;
 	}
 	live_split(lv, lv->root, s, &below, &rest);
@@ -170,7 +170,7 @@ static void live_move(struct jitcode *jc, struct live *lv, const struct jc_move 
 	lv->root = live_merge(lv, below, above);
 	oi = last - 1;
 	jc->codes[oi].t1 = t;
-	ni = new_code(jc, ev->new_addr, 0, t, ev->seq, KIND_COPY);
+	ni = jitcode_new_code(jc, ev->new_addr, 0, t, ev->seq, KIND_COPY);
 	o = &jc->codes[oi];
 	jc->codes[ni].size = clamp_size(ev->new_addr, ev->size ? ev->size : o->size);
 	jc->codes[ni].lines_size = o->lines_size;
@@ -415,14 +415,14 @@ static void flatten_live(struct jitcode *jc)
 
 /* Index the codes that ended after `floor` (those live at the end are the replay's),
  * and the perf map lines live at the end. */
-void build_indexes(struct jitcode *jc)
+void jitcode_build_indexes(struct jitcode *jc)
 {
 	uint32_t *order = xmalloc((jc->ncodes + 1) * sizeof(*order));
 	struct live maps = { NULL, 0, 0 };
 	size_t i, n, nmaps = 0;
 
-	index_release(&jc->dead);
-	index_release(&jc->mapped);
+	jitcode_index_release(&jc->dead);
+	jitcode_index_release(&jc->mapped);
 	flatten_live(jc);
 	for (i = 0, n = 0; i < jc->ncodes; i++) {
 		const struct jc_code *c = &jc->codes[i];
@@ -482,5 +482,5 @@ void jitcode_finish(struct jitcode *jc)
 	jc->lines_counted = 0;
 	jc->done_codes = jc->ncodes;
 	jc->done_moves = jc->nmoves;
-	build_indexes(jc);
+	jitcode_build_indexes(jc);
 }

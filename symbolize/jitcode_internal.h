@@ -27,7 +27,7 @@
 /* what a process can map (x86-64's 47-bit user space): code claimed past it is cut */
 #define USER_LIMIT ((uint64_t)1 << 47)
 /* map lines added before those written over are looked for: at least this many, and at
- * least as many as the table held before them (see drop_replaced_maps()) */
+ * least as many as the table held before them (see jitcode_drop_replaced_maps()) */
 #define MAP_BATCH 16384
 
 enum { KIND_LOAD = 0, KIND_MAP, KIND_COPY };
@@ -136,9 +136,9 @@ struct jitcode {
 	uint64_t first_load;     /* the time of the first code load, FOREVER without one */
 	int inexact;             /* a record older than the prune came after it */
 	uint32_t last_load;      /* the code added last (index + 1), 0 none */
-	size_t maps_unchecked;   /* map lines added since drop_replaced_maps() last ran */
+	size_t maps_unchecked;   /* map lines added since jitcode_drop_replaced_maps() last ran */
 	/* A table read from bytes jitcode_save() made (a cache entry): its arrays are in
-	 * `mf`, read in place, until a record is added (thaw() copies them). */
+	 * `mf`, read in place, until a record is added (jitcode_thaw() copies them). */
 	int frozen;
 	struct mapped_file mf;
 };
@@ -164,35 +164,35 @@ static inline uint64_t clamp_size(uint64_t start, uint64_t size)
 /* jitcode.c */
 
 /* `name` copied into the table's names: its offset (0, "", once names reach 4 GB). */
-uint32_t add_name(struct jitcode *jc, const char *name);
+uint32_t jitcode_add_name(struct jitcode *jc, const char *name);
 /* A file name's offset, the same for the same name (0 for ""). */
-uint32_t file_n(struct jitcode *jc, const char *s, size_t len);
+uint32_t jitcode_file_n(struct jitcode *jc, const char *s, size_t len);
 /* A new code of kind `kind` (KIND_*) at `start` (its size cut at the end of user space),
  * live from `t0` to the end: its index (jc->codes may have moved). */
-uint32_t new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint64_t t0,
+uint32_t jitcode_new_code(struct jitcode *jc, uint64_t start, uint64_t size, uint64_t t0,
 		  uint32_t seq, int kind);
 /* Frees an index's arrays and zeroes it. */
-void index_release(struct jc_index *x);
+void jitcode_index_release(struct jc_index *x);
 
 /* jitcode_index.c */
 
 /* Puts node `n` into treap `t`, where no start equals its own: the new root. */
-uint32_t live_add(struct live *lv, uint32_t t, uint32_t n);
+uint32_t jitcode_live_add(struct live *lv, uint32_t t, uint32_t n);
 /* The live codes in address order, the codes that ended after jc->floor and the perf map
  * lines live at the end indexed again, from the replay made. */
-void build_indexes(struct jitcode *jc);
+void jitcode_build_indexes(struct jitcode *jc);
 
 /* jitcode_prune.c */
 
 /* The perf map lines written over by later ones (and the empty ones), of no use to any
  * lookup, dropped, the table finished; compacted (and its arrays given back) when they
  * are half of it. What any lookup gives is unchanged. */
-void drop_replaced_maps(struct jitcode *jc);
+void jitcode_drop_replaced_maps(struct jitcode *jc);
 
 /* jitcode_saved.c */
 
 /* A table read in place (jitcode_load()) copied into arrays of its own, before records
  * are added or it is compacted; nothing when it owns its arrays already. */
-void thaw(struct jitcode *jc);
+void jitcode_thaw(struct jitcode *jc);
 
 #endif

@@ -17,12 +17,12 @@ static uint32_t keep_text(struct jitcode *jc, const char *old, struct u64map *mo
 	v = u64map_get(moved, (uint64_t)off + 1);
 	if (v)
 		return *v - 1;
-	now = is_file ? file_n(jc, old + off, strlen(old + off)) : add_name(jc, old + off);
+	now = is_file ? jitcode_file_n(jc, old + off, strlen(old + off)) : jitcode_add_name(jc, old + off);
 	u64map_put(moved, (uint64_t)off + 1, now + 1);
 	return now;
 }
 
-/* A perf map line no lookup meets, in a finished table: written over (build_indexes()
+/* A perf map line no lookup meets, in a finished table: written over (jitcode_build_indexes()
  * ended it), or empty. A later line took all of it, or the part past its start that
  * the line did not keep (its size was cut then): the lines live at the end are what
  * they would be without it, whatever comes after. */
@@ -120,7 +120,7 @@ static void compact(struct jitcode *jc, int maps_only)
 	jc->names_len = jc->names_cap = 0;
 	u64map_release(&jc->files);
 	u64map_init(&jc->files);
-	add_name(jc, "");
+	jitcode_add_name(jc, "");
 	for (size_t k = 0; k < lines; k++)
 		if (jc->lines[k].file != FILE_INVALID)
 			jc->lines[k].file = keep_text(jc, names, &moved_names, jc->lines[k].file, 1);
@@ -185,14 +185,14 @@ static void compact(struct jitcode *jc, int maps_only)
 	free(remap);
 	free(lruns);
 	free(uruns);
-	build_indexes(jc);
+	jitcode_build_indexes(jc);
 }
 
 void jitcode_prune(struct jitcode *jc, uint64_t before)
 {
 	size_t drop = 0, moves = 0;
 
-	thaw(jc);
+	jitcode_thaw(jc);
 	jitcode_finish(jc);
 	if (jc->stats.timeless)
 		before = FOREVER - 1; /* lookups are made at the end */
@@ -207,15 +207,15 @@ void jitcode_prune(struct jitcode *jc, uint64_t before)
 	if (drop * 4 > jc->ncodes || moves * 4 > jc->nmoves)
 		compact(jc, 0);
 	else
-		build_indexes(jc);
+		jitcode_build_indexes(jc);
 }
 
-void drop_replaced_maps(struct jitcode *jc)
+void jitcode_drop_replaced_maps(struct jitcode *jc)
 {
 	size_t dead = 0;
 
 	jc->maps_unchecked = 0;
-	thaw(jc);
+	jitcode_thaw(jc);
 	/* the finish says which lines are written over (and gives what one at the end
 	 * would: more records may follow) */
 	jitcode_finish(jc);

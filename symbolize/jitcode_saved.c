@@ -252,7 +252,7 @@ bad:
 /* Copy a table read in place into arrays of its own, before records are added: the
  * treap made again from its live codes, the file names' index from its codes and
  * entries; the indexes are made again by the next finish. */
-void thaw(struct jitcode *jc)
+void jitcode_thaw(struct jitcode *jc)
 {
 	void *p;
 
@@ -301,6 +301,6 @@ void thaw(struct jitcode *jc)
 		if (n + 1 > jc->lv.cap)
 			grow_array((void **)&jc->lv.v, &jc->lv.cap, jc->ncodes + 2, sizeof(*jc->lv.v));
 		jc->lv.v[n] = (struct live_node){ jc->codes[n - 1].start, 0, 0, (uint32_t)hash_u64(n) };
-		jc->lv.root = live_add(&jc->lv, jc->lv.root, n);
+		jc->lv.root = jitcode_live_add(&jc->lv, jc->lv.root, n);
 	}
 }

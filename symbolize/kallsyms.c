@@ -793,7 +793,7 @@ static size_t build_id_from_notes(const char *notes, uint8_t *id, size_t cap)
 	return 0;
 }
 
-size_t kernel_live_build_id(uint8_t *id, size_t cap)
+size_t kallsyms_live_build_id(uint8_t *id, size_t cap)
 {
 	return build_id_from_notes("/sys/kernel/notes", id, cap);
 }

@@ -97,7 +97,7 @@ int kallsyms_live_write(struct kallsyms *k, const char *file, const struct kalls
  * The build id of the running kernel, from /sys/kernel/notes. Returns its size,
  * 0 when it cannot be read.
  */
-size_t kernel_live_build_id(uint8_t *id, size_t cap);
+size_t kallsyms_live_build_id(uint8_t *id, size_t cap);
 
 /*
  * 1 when the file `path` holds exactly what `running` (/proc/kallsyms) reads now. perf

@@ -182,7 +182,7 @@ void sym_load_kernel(struct symbolizer *s, const uint8_t *bid, size_t bidlen)
 	struct loc_query q = { .build_id = bid, .build_id_size = bidlen };
 	struct loc_list places;
 	uint8_t live[64];
-	size_t nlive = kernel_live_build_id(live, sizeof(live));
+	size_t nlive = kallsyms_live_build_id(live, sizeof(live));
 	int same = nlive == bidlen && memcmp(live, bid, nlive) == 0;
 	char err[512];
 
@@ -259,7 +259,7 @@ static int kernel_cached(const struct symbolizer *s, const uint8_t *bid, size_t 
 {
 	char key[5 + 2 * 64 + 1];
 	uint8_t live[64];
-	size_t nlive = kernel_live_build_id(live, sizeof(live));
+	size_t nlive = kallsyms_live_build_id(live, sizeof(live));
 	int running = !bidlen || (bidlen == nlive && memcmp(live, bid, bidlen) == 0);
 
 	if (!bidlen) {

@@ -271,11 +271,11 @@ START_TEST(test_live_build_id)
 
 	if (access("/sys/kernel/notes", R_OK) != 0)
 		return;
-	n = kernel_live_build_id(id, sizeof(id));
+	n = kallsyms_live_build_id(id, sizeof(id));
 	/* kernels built with a build id (all distribution kernels) have a 20-byte SHA-1 */
 	if (n)
 		ck_assert_uint_eq(n, 20);
-	ck_assert_uint_le(kernel_live_build_id(id, 4), 4);
+	ck_assert_uint_le(kallsyms_live_build_id(id, 4), 4);
 }
 END_TEST
 

@@ -607,7 +607,7 @@ static void read_recording(const char *name, struct profile *rp, struct convert_
 {
 	const char *top = getenv("PERFCONV_TOP") ? getenv("PERFCONV_TOP") : ".";
 	char input[4096], kallsyms[4096];
-	struct convert_options co;
+	struct session_options co;
 	struct diag d;
 
 	snprintf(input, sizeof(input), "%s/testdata/%s", top, name);

@@ -552,58 +552,50 @@ static void request_release(struct backend_request *rq)
 	memset(rq, 0, sizeof(*rq));
 }
 
-int uploader_send(struct uploader *u, const struct upload_profile *p,
-		  struct upload_stop *stop, struct upload_result *r)
+/* The request `p` makes through the backend, on u->curl: its URL, headers (the key's
+ * among them, wiped by the caller) and body, as a form or as one body. */
+static struct curl_slist *set_request(struct uploader *u, const struct backend_ctx *ctx,
+				      const struct upload_profile *p, struct backend_request *rq,
+				      curl_mime **mime)
 {
-	struct backend_ctx ctx = { &u->o, u->url, u->api_key, u->intake, u->state };
-	struct backend_request rq;
 	struct curl_slist *hdr = NULL;
-	curl_mime *mime = NULL;
-	struct answer a;
 	char line[400];
-	long status = 0;
-	CURLcode rc;
 
-	memset(r, 0, sizeof(*r));
-	r->retry_after_s = -1;
-	memset(&a, 0, sizeof(a));
-	a.retry_after_s = -1;
-	if (!u->curl)
-		u->curl = u->lc.easy_init();
-	if (!u->curl) {
-		r->outcome = UPLOAD_RETRY;
-		snprintf(r->what, sizeof(r->what), "libcurl could not start");
-		return r->outcome;
-	}
-	u->lc.easy_reset(u->curl);
 	hdr = u->lc.slist_append(hdr, "Expect:");
 	snprintf(line, sizeof(line), "User-Agent: perfconv/%s", PERFCONV_VERSION);
 	hdr = u->lc.slist_append(hdr, line);
-	memset(&rq, 0, sizeof(rq));
-	u->be->request(&ctx, p, &rq);
-	u->lc.easy_setopt(u->curl, CURLOPT_URL, rq.url ? rq.url : u->url);
-	for (size_t i = 0; i < rq.nheaders; i++)
-		hdr = u->lc.slist_append(hdr, rq.headers[i]);
-	if (rq.nparts) {
-		mime = u->lc.mime_init(u->curl);
-		for (size_t i = 0; i < rq.nparts; i++) {
-			curl_mimepart *part = u->lc.mime_addpart(mime);
+	memset(rq, 0, sizeof(*rq));
+	u->be->request(ctx, p, rq);
+	u->lc.easy_setopt(u->curl, CURLOPT_URL, rq->url ? rq->url : u->url);
+	for (size_t i = 0; i < rq->nheaders; i++)
+		hdr = u->lc.slist_append(hdr, rq->headers[i]);
+	if (rq->nparts) {
+		*mime = u->lc.mime_init(u->curl);
+		for (size_t i = 0; i < rq->nparts; i++) {
+			curl_mimepart *part = u->lc.mime_addpart(*mime);
 
-			u->lc.mime_name(part, rq.parts[i].name);
-			u->lc.mime_filename(part, rq.parts[i].filename);
-			u->lc.mime_type(part, rq.parts[i].type);
-			u->lc.mime_data(part, rq.parts[i].data, rq.parts[i].len);
+			u->lc.mime_name(part, rq->parts[i].name);
+			u->lc.mime_filename(part, rq->parts[i].filename);
+			u->lc.mime_type(part, rq->parts[i].type);
+			u->lc.mime_data(part, rq->parts[i].data, rq->parts[i].len);
 		}
-		u->lc.easy_setopt(u->curl, CURLOPT_MIMEPOST, mime);
+		u->lc.easy_setopt(u->curl, CURLOPT_MIMEPOST, *mime);
 	} else {
-		snprintf(line, sizeof(line), "Content-Type: %s", rq.content_type);
+		snprintf(line, sizeof(line), "Content-Type: %s", rq->content_type);
 		hdr = u->lc.slist_append(hdr, line);
-		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDS, (const char *)rq.body);
-		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq.len);
+		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDS, (const char *)rq->body);
+		u->lc.easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
 	}
 	if (u->unix_socket)
 		u->lc.easy_setopt(u->curl, CURLOPT_UNIX_SOCKET_PATH, u->unix_socket);
 	u->lc.easy_setopt(u->curl, CURLOPT_HTTPHEADER, hdr);
+	return hdr;
+}
+
+/* Where the request may go and how: proxies, TLS, protocols, time limits, and the
+ * callbacks that read the answer into `a` and stop at `stop`. */
+static void set_transport(struct uploader *u, struct answer *a, struct upload_stop *stop)
+{
 	/* --proxy or no proxy: libcurl would otherwise obey http_proxy, ALL_PROXY and the
 	 * like (and NO_PROXY's exceptions to --proxy), sending the request, key and all,
 	 * where uploader_new's rules never looked. "" is libcurl's "none" for both. */
@@ -616,7 +608,7 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	 * needs) connects unchecked: the URL's text, judged by uploader_new, stands alone */
 	if (u->loopback_peer) {
 		u->lc.easy_setopt(u->curl, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-		u->lc.easy_setopt(u->curl, CURLOPT_OPENSOCKETDATA, &a);
+		u->lc.easy_setopt(u->curl, CURLOPT_OPENSOCKETDATA, a);
 	}
 	/* verified TLS, always, to the proxy too: libcurl's default, stated so that no
 	 * later edit loses it */
@@ -630,15 +622,58 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	u->lc.easy_setopt(u->curl, CURLOPT_CONNECTTIMEOUT, 10L);
 	u->lc.easy_setopt(u->curl, CURLOPT_TIMEOUT, u->o.timeout_s);
 	u->lc.easy_setopt(u->curl, CURLOPT_WRITEFUNCTION, on_body);
-	u->lc.easy_setopt(u->curl, CURLOPT_WRITEDATA, &a);
+	u->lc.easy_setopt(u->curl, CURLOPT_WRITEDATA, a);
 	u->lc.easy_setopt(u->curl, CURLOPT_HEADERFUNCTION, on_header);
-	u->lc.easy_setopt(u->curl, CURLOPT_HEADERDATA, &a);
+	u->lc.easy_setopt(u->curl, CURLOPT_HEADERDATA, a);
 	u->lc.easy_setopt(u->curl, CURLOPT_NOPROGRESS, 0L);
 	u->lc.easy_setopt(u->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
 	u->lc.easy_setopt(u->curl, CURLOPT_XFERINFODATA, stop);
-	rc = u->lc.easy_perform(u->curl);
-	if (rc != CURLE_OK &&
-	    u->lc.easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
+}
+
+/* A whole answer judged: its status, then what the backend says of the profile. */
+static void judge_answer(struct uploader *u, const struct backend_ctx *ctx,
+			 const struct upload_profile *p, const struct answer *a,
+			 struct upload_result *r)
+{
+	char line[400];
+
+	u->lc.easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &r->status);
+	r->retry_after_s = a->retry_after_s;
+	first_line(line, sizeof(line), a->body);
+	snprintf(r->what, sizeof(r->what), "HTTP %ld%s%s", r->status, line[0] ? ": " : "", line);
+	if (r->status >= 200 && r->status < 300)
+		r->outcome = UPLOAD_SENT;
+	else if (r->status == 408 || r->status == 429 || r->status >= 500)
+		r->outcome = UPLOAD_RETRY;
+	else if (denied_why(r->status))
+		r->outcome = UPLOAD_DENIED;
+	else
+		r->outcome = UPLOAD_REFUSED;
+	if (r->outcome == UPLOAD_DENIED) {
+		size_t n = strlen(r->what);
+
+		snprintf(r->what + n, sizeof(r->what) - n, " (%s%s%s)", denied_why(r->status),
+			 a->location[0] ? "; it leads to " : "", a->location);
+	}
+	/* what the backend's answer says of the profile: too old is too old whatever
+	 * the status, never tried again; too large (a 413 from anyone) is not in
+	 * smaller parts */
+	if (u->be->answer)
+		u->be->answer(ctx, p, a->body, a->len, r);
+	if (r->outcome != UPLOAD_SENT) {
+		r->too_large |= !r->too_old && r->status == 413;
+		if (r->too_old || r->too_large)
+			r->outcome = UPLOAD_REFUSED;
+	}
+}
+
+/* No whole answer: libcurl's error `rc` judged. */
+static void judge_failure(struct uploader *u, CURLcode rc, const struct answer *a,
+			  struct upload_result *r)
+{
+	long status = 0;
+
+	if (u->lc.easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
 	    status >= 200 && status < 300) {
 		/* the backend took the profile and said so: the answer's body cut short
 		 * (a reset, a Content-Length not kept, a timeout) does not undo that, and
@@ -647,47 +682,17 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		r->outcome = UPLOAD_SENT;
 		snprintf(r->what, sizeof(r->what), "HTTP %ld (the answer was then cut short: %s)",
 			 status, u->lc.easy_strerror(rc));
-	} else if (rc == CURLE_OK) {
-		u->lc.easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &r->status);
-		r->retry_after_s = a.retry_after_s;
-		first_line(line, sizeof(line), a.body);
-		snprintf(r->what, sizeof(r->what), "HTTP %ld%s%s", r->status, line[0] ? ": " : "",
-			 line);
-		if (r->status >= 200 && r->status < 300)
-			r->outcome = UPLOAD_SENT;
-		else if (r->status == 408 || r->status == 429 || r->status >= 500)
-			r->outcome = UPLOAD_RETRY;
-		else if (denied_why(r->status))
-			r->outcome = UPLOAD_DENIED;
-		else
-			r->outcome = UPLOAD_REFUSED;
-		if (r->outcome == UPLOAD_DENIED) {
-			size_t n = strlen(r->what);
-
-			snprintf(r->what + n, sizeof(r->what) - n, " (%s%s%s)", denied_why(r->status),
-				 a.location[0] ? "; it leads to " : "", a.location);
-		}
-		/* what the backend's answer says of the profile: too old is too old whatever
-		 * the status, never tried again; too large (a 413 from anyone) is not in
-		 * smaller parts */
-		if (u->be->answer)
-			u->be->answer(&ctx, p, a.body, a.len, r);
-		if (r->outcome != UPLOAD_SENT) {
-			r->too_large |= !r->too_old && r->status == 413;
-			if (r->too_old || r->too_large)
-				r->outcome = UPLOAD_REFUSED;
-		}
 	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
 		r->outcome = UPLOAD_STOPPED;
 		snprintf(r->what, sizeof(r->what), "stopped");
-	} else if (rc == CURLE_COULDNT_CONNECT && a.refused_peer[0]) {
+	} else if (rc == CURLE_COULDNT_CONNECT && a->refused_peer[0]) {
 		/* no address was connected to, and one was refused for not being loopback:
 		 * sending again would go where it went */
 		r->outcome = UPLOAD_REFUSED;
 		snprintf(r->what, sizeof(r->what), "%s led to %s, which is not loopback: nothing "
 			 "sent (http:// goes only to loopback with a secret, an API key or OTLP "
 			 "headers, or without --allow-http)", u->o.proxy ? u->o.proxy : u->url,
-			 a.refused_peer);
+			 a->refused_peer);
 	} else {
 		switch (rc) {
 		case CURLE_URL_MALFORMAT:
@@ -703,6 +708,37 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 		}
 		snprintf(r->what, sizeof(r->what), "%s", u->lc.easy_strerror(rc));
 	}
+}
+
+int uploader_send(struct uploader *u, const struct upload_profile *p,
+		  struct upload_stop *stop, struct upload_result *r)
+{
+	struct backend_ctx ctx = { &u->o, u->url, u->api_key, u->intake, u->state };
+	struct backend_request rq;
+	struct curl_slist *hdr;
+	curl_mime *mime = NULL;
+	struct answer a;
+	CURLcode rc;
+
+	memset(r, 0, sizeof(*r));
+	r->retry_after_s = -1;
+	memset(&a, 0, sizeof(a));
+	a.retry_after_s = -1;
+	if (!u->curl)
+		u->curl = u->lc.easy_init();
+	if (!u->curl) {
+		r->outcome = UPLOAD_RETRY;
+		snprintf(r->what, sizeof(r->what), "libcurl could not start");
+		return r->outcome;
+	}
+	u->lc.easy_reset(u->curl);
+	hdr = set_request(u, &ctx, p, &rq, &mime);
+	set_transport(u, &a, stop);
+	rc = u->lc.easy_perform(u->curl);
+	if (rc == CURLE_OK)
+		judge_answer(u, &ctx, p, &a, r);
+	else
+		judge_failure(u, rc, &a, r);
 	/* the key's header wiped (libcurl's own copies go with the process's memory, which
 	 * no one else reads: read_api_key) */
 	for (struct curl_slist *h = hdr; h; h = h->next)
@@ -713,7 +749,6 @@ int uploader_send(struct uploader *u, const struct upload_profile *p,
 	return r->outcome;
 }
 
-/* Sleep `s` seconds, or less when *stop becomes nonzero. */
 static void wait_s(unsigned s, struct upload_stop *stop)
 {
 	for (unsigned i = 0; i < s * 10 && !upload_stop_check(stop); i++) {

@@ -34,8 +34,6 @@
 #include "upload/watchopts.h"
 #include "upload/watch_internal.h"
 
-static const char *const sub_names[NSUB] = { "sent", "refused", "dropped" };
-
 int watch_same_run(const struct watch_span *prev, const struct watch_span *cur)
 {
 	if (!prev || !prev->run || prev->run != cur->run || !prev->end_ns)
@@ -61,319 +59,12 @@ int64_t watch_window_start(const struct watch_span *prev, const struct watch_spa
 	return prev->end_ns;
 }
 
-struct chunk {
-	char *name;
-	uint64_t size;
-	int64_t mtime;        /* its modification time */
-};
-
-static int chunk_cmp(const void *a, const void *b)
-{
-	return chunk_name_cmp(((const struct chunk *)a)->name, ((const struct chunk *)b)->name);
-}
-
-static void free_chunks(struct chunk *c, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(c[i].name);
-	free(c);
-}
-
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
-static struct entry *index_find(const struct index *x, const char *name)
-{
-	if (!x->cap)
-		return NULL;
-	for (size_t i = name_hash(name) & (x->cap - 1);; i = (i + 1) & (x->cap - 1)) {
-		if (!x->slot[i])
-			return NULL;
-		if (strcmp(x->slot[i]->name, name) == 0)
-			return x->slot[i];
-	}
-}
-
-static void index_put(struct index *x, struct entry *e)
-{
-	size_t i;
-
-	if (2 * (x->n + 1) > x->cap) {
-		struct index g = { xcalloc(x->cap ? 2 * x->cap : 256, sizeof(*g.slot)),
-				   x->cap ? 2 * x->cap : 256, 0 };
-
-		for (size_t k = 0; k < x->cap; k++)
-			if (x->slot[k])
-				index_put(&g, x->slot[k]);
-		free(x->slot);
-		*x = g;
-	}
-	for (i = name_hash(e->name) & (x->cap - 1); x->slot[i]; i = (i + 1) & (x->cap - 1))
-		;
-	x->slot[i] = e;
-	x->n++;
-}
-
-void entry_free(struct entry *e)
-{
-	if (e) {
-		free(e->name);
-		free(e);
-	}
-}
-
-static int entry_cmp(const void *a, const void *b)
-{
-	return chunk_name_cmp((*(struct entry *const *)a)->name, (*(struct entry *const *)b)->name);
-}
-
-
-int64_t mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec;
-}
-
 static int64_t mono_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* "DIR/NAME", for a message: the caller frees it. */
-char *in_dir(const struct watcher *w, const char *name)
-{
-	char *p = xmalloc(strlen(w->o->dir) + strlen(name) + 2);
-
-	sprintf(p, "%s/%s", w->o->dir, name);
-	return p;
-}
-
-/*
- * Look at the folder: every chunk-named entry, oldest first, into *out (the caller frees
- * the array, not the entries), but those given up on while they are the same file. No
- * file is opened, and only a name new to the watcher (or leading to another inode) and
- * one still being written are stat'ed: an entry already known costs its share of a
- * getdents and a probe, each look, so that a look costs system calls linear in the
- * folder's size, not in what it held before. What the last look knew of an entry (its
- * size, failures, that it was given up on) is kept while its name leads to the same
- * inode; the rest is freed, but the chunk in flight. (A known chunk's size is the
- * backlog's estimate only: send_one reads the file's status on its descriptor.)
- */
-static size_t scan(struct watcher *w, struct entry ***out)
-{
-	int fd = dup(w->dfd);
-	DIR *dp = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-	struct index old = w->idx, now = { NULL, 0, 0 };
-	struct entry **list = NULL;
-	size_t n = 0, cap = 0;
-
-	*out = NULL;
-	if (!dp) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	w->gen++;
-	rewinddir(dp);
-	while ((de = readdir(dp)) != NULL) {
-		struct entry *e;
-		struct stat st;
-
-		if (!chunk_name(de->d_name))
-			continue;
-		e = index_find(&old, de->d_name);
-		if (e && e->gen == w->gen)
-			continue; /* a name seen twice in one readdir: a rename racing it */
-		if (!e || e->ino != (uint64_t)de->d_ino) {
-			e = xcalloc(1, sizeof(*e));
-			e->name = xstrdup(de->d_name);
-			e->ino = (uint64_t)de->d_ino;
-		}
-		e->gen = w->gen;
-		index_put(&now, e);
-		if (e->state == E_SKIP)
-			continue;
-		if (!e->statted || e->state == E_WAIT) {
-			if (fstatat(w->dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-				continue;
-			e->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-			e->statted = 1;
-		}
-		VEC_PUSH(list, n, cap, e);
-	}
-	closedir(dp);
-	for (size_t i = 0; i < old.cap; i++) {
-		struct entry *e = old.slot[i];
-
-		if (e && e->gen != w->gen && !e->inflight)
-			entry_free(e);
-	}
-	free(old.slot);
-	w->idx = now;
-	if (n > 1)
-		qsort(list, n, sizeof(*list), entry_cmp);
-	*out = list;
-	return n;
-}
-
-/* The subfolder's descriptor, made when missing: -1 after saying why. One that is a
- * link, or not perfconv's own, or writable by others is not used. */
-int sub_fd(struct watcher *w, int sub, int make)
-{
-	const char *name = sub_names[sub];
-	char *path;
-	struct stat st;
-	int fd;
-
-	if (w->sub[sub] >= 0)
-		return w->sub[sub];
-	path = in_dir(w, name);
-	if (make && mkdirat(w->dfd, name, 0755) != 0 && errno != EEXIST) {
-		diag_error(w->d, path, DIAG_NO_OFFSET, "cannot make the folder: %s", strerror(errno));
-		free(path);
-		return -1;
-	}
-	fd = openat(w->dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		if (make || errno != ENOENT)
-			diag_error(w->d, path, DIAG_NO_OFFSET, "%s",
-				   errno == ELOOP || errno == ENOTDIR ? "not a folder (a link?): not used" :
-				   strerror(errno));
-		free(path);
-		return -1;
-	}
-	if (fstat(fd, &st) != 0 || st.st_uid != w->euid || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		diag_error(w->d, path, DIAG_NO_OFFSET, "not used: owned by uid %u, mode %o "
-			   "(perfconv takes its own folder, uid %u, writable by no one else)",
-			   (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)w->euid);
-		close(fd);
-		free(path);
-		return -1;
-	}
-	free(path);
-	w->sub[sub] = fd;
-	return fd;
-}
-
-/* Move chunk `name` into subfolder `sub`: 0, or -1 after saying why. */
-int move_to(struct watcher *w, int sub, const char *name)
-{
-	int to = sub_fd(w, sub, 1);
-
-	if (to < 0)
-		return -1;
-	if (renameat(w->dfd, name, to, name) != 0) {
-		char *path = in_dir(w, name);
-
-		diag_error(w->d, path, DIAG_NO_OFFSET, "cannot move it to %s/: %s", sub_names[sub],
-			   strerror(errno));
-		free(path);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Keep subfolder `sub` within --keep-sent: its chunks (regular files named as perf
- * names them; nothing else is touched) deleted oldest first while they hold more than
- * keep_bytes, and those modified more than keep_age_s ago. `size` and `mtime` (0:
- * unknown) are those of the chunk just moved in: the subfolder is read and stat'ed whole
- * only when its tally from the last such look says a limit is passed, or that look is a
- * minute old (another process may have put files there), not after every chunk sent,
- * which made a backlog's sending quadratic in the chunks sent/ holds.
- */
-void prune(struct watcher *w, int sub, uint64_t size, int64_t mtime)
-{
-	int fd = w->sub[sub], dfd2;
-	DIR *dp;
-	struct dirent *de;
-	struct chunk *list = NULL;
-	size_t n = 0, cap = 0, gone = 0;
-	uint64_t total = 0;
-	time_t now = time(NULL);
-	struct kept *kept = &w->kept[sub];
-	char sz[32], age[32];
-
-	if (fd < 0 || (!w->o->keep_bytes && !w->o->keep_age_s))
-		return;
-	if (kept->known && mtime > 0 && mono_s() - kept->looked < 60) {
-		kept->bytes += size;
-		if (mtime < kept->oldest)
-			kept->oldest = mtime;
-		if ((!w->o->keep_bytes || kept->bytes <= w->o->keep_bytes) &&
-		    (!w->o->keep_age_s || now - kept->oldest <= w->o->keep_age_s))
-			return;
-	}
-	dfd2 = dup(fd);
-	dp = dfd2 >= 0 ? fdopendir(dfd2) : NULL;
-	if (!dp) {
-		if (dfd2 >= 0)
-			close(dfd2);
-		return;
-	}
-	rewinddir(dp);
-	while ((de = readdir(dp)) != NULL) {
-		struct stat st;
-		struct chunk c;
-
-		if (!chunk_name(de->d_name) ||
-		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
-			continue;
-		c.name = xstrdup(de->d_name);
-		c.size = (uint64_t)st.st_size;
-		c.mtime = (int64_t)st.st_mtime;
-		VEC_PUSH(list, n, cap, c);
-		total += c.size;
-	}
-	closedir(dp);
-	if (n > 1)
-		qsort(list, n, sizeof(*list), chunk_cmp);
-	for (size_t i = 0; i < n; i++) {
-		int old = w->o->keep_age_s && now - list[i].mtime > w->o->keep_age_s;
-
-		if (!old && (!w->o->keep_bytes || total <= w->o->keep_bytes))
-			continue;
-		if (unlinkat(fd, list[i].name, 0) == 0) {
-			total -= list[i].size;
-			gone++;
-			list[i].size = UINT64_MAX; /* gone: not the oldest kept */
-		}
-	}
-	kept->known = 1;
-	kept->looked = mono_s();
-	kept->bytes = total;
-	kept->oldest = INT64_MAX;
-	for (size_t i = 0; i < n; i++)
-		if (list[i].size != UINT64_MAX && list[i].mtime < kept->oldest)
-			kept->oldest = list[i].mtime;
-	if (gone && !w->pruned_said[sub] && !w->o->quiet) {
-		int64_t a = w->o->keep_age_s;
-
-		w->pruned_said[sub] = 1;
-		sz[0] = age[0] = '\0';
-		if (w->o->keep_bytes)
-			size_text(w->o->keep_bytes, sz, sizeof(sz));
-		if (a)
-			snprintf(age, sizeof(age), "%s%lld %s", sz[0] ? " and " : "",
-				 (long long)(a % 86400 == 0 ? a / 86400 : a % 3600 == 0 ? a / 3600 :
-					     a % 60 == 0 ? a / 60 : a),
-				 a % 86400 == 0 ? "d" : a % 3600 == 0 ? "h" : a % 60 == 0 ? "min" : "s");
-		diag_note(w->d, "%s/%s: pruned to --keep-sent %s%s: its oldest chunks are deleted "
-			  "from now on", w->o->dir, sub_names[sub], sz, age);
-	}
-	free_chunks(list, n);
 }
 
 /* Say the backlog when it grew since it was last said. */
@@ -402,14 +93,14 @@ static size_t enforce_backlog(struct watcher *w, struct entry **list, size_t n, 
 		char total[32], limit[32], *path;
 		int gone;
 
-		size_text(bytes, total, sizeof(total));
+		watch_size_text(bytes, total, sizeof(total));
 		if (o->max_bytes)
-			size_text(o->max_bytes, limit, sizeof(limit));
+			watch_size_text(o->max_bytes, limit, sizeof(limit));
 		else
 			snprintf(limit, sizeof(limit), "%llu chunks", (unsigned long long)o->max_chunks);
-		path = in_dir(w, list[i]->name);
+		path = watchdir_path(w, list[i]->name);
 		gone = o->delete_sent ? unlinkat(w->dfd, list[i]->name, 0) :
-		       move_to(w, SUB_DROPPED, list[i]->name);
+		       watchdir_move(w, SUB_DROPPED, list[i]->name);
 		if (gone != 0) {
 			if (o->delete_sent)
 				diag_error(w->d, path, DIAG_NO_OFFSET, "cannot delete it: %s",
@@ -431,14 +122,14 @@ static size_t enforce_backlog(struct watcher *w, struct entry **list, size_t n, 
 		bytes -= list[i]->size;
 	}
 	if (i && !o->delete_sent)
-		prune(w, SUB_DROPPED, 0, 0);
+		watchdir_prune(w, SUB_DROPPED, 0, 0);
 	*first = i;
 	return left;
 }
 
 /* Between two tries of the chunk in flight: the backlog kept within its limit (that
  * chunk may be dropped: 1) and said with why it grows. */
-int between_tries(struct watcher *w, const struct upload_result *r, unsigned wait)
+int watch_between_tries(struct watcher *w, const struct upload_result *r, unsigned wait)
 {
 	struct entry **list;
 	size_t n, first, left;
@@ -451,7 +142,7 @@ int between_tries(struct watcher *w, const struct upload_result *r, unsigned wai
 		snprintf(w->reason, sizeof(w->reason), "nothing answered at %s (%s); trying "
 			 "again in %u s", uploader_url(w->u), r->what, wait);
 	diag_tick(w->d);
-	n = scan(w, &list);
+	n = watchdir_scan(w, &list);
 	left = enforce_backlog(w, list, n, &first);
 	if (!w->reason_said) {
 		/* the first failure of a run of them is said, whatever the count */
@@ -464,7 +155,7 @@ int between_tries(struct watcher *w, const struct upload_result *r, unsigned wai
 	return w->inflight_dropped;
 }
 
-void sleep_ms(unsigned ms, struct upload_stop *stop)
+void watch_sleep_ms(unsigned ms, struct upload_stop *stop)
 {
 	for (unsigned t = 0; t < ms && !upload_stop_check(stop); t += 100) {
 		struct timespec ts = { 0, 100000000 };
@@ -480,7 +171,7 @@ void sleep_ms(unsigned ms, struct upload_stop *stop)
  */
 static int last_sent(struct watcher *w, struct watch_span *prev, char **name)
 {
-	int fd = sub_fd(w, SUB_SENT, 0), dfd2, cfd;
+	int fd = watchdir_sub(w, SUB_SENT, 0), dfd2, cfd;
 	DIR *dp;
 	struct dirent *de;
 	char *best = NULL;
@@ -519,7 +210,7 @@ static int last_sent(struct watcher *w, struct watch_span *prev, char **name)
 static void check_space(struct watcher *w, size_t backlog, uint64_t backlog_bytes)
 {
 	struct statvfs v;
-	int64_t now = mono_s();
+	int64_t now = watchdir_clock_s();
 	uint64_t total, avail;
 	char a[32], b[32];
 
@@ -530,8 +221,8 @@ static void check_space(struct watcher *w, size_t backlog, uint64_t backlog_byte
 	avail = (uint64_t)v.f_bavail * v.f_frsize;
 	if (!total || avail * 20 >= total)
 		return;
-	size_text(avail, a, sizeof(a));
-	size_text(backlog_bytes, b, sizeof(b));
+	watch_size_text(avail, a, sizeof(a));
+	watch_size_text(backlog_bytes, b, sizeof(b));
 	diag_warn(w->d, w->o->dir, DIAG_NO_OFFSET, "its filesystem has %s free (%u%%): perf record "
 		  "stops writing chunks when it is full; %zu chunk%s (%s) wait%s to be sent%s", a,
 		  (unsigned)(avail * 100 / total), backlog, backlog == 1 ? "" : "s", b,
@@ -561,7 +252,7 @@ int watch_run(const struct watch_options *o, struct uploader *u, const struct wa
 			   errno == ENOTDIR ? "not a directory" : strerror(errno));
 		return -1;
 	}
-	if (folder_lock(w.dfd, o->dir, d) != 0) {
+	if (chunk_folder_lock(w.dfd, o->dir, d) != 0) {
 		close(w.dfd);
 		return -1;
 	}
@@ -570,8 +261,8 @@ int watch_run(const struct watch_options *o, struct uploader *u, const struct wa
 	runtime_ids_say(&w.rids, d, o->dir);
 	have_prev = last_sent(&w, &prev, &prev_name);
 	for (int i = 0; i < NSUB; i++)
-		if (sub_fd(&w, i, 0) >= 0)
-			prune(&w, i, 0, 0);
+		if (watchdir_sub(&w, i, 0) >= 0)
+			watchdir_prune(&w, i, 0, 0);
 	while (!upload_stop_check(stop)) {
 		struct entry **list;
 		size_t n, first = 0, left, k;
@@ -580,7 +271,7 @@ int watch_run(const struct watch_options *o, struct uploader *u, const struct wa
 		int64_t looked;
 
 		diag_tick(d);
-		n = scan(&w, &list);
+		n = watchdir_scan(&w, &list);
 		gen = w.gen;
 		looked = mono_ms();
 		left = enforce_backlog(&w, list, n, &first);
@@ -621,8 +312,8 @@ int watch_run(const struct watch_options *o, struct uploader *u, const struct wa
 						have_prev = !list[m] ||
 							    chunk_name_cmp(list[m]->name, prev_name) < 0;
 				}
-				name = xstrdup(e->name); /* send_one may free e */
-				how = send_one(&w, e, others, jobs, stop, &prev, &have_prev, &sent_prev);
+				name = xstrdup(e->name); /* watchsend_one may free e */
+				how = watchsend_one(&w, e, others, jobs, stop, &prev, &have_prev, &sent_prev);
 				if (sent_prev) {
 					free(prev_name);
 					prev_name = name;
@@ -646,13 +337,13 @@ int watch_run(const struct watch_options *o, struct uploader *u, const struct wa
 		if (!done && !moved) {
 			w.reported = 0;
 			w.reason[0] = '\0';
-			sleep_ms(poll, stop);
+			watch_sleep_ms(poll, stop);
 		}
 	}
 	diag_flush(d);
 	free(prev_name);
 	for (size_t i = 0; i < w.idx.cap; i++)
-		entry_free(w.idx.slot[i]);
+		watchdir_entry_free(w.idx.slot[i]);
 	free(w.idx.slot);
 	for (int i = 0; i < NSUB; i++)
 		if (w.sub[i] >= 0)

@@ -1,5 +1,6 @@
-/* watch_internal: what the watcher's two files share (upload/watch.c: the folder, its
- * index and the loop; upload/watchsend.c: one chunk opened, judged, converted, sent). */
+/* watch_internal: what the watcher's files share (upload/watch.c: the loop;
+ * upload/watchdir.c: the folder, its index and subfolders; upload/watchsend.c: one chunk
+ * opened, judged, converted, sent). */
 #ifndef PERFCONV_WATCH_INTERNAL_H
 #define PERFCONV_WATCH_INTERNAL_H
 
@@ -70,25 +71,42 @@ struct watcher {
 	struct entry *inflight;   /* the chunk being sent: on_retry may drop it */
 	int inflight_dropped;
 	int pruned_said[NSUB];
-	struct kept kept[NSUB];   /* each subfolder's tally, for prune */
+	struct kept kept[NSUB];   /* each subfolder's tally, for watchdir_prune */
 	int64_t space_checked;    /* monotonic s */
 	struct runtime_ids rids;  /* Datadog's runtime-id and profile_seq of each run */
 };
 
-int64_t mono_s(void);
+/* ---- upload/watchdir.c: the folder's operations ---- */
+
+/* Monotonic seconds (the ages of a subfolder's tally and of the last space check). */
+int64_t watchdir_clock_s(void);
 /* DIR/NAME, for messages; the caller frees it. */
-char *in_dir(const struct watcher *w, const char *name);
-/* Subfolder `sub`'s descriptor (made when `make`), -1 when it cannot be used. */
-int sub_fd(struct watcher *w, int sub, int make);
+char *watchdir_path(const struct watcher *w, const char *name);
+/*
+ * Look at the folder: every chunk-named entry, oldest first, into *out (the caller frees
+ * the array, not the entries), but those given up on while they are the same file; the
+ * entries w->idx knew and the folder no longer holds are freed, but the one in flight.
+ * w->gen counts the looks. Returns how many.
+ */
+size_t watchdir_scan(struct watcher *w, struct entry ***out);
+/* Subfolder `sub`'s descriptor (made when `make`), -1 when it cannot be used (said). */
+int watchdir_sub(struct watcher *w, int sub, int make);
 /* `name` moved into subfolder `sub`: 0, or -1 after saying why. */
-int move_to(struct watcher *w, int sub, const char *name);
+int watchdir_move(struct watcher *w, int sub, const char *name);
 /* Subfolder `sub` pruned past --keep-sent; `size` and `mtime` (s; 0: unknown, a whole
  * look) of the chunk just moved in. */
-void prune(struct watcher *w, int sub, uint64_t size, int64_t mtime);
-void entry_free(struct entry *e);
+void watchdir_prune(struct watcher *w, int sub, uint64_t size, int64_t mtime);
+/* NULL-safe. */
+void watchdir_entry_free(struct entry *e);
+
+/* ---- upload/watch.c: the loop ---- */
+
 /* Between two tries of the chunk in flight: 1 when it was dropped meanwhile. */
-int between_tries(struct watcher *w, const struct upload_result *r, unsigned wait);
-void sleep_ms(unsigned ms, struct upload_stop *stop);
+int watch_between_tries(struct watcher *w, const struct upload_result *r, unsigned wait);
+/* Wait `ms`, or less when `stop` is asked for. */
+void watch_sleep_ms(unsigned ms, struct upload_stop *stop);
+
+/* ---- upload/watchsend.c: one chunk ---- */
 
 enum { SEND_NOTHING, SEND_MOVED, SEND_DONE };
 /*
@@ -99,9 +117,9 @@ enum { SEND_NOTHING, SEND_MOVED, SEND_DONE };
  * or refused: it is out of the folder (or given up on), and the caller may go on down
  * the same list unless a look was made meanwhile (w->gen moved: between tries; e may
  * then be freed). SEND_DONE after a try that left it in the folder (set aside,
- * dropped, stopped): the caller looks again (upload/watchsend.c).
+ * dropped, stopped): the caller looks again.
  */
-int send_one(struct watcher *w, struct entry *e, int others, const struct watch_jobs *jobs,
+int watchsend_one(struct watcher *w, struct entry *e, int others, const struct watch_jobs *jobs,
 	     struct upload_stop *stop, struct watch_span *prev, int *have_prev, int *sent_prev);
 
 #endif

@@ -137,7 +137,7 @@ int chunk_name_cmp(const char *x, const char *y)
  * so nothing is written into a folder others may write; the holder is named from
  * /proc/locks. 0, or -1 after saying who holds it.
  */
-int folder_lock(int dfd, const char *dir, struct diag *d)
+int chunk_folder_lock(int dfd, const char *dir, struct diag *d)
 {
 	struct stat st;
 	FILE *f;

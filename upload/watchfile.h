@@ -44,6 +44,6 @@ uint64_t chunk_run(int fd, uint64_t fsize);
  * nothing is written into a folder others may write; the holder is named from
  * /proc/locks. 0, or -1 after saying who holds it (`dir` names the folder).
  */
-int folder_lock(int dfd, const char *dir, struct diag *d);
+int chunk_folder_lock(int dfd, const char *dir, struct diag *d);
 
 #endif

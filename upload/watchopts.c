@@ -62,7 +62,7 @@ int watch_parse_keep(const char *s, uint64_t *bytes, int64_t *age_s)
 }
 
 /* "1.5 GiB", "512 KiB", "900 bytes" */
-void size_text(uint64_t v, char *buf, size_t cap)
+void watch_size_text(uint64_t v, char *buf, size_t cap)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
 	double x = (double)v;
@@ -79,7 +79,7 @@ void size_text(uint64_t v, char *buf, size_t cap)
 }
 
 /* "5 d 12 h", "3 h 20 min", "45 min", "30 s" */
-void age_text(int64_t s, char *buf, size_t cap)
+void watch_age_text(int64_t s, char *buf, size_t cap)
 {
 	if (s >= 2 * 86400)
 		snprintf(buf, cap, "%lld d %lld h", (long long)(s / 86400), (long long)(s % 86400 / 3600));

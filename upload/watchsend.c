@@ -35,11 +35,11 @@ static void refused(struct watcher *w, struct entry *e, const struct upload_prof
 {
 	const char *limit = uploader_age_limit(w->u);
 	struct timespec now;
-	char age[48], *path = in_dir(w, e->name);
+	char age[48], *path = watchdir_path(w, e->name);
 
 	if (r->too_old) {
 		clock_gettime(CLOCK_REALTIME, &now);
-		age_text((int64_t)now.tv_sec - up->start_ns / 1000000000LL, age, sizeof(age));
+		watch_age_text((int64_t)now.tv_sec - up->start_ns / 1000000000LL, age, sizeof(age));
 		diag_warn_always(w->d, path, DIAG_NO_OFFSET, "refused by %s as too old: %s, and this "
 				 "one began %s ago; moved to refused/, not sent again (%s)",
 				 uploader_url(w->u), limit ? limit : "the backend's limit", age, r->what);
@@ -53,10 +53,10 @@ static void refused(struct watcher *w, struct entry *e, const struct upload_prof
 				 uploader_url(w->u), r->what);
 	}
 	free(path);
-	if (move_to(w, SUB_REFUSED, e->name) != 0)
+	if (watchdir_move(w, SUB_REFUSED, e->name) != 0)
 		e->state = E_SKIP;
 	else
-		prune(w, SUB_REFUSED, 0, 0);
+		watchdir_prune(w, SUB_REFUSED, 0, 0);
 }
 
 /* A chunk given up on while it is this file (`why`, said: a warning per cause). */
@@ -65,7 +65,7 @@ static void give_up(struct watcher *w, struct entry *e, const char *fmt, ...)
 
 static void give_up(struct watcher *w, struct entry *e, const char *fmt, ...)
 {
-	char why[400], *path = in_dir(w, e->name);
+	char why[400], *path = watchdir_path(w, e->name);
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -191,9 +191,9 @@ static int send_tries(struct watcher *w, struct entry *e, const struct upload_pr
 			diag_warn(w->d, w->o->dir, DIAG_NO_OFFSET, "%s turned the request down: %s; "
 				  "no chunk is sent or moved until that is mended, asked again every "
 				  "%u s", uploader_url(w->u), r->what, cap);
-			if (between_tries(w, r, cap))
+			if (watch_between_tries(w, r, cap))
 				return TRIED_DROPPED;
-			sleep_ms(cap * 1000, stop);
+			watch_sleep_ms(cap * 1000, stop);
 			if (upload_stop_check(stop))
 				return TRIED_STOPPED;
 			continue;
@@ -207,10 +207,10 @@ static int send_tries(struct watcher *w, struct entry *e, const struct upload_pr
 		w->backoff = wait;
 		if (r->retry_after_s >= 0)
 			wait = r->retry_after_s > cap ? cap : (unsigned)r->retry_after_s;
-		if (between_tries(w, r, wait))
+		if (watch_between_tries(w, r, wait))
 			return TRIED_DROPPED;
 		if (others && e->round >= TRIES_BEFORE_ASIDE) {
-			char *path = in_dir(w, e->name);
+			char *path = watchdir_path(w, e->name);
 
 			e->round = 0;
 			e->aside = 1;
@@ -218,10 +218,10 @@ static int send_tries(struct watcher *w, struct entry *e, const struct upload_pr
 				  "the chunks after it go first, then it is tried again",
 				  TRIES_BEFORE_ASIDE, r->what);
 			free(path);
-			sleep_ms(wait * 1000, stop);
+			watch_sleep_ms(wait * 1000, stop);
 			return upload_stop_check(stop) ? TRIED_STOPPED : TRIED_ASIDE;
 		}
-		sleep_ms(wait * 1000, stop);
+		watch_sleep_ms(wait * 1000, stop);
 		if (upload_stop_check(stop))
 			return TRIED_STOPPED;
 	}
@@ -267,7 +267,7 @@ static int send_parts(struct watcher *w, struct entry *e, struct upload_batch *b
 		      int others, const struct watch_jobs *jobs, void *job,
 		      struct upload_stop *stop, struct upload_result *r)
 {
-	struct chunk_send s = { w, e, others, jobs, job, stop, in_dir(w, e->name) };
+	struct chunk_send s = { w, e, others, jobs, job, stop, watchdir_path(w, e->name) };
 	const struct upload_batch_ops ops = { chunk_send_part, chunk_halve, &s };
 	int how;
 
@@ -288,7 +288,7 @@ static int send_parts(struct watcher *w, struct entry *e, struct upload_batch *b
  * SEND_MOVED when it was sent or refused (and is out of the folder or given up on),
  * else SEND_DONE (set aside, dropped, stopped: the folder is looked at again).
  */
-int send_one(struct watcher *w, struct entry *e, int others, const struct watch_jobs *jobs,
+int watchsend_one(struct watcher *w, struct entry *e, int others, const struct watch_jobs *jobs,
 		    struct upload_stop *stop, struct watch_span *prev, int *have_prev,
 		    int *sent_prev)
 {
@@ -331,7 +331,7 @@ int send_one(struct watcher *w, struct entry *e, int others, const struct watch_
 	e->state = E_PENDING;
 	/* where a sent chunk goes, ready before it is sent: nothing may come between the
 	 * backend's 2xx and the rename (a chunk that cannot be marked is not sent) */
-	if (!o->delete_sent && (to = sub_fd(w, SUB_SENT, 1)) < 0) {
+	if (!o->delete_sent && (to = watchdir_sub(w, SUB_SENT, 1)) < 0) {
 		give_up(w, e, "not sent, as it could not be marked sent");
 		*have_prev = 0;
 		close(fd);
@@ -341,7 +341,7 @@ int send_one(struct watcher *w, struct entry *e, int others, const struct watch_
 		close(fd);
 		return SEND_NOTHING;
 	}
-	path = in_dir(w, e->name);
+	path = watchdir_path(w, e->name);
 	memset(&span, 0, sizeof(span));
 	span.run = chunk_run(fd, (uint64_t)st.st_size);
 	in.data = buf;
@@ -384,7 +384,7 @@ int send_one(struct watcher *w, struct entry *e, int others, const struct watch_
 			if (!o->quiet)
 				diag_note(w->d, "%s: sent to %s (%s)", path, uploader_url(w->u), r.what);
 			if (!o->delete_sent)
-				prune(w, SUB_SENT, (uint64_t)st.st_size,
+				watchdir_prune(w, SUB_SENT, (uint64_t)st.st_size,
 				      span.end_ns > 0 ? span.end_ns / 1000000000LL :
 				      (int64_t)st.st_mtime);
 		}
@@ -404,7 +404,7 @@ int send_one(struct watcher *w, struct entry *e, int others, const struct watch_
 	w->inflight = NULL;
 	e->inflight = 0;
 	if (e->gen != w->gen)
-		entry_free(e); /* gone from the folder while it was sent: no look keeps it */
+		watchdir_entry_free(e); /* gone from the folder while it was sent: no look keeps it */
 	jobs->release(jobs->ctx, job);
 	free(buf);
 	close(fd);
