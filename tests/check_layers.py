@@ -49,8 +49,6 @@ LONG_FUNCTIONS = {
     "formats/pprof.c:pprof_write",
     "formats/perfdata_record.c:decode_sample",
     "formats/perfdata_record.c:pd_decode",
-    "formats/otlp.c:otlp_write",
-    "formats/otlp.c:fill_dictionary",
     "convert/pipeline.c:convert_once",
     "upload/upload.c:uploader_send",
 }
