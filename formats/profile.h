@@ -160,6 +160,14 @@ struct profile {
 	 * time at those steps (an upload split for a backend's limits); 0: any time. */
 	uint64_t aggregate_ns;
 	/*
+	 * Set before samples are added, for writers that show no addresses (folded, svg,
+	 * speedscope, chrome, samples): the same code of the same file is then one frame
+	 * in every process, carrying the address and mapping of the first process that
+	 * ran it, so frames and stack nodes follow the distinct code rather than the
+	 * processes (a machine's recording runs the same binaries in thousands of them).
+	 */
+	int frames_by_object;
+	/*
 	 * Every sample in time order by thread, for the writers that draw timelines
 	 * (speedscope, chrome), kept in bounded memory (formats/timeline.h); NULL when
 	 * not asked for (profile_keep_timeline). The samples above are then aggregated.
