@@ -22,7 +22,7 @@ struct chain {
 #define LAST_WALKS 16
 
 /* Raw stacks kept for the chain cache at most, in words (32 MB). */
-#define CHAIN_WORDS_MAX (4u << 20)
+#define CHAIN_WORDS_MAX (1u << 20)
 #define CHAIN_WORDS_FIRST (128u << 10)
 
 struct stack_builder {
