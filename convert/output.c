@@ -23,7 +23,7 @@
 static const struct output_format folded = {
 	"folded", { ".folded", ".collapsed", ".txt", NULL }, folded_write,
 	"collapsed stacks, one line per unique stack (stackcollapse-perf.pl)", 0, 1, 1, 0,
-	OF_DIFF,
+	OF_DIFF | OF_NO_THREADS,
 };
 /* a differential profile's text: perfconv diff's alone */
 static const struct output_format top = {
@@ -62,7 +62,7 @@ static const struct output_format otlp = {
 static const struct output_format svg = {
 	"svg", { ".svg", NULL }, svg_write,
 	"interactive flame graph, one self-contained SVG file (zoom, search)", 0, 1, 1, 0,
-	OF_DIFF,
+	OF_DIFF | OF_NO_THREADS,
 };
 
 /* top after folded: perfconv diff names its formats in this order */

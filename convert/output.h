@@ -16,7 +16,8 @@ enum {
 	OF_SAMPLE_TIMES = 1 << 4, /* each sample's time kept: aggregated within an instant only */
 	OF_DIFF = 1 << 5,         /* perfconv diff writes it */
 	OF_DIFF_ONLY = 1 << 6,    /* perfconv diff's alone: no conversion finds it */
-	OF_ADDRESSES = 1 << 7,    /* writes each frame's address and mapping in its process
+	OF_ADDRESSES = 1 << 7,
+	OF_NO_THREADS = 1 << 8,   /* shows no pid or tid but with --with-pid, --with-tid */    /* writes each frame's address and mapping in its process
 				     (else the profile's frames_by_object) */
 };
 

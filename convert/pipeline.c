@@ -396,7 +396,7 @@ static int fused_mode(const struct convert_options *o, int *only)
 static void profile_reset(struct profile *p)
 {
 	int aggregate = p->aggregate, timeline = p->timeline != NULL;
-	int by_object = p->frames_by_object;
+	int by_object = p->frames_by_object, threads = p->aggregate_threads;
 	uint64_t aggregate_ns = p->aggregate_ns;
 
 	profile_release(p);
@@ -404,6 +404,7 @@ static void profile_reset(struct profile *p)
 	p->aggregate = aggregate;
 	p->aggregate_ns = aggregate_ns;
 	p->frames_by_object = by_object;
+	p->aggregate_threads = threads;
 	if (timeline)
 		profile_keep_timeline(p);
 }

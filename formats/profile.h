@@ -168,6 +168,13 @@ struct profile {
 	 */
 	int frames_by_object;
 	/*
+	 * With aggregate, for writers that show no pid or tid (folded and svg without
+	 * --with-pid/--with-tid): samples of every thread are one aggregate, which keeps
+	 * the pid and tid of its first sample, so that aggregates follow the distinct
+	 * stacks rather than the threads (a machine's thousands of short processes).
+	 */
+	int aggregate_threads;
+	/*
 	 * Every sample in time order by thread, for the writers that draw timelines
 	 * (speedscope, chrome), kept in bounded memory (formats/timeline.h); NULL when
 	 * not asked for (profile_keep_timeline). The samples above are then aggregated.
