@@ -114,6 +114,7 @@ int convert_one(struct conversion *cv, const struct output_format *of, struct pr
 	struct convert_stats st;
 
 	output_shape_profile(of, p);
+	p->aggregate_threads = (of->flags & OF_NO_THREADS) && !cv->wo.with_pid && !cv->wo.with_tid;
 	/* Datadog's Timeline: each sample's time kept (as libdatadog keeps timed samples
 	 * apart); an upload to Pyroscope keeps its seconds, to be cut in time if over its
 	 * limits (upload/uploadparts.h) */
@@ -141,6 +142,8 @@ int convert_one(struct conversion *cv, const struct output_format *of, struct pr
 		profile_init(&one);
 		one.aggregate = p->aggregate;
 		one.aggregate_ns = p->aggregate_ns;
+		one.frames_by_object = p->frames_by_object;
+		one.aggregate_threads = p->aggregate_threads;
 		cv->co.input = cv->inputs[i];
 		if (!cv->co.quiet)
 			diag_note(d, "%s:", cv->inputs[i]);

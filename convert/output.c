@@ -23,7 +23,7 @@
 static const struct output_format folded = {
 	"folded", { ".folded", ".collapsed", ".txt", NULL }, folded_write,
 	"collapsed stacks, one line per unique stack (stackcollapse-perf.pl)", 0, 1, 1, 0,
-	OF_DIFF,
+	OF_DIFF | OF_NO_THREADS,
 };
 /* a differential profile's text: perfconv diff's alone */
 static const struct output_format top = {
@@ -50,19 +50,19 @@ static const struct output_format chrome = {
 static const struct output_format pprof = {
 	"pprof", { ".pb.gz", ".pprof", NULL }, pprof_write,
 	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope", 0, 0, 1, 0,
-	OF_PROTOBUF | OF_SHAPED | OF_META | OF_DIFF | OF_GZIPPED,
+	OF_PROTOBUF | OF_SHAPED | OF_META | OF_DIFF | OF_GZIPPED | OF_ADDRESSES,
 };
 
 static const struct output_format otlp = {
 	"otlp", { ".otlp.pb", ".otlp", NULL }, otlp_write,
 	"OpenTelemetry profiles: OTLP/HTTP's ExportProfilesServiceRequest, protobuf (alpha)",
-	0, 0, 1, 0, OF_PROTOBUF | OF_META | OF_OWN_META | OF_SAMPLE_TIMES,
+	0, 0, 1, 0, OF_PROTOBUF | OF_META | OF_OWN_META | OF_SAMPLE_TIMES | OF_ADDRESSES,
 };
 
 static const struct output_format svg = {
 	"svg", { ".svg", NULL }, svg_write,
 	"interactive flame graph, one self-contained SVG file (zoom, search)", 0, 1, 1, 0,
-	OF_DIFF,
+	OF_DIFF | OF_NO_THREADS,
 };
 
 /* top after folded: perfconv diff names its formats in this order */
@@ -72,6 +72,7 @@ const struct output_format *const output_formats[] = { &folded, &top, &samples, 
 void output_shape_profile(const struct output_format *f, struct profile *p)
 {
 	p->aggregate = f->totals_only;
+	p->frames_by_object = !(f->flags & OF_ADDRESSES);
 	if (f->timeline)
 		profile_keep_timeline(p);
 }

@@ -17,6 +17,9 @@ enum {
 	OF_DIFF = 1 << 5,         /* perfconv diff writes it */
 	OF_DIFF_ONLY = 1 << 6,    /* perfconv diff's alone: no conversion finds it */
 	OF_GZIPPED = 1 << 7,      /* its writer gzips what it writes: uploaded as written */
+	OF_ADDRESSES = 1 << 8,    /* writes each frame's address and mapping in its process
+				     (else the profile's frames_by_object) */
+	OF_NO_THREADS = 1 << 9,   /* shows no pid or tid but with --with-pid, --with-tid */
 };
 
 struct output_format {
@@ -33,7 +36,8 @@ struct output_format {
 };
 
 /* Before samples are added: how `p` keeps them for format `f` (aggregated for a
- * format of totals, each in a timeline for one that draws timelines). */
+ * format of totals, each in a timeline for one that draws timelines; one frame for
+ * the same code in every process for one that writes no addresses). */
 void output_shape_profile(const struct output_format *f, struct profile *p);
 
 /* Every format, NULL-terminated: perfconv --help lists them in this order. */

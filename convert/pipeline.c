@@ -436,12 +436,15 @@ static int fused_mode(const struct session_options *o, int *only)
 static void profile_reset(struct profile *p)
 {
 	int aggregate = p->aggregate, timeline = p->timeline != NULL;
+	int by_object = p->frames_by_object, threads = p->aggregate_threads;
 	uint64_t aggregate_ns = p->aggregate_ns;
 
 	profile_release(p);
 	profile_init(p);
 	p->aggregate = aggregate;
 	p->aggregate_ns = aggregate_ns;
+	p->frames_by_object = by_object;
+	p->aggregate_threads = threads;
 	if (timeline)
 		profile_keep_timeline(p);
 }

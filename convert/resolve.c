@@ -19,6 +19,8 @@ struct resolver {
 	struct u64map map_ids;        /* replay_map id + 1 -> profile mapping */
 	struct u64map addr_cache;     /* (mapping, offset, return) -> resolved */
 	struct u64map nomap_cache;    /* address -> resolved, for addresses in no mapping */
+	struct u64map obj_cache;      /* with the profile's frames_by_object: (dso, file
+					 offset, return) -> resolved, for every process */
 	struct resolved *res;
 	size_t nres, res_cap;
 	uint32_t *pool;
@@ -66,6 +68,7 @@ struct resolver *resolver_new(const struct resolver_config *c)
 	u64map_init(&r->map_ids);
 	u64map_init(&r->addr_cache);
 	u64map_init(&r->nomap_cache);
+	u64map_init(&r->obj_cache);
 	u64map_init(&r->sym_strs);
 	return r;
 }
@@ -87,9 +90,11 @@ void resolver_trim(struct resolver *r)
 	u64map_release(&r->map_ids);
 	u64map_release(&r->addr_cache);
 	u64map_release(&r->nomap_cache);
+	u64map_release(&r->obj_cache);
 	u64map_init(&r->map_ids);
 	u64map_init(&r->addr_cache);
 	u64map_init(&r->nomap_cache);
+	u64map_init(&r->obj_cache);
 	free(r->res);
 	free(r->pool);
 	r->res = NULL;
@@ -412,6 +417,26 @@ static uint32_t resolve_now(struct resolver *r, const struct sample_ctx *c, uint
 		}
 		*kept = idx;
 		return idx;
+	}
+	if (r->c.p->frames_by_object && !kernel_ctx) {
+		const struct replay_dso *dso = replay_dso_get(r->c.rp, m->dso);
+		uint64_t off = resolve_user_offset(m, addr);
+
+		/* the same code of the same file in every process: one frame, the first
+		 * process's (the thousands of short processes of a machine's recording
+		 * map the same binaries each at its own address) */
+		if (!dso->kernel && !dso->anonymous && off < (1ULL << 40) && m->dso < (1u << 23)) {
+			key = ((uint64_t)m->dso << 41) | (off << 1) | (uint64_t)ret;
+			v = u64map_get(&r->obj_cache, key);
+			if (v) {
+				idx = *v;
+			} else {
+				idx = resolve_new(r, m, mapping_for(r, m), addr, ret, kernel_ctx);
+				u64map_put(&r->obj_cache, key, idx);
+			}
+			*kept = idx;
+			return idx;
+		}
 	}
 	mapping = mapping_for(r, m);
 	{

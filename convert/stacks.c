@@ -21,8 +21,10 @@ struct chain {
 /* Threads whose last walk is kept (walk_node): a power of two. */
 #define LAST_WALKS 16
 
-/* Raw stacks kept for the chain cache at most, in words (32 MB). */
-#define CHAIN_WORDS_MAX (4u << 20)
+/* Raw stacks kept for the chain cache at most, in words (2 MB): on a whole-machine
+ * recording it is full early and kept to the end, and a smaller one is also faster
+ * there (fewer cache misses); one program's distinct stacks fit in it. */
+#define CHAIN_WORDS_MAX (1u << 18)
 #define CHAIN_WORDS_FIRST (128u << 10)
 
 struct stack_builder {

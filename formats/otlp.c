@@ -55,6 +55,9 @@ struct ow {
 	uint32_t *map_index;       /* pdict mapping -> output index, 0 unused */
 	void **owned;              /* what the message tree was built of: freed at the end */
 	size_t nowned, owned_cap;
+	FILE *out;
+	uint8_t *buf;              /* put_msg's */
+	size_t buf_cap;
 };
 
 /* `ptr`, kept to be freed with the message tree. */
@@ -146,23 +149,14 @@ static void process_comms(const struct profile *p, const uint32_t *order, size_t
 
 static const char *const frame_types[] = { "native", "kernel", NULL, "native" };
 
-/* The output tables, index 0 the zero value of each, from what the samples used. */
-static void fill_dictionary(struct ow *w, ox_dict *dict)
+/* Mappings: those a location names, in the model's order, then synthetic ones. */
+static void fill_mappings(struct ow *w, ox_dict *dict)
 {
 	const struct profile *p = w->p;
 	const struct pdict *d = &w->d;
 	size_t nmap = p->nmappings + d->nsynth, nout = 1;
 	ox_mapping *maps;
-	ox_location *locs;
-	ox_line *lines;
-	ox_function *fns;
-	ox_stack *stacks;
-	ox_attr *attrs;
-	ox_any *anys;
-	ox_link *link;
-	size_t nl = 0;
 
-	/* mappings: those a location names, in the model's order, then synthetic ones */
 	w->map_index = own(w, xcalloc(nmap + 1, sizeof(*w->map_index)));
 	for (size_t i = 0; i < d->nlocs; i++)
 		if (d->locs[i].mapping)
@@ -206,14 +200,23 @@ static void fill_dictionary(struct ow *w, ox_dict *dict)
 			maps[at].filename_strindex = (int32_t)pdict_model_str(&w->d, s->module);
 		}
 	}
-	/* locations: each a mapping, an address and its lines, innermost first */
-	locs = own(w, xcalloc(d->nlocs + 1, sizeof(*locs)));
-	lines = own(w, xcalloc(d->npool + 1, sizeof(*lines)));
+}
+
+/* Locations: each a mapping, an address and its lines, innermost first. */
+static void fill_locations(struct ow *w, ox_dict *dict)
+{
+	const struct profile *p = w->p;
+	const struct pdict *d = &w->d;
+	ox_location *locs = own(w, xcalloc(d->nlocs + 1, sizeof(*locs)));
+	ox_line *lines = own(w, xcalloc(d->npool + 1, sizeof(*lines)));
+	size_t nl = 0;
+
 	dict->location_table = own(w, xcalloc(d->nlocs + 1, sizeof(*dict->location_table)));
 	dict->n_location_table = d->nlocs + 1;
 	for (size_t i = 0; i <= d->nlocs; i++) {
 		ox_location init = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__LOCATION__INIT;
 		const struct pd_loc *l = i ? &d->locs[i - 1] : NULL;
+		uint8_t kind;
 
 		locs[i] = init;
 		dict->location_table[i] = &locs[i];
@@ -234,19 +237,26 @@ static void fill_dictionary(struct ow *w, ox_dict *dict)
 			lines[nl].column = f->column;
 			locs[i].lines[j] = &lines[nl++];
 		}
-		{
-			uint8_t kind = p->frames[d->pool[l->first + l->n - 1]].kind;
-
-			if (kind < 4 && frame_types[kind]) {
-				locs[i].attribute_indices = own(w, xmalloc(sizeof(int32_t)));
-				locs[i].attribute_indices[0] =
-					(int32_t)attr_of(w, "profile.frame.type", 0, 0, frame_types[kind]);
-				locs[i].n_attribute_indices = 1;
-			}
+		kind = p->frames[d->pool[l->first + l->n - 1]].kind;
+		if (kind < 4 && frame_types[kind]) {
+			locs[i].attribute_indices = own(w, xmalloc(sizeof(int32_t)));
+			locs[i].attribute_indices[0] =
+				(int32_t)attr_of(w, "profile.frame.type", 0, 0, frame_types[kind]);
+			locs[i].n_attribute_indices = 1;
 		}
 	}
-	/* functions: pdict_function made them all while the lines were */
-	fns = own(w, xcalloc(d->nfns + 1, sizeof(*fns)));
+}
+
+/* Functions (pdict_function made them all while the lines were), stacks leaf first,
+ * and the one link: none (an empty Link, which is what its zero value compares to). */
+static void fill_functions_stacks(struct ow *w, ox_dict *dict)
+{
+	const struct pdict *d = &w->d;
+	ox_function *fns = own(w, xcalloc(d->nfns + 1, sizeof(*fns)));
+	ox_stack *stacks = own(w, xcalloc(w->nstacks + 1, sizeof(*stacks)));
+	ox_link *link = own(w, xmalloc(sizeof(*link)));
+	ox_link linit = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__LINK__INIT;
+
 	dict->function_table = own(w, xcalloc(d->nfns + 1, sizeof(*dict->function_table)));
 	dict->n_function_table = d->nfns + 1;
 	for (size_t i = 0; i <= d->nfns; i++) {
@@ -260,8 +270,6 @@ static void fill_dictionary(struct ow *w, ox_dict *dict)
 		fns[i].system_name_strindex = (int32_t)pdict_model_str(&w->d, d->fns[i - 1].system_name);
 		fns[i].filename_strindex = (int32_t)pdict_model_str(&w->d, d->fns[i - 1].file);
 	}
-	/* stacks, leaf first */
-	stacks = own(w, xcalloc(w->nstacks + 1, sizeof(*stacks)));
 	dict->stack_table = own(w, xcalloc(w->nstacks + 1, sizeof(*dict->stack_table)));
 	dict->n_stack_table = w->nstacks + 1;
 	for (size_t i = 0; i <= w->nstacks; i++) {
@@ -274,19 +282,18 @@ static void fill_dictionary(struct ow *w, ox_dict *dict)
 		stacks[i].location_indices = (int32_t *)w->stacks[i - 1];
 		stacks[i].n_location_indices = w->stack_len[i - 1];
 	}
-	/* the one link: none (an empty Link, which is what its zero value compares to) */
-	link = own(w, xmalloc(sizeof(*link)));
-	{
-		ox_link init = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__LINK__INIT;
-
-		*link = init;
-	}
+	*link = linit;
 	dict->link_table = own(w, xmalloc(sizeof(*dict->link_table)));
 	dict->link_table[0] = link;
 	dict->n_link_table = 1;
-	/* attributes, last: every one is known by now; their strings too */
-	attrs = own(w, xcalloc(w->nattrs, sizeof(*attrs)));
-	anys = own(w, xcalloc(w->nattrs, sizeof(*anys)));
+}
+
+/* Attributes, last: every one is known by now; their strings too. */
+static void fill_attributes(struct ow *w, ox_dict *dict)
+{
+	ox_attr *attrs = own(w, xcalloc(w->nattrs, sizeof(*attrs)));
+	ox_any *anys = own(w, xcalloc(w->nattrs, sizeof(*anys)));
+
 	dict->attribute_table = own(w, xcalloc(w->nattrs, sizeof(*dict->attribute_table)));
 	dict->n_attribute_table = w->nattrs;
 	for (size_t i = 0; i < w->nattrs; i++) {
@@ -308,10 +315,18 @@ static void fill_dictionary(struct ow *w, ox_dict *dict)
 			anys[i].string_value = (char *)(uintptr_t)strtab_str(&w->d.out, (uint32_t)w->attrs[i].v);
 		}
 	}
+}
+
+/* The output tables, index 0 the zero value of each, from what the samples used. */
+static void fill_dictionary(struct ow *w, ox_dict *dict)
+{
+	fill_mappings(w, dict);
+	fill_locations(w, dict);
+	fill_functions_stacks(w, dict);
+	fill_attributes(w, dict);
 	dict->string_table = (char **)(uintptr_t)w->d.out.strs;
 	dict->n_string_table = strtab_count(&w->d.out);
 }
-
 
 /* A resource or scope attribute: a plain key and value, as every reader takes them. */
 static ox_kv *kv(struct ow *w, const char *key, const char *value)
@@ -377,11 +392,15 @@ static ox_resource *resource(struct ow *w)
 	return r;
 }
 
-/* The two profiles of event `e`: its samples counted, and its periods summed. */
+/*
+ * The two profiles of event `e`: its samples counted, and its periods summed. Their
+ * samples are the rows order[begin .. end), each a Sample in both; what those take
+ * packed, tags and lengths included, is counted before any is written.
+ */
 struct pair {
 	ox_profile *count, *value;
-	ox_sample **cs, **vs;     /* their samples: one of each per row, in the same order */
-	size_t ncs, cs_cap, nvs, vs_cap;
+	size_t begin, end, nrows;
+	uint64_t csize, vsize;
 };
 
 /* The sample types (and period types) of event `e`, sanitized as Go's names. */
@@ -418,39 +437,163 @@ static void pair_types(struct ow *w, const struct pc_event *e, struct pair *pp)
 	pp->count->period = pp->value->period = period > 0 ? period : 1;
 }
 
-int otlp_write(const struct profile *p, const struct write_options *o, FILE *out)
+/*
+ * The request is written as it is made: the samples, nearly all of it (3.9 GB of
+ * message tree for a whole-machine recording of 1 GB), are packed one row at a time,
+ * twice (to count their size for the lengths in front of them, then to write them),
+ * and never held; the rest is packed by protobuf-c in pieces whose bytes, put
+ * together, are what it packs of the whole (fields in number order, each once).
+ */
+
+/* A row's arrays, reused from one row to the next. */
+struct rowbuf {
+	int32_t attrs[6];
+	uint64_t *cts, *vts;
+	int64_t *vvals;
+	size_t cts_cap, vts_cap, vvals_cap;
+	int64_t cval, vval;
+};
+
+static void rowbuf_release(struct rowbuf *rb)
 {
-	ox_request req = OPENTELEMETRY__PROTO__COLLECTOR__PROFILES__V1DEVELOPMENT__EXPORT_PROFILES_SERVICE_REQUEST__INIT;
-	ox_dict dict = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__PROFILES_DICTIONARY__INIT;
-	ox_resprof rp = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__RESOURCE_PROFILES__INIT;
-	ox_scopeprof sp = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__SCOPE_PROFILES__INIT;
-	ox_scope scope = OPENTELEMETRY__PROTO__COMMON__V1__INSTRUMENTATION_SCOPE__INIT;
-	ox_resprof *rps[1] = { &rp };
-	ox_scopeprof *sps[1] = { &sp };
-	struct ow w;
+	free(rb->cts);
+	free(rb->vts);
+	free(rb->vvals);
+}
+
+/* The row's attributes: its thread, thread and process names, cpu and state. */
+static size_t row_attrs(struct ow *w, const struct pc_sample *s, const struct u64map *comms,
+			int32_t *attrs)
+{
+	const uint32_t *pcomm = u64map_get(comms, (uint64_t)s->pid + 1);
+	size_t na = 0;
+
+	attrs[na++] = (int32_t)attr_of(w, "process.pid", 1, s->pid, NULL);
+	attrs[na++] = (int32_t)attr_of(w, "thread.id", 1, s->tid, NULL);
+	if (s->comm)
+		attrs[na++] = (int32_t)attr_of(w, "thread.name", 0, 0, profile_text(w->p, s->comm));
+	if (pcomm)
+		attrs[na++] = (int32_t)attr_of(w, "process.executable.name", 0, 0,
+					       profile_text(w->p, *pcomm - 1));
+	if (w->o->cpu_label && s->cpu != PC_NO_CPU)
+		attrs[na++] = (int32_t)attr_of(w, "cpu.logical_number", 1, s->cpu, NULL);
+	if (s->state)
+		attrs[na++] = (int32_t)attr_of(w, "thread.state", 0, 0, pc_state_name(s->state));
+	return na;
+}
+
+/* The row from order[i] (the same stack, thread, name...) as its two Samples, their
+ * arrays in rb; returns the index past it. */
+static size_t fill_row(struct ow *w, const struct okey *key, const uint32_t *order,
+		       size_t norder, size_t i, const struct u64map *comms, struct rowbuf *rb,
+		       ox_sample *cs, ox_sample *vs)
+{
+	const struct profile *p = w->p;
+	const struct pc_sample *s = &p->samples[order[i]];
+	ox_sample sinit = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__SAMPLE__INIT;
+	size_t j = i, n, nt = 0;
+
+	*cs = sinit;
+	*vs = sinit;
+	cs->stack_index = vs->stack_index = (int32_t)stack_of(w, s->stack);
+	cs->attribute_indices = vs->attribute_indices = rb->attrs;
+	cs->n_attribute_indices = vs->n_attribute_indices = row_attrs(w, s, comms, rb->attrs);
+	while (j < norder && same_row(key, s, &p->samples[order[j]])) {
+		nt += p->samples[order[j]].count;
+		j++;
+	}
+	n = j - i;
+	if (!p->has_time) {
+		rb->cval = (int64_t)nt;
+		rb->vval = 0;
+		for (size_t m = 0; m < n; m++)
+			rb->vval += (int64_t)p->samples[order[i + m]].period;
+		cs->values = &rb->cval;
+		vs->values = &rb->vval;
+		cs->n_values = vs->n_values = 1;
+		return j;
+	}
+	/* each sample its time: the count profile one per sample, the value profile one
+	 * per time with its period */
+	if (nt > rb->cts_cap)
+		grow_array((void **)&rb->cts, &rb->cts_cap, nt, sizeof(*rb->cts));
+	if (n > rb->vts_cap)
+		grow_array((void **)&rb->vts, &rb->vts_cap, n, sizeof(*rb->vts));
+	if (n > rb->vvals_cap)
+		grow_array((void **)&rb->vvals, &rb->vvals_cap, n, sizeof(*rb->vvals));
+	cs->timestamps_unix_nano = rb->cts;
+	vs->timestamps_unix_nano = rb->vts;
+	vs->values = rb->vvals;
+	for (size_t m = 0; m < n; m++) {
+		const struct pc_sample *x = &p->samples[order[i + m]];
+		uint64_t t = x->time + (uint64_t)w->o->wall_offset;
+
+		for (uint64_t c = 0; c < x->count; c++)
+			cs->timestamps_unix_nano[cs->n_timestamps_unix_nano++] = t;
+		vs->timestamps_unix_nano[m] = t;
+		vs->values[m] = (int64_t)x->period;
+	}
+	vs->n_timestamps_unix_nano = vs->n_values = n;
+	return j;
+}
+
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* A length-delimited field of `len` bytes, its tag and length included. */
+static uint64_t field_len(uint64_t len)
+{
+	return 1 + varint_len(len) + len;
+}
+
+static void put_varint(struct ow *w, uint64_t v)
+{
+	uint8_t b[10];
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	fwrite(b, 1, n, w->out);
+}
+
+/* The tag and length of length-delimited field `field` (below 16) of `len` bytes. */
+static void put_head(struct ow *w, unsigned field, uint64_t len)
+{
+	put_varint(w, field << 3 | 2);
+	put_varint(w, len);
+}
+
+/* `m` packed (into w->buf, grown) and written: its fields, not a tag or length. */
+static void put_msg(struct ow *w, const ProtobufCMessage *m)
+{
+	size_t len = protobuf_c_message_get_packed_size(m);
+
+	if (len > w->buf_cap)
+		grow_array((void **)&w->buf, &w->buf_cap, len, 1);
+	protobuf_c_message_pack(m, w->buf);
+	fwrite(w->buf, 1, len, w->out);
+}
+
+/* Sort the samples shown into order[] (event, stack, thread...): how many; the first
+ * and last of their times (with the wall offset) in *first, *last. */
+static size_t select_samples(const struct profile *p, const struct write_options *o,
+			     const int *shown, size_t nshown, uint32_t *order, uint64_t *first,
+			     uint64_t *last)
+{
 	struct okey key = { p, o->cpu_label };
-	struct u64map comms;
-	struct attr zero = { 0, 0, 0 };
-	uint32_t *order;
-	size_t norder = 0, nshown = 0;
-	int *shown = xmalloc((p->nevents + 1) * sizeof(*shown));
-	struct pair *pairs;
-	uint64_t t0, first = UINT64_MAX, last = 0;
-	uint8_t *buf;
-	size_t len;
-	int ret = 0;
+	size_t norder = 0;
 
-	memset(&w, 0, sizeof(w));
-	w.p = p;
-	w.o = o;
-	pdict_init(&w.d, p);
-	u64map_init(&w.attr_index);
-	u64map_init(&comms);
-	VEC_PUSH(w.attrs, w.nattrs, w.attrs_cap, zero);
-	w.node_stack = xcalloc(p->nnodes + 1, sizeof(*w.node_stack));
-
-	nshown = pdict_shown_events(p, o->event, shown);
-	order = xmalloc((p->nsamples + 1) * sizeof(*order));
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pc_sample *s = &p->samples[i];
 
@@ -462,131 +605,211 @@ int otlp_write(const struct profile *p, const struct write_options *o, FILE *out
 				if (p->has_time) {
 					uint64_t t = s->time + (uint64_t)o->wall_offset;
 
-					first = t < first ? t : first;
-					last = t > last ? t : last;
+					*first = t < *first ? t : *first;
+					*last = t > *last ? t : *last;
 				}
 				break;
 			}
 	}
 	qsort_r(order, norder, sizeof(*order), sample_cmp, &key);
-	process_comms(p, order, norder, &comms);
-	t0 = o->time_nanos ? (uint64_t)o->time_nanos : first != UINT64_MAX ? first :
-	     p->start_wall_ns;
+	return norder;
+}
 
-	pairs = xcalloc(nshown + 1, sizeof(*pairs));
+/* Every row once, to size each pair's samples (and make the stacks and attributes
+ * the dictionary will hold, in the order the rows use them). */
+static void size_rows(struct ow *w, const uint32_t *order, size_t norder, const int *shown,
+		      const struct u64map *comms, struct pair *pairs)
+{
+	struct okey key = { w->p, w->o->cpu_label };
+	struct rowbuf rb;
+	ox_sample cs, vs;
+
+	memset(&rb, 0, sizeof(rb));
+	for (size_t i = 0, k = 0, j; i < norder; i = j) {
+		while (shown[k] != w->p->samples[order[i]].event)
+			k++;
+		j = fill_row(w, &key, order, norder, i, comms, &rb, &cs, &vs);
+		if (!pairs[k].nrows++)
+			pairs[k].begin = i;
+		pairs[k].end = j;
+		pairs[k].csize += field_len(protobuf_c_message_get_packed_size(&cs.base));
+		pairs[k].vsize += field_len(protobuf_c_message_get_packed_size(&vs.base));
+	}
+	rowbuf_release(&rb);
+}
+
+/* Profile `pr` of pair `pp` (`value`: the periods'), its samples packed row by row. */
+static void write_profile(struct ow *w, const uint32_t *order, const struct u64map *comms,
+			  const struct pair *pp, int value, struct rowbuf *rb)
+{
+	ox_profile *pr = value ? pp->value : pp->count;
+	ox_profile head = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__PROFILE__INIT, tail = *pr;
+	struct okey key = { w->p, w->o->cpu_label };
+	ox_sample cs, vs;
+
+	/* sample_type (1), the samples (2), then the rest */
+	head.sample_type = pr->sample_type;
+	tail.sample_type = NULL;
+	put_head(w, 2, protobuf_c_message_get_packed_size(&head.base) +
+			       (value ? pp->vsize : pp->csize) +
+			       protobuf_c_message_get_packed_size(&tail.base));
+	put_msg(w, &head.base);
+	for (size_t i = pp->begin; pp->nrows && i < pp->end;) {
+		const ox_sample *x;
+
+		i = fill_row(w, &key, order, pp->end, i, comms, rb, &cs, &vs);
+		x = value ? &vs : &cs;
+		put_head(w, 2, protobuf_c_message_get_packed_size(&x->base));
+		put_msg(w, &x->base);
+	}
+	put_msg(w, &tail.base);
+}
+
+/* The dictionary (field 2 of the request): its tables packed a slice at a time. */
+static uint64_t write_dictionary(struct ow *w, const ox_dict *dict)
+{
+	ox_dict init = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__PROFILES_DICTIONARY__INIT;
+	uint64_t len = protobuf_c_message_get_packed_size(&dict->base);
+	/* each table's entries, in field order */
+	struct { void **v; size_t n; int field; } t[] = {
+		{ (void **)dict->mapping_table, dict->n_mapping_table, 1 },
+		{ (void **)dict->location_table, dict->n_location_table, 2 },
+		{ (void **)dict->function_table, dict->n_function_table, 3 },
+		{ (void **)dict->link_table, dict->n_link_table, 4 },
+		{ (void **)dict->string_table, dict->n_string_table, 5 },
+		{ (void **)dict->attribute_table, dict->n_attribute_table, 6 },
+		{ (void **)dict->stack_table, dict->n_stack_table, 7 },
+	};
+
+	put_head(w, 2, len);
+	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
+		for (size_t i = 0; i < t[k].n; i += 4096) {
+			ox_dict part = init;
+			size_t n = t[k].n - i < 4096 ? t[k].n - i : 4096;
+
+			switch (t[k].field) {
+			case 1: part.mapping_table = (ox_mapping **)t[k].v + i; part.n_mapping_table = n; break;
+			case 2: part.location_table = (ox_location **)t[k].v + i; part.n_location_table = n; break;
+			case 3: part.function_table = (ox_function **)t[k].v + i; part.n_function_table = n; break;
+			case 4: part.link_table = (ox_link **)t[k].v + i; part.n_link_table = n; break;
+			case 5: part.string_table = (char **)t[k].v + i; part.n_string_table = n; break;
+			case 6: part.attribute_table = (ox_attr **)t[k].v + i; part.n_attribute_table = n; break;
+			default: part.stack_table = (ox_stack **)t[k].v + i; part.n_stack_table = n; break;
+			}
+			put_msg(w, &part.base);
+		}
+	return field_len(len);
+}
+
+/* The pairs' profiles, their samples' sizes counted: each a count and a value profile
+ * per event shown, the window [t0, t0 + duration) holding every timestamp. */
+static struct pair *make_pairs(struct ow *w, const int *shown, size_t nshown, uint64_t t0,
+			       uint64_t first, uint64_t last)
+{
+	struct pair *pairs = xcalloc(nshown + 1, sizeof(*pairs));
+
 	for (size_t k = 0; k < nshown; k++) {
 		ox_profile init = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__PROFILE__INIT;
+		ox_profile *pr[2];
 
-		pairs[k].count = own(&w, xmalloc(sizeof(ox_profile)));
-		pairs[k].value = own(&w, xmalloc(sizeof(ox_profile)));
+		pr[0] = pairs[k].count = own(w, xmalloc(sizeof(ox_profile)));
+		pr[1] = pairs[k].value = own(w, xmalloc(sizeof(ox_profile)));
 		*pairs[k].count = init;
 		*pairs[k].value = init;
-		pair_types(&w, &p->events[shown[k]], &pairs[k]);
-	}
-	for (size_t i = 0, k = 0; i < norder;) {
-		const struct pc_sample *s = &p->samples[order[i]];
-		ox_sample sinit = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__SAMPLE__INIT;
-		ox_sample *cs = own(&w, xmalloc(sizeof(*cs))), *vs = own(&w, xmalloc(sizeof(*vs)));
-		int32_t *attrs = own(&w, xmalloc(6 * sizeof(int32_t)));
-		size_t j = i, n = 0, na = 0, nt = 0;
-		const uint32_t *pcomm;
-
-		while (shown[k] != s->event)
-			k++;
-		*cs = sinit;
-		*vs = sinit;
-		cs->stack_index = vs->stack_index = (int32_t)stack_of(&w, s->stack);
-		attrs[na++] = (int32_t)attr_of(&w, "process.pid", 1, s->pid, NULL);
-		attrs[na++] = (int32_t)attr_of(&w, "thread.id", 1, s->tid, NULL);
-		if (s->comm)
-			attrs[na++] = (int32_t)attr_of(&w, "thread.name", 0, 0, profile_text(p, s->comm));
-		pcomm = u64map_get(&comms, (uint64_t)s->pid + 1);
-		if (pcomm)
-			attrs[na++] = (int32_t)attr_of(&w, "process.executable.name", 0, 0,
-						       profile_text(p, *pcomm - 1));
-		if (o->cpu_label && s->cpu != PC_NO_CPU)
-			attrs[na++] = (int32_t)attr_of(&w, "cpu.logical_number", 1, s->cpu, NULL);
-		if (s->state)
-			attrs[na++] = (int32_t)attr_of(&w, "thread.state", 0, 0, pc_state_name(s->state));
-		cs->attribute_indices = vs->attribute_indices = attrs;
-		cs->n_attribute_indices = vs->n_attribute_indices = na;
-		while (j < norder && same_row(&key, s, &p->samples[order[j]])) {
-			nt += p->samples[order[j]].count;
-			j++;
-		}
-		n = j - i;
-		if (p->has_time) {
-			/* each sample its time: the count profile one per sample, the value
-			 * profile one per time with its period */
-			cs->timestamps_unix_nano = own(&w, xmalloc((nt ? nt : 1) * sizeof(uint64_t)));
-			vs->timestamps_unix_nano = own(&w, xmalloc(n * sizeof(uint64_t)));
-			vs->values = own(&w, xmalloc(n * sizeof(int64_t)));
-			for (size_t m = 0; m < n; m++) {
-				const struct pc_sample *x = &p->samples[order[i + m]];
-				uint64_t t = x->time + (uint64_t)o->wall_offset;
-
-				for (uint64_t c = 0; c < x->count; c++)
-					cs->timestamps_unix_nano[cs->n_timestamps_unix_nano++] = t;
-				vs->timestamps_unix_nano[m] = t;
-				vs->values[m] = (int64_t)x->period;
-			}
-			vs->n_timestamps_unix_nano = vs->n_values = n;
-		} else {
-			cs->values = own(&w, xmalloc(sizeof(int64_t)));
-			vs->values = own(&w, xmalloc(sizeof(int64_t)));
-			cs->values[0] = (int64_t)nt;
-			vs->values[0] = 0;
-			for (size_t m = 0; m < n; m++)
-				vs->values[0] += (int64_t)p->samples[order[i + m]].period;
-			cs->n_values = vs->n_values = 1;
-		}
-		VEC_PUSH(pairs[k].cs, pairs[k].ncs, pairs[k].cs_cap, cs);
-		VEC_PUSH(pairs[k].vs, pairs[k].nvs, pairs[k].vs_cap, vs);
-		i = j;
-	}
-	sp.profiles = own(&w, xcalloc(2 * nshown + 1, sizeof(*sp.profiles)));
-	for (size_t k = 0; k < nshown; k++) {
-		ox_profile *pr[2] = { pairs[k].count, pairs[k].value };
-
+		pair_types(w, &w->p->events[shown[k]], &pairs[k]);
 		for (int v = 0; v < 2; v++) {
-			pr[v]->samples = v ? pairs[k].vs : pairs[k].cs;
-			pr[v]->n_samples = v ? pairs[k].nvs : pairs[k].ncs;
 			pr[v]->time_unix_nano = t0;
-			/* the window holds every timestamp: [t0, t0 + duration) */
-			pr[v]->duration_nano = o->duration_nanos > 0 ? (uint64_t)o->duration_nanos : 0;
+			pr[v]->duration_nano = w->o->duration_nanos > 0 ? (uint64_t)w->o->duration_nanos : 0;
 			if (first != UINT64_MAX && last >= t0 && last - t0 + 1 > pr[v]->duration_nano)
 				pr[v]->duration_nano = last - t0 + 1;
-			sp.profiles[sp.n_profiles++] = pr[v];
 		}
 	}
+	return pairs;
+}
+
+/* The resource profiles (field 1 of the request): resource, scope, then each profile
+ * with its samples. Returns its bytes, tag and length included. */
+static uint64_t write_resource_profiles(struct ow *w, const uint32_t *order,
+					const struct u64map *comms, const struct pair *pairs,
+					size_t nshown)
+{
+	ox_resprof rp = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__RESOURCE_PROFILES__INIT;
+	ox_scopeprof sp = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__SCOPE_PROFILES__INIT;
+	ox_scope scope = OPENTELEMETRY__PROTO__COMMON__V1__INSTRUMENTATION_SCOPE__INIT;
+	uint64_t splen, rplen;
+	struct rowbuf rb;
+
 	scope.name = (char *)"perfconv";
 	scope.version = (char *)PERFCONV_VERSION;
 	sp.scope = &scope;
-	rp.resource = resource(&w);
-	rp.scope_profiles = sps;
-	rp.n_scope_profiles = 1;
-	fill_dictionary(&w, &dict);
-	req.resource_profiles = rps;
-	req.n_resource_profiles = 1;
-	req.dictionary = &dict;
+	rp.resource = resource(w);
+	splen = protobuf_c_message_get_packed_size(&sp.base);
+	for (size_t k = 0; k < nshown; k++)
+		for (int v = 0; v < 2; v++) {
+			ox_profile head = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__PROFILE__INIT;
+			ox_profile tail = v ? *pairs[k].value : *pairs[k].count;
 
-	len = opentelemetry__proto__collector__profiles__v1development__export_profiles_service_request__get_packed_size(&req);
-	buf = xmalloc(len ? len : 1);
-	opentelemetry__proto__collector__profiles__v1development__export_profiles_service_request__pack(&req, buf);
-	if (fwrite(buf, 1, len, out) != len || fflush(out) != 0)
+			head.sample_type = tail.sample_type;
+			tail.sample_type = NULL;
+			splen += field_len(protobuf_c_message_get_packed_size(&head.base) +
+					   (v ? pairs[k].vsize : pairs[k].csize) +
+					   protobuf_c_message_get_packed_size(&tail.base));
+		}
+	rplen = protobuf_c_message_get_packed_size(&rp.base) + field_len(splen);
+	put_head(w, 1, rplen);
+	put_msg(w, &rp.base);
+	put_head(w, 2, splen);
+	put_msg(w, &sp.base);
+	memset(&rb, 0, sizeof(rb));
+	for (size_t k = 0; k < nshown; k++)
+		for (int v = 0; v < 2; v++)
+			write_profile(w, order, comms, &pairs[k], v, &rb);
+	rowbuf_release(&rb);
+	return field_len(rplen);
+}
+
+int otlp_write(const struct profile *p, const struct write_options *o, FILE *out)
+{
+	ox_dict dict = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__PROFILES_DICTIONARY__INIT;
+	struct ow w;
+	struct u64map comms;
+	struct attr zero = { 0, 0, 0 };
+	uint32_t *order = xmalloc((p->nsamples + 1) * sizeof(*order));
+	int *shown = xmalloc((p->nevents + 1) * sizeof(*shown));
+	size_t norder, nshown;
+	struct pair *pairs;
+	uint64_t t0, first = UINT64_MAX, last = 0, len;
+	int ret = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.p = p;
+	w.o = o;
+	w.out = out;
+	pdict_init(&w.d, p);
+	u64map_init(&w.attr_index);
+	u64map_init(&comms);
+	VEC_PUSH(w.attrs, w.nattrs, w.attrs_cap, zero);
+	w.node_stack = xcalloc(p->nnodes + 1, sizeof(*w.node_stack));
+
+	nshown = pdict_shown_events(p, o->event, shown);
+	norder = select_samples(p, o, shown, nshown, order, &first, &last);
+	process_comms(p, order, norder, &comms);
+	t0 = o->time_nanos ? (uint64_t)o->time_nanos : first != UINT64_MAX ? first :
+	     p->start_wall_ns;
+	pairs = make_pairs(&w, shown, nshown, t0, first, last);
+	size_rows(&w, order, norder, shown, &comms, pairs);
+	len = write_resource_profiles(&w, order, &comms, pairs, nshown);
+	fill_dictionary(&w, &dict);
+	len += write_dictionary(&w, &dict);
+	if (ferror(out) || fflush(out) != 0)
 		ret = -1;
 	if (o->stats) {
 		o->stats->bytes = len;
 		o->stats->samples = 0;
 		for (size_t k = 0; k < nshown; k++)
-			o->stats->samples += pairs[k].ncs + pairs[k].nvs;
+			o->stats->samples += 2 * pairs[k].nrows;
 	}
-	free(buf);
 
-	for (size_t k = 0; k < nshown; k++) {
-		free(pairs[k].cs);
-		free(pairs[k].vs);
-	}
 	free(pairs);
 	for (size_t i = 0; i < w.nstacks; i++)
 		free(w.stacks[i]);
@@ -597,6 +820,7 @@ int otlp_write(const struct profile *p, const struct write_options *o, FILE *out
 	free(w.owned);
 	free(w.attrs);
 	free(w.node_stack);
+	free(w.buf);
 	free(order);
 	free(shown);
 	u64map_release(&w.attr_index);

@@ -217,7 +217,8 @@ static uint64_t sample_span(const struct profile *p, const struct pc_sample *s)
 static int sample_twins(const struct profile *p, const struct pc_sample *a,
 			const struct pc_sample *b)
 {
-	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu &&
+	return a->stack == b->stack &&
+	       (p->aggregate_threads || (a->pid == b->pid && a->tid == b->tid)) && a->cpu == b->cpu &&
 	       a->comm == b->comm && a->event == b->event && a->state == b->state &&
 	       a->side == b->side &&
 	       sample_span(p, a) == sample_span(p, b);
@@ -225,9 +226,10 @@ static int sample_twins(const struct profile *p, const struct pc_sample *a,
 
 static uint64_t sample_hash(const struct profile *p, const struct pc_sample *s)
 {
-	uint64_t h = hash_u64(((uint64_t)s->stack << 32) ^ s->tid);
+	uint32_t pid = p->aggregate_threads ? 0 : s->pid, tid = p->aggregate_threads ? 0 : s->tid;
+	uint64_t h = hash_u64(((uint64_t)s->stack << 32) ^ tid);
 
-	h = hash_u64(h ^ ((uint64_t)s->pid << 32) ^ s->cpu);
+	h = hash_u64(h ^ ((uint64_t)pid << 32) ^ s->cpu);
 	h = hash_u64(h ^ ((uint64_t)s->comm << 16) ^ s->event ^ ((uint64_t)s->state << 48) ^
 		     ((uint64_t)s->side << 56));
 	return p->aggregate_ns ? hash_u64(h ^ sample_span(p, s)) : h;

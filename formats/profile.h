@@ -160,6 +160,21 @@ struct profile {
 	 * time at those steps (an upload split for a backend's limits); 0: any time. */
 	uint64_t aggregate_ns;
 	/*
+	 * Set before samples are added, for writers that show no addresses (folded, svg,
+	 * speedscope, chrome, samples): the same code of the same file is then one frame
+	 * in every process, carrying the address and mapping of the first process that
+	 * ran it, so frames and stack nodes follow the distinct code rather than the
+	 * processes (a machine's recording runs the same binaries in thousands of them).
+	 */
+	int frames_by_object;
+	/*
+	 * With aggregate, for writers that show no pid or tid (folded and svg without
+	 * --with-pid/--with-tid): samples of every thread are one aggregate, which keeps
+	 * the pid and tid of its first sample, so that aggregates follow the distinct
+	 * stacks rather than the threads (a machine's thousands of short processes).
+	 */
+	int aggregate_threads;
+	/*
 	 * Every sample in time order by thread, for the writers that draw timelines
 	 * (speedscope, chrome), kept in bounded memory (formats/timeline.h); NULL when
 	 * not asked for (profile_keep_timeline). The samples above are then aggregated.
