@@ -13,6 +13,7 @@
 #include "common/mapfile.h"
 #include "formats/chrome.h"
 #include "formats/difftop.h"
+#include "formats/firefox.h"
 #include "formats/folded.h"
 #include "formats/otlp.h"
 #include "formats/pprof.h"
@@ -47,6 +48,13 @@ static const struct output_format chrome = {
 	1, 1, 0, 1, 0,
 };
 
+/* ".json" alone names none of the JSON formats */
+static const struct output_format firefox = {
+	"firefox", { ".firefox.json", NULL }, firefox_write,
+	"Firefox Profiler processed profile: a track per thread, CPU graphs, markers",
+	1, 0, 0, 1, 0,
+};
+
 static const struct output_format pprof = {
 	"pprof", { ".pb.gz", ".pprof", NULL }, pprof_write,
 	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope", 0, 0, 1, 0,
@@ -67,7 +75,8 @@ static const struct output_format svg = {
 
 /* top after folded: perfconv diff names its formats in this order */
 const struct output_format *const output_formats[] = { &folded, &top, &samples, &pprof,
-						       &speedscope, &chrome, &svg, &otlp, NULL };
+						       &speedscope, &firefox, &chrome, &svg,
+						       &otlp, NULL };
 
 void output_shape_profile(const struct output_format *f, struct profile *p)
 {
