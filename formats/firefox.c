@@ -71,6 +71,34 @@ static const char marker_schema[] =
 	"\"description\":\"The thread was off the CPU: the state it left the CPU in\","
 	"\"fields\":[{\"key\":\"state\",\"label\":\"State\",\"format\":\"string\"}]}]";
 
+static void extra_entry(FILE *out, int *first, const char *label, const char *value)
+{
+	fputs(*first ? "{\"label\":" : ",{\"label\":", out);
+	*first = 0;
+	json_string(out, label);
+	fputs(",\"format\":\"string\",\"value\":", out);
+	json_string(out, value);
+	fputc('}', out);
+}
+
+/* The recording's facts in the profile's information panel, an "Event" entry for
+ * each event written (its tracks' names end in " (EVENT)" when there are several). */
+static void write_extra(struct ff_writer *w)
+{
+	const struct profile *p = w->p;
+	int first = 1;
+
+	fputs(",\"extra\":[{\"label\":\"Recording\",\"entries\":[", w->out);
+	if (p->hostname)
+		extra_entry(w->out, &first, "Host", profile_text(p, p->hostname));
+	if (p->perf_version)
+		extra_entry(w->out, &first, "perf version", profile_text(p, p->perf_version));
+	for (size_t e = 0; e < p->nevents && e < 64; e++)
+		if (w->events_written >> e & 1)
+			extra_entry(w->out, &first, "Event", profile_text(p, p->events[e].name));
+	fputs("]}]", w->out);
+}
+
 static void write_meta(struct ff_writer *w)
 {
 	const struct profile *p = w->p;
@@ -88,6 +116,10 @@ static void write_meta(struct ff_writer *w)
 	ff_put_ms(out, w->interval_ns);
 	fputs(",\"startTime\":", out);
 	ff_put_ms(out, start_ms_ns);
+	/* the profiler's range: from the first sample to the end of the last (never empty:
+	 * a profile of no range fails its assertions) */
+	fputs(",\"profilingStartTime\":0,\"profilingEndTime\":", out);
+	ff_put_ms(out, w->end_ns ? w->end_ns : w->interval_ns);
 	fputs(",\"processType\":0,\"product\":", out);
 	json_string(out, p->cmdline ? profile_text(p, p->cmdline) : "perf");
 	fputs(",\"importedFrom\":\"perfconv " PERFCONV_VERSION "\",\"stackwalk\":1,\"debug\":false,"
@@ -109,6 +141,7 @@ static void write_meta(struct ff_writer *w)
 		fputs(",\"logicalCPUs\":", out);
 		json_u64(out, p->nr_cpus);
 	}
+	write_extra(w);
 	fputs(",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":\"ns\"},"
 	      "\"extensions\":{\"length\":0,\"baseURL\":[],\"id\":[],\"name\":[]},\n", out);
 	write_categories(w);
@@ -451,6 +484,14 @@ static int write_threads(struct ff_writer *w)
 					write_thread(w, t, &slots[j], &ps[k], offcpu_name);
 				}
 	}
+	if (first) /* the profiler refuses a profile of no threads: one, empty */
+		fputs("\n{\"name\":\"no samples\",\"processName\":\"no samples\","
+		      "\"processType\":\"default\",\"pid\":\"0\",\"tid\":0,\"isMainThread\":true,"
+		      "\"processStartupTime\":0,\"processShutdownTime\":null,\"registerTime\":0,"
+		      "\"unregisterTime\":null,\"pausedRanges\":[],\"samples\":{\"weightType\":"
+		      "\"samples\",\"length\":0,\"stack\":[],\"time\":[],\"weight\":[]},"
+		      "\"markers\":{\"length\":0,\"name\":[],\"startTime\":[],\"endTime\":[],"
+		      "\"phase\":[],\"category\":[],\"data\":[]}}", w->out);
 	fputs("],\n", w->out);
 	for (size_t i = 0; i < nslots; i++) {
 		if (!err)
@@ -500,6 +541,15 @@ int firefox_write(const struct profile *p, const struct write_options *o, FILE *
 			if (ff_sample_wanted(&w, &p->samples[i]) && p->samples[i].event < 64)
 				seen |= 1ull << p->samples[i].event;
 		w.nevents_written = __builtin_popcountll(seen);
+		w.events_written = seen;
+	}
+	for (size_t i = 0; i < w.v.nthreads; i++) {
+		const struct pc_thread *t = &w.v.threads[i];
+		uint64_t end = p->has_time ? t->last_time + t->last_period - w.origin
+					   : t->n * w.interval_ns;
+
+		if (end > w.end_ns)
+			w.end_ns = end;
 	}
 	w.pstr = xcalloc(strtab_count(&p->strings) + 1, sizeof(*w.pstr));
 	w.frame_row = xcalloc(p->nframes ? p->nframes : 1, sizeof(*w.frame_row));

@@ -95,7 +95,9 @@ struct ff_writer {
 	size_t njit;
 
 	int nevents_written;         /* events with samples in the view */
+	uint64_t events_written;     /* their mask (of the first 64) */
 	uint64_t interval_ns;
+	uint64_t end_ns;             /* the last sample's end, from the origin */
 };
 
 /* The output string of the profile's string `id`; of a text that lives as long as
