@@ -141,6 +141,7 @@ int convert_one(struct conversion *cv, const struct output_format *of, struct pr
 		profile_init(&one);
 		one.aggregate = p->aggregate;
 		one.aggregate_ns = p->aggregate_ns;
+		one.keep_marks = p->keep_marks;
 		cv->co.input = cv->inputs[i];
 		if (!cv->co.quiet)
 			diag_note(d, "%s:", cv->inputs[i]);

@@ -52,7 +52,7 @@ static const struct output_format chrome = {
 static const struct output_format firefox = {
 	"firefox", { ".firefox.json", NULL }, firefox_write,
 	"Firefox Profiler processed profile: a track per thread, CPU graphs, markers",
-	1, 0, 0, 1, 0,
+	1, 0, 0, 1, OF_MARKS,
 };
 
 static const struct output_format pprof = {
@@ -81,6 +81,7 @@ const struct output_format *const output_formats[] = { &folded, &top, &samples, 
 void output_shape_profile(const struct output_format *f, struct profile *p)
 {
 	p->aggregate = f->totals_only;
+	p->keep_marks = (f->flags & OF_MARKS) != 0;
 	if (f->timeline)
 		profile_keep_timeline(p);
 }

@@ -16,6 +16,8 @@ enum {
 	OF_SAMPLE_TIMES = 1 << 4, /* each sample's time kept: aggregated within an instant only */
 	OF_DIFF = 1 << 5,         /* perfconv diff writes it */
 	OF_DIFF_ONLY = 1 << 6,    /* perfconv diff's alone: no conversion finds it */
+	OF_MARKS = 1 << 7,        /* shows the profile's marks (forks, exits, execs, lost
+				     records, merged inputs): profile.keep_marks */
 };
 
 struct output_format {

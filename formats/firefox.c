@@ -32,7 +32,7 @@ static const char *const jit_colors[] = { "green", "purple", "lightblue", "magen
 					  "brown", "red", "lightred", "darkgrey" };
 
 /* What each of a thread's spools keeps in memory before it goes to a file. */
-#define FF_SPOOL_MEMORY (1u << 20)
+#define FF_SPOOL_MEMORY (1u << 16)
 
 
 static void write_categories(struct ff_writer *w)
@@ -64,12 +64,31 @@ static void write_categories(struct ff_writer *w)
 	fputc(']', out);
 }
 
+/* The markers' schemas; every marker's data has the "type" of one. */
 static const char marker_schema[] =
 	"\"markerSchema\":[{\"name\":\"OffCPU\",\"display\":[\"marker-chart\",\"marker-table\","
 	"\"timeline-overview\"],\"chartLabel\":\"{marker.data.state}\",\"tableLabel\":"
 	"\"off-CPU: {marker.data.state}\",\"tooltipLabel\":\"off-CPU: {marker.data.state}\","
 	"\"description\":\"The thread was off the CPU: the state it left the CPU in\","
-	"\"fields\":[{\"key\":\"state\",\"label\":\"State\",\"format\":\"string\"}]}]";
+	"\"fields\":[{\"key\":\"state\",\"label\":\"State\",\"format\":\"string\"}]},\n"
+	"{\"name\":\"Task\",\"display\":[\"marker-chart\",\"marker-table\",\"timeline-overview\"],"
+	"\"chartLabel\":\"{marker.data.what} {marker.data.name}\",\"tableLabel\":"
+	"\"{marker.data.what} {marker.data.name}\",\"tooltipLabel\":\"{marker.data.what} "
+	"{marker.data.name}\",\"description\":\"The thread began (fork, clone), ran a new program "
+	"(exec) or ended (exit)\",\"fields\":[{\"key\":\"what\",\"label\":\"Event\","
+	"\"format\":\"string\"},{\"key\":\"name\",\"label\":\"New name\",\"format\":\"string\"}]},\n"
+	"{\"name\":\"Lost\",\"display\":[\"marker-chart\",\"marker-table\",\"timeline-overview\"],"
+	"\"chartLabel\":\"lost {marker.data.count} {marker.data.what}\",\"tableLabel\":"
+	"\"lost {marker.data.count} {marker.data.what}\",\"tooltipLabel\":\"lost {marker.data.count} "
+	"{marker.data.what}\",\"description\":\"perf lost records (its ring buffer was full): "
+	"samples are missing around this time, on this CPU\",\"fields\":[{\"key\":\"count\","
+	"\"label\":\"Lost\",\"format\":\"integer\"},{\"key\":\"what\",\"label\":\"Of\","
+	"\"format\":\"string\"},{\"key\":\"cpu\",\"label\":\"CPU\",\"format\":\"string\"}]},\n"
+	"{\"name\":\"Input\",\"display\":[\"marker-chart\",\"marker-table\",\"timeline-overview\"],"
+	"\"chartLabel\":\"{marker.data.input}\",\"tableLabel\":\"input {marker.data.input}\","
+	"\"tooltipLabel\":\"input {marker.data.input}\",\"description\":\"One of the merged "
+	"recordings: its first sample to its last\",\"fields\":[{\"key\":\"input\","
+	"\"label\":\"Recording\",\"format\":\"string\"}]}]";
 
 static void extra_entry(FILE *out, int *first, const char *label, const char *value)
 {
@@ -280,8 +299,49 @@ static void write_sample_column(struct ff_writer *w, struct ff_slot *sl, int whi
 
 enum { M_NAME, M_START, M_END, M_PHASE, M_CAT, M_DATA };
 
-static void write_marker_column(struct ff_writer *w, struct ff_slot *sl, int which,
-				uint32_t offcpu_name)
+static void write_mark_data(struct ff_writer *w, const struct ff_mark *m)
+{
+	FILE *out = w->out;
+	static const char *const what[] = { "", "start", "exit", "exec", "records", "samples" };
+
+	switch (m->kind) {
+	case MK_OFFCPU:
+		fputs("{\"type\":\"OffCPU\",\"state\":", out);
+		json_string(out, pc_state_name((enum pc_state)m->arg));
+		break;
+	case MK_FORK:
+	case MK_EXIT:
+	case MK_EXEC:
+		fputs("{\"type\":\"Task\",\"what\":", out);
+		json_string(out, what[m->kind]);
+		fputs(",\"name\":", out);
+		json_string(out, m->arg ? profile_text(w->p, m->arg) : "");
+		break;
+	case MK_LOST:
+	case MK_LOST_SAMPLES:
+		fputs("{\"type\":\"Lost\",\"count\":", out);
+		json_u64(out, m->count);
+		fputs(",\"what\":", out);
+		json_string(out, what[m->kind]);
+		fputs(",\"cpu\":", out);
+		if (m->arg == PC_NO_CPU) {
+			json_string(out, "not recorded");
+		} else {
+			char cpu[16];
+
+			snprintf(cpu, sizeof(cpu), "%" PRIu32, m->arg);
+			json_string(out, cpu);
+		}
+		break;
+	default:
+		fputs("{\"type\":\"Input\",\"input\":", out);
+		json_string(out, profile_text(w->p, m->arg));
+		break;
+	}
+	fputc('}', out);
+}
+
+static void write_marker_column(struct ff_writer *w, struct ff_slot *sl, int which)
 {
 	struct spool_reader r;
 	const struct ff_mark *m;
@@ -289,32 +349,148 @@ static void write_marker_column(struct ff_writer *w, struct ff_slot *sl, int whi
 
 	spool_reader_init(&r, sl->marks, 0, spool_count(sl->marks), 0);
 	while ((m = spool_read(&r)) != NULL) {
+		int interval = m->kind == MK_OFFCPU || m->kind == MK_INPUT;
+
 		if (!first)
 			fputc(',', w->out);
 		first = 0;
 		switch (which) {
-		case M_NAME: json_u64(w->out, offcpu_name); break;
+		case M_NAME: json_u64(w->out, w->mark_name[m->kind]); break;
 		case M_START: ff_put_ms(w->out, m->start); break;
-		case M_END: ff_put_ms(w->out, m->end); break;
-		case M_PHASE: fputs("1", w->out); break;
-		case M_CAT: json_u64(w->out, CAT_IDLE); break;
-		default:
-			fputs("{\"type\":\"OffCPU\",\"state\":", w->out);
-			json_string(w->out, pc_state_name((enum pc_state)m->arg));
-			fputc('}', w->out);
-			break;
+		case M_END: ff_put_ms(w->out, interval ? m->end : m->start); break;
+		case M_PHASE: fputc(interval ? '1' : '0', w->out); break; /* 0: an instant */
+		case M_CAT: json_u64(w->out, m->kind == MK_OFFCPU ? CAT_IDLE : CAT_OTHER); break;
+		default: write_mark_data(w, m); break;
 		}
 	}
 	spool_reader_release(&r);
 }
 
-struct proc_span {
-	uint32_t pid, name;
+/* When a thread or process began and ended, from the origin. */
+struct ff_span {
 	uint64_t start, end;
+	int ended;           /* its exit was recorded */
 };
 
+struct proc_span {
+	uint32_t pid, name;
+	struct ff_span s;
+};
+
+/* Mark `i`'s time from the origin. */
+static uint64_t mark_time(const struct ff_writer *w, uint64_t t)
+{
+	return t > w->origin ? t - w->origin : 0;
+}
+
+static int tmark_cmp(const void *a, const void *b, void *arg)
+{
+	const struct pc_mark *x = &((const struct pc_mark *)arg)[*(const uint32_t *)a];
+	const struct pc_mark *y = &((const struct pc_mark *)arg)[*(const uint32_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* The profile's marks: a thread's (forks, exits, execs, its own lost records) by pid,
+ * tid and time; the others (lost on a CPU, a merge's inputs) for every thread. */
+static void index_marks(struct ff_writer *w)
+{
+	const struct profile *p = w->p;
+	size_t n = p->nmarks ? p->nmarks : 1;
+
+	w->tmarks = xmalloc(n * sizeof(*w->tmarks));
+	w->gmarks = xmalloc(n * sizeof(*w->gmarks));
+	for (size_t i = 0; i < p->nmarks; i++) {
+		const struct pc_mark *m = &p->marks[i];
+
+		if (m->kind == PC_MARK_INPUT || (m->kind == PC_MARK_LOST &&
+						 (m->cpu != PC_NO_CPU || m->tid == UINT32_MAX)))
+			w->gmarks[w->ngmarks++] = (uint32_t)i;
+		else
+			w->tmarks[w->ntmarks++] = (uint32_t)i;
+	}
+	qsort_r(w->tmarks, w->ntmarks, sizeof(*w->tmarks), tmark_cmp, p->marks);
+}
+
+/* The thread's marks: tmarks[*lo, return). */
+static size_t thread_marks(const struct ff_writer *w, uint32_t pid, uint32_t tid, size_t *lo)
+{
+	const struct pc_mark *mk = w->p->marks;
+	size_t a = 0, b = w->ntmarks;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		const struct pc_mark *m = &mk[w->tmarks[mid]];
+
+		if (m->pid < pid || (m->pid == pid && m->tid < tid))
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	while (b < w->ntmarks && mk[w->tmarks[b]].pid == pid && mk[w->tmarks[b]].tid == tid)
+		b++;
+	return b;
+}
+
+/* A thread's span: its first sample, or its fork before it; its exit, if recorded. */
+static struct ff_span thread_span(const struct ff_writer *w, const struct pc_thread *t)
+{
+	struct ff_span sp = { mark_time(w, t->first_time), 0, 0 };
+	size_t lo, hi = thread_marks(w, t->pid, t->tid, &lo);
+
+	for (size_t i = lo; i < hi; i++) {
+		const struct pc_mark *m = &w->p->marks[w->tmarks[i]];
+
+		if (m->kind == PC_MARK_FORK && mark_time(w, m->time) < sp.start)
+			sp.start = mark_time(w, m->time);
+		if (m->kind == PC_MARK_EXIT) {
+			sp.end = mark_time(w, m->time);
+			sp.ended = 1;
+		}
+	}
+	if (sp.ended && sp.end < sp.start)
+		sp.ended = 0;
+	return sp;
+}
+
+/* Mark `m` as the markers of a thread whose samples were on the CPUs of `cpus` (a
+ * bit each of the first 1024; `other` any beyond). */
+static void add_mark(const struct ff_writer *w, struct ff_slot *sl, const struct pc_mark *m,
+		     const uint64_t *cpus, int other)
+{
+	struct ff_mark fm;
+
+	memset(&fm, 0, sizeof(fm));
+	fm.start = mark_time(w, m->time);
+	fm.end = mark_time(w, m->end > m->time ? m->end : m->time);
+	fm.count = m->count;
+	fm.arg = m->text;
+	switch (m->kind) {
+	case PC_MARK_FORK: fm.kind = MK_FORK; break;
+	case PC_MARK_EXIT: fm.kind = MK_EXIT; break;
+	case PC_MARK_EXEC: fm.kind = MK_EXEC; break;
+	case PC_MARK_LOST:
+		if (m->cpu != PC_NO_CPU &&
+		    !(m->cpu < 1024 ? (int)(cpus[m->cpu / 64] >> (m->cpu % 64) & 1) : other))
+			return; /* another CPU's */
+		fm.kind = m->lost_samples ? MK_LOST_SAMPLES : MK_LOST;
+		fm.arg = m->cpu;
+		break;
+	case PC_MARK_INPUT: fm.kind = MK_INPUT; break;
+	default: return;
+	}
+	spool_append(sl->marks, &fm);
+}
+
 static void write_thread(struct ff_writer *w, const struct pc_thread *t, struct ff_slot *sl,
-			 const struct proc_span *ps, uint32_t offcpu_name)
+			 const struct proc_span *ps, const struct ff_span *ts)
 {
 	const struct profile *p = w->p;
 	FILE *out = w->out;
@@ -347,10 +523,20 @@ static void write_thread(struct ff_writer *w, const struct pc_thread *t, struct 
 	json_u64(out, t->tid);
 	fputs(t->pid == t->tid ? ",\"isMainThread\":true" : ",\"isMainThread\":false", out);
 	fputs(",\"processStartupTime\":", out);
-	ff_put_ms(out, ps->start);
-	fputs(",\"processShutdownTime\":null,\"registerTime\":", out);
-	ff_put_ms(out, t->first_time > w->origin ? t->first_time - w->origin : 0);
-	fputs(",\"unregisterTime\":null,\"pausedRanges\":[],\"showMarkersInTimeline\":true,\n"
+	ff_put_ms(out, ps->s.start);
+	fputs(",\"processShutdownTime\":", out);
+	if (ps->s.ended)
+		ff_put_ms(out, ps->s.end);
+	else
+		fputs("null", out);
+	fputs(",\"registerTime\":", out);
+	ff_put_ms(out, ts->start);
+	fputs(",\"unregisterTime\":", out);
+	if (ts->ended)
+		ff_put_ms(out, ts->end);
+	else
+		fputs("null", out);
+	fputs(",\"pausedRanges\":[],\"showMarkersInTimeline\":true,\n"
 	      "\"samples\":{\"weightType\":", out);
 	json_string(out, wt);
 	fputs(",\"length\":", out);
@@ -368,17 +554,17 @@ static void write_thread(struct ff_writer *w, const struct pc_thread *t, struct 
 	fputs("]},\n\"markers\":{\"length\":", out);
 	json_u64(out, spool_count(sl->marks));
 	ff_col(out, "name", 1);
-	write_marker_column(w, sl, M_NAME, offcpu_name);
+	write_marker_column(w, sl, M_NAME);
 	ff_col(out, "startTime", 0);
-	write_marker_column(w, sl, M_START, offcpu_name);
+	write_marker_column(w, sl, M_START);
 	ff_col(out, "endTime", 0);
-	write_marker_column(w, sl, M_END, offcpu_name);
+	write_marker_column(w, sl, M_END);
 	ff_col(out, "phase", 0);
-	write_marker_column(w, sl, M_PHASE, offcpu_name);
+	write_marker_column(w, sl, M_PHASE);
 	ff_col(out, "category", 0);
-	write_marker_column(w, sl, M_CAT, offcpu_name);
+	write_marker_column(w, sl, M_CAT);
 	ff_col(out, "data", 0);
-	write_marker_column(w, sl, M_DATA, offcpu_name);
+	write_marker_column(w, sl, M_DATA);
 	fputs("]}}", out);
 }
 
@@ -388,8 +574,9 @@ static size_t read_thread(struct ff_writer *w, const struct pc_thread *t, struct
 {
 	struct profview_cursor c;
 	const struct pc_sample *s;
-	size_t used = 0;
-	uint64_t k = 0;
+	size_t used = 0, lo, hi;
+	uint64_t k = 0, cpus[16] = { 0 };
+	int other_cpu = 0;
 
 	profview_cursor_init(&c, &w->v, t);
 	while ((s = profview_cursor_next(&c)) != NULL) {
@@ -421,7 +608,8 @@ static size_t read_thread(struct ff_writer *w, const struct pc_thread *t, struct
 
 			r.stack = st ? *st : w->stack_of_node[s->stack];
 			if (w->p->has_time && s->state < PC_NSTATES) {
-				struct ff_mark m = { r.time, r.time + s->period, MK_OFFCPU, s->state };
+				struct ff_mark m = { .start = r.time, .end = r.time + s->period,
+						     .kind = MK_OFFCPU, .arg = s->state };
 
 				spool_append(sl->marks, &m);
 			}
@@ -430,8 +618,20 @@ static size_t read_thread(struct ff_writer *w, const struct pc_thread *t, struct
 		}
 		spool_append(sl->recs, &r);
 		sl->n++;
+		if (s->cpu < 1024)
+			cpus[s->cpu / 64] |= 1ull << (s->cpu % 64);
+		else if (s->cpu != PC_NO_CPU)
+			other_cpu = 1;
 	}
 	profview_cursor_release(&c);
+	/* the thread's marks on each of its tracks */
+	hi = thread_marks(w, t->pid, t->tid, &lo);
+	for (size_t j = 0; j < used; j++) {
+		for (size_t i = lo; i < hi; i++)
+			add_mark(w, &slots[j], &w->p->marks[w->tmarks[i]], cpus, other_cpu);
+		for (size_t i = 0; i < w->ngmarks; i++)
+			add_mark(w, &slots[j], &w->p->marks[w->gmarks[i]], cpus, other_cpu);
+	}
 	return used;
 }
 
@@ -443,9 +643,13 @@ static int write_threads(struct ff_writer *w)
 	uint32_t *order = xmalloc((nt ? nt : 1) * sizeof(*order));
 	struct ff_slot *slots = xcalloc(nslots, sizeof(*slots));
 	struct proc_span *ps = NULL;
-	uint32_t offcpu_name = ff_out_lit(w, "Off-CPU");
+	static const char *const names[MK_N] = { "Off-CPU", "Thread start", "Exit", "Exec",
+						 "Lost records", "Lost samples", "Input" };
 	int first = 1, err = 0;
 
+	for (int i = 0; i < MK_N; i++)
+		w->mark_name[i] = ff_out_lit(w, names[i]);
+	index_marks(w);
 	for (size_t i = 0; i < nslots; i++) {
 		slots[i].recs = spool_new(sizeof(struct ff_rec), FF_SPOOL_MEMORY);
 		slots[i].marks = spool_new(sizeof(struct ff_mark), FF_SPOOL_MEMORY / 4);
@@ -453,18 +657,27 @@ static int write_threads(struct ff_writer *w)
 	for (size_t i = 0; i < nt; i++)
 		order[i] = (uint32_t)i;
 	qsort_r(order, nt, sizeof(*order), thread_order_cmp, w->v.threads);
-	/* each process's span: its threads' */
+	/* each process's span: its threads', its main thread's fork and exit */
 	for (size_t i = 0; i < nt; i++) {
 		const struct pc_thread *t = &w->v.threads[order[i]];
-		uint64_t a = t->first_time > w->origin ? t->first_time - w->origin : 0;
+		struct ff_span ts = thread_span(w, t);
 
 		if (!nps || ps[nps - 1].pid != t->pid) {
-			struct proc_span s = { t->pid, profile_thread_name(p, t->pid, t->pid), a, a };
+			struct proc_span s = { t->pid, profile_thread_name(p, t->pid, t->pid), ts };
+			struct pc_thread main_thread = *t;
 
+			s.s.ended = 0;
+			main_thread.tid = t->pid;
+			ts = thread_span(w, &main_thread); /* its fork and exit, if recorded */
+			if (ts.start < s.s.start)
+				s.s.start = ts.start;
+			s.s.end = ts.end;
+			s.s.ended = ts.ended;
 			VEC_PUSH(ps, nps, ps_cap, s);
+			ts = thread_span(w, t);
 		}
-		if (a < ps[nps - 1].start)
-			ps[nps - 1].start = a;
+		if (ts.start < ps[nps - 1].s.start)
+			ps[nps - 1].s.start = ts.start;
 		if (t->tid == t->pid && !ps[nps - 1].name)
 			ps[nps - 1].name = t->comm;
 	}
@@ -472,6 +685,8 @@ static int write_threads(struct ff_writer *w)
 	for (size_t i = 0, k = 0; i < nt; i++) {
 		const struct pc_thread *t = &w->v.threads[order[i]];
 		size_t used = read_thread(w, t, slots, nslots);
+
+		struct ff_span ts = thread_span(w, t);
 
 		while (ps[k].pid != t->pid)
 			k++;
@@ -481,7 +696,7 @@ static int write_threads(struct ff_writer *w)
 				if ((size_t)slots[j].event == e) {
 					fputs(first ? "\n" : ",\n", w->out);
 					first = 0;
-					write_thread(w, t, &slots[j], &ps[k], offcpu_name);
+					write_thread(w, t, &slots[j], &ps[k], &ts);
 				}
 	}
 	if (first) /* the profiler refuses a profile of no threads: one, empty */
@@ -503,6 +718,8 @@ static int write_threads(struct ff_writer *w)
 	free(slots);
 	free(order);
 	free(ps);
+	free(w->tmarks);
+	free(w->gmarks);
 	return err;
 }
 

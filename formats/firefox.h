@@ -23,7 +23,11 @@
  * build id (breakpadId, codeId), a native symbol per (library, outer function).
  * Categories: Other, Idle (off-CPU intervals, a subcategory per state), User, Kernel,
  * and one per JIT runtime (the name of the process the code ran in). Markers: each
- * off-CPU interval ("Off-CPU", its state) and the profile's marks (profile.h).
+ * off-CPU interval ("Off-CPU", its state), and the profile's marks (profile.h, kept
+ * when the row asks: OF_MARKS): a thread's start (fork), exec and exit on its track
+ * (its registerTime and unregisterTime, its process's startup and shutdown from its
+ * main thread's), lost records on the tracks of the threads sampled on their CPU,
+ * and each merged input's span on every track.
  */
 int firefox_write(const struct profile *p, const struct write_options *o, FILE *out);
 

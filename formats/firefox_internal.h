@@ -41,10 +41,12 @@ struct ff_rec {
 /* A marker of a thread. */
 struct ff_mark {
 	uint64_t start, end;        /* from the origin, ns */
-	uint32_t kind, arg;         /* kind: MK_; arg: a state, or an output string */
+	uint64_t count;             /* MK_LOST: how many */
+	uint32_t kind, arg;         /* kind: MK_; arg: a state, or the profile's string */
 };
 
-enum { MK_OFFCPU };
+/* The markers written; the profile's marks in the order of enum pc_mark_kind. */
+enum { MK_OFFCPU, MK_FORK, MK_EXIT, MK_EXEC, MK_LOST, MK_LOST_SAMPLES, MK_INPUT, MK_N };
 
 /* The samples of one event of the thread being written. */
 struct ff_slot {
@@ -98,6 +100,11 @@ struct ff_writer {
 	uint64_t events_written;     /* their mask (of the first 64) */
 	uint64_t interval_ns;
 	uint64_t end_ns;             /* the last sample's end, from the origin */
+
+	/* the profile's marks: of one thread (by pid, tid, time), of a CPU, of all */
+	uint32_t *tmarks; size_t ntmarks;
+	uint32_t *gmarks; size_t ngmarks;
+	uint32_t mark_name[MK_N];    /* output strings */
 };
 
 /* The output string of the profile's string `id`; of a text that lives as long as

@@ -28,12 +28,14 @@ have=$(node -p 'require("./'${CLI%/dist/*}'/package.json").version')
 [ "$want" = "$have" ] && ok "profiler-cli $have, as package-lock.json pins it" ||
 	bad "profiler-cli $have installed, package-lock.json pins $want (npm ci in tests/browser)"
 
-# check LABEL PERFCONV-ARGS...: the checker's lines, counted
+# check LABEL [MARKS] -- PERFCONV-ARGS...: the checker's lines, counted
 check() {
-	local label=$1 w
+	local label=$1 w marks=()
+	shift
+	[ "$1" != -- ] && { marks=("$1"); shift; }
 	shift
 	w=$(mktemp -d "$TMP/w.XXXXXX")
-	python3 tests/firefox_check.py $CLI "$SESS" "$label" "$w" -- "$PERFCONV" "$@" >"$w/out" 2>&1
+	python3 tests/firefox_check.py $CLI "$SESS" "$label" "$w" "${marks[@]}" -- "$PERFCONV" "$@" >"$w/out" 2>&1
 	cut -c1-400 "$w/out" | head -20
 	pass=$((pass + $(grep -c '^ok' "$w/out")))
 	fail=$((fail + $(grep -c '^FAIL' "$w/out")))
@@ -47,23 +49,42 @@ n=0
 while read -r in; do
 	ks=$TD/kallsyms.gz
 	[ -f "$(dirname "$in")/kallsyms.gz" ] && ks=$(dirname "$in")/kallsyms.gz
-	check "${in#$TD/}" -i "$in" --kallsyms "$ks" --weight samples
+	check "${in#$TD/}" -- -i "$in" --kallsyms "$ks" --weight samples
 	n=$((n + 1))
 done < <(find $TD -name '*.data' -o -name 'perf.data.zstd' | sort)
 [ $n -ge 50 ] && ok "$n committed recordings checked" || bad "only $n recordings found in $TD"
 
 # Periods: a clock event's in milliseconds (tracing-ms), a count event's, and
 # off-CPU and wall time in nanoseconds.
-check "mt-k1 --weight period" -i $TD/mt-k1.data "${KS[@]}" --weight period
-check "two-event --weight period" -i $TD/two-event.data "${KS[@]}" --weight period
-check "sched --weight period" -i $TD/sched/sched.data "${KS[@]}" --weight period
+check "mt-k1 --weight period" -- -i $TD/mt-k1.data "${KS[@]}" --weight period
+check "two-event --weight period" -- -i $TD/two-event.data "${KS[@]}" --weight period
+check "sched --weight period" -- -i $TD/sched/sched.data "${KS[@]}" --weight period
 for t in oncpu offcpu wall; do
-	check "offcpu --time $t" -i $TD/offcpu/offcpu.data --kallsyms $TD/offcpu/kallsyms.gz --time $t --weight period
+	check "offcpu --time $t" -- -i $TD/offcpu/offcpu.data --kallsyms $TD/offcpu/kallsyms.gz --time $t --weight period
 done
-check "two-event --event page-faults" -i $TD/two-event.data "${KS[@]}" --event page-faults --weight samples
-check "node --no-inline" -i $TD/jit/node.data --no-inline --weight samples
+check "two-event --event page-faults" -- -i $TD/two-event.data "${KS[@]}" --event page-faults --weight samples
+check "node --no-inline" -- -i $TD/jit/node.data --no-inline --weight samples
 # Two recordings merged: each stack under its input's frame.
-check "mt-g + kheavy merged" -i $TD/mt-g.data -i $TD/kheavy.data "${KS[@]}" --weight samples
+check "mt-g + kheavy merged" -- -i $TD/mt-g.data -i $TD/kheavy.data "${KS[@]}" --weight samples
+
+# Markers. Forks, execs and exits: those perf itself reads from the recording.
+perf script -i $TD/execer.data --show-task-events -F pid,tid 2>/dev/null | sed -n -E \
+	-e 's|.*PERF_RECORD_COMM exec: .*:([0-9]+/[0-9]+)$|\1 Exec 1|p' \
+	-e 's|.*PERF_RECORD_FORK\(([0-9]+):([0-9]+)\).*|\1/\2 Thread start 1|p' \
+	-e 's|.*PERF_RECORD_EXIT\(([0-9]+):([0-9]+)\).*|\1/\2 Exit 1|p' >"$TMP/execer.marks"
+[ "$(wc -l <"$TMP/execer.marks")" -ge 10 ] && ok "perf script: $(wc -l <"$TMP/execer.marks") forks, execs and exits in execer.data" ||
+	bad "perf script --show-task-events gave $(wc -l <"$TMP/execer.marks") task events of execer.data"
+check "execer: forks, execs, exits" "$TMP/execer.marks" -- -i $TD/execer.data "${KS[@]}" --weight samples
+# Off-CPU intervals: one marker each, as many as the samples output's intervals.
+"$PERFCONV" -q -i $TD/offcpu/offcpu.data --kallsyms $TD/offcpu/kallsyms.gz --time offcpu -f samples -o - |
+	awk -F'\t' '{ n[$2]++ } END { for (t in n) print t, "Off-CPU", n[t] }' >"$TMP/offcpu.marks"
+check "offcpu: off-CPU markers" "$TMP/offcpu.marks" -- -i $TD/offcpu/offcpu.data --kallsyms $TD/offcpu/kallsyms.gz --time offcpu
+# perf's lost records (191 in this simpleperf recording), on the threads of their CPUs.
+echo "* Lost records 1" >"$TMP/lost.marks"
+check "lost records" "$TMP/lost.marks" -- -i $TD/simpleperf/perf_with_trace_offcpu.data --weight samples
+# A merge's inputs: each one's window on every track.
+echo "* Input 2" >"$TMP/merge.marks"
+check "merged inputs' windows" "$TMP/merge.marks" -- -i $TD/mt-g.data -i $TD/kheavy.data "${KS[@]}" --weight samples
 
 # The format from -o's suffix.
 "$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/x.firefox.json" &&

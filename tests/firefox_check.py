@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """firefox_check: perfconv's -f firefox output loaded by the Firefox Profiler's own code.
 
-  firefox_check.py CLI_JS SESSION_DIR LABEL WORKDIR -- PERFCONV ARGS...
+  firefox_check.py CLI_JS SESSION_DIR LABEL WORKDIR [MARKS] -- PERFCONV ARGS...
 
 Converts with `PERFCONV ARGS -f firefox` and `PERFCONV ARGS -f folded --with-tid`
 (with --event EVENT for each event the profile's information panel names, when it
@@ -15,6 +15,10 @@ For every thread the call tree's leaves (each call node's self weight at its pat
 function names, idle samples included) must be the folded file's lines for that
 pid/tid, name for name and count for count: the same threads, the same stacks, the
 same weights (ms of tracing-ms weights as nanoseconds, within a rounding step).
+Every track's markers are asked for too (the profiler reads them by their schemas).
+With MARKS, a file of lines "PID/TID NAME COUNT": the most markers named NAME on a
+track of that thread must be COUNT ("*" for PID/TID: on some track, at least COUNT).
+
 Prints ok/FAIL lines; exits 1 after any FAIL.
 """
 import collections
@@ -27,9 +31,10 @@ import sys
 import time
 
 CLI, SESSIONS, LABEL, WORK = sys.argv[1:5]
-if sys.argv[5] != "--":
-    sys.exit("usage: firefox_check.py CLI_JS SESSION_DIR LABEL WORKDIR -- PERFCONV ARGS...")
-CONVERT = sys.argv[6:]
+MARKS = sys.argv[5] if sys.argv[5] != "--" else None
+if sys.argv[6 if MARKS else 5] != "--":
+    sys.exit("usage: firefox_check.py CLI_JS SESSION_DIR LABEL WORKDIR [MARKS] -- PERFCONV ARGS...")
+CONVERT = sys.argv[7 if MARKS else 6:]
 PROFILE = os.path.join(WORK, "p.firefox.json")
 fails = 0
 
@@ -194,6 +199,7 @@ try:
     listed = listed["threads"]
     seen = set()
     nthreads = 0
+    marks_seen, marks_any = {}, {}
     for t in listed:
         key = (int(t["pid"]) & 0xffffffff, int(t["tid"]) & 0xffffffff)
         ref = want
@@ -216,6 +222,17 @@ try:
                 % (LABEL, t["name"], key[0], key[1], tree["weightType"],
                    show_diff(leaves, exp, scale)))
         nthreads += 1
+        listed_marks = daemon_sock.ask(command="thread", subcommand="markers",
+                                       thread=t["threadHandle"],
+                                       markerFilters={"list": True, "limit": 100000000})
+        mnames = collections.Counter(m["name"] for m in listed_marks.get("flatMarkers", []))
+        if len(listed_marks.get("flatMarkers", [])) != listed_marks.get("totalMarkerCount"):
+            bad("%s: thread %s: %s markers listed of %s" % (
+                LABEL, t["name"], len(listed_marks.get("flatMarkers", [])),
+                listed_marks.get("totalMarkerCount")))
+        for n, c in mnames.items():
+            marks_seen[(key, n)] = max(marks_seen.get((key, n), 0), c)
+            marks_any[n] = max(marks_any.get(n, 0), c)
     for ref in [want] if not by_event else list(by_event.values()):
         for key in ref:
             if (id(ref), key) not in seen:
@@ -223,6 +240,24 @@ try:
     info = daemon_sock.ask(command="profile", subcommand="info")
     info = info if isinstance(info, str) else json.dumps(info)
     daemon_sock.close()
+    nmarks = 0
+    for line in open(MARKS).read().splitlines() if MARKS else []:
+        if line.count(" ") < 2:
+            continue
+        tid, rest = line.split(" ", 1)
+        name, count = rest.rsplit(" ", 1)
+        nmarks += 1
+        if tid == "*":
+            got = marks_any.get(name, 0)
+            if got < int(count):
+                bad("%s: no track has %s markers %r (the most: %d)" % (LABEL, count, name, got))
+            continue
+        pid, t_id = (int(x) & 0xffffffff for x in tid.split("/"))
+        got = marks_seen.get(((pid, t_id), name), 0)
+        if got != int(count):
+            bad("%s: thread %s: %d markers %r, not %s" % (LABEL, tid, got, name, count))
+    if fails == 0 and nmarks:
+        ok("%s: the profiler's markers are the %d counts expected" % (LABEL, nmarks))
     if fails == 0:
         ok("%s: the Firefox Profiler loaded it: %d tracks, each one's call tree the folded "
            "stacks and counts" % (LABEL, nthreads))
