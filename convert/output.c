@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/gzout.h"
 #include "common/mapfile.h"
 #include "formats/chrome.h"
 #include "formats/difftop.h"
@@ -50,9 +51,9 @@ static const struct output_format chrome = {
 
 /* ".json" alone names none of the JSON formats */
 static const struct output_format firefox = {
-	"firefox", { ".firefox.json", NULL }, firefox_write,
+	"firefox", { ".firefox.json", ".firefox.json.gz", NULL }, firefox_write,
 	"Firefox Profiler processed profile: a track per thread, CPU graphs, markers",
-	1, 0, 0, 1, OF_MARKS,
+	1, 0, 0, 1, OF_MARKS | OF_GZIP,
 };
 
 static const struct output_format pprof = {
@@ -111,6 +112,49 @@ const struct output_format *output_by_path(const char *path)
 	return NULL;
 }
 
+static ssize_t gz_cookie_write(void *cookie, const char *buf, size_t n)
+{
+	gzout_write(cookie, buf, n);
+	return (ssize_t)n;
+}
+
+/*
+ * f->write, its bytes gzipped into `out` when the format takes a gzip suffix and
+ * `path` ends in ".gz" (through a FILE of glibc's fopencookie). 0, or -1 with errno.
+ */
+static int write_format(const struct output_format *f, const struct profile *p,
+			const struct write_options *o, const char *path, FILE *out)
+{
+	static const cookie_io_functions_t gz_io = { NULL, gz_cookie_write, NULL, NULL };
+	size_t len = strlen(path);
+	struct gzout *g;
+	FILE *z;
+	int rc, err;
+
+	if (!(f->flags & OF_GZIP) || len < 3 || strcmp(path + len - 3, ".gz") != 0)
+		return f->write(p, o, out);
+	g = gzout_open(out, 6);
+	z = fopencookie(g, "w", gz_io);
+	if (!z) {
+		err = errno;
+		gzout_close(g);
+		errno = err;
+		return -1;
+	}
+	rc = f->write(p, o, z);
+	err = errno;
+	if (fclose(z) != 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
+	if (gzout_close(g) != 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
+	errno = err;
+	return rc;
+}
+
 int output_write(const struct output_format *f, const struct profile *p,
 		 const struct write_options *o, const char *path, struct diag *d)
 {
@@ -120,7 +164,7 @@ int output_write(const struct output_format *f, const struct profile *p,
 	int fd, err;
 
 	if (strcmp(path, "-") == 0) {
-		if (f->write(p, o, stdout) != 0 || fflush(stdout) != 0) {
+		if (write_format(f, p, o, path, stdout) != 0 || fflush(stdout) != 0) {
 			if (errno == EPIPE)
 				return 1;
 			diag_error(d, "standard output", DIAG_NO_OFFSET, "write failed: %s",
@@ -135,7 +179,7 @@ int output_write(const struct output_format *f, const struct profile *p,
 		 * file over it would replace the device with a regular file.
 		 */
 		out = fopen(path, "w");
-		if (!out || f->write(p, o, out) != 0) {
+		if (!out || write_format(f, p, o, path, out) != 0) {
 			err = errno;
 			if (out)
 				fclose(out);
@@ -170,7 +214,7 @@ int output_write(const struct output_format *f, const struct profile *p,
 			close(fd);
 		goto fail;
 	}
-	if (f->write(p, o, out) != 0) {
+	if (write_format(f, p, o, path, out) != 0) {
 		err = errno;
 		fclose(out);
 		goto fail;

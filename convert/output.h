@@ -18,6 +18,7 @@ enum {
 	OF_DIFF_ONLY = 1 << 6,    /* perfconv diff's alone: no conversion finds it */
 	OF_MARKS = 1 << 7,        /* shows the profile's marks (forks, exits, execs, lost
 				     records, merged inputs): profile.keep_marks */
+	OF_GZIP = 1 << 8,         /* an output path ending in ".gz" is gzipped */
 };
 
 struct output_format {
@@ -50,7 +51,8 @@ const struct output_format *output_by_path(const char *path);
  * written as an atomic_file (common/mapfile.h): a failed or killed conversion leaves
  * no partial file and the old one in place; a `path` that is a symbolic link stays
  * one, its target written. Anything else that exists (a device such as /dev/null, a
- * FIFO) is written in place. Returns 0; 1 when the reader of standard
+ * FIFO) is written in place. A format with OF_GZIP is gzipped when `path` ends in
+ * ".gz". Returns 0; 1 when the reader of standard
  * output or of a FIFO went away (EPIPE: nothing to report, as `| head` does; SIGPIPE
  * must be ignored for this); or -1 after reporting through `d`.
  */

@@ -91,4 +91,9 @@ check "merged inputs' windows" "$TMP/merge.marks" -- -i $TD/mt-g.data -i $TD/khe
 	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["meta"]["preprocessedProfileVersion"] < 1)' \
 		"$TMP/x.firefox.json" 2>/dev/null && ok "cli: .firefox.json selects firefox" || bad "cli: .firefox.json"
 
+# .firefox.json.gz: the same JSON, gzipped (the profiler opens either)
+"$PERFCONV" -q -i $TD/mt-g.data "${KS[@]}" -o "$TMP/x.firefox.json.gz" 2>/dev/null &&
+	gzip -t "$TMP/x.firefox.json.gz" 2>/dev/null && gzip -dc "$TMP/x.firefox.json.gz" | cmp -s - "$TMP/x.firefox.json" &&
+	ok "cli: .firefox.json.gz: the same profile, gzipped" || bad "cli: .firefox.json.gz"
+
 finish e2e_firefox
