@@ -34,7 +34,6 @@ static const char *const jit_colors[] = { "green", "purple", "lightblue", "magen
 /* What each of a thread's spools keeps in memory before it goes to a file. */
 #define FF_SPOOL_MEMORY (1u << 16)
 
-
 static void write_categories(struct ff_writer *w)
 {
 	FILE *out = w->out;
@@ -377,7 +376,7 @@ struct proc_span {
 	struct ff_span s;
 };
 
-/* Mark `i`'s time from the origin. */
+/* A time of the recording's clock from the origin (0 before it). */
 static uint64_t mark_time(const struct ff_writer *w, uint64_t t)
 {
 	return t > w->origin ? t - w->origin : 0;

@@ -13,8 +13,8 @@
 #include "formats/profview.h"
 #include "formats/writer.h"
 
+/* The categories (meta.categories), JIT runtimes' from CAT_JIT on. */
 enum { CAT_OTHER, CAT_IDLE, CAT_USER, CAT_KERNEL, CAT_JIT };
-
 
 /* A row of the frame table. */
 struct ff_frame {
