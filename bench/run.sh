@@ -327,7 +327,7 @@ fi
 
 # issue 20.3: peak RSS of every output format at 1x and 16x the recording (native and
 # native16, the same workload 16 times as long), the two lengths taking turns
-FORMATS="folded pprof speedscope chrome svg"
+FORMATS="folded pprof speedscope firefox chrome svg"
 if want rss; then
 	cat "$W/native16.data" >/dev/null
 	"$PERFCONV" -q -i "$W/native16.data" -o /dev/null # its addresses in the cache too
@@ -491,6 +491,9 @@ verdicts=$(
 			check "issue 20.3: $fmt: 16x the recording, peak RSS grows < 20%" "$r16 < 1.2 * $r1" \
 				"$r16 KB / $r1 KB = $(ratio "$r16" "$r1"), $(ratio "$n16" "$samples") times the samples"
 		done
+		f16=$(val rss "perfconv -f firefox (16x longer)" 4); s16=$(val rss "perfconv -f speedscope (16x longer)" 4)
+		check "issue 47.3: firefox's peak RSS at 16x no more than speedscope's" "$f16 <= $s16" \
+			"$f16 KB, speedscope $s16 KB"
 	fi
 	if [ -n "$SAME" ]; then
 		check "issue 20.4: outputs byte-identical to $BASELINE's on every committed recording" \

@@ -15,7 +15,7 @@ _perfconv_upload_opts='--to --url --tenant --header --api-key-file --allow-http 
 _perfconv_diff_opts='--absolute --top'
 _perfconv_info_opts='--input --json --top --symfs --kallsyms --buildid-dir --jit-dir
 	--cache-dir --cache-size --no-cache --help'
-_perfconv_formats='folded samples pprof speedscope chrome svg otlp'
+_perfconv_formats='folded samples pprof speedscope firefox chrome svg otlp'
 _perfconv_backends='datadog pyroscope parca otlp'
 
 # COMPREPLY from compgen's lines (names with spaces kept whole)

@@ -144,6 +144,7 @@ int convert_one(struct conversion *cv, const struct output_format *of, struct pr
 		one.aggregate_ns = p->aggregate_ns;
 		one.frames_by_object = p->frames_by_object;
 		one.aggregate_threads = p->aggregate_threads;
+		one.keep_marks = p->keep_marks;
 		cv->co.input = cv->inputs[i];
 		if (!cv->co.quiet)
 			diag_note(d, "%s:", cv->inputs[i]);

@@ -6,6 +6,7 @@
 const struct sample_kind *const sample_kinds[] = {
 	&oncpu_kind,
 	&offcpu_kind,
+	&marks_kind,
 	NULL,
 };
 

@@ -2,7 +2,8 @@
  *
  * A kind is one file and one entry of sample_kinds[] (convert/kinds.c): the record
  * type it takes, which of those are its own, and its handler with its own state.
- * Today: the samples of a sampling event (convert/oncpu.c).
+ * Today: the samples of a sampling event (convert/oncpu.c), the scheduler's switches
+ * (convert/offcpu.c), the marks of timelines (convert/marks.c).
  */
 #ifndef PERFCONV_KINDS_H
 #define PERFCONV_KINDS_H
@@ -63,5 +64,6 @@ extern const struct sample_kind *const sample_kinds[];
 /* The kinds, each defined in its own file. */
 extern const struct sample_kind oncpu_kind;  /* convert/oncpu.c */
 extern const struct sample_kind offcpu_kind; /* convert/offcpu.c */
+extern const struct sample_kind marks_kind;  /* convert/marks.c */
 
 #endif

@@ -111,6 +111,37 @@ static void merge_into(struct profile *dst, const struct profile *src, const cha
 			profile_set_thread_name(dst, s.pid, s.tid, str_in(dst, src, ids, name));
 		profile_add_sample(dst, &s);
 	}
+	/* its marks on dst's clock, and the window of its samples (a merge's inputs) */
+	for (size_t i = 0; i < src->nmarks; i++) {
+		struct pc_mark m = src->marks[i];
+
+		m.text = str_in(dst, src, ids, m.text);
+		if (m.time)
+			m.time = (uint64_t)((int64_t)m.time + shift);
+		if (m.end)
+			m.end = (uint64_t)((int64_t)m.end + shift);
+		profile_add_mark(dst, &m);
+	}
+	if (label && src->nsamples) {
+		struct pc_mark m;
+
+		memset(&m, 0, sizeof(m));
+		m.kind = PC_MARK_INPUT;
+		m.text = profile_str(dst, label);
+		m.cpu = PC_NO_CPU;
+		m.time = src->first_time_set ? src->first_time : UINT64_MAX;
+		m.end = src->first_time_set ? src->last_time : 0;
+		for (size_t i = 0; !src->first_time_set && i < src->nsamples; i++) {
+			if (src->samples[i].time < m.time)
+				m.time = src->samples[i].time;
+			if (src->samples[i].time > m.end)
+				m.end = src->samples[i].time;
+		}
+		m.time = (uint64_t)((int64_t)m.time + shift);
+		m.end = (uint64_t)((int64_t)m.end + shift);
+		profile_add_mark(dst, &m);
+	}
+	dst->marks_dropped += src->marks_dropped;
 	if (first) {
 		dst->hostname = str_in(dst, src, ids, src->hostname);
 		dst->osrelease = str_in(dst, src, ids, src->osrelease);

@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/gzout.h"
 #include "common/mapfile.h"
 #include "formats/chrome.h"
 #include "formats/difftop.h"
+#include "formats/firefox.h"
 #include "formats/folded.h"
 #include "formats/otlp.h"
 #include "formats/pprof.h"
@@ -47,6 +49,13 @@ static const struct output_format chrome = {
 	1, 1, 0, 1, 0,
 };
 
+/* ".json" alone names none of the JSON formats */
+static const struct output_format firefox = {
+	"firefox", { ".firefox.json", ".firefox.json.gz", NULL }, firefox_write,
+	"Firefox Profiler processed profile: a track per thread, CPU graphs, markers",
+	1, 0, 0, 1, OF_MARKS | OF_GZ_PATH,
+};
+
 static const struct output_format pprof = {
 	"pprof", { ".pb.gz", ".pprof", NULL }, pprof_write,
 	"gzipped profile.proto for go tool pprof, Datadog, Parca, Pyroscope", 0, 0, 1, 0,
@@ -67,12 +76,14 @@ static const struct output_format svg = {
 
 /* top after folded: perfconv diff names its formats in this order */
 const struct output_format *const output_formats[] = { &folded, &top, &samples, &pprof,
-						       &speedscope, &chrome, &svg, &otlp, NULL };
+						       &speedscope, &firefox, &chrome, &svg,
+						       &otlp, NULL };
 
 void output_shape_profile(const struct output_format *f, struct profile *p)
 {
 	p->aggregate = f->totals_only;
 	p->frames_by_object = !(f->flags & OF_ADDRESSES);
+	p->keep_marks = (f->flags & OF_MARKS) != 0;
 	if (f->timeline)
 		profile_keep_timeline(p);
 }
@@ -102,6 +113,49 @@ const struct output_format *output_by_path(const char *path)
 	return NULL;
 }
 
+static ssize_t gz_cookie_write(void *cookie, const char *buf, size_t n)
+{
+	gzout_write(cookie, buf, n);
+	return (ssize_t)n;
+}
+
+/*
+ * f->write, its bytes gzipped into `out` when the format takes a gzip suffix and
+ * `path` ends in ".gz" (through a FILE of glibc's fopencookie). 0, or -1 with errno.
+ */
+static int write_format(const struct output_format *f, const struct profile *p,
+			const struct write_options *o, const char *path, FILE *out)
+{
+	static const cookie_io_functions_t gz_io = { NULL, gz_cookie_write, NULL, NULL };
+	size_t len = strlen(path);
+	struct gzout *g;
+	FILE *z;
+	int rc, err;
+
+	if (!(f->flags & OF_GZ_PATH) || len < 3 || strcmp(path + len - 3, ".gz") != 0)
+		return f->write(p, o, out);
+	g = gzout_open(out, 6);
+	z = fopencookie(g, "w", gz_io);
+	if (!z) {
+		err = errno;
+		gzout_close(g);
+		errno = err;
+		return -1;
+	}
+	rc = f->write(p, o, z);
+	err = errno;
+	if (fclose(z) != 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
+	if (gzout_close(g) != 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
+	errno = err;
+	return rc;
+}
+
 enum output_result output_write(const struct output_format *f, const struct profile *p,
 				const struct write_options *o, const char *path, struct diag *d)
 {
@@ -111,7 +165,7 @@ enum output_result output_write(const struct output_format *f, const struct prof
 	int fd, err;
 
 	if (strcmp(path, "-") == 0) {
-		if (f->write(p, o, stdout) != 0 || fflush(stdout) != 0) {
+		if (write_format(f, p, o, path, stdout) != 0 || fflush(stdout) != 0) {
 			if (errno == EPIPE)
 				return OUTPUT_BROKEN_PIPE;
 			diag_error(d, "standard output", DIAG_NO_OFFSET, "write failed: %s",
@@ -126,7 +180,7 @@ enum output_result output_write(const struct output_format *f, const struct prof
 		 * file over it would replace the device with a regular file.
 		 */
 		out = fopen(path, "w");
-		if (!out || f->write(p, o, out) != 0) {
+		if (!out || write_format(f, p, o, path, out) != 0) {
 			err = errno;
 			if (out)
 				fclose(out);
@@ -161,7 +215,7 @@ enum output_result output_write(const struct output_format *f, const struct prof
 			close(fd);
 		goto fail;
 	}
-	if (f->write(p, o, out) != 0) {
+	if (write_format(f, p, o, path, out) != 0) {
 		err = errno;
 		fclose(out);
 		goto fail;

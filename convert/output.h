@@ -20,6 +20,9 @@ enum {
 	OF_ADDRESSES = 1 << 8,    /* writes each frame's address and mapping in its process
 				     (else the profile's frames_by_object) */
 	OF_NO_THREADS = 1 << 9,   /* shows no pid or tid but with --with-pid, --with-tid */
+	OF_MARKS = 1 << 10,       /* shows the profile's marks (forks, exits, execs, lost
+				     records, merged inputs): profile.keep_marks */
+	OF_GZ_PATH = 1 << 11,     /* an output path ending in ".gz" is gzipped */
 };
 
 struct output_format {
@@ -63,7 +66,8 @@ enum output_result {
  * written as an atomic_file (common/mapfile.h): a failed or killed conversion leaves
  * no partial file and the old one in place; a `path` that is a symbolic link stays
  * one, its target written. Anything else that exists (a device such as /dev/null, a
- * FIFO) is written in place.
+ * FIFO) is written in place. A format with OF_GZ_PATH is gzipped when `path` ends in
+ * ".gz".
  */
 enum output_result output_write(const struct output_format *f, const struct profile *p,
 				const struct write_options *o, const char *path, struct diag *d);

@@ -97,12 +97,24 @@ void profile_release(struct profile *p)
 	free(p->nodes);
 	free(p->samples);
 	free(p->events);
+	free(p->marks);
 	id_index_release(&p->frame_index);
 	id_index_release(&p->sample_index);
 	id_index_release(&p->node_index);
 	u64map_release(&p->mapping_index);
 	u64map_release(&p->thread_names);
 	memset(p, 0, sizeof(*p));
+}
+
+void profile_add_mark(struct profile *p, const struct pc_mark *m)
+{
+	if (!p->keep_marks)
+		return;
+	if (p->nmarks >= PC_MAX_MARKS) {
+		p->marks_dropped++;
+		return;
+	}
+	VEC_PUSH(p->marks, p->nmarks, p->marks_cap, *m);
 }
 
 static uint64_t thread_key(uint32_t pid, uint32_t tid)

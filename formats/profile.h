@@ -125,6 +125,31 @@ struct pc_event {
 	uint64_t nsamples, total_period;
 };
 
+/* What happened to a thread, a process or a CPU at a time, for the writers that draw
+ * timelines with markers (firefox): kept only when asked (profile.keep_marks). */
+enum pc_mark_kind {
+	PC_MARK_FORK = 1,     /* a thread or process began (not one perf found running) */
+	PC_MARK_EXIT,         /* a thread ended (the process with its main thread) */
+	PC_MARK_EXEC,         /* a process ran a new program: `text` its new name */
+	PC_MARK_LOST,         /* perf lost `count` records (LOST) or samples (LOST_SAMPLES)
+				 on `cpu` (PC_NO_CPU: not said; then of `pid`/`tid` if said) */
+	PC_MARK_INPUT,        /* one of several inputs merged: `text` its label, from `time`
+				 to `end` (its first and last samples) */
+};
+
+struct pc_mark {
+	uint64_t time, end;   /* end: of an INPUT, else time */
+	uint64_t count;       /* LOST: how many */
+	uint32_t pid, tid, cpu;
+	uint32_t text;        /* string id, or 0 */
+	uint8_t kind;         /* enum pc_mark_kind */
+	uint8_t lost_samples; /* LOST: of LOST_SAMPLES (samples), else of LOST (records) */
+};
+
+/* The most marks a profile keeps (a machine's recording of many short processes):
+ * past it they are counted in marks_dropped, not kept. */
+#define PC_MAX_MARKS (1u << 18)
+
 struct profile {
 	struct strtab strings;
 	struct pc_mapping *mappings; size_t nmappings, mappings_cap; /* [0] unused */
@@ -184,6 +209,11 @@ struct profile {
 	/* "[off-CPU: sleeping]", ... (string ids, 0 until profile_name_states()): the
 	 * frame timelines show at the leaf of an off-CPU interval's stack */
 	uint32_t state_name[PC_NSTATES];
+
+	/* with keep_marks (set before records are read): the marks, in the order added */
+	int keep_marks;
+	struct pc_mark *marks; size_t nmarks, marks_cap;
+	uint64_t marks_dropped;
 
 	/* each thread's last name, for writers that name a thread once (pid, tid ->
 	 * string id; see profile_thread_name) */
@@ -252,6 +282,9 @@ void profile_add_sample(struct profile *p, const struct pc_sample *s);
  */
 void profile_set_thread_name(struct profile *p, uint32_t pid, uint32_t tid, uint32_t name);
 uint32_t profile_thread_name(const struct profile *p, uint32_t pid, uint32_t tid);
+
+/* Keep mark `m` when the profile keeps marks (and has room for it). */
+void profile_add_mark(struct profile *p, const struct pc_mark *m);
 
 /* Intern the names of the off-CPU states (state_name), for whoever adds samples
  * with a state. */

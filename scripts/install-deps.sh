@@ -16,12 +16,28 @@ scdoc man-db bash-completion systemd debhelper lintian dwz xz-utils liblzma-dev 
 # and npm already (from elsewhere than Debian) keeps them.
 command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
 
+# The tests' npm packages (the speedscope app, pprof-format, the Firefox Profiler's
+# profiler-cli...), at the versions and digests tests/browser/package-lock.json pins:
+# npm ci there when one of them is missing (the tests do the same when they start).
+# Run last: it moves to the source tree.
+npm_packages() {
+	command -v node >/dev/null && command -v npm >/dev/null || return 0
+	cd "$(dirname "$0")/.." || exit 1
+	node -e 'const p = require("./tests/browser/package.json"), fs = require("fs");
+		process.exit(Object.keys(p.dependencies).every(d =>
+			fs.existsSync("tests/browser/node_modules/" + d + "/package.json")) ? 0 : 1)' 2>/dev/null &&
+		return 0
+	echo "install-deps: npm ci in tests/browser (the tests' npm packages, as package-lock.json pins them)" >&2
+	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >&2 ||
+		{ echo "install-deps: npm ci in tests/browser failed" >&2; exit 1; }
+}
+
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+[ -z "$missing" ] && { npm_packages; exit 0; }
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -54,3 +70,4 @@ if [ "$status" -ne 0 ]; then
 	echo "install-deps: apt-get install failed (exit $status)" >&2
 	exit 1
 fi
+npm_packages

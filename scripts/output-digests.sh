@@ -53,6 +53,9 @@ for name in mt-g mt-k1 mt-z mt-pipe mt-threads kheavy execer two-event; do
 	run "$name" "$in" folded "${KS[@]}" --no-symbols --with-pid
 done
 run two-event testdata/two-event.data pprof "${KS[@]}" --event page-faults
+# firefox: of recordings with CLOCK_DATA only (meta.startTime is otherwise the file's
+# modification time, which a checkout sets)
+run mt-k1 testdata/mt-k1.data firefox "${KS[@]}"
 for fmt in folded samples pprof speedscope chrome svg; do
 	run dwarf-dw testdata/dwarf/dw.data $fmt "${KS[@]}"
 done

@@ -53,7 +53,7 @@ run() {
 
 for in in testdata/*.data testdata/jit/*.data; do
 	name=$(basename "$in" .data)
-	for fmt in folded samples pprof speedscope chrome svg otlp; do
+	for fmt in folded samples pprof speedscope firefox chrome svg otlp; do
 		run "$name" "$in" $fmt "${KS[@]}"
 	done
 	run "$name" "$in" folded "${KS[@]}" --no-inline --annotate
@@ -67,7 +67,7 @@ done
 # --call-graph dwarf recordings: the unwinder's stacks, and where they stopped
 for in in testdata/dwarf/*.data; do
 	name=dwarf-$(basename "$in" .data)
-	for fmt in folded samples pprof speedscope chrome svg otlp; do
+	for fmt in folded samples pprof speedscope firefox chrome svg otlp; do
 		run "$name" "$in" $fmt "${KS[@]}"
 	done
 	run "$name" "$in" folded "${KS[@]}" --no-inline --annotate
@@ -77,13 +77,14 @@ done
 for in in testdata/offcpu/*.data; do
 	name=offcpu-$(basename "$in" .data)
 	for t in oncpu offcpu wall; do
-		for fmt in folded pprof speedscope chrome svg otlp; do
+		for fmt in folded pprof speedscope firefox chrome svg otlp; do
 			run "$name" "$in" $fmt --kallsyms testdata/offcpu/kallsyms.gz --time $t
 		done
 	done
 done
 run two-event testdata/two-event.data samples "${KS[@]}" --event page-faults
 run two-event testdata/two-event.data chrome "${KS[@]}" --event page-faults
+run two-event testdata/two-event.data firefox "${KS[@]}" --weight samples
 run two-event testdata/two-event.data pprof "${KS[@]}" --event page-faults
 run mt-g testdata/mt-g.data folded "${KS[@]}" --comm mt-alpha
 run mt-g testdata/mt-g.data samples "${KS[@]}" --no-symbols

@@ -37,7 +37,7 @@ said no-arg 2 "^perfconv: option needs an argument: -i$" -- -i
 said info-bogus 2 "^perfconv: unknown option: --frob$" -- info --frob
 said upload-bogus 2 "^perfconv: unknown option: --frob$" -- upload --frob
 # an unknown format lists the formats
-said format 2 "unknown format: nope \(formats: folded, samples, pprof, speedscope, chrome, svg, otlp\)" -- -f nope -i $IN
+said format 2 "unknown format: nope \(formats: folded, samples, pprof, speedscope, firefox, chrome, svg, otlp\)" -- -f nope -i $IN
 # -o x.json is no format's suffix: folded, said even with -q
 said json-suffix 0 "x.json: warning: no format has its suffix: writing folded" -- -q "${KS[@]}" -i $IN -o "$TMP/x.json"
 cmp -s "$TMP/x.json" "$TMP/i.folded" && ok "json-suffix: folded written" || bad "json-suffix: not folded"

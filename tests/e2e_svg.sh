@@ -43,7 +43,7 @@ check deep -i "$TMP/h/deep.data" "${KS[@]}" --symfs $TD && cases+=("$TMP/deep.ca
 # every format, for a recording without samples: a file, no failure (UBSan found
 # NULL passed to qsort and memset on this path); filters that leave no sample are an
 # error instead (issue 22 item 12), with no file
-for f in folded samples pprof speedscope chrome svg; do
+for f in folded samples pprof speedscope firefox chrome svg; do
 	"$PERFCONV" -q -i tests/hostile/no-samples.data -f $f -o "$TMP/none.$f" && [ -s "$TMP/none.$f" -o $f = folded -o $f = samples ] &&
 		ok "no samples, -f $f: exit 0" || bad "no samples, -f $f"
 	"$PERFCONV" -q -i $TD/mt-threads.data "${KS[@]}" --comm nobody -f $f -o "$TMP/nomatch.$f" 2>/dev/null
