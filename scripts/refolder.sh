@@ -1,0 +1,180 @@
+#!/bin/bash
+# refolder: formats/ and symbolize/ in folders by role (issue 46 step 4), as a script that
+# can be run again.
+#
+#   scripts/refolder.sh [PATTERN=FOLDER...]
+#
+# Moves (git mv) every file still at a flat path of formats/ or symbolize/ to the folder
+# its role says (RULES below, first match; PATTERN=FOLDER arguments are tried before
+# them), then rewrites every reference to a moved file's old path in the tracked text
+# files: #include lines, the Makefile's object names, the paths that docs, tests, fuzz
+# targets and comments name (`formats/pprof.c` -> `formats/write/pprof.c`, globs such as
+# `symbolize/jitcode*.c` too). A file already in its folder is left; a second run changes
+# nothing. So after merging a branch written against the flat layout, run it again:
+# its new files are moved, and its `#include "formats/perfdata.h"` lines point to the
+# new places. A new file of formats/ that no rule names is a writer when it or its
+# header includes the writers' contract (formats/write/writer.h); otherwise the script
+# names it and stops before moving anything: say its role, e.g.
+#
+#   scripts/refolder.sh 'formats/gecko*=formats/write'
+#
+# (or add a line to RULES and commit it). Then `make` and `python3 tests/check_layers.py`
+# (which refuses a file left directly in formats/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec python3 - "$@" <<'EOF'
+import fnmatch
+import os
+import re
+import subprocess
+import sys
+
+# (pattern on a flat path, the folder a file it matches goes to), first match wins.
+RULES = [
+    # the schemas protoc-c compiles into build/gen/ (pprof's, OTLP's, google.rpc.Status)
+    ("formats/*.proto", "formats/proto"),
+    # readers: bytes in, records out
+    ("formats/perfdata*", "formats/read"),
+    ("formats/simpleperf.[ch]", "formats/read"),
+    ("formats/jitdump.[ch]", "formats/read"),
+    ("formats/perfmap.[ch]", "formats/read"),
+    ("formats/tracefmt.[ch]", "formats/read"),
+    # the profile model every writer reads, and its views
+    ("formats/profile.[ch]", "formats/model"),
+    ("formats/timeline.[ch]", "formats/model"),
+    ("formats/profview.[ch]", "formats/model"),
+    # writers, their contract and what several of them share
+    ("formats/writer.h", "formats/write"),
+    ("formats/pprof*.[ch]", "formats/write"),
+    ("formats/otlp*.[ch]", "formats/write"),
+    ("formats/pdict.[ch]", "formats/write"),
+    ("formats/json.[ch]", "formats/write"),
+    ("formats/frametext.[ch]", "formats/write"),
+    ("formats/folded.[ch]", "formats/write"),
+    ("formats/samples.[ch]", "formats/write"),
+    ("formats/svg.[ch]", "formats/write"),
+    ("formats/difftop.[ch]", "formats/write"),
+    ("formats/speedscope.[ch]", "formats/write"),
+    ("formats/chrome.[ch]", "formats/write"),
+    ("formats/firefox*.[ch]", "formats/write"),
+    # JIT code: the runtimes' dumps and maps found, read, indexed and cached
+    ("symbolize/jit*", "symbolize/jit"),
+    ("symbolize/mapindex.[ch]", "symbolize/jit"),
+]
+# the layers that have folders by role; a flat file of symbolize/ no rule names stays
+FOLDERED = {"formats": ["read", "model", "write", "proto"], "symbolize": ["jit"]}
+# text files whose paths are rewritten: everything tracked but recordings, bad inputs,
+# history, and this script (its RULES name the old paths)
+SKIP = ("testdata/", "tests/corpus/", "tests/hostile/", "debian/changelog", "scripts/refolder.sh")
+TEXT = re.compile(r"(\.(c|h|py|sh|mjs|js|md|scd|proto|in|txt)|Makefile|^debian/[^/]+)$")
+
+
+def git(*args):
+    return subprocess.run(["git", *args], check=True, capture_output=True, text=True).stdout
+
+
+def tracked():
+    return [f for f in git("ls-files", "-z").split("\0") if f and os.path.exists(f)]
+
+
+def includes(path):
+    try:
+        return re.findall(r'^\s*#\s*include\s+"([^"]+)"', open(path, errors="replace").read(), re.M)
+    except OSError:
+        return []
+
+
+def folder_of(path, rules):
+    for pat, folder in rules:
+        if fnmatch.fnmatch(path, pat):
+            return folder
+    layer = path.split("/")[0]
+    if layer == "formats":
+        # a writer: it, or its header, includes the writers' contract
+        stem = path.rsplit(".", 1)[0]
+        for f in (stem + ".c", stem + ".h"):
+            if any(i.endswith("/writer.h") for i in includes(f)):
+                return "formats/write"
+        return None
+    return layer
+
+
+rules = []
+for arg in sys.argv[1:]:
+    if "=" not in arg:
+        sys.exit(f"refolder: '{arg}': expected PATTERN=FOLDER (e.g. 'formats/gecko*=formats/write')")
+    pat, folder = arg.split("=", 1)
+    if folder.split("/")[0] not in FOLDERED or folder.split("/", 1)[-1] not in FOLDERED[folder.split("/")[0]]:
+        sys.exit(f"refolder: '{folder}': not a folder by role ({', '.join(l + '/' + f for l, fs in FOLDERED.items() for f in fs)})")
+    rules.append((pat, folder))
+rules += RULES
+
+files = tracked()
+# 1. the moves
+moves, unplaced = [], []
+for f in files:
+    parts = f.split("/")
+    if len(parts) != 2 or parts[0] not in FOLDERED:
+        continue
+    folder = folder_of(f, rules)
+    if folder is None:
+        unplaced.append(f)
+    elif folder != parts[0]:
+        moves.append((f, folder + "/" + parts[1]))
+if unplaced:
+    for f in unplaced:
+        print(f"refolder: {f}: no rule says its role; run again with '{f}=formats/read' "
+              f"(or model, write, proto), or add a rule to RULES", file=sys.stderr)
+    sys.exit(1)
+for old, new in moves:
+    os.makedirs(os.path.dirname(new), exist_ok=True)
+    git("mv", old, new)
+    print(f"moved {old} -> {new}")
+
+# 2. the references. Where each flat name is now: every file of a folder by role.
+files = tracked()
+placed, flat = {}, []
+for f in files:
+    if len(f.split("/")) == 2:
+        flat.append(f)
+    parts = f.split("/")
+    if len(parts) == 3 and parts[0] in FOLDERED and parts[1] in FOLDERED[parts[0]]:
+        placed.setdefault(parts[0], []).append(f)
+# a path (or glob) named at a layer's top: "formats/pprof.c", "formats/otlp_*.proto",
+# "symbolize/jitcode*.c", "$(BUILD)/formats/pprof.o"; not one already in a folder
+REF = re.compile(r"(?<![\w.-])(formats|symbolize)/([\w*]+\.[\w*.-]*\w|[\w]*\*[\w*]*)(?![\w/])")
+
+
+def where(layer, name):
+    if os.path.exists(layer + "/" + name):
+        return None
+    pat = name[:-2] + ".c" if name.endswith(".o") else name
+    pat = pat if "*" in pat or "." in pat else pat + ".*"
+    # a glob that still matches a flat file means the layer, not one folder
+    if any(fnmatch.fnmatch(f, layer + "/" + pat) for f in flat):
+        return None
+    folders = {os.path.dirname(f) for f in placed.get(layer, [])
+               if fnmatch.fnmatch(os.path.basename(f), pat)}
+    return folders.pop() if len(folders) == 1 else None
+
+
+def rewrite(m):
+    folder = where(m.group(1), m.group(2))
+    return folder + "/" + m.group(2) if folder else m.group(0)
+
+
+changed = 0
+for f in files:
+    if f.startswith(SKIP) or not TEXT.search(f) or os.path.islink(f):
+        continue
+    try:
+        text = open(f, encoding="utf-8").read()
+    except (UnicodeDecodeError, OSError):
+        continue
+    new = REF.sub(rewrite, text)
+    if new != text:
+        open(f, "w", encoding="utf-8").write(new)
+        changed += 1
+        print(f"rewrote paths in {f}")
+print(f"refolder: {len(moves)} files moved, paths rewritten in {changed} files")
+EOF
