@@ -16,7 +16,7 @@
 #include "common/diag.h"
 #include "symbolize/symbolizer.h"
 #include "convert/summary.h"
-#include "formats/profile.h"
+#include "formats/model/profile.h"
 
 struct convert_options {
 	const char *input;        /* path, a --threads directory, or "-" */
@@ -40,7 +40,7 @@ struct convert_options {
 	int quiet;                /* no closing summary */
 	const char *const *jit_dirs; /* --jit-dir: searched for jit-PID.dump, perf-PID.map */
 	size_t njit_dirs;
-	/* A watcher's JIT dumps, kept from one chunk to the next (symbolize/jitstore.h), or
+	/* A watcher's JIT dumps, kept from one chunk to the next (symbolize/jit/jitstore.h), or
 	 * NULL: each conversion then reads its dumps whole. */
 	struct jit_store *jit_store;
 	/* kernel frames left unnamed said as a warning, with why, even when quiet (the

@@ -18,9 +18,9 @@
 #include "convert/readahead.h"
 #include "convert/recording.h"
 #include "convert/replay.h"
-#include "formats/perfdata.h"
-#include "formats/profile.h"
-#include "symbolize/jitprocs.h"
+#include "formats/read/perfdata.h"
+#include "formats/model/profile.h"
+#include "symbolize/jit/jitprocs.h"
 #include "symbolize/symbolizer.h"
 
 struct session_options {

@@ -48,7 +48,7 @@ struct backend_ctx {
 struct backend_ops {
 	int id;                    /* enum backend */
 	const char *name;          /* --to's word */
-	int pprof_for;             /* the pprof's shape (enum pprof_for, formats/pprof.h) */
+	int pprof_for;             /* the pprof's shape (enum pprof_for, formats/write/pprof.h) */
 	const char *format;        /* the output format its profiles are written in ("pprof",
 				      "otlp"); gzipped either way */
 	int keeps_key;             /* the API key is its own (Datadog's); else it is dropped */

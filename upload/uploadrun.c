@@ -20,8 +20,8 @@
 #include "upload/watch.h"
 #include "upload/watchfile.h"
 #include "upload/watchopts.h"
-#include "symbolize/jitstore.h"
-#include "formats/pprof.h"
+#include "symbolize/jit/jitstore.h"
+#include "formats/write/pprof.h"
 
 /* What an upload of one input holds until it is sent. */
 struct job {
