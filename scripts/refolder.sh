@@ -1,8 +1,8 @@
 #!/bin/bash
-# refolder: formats/ and symbolize/ in folders by role (issue 46 step 4), as a script that
-# can be run again.
+# refolder: formats/ and symbolize/ in folders by role (issue 46 step 4), as a script
+# that can be run again.
 #
-#   scripts/refolder.sh [PATTERN=FOLDER...]
+#   scripts/refolder.sh [--resolve] [PATTERN=FOLDER...]
 #
 # Moves (git mv) every file still at a flat path of formats/ or symbolize/ to the folder
 # its role says (RULES below, first match; PATTERN=FOLDER arguments are tried before
@@ -13,13 +13,26 @@
 # nothing. So after merging a branch written against the flat layout, run it again:
 # its new files are moved, and its `#include "formats/perfdata.h"` lines point to the
 # new places. A new file of formats/ that no rule names is a writer when it or its
-# header includes the writers' contract (formats/write/writer.h); otherwise the script
-# names it and stops before moving anything: say its role, e.g.
+# header includes the writers' contract (writer.h); otherwise the script names it and
+# stops before moving anything: say its role, e.g.
 #
-#   scripts/refolder.sh 'formats/gecko*=formats/write'
+#   scripts/refolder.sh 'formats/gecko*=formats/read'
 #
-# (or add a line to RULES and commit it). Then `make` and `python3 tests/check_layers.py`
-# (which refuses a file left directly in formats/).
+# (or add a line to RULES and commit it). Then `make` and `make layers`
+# (tests/check_layers.py refuses a file left directly in formats/).
+#
+# Merging: the folders commits changed nothing in the files the script moved or
+# rewrote but paths, so merge them after the branches written against the flat layout
+# and let the script resolve the conflicts (#include blocks) by taking the other side
+# whole and writing the paths again:
+#
+#   git merge folders; scripts/refolder.sh --resolve; make -j2 && make layers; git commit
+#
+# --resolve takes "ours" (HEAD: the other work) for every file left in conflict, but
+# the files edited by hand on the folders side (HAND below), which it names to be
+# resolved by hand; it refuses when HEAD has the folders already. A branch merged
+# after the folders: resolve its conflicts by hand, keeping both sides' lines (old
+# paths are fine), then run the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 - "$@" <<'EOF'
@@ -65,6 +78,9 @@ RULES = [
 FOLDERED = {"formats": ["read", "model", "write", "proto"], "symbolize": ["jit"]}
 # text files whose paths are rewritten: everything tracked but recordings, bad inputs,
 # history, and this script (its RULES name the old paths)
+# edited by hand on the folders side, besides this script's run: --resolve leaves them
+HAND = {"Makefile", "tests/check_layers.py", "tests/otlp/otlp_decode.mjs", "tests/e2e_otlp.sh",
+        "docs/ARCHITECTURE.md", "docs/DEVELOPING.md", "scripts/refolder.sh"}
 SKIP = ("testdata/", "tests/corpus/", "tests/hostile/", "debian/changelog", "scripts/refolder.sh")
 TEXT = re.compile(r"(\.(c|h|py|sh|mjs|js|md|scd|proto|in|txt)|Makefile|^debian/[^/]+)$")
 
@@ -74,7 +90,25 @@ def git(*args):
 
 
 def tracked():
-    return [f for f in git("ls-files", "-z").split("\0") if f and os.path.exists(f)]
+    return sorted({f for f in git("ls-files", "-z").split("\0") if f and os.path.exists(f)})
+
+
+def resolve():
+    """Each file in conflict: ours whole (its paths are written again below), but HAND."""
+    if subprocess.run(["git", "cat-file", "-e", "HEAD:formats/write"],
+                      capture_output=True).returncode == 0:
+        sys.exit("refolder: --resolve: HEAD has the folders already, so its side is not the "
+                 "other work: resolve by hand (keep both sides' lines), then run without it")
+    unmerged = sorted({e.split("\t", 1)[1] for e in git("ls-files", "-u", "-z").split("\0") if e})
+    left = []
+    for f in unmerged:
+        if f in HAND or subprocess.run(["git", "checkout", "--ours", "--", f],
+                                       capture_output=True).returncode != 0:
+            left.append(f)
+            continue
+        git("add", "--", f)
+        print(f"resolved {f}: ours, its paths written again")
+    return left
 
 
 def includes(path):
@@ -99,8 +133,11 @@ def folder_of(path, rules):
     return layer
 
 
-rules = []
+rules, left = [], []
 for arg in sys.argv[1:]:
+    if arg == "--resolve":
+        left = resolve()
+        continue
     if "=" not in arg:
         sys.exit(f"refolder: '{arg}': expected PATTERN=FOLDER (e.g. 'formats/gecko*=formats/write')")
     pat, folder = arg.split("=", 1)
@@ -177,4 +214,8 @@ for f in files:
         changed += 1
         print(f"rewrote paths in {f}")
 print(f"refolder: {len(moves)} files moved, paths rewritten in {changed} files")
+for f in left:
+    print(f"refolder: {f}: still in conflict: resolve it by hand, then run the script again",
+          file=sys.stderr)
+sys.exit(1 if left else 0)
 EOF

@@ -299,7 +299,7 @@ def self_test():
         ("symbolize/locate.h", '#include "symbolize/jit/jitstore.h"\n', "may not include"),
         # a file left at the top of formats/ (a branch from before the folders), a folder
         # no layer has
-        ("formats/firefox.c", '/* firefox: a writer */\n#include "formats/write/writer.h"\n',
+        ("formats/flat_writer.c", '/* flat_writer: a writer */\n#include "formats/write/writer.h"\n',
          "in no folder"),
         ("convert/passes/reorder.c", "/* reorder: a queue */\n", "has no folders"),
         # the length checks reach into the folders
