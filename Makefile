@@ -6,12 +6,14 @@
 #   make SANITIZE=address,undefined check
 #                             the same with sanitizers, in build-san/
 #   make demo                 convert the bundled recording and say where the output is
-#   make fuzz                 run each fuzz target (perf.data, tracepoint formats, jitdump,
-#                             perf map, unwinder, the whole pipeline, kallsyms, ELF
-#                             symbols, the cache's entries of both and the frame
-#                             cache's, a debug file's inflated copy) for FUZZ_SECONDS
-#                             (60) each, with ASan and UBSan, seeded from tests/corpus
-#                             and the real recordings
+#   make fuzz                 run each of the 14 fuzz targets (FUZZ_TARGETS: perf.data,
+#                             tracepoint formats, jitdump, perf map, unwinder, the whole
+#                             pipeline, kallsyms, ELF symbols, the cache's entries of
+#                             both and the frame cache's, a debug file's inflated copy,
+#                             the cache entries of a jitdump's and a perf map's tables,
+#                             the saved runtime-ids, an OTLP backend's answer) for
+#                             FUZZ_SECONDS (60) each, with ASan and UBSan, seeded from
+#                             tests/corpus and the real recordings
 #   make fuzz-keep            merge the campaign's small finds into tests/corpus
 #   make bench                run bench/run.sh
 #   make jvmti                build/libperfconv-jvmti.so, the JVMTI agent that makes
