@@ -6,12 +6,14 @@
 #   make SANITIZE=address,undefined check
 #                             the same with sanitizers, in build-san/
 #   make demo                 convert the bundled recording and say where the output is
-#   make fuzz                 run each fuzz target (perf.data, tracepoint formats, jitdump,
-#                             perf map, unwinder, the whole pipeline, kallsyms, ELF
-#                             symbols, the cache's entries of both and the frame
-#                             cache's, a debug file's inflated copy) for FUZZ_SECONDS
-#                             (60) each, with ASan and UBSan, seeded from tests/corpus
-#                             and the real recordings
+#   make fuzz                 run each of the 14 fuzz targets (FUZZ_TARGETS: perf.data,
+#                             tracepoint formats, jitdump, perf map, unwinder, the whole
+#                             pipeline, kallsyms, ELF symbols, the cache's entries of
+#                             both and the frame cache's, a debug file's inflated copy,
+#                             the cache entries of a jitdump's and a perf map's tables,
+#                             the saved runtime-ids, an OTLP backend's answer) for
+#                             FUZZ_SECONDS (60) each, with ASan and UBSan, seeded from
+#                             tests/corpus and the real recordings
 #   make fuzz-keep            merge the campaign's small finds into tests/corpus
 #   make bench                run bench/run.sh
 #   make jvmti                build/libperfconv-jvmti.so, the JVMTI agent that makes
@@ -89,18 +91,19 @@ endif
 
 # The library: every source of the five layers below the command line (cli/), so that
 # tests and fuzzers link the same code (tests/check_layers.py holds each file to its
-# folder's layer).
+# folder's layer). formats/ and symbolize/ have folders by role (formats/read, model,
+# write; symbolize/jit): a layer's sources are those of its folder and of its folders'.
 MAIN_SRCS := $(wildcard cli/*.c)
-LIB_SRCS := $(wildcard common/*.c formats/*.c symbolize/*.c convert/*.c upload/*.c)
+LIB_SRCS := $(foreach d,common formats symbolize convert upload,$(wildcard $(d)/*.c $(d)/*/*.c))
 
 # Found by their names: tests/e2e*.sh (e2e_lib.sh is what they share) and one Check
 # suite per module, tests/check_NAME.c.
 E2E_TESTS := $(filter-out tests/e2e_lib.sh,$(wildcard tests/e2e*.sh))
 CHECK_SUITES := $(patsubst tests/check_%.c,%,$(wildcard tests/check_*.c))
 
-# Code protoc-c generates from formats/profile.proto: in the build directory, not committed.
-# and from formats/otlp_*.proto (OpenTelemetry's profiles, one file per package) and
-# formats/rpc_status.proto (an OTLP server's error)
+# Code protoc-c generates from formats/proto/profile.proto: in the build directory, not committed.
+# and from formats/proto/otlp_*.proto (OpenTelemetry's profiles, one file per package) and
+# formats/proto/rpc_status.proto (an OTLP server's error)
 OTLP_PROTOS := otlp_common otlp_resource otlp_profiles_data otlp_profiles rpc_status
 GEN_SRCS := $(BUILD)/gen/profile.pb-c.c $(OTLP_PROTOS:%=$(BUILD)/gen/%.pb-c.c)
 GEN_HDR := $(BUILD)/gen/profile.pb-c.h
@@ -138,10 +141,10 @@ $(BUILD)/%.o: %.c | $(DEPS_MK)
 # One rule a .proto makes both its files (a grouped pattern rule); the tree's build dirs
 # each get theirs.
 define PROTO_RULE
-%/gen/$(1).pb-c.c %/gen/$(1).pb-c.h: formats/$(1).proto | $$(DEPS_MK)
+%/gen/$(1).pb-c.c %/gen/$(1).pb-c.h: formats/proto/$(1).proto | $$(DEPS_MK)
 	@mkdir -p $$(dir $$@)
 	@echo "  PROTOC-C $$<"
-	$$(Q)protoc-c --c_out=$$(dir $$@) --proto_path=formats $$<
+	$$(Q)protoc-c --c_out=$$(dir $$@) --proto_path=formats/proto $$<
 endef
 $(foreach f,profile $(OTLP_PROTOS),$(eval $(call PROTO_RULE,$(f))))
 
@@ -155,9 +158,9 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # Whatever includes the generated header is compiled after it exists.
-$(BUILD)/formats/pprof.o $(BUILD)/formats/pprof_sample.o $(BUILD)/tests/check_pprof.o \
+$(BUILD)/formats/write/pprof.o $(BUILD)/formats/write/pprof_sample.o $(BUILD)/tests/check_pprof.o \
 	$(BUILD)/tests/check_uploadparts.o: $(GEN_HDR)
-$(BUILD)/formats/otlp.o $(BUILD)/upload/otlp.o $(BUILD)/tests/check_otlp.o: $(OTLP_HDRS)
+$(BUILD)/formats/write/otlp.o $(BUILD)/upload/otlp.o: $(OTLP_HDRS)
 
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
@@ -270,8 +273,8 @@ build-fuzz/obj/%.o: %.c | $(DEPS_MK)
 build-fuzz/obj/gen/%.pb-c.o: build-fuzz/gen/%.pb-c.c $(OTLP_PROTOS:%=build-fuzz/gen/%.pb-c.h)
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
-build-fuzz/obj/formats/pprof.o build-fuzz/obj/formats/pprof_sample.o: build-fuzz/gen/profile.pb-c.h
-build-fuzz/obj/formats/otlp.o build-fuzz/obj/upload/otlp.o: $(OTLP_PROTOS:%=build-fuzz/gen/%.pb-c.h)
+build-fuzz/obj/formats/write/pprof.o build-fuzz/obj/formats/write/pprof_sample.o: build-fuzz/gen/profile.pb-c.h
+build-fuzz/obj/formats/write/otlp.o build-fuzz/obj/upload/otlp.o: $(OTLP_PROTOS:%=build-fuzz/gen/%.pb-c.h)
 # kept, not removed as intermediate files: the next build compiles only what changed
 .SECONDARY: $(FUZZ_OBJS)
 build-fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS) | $(DEPS_MK)

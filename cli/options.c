@@ -10,7 +10,7 @@
 
 #include "common/util.h"
 #include "common/version.h"
-#include "formats/pprof.h"
+#include "formats/write/pprof.h"
 #include "symbolize/cachedir.h"
 
 /* The options of a conversion: perfconv's, and every other command's but info's. */

@@ -158,7 +158,7 @@ int cli_finish(struct cli *c, struct diag *d);
  * " or "). Returns how many.
  */
 size_t cli_format_list(char *buf, size_t cap, unsigned want, unsigned not, const char *last);
-/* --for's words (formats/pprof.h's shapes) into buf[0..cap), as cli_format_list. */
+/* --for's words (formats/write/pprof.h's shapes) into buf[0..cap), as cli_format_list. */
 void cli_shape_list(char *buf, size_t cap, const char *sep, const char *last);
 /* "perfconv: MSG 'ARG'" and the hint to --help: returns 2, the usage exit code. */
 int bad_usage(const char *msg, const char *arg);

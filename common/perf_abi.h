@@ -65,7 +65,7 @@ enum perf_record_type {
 	PERF_RECORD_COMPRESSED2 = 83,
 };
 /* The kernel's and perf's types are below this: a table indexed by type has this many
- * rows (formats/perfdata_types.c, convert/dispatch.c). simpleperf's are 32768 and up. */
+ * rows (formats/read/perfdata_types.c, convert/dispatch.c). simpleperf's are 32768 and up. */
 #define PERF_RECORD_TYPES (PERF_RECORD_COMPRESSED2 + 1)
 
 /* perf_event_header.misc: the cpu mode in its low bits, then per-record flags. */

@@ -3,8 +3,8 @@
 #ifndef PERFCONV_ARTFRAMES_H
 #define PERFCONV_ARTFRAMES_H
 
-#include "formats/profile.h"
-#include "formats/simpleperf.h"
+#include "formats/model/profile.h"
+#include "formats/read/simpleperf.h"
 
 /*
  * Rewrite p's stacks as simpleperf's CallChainReportBuilder does (AOSP system/extras,

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "convert/merge.h"
-#include "formats/pprof.h"
+#include "formats/write/pprof.h"
 
 /* Frames and stack nodes past which a conversion's session is freed before writing
  * (one program's recordings make tens of thousands; a machine's, millions). */

@@ -11,7 +11,7 @@
 #include "convert/labels.h"
 #include "convert/output.h"
 #include "convert/pipeline.h"
-#include "formats/profile.h"
+#include "formats/model/profile.h"
 
 struct conversion {
 	struct session_options co;

@@ -237,7 +237,7 @@ static void on_namespaces(struct dispatch *d, const struct perf_record *rec, uin
 }
 
 /* What pass 1 does with each record type (perf's struct perf_tool, one member a type),
- * indexed as the reader's table is (formats/perfdata_types.c); NULL: nothing. */
+ * indexed as the reader's table is (formats/read/perfdata_types.c); NULL: nothing. */
 static void (*const on_record[PERF_RECORD_TYPES])(struct dispatch *, const struct perf_record *,
 						   uint64_t) = {
 	[PERF_RECORD_MMAP] = on_mmap,

@@ -5,9 +5,9 @@
 #include "convert/readahead.h"
 #include "convert/recording.h"
 #include "convert/replay.h"
-#include "formats/jitdump.h"
-#include "formats/perfdata.h"
-#include "symbolize/jitprocs.h"
+#include "formats/read/jitdump.h"
+#include "formats/read/perfdata.h"
+#include "symbolize/jit/jitprocs.h"
 
 /*
  * Pass 1 reads every record once. MMAP and MMAP2 (executable ones), KSYMBOL, COMM,

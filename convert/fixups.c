@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/timeline.h"
+#include "formats/model/timeline.h"
 
 void fixups_expand_user(struct resolver *res, struct profile *p, const struct replay *rp,
 			struct symbolizer *sym)

@@ -7,7 +7,7 @@
 
 #include "convert/replay.h"
 #include "convert/resolve.h"
-#include "formats/profile.h"
+#include "formats/model/profile.h"
 #include "symbolize/symbolizer.h"
 
 /*

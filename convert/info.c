@@ -18,9 +18,9 @@
 #include "convert/recording.h"
 #include "convert/replay.h"
 #include "convert/session.h"
-#include "formats/perfdata.h"
-#include "formats/profile.h"
-#include "symbolize/jitprocs.h"
+#include "formats/read/perfdata.h"
+#include "formats/model/profile.h"
+#include "symbolize/jit/jitprocs.h"
 #include "symbolize/locate.h"
 
 

@@ -14,7 +14,7 @@
 #include "convert/session.h"
 #include "convert/stacks.h"
 #include "convert/summary.h"
-#include "formats/profile.h"
+#include "formats/model/profile.h"
 
 /* What a kind's handler works with: one conversion's objects. */
 struct conversion {

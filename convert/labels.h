@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "common/diag.h"
-#include "formats/profile.h"
-#include "formats/writer.h"
+#include "formats/model/profile.h"
+#include "formats/write/writer.h"
 
 /* What the command line said. Strings are borrowed from argv. */
 struct meta_options {

@@ -7,7 +7,7 @@
 
 #include "common/diag.h"
 #include "convert/session.h"
-#include "formats/perfdata.h"
+#include "formats/read/perfdata.h"
 
 /* Branch-stack depths counted one by one; deeper ones share the last count. */
 #define LBR_DEPTHS 129

@@ -2,7 +2,7 @@
 #ifndef PERFCONV_MERGE_H
 #define PERFCONV_MERGE_H
 
-#include "formats/profile.h"
+#include "formats/model/profile.h"
 
 /*
  * "PATH (HOST)": the label of input `path` whose profile is `p` (its recording's host

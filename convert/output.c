@@ -12,15 +12,15 @@
 
 #include "common/gzout.h"
 #include "common/mapfile.h"
-#include "formats/chrome.h"
-#include "formats/difftop.h"
-#include "formats/firefox.h"
-#include "formats/folded.h"
-#include "formats/otlp.h"
-#include "formats/pprof.h"
-#include "formats/samples.h"
-#include "formats/speedscope.h"
-#include "formats/svg.h"
+#include "formats/write/chrome.h"
+#include "formats/write/difftop.h"
+#include "formats/write/firefox.h"
+#include "formats/write/folded.h"
+#include "formats/write/otlp.h"
+#include "formats/write/pprof.h"
+#include "formats/write/samples.h"
+#include "formats/write/speedscope.h"
+#include "formats/write/svg.h"
 
 static const struct output_format folded = {
 	"folded", { ".folded", ".collapsed", ".txt", NULL }, folded_write,

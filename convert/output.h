@@ -3,7 +3,7 @@
 #define PERFCONV_OUTPUT_H
 
 #include "common/diag.h"
-#include "formats/writer.h"
+#include "formats/write/writer.h"
 
 /* What a format's row says beyond its writer: struct output_format's flags. */
 enum {

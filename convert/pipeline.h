@@ -17,7 +17,7 @@
 #include "convert/session.h"
 #include "symbolize/symbolizer.h"
 #include "convert/summary.h"
-#include "formats/profile.h"
+#include "formats/model/profile.h"
 
 /* What a conversion left to free (its session, the symbolizer's tables, libdw's
  * trees): zeroed to begin with. */

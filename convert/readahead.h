@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "formats/perfdata.h"
+#include "formats/read/perfdata.h"
 #include "symbolize/symbolizer.h"
 #include "convert/replay.h"
 

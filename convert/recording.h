@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/perfdata.h"
-#include "formats/profile.h"
+#include "formats/read/perfdata.h"
+#include "formats/model/profile.h"
 
 struct recording_facts {
 	const uint8_t *kernel_bid;  /* the recorded kernel's build id (the reader's), or NULL */

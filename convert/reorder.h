@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/perfdata.h"
+#include "formats/read/perfdata.h"
 
 struct reorder;
 

@@ -9,8 +9,8 @@
 #include "common/perf_abi.h"
 #include "convert/replay.h"
 #include "convert/session.h"
-#include "formats/profile.h"
-#include "symbolize/jitprocs.h"
+#include "formats/model/profile.h"
+#include "symbolize/jit/jitprocs.h"
 #include "symbolize/symbolizer.h"
 
 /* Frames one address can expand to (inlined calls), at most. */

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "formats/simpleperf.h"
+#include "formats/read/simpleperf.h"
 
 int sched_switch_format(const struct perf_reader *r, const char *input,
 			struct sched_switch_fmt *f, struct diag *d)

@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 #include "common/diag.h"
-#include "formats/perfdata.h"
-#include "formats/profile.h"
-#include "formats/tracefmt.h"
+#include "formats/read/perfdata.h"
+#include "formats/model/profile.h"
+#include "formats/read/tracefmt.h"
 
 /* Where sched_switch's fields are, from the recording's HEADER_TRACING_DATA. */
 struct sched_switch_fmt {

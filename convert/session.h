@@ -18,9 +18,9 @@
 #include "convert/readahead.h"
 #include "convert/recording.h"
 #include "convert/replay.h"
-#include "formats/perfdata.h"
-#include "formats/profile.h"
-#include "symbolize/jitprocs.h"
+#include "formats/read/perfdata.h"
+#include "formats/model/profile.h"
+#include "symbolize/jit/jitprocs.h"
 #include "symbolize/symbolizer.h"
 
 /*
@@ -50,7 +50,7 @@ struct session_options {
 	int quiet;                /* no closing summary; JIT loading says nothing but warnings */
 	const char *const *jit_dirs; /* --jit-dir: searched for jit-PID.dump, perf-PID.map */
 	size_t njit_dirs;
-	/* A watcher's JIT dumps, kept from one chunk to the next (symbolize/jitstore.h), or
+	/* A watcher's JIT dumps, kept from one chunk to the next (symbolize/jit/jitstore.h), or
 	 * NULL: each conversion then reads its dumps whole. */
 	struct jit_store *jit_store;
 	/* filters (empty: all), as perf report takes them */

@@ -9,9 +9,9 @@
 #include "convert/replay.h"
 #include "convert/session.h"
 #include "convert/unwinding.h"
-#include "formats/perfdata.h"
-#include "formats/profile.h"
-#include "symbolize/jitprocs.h"
+#include "formats/read/perfdata.h"
+#include "formats/model/profile.h"
+#include "symbolize/jit/jitprocs.h"
 
 /* Raw stacks longer than this are walked every time, not kept for a lookup (all their
  * frames are kept in the profile, however deep). */

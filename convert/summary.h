@@ -7,9 +7,9 @@
 #include "common/diag.h"
 #include "convert/replay.h"
 #include "convert/resolve.h"
-#include "formats/perfdata.h"
-#include "formats/profile.h"
-#include "symbolize/jitprocs.h"
+#include "formats/read/perfdata.h"
+#include "formats/model/profile.h"
+#include "symbolize/jit/jitprocs.h"
 #include "symbolize/symbolizer.h"
 
 /* What a conversion saw, for the closing summary and for tests. */

@@ -8,9 +8,9 @@
 #include "common/diag.h"
 #include "convert/replay.h"
 #include "convert/session.h"
-#include "formats/perfdata.h"
-#include "formats/profile.h"
-#include "symbolize/jitprocs.h"
+#include "formats/read/perfdata.h"
+#include "formats/model/profile.h"
+#include "symbolize/jit/jitprocs.h"
 #include "symbolize/symbolizer.h"
 #include "symbolize/unwind.h"
 

@@ -1,5 +1,5 @@
 /* fuzz_jitcache: libFuzzer target for a jitdump's code table kept in the cache
- * (symbolize/jitcache.h): the table of the input's dump saved as an entry, the entry
+ * (symbolize/jit/jitcache.h): the table of the input's dump saved as an entry, the entry
  * edited and sealed again (fuzz/entry_edit.h), read back in place, looked up in, and
  * read on (copied, its replay made again). */
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 
 #include "common/util.h"
 #include "fuzz/entry_edit.h"
-#include "formats/jitdump.h"
-#include "symbolize/jitcache.h"
+#include "formats/read/jitdump.h"
+#include "symbolize/jit/jitcache.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize/jitcode.h"
-#include "formats/jitdump.h"
+#include "symbolize/jit/jitcode.h"
+#include "formats/read/jitdump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

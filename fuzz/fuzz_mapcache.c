@@ -1,5 +1,5 @@
 /* fuzz_mapcache: libFuzzer target for a perf map's lines kept in the cache
- * (symbolize/mapindex.h): the input's map read and its entry saved, the entry edited
+ * (symbolize/jit/mapindex.h): the input's map read and its entry saved, the entry edited
  * and sealed again (fuzz/entry_edit.h), read back and looked up in, then the map grown
  * and read on from the entry. */
 #include <stddef.h>
@@ -11,7 +11,7 @@
 
 #include "common/util.h"
 #include "fuzz/entry_edit.h"
-#include "symbolize/mapindex.h"
+#include "symbolize/jit/mapindex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

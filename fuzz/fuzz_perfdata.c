@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "formats/perfdata.h"
-#include "formats/simpleperf.h"
+#include "formats/read/perfdata.h"
+#include "formats/read/simpleperf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

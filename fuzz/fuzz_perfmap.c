@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "symbolize/jitcode.h"
-#include "formats/perfmap.h"
+#include "symbolize/jit/jitcode.h"
+#include "formats/read/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

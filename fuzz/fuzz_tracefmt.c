@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "formats/tracefmt.h"
+#include "formats/read/tracefmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

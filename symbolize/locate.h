@@ -150,7 +150,7 @@ int locate_uses_debuginfod(void);
  *                            (symbolize/framecache.h; KEY: 16 hex digits of the
  *                            object's file and its debug file)
  *   DIR/jit/KEY              a jitdump's code table, as far as it was read
- *                            (symbolize/jitcache.h; KEY: 16 hex digits of the
+ *                            (symbolize/jit/jitcache.h; KEY: 16 hex digits of the
  *                            dump's file, header and how it was read)
  *   ENTRY.ok                 an entry's stamp (below)
  *   DIR/perfconv-size        the bytes it takes (symbolize/cachedir.h)

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "formats/simpleperf.h"
+#include "formats/read/simpleperf.h"
 #include "symbolize/symbolizer.h"
 
 struct sp_syms;

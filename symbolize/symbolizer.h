@@ -50,7 +50,7 @@ void symbolizer_wait_writes(struct symbolizer *s);
 void symbolizer_free(struct symbolizer *s);
 struct sp_info;
 /* The symbol tables the recording carries (simpleperf's FILE/FILE2 features,
- * formats/simpleperf.h; NULL: none), borrowed until symbolizer_free(): asked first
+ * formats/read/simpleperf.h; NULL: none), borrowed until symbolizer_free(): asked first
  * by symbolizer_native() and symbolizer_kernel(); a file they have symbols for is not
  * looked for on disk. Call before the first of those. */
 void symbolizer_embedded(struct symbolizer *s, const struct sp_info *si);

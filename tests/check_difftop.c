@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/difftop.h"
-#include "formats/folded.h"
+#include "formats/write/difftop.h"
+#include "formats/write/folded.h"
 #include "tests/testutil.h"
 
 static struct profile p;

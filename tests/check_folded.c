@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/folded.h"
-#include "formats/frametext.h"
-#include "formats/samples.h"
+#include "formats/write/folded.h"
+#include "formats/write/frametext.h"
+#include "formats/write/samples.h"
 #include "tests/testutil.h"
 
 static struct profile p;

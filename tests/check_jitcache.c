@@ -1,7 +1,7 @@
 /* check_jitcache: unit tests of the JIT tables kept between conversions: in the cache
- * (symbolize/jitcache.h: the same dump read back in place, a grown dump read on, a
+ * (symbolize/jit/jitcache.h: the same dump read back in place, a grown dump read on, a
  * rewritten one read afresh, a damaged entry said and removed) and in a watcher's store
- * (symbolize/jitstore.h: taken and given back, dropped when no conversion took it,
+ * (symbolize/jit/jitstore.h: taken and given back, dropped when no conversion took it,
  * refused for a time before its prune or a dump that shrank). */
 #include <check.h>
 #include <fcntl.h>
@@ -13,9 +13,9 @@
 
 #include "common/later.h"
 #include "common/util.h"
-#include "formats/jitdump.h"
-#include "symbolize/jitcache.h"
-#include "symbolize/jitstore.h"
+#include "formats/read/jitdump.h"
+#include "symbolize/jit/jitcache.h"
+#include "symbolize/jit/jitstore.h"
 #include "tests/jitdump_build.h"
 #include "tests/testutil.h"
 

@@ -11,8 +11,8 @@
 
 #include "common/mapfile.h"
 
-#include "symbolize/jitcode.h"
-#include "formats/perfdata.h"
+#include "symbolize/jit/jitcode.h"
+#include "formats/read/perfdata.h"
 #include "tests/jitdump_build.h"
 #include "tests/testutil.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "formats/jitdump.h"
+#include "formats/read/jitdump.h"
 #include "tests/jitdump_build.h"
 #include "tests/testutil.h"
 

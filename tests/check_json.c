@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "common/version.h"
-#include "formats/chrome.h"
-#include "formats/json.h"
-#include "formats/speedscope.h"
+#include "formats/write/chrome.h"
+#include "formats/write/json.h"
+#include "formats/write/speedscope.h"
 #include "tests/testutil.h"
 
 #define FFFD "\xef\xbf\xbd"

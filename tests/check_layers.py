@@ -9,14 +9,24 @@ file, and no long file doing several jobs.
 One layer per folder, lowest first; a file includes only files of its own folder or
 of lower ones:
   1 common/     containers, diagnostics, file mapping, byte loaders, perf's ABI
-  2 formats/    readers (bytes in, records out), the profile model, writers (the
-                model in, a file out): codecs that know nothing of symbols
-  3 symbolize/  addresses to frames: native, kernel, JIT, unwinding, finding files
+  2 formats/    codecs that know nothing of symbols, in folders by role:
+      read/       readers: bytes in, records out (perf.data, simpleperf's features,
+                  jitdump, perf maps, tracepoint formats); they see only their bytes
+      model/      the profile model every writer reads, and its views
+      proto/      the protobuf schemas (their generated headers count as this folder)
+      write/      writers: the model in, a file out, and what several writers share
+  3 symbolize/  addresses to frames: native, kernel, unwinding, finding files; and
+      jit/        JIT code: the runtimes' dumps and maps found, read, indexed, cached
   4 convert/    the session and its passes, the output table, a command's conversion
   5 upload/     the backends (one file each, none including another's), the transport,
                 retries and the watcher
   6 cli/        every command line (convert, info, diff, upload, watch) and the one
                 main(): nothing below it knows argv
+Within a layer a folder includes only itself and the folders FOLDERS lists for it:
+write/ includes model/ and proto/, never read/; read/ and model/ include nothing of
+their layer's other folders; symbolize/jit/ includes symbolize/, never the reverse.
+Nothing sits at the top of formats/: scripts/refolder.sh moves a file left there to
+the folder its role says.
 
 A backend's file (BACKEND_FILES) includes no other backend's: each is reached through
 upload/backend.h. No function is over FUNCTION_LINES lines (from its signature to its
@@ -34,9 +44,17 @@ LAYERS = [(1, "common"), (2, "formats"), (3, "symbolize"), (4, "convert"), (5, "
 # each backend's request, one file apiece, behind one interface
 BACKEND_FILES = ["upload/datadog", "upload/pyroscope", "upload/parca", "upload/otlp"]
 SOURCE_DIRS = [name for _, name in LAYERS]
-# made by the build (protoc-c), on the include path: the pprof writer's
-GENERATED = {"profile.pb-c.h": 2, "otlp_profiles.pb-c.h": 2, "otlp_profiles_data.pb-c.h": 2,
-             "otlp_common.pb-c.h": 2, "otlp_resource.pb-c.h": 2, "rpc_status.pb-c.h": 2}
+# The folders by role of a layer ("" its top folder, which holds files only where the
+# layer says so), each with the folders of its layer it may include besides its own.
+FOLDERS = {
+    "formats": {"read": set(), "model": set(), "proto": set(), "write": {"model", "proto"}},
+    "symbolize": {"": set(), "jit": {""}},
+}
+# made by the build (protoc-c from formats/proto/), on the include path: the pprof and
+# OTLP writers', and upload's
+GENERATED = {name: "formats/proto/" + name for name in (
+    "profile.pb-c.h", "otlp_profiles.pb-c.h", "otlp_profiles_data.pb-c.h", "otlp_common.pb-c.h",
+    "otlp_resource.pb-c.h", "rpc_status.pb-c.h")}
 ABI_HEADER = "common/perf_abi.h"
 # A file this long is one job or it is split; these are one job each.
 LONG_LINES = 1000
@@ -69,6 +87,12 @@ def layer_of(path):
     return None, None
 
 
+def folder_of(path):
+    """The folder by role of a file of a layer that has them ("" for its top), or None."""
+    parts = path.split("/")
+    return parts[1] if len(parts) == 3 else ""
+
+
 def sources(top):
     out = []
     for d in SOURCE_DIRS:
@@ -78,6 +102,10 @@ def sources(top):
         for f in sorted(os.listdir(full)):
             if f.endswith((".c", ".h")):
                 out.append(d + "/" + f)
+            elif os.path.isdir(os.path.join(full, f)):
+                for g in sorted(os.listdir(os.path.join(full, f))):
+                    if g.endswith((".c", ".h")):
+                        out.append(d + "/" + f + "/" + g)
     return out
 
 
@@ -124,14 +152,25 @@ def check(top):
         if lf is None:
             problems.append(f"{f}: in no layer (add it to tests/check_layers.py)")
             continue
+        sf = folder_of(f)
+        if lname in FOLDERS and sf not in FOLDERS[lname]:
+            roles = ", ".join(x + "/" for x in FOLDERS[lname] if x)
+            problems.append(f"{f}: in no folder of {lname}/ ({roles}): scripts/refolder.sh "
+                            f"moves it where its role says")
+            continue
+        if lname not in FOLDERS and sf:
+            problems.append(f"{f}: {lname}/ has no folders (add its folders to FOLDERS in "
+                            f"tests/check_layers.py)")
+            continue
         for n, line in enumerate(text.split("\n"), 1):
             m = INCLUDE.match(line)
             if not m:
                 continue
             inc = m.group(1)
+            where = inc
             if inc in GENERATED:
-                li = GENERATED[inc]
-                iname = {l: n for l, n in LAYERS}[li]
+                where = GENERATED[inc]
+                li, iname = layer_of(where)
             elif not os.path.isfile(os.path.join(top, inc)) or inc.startswith("."):
                 problems.append(f"{f}:{n}: include \"{inc}\" is not a path from the top of the tree")
                 continue
@@ -143,6 +182,15 @@ def check(top):
             if li > lf:
                 problems.append(f"{f}:{n}: {lname}/ (layer {lf}) includes \"{inc}\" of a higher "
                                 f"layer, {iname}/ ({li})")
+            elif li == lf and lname in FOLDERS:
+                si = folder_of(where)
+                if si != sf and si not in FOLDERS[lname].get(sf, set()):
+                    may = sorted(FOLDERS[lname].get(sf, set()))
+                    problems.append(f"{f}:{n}: {'/'.join(filter(None, (lname, sf)))}/ may not "
+                                    f"include \"{inc}\" of {'/'.join(filter(None, (lname, si)))}/ "
+                                    f"(within {lname}/ it includes its own folder"
+                                    + "".join(f", {lname}/{x}/" if x else f", {lname}/"
+                                              for x in may) + ")")
             own = f.rsplit(".", 1)[0]
             other = inc.rsplit(".", 1)[0]
             if own in BACKEND_FILES and other in BACKEND_FILES and other != own:
@@ -209,18 +257,18 @@ def self_test():
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     cases = [
         ("common/util.h", '#include "convert/pipeline.h"\n', "of a higher layer"),
-        ("common/diag.c", '#include "formats/profile.h"\n', "of a higher layer"),
-        ("formats/profile.h", '#include "symbolize/symbolizer.h"\n', "of a higher layer"),
-        ("formats/folded.c", '#include "convert/replay.h"\n', "of a higher layer"),
-        ("formats/svg.c", '#include "symbolize/jitprocs.h"\n', "of a higher layer"),
+        ("common/diag.c", '#include "formats/model/profile.h"\n', "of a higher layer"),
+        ("formats/model/profile.h", '#include "symbolize/symbolizer.h"\n', "of a higher layer"),
+        ("formats/write/folded.c", '#include "convert/replay.h"\n', "of a higher layer"),
+        ("formats/write/svg.c", '#include "symbolize/jit/jitprocs.h"\n', "of a higher layer"),
         ("symbolize/elfsyms.c", '#include "convert/session.h"\n', "of a higher layer"),
-        ("formats/json.c", '#include "../common/util.h"\n', "not a path from the top"),
+        ("formats/write/json.c", '#include "../common/util.h"\n', "not a path from the top"),
         ("convert/stacks.c", "#define PERF_CONTEXT_FOO 7\n", "defined outside"),
-        ("formats/perfmap.c", "enum { HEADER_BUILD_ID = 2 };\n", "defined outside"),
+        ("formats/read/perfmap.c", "enum { HEADER_BUILD_ID = 2 };\n", "defined outside"),
         ("symbolize/dwarfinfo.c", "static char *cache_dir;\n", "mutable static state"),
-        ("formats/profview.c", "void f(void)\n{\n\tstatic __thread char buf[32];\n}\n",
+        ("formats/model/profview.c", "void f(void)\n{\n\tstatic __thread char buf[32];\n}\n",
          "mutable static state"),
-        ("formats/folded.h", "int folded_frobnicate(const char *s);\n", "does not define"),
+        ("formats/write/folded.h", "int folded_frobnicate(const char *s);\n", "does not define"),
         ("convert/summary.c", "/* padding */\n" * 1200, "split it by job"),
         ("convert/stacks.c", '#include "upload/upload.h"\n', "of a higher layer"),
         ("convert/session.c", '#include "upload/watch.h"\n', "of a higher layer"),
@@ -228,10 +276,28 @@ def self_test():
         ("convert/pipeline.c", '#include "cli/upload.h"\n', "of a higher layer"),
         ("upload/pyroscope.c", '#include "upload/datadog.c"\n', "another backend's"),
         ("upload/parca.c", '#include "upload/pyroscope.c"\n', "another backend's"),
-        ("formats/perfdata_internal.h", "int pd_frobnicate(void);\n", "does not define"),
+        ("formats/read/perfdata_internal.h", "int pd_frobnicate(void);\n", "does not define"),
         ("cli/options.c", "int cli_frobnicate(void)\n{\n" + "\tcli_step();\n" * 150 + "}\n",
          "split it into named steps"),
         ("symbolize/symbolizer.h", "int symbolizer_frobnicate(void);\n", "does not define"),
+        # the folders by role, sideways and upward within their layer
+        ("formats/read/perfmap.c", '#include "formats/write/json.h"\n', "may not include"),
+        ("formats/write/svg.c", '#include "formats/read/perfdata.h"\n', "may not include"),
+        ("formats/model/profile.h", '#include "formats/write/writer.h"\n', "may not include"),
+        ("formats/model/timeline.c", '#include "formats/read/tracefmt.h"\n', "may not include"),
+        ("formats/read/jitdump.c", '#include "formats/model/profile.h"\n', "may not include"),
+        ("formats/model/profview.c", '#include "profile.pb-c.h"\n', "may not include"),
+        ("symbolize/elfsyms.c", '#include "symbolize/jit/jitcode.h"\n', "may not include"),
+        ("symbolize/locate.h", '#include "symbolize/jit/jitstore.h"\n', "may not include"),
+        # a file left at the top of formats/ (a branch from before the folders), a folder
+        # no layer has
+        ("formats/flat_writer.c", '/* flat_writer: a writer */\n#include "formats/write/writer.h"\n',
+         "in no folder"),
+        ("convert/passes/reorder.c", "/* reorder: a queue */\n", "has no folders"),
+        # the length checks reach into the folders
+        ("formats/write/pprof_sample.c", "int ps_frobnicate(void)\n{\n" + "\tps_step();\n" * 150 +
+         "}\n", "split it into named steps"),
+        ("symbolize/jit/jitstore.c", "/* padding */\n" * 1200, "split it by job"),
     ]
     failed = 0
     for path, line, expect in cases:
@@ -240,7 +306,8 @@ def self_test():
             for d in SOURCE_DIRS:
                 shutil.copytree(os.path.join(top, d), os.path.join(tmp, d))
             target = os.path.join(tmp, path)
-            text = open(target).read()
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            text = open(target).read() if os.path.exists(target) else ""
             open(target, "w").write(text + line)
             got = check(tmp)
             if any(expect in p and p.startswith(path) for p in got):

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "symbolize/locate.h"
-#include "symbolize/mapindex.h"
+#include "symbolize/jit/mapindex.h"
 #include "tests/testutil.h"
 
 START_TEST(test_lookup)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "formats/perfdata.h"
+#include "formats/read/perfdata.h"
 #include "tests/testutil.h"
 
 /* A diag that writes into a file the test can read back. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/perfmap.h"
+#include "formats/read/perfmap.h"
 #include "tests/testutil.h"
 
 START_TEST(test_forms)

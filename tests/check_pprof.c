@@ -6,8 +6,8 @@
 #include <zlib.h>
 
 #include "convert/pipeline.h"
-#include "formats/pprof.h"
-#include "formats/pprof_sample.h"
+#include "formats/write/pprof.h"
+#include "formats/write/pprof_sample.h"
 #include "profile.pb-c.h"
 #include "tests/testutil.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/svg.h"
+#include "formats/write/svg.h"
 #include "tests/testutil.h"
 
 static struct profile p;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/timeline.h"
+#include "formats/model/timeline.h"
 #include "tests/testutil.h"
 
 static uint64_t rng = 88172645463325252ULL;

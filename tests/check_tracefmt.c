@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/perfdata.h"
-#include "formats/tracefmt.h"
+#include "formats/read/perfdata.h"
+#include "formats/read/tracefmt.h"
 #include "tests/testutil.h"
 
 /* The recording's tracing data, parsed; *r open on it. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/perfdata.h"
+#include "formats/read/perfdata.h"
 #include "symbolize/unwind.h"
 #include "symbolize/unwind_internal.h"
 #include "tests/testutil.h"

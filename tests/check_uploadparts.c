@@ -13,7 +13,7 @@
 #include "upload/runtimeid.h"
 #include "upload/upload.h"
 #include "upload/uploadparts.h"
-#include "formats/pprof.h"
+#include "formats/write/pprof.h"
 #include "profile.pb-c.h"
 #include "tests/testutil.h"
 

@@ -17,10 +17,10 @@ import json, sys
 print(sum(r.get("samples", 0) for r in map(json.loads, open(sys.argv[1])) if r.get("outcome") == "accepted"))' "$1"; }
 if sh tests/otlp/fetch_official_schema.sh "$TMP/official" >"$TMP/fetch.out" 2>&1; then
 	DEC+=(--official "$TMP/official")
-	if "${DEC[@]}" --compare-proto formats >"$TMP/cmp.out" 2>&1; then
-		ok "formats/otlp_*.proto: every message the request and response reach is the official schema's ($(tail -1 "$TMP/fetch.out"))"
+	if "${DEC[@]}" --compare-proto formats/proto >"$TMP/cmp.out" 2>&1; then
+		ok "formats/proto/otlp_*.proto: every message the request and response reach is the official schema's ($(tail -1 "$TMP/fetch.out"))"
 	else
-		bad "formats/otlp_*.proto differs from the official schema: $(head -5 "$TMP/cmp.out")"
+		bad "formats/proto/otlp_*.proto differs from the official schema: $(head -5 "$TMP/cmp.out")"
 	fi
 	"${DEC[@]}" --self-test >"$TMP/self.out" 2>&1 &&
 		ok "the decoder finds each broken rule (--self-test: $(tail -1 "$TMP/self.out"))" ||

@@ -1,6 +1,6 @@
 #!/bin/bash
 # e2e_registry: the tables of formats, backends and pprof shapes (convert/output.c,
-# upload/backend.c, formats/pprof.c) are what the binary says, and what the bash
+# upload/backend.c, formats/write/pprof.c) are what the binary says, and what the bash
 # completion and the man pages list: a row added without them fails here (issue 46).
 # The binary's own lists are read from it (--help's formats, the messages of a wrong
 # -f, --to and --for), so each check holds the docs to the table, not to a copy of it.

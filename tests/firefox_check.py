@@ -86,7 +86,7 @@ class Daemon:
 
 
 def sanitize(name):
-    # folded's field rules (formats/frametext.c)
+    # folded's field rules (formats/write/frametext.c)
     return re.sub(r"[\n\r\t]", " ", name.replace(";", ":"))
 
 

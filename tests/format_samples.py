@@ -13,7 +13,7 @@ are microseconds in floating point, hence the rounding).
 
 Protocol buffers are read with a small decoder of their wire format: pprof's
 profile.proto (Profile: sample_type 1, sample 2 {value 2}, string_table 6; ValueType:
-type 1, unit 2) and OTLP's (formats/otlp_profiles*.proto: request.resource_profiles 1
+type 1, unit 2) and OTLP's (formats/proto/otlp_profiles*.proto: request.resource_profiles 1
 .scope_profiles 2 .profiles 2 {sample_type 1, samples 2 {values 4, timestamps 5}};
 request.dictionary 2 .string_table 5), so it needs no protobuf package.
 """

@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "common/diag.h"
-#include "formats/profile.h"
-#include "formats/writer.h"
+#include "formats/model/profile.h"
+#include "formats/write/writer.h"
 
 typedef struct Suite Suite;
 

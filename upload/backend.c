@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "formats/pprof.h"
+#include "formats/write/pprof.h"
 #include "upload/backend.h"
 
 #define DEFAULT_SERVICE "perfconv"

@@ -53,7 +53,7 @@ struct backend_ops {
 	/* its paragraph of upload --help's --to (lines split by '\n', the default URL
 	 * in it): where its requests go, from what */
 	const char *usage;
-	int pprof_for;             /* the pprof's shape (enum pprof_for, formats/pprof.h) */
+	int pprof_for;             /* the pprof's shape (enum pprof_for, formats/write/pprof.h) */
 	const char *format;        /* the output format its profiles are written in ("pprof",
 				      "otlp"); gzipped either way */
 	int keeps_key;             /* the API key is its own (Datadog's); else it is dropped */

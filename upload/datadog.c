@@ -11,7 +11,7 @@
 #include "common/util.h"
 #include "common/version.h"
 #include "convert/labels.h"
-#include "formats/pprof.h"
+#include "formats/write/pprof.h"
 #include "upload/backend.h"
 
 #define DD_AGENT_DEFAULT "http://localhost:8126"

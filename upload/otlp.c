@@ -1,5 +1,5 @@
 /* otlp: OpenTelemetry's OTLP/HTTP for profiles (opentelemetry-proto's specification,
- * docs/BACKENDS.md "OTLP"): the gzipped ExportProfilesServiceRequest (formats/otlp.h)
+ * docs/BACKENDS.md "OTLP"): the gzipped ExportProfilesServiceRequest (formats/write/otlp.h)
  * POSTed to /v1development/profiles as application/x-protobuf, to an OpenTelemetry
  * Collector, Pyroscope or anything that takes the signal. The endpoint and headers as the
  * OpenTelemetry SDKs read them from the environment; an answer's partial success said;
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "formats/pprof.h"
+#include "formats/write/pprof.h"
 #include "otlp_profiles.pb-c.h"
 #include "rpc_status.pb-c.h"
 #include "upload/backend.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "formats/pprof.h"
+#include "formats/write/pprof.h"
 #include "upload/backend.h"
 
 #define PARCA_DEFAULT "http://localhost:7070"

@@ -8,7 +8,7 @@
 
 #include "common/strbuf.h"
 #include "common/util.h"
-#include "formats/pprof.h"
+#include "formats/write/pprof.h"
 #include "upload/backend.h"
 
 #define PYROSCOPE_DEFAULT "http://localhost:4040"

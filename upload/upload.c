@@ -28,7 +28,7 @@
 #include "convert/labels.h"
 #include "upload/backend.h"
 #include "upload/transport.h"
-#include "formats/pprof.h"
+#include "formats/write/pprof.h"
 
 #define MAX_ANSWER 4096
 

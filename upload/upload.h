@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "common/diag.h"
-#include "formats/writer.h"
+#include "formats/write/writer.h"
 
 enum backend {
 	BACKEND_DATADOG = 1,

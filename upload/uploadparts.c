@@ -8,7 +8,7 @@
 
 #include "common/util.h"
 #include "common/gzout.h"
-#include "formats/pprof.h"
+#include "formats/write/pprof.h"
 
 /* The distinct times of the samples written, each with how many samples lie at it. */
 struct times {

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/profile.h"
-#include "formats/writer.h"
+#include "formats/model/profile.h"
+#include "formats/write/writer.h"
 #include "upload/runtimeid.h"
 #include "upload/upload.h"
 

@@ -20,7 +20,7 @@
 #include "upload/watch.h"
 #include "upload/watchfile.h"
 #include "upload/watchopts.h"
-#include "symbolize/jitstore.h"
+#include "symbolize/jit/jitstore.h"
 
 /* What an upload of one input holds until it is sent. */
 struct job {

@@ -5,8 +5,7 @@
 //
 // usage: node otlp_decode.mjs [SCHEMA] [--compare-proto DIR] FILE|-
 //        node otlp_decode.mjs [SCHEMA] --self-test
-//   SCHEMA (where the message definitions come from; default --proto <repo>/formats/otlp
-//   when that folder exists, else --proto <repo>/formats):
+//   SCHEMA (where the message definitions come from; default --proto <repo>/formats/proto):
 //     --proto DIR|FILE  .proto files: DIR/opentelemetry/proto/collector/profiles/
 //                     v1development/profiles_service.proto (upstream layout), else
 //                     DIR/otlp_profiles.proto (perfconv's flat copy; it imports the other
@@ -575,7 +574,7 @@ function main(argv) {
 		else die('one FILE only')
 	}
 	if (!self && file === null && !compare) die('usage: otlp_decode.mjs [--proto DIR | --official DIR] [--compare-proto DIR] FILE|- | --self-test')
-	schema ||= { kind: 'proto', dir: fs.existsSync(path.join(repo, 'formats/otlp')) ? path.join(repo, 'formats/otlp') : path.join(repo, 'formats') }
+	schema ||= { kind: 'proto', dir: path.join(repo, 'formats/proto') }
 	const loaded = schema.kind === 'official' ? loadOfficial(schema.dir) : loadProtoDir(schema.dir)
 	try { checkShape(loaded.root) } catch (e) { die(`${loaded.name}: ${e.message}`) }
 	const reqType = loaded.root.lookupType(REQ)
@@ -601,7 +600,7 @@ function main(argv) {
 }
 
 // as a module (tests/receivers/receiver.mjs): the request's decoding and checks
-export function otlpChecker (protoDir = path.join(repo, 'formats')) {
+export function otlpChecker (protoDir = path.join(repo, 'formats/proto')) {
 	const loaded = loadProtoDir(protoDir)
 	checkShape(loaded.root)
 	const reqType = loaded.root.lookupType(REQ)
@@ -610,7 +609,7 @@ export function otlpChecker (protoDir = path.join(repo, 'formats')) {
 		analyze: (bytes) => decodeAndAnalyze(reqType, bytes),
 		response: (obj) => Buffer.from(respType.encode(respType.fromObject(obj)).finish()),
 		status: (obj) => {
-			const t = new protobuf.Root().loadSync(path.join(repo, 'formats/rpc_status.proto'), { keepCase: true }).lookupType('google.rpc.Status')
+			const t = new protobuf.Root().loadSync(path.join(repo, 'formats/proto/rpc_status.proto'), { keepCase: true }).lookupType('google.rpc.Status')
 			return Buffer.from(t.encode(t.fromObject(obj)).finish())
 		},
 		toJSON: (v) => JSON.parse(JSON.stringify(v, jsonBig)),

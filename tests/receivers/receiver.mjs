@@ -197,7 +197,7 @@ function judgeParca (req, url, body) {
 
 // OTLP/HTTP (opentelemetry-proto's specification) as an OpenTelemetry Collector or
 // Pyroscope's OTLP ingest takes it (pkg/ingester/otlp/ingest_handler.go, convert.go;
-// docs/BACKENDS.md "OTLP"): the request decoded with formats/otlp_*.proto and the .proto's
+// docs/BACKENDS.md "OTLP"): the request decoded with formats/proto/otlp_*.proto and the .proto's
 // MUST rules applied (tests/otlp/otlp_decode.mjs); Pyroscope's: its content types only
 // (else 415), gzip by Content-Encoding, no '-' in a sample type, a profile that has a
 // name (its period type, or process_cpu, off_cpu), its time within the ingestion window.
