@@ -209,6 +209,7 @@ E2E_JOBS ?= 2
 E2E_LONG := tests/e2e_upload.sh tests/e2e_json.sh tests/e2e_otlp.sh tests/e2e_svg.sh \
 	tests/e2e_backends.sh tests/e2e_symbols.sh tests/e2e_info.sh tests/e2e_diff.sh
 E2E_ALONE := tests/e2e_watch.sh tests/e2e_watchattack.sh tests/e2e_jitlive.sh tests/e2e_install.sh \
+	tests/e2e_containers.sh \
 	tests/e2e_oldperf.sh
 E2E_RUN := $(if $(SANITIZE),$(filter-out $(SAN_E2E_SKIP),$(E2E_TESTS)),$(E2E_TESTS))
 e2e: $(BIN) $(JVMTI_LIB)

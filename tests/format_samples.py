@@ -9,7 +9,8 @@ without values counts its timestamps); svg, the root frame's count ("all", its t
 second line); speedscope and chrome, which weigh samples in time, the total time (every
 profile's weights; every thread's outermost slices) divided by PERIOD, the clock event's
 period in nanoseconds, rounded (a clock recorded with -F has one period; chrome's slices
-are microseconds in floating point, hence the rounding).
+are microseconds in floating point, hence the rounding); firefox, the rows of every
+thread's samples table.
 
 Protocol buffers are read with a small decoder of their wire format: pprof's
 profile.proto (Profile: sample_type 1, sample 2 {value 2}, string_table 6; ValueType:
@@ -148,6 +149,11 @@ def main():
         n = round(sum(sum(p["weights"]) for p in d["profiles"]) / period)
     elif fmt == "chrome":
         n = round(chrome_ns(path) / period)
+    elif fmt == "firefox":
+        # one row of a thread's samples table per sample, its weight in time
+        with open(path) as f:
+            d = json.load(f)
+        n = sum(t["samples"]["length"] for t in d["threads"])
     else:
         raise SystemExit(f"format_samples: unknown format {fmt!r}")
     print(n)
