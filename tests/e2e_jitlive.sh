@@ -48,6 +48,10 @@ while (cpu() < end) {
 console.log(sink)
 EOF
 
+# perf switched at least once: two chunks. One (first_chunk) is not enough here: node may
+# end within the wait (6 s of its CPU time, a few of the wall clock), and the chunk perf
+# names as it exits would hide a lost first alarm, leaving a single chunk.
+switched() { [ "$(ls "$1" "$1/sent" 2>/dev/null | grep -c '^perf\.data\.[0-9]\{16\}$')" -ge 2 ]; }
 for try in 1 2 3; do
 	start_receiver rcv pyroscope --save "$TMP/got"
 	URL=$URL_rcv
@@ -57,7 +61,7 @@ for try in 1 2 3; do
 	(cd "$A" && exec perf record -q -k 1 -g -F 499 --switch-output=1s -o "$W/perf.data" \
 		node --perf-prof svc.js 6) >"$TMP/rec.log" 2>&1 &
 	RPID=$!
-	wait_for 60 first_chunk "$W" && break
+	wait_for 60 switched "$W" && break
 	[ $try = 3 ] && break
 	lost_alarm $try
 	kill -INT $RPID
