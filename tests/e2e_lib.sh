@@ -158,6 +158,22 @@ first_chunk() { [ "$(ls "$1" "$1/sent" 2>/dev/null | grep -c '^perf\.data\.[0-9]
 lost_alarm() { # TRY
 	echo "note try $1: perf named no chunk in a minute: it lost its first alarm (perf sets it before its setup, which took longer than a chunk here, and arms the switch after); recorded again"
 }
+# catches_usr2 PID: PID has its SIGUSR2 handler in place (perf record
+# --switch-output=signal: before it, the signal ends perf)
+catches_usr2() {
+	local m
+	m=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ -n "$m" ] && [ $((0x$m & 0x800)) != 0 ]
+}
+# pace_chunks PID: perf record --switch-output=signal PID asked for a chunk each second,
+# as its alarm of --switch-output=1s would, from when it catches SIGUSR2 until it ends.
+# A signal that comes before perf armed its switch is ignored and the next comes a
+# second later, where perf's own first alarm is lost for good (first_chunk). Run it in
+# the background.
+pace_chunks() {
+	wait_for 120 catches_usr2 "$1" || return
+	while kill -USR2 "$1" 2>/dev/null; do sleep 1; done
+}
 # record_chunks N DIR ARGS...: perf record ARGS (in the foreground, writing DIR/perf.data
 # with --switch-output; its stderr in DIR.perf.err) until it left at least N chunks in
 # DIR (or DIR/sent), recorded again where perf lost its first alarm (first_chunk), 3

@@ -418,7 +418,15 @@ print(" ".join(str(json.loads(l)["samples"]) for l in open(sys.argv[1]) if json.
 	ok "watch: oldest first ($order samples)" || bad "watch: order $order"
 stop_receiver wc
 
-# a real perf record --switch-output, as root (skipped where perf cannot record)
+# a real perf record --switch-output, as root (skipped where perf cannot record). Its
+# chunks are made at the test's signal, not at perf's alarm: perf sets its alarm before
+# its setup and arms the switch after, so on a loaded machine its first alarm is lost
+# and it makes one chunk for the whole run (and a chunk of a run recorded again, removed
+# while the watcher sent it, was counted as sent twice and moved once). SIGUSR2 is
+# sent once perf catches it (by default it ends perf), again until perf named a chunk
+# (before the switch is armed perf ignores it); the workload spins a while before
+# (so that the first chunk has samples), waits for that chunk, and spins a while
+# after (the second, perf's last, made when it ends).
 R=$TMP/rec
 mkdir -p "$R"
 if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2>/dev/null; then
@@ -426,9 +434,16 @@ if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2
 	"$PERFCONV" upload --to parca --url "$URL_wd" --watch "$R" --service live 2>"$TMP/watch.err" &
 	WPID=$!
 	PIDS+=("$WPID")
-	# (recorded again where perf lost its first alarm: the watcher sends what it left)
-	record_chunks 2 "$R" -q -e cpu-clock -F 999 -g --switch-output=1s -o "$R/perf.data" -- \
-		sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done'
+	spin='i=0; while [ $i -lt 50000 ]; do i=$((i + 1)); done'
+	perf record -q -e cpu-clock -F 999 -g --switch-output=signal -o "$R/perf.data" -- \
+		sh -c "$spin; touch $TMP/spun; while [ ! -e $TMP/chunked ]; do :; done; $spin" 2>"$R.perf.err" &
+	RPID=$!
+	PIDS+=("$RPID")
+	switched() { first_chunk "$R" || { kill -USR2 "$RPID" 2>/dev/null; false; }; }
+	wait_for 120 test -e "$TMP/spun" && wait_for 120 catches_usr2 "$RPID" && wait_for 120 switched ||
+		bad "perf record --switch-output=signal: no chunk in 120 s: $(cat "$R.perf.err")"
+	touch "$TMP/chunked"
+	wait "$RPID"
 	all_out() { [ -z "$(ls "$R" | grep '^perf.data.')" ]; }
 	wait_for 120 all_out
 	kill -TERM $WPID
@@ -437,7 +452,7 @@ if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -o "$TMP/probe.data" true 2
 	sent=$(ls "$R/sent" 2>/dev/null | wc -l)
 	chunks=$((sent + $(ls "$R" | grep -c '^perf.data')))
 	[ "$chunks" -ge 2 ] && [ "$got" = "$chunks" ] && [ "$sent" = "$chunks" ] && [ "$("${LOGQ[@]}" "$LOG_wd" unique)" = 1 ] &&
-		ok "perf record --switch-output=1s: $chunks chunks, each sent once while perf ran, all in sent/" ||
+		ok "perf record --switch-output: $chunks chunks, each sent once while perf ran, all in sent/" ||
 		bad "perf record --switch-output: $chunks chunks, $got accepted, $sent in sent/: $(tail -5 "$TMP/watch.err")"
 	stop_receiver wd
 else
