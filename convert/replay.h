@@ -113,6 +113,9 @@ void replay_finish(struct replay *r);
 void replay_note(struct replay *r, uint32_t pid, uint64_t time, uint64_t index);
 void replay_note_unknown(struct replay *r);
 size_t replay_release(struct replay *r, uint64_t index);
+/* The index past which replay_release() has something to free (UINT64_MAX: nothing
+ * more): a caller asks it only then, not at every record. */
+uint64_t replay_next_release(const struct replay *r);
 /* About how many bytes replay_release() will free in all (0: nothing is released). */
 size_t replay_releasable_bytes(const struct replay *r);
 /* After the last lookup of a process (pass 2 over): every process freed, and

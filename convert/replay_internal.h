@@ -115,6 +115,10 @@ struct replay {
 	struct pid_uses *uses;
 	size_t nuses, uses_cap;
 	struct u64map uses_index;  /* pid + 1 -> uses index + 1 */
+	/* the pid of the last lookup + 1 (0: none) and its uses index: a recording's
+	 * records come in runs of one process's, so most lookups are this one's */
+	uint64_t uses_last_key;
+	uint32_t uses_last;
 	int noted;                 /* replay_note() was called */
 	uint64_t forks, moves;     /* forks told, and the moves their lists took */
 	int unknown;               /* a record asks for a process it could not tell, or

@@ -11,19 +11,26 @@ void replay_free_uses(struct replay *r)
 	free(r->uses);
 	r->uses = NULL;
 	r->nuses = r->uses_cap = 0;
+	r->uses_last_key = 0;
 	u64map_release(&r->uses_index);
 }
 
 static struct pid_uses *uses_for(struct replay *r, uint32_t pid)
 {
-	uint32_t *v = u64map_get(&r->uses_index, (uint64_t)pid + 1);
+	uint64_t key = (uint64_t)pid + 1;
+	uint32_t *v;
 	struct pid_uses none = { NULL, 0, 0, 0 };
 
-	if (v)
-		return &r->uses[*v - 1];
-	VEC_PUSH(r->uses, r->nuses, r->uses_cap, none);
-	u64map_put(&r->uses_index, (uint64_t)pid + 1, (uint32_t)r->nuses);
-	return &r->uses[r->nuses - 1];
+	if (r->uses_last_key == key)
+		return &r->uses[r->uses_last];
+	v = u64map_get(&r->uses_index, key);
+	if (!v) {
+		VEC_PUSH(r->uses, r->nuses, r->uses_cap, none);
+		u64map_put(&r->uses_index, key, (uint32_t)r->nuses);
+	}
+	r->uses_last_key = key;
+	r->uses_last = v ? *v - 1 : (uint32_t)(r->nuses - 1);
+	return &r->uses[r->uses_last];
 }
 
 /* How many of u's processes begin at or before `time`. */
@@ -213,6 +220,11 @@ size_t replay_release(struct replay *r, uint64_t index)
 		r->nrel = r->rel_head = r->rel_cap = 0;
 	}
 	return k;
+}
+
+uint64_t replay_next_release(const struct replay *r)
+{
+	return r->rel_head < r->nrel ? r->rel[r->rel_head].last : UINT64_MAX;
 }
 
 uint64_t replay_late(const struct replay *r)

@@ -206,13 +206,18 @@ int session_pass2(struct session *s, int (*wants)(uint32_t type), session_record
 
 	if (step < TRIM_STEP)
 		step = TRIM_STEP;
+	uint64_t due = replay_next_release(s->rp);
+
 	perf_reader_rewind(s->r);
 	perf_reader_skip_type(s->r, 0);
 	while ((ret = perf_reader_next(s->r, &rec)) == 1) {
 		/* the processes no record from here on asks for: what is live is held */
-		if ((freed = replay_release(s->rp, rec.index)) != 0) {
-			s->user_memo.valid = 0;
-			trim_after(&unreturned, freed, step);
+		if (rec.index > due) {
+			if ((freed = replay_release(s->rp, rec.index)) != 0) {
+				s->user_memo.valid = 0;
+				trim_after(&unreturned, freed, step);
+			}
+			due = replay_next_release(s->rp);
 		}
 		if (!wants(rec.type))
 			continue;
