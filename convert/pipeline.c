@@ -24,6 +24,9 @@ struct pass2 {
 	struct conversion c;
 	void *state[MAX_KINDS];
 	size_t nkinds;
+	/* for each of perf's record types, the kinds that take it (bit i: sample_kinds[i]),
+	 * so that a record costs a load, not a look through each kind's types */
+	uint16_t kinds_of[PERF_RECORD_TYPES];
 };
 
 static int kind_takes_type(const struct sample_kind *k, uint32_t type)
@@ -108,10 +111,13 @@ static void on_record(void *arg, const struct sample_ctx *x)
 {
 	struct pass2 *ps = arg;
 
-	for (size_t i = 0; i < ps->nkinds; i++) {
+	uint32_t type = x->rec->type;
+	unsigned m = type < PERF_RECORD_TYPES ? ps->kinds_of[type] : (1u << ps->nkinds) - 1;
+
+	for (size_t i = 0; m; i++, m >>= 1) {
 		const struct sample_kind *k = sample_kinds[i];
 
-		if (kind_takes_type(k, x->rec->type) && (!k->takes || k->takes(&ps->c, x)))
+		if ((m & 1) && kind_takes_type(k, type) && (!k->takes || k->takes(&ps->c, x)))
 			k->record(ps->state[i], &ps->c, x);
 	}
 }
@@ -267,6 +273,12 @@ static void pass2_start(struct once *x)
 	for (; sample_kinds[ps->nkinds] && ps->nkinds < MAX_KINDS; ps->nkinds++)
 		if (sample_kinds[ps->nkinds]->start)
 			ps->state[ps->nkinds] = sample_kinds[ps->nkinds]->start(&ps->c);
+	for (uint32_t t = 0; t < PERF_RECORD_TYPES; t++) {
+		ps->kinds_of[t] = 0;
+		for (size_t i = 0; i < ps->nkinds; i++)
+			if (kind_takes_type(sample_kinds[i], t))
+				ps->kinds_of[t] |= (uint16_t)(1u << i);
+	}
 }
 
 /* Pass 2 (or the one pass): 0, -1 on a reader's error, 1 when the one pass was not
