@@ -172,6 +172,8 @@ catches_usr2() {
 # the background.
 pace_chunks() {
 	wait_for 120 catches_usr2 "$1" || return
+	# a chunk a second, as --switch-output=1s would make them: the recording's pace,
+	# not a wait for something (a signal perf is not ready for is sent again next time)
 	while kill -USR2 "$1" 2>/dev/null; do sleep 1; done
 }
 # record_chunks N DIR ARGS...: perf record ARGS (in the foreground, writing DIR/perf.data

@@ -167,7 +167,9 @@ n=$(grep -c 'no such process' "$TMP/gone.err")
 # a stop that comes as perf starts, before perf has its SIGINT handler in place (a
 # background job starts with SIGINT ignored) or before the script knows its pid: asked
 # again until perf ends, not waited for forever (a make check beside two busy loops hung
-# here: perf recorded on). perf here is one that ignores SIGINT for its first second.
+# here: perf recorded on). perf here is one that ignores SIGINT for its first second:
+# its sleep is the modelled perf's start-up, not a wait of the test's (the test waits on
+# conditions: the script's line, then the script's end, each with wait_for).
 mkdir -p "$TMP/slowperf"
 cat >"$TMP/slowperf/perf" <<'EOF2'
 #!/bin/sh
